@@ -1,0 +1,358 @@
+/*
+ * abloom.h - the stable C ABI of abloom, a lock-free, cache-line-blocked Bloom filter.
+ *
+ * Valid C99 and C++. Every exported symbol starts with `abloom_`; filters are opaque handles.
+ *
+ * Conventions (they hold for every function below unless its comment says otherwise):
+ *  - Functions that can fail return an `int`: ABLOOM_OK (0) on success or a negative
+ *    ABLOOM_ERR_* code. Queries that answer yes/no return 1 or 0, or a negative error code.
+ *    `abloom_strerror` turns any code into a static English message.
+ *  - Every pointer argument is checked: a NULL where an object is required gives
+ *    ABLOOM_ERR_NULL. A key pointer may be NULL only when its length is 0 (the empty key).
+ *  - On failure nothing is changed: outputs are left untouched and the filter is as it was.
+ *  - The library never prints, never calls exit/abort, and never lets a C++ exception escape;
+ *    an allocation failure is ABLOOM_ERR_NOMEM.
+ *
+ * Thread safety: any number of threads may call abloom_add*, abloom_test*, abloom_union and the
+ * estimate/info calls on one filter at the same time, without locks. Once an add of a key has
+ * returned, every later test of that key (in any thread that is ordered after the add, e.g. by a
+ * join, a mutex or an atomic flag) returns 1. abloom_intersect and abloom_clear are atomic per
+ * 64-bit word: keys added concurrently with them may or may not survive. abloom_free must not
+ * race with any other call on the same handle.
+ *
+ * Layout: a filter is `shards` (a power of two) separately allocated arrays of 64-byte,
+ * 64-byte-aligned blocks. One 64-bit XXH3 hash (seeded per filter) is computed per key; its top
+ * bits pick the shard, the next bits pick the block by multiply-high, and (blocked kind) its low 32
+ * bits drive k multiply-shift probes inside that one cache line. The classic kind spreads k bits
+ * over the whole shard by enhanced double hashing from the same hash. The exact bit layout is part
+ * of the on-disk format and will not change within a major version.
+ */
+#ifndef ABLOOM_H
+#define ABLOOM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- Version ------------------------------------------------------------------------------- */
+
+#define ABLOOM_VERSION_MAJOR 0
+#define ABLOOM_VERSION_MINOR 1
+#define ABLOOM_VERSION_PATCH 0
+/** MAJOR*10000 + MINOR*100 + PATCH, comparable with abloom_version_number(). */
+#define ABLOOM_VERSION_NUMBER \
+  (ABLOOM_VERSION_MAJOR * 10000 + ABLOOM_VERSION_MINOR * 100 + ABLOOM_VERSION_PATCH)
+#define ABLOOM_VERSION_STRINGIFY_(x) #x
+#define ABLOOM_VERSION_STRINGIFY(x) ABLOOM_VERSION_STRINGIFY_(x)
+#define ABLOOM_VERSION_STRING                        \
+  ABLOOM_VERSION_STRINGIFY(ABLOOM_VERSION_MAJOR)     \
+  "." ABLOOM_VERSION_STRINGIFY(ABLOOM_VERSION_MINOR) \
+  "." ABLOOM_VERSION_STRINGIFY(ABLOOM_VERSION_PATCH)
+
+/* ---- Visibility ---------------------------------------------------------------------------- */
+
+#if defined(ABLOOM_STATIC_DEFINE)
+#define ABLOOM_API
+#elif defined(_WIN32)
+#if defined(ABLOOM_BUILDING_LIBRARY)
+#define ABLOOM_API __declspec(dllexport)
+#else
+#define ABLOOM_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__) || defined(__clang__)
+#define ABLOOM_API __attribute__((visibility("default")))
+#else
+#define ABLOOM_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Error codes --------------------------------------------------------------------------- */
+
+/** Success. */
+#define ABLOOM_OK 0
+/** A required pointer argument was NULL (or a key pointer was NULL with a non-zero length). */
+#define ABLOOM_ERR_NULL (-1)
+/** An argument is outside its domain: capacity 0, FPR not in (0,1), unknown kind, shard count
+ *  not a power of two, k of 0 or above ABLOOM_MAX_K, bad struct_size, decreasing offsets... */
+#define ABLOOM_ERR_INVALID (-2)
+/** The requested filter is too large: its bit or byte count would overflow or exceed
+ *  ABLOOM_MAX_BYTES. */
+#define ABLOOM_ERR_RANGE (-3)
+/** Memory allocation failed. */
+#define ABLOOM_ERR_NOMEM (-4)
+/** Two filters do not have the same shape (kind, bits, shards, k, seed). */
+#define ABLOOM_ERR_MISMATCH (-5)
+/** An unexpected internal failure (a bug: please report it). */
+#define ABLOOM_ERR_INTERNAL (-6)
+
+/**
+ * A static, NUL-terminated English description of `code` (any int; unknown codes get
+ * "unknown error code"). Never NULL, never needs freeing.
+ */
+ABLOOM_API const char *abloom_strerror(int code);
+
+/** The library's runtime version as MAJOR*10000 + MINOR*100 + PATCH. */
+ABLOOM_API unsigned abloom_version_number(void);
+
+/** The library's runtime version as "MAJOR.MINOR.PATCH" (static storage). */
+ABLOOM_API const char *abloom_version_string(void);
+
+/* ---- Limits -------------------------------------------------------------------------------- */
+
+/** Largest number of probes (bits set per key). */
+#define ABLOOM_MAX_K 64
+/** Largest shard count. */
+#define ABLOOM_MAX_SHARDS 65536
+/** Largest value of abloom_options.threads. */
+#define ABLOOM_MAX_THREADS 256
+/** Largest filter, in bytes (2^48, 256 TiB): anything above is ABLOOM_ERR_RANGE. */
+#define ABLOOM_MAX_BYTES (UINT64_C(1) << 48)
+
+/* ---- Options and sizing -------------------------------------------------------------------- */
+
+/** Filter kinds. */
+typedef enum abloom_kind {
+  /** Default. Every key touches exactly one 64-byte block (one cache line): one cache miss per
+   *  lookup. Needs slightly more bits than classic for the same FPR (about +3% at 1%). */
+  ABLOOM_KIND_BLOCKED = 0,
+  /** Bits spread over the whole shard: the fewest bits for a target FPR, but k cache misses
+   *  per lookup. For very low FPR targets where memory matters most. */
+  ABLOOM_KIND_CLASSIC = 1
+} abloom_kind;
+
+/**
+ * How to build a filter. Always initialise with abloom_options_init(), then set fields: the
+ * leading struct_size lets later versions add fields without breaking the ABI.
+ *
+ * Sizing rules, applied by abloom_plan() and abloom_create():
+ *  - bits == 0 and k == 0: the fewest bits, and the k minimising the FPR for them, such that the
+ *    exact model of the kind predicts an FPR <= fpr at `capacity` keys (the default).
+ *  - bits == 0 and k  > 0: the fewest bits meeting `fpr` with that fixed k.
+ *  - bits  > 0 and k == 0: that many bits (rounded up to whole blocks per shard), and the k that
+ *    minimises the model FPR at `capacity` keys; `fpr` is not used.
+ *  - bits  > 0 and k  > 0: exactly that layout; `fpr` is not used.
+ */
+typedef struct abloom_options {
+  /** sizeof(abloom_options), set by abloom_options_init. */
+  size_t struct_size;
+  /** Expected number of distinct keys (> 0). Default 0: must be set. */
+  uint64_t capacity;
+  /** Target false-positive rate at `capacity`, in (0, 1). Default 0.01. */
+  double fpr;
+  /** An abloom_kind. Default ABLOOM_KIND_BLOCKED. */
+  uint32_t kind;
+  /** Shard count, a power of two up to ABLOOM_MAX_SHARDS, or 0 for the default (one shard per
+   *  16 MiB of filter, at most 64; see README). Sharding never changes the FPR. */
+  uint32_t shards;
+  /** Hash seed. Filters can only be combined when their seeds match. Default 0 (deterministic);
+   *  use a random seed when keys may be chosen by an adversary. */
+  uint64_t seed;
+  /** Explicit total bit count, or 0 to derive it from capacity and fpr. */
+  uint64_t bits;
+  /** Explicit number of probes (1..ABLOOM_MAX_K), or 0 to choose the optimum. */
+  uint32_t k;
+  /** Threads (up to ABLOOM_MAX_THREADS) that bulk calls (abloom_add_many & co.) may use for
+   *  batches of 65536 keys or more; 0 or 1 means the calling thread only. Sharded filters split the batch by shard, one thread per shard group. */
+  uint32_t threads;
+} abloom_options;
+
+/** Fill `opts` with defaults (see field comments). Returns ABLOOM_ERR_NULL if opts is NULL. */
+ABLOOM_API int abloom_options_init(abloom_options *opts);
+
+/** A sizing plan: what abloom_create would allocate for some options. */
+typedef struct abloom_plan {
+  /** Set by the caller to sizeof(abloom_plan) before calling abloom_plan(). */
+  size_t struct_size;
+  /** An abloom_kind. */
+  uint32_t kind;
+  /** Probes per key. */
+  uint32_t k;
+  /** Shard count (the default resolved). */
+  uint32_t shards;
+  uint32_t reserved_;
+  /** 64-byte blocks in each shard. */
+  uint64_t blocks_per_shard;
+  /** Total bits: shards * blocks_per_shard * 512. */
+  uint64_t bits;
+  /** Total bytes of bit storage: bits / 8. */
+  uint64_t bytes;
+  /** bits / capacity. */
+  double bits_per_key;
+  /** The model's FPR for `capacity` distinct keys in this layout. */
+  double expected_fpr;
+} abloom_plan;
+
+/**
+ * Compute, without allocating, the layout abloom_create(opts) would build. `plan->struct_size`
+ * must be set to sizeof(abloom_plan). Errors: ABLOOM_ERR_NULL, ABLOOM_ERR_INVALID (bad options or
+ * struct_size), ABLOOM_ERR_RANGE (too large).
+ */
+ABLOOM_API int abloom_plan_compute(const abloom_options *opts, abloom_plan *plan);
+
+/**
+ * The FPR the model of `kind` predicts with `bits_per_key` bits per key and `k` probes
+ * (classic: (1-e^(-k/c))^k; blocked: the Poisson mixture over block loads of Putze, Sanders and
+ * Singler). Writes it to *out. Errors: ABLOOM_ERR_NULL, ABLOOM_ERR_INVALID (bits_per_key not
+ * > 0 and finite, k outside 1..ABLOOM_MAX_K, unknown kind).
+ */
+ABLOOM_API int abloom_model_fpr(uint32_t kind, double bits_per_key, uint32_t k, double *out);
+
+/* ---- Lifecycle ----------------------------------------------------------------------------- */
+
+/** An opaque filter handle. */
+typedef struct abloom_filter abloom_filter;
+
+/**
+ * Create a filter from options (see abloom_options for the sizing rules). The bits start clear.
+ * On success *out owns the new filter (free it with abloom_free). Errors: ABLOOM_ERR_NULL,
+ * ABLOOM_ERR_INVALID, ABLOOM_ERR_RANGE, ABLOOM_ERR_NOMEM.
+ */
+ABLOOM_API int abloom_create(const abloom_options *opts, abloom_filter **out);
+
+/** Shorthand for abloom_create with default options, `capacity` keys and target `fpr`. */
+ABLOOM_API int abloom_new(uint64_t capacity, double fpr, abloom_filter **out);
+
+/** Free a filter. NULL is accepted and ignored. */
+ABLOOM_API void abloom_free(abloom_filter *filter);
+
+/** A deep copy of `filter` (same shape and bits) in *out. Errors: ABLOOM_ERR_NULL,
+ *  ABLOOM_ERR_NOMEM. */
+ABLOOM_API int abloom_clone(const abloom_filter *filter, abloom_filter **out);
+
+/* ---- Single keys --------------------------------------------------------------------------- */
+
+/** Add a key of `len` bytes. Returns ABLOOM_OK or an error. */
+ABLOOM_API int abloom_add(abloom_filter *filter, const void *key, size_t len);
+
+/** 1 if the key may be present, 0 if it is definitely absent, or a negative error. */
+ABLOOM_API int abloom_test(const abloom_filter *filter, const void *key, size_t len);
+
+/**
+ * Add the key and report, from the same pass over its bits, whether it was already present:
+ * 1 if all its bits were already set (a repeat, or a false positive), 0 if it is new, or a
+ * negative error. Concurrent test_and_add calls of one new key: at least one returns 0.
+ */
+ABLOOM_API int abloom_test_and_add(abloom_filter *filter, const void *key, size_t len);
+
+/** The filter's 64-bit hash of a key (XXH3-64 with the filter's seed), in *out, for the *_hash
+ *  calls below. Hashes are portable across machines and bindings. */
+ABLOOM_API int abloom_hash(const abloom_filter *filter, const void *key, size_t len,
+                           uint64_t *out);
+
+/** abloom_add for a hash from abloom_hash (or any filter with the same seed). */
+ABLOOM_API int abloom_add_hash(abloom_filter *filter, uint64_t hash);
+/** abloom_test for a precomputed hash. */
+ABLOOM_API int abloom_test_hash(const abloom_filter *filter, uint64_t hash);
+/** abloom_test_and_add for a precomputed hash. */
+ABLOOM_API int abloom_test_and_add_hash(abloom_filter *filter, uint64_t hash);
+
+/* ---- Bulk ---------------------------------------------------------------------------------- */
+/*
+ * Bulk calls hash a batch first, prefetch every block it touches, then probe, so the memory
+ * latency of a large filter overlaps. Three input forms: parallel arrays of key pointers and
+ * lengths; one packed buffer plus n+1 offsets (key i is buf[offsets[i] .. offsets[i+1]) ); and
+ * precomputed hashes. The add calls write the number of keys that were new (see test_and_add)
+ * to *added when added is not NULL. The test calls write 1 (may be present) or 0 (absent) to
+ * results[i] and the number of 1s to *found when found is not NULL. n == 0 is valid; the
+ * arrays may then be NULL. All arguments are validated before any bit changes.
+ */
+
+/** Add n keys: keys[i] points at lens[i] bytes. */
+ABLOOM_API int abloom_add_many(abloom_filter *filter, const void *const *keys, const size_t *lens,
+                               size_t n, uint64_t *added);
+
+/** Test n keys: keys[i] points at lens[i] bytes. */
+ABLOOM_API int abloom_test_many(const abloom_filter *filter, const void *const *keys,
+                                const size_t *lens, size_t n, uint8_t *results, uint64_t *found);
+
+/**
+ * Add n keys packed in `buf` (buf_len bytes); `offsets` has n+1 non-decreasing entries with
+ * offsets[n] <= buf_len (else ABLOOM_ERR_INVALID, and nothing is added).
+ */
+ABLOOM_API int abloom_add_packed(abloom_filter *filter, const void *buf, size_t buf_len,
+                                 const uint64_t *offsets, size_t n, uint64_t *added);
+
+/** Test n keys packed as for abloom_add_packed. */
+ABLOOM_API int abloom_test_packed(const abloom_filter *filter, const void *buf, size_t buf_len,
+                                  const uint64_t *offsets, size_t n, uint8_t *results,
+                                  uint64_t *found);
+
+/** Add n precomputed hashes (see abloom_hash). */
+ABLOOM_API int abloom_add_hashes(abloom_filter *filter, const uint64_t *hashes, size_t n,
+                                 uint64_t *added);
+
+/** Test n precomputed hashes. */
+ABLOOM_API int abloom_test_hashes(const abloom_filter *filter, const uint64_t *hashes, size_t n,
+                                  uint8_t *results, uint64_t *found);
+
+/* ---- Set operations ------------------------------------------------------------------------ */
+/*
+ * Two filters combine only when they have the same shape: kind, k, shards, blocks per shard and
+ * seed (capacity and target FPR are not part of the shape). Otherwise ABLOOM_ERR_MISMATCH.
+ */
+
+/** dst |= src: dst then answers 1 for every key of either. Safe while other threads add to
+ *  either filter. dst == src is allowed (no change). */
+ABLOOM_API int abloom_union(abloom_filter *dst, const abloom_filter *src);
+
+/** dst &= src: dst keeps bits set in both (an over-approximation of the keys in both). */
+ABLOOM_API int abloom_intersect(abloom_filter *dst, const abloom_filter *src);
+
+/** Clear every bit: the filter is empty again, its shape unchanged. */
+ABLOOM_API int abloom_clear(abloom_filter *filter);
+
+/** 1 if a and b have the same shape and the same bits, 0 if not, or a negative error. */
+ABLOOM_API int abloom_equal(const abloom_filter *a, const abloom_filter *b);
+
+/* ---- Introspection ------------------------------------------------------------------------- */
+
+/** What a filter is. */
+typedef struct abloom_info {
+  /** Set by the caller to sizeof(abloom_info) before calling abloom_get_info(). */
+  size_t struct_size;
+  /** An abloom_kind. */
+  uint32_t kind;
+  /** Probes per key. */
+  uint32_t k;
+  /** Shard count. */
+  uint32_t shards;
+  uint32_t reserved_;
+  /** 64-byte blocks in each shard. */
+  uint64_t blocks_per_shard;
+  /** Total bits. */
+  uint64_t bits;
+  /** Total bytes of bit storage. */
+  uint64_t bytes;
+  /** Capacity the filter was sized for. */
+  uint64_t capacity;
+  /** Hash seed. */
+  uint64_t seed;
+  /** Target FPR given at creation (0 when the layout was explicit). */
+  double target_fpr;
+  /** The model's FPR at `capacity` keys for this layout. */
+  double expected_fpr;
+} abloom_info;
+
+/** Describe `filter` in *info (info->struct_size must be sizeof(abloom_info)). */
+ABLOOM_API int abloom_get_info(const abloom_filter *filter, abloom_info *info);
+
+/**
+ * Estimate the number of distinct keys added, from the number of set bits (Swamidass and
+ * Baldi: n = -(m/k) ln(1 - X/m), per block for the blocked kind). Reads every word: O(bits).
+ * Writes the estimate to *out (+infinity when every bit is set).
+ */
+ABLOOM_API int abloom_estimate_count(const abloom_filter *filter, double *out);
+
+/**
+ * The probability that a key never added tests positive now, from the current fill (classic:
+ * (X/m)^k; blocked: the mean over blocks of (set bits/512)^k). O(bits). Written to *out.
+ */
+ABLOOM_API int abloom_estimate_fpr(const abloom_filter *filter, double *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ABLOOM_H */

@@ -1,0 +1,345 @@
+// The thin extern "C" layer: checks every argument, maps core errors to ABLOOM_ERR_* codes and
+// keeps every exception on this side of the ABI.
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <new>
+
+#include "abloom.h"
+#include "filter.hpp"
+#include "sizing.hpp"
+
+// The handle the C API hands out; C sees only the incomplete type.
+struct abloom_filter {
+  explicit abloom_filter(const abloom::Shape& shape, const abloom::FilterParams& params)
+      : impl(shape, params) {}
+  explicit abloom_filter(const abloom::Filter& other) : impl(other) {}
+  abloom::Filter impl;
+};
+
+namespace {
+
+static_assert(ABLOOM_MAX_K == abloom::kMaxK);
+static_assert(ABLOOM_MAX_SHARDS == abloom::kMaxShards);
+static_assert(ABLOOM_MAX_BYTES == abloom::kMaxBytes);
+static_assert(ABLOOM_MAX_THREADS == abloom::kMaxThreads);
+static_assert(ABLOOM_KIND_BLOCKED == static_cast<int>(abloom::Kind::blocked));
+static_assert(ABLOOM_KIND_CLASSIC == static_cast<int>(abloom::Kind::classic));
+
+int to_code(abloom::Errc e) noexcept {
+  switch (e) {
+    case abloom::Errc::ok:
+      return ABLOOM_OK;
+    case abloom::Errc::invalid:
+      return ABLOOM_ERR_INVALID;
+    case abloom::Errc::range:
+      return ABLOOM_ERR_RANGE;
+    case abloom::Errc::mismatch:
+      return ABLOOM_ERR_MISMATCH;
+  }
+  return ABLOOM_ERR_INTERNAL;
+}
+
+// Runs body() and turns any exception into an error code: nothing crosses the ABI.
+template <class Body>
+int guarded(Body body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return ABLOOM_ERR_NOMEM;
+  } catch (...) {
+    return ABLOOM_ERR_INTERNAL;
+  }
+}
+
+bool valid_kind(uint32_t kind) noexcept {
+  return kind == ABLOOM_KIND_BLOCKED || kind == ABLOOM_KIND_CLASSIC;
+}
+
+// Checks options and computes their plan.
+int plan_from_options(const abloom_options* opts, abloom::Plan* plan) noexcept {
+  if (opts == nullptr) return ABLOOM_ERR_NULL;
+  if (opts->struct_size < sizeof(abloom_options)) return ABLOOM_ERR_INVALID;
+  if (!valid_kind(opts->kind) || opts->threads > ABLOOM_MAX_THREADS) return ABLOOM_ERR_INVALID;
+  abloom::SizingRequest req;
+  req.kind = static_cast<abloom::Kind>(opts->kind);
+  req.capacity = opts->capacity;
+  req.fpr = opts->fpr;
+  req.shards = opts->shards;
+  req.bits = opts->bits;
+  req.k = opts->k;
+  return to_code(abloom::make_plan(req, plan));
+}
+
+// A key pointer may be NULL only for the empty key.
+bool key_ok(const void* key, size_t len) noexcept { return key != nullptr || len == 0; }
+
+int check_key_arrays(const void* const* keys, const size_t* lens, size_t n) noexcept {
+  if (n == 0) return ABLOOM_OK;
+  if (keys == nullptr || lens == nullptr) return ABLOOM_ERR_NULL;
+  for (size_t i = 0; i < n; ++i) {
+    if (!key_ok(keys[i], lens[i])) return ABLOOM_ERR_NULL;
+  }
+  return ABLOOM_OK;
+}
+
+int check_packed(const void* buf, size_t buf_len, const uint64_t* offsets, size_t n) noexcept {
+  if (n == 0) return ABLOOM_OK;
+  if (offsets == nullptr || !key_ok(buf, buf_len)) return ABLOOM_ERR_NULL;
+  for (size_t i = 0; i < n; ++i) {
+    if (offsets[i] > offsets[i + 1]) return ABLOOM_ERR_INVALID;
+  }
+  return offsets[n] <= buf_len ? ABLOOM_OK : ABLOOM_ERR_INVALID;
+}
+
+void set_out(uint64_t* out, uint64_t v) noexcept {
+  if (out != nullptr) *out = v;
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* abloom_strerror(int code) {
+  switch (code) {
+    case ABLOOM_OK:
+      return "success";
+    case ABLOOM_ERR_NULL:
+      return "a required pointer argument is NULL";
+    case ABLOOM_ERR_INVALID:
+      return "an argument is outside its valid domain";
+    case ABLOOM_ERR_RANGE:
+      return "the requested filter is too large";
+    case ABLOOM_ERR_NOMEM:
+      return "out of memory";
+    case ABLOOM_ERR_MISMATCH:
+      return "the filters do not have the same shape";
+    case ABLOOM_ERR_INTERNAL:
+      return "internal error";
+    default:
+      return "unknown error code";
+  }
+}
+
+unsigned abloom_version_number(void) { return ABLOOM_VERSION_NUMBER; }
+
+const char* abloom_version_string(void) { return ABLOOM_VERSION_STRING; }
+
+int abloom_options_init(abloom_options* opts) {
+  if (opts == nullptr) return ABLOOM_ERR_NULL;
+  std::memset(opts, 0, sizeof *opts);
+  opts->struct_size = sizeof *opts;
+  opts->fpr = 0.01;
+  opts->kind = ABLOOM_KIND_BLOCKED;
+  return ABLOOM_OK;
+}
+
+int abloom_plan_compute(const abloom_options* opts, abloom_plan* plan) {
+  if (opts == nullptr || plan == nullptr) return ABLOOM_ERR_NULL;
+  if (plan->struct_size < sizeof(abloom_plan)) return ABLOOM_ERR_INVALID;
+  return guarded([&] {
+    abloom::Plan p;
+    if (int rc = plan_from_options(opts, &p); rc != ABLOOM_OK) return rc;
+    plan->kind = static_cast<uint32_t>(p.kind);
+    plan->k = p.k;
+    plan->shards = p.shards();
+    plan->reserved_ = 0;
+    plan->blocks_per_shard = p.blocks_per_shard;
+    plan->bits = p.bits();
+    plan->bytes = p.bytes();
+    plan->bits_per_key = static_cast<double>(p.bits()) / static_cast<double>(opts->capacity);
+    plan->expected_fpr = p.expected_fpr;
+    return ABLOOM_OK;
+  });
+}
+
+int abloom_model_fpr(uint32_t kind, double bits_per_key, uint32_t k, double* out) {
+  if (out == nullptr) return ABLOOM_ERR_NULL;
+  if (!valid_kind(kind) || !(bits_per_key > 0) || !std::isfinite(bits_per_key) || k == 0 ||
+      k > ABLOOM_MAX_K) {
+    return ABLOOM_ERR_INVALID;
+  }
+  *out = abloom::fpr_model(static_cast<abloom::Kind>(kind), bits_per_key, k);
+  return ABLOOM_OK;
+}
+
+int abloom_create(const abloom_options* opts, abloom_filter** out) {
+  if (opts == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
+  return guarded([&] {
+    abloom::Plan p;
+    if (int rc = plan_from_options(opts, &p); rc != ABLOOM_OK) return rc;
+    abloom::Shape shape;
+    shape.kind = p.kind;
+    shape.k = p.k;
+    shape.shard_bits = p.shard_bits;
+    shape.blocks_per_shard = p.blocks_per_shard;
+    shape.seed = opts->seed;
+    abloom::FilterParams params;
+    params.capacity = opts->capacity;
+    params.target_fpr = opts->bits == 0 ? opts->fpr : 0.0;
+    params.expected_fpr = p.expected_fpr;
+    params.threads = opts->threads == 0 ? 1 : opts->threads;
+    *out = new abloom_filter(shape, params);
+    return ABLOOM_OK;
+  });
+}
+
+int abloom_new(uint64_t capacity, double fpr, abloom_filter** out) {
+  abloom_options opts;
+  abloom_options_init(&opts);
+  opts.capacity = capacity;
+  opts.fpr = fpr;
+  return abloom_create(&opts, out);
+}
+
+void abloom_free(abloom_filter* filter) { delete filter; }
+
+int abloom_clone(const abloom_filter* filter, abloom_filter** out) {
+  if (filter == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
+  return guarded([&] {
+    *out = new abloom_filter(filter->impl);
+    return ABLOOM_OK;
+  });
+}
+
+int abloom_add(abloom_filter* filter, const void* key, size_t len) {
+  if (filter == nullptr || !key_ok(key, len)) return ABLOOM_ERR_NULL;
+  filter->impl.add_hash(filter->impl.hash(key, len));
+  return ABLOOM_OK;
+}
+
+int abloom_test(const abloom_filter* filter, const void* key, size_t len) {
+  if (filter == nullptr || !key_ok(key, len)) return ABLOOM_ERR_NULL;
+  return filter->impl.test_hash(filter->impl.hash(key, len)) ? 1 : 0;
+}
+
+int abloom_test_and_add(abloom_filter* filter, const void* key, size_t len) {
+  if (filter == nullptr || !key_ok(key, len)) return ABLOOM_ERR_NULL;
+  return filter->impl.test_and_add_hash(filter->impl.hash(key, len)) ? 1 : 0;
+}
+
+int abloom_hash(const abloom_filter* filter, const void* key, size_t len, uint64_t* out) {
+  if (filter == nullptr || out == nullptr || !key_ok(key, len)) return ABLOOM_ERR_NULL;
+  *out = filter->impl.hash(key, len);
+  return ABLOOM_OK;
+}
+
+int abloom_add_hash(abloom_filter* filter, uint64_t hash) {
+  if (filter == nullptr) return ABLOOM_ERR_NULL;
+  filter->impl.add_hash(hash);
+  return ABLOOM_OK;
+}
+
+int abloom_test_hash(const abloom_filter* filter, uint64_t hash) {
+  if (filter == nullptr) return ABLOOM_ERR_NULL;
+  return filter->impl.test_hash(hash) ? 1 : 0;
+}
+
+int abloom_test_and_add_hash(abloom_filter* filter, uint64_t hash) {
+  if (filter == nullptr) return ABLOOM_ERR_NULL;
+  return filter->impl.test_and_add_hash(hash) ? 1 : 0;
+}
+
+int abloom_add_many(abloom_filter* filter, const void* const* keys, const size_t* lens, size_t n,
+                    uint64_t* added) {
+  if (filter == nullptr) return ABLOOM_ERR_NULL;
+  if (int rc = check_key_arrays(keys, lens, n); rc != ABLOOM_OK) return rc;
+  set_out(added, filter->impl.add_many(abloom::KeyArrays{keys, lens}, n));
+  return ABLOOM_OK;
+}
+
+int abloom_test_many(const abloom_filter* filter, const void* const* keys, const size_t* lens,
+                     size_t n, uint8_t* results, uint64_t* found) {
+  if (filter == nullptr || (n > 0 && results == nullptr)) return ABLOOM_ERR_NULL;
+  if (int rc = check_key_arrays(keys, lens, n); rc != ABLOOM_OK) return rc;
+  set_out(found, filter->impl.test_many(abloom::KeyArrays{keys, lens}, n, results));
+  return ABLOOM_OK;
+}
+
+int abloom_add_packed(abloom_filter* filter, const void* buf, size_t buf_len,
+                      const uint64_t* offsets, size_t n, uint64_t* added) {
+  if (filter == nullptr) return ABLOOM_ERR_NULL;
+  if (int rc = check_packed(buf, buf_len, offsets, n); rc != ABLOOM_OK) return rc;
+  set_out(added, filter->impl.add_many(
+                     abloom::PackedKeys{static_cast<const unsigned char*>(buf), offsets}, n));
+  return ABLOOM_OK;
+}
+
+int abloom_test_packed(const abloom_filter* filter, const void* buf, size_t buf_len,
+                       const uint64_t* offsets, size_t n, uint8_t* results, uint64_t* found) {
+  if (filter == nullptr || (n > 0 && results == nullptr)) return ABLOOM_ERR_NULL;
+  if (int rc = check_packed(buf, buf_len, offsets, n); rc != ABLOOM_OK) return rc;
+  set_out(found,
+          filter->impl.test_many(
+              abloom::PackedKeys{static_cast<const unsigned char*>(buf), offsets}, n, results));
+  return ABLOOM_OK;
+}
+
+int abloom_add_hashes(abloom_filter* filter, const uint64_t* hashes, size_t n, uint64_t* added) {
+  if (filter == nullptr || (n > 0 && hashes == nullptr)) return ABLOOM_ERR_NULL;
+  set_out(added, filter->impl.add_many(hashes, n));
+  return ABLOOM_OK;
+}
+
+int abloom_test_hashes(const abloom_filter* filter, const uint64_t* hashes, size_t n,
+                       uint8_t* results, uint64_t* found) {
+  if (filter == nullptr || (n > 0 && (hashes == nullptr || results == nullptr))) {
+    return ABLOOM_ERR_NULL;
+  }
+  set_out(found, filter->impl.test_many(hashes, n, results));
+  return ABLOOM_OK;
+}
+
+int abloom_union(abloom_filter* dst, const abloom_filter* src) {
+  if (dst == nullptr || src == nullptr) return ABLOOM_ERR_NULL;
+  return to_code(dst->impl.union_with(src->impl));
+}
+
+int abloom_intersect(abloom_filter* dst, const abloom_filter* src) {
+  if (dst == nullptr || src == nullptr) return ABLOOM_ERR_NULL;
+  return to_code(dst->impl.intersect_with(src->impl));
+}
+
+int abloom_clear(abloom_filter* filter) {
+  if (filter == nullptr) return ABLOOM_ERR_NULL;
+  filter->impl.clear();
+  return ABLOOM_OK;
+}
+
+int abloom_equal(const abloom_filter* a, const abloom_filter* b) {
+  if (a == nullptr || b == nullptr) return ABLOOM_ERR_NULL;
+  return a->impl.equals(b->impl) ? 1 : 0;
+}
+
+int abloom_get_info(const abloom_filter* filter, abloom_info* info) {
+  if (filter == nullptr || info == nullptr) return ABLOOM_ERR_NULL;
+  if (info->struct_size < sizeof(abloom_info)) return ABLOOM_ERR_INVALID;
+  const abloom::Shape& s = filter->impl.shape();
+  const abloom::FilterParams& p = filter->impl.params();
+  info->kind = static_cast<uint32_t>(s.kind);
+  info->k = s.k;
+  info->shards = s.shards();
+  info->reserved_ = 0;
+  info->blocks_per_shard = s.blocks_per_shard;
+  info->bits = s.total_bits();
+  info->bytes = s.total_bits() / 8;
+  info->capacity = p.capacity;
+  info->seed = s.seed;
+  info->target_fpr = p.target_fpr;
+  info->expected_fpr = p.expected_fpr;
+  return ABLOOM_OK;
+}
+
+int abloom_estimate_count(const abloom_filter* filter, double* out) {
+  if (filter == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
+  *out = filter->impl.estimate_count();
+  return ABLOOM_OK;
+}
+
+int abloom_estimate_fpr(const abloom_filter* filter, double* out) {
+  if (filter == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
+  *out = filter->impl.estimate_fpr();
+  return ABLOOM_OK;
+}
+
+}  // extern "C"

@@ -1,0 +1,51 @@
+// A zeroed, 64-byte-aligned array of 64-bit words: the storage of one shard.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <utility>
+
+namespace abloom {
+
+inline constexpr size_t kCacheLine = 64;
+
+class AlignedBuffer {
+ public:
+  AlignedBuffer() = default;
+  // Throws std::bad_alloc when the memory cannot be had.
+  explicit AlignedBuffer(size_t words) : words_(words) {
+    if (words == 0) return;
+    void* p = ::operator new(words * sizeof(uint64_t), std::align_val_t{kCacheLine});
+    std::memset(p, 0, words * sizeof(uint64_t));
+    data_ = static_cast<uint64_t*>(p);
+  }
+  AlignedBuffer(const AlignedBuffer&) = delete;
+  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
+  AlignedBuffer(AlignedBuffer&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)), words_(std::exchange(o.words_, 0)) {}
+  AlignedBuffer& operator=(AlignedBuffer&& o) noexcept {
+    if (this != &o) {
+      release();
+      data_ = std::exchange(o.data_, nullptr);
+      words_ = std::exchange(o.words_, 0);
+    }
+    return *this;
+  }
+  ~AlignedBuffer() { release(); }
+
+  uint64_t* data() noexcept { return data_; }
+  const uint64_t* data() const noexcept { return data_; }
+  size_t words() const noexcept { return words_; }
+
+ private:
+  void release() noexcept {
+    if (data_ != nullptr) ::operator delete(data_, std::align_val_t{kCacheLine});
+    data_ = nullptr;
+  }
+  uint64_t* data_ = nullptr;
+  size_t words_ = 0;
+};
+
+}  // namespace abloom

@@ -1,0 +1,204 @@
+// Bulk add/test: hash a window of keys and prefetch their blocks one window ahead of probing,
+// so the cache misses of a large filter overlap instead of queueing one by one. With
+// params().threads > 1, large batches are split across threads: by shard for sharded filters
+// (each thread owns whole shards, so no cache line is shared between writers), by range
+// otherwise.
+#include <algorithm>
+#include <new>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "filter.hpp"
+
+namespace abloom {
+namespace {
+
+constexpr size_t kWindow = 32;               // keys hashed and prefetched ahead of probing
+constexpr size_t kParallelMin = size_t{1} << 16;   // smaller batches stay on the caller's thread
+constexpr size_t kParallelChunk = size_t{1} << 20;  // keys hashed per parallel round (8 MiB)
+
+// Runs fn(t) for t in [0, threads): t = 0 on the caller, the rest on new threads. When a thread
+// cannot be started, its share runs on the caller instead, so the work is always done.
+template <class Fn>
+void parallel_for(uint32_t threads, Fn fn) noexcept {
+  std::vector<std::thread> pool;
+  std::vector<uint32_t> inline_ids{0};
+  try {
+    pool.reserve(threads);
+    inline_ids.reserve(threads);
+  } catch (...) {
+    for (uint32_t t = 0; t < threads; ++t) fn(t);
+    return;
+  }
+  for (uint32_t t = 1; t < threads; ++t) {
+    try {
+      pool.emplace_back(fn, t);
+    } catch (...) {
+      inline_ids.push_back(t);
+    }
+  }
+  for (uint32_t t : inline_ids) fn(t);
+  for (auto& th : pool) th.join();
+}
+
+// [begin, end) of part t of n items split into `parts`.
+inline size_t part_begin(size_t n, uint32_t parts, uint32_t t) noexcept {
+  return static_cast<size_t>((static_cast<unsigned __int128>(n) * t) / parts);
+}
+
+}  // namespace
+
+template <class HashAt>
+uint64_t Filter::add_pipeline(HashAt hash_at, size_t n) noexcept {
+  uint64_t window[2][kWindow];
+  uint64_t added = 0;
+  auto load = [&](uint64_t* w, size_t base) {
+    const size_t m = std::min(kWindow, n - base);
+    for (size_t i = 0; i < m; ++i) {
+      w[i] = hash_at(base + i);
+      prefetch(w[i], true);
+    }
+  };
+  if (n > 0) load(window[0], 0);
+  for (size_t base = 0, cur = 0; base < n; base += kWindow, cur ^= 1) {
+    if (base + kWindow < n) load(window[cur ^ 1], base + kWindow);
+    const size_t m = std::min(kWindow, n - base);
+    for (size_t i = 0; i < m; ++i) added += add_impl(window[cur][i]) ? 0 : 1;
+  }
+  return added;
+}
+
+template <class HashAt>
+uint64_t Filter::test_pipeline(HashAt hash_at, size_t n, uint8_t* results) const noexcept {
+  uint64_t window[2][kWindow];
+  uint64_t found = 0;
+  auto load = [&](uint64_t* w, size_t base) {
+    const size_t m = std::min(kWindow, n - base);
+    for (size_t i = 0; i < m; ++i) {
+      w[i] = hash_at(base + i);
+      prefetch(w[i], false);
+    }
+  };
+  if (n > 0) load(window[0], 0);
+  for (size_t base = 0, cur = 0; base < n; base += kWindow, cur ^= 1) {
+    if (base + kWindow < n) load(window[cur ^ 1], base + kWindow);
+    const size_t m = std::min(kWindow, n - base);
+    for (size_t i = 0; i < m; ++i) {
+      const bool hit = test_hash(window[cur][i]);
+      results[base + i] = hit ? 1 : 0;
+      found += hit ? 1 : 0;
+    }
+  }
+  return found;
+}
+
+template <class HashAt>
+uint64_t Filter::add_bulk(HashAt hash_at, size_t n) noexcept {
+  const uint32_t threads = params_.threads;
+  if (threads <= 1 || n < kParallelMin) return add_pipeline(hash_at, n);
+
+  const uint32_t shards = shape_.shards();
+  std::vector<uint64_t> hashes, by_shard, added_by;
+  std::vector<size_t> shard_start;
+  try {
+    const size_t chunk = std::min(n, kParallelChunk);
+    added_by.resize(threads);
+    hashes.resize(chunk);
+    if (shards > 1) {
+      by_shard.resize(chunk);
+      shard_start.resize(shards + 1);
+    }
+  } catch (const std::bad_alloc&) {
+    return add_pipeline(hash_at, n);  // no room to partition: still correct, just serial
+  }
+
+  for (size_t base = 0; base < n; base += kParallelChunk) {
+    const size_t m = std::min(kParallelChunk, n - base);
+    parallel_for(threads, [&](uint32_t t) {
+      for (size_t i = part_begin(m, threads, t); i < part_begin(m, threads, t + 1); ++i) {
+        hashes[i] = hash_at(base + i);
+      }
+    });
+    if (shards == 1) {
+      parallel_for(threads, [&](uint32_t t) {
+        const size_t b = part_begin(m, threads, t);
+        added_by[t] += add_pipeline([&](size_t i) { return hashes[b + i]; },
+                                    part_begin(m, threads, t + 1) - b);
+      });
+      continue;
+    }
+    // Counting sort by shard, then each thread takes a contiguous group of shards.
+    std::fill(shard_start.begin(), shard_start.end(), 0);
+    for (size_t i = 0; i < m; ++i) ++shard_start[shape_.shard_of(hashes[i]) + 1];
+    for (uint32_t s = 0; s < shards; ++s) shard_start[s + 1] += shard_start[s];
+    {
+      std::vector<size_t>& next = shard_start;  // reuse as write cursors, then restore
+      for (size_t i = 0; i < m; ++i) by_shard[next[shape_.shard_of(hashes[i])]++] = hashes[i];
+      for (uint32_t s = shards; s > 0; --s) next[s] = next[s - 1];
+      next[0] = 0;
+    }
+    parallel_for(threads, [&](uint32_t t) {
+      const size_t b = shard_start[part_begin(shards, threads, t)];
+      const size_t e = shard_start[part_begin(shards, threads, t + 1)];
+      added_by[t] += add_pipeline([&](size_t i) { return by_shard[b + i]; }, e - b);
+    });
+  }
+  uint64_t added = 0;
+  for (uint64_t a : added_by) added += a;
+  return added;
+}
+
+template <class HashAt>
+uint64_t Filter::test_bulk(HashAt hash_at, size_t n, uint8_t* results) const noexcept {
+  const uint32_t threads = params_.threads;
+  if (threads <= 1 || n < kParallelMin) return test_pipeline(hash_at, n, results);
+  uint64_t found_by[kMaxThreads] = {};
+  const uint32_t parts = std::min(threads, kMaxThreads);
+  parallel_for(parts, [&](uint32_t t) {
+    const size_t b = part_begin(n, parts, t);
+    found_by[t] = test_pipeline([&](size_t i) { return hash_at(b + i); },
+                                part_begin(n, parts, t + 1) - b, results + b);
+  });
+  uint64_t found = 0;
+  for (uint32_t t = 0; t < parts; ++t) found += found_by[t];
+  return found;
+}
+
+namespace {
+
+struct HashesAt {
+  const uint64_t* h;
+  uint64_t operator()(size_t i) const noexcept { return h[i]; }
+};
+
+}  // namespace
+
+uint64_t Filter::add_many(const uint64_t* hashes, size_t n) noexcept {
+  return add_bulk(HashesAt{hashes}, n);
+}
+uint64_t Filter::add_many(const KeyArrays& keys, size_t n) noexcept {
+  return add_bulk([&](size_t i) { return hash(keys.keys[i], keys.lens[i]); }, n);
+}
+uint64_t Filter::add_many(const PackedKeys& keys, size_t n) noexcept {
+  return add_bulk(
+      [&](size_t i) {
+        return hash(keys.buf + keys.offsets[i], keys.offsets[i + 1] - keys.offsets[i]);
+      },
+      n);
+}
+uint64_t Filter::test_many(const uint64_t* hashes, size_t n, uint8_t* results) const noexcept {
+  return test_bulk(HashesAt{hashes}, n, results);
+}
+uint64_t Filter::test_many(const KeyArrays& keys, size_t n, uint8_t* results) const noexcept {
+  return test_bulk([&](size_t i) { return hash(keys.keys[i], keys.lens[i]); }, n, results);
+}
+uint64_t Filter::test_many(const PackedKeys& keys, size_t n, uint8_t* results) const noexcept {
+  return test_bulk(
+      [&](size_t i) {
+        return hash(keys.buf + keys.offsets[i], keys.offsets[i + 1] - keys.offsets[i]);
+      },
+      n, results);
+}
+
+}  // namespace abloom

@@ -1,0 +1,190 @@
+#include "filter.hpp"
+
+#include <bit>
+#include <cmath>
+#include <limits>
+
+#include "atomic_bits.hpp"
+
+namespace abloom {
+
+Filter::Filter(const Shape& shape, const FilterParams& params) : shape_(shape), params_(params) {
+  const uint32_t n = shape_.shards();
+  shards_.reserve(n);
+  shard_ptrs_.reserve(n);
+  for (uint32_t s = 0; s < n; ++s) {
+    shards_.emplace_back(shape_.words_per_shard());
+    shard_ptrs_.push_back(shards_.back().data());
+  }
+}
+
+Filter::Filter(const Filter& other) : Filter(other.shape_, other.params_) {
+  for (uint32_t s = 0; s < shape_.shards(); ++s) {
+    const uint64_t* src = other.shard_ptrs_[s];
+    uint64_t* dst = shard_ptrs_[s];
+    for (uint64_t w = 0; w < shape_.words_per_shard(); ++w) dst[w] = load_word(src + w);
+  }
+}
+
+bool Filter::add_impl(uint64_t h) noexcept {
+  bool present = true;
+  if (shape_.kind == Kind::blocked) {
+    uint64_t* block = block_of(h);
+    const BlockMask m = block_mask(h, shape_.k);
+    for (uint32_t w = 0; w < kBlockWords; ++w) {
+      if (m.w[w] != 0) present &= set_bits(block + w, m.w[w]) == m.w[w];
+    }
+  } else {
+    uint64_t* base = shard_ptrs_[shape_.shard_of(h)];
+    ClassicProbes probes(h, shape_.shard_bits, shape_.bits_per_shard());
+    for (uint32_t i = 0; i < shape_.k; ++i) {
+      const uint64_t pos = probes.next();
+      const uint64_t bit = uint64_t{1} << (pos & 63);
+      present &= set_bits(base + (pos >> 6), bit) != 0;
+    }
+  }
+  return present;
+}
+
+bool Filter::test_hash(uint64_t h) const noexcept {
+  if (shape_.kind == Kind::blocked) {
+    const uint64_t* block = block_of(h);
+    const BlockMask m = block_mask(h, shape_.k);
+    uint64_t missing = 0;  // branch-free: the 8 words share one cache line
+    for (uint32_t w = 0; w < kBlockWords; ++w) missing |= m.w[w] & ~load_word(block + w);
+    return missing == 0;
+  }
+  const uint64_t* base = shard_ptrs_[shape_.shard_of(h)];
+  ClassicProbes probes(h, shape_.shard_bits, shape_.bits_per_shard());
+  for (uint32_t i = 0; i < shape_.k; ++i) {
+    const uint64_t pos = probes.next();
+    if ((load_word(base + (pos >> 6)) & (uint64_t{1} << (pos & 63))) == 0) return false;
+  }
+  return true;
+}
+
+void Filter::prefetch(uint64_t h, bool for_write) const noexcept {
+  if (shape_.kind == Kind::blocked) {
+    if (for_write) {
+      __builtin_prefetch(block_of(h), 1, 3);
+    } else {
+      __builtin_prefetch(block_of(h), 0, 3);
+    }
+    return;
+  }
+  const uint64_t* base = shard_ptrs_[shape_.shard_of(h)];
+  ClassicProbes probes(h, shape_.shard_bits, shape_.bits_per_shard());
+  for (uint32_t i = 0; i < shape_.k; ++i) __builtin_prefetch(base + (probes.next() >> 6), 0, 3);
+}
+
+template <class Fn>
+void Filter::for_each_word_pair(const Filter& other, Fn fn) const noexcept {
+  for (uint32_t s = 0; s < shape_.shards(); ++s) {
+    uint64_t* mine = shard_ptrs_[s];
+    const uint64_t* theirs = other.shard_ptrs_[s];
+    for (uint64_t w = 0; w < shape_.words_per_shard(); ++w) fn(mine + w, load_word(theirs + w));
+  }
+}
+
+Errc Filter::union_with(const Filter& other) noexcept {
+  if (!(shape_ == other.shape_)) return Errc::mismatch;
+  if (&other == this) return Errc::ok;
+  for_each_word_pair(other, [](uint64_t* mine, uint64_t theirs) {
+    if (theirs != 0) set_bits(mine, theirs);
+  });
+  return Errc::ok;
+}
+
+Errc Filter::intersect_with(const Filter& other) noexcept {
+  if (!(shape_ == other.shape_)) return Errc::mismatch;
+  if (&other == this) return Errc::ok;
+  for_each_word_pair(other, [](uint64_t* mine, uint64_t theirs) { and_word(mine, theirs); });
+  return Errc::ok;
+}
+
+void Filter::clear() noexcept {
+  for (uint32_t s = 0; s < shape_.shards(); ++s) {
+    for (uint64_t w = 0; w < shape_.words_per_shard(); ++w) store_word(shard_ptrs_[s] + w, 0);
+  }
+}
+
+bool Filter::equals(const Filter& other) const noexcept {
+  if (!(shape_ == other.shape_)) return false;
+  bool same = true;
+  for_each_word_pair(other, [&](uint64_t* mine, uint64_t theirs) {
+    same &= load_word(mine) == theirs;
+  });
+  return same;
+}
+
+namespace {
+
+// Set bits in `words` consecutive words.
+uint64_t popcount_words(const uint64_t* p, uint64_t words) noexcept {
+  uint64_t x = 0;
+  for (uint64_t w = 0; w < words; ++w) x += static_cast<uint64_t>(std::popcount(load_word(p + w)));
+  return x;
+}
+
+// Keys that most likely set x of m bits, when one key leaves a given bit clear with probability
+// e^log_clear: solves E[x] = m (1 - e^(n log_clear)) for n (Swamidass and Baldi).
+double keys_for_fill(uint64_t x, double m, double log_clear) noexcept {
+  if (x == 0) return 0.0;
+  if (static_cast<double>(x) >= m) return std::numeric_limits<double>::infinity();
+  return std::log1p(-static_cast<double>(x) / m) / log_clear;
+}
+
+// Probability that a blocked key's k distinct probes all land on set bits of a block with x set.
+double block_hit_probability(uint64_t x, uint32_t k) noexcept {
+  double p = 1.0;
+  for (uint32_t t = 0; t < k && p > 0; ++t) {
+    p *= static_cast<double>(x > t ? x - t : 0) / static_cast<double>(kBlockBits - t);
+  }
+  return p;
+}
+
+}  // namespace
+
+double Filter::estimate_count() const noexcept {
+  double n = 0;
+  for (uint32_t s = 0; s < shape_.shards(); ++s) {
+    const uint64_t* base = shard_ptrs_[s];
+    if (shape_.kind == Kind::classic) {
+      // k probes, each missing a given bit with probability 1 - 1/m.
+      const double m = static_cast<double>(shape_.bits_per_shard());
+      n += keys_for_fill(popcount_words(base, shape_.words_per_shard()), m,
+                         shape_.k * std::log1p(-1.0 / m));
+      continue;
+    }
+    // k distinct probes per key: a given bit of the block is missed with probability 1 - k/512.
+    const double log_clear = std::log1p(-static_cast<double>(shape_.k) / kBlockBits);
+    for (uint64_t b = 0; b < shape_.blocks_per_shard; ++b) {
+      n += keys_for_fill(popcount_words(base + b * kBlockWords, kBlockWords), kBlockBits,
+                         log_clear);
+    }
+  }
+  return n;
+}
+
+double Filter::estimate_fpr() const noexcept {
+  // A foreign key lands in each shard (and each block) with equal probability.
+  double sum = 0;
+  uint64_t units = 0;
+  for (uint32_t s = 0; s < shape_.shards(); ++s) {
+    const uint64_t* base = shard_ptrs_[s];
+    if (shape_.kind == Kind::classic) {
+      const double fill = static_cast<double>(popcount_words(base, shape_.words_per_shard())) /
+                          static_cast<double>(shape_.bits_per_shard());
+      sum += std::pow(fill, shape_.k);
+      ++units;
+      continue;
+    }
+    for (uint64_t b = 0; b < shape_.blocks_per_shard; ++b) {
+      sum += block_hit_probability(popcount_words(base + b * kBlockWords, kBlockWords), shape_.k);
+      ++units;
+    }
+  }
+  return sum / static_cast<double>(units);
+}
+
+}  // namespace abloom

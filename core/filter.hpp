@@ -1,0 +1,102 @@
+// The filter engine: a lock-free Bloom filter of either kind over 2^s separately allocated,
+// 64-byte-aligned shards. Every bit goes through std::atomic_ref with relaxed ordering, so any
+// number of threads may add and test at once; adds skip the write when the bits are already
+// set, so a shared cache line is not dirtied needlessly.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "aligned_buffer.hpp"
+#include "errc.hpp"
+#include "hash.hpp"
+#include "layout.hpp"
+#include "sizing.hpp"
+
+namespace abloom {
+
+// Metadata that does not affect where bits go.
+struct FilterParams {
+  uint64_t capacity = 0;
+  double target_fpr = 0;    // 0 when the layout was explicit
+  double expected_fpr = 0;  // model FPR at capacity
+  uint32_t threads = 1;     // threads bulk calls may use
+};
+
+// A bulk input: n keys, given by one of three forms. The accessor hashes key i.
+struct KeyArrays {
+  const void* const* keys;
+  const size_t* lens;
+};
+struct PackedKeys {
+  const unsigned char* buf;
+  const uint64_t* offsets;  // n + 1 entries
+};
+
+class Filter {
+ public:
+  // Allocates a zeroed filter. Throws std::bad_alloc.
+  Filter(const Shape& shape, const FilterParams& params);
+  Filter(const Filter& other);  // deep copy; throws std::bad_alloc
+  Filter& operator=(const Filter&) = delete;
+
+  const Shape& shape() const noexcept { return shape_; }
+  const FilterParams& params() const noexcept { return params_; }
+
+  uint64_t hash(const void* key, size_t len) const noexcept {
+    return hash_key(shape_.seed, key, len);
+  }
+
+  void add_hash(uint64_t h) noexcept { (void)add_impl(h); }
+  bool test_hash(uint64_t h) const noexcept;
+  // Adds h and returns whether all its bits were set before (from the values fetch_or returned).
+  bool test_and_add_hash(uint64_t h) noexcept { return add_impl(h); }
+
+  // Bulk: hash a window, prefetch its blocks, then probe. Return the number of new keys / found.
+  uint64_t add_many(const uint64_t* hashes, size_t n) noexcept;
+  uint64_t add_many(const KeyArrays& keys, size_t n) noexcept;
+  uint64_t add_many(const PackedKeys& keys, size_t n) noexcept;
+  uint64_t test_many(const uint64_t* hashes, size_t n, uint8_t* results) const noexcept;
+  uint64_t test_many(const KeyArrays& keys, size_t n, uint8_t* results) const noexcept;
+  uint64_t test_many(const PackedKeys& keys, size_t n, uint8_t* results) const noexcept;
+
+  // Set operations on filters of the same shape (else Errc::mismatch, nothing changed).
+  Errc union_with(const Filter& other) noexcept;
+  Errc intersect_with(const Filter& other) noexcept;
+  void clear() noexcept;
+  bool equals(const Filter& other) const noexcept;
+
+  // Introspection (each reads every word).
+  double estimate_count() const noexcept;
+  double estimate_fpr() const noexcept;
+
+  // Raw shard storage, for serialization and tests.
+  uint32_t shard_count() const noexcept { return shape_.shards(); }
+  const uint64_t* shard_words(uint32_t s) const noexcept { return shards_[s].data(); }
+
+ private:
+  uint64_t* block_of(uint64_t h) const noexcept {
+    return shard_ptrs_[shape_.shard_of(h)] + shape_.block_word_offset(h);
+  }
+  bool add_impl(uint64_t h) noexcept;
+  void prefetch(uint64_t h, bool for_write) const noexcept;
+  template <class HashAt>
+  uint64_t add_pipeline(HashAt hash_at, size_t n) noexcept;
+  template <class HashAt>
+  uint64_t test_pipeline(HashAt hash_at, size_t n, uint8_t* results) const noexcept;
+  template <class HashAt>
+  uint64_t add_bulk(HashAt hash_at, size_t n) noexcept;
+  template <class HashAt>
+  uint64_t test_bulk(HashAt hash_at, size_t n, uint8_t* results) const noexcept;
+  template <class Fn>
+  void for_each_word_pair(const Filter& other, Fn fn) const noexcept;
+
+  Shape shape_;
+  FilterParams params_;
+  std::vector<AlignedBuffer> shards_;
+  std::vector<uint64_t*> shard_ptrs_;  // shards_[i].data(), for one load on the hot path
+};
+
+}  // namespace abloom

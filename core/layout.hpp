@@ -1,0 +1,104 @@
+// The bit layout: how one 64-bit key hash becomes a shard, a block and k bit positions.
+//
+// This is frozen by the file format: changing any constant or step here changes which bits a key
+// sets, so files written before would answer wrongly. Every path (scalar, bulk, future SIMD) must
+// derive positions from these functions only.
+//
+//   shard  = top `shard_bits` bits of h                       (independent of everything below)
+//   block  = mulhi64(h << shard_bits, blocks_per_shard)       ("fastrange": no division, no 2^n)
+//   blocked kind: h2 = (low 32 bits of h) | 1; candidate j = 1, 2, ... is bit
+//     (h2 * C^j mod 2^32) >> 23 of the 512-bit block, C = 0x9E3779B9; the key's bits are the
+//     first k DISTINCT candidates (at most kMaxCandidates(k) candidates are looked at, so the
+//     loop always ends; in practice k distinct ones come within k + 1 or 2). Distinct probes
+//     matter: with repeats allowed (RocksDB's FastLocalBloom) the FPR runs 3-5% above the
+//     Putze model at k = 9..12, with distinct probes it sits on it (bench/RESULTS.md). h2 is
+//     forced odd so the candidate sequence never collapses (h2 = 0 would give one bit).
+//     Bit b lives in 64-bit word b >> 6 at position b & 63, i.e. byte b >> 3, bit b & 7 in
+//     little-endian storage.
+//   classic kind: over the shard's m = blocks*512 bits, enhanced double hashing in 64-bit
+//     fixed point: x = h << shard_bits, y = h * G; probe i sets bit mulhi64(x, m), then x += y,
+//     y += (i+1) * G, G = 0x9E3779B97F4A7C15. (x/2^64 is the position as a fraction of m; the
+//     y increments add the cubic term of enhanced double hashing in the top bits.)
+#pragma once
+
+#include <cstdint>
+
+namespace abloom {
+
+enum class Kind : uint32_t { blocked = 0, classic = 1 };
+
+inline constexpr uint32_t kBlockBits = 512;
+inline constexpr uint32_t kBlockWords = kBlockBits / 64;
+inline constexpr uint32_t kProbeMul32 = 0x9E3779B9u;
+inline constexpr uint64_t kGolden64 = 0x9E3779B97F4A7C15ull;
+
+inline uint64_t mulhi64(uint64_t a, uint64_t b) noexcept {
+  return static_cast<uint64_t>((static_cast<unsigned __int128>(a) * b) >> 64);
+}
+
+// The shape of a filter: everything that decides where a key's bits go.
+struct Shape {
+  Kind kind = Kind::blocked;
+  uint32_t k = 0;
+  uint32_t shard_bits = 0;  // shards = 1 << shard_bits
+  uint64_t blocks_per_shard = 0;
+  uint64_t seed = 0;
+
+  uint32_t shards() const noexcept { return 1u << shard_bits; }
+  uint64_t words_per_shard() const noexcept { return blocks_per_shard * kBlockWords; }
+  uint64_t bits_per_shard() const noexcept { return blocks_per_shard * kBlockBits; }
+  uint64_t total_bits() const noexcept { return bits_per_shard() << shard_bits; }
+  bool operator==(const Shape&) const = default;
+
+  // Which shard h belongs to. (h >> 1) >> (63 - s) is h >> (64 - s) without the undefined
+  // shift by 64 when s == 0.
+  uint32_t shard_of(uint64_t h) const noexcept {
+    return static_cast<uint32_t>((h >> 1) >> (63 - shard_bits));
+  }
+  // The word offset of h's block inside its shard.
+  uint64_t block_word_offset(uint64_t h) const noexcept {
+    return mulhi64(h << shard_bits, blocks_per_shard) * kBlockWords;
+  }
+};
+
+// The k-probe mask of a blocked key: mask[w] holds the bits the key sets in word w of its block.
+struct BlockMask {
+  uint64_t w[kBlockWords];
+};
+
+inline constexpr uint32_t max_candidates(uint32_t k) noexcept { return 4 * k + 64; }
+
+inline BlockMask block_mask(uint64_t h, uint32_t k) noexcept {
+  BlockMask m{};
+  uint32_t h2 = static_cast<uint32_t>(h) | 1u;
+  uint32_t set = 0;
+  for (uint32_t j = 0; set < k && j < max_candidates(k); ++j) {
+    h2 *= kProbeMul32;
+    const uint32_t bit = h2 >> 23;
+    const uint64_t b = uint64_t{1} << (bit & 63);
+    uint64_t& word = m.w[bit >> 6];
+    set += (word & b) == 0 ? 1 : 0;
+    word |= b;
+  }
+  return m;
+}
+
+// Iterates the classic kind's k bit positions (each in [0, bits_per_shard)) of a hash.
+class ClassicProbes {
+ public:
+  ClassicProbes(uint64_t h, uint32_t shard_bits, uint64_t shard_bits_total) noexcept
+      : x_(h << shard_bits), y_(h * kGolden64), m_(shard_bits_total) {}
+  uint64_t next() noexcept {
+    const uint64_t pos = mulhi64(x_, m_);
+    ++i_;
+    x_ += y_;
+    y_ += i_ * kGolden64;
+    return pos;
+  }
+
+ private:
+  uint64_t x_, y_, m_;
+  uint64_t i_ = 0;
+};
+
+}  // namespace abloom
