@@ -1,0 +1,158 @@
+// The bit layout: one block per blocked key with exactly k distinct bits, positions in range,
+// and a pinned bit pattern so the layout (frozen by the file format) cannot drift silently.
+#include <bit>
+#include <cstring>
+#include <gtest/gtest.h>
+#include <string>
+#include <vector>
+
+#include "filter.hpp"
+#include "test_keys.hpp"
+
+namespace abloom {
+namespace {
+
+Filter make(Kind kind, uint32_t k, uint32_t shard_bits, uint64_t blocks, uint64_t seed = 0) {
+  Shape shape;
+  shape.kind = kind;
+  shape.k = k;
+  shape.shard_bits = shard_bits;
+  shape.blocks_per_shard = blocks;
+  shape.seed = seed;
+  FilterParams params;
+  params.capacity = 1000;
+  return Filter(shape, params);
+}
+
+// Number of words that differ from zero, and their total popcount, over all shards.
+std::pair<uint64_t, uint64_t> footprint(const Filter& f, uint64_t* first_word = nullptr) {
+  uint64_t words = 0, bits = 0;
+  for (uint32_t s = 0; s < f.shard_count(); ++s) {
+    for (uint64_t w = 0; w < f.shape().words_per_shard(); ++w) {
+      const uint64_t v = f.shard_words(s)[w];
+      if (v == 0) continue;
+      if (words == 0 && first_word != nullptr) *first_word = w;
+      ++words;
+      bits += static_cast<uint64_t>(std::popcount(v));
+    }
+  }
+  return {words, bits};
+}
+
+TEST(Layout, BlockMaskHasExactlyKDistinctBits) {
+  testing::SplitMix rng(1);
+  for (uint32_t k = 1; k <= kMaxK; ++k) {
+    for (int i = 0; i < 2000; ++i) {
+      const BlockMask m = block_mask(rng.next(), k);
+      int bits = 0;
+      for (uint64_t w : m.w) bits += std::popcount(w);
+      ASSERT_EQ(bits, static_cast<int>(k)) << "k=" << k;
+    }
+  }
+}
+
+TEST(Layout, DegenerateHashesStillGiveKBits) {
+  for (uint64_t h : {uint64_t{0}, uint64_t{1} << 31, ~uint64_t{0}, uint64_t{1} << 63}) {
+    for (uint32_t k : {1u, 8u, 16u, 64u}) {
+      const BlockMask m = block_mask(h, k);
+      int bits = 0;
+      for (uint64_t w : m.w) bits += std::popcount(w);
+      EXPECT_EQ(bits, static_cast<int>(k)) << h << " k=" << k;
+    }
+  }
+}
+
+TEST(Layout, BlockedKeyTouchesOneAlignedBlock) {
+  testing::SplitMix rng(2);
+  for (uint32_t shard_bits : {0u, 3u}) {
+    Filter f = make(Kind::blocked, 7, shard_bits, 37);
+    for (uint32_t s = 0; s < f.shard_count(); ++s) {
+      ASSERT_EQ(reinterpret_cast<uintptr_t>(f.shard_words(s)) % 64, 0u);
+    }
+    for (int i = 0; i < 200; ++i) {
+      f.clear();
+      const uint64_t key = rng.next();
+      f.add_hash(f.hash(&key, sizeof key));
+      uint64_t first = 0;
+      const auto [words, bits] = footprint(f, &first);
+      EXPECT_EQ(bits, 7u);
+      EXPECT_LE(words, 7u);
+      // Every touched word is in the same 8-word block.
+      uint64_t lo = UINT64_MAX, hi = 0;
+      for (uint32_t s = 0; s < f.shard_count(); ++s) {
+        for (uint64_t w = 0; w < f.shape().words_per_shard(); ++w) {
+          if (f.shard_words(s)[w] != 0) {
+            lo = std::min(lo, w / kBlockWords);
+            hi = std::max(hi, w / kBlockWords);
+          }
+        }
+      }
+      EXPECT_EQ(lo, hi);
+    }
+  }
+}
+
+TEST(Layout, ClassicKeySetsAtMostKBitsAnywhere) {
+  Filter f = make(Kind::classic, 11, 2, 5);
+  testing::SplitMix rng(3);
+  uint64_t total = 0;
+  for (int i = 0; i < 200; ++i) {
+    f.clear();
+    const uint64_t h = rng.next();
+    f.add_hash(h);
+    const auto [words, bits] = footprint(f);
+    EXPECT_LE(bits, 11u);
+    EXPECT_GE(bits, 9u);  // repeats among 11 probes over 2560 bits are rare
+    total += bits;
+    EXPECT_TRUE(f.test_hash(h));
+  }
+  EXPECT_GT(total, 200u * 10);
+}
+
+TEST(Layout, ShardsAndBlocksAreUniform) {
+  // Chi-square-like check: 1<<20 hashes over 8 shards x 1000 blocks land evenly.
+  Shape shape;
+  shape.shard_bits = 3;
+  shape.blocks_per_shard = 1000;
+  std::vector<uint32_t> count(8 * 1000);
+  testing::SplitMix rng(4);
+  const int n = 1 << 20;
+  for (int i = 0; i < n; ++i) {
+    const uint64_t h = XXH3_64bits_withSeed(&i, sizeof i, 9);
+    const uint32_t s = shape.shard_of(h);
+    const uint64_t b = shape.block_word_offset(h) / kBlockWords;
+    ASSERT_LT(s, 8u);
+    ASSERT_LT(b, 1000u);
+    ++count[s * 1000 + b];
+  }
+  const double mean = static_cast<double>(n) / count.size();
+  double chi2 = 0;
+  for (uint32_t c : count) chi2 += (c - mean) * (c - mean) / mean;
+  // 7999 degrees of freedom: mean 7999, sd ~126; 6 sd either way.
+  EXPECT_NEAR(chi2, 7999, 760);
+}
+
+TEST(Layout, BitPatternIsPinned) {
+  // The exact bits of a few keys. If this fails, the layout changed: files written by earlier
+  // versions would answer wrongly. Do not update these values; bump the format instead.
+  Filter blocked = make(Kind::blocked, 6, 1, 3, 42);
+  Filter classic = make(Kind::classic, 5, 1, 3, 42);
+  for (int i = 0; i < 100; ++i) {
+    const std::string key = "key-" + std::to_string(i);
+    blocked.add_hash(blocked.hash(key.data(), key.size()));
+    classic.add_hash(classic.hash(key.data(), key.size()));
+  }
+  auto digest = [](const Filter& f) {
+    XXH64_hash_t d = 0;
+    for (uint32_t s = 0; s < f.shard_count(); ++s) {
+      d = XXH3_64bits_withSeed(f.shard_words(s), f.shape().words_per_shard() * 8, d);
+    }
+    return d;
+  };
+  EXPECT_EQ(blocked.hash("abloom", 6), 8979622354396264774u);
+  EXPECT_EQ(digest(blocked), 6807778630517029584u);
+  EXPECT_EQ(digest(classic), 573179318222868726u);
+}
+
+}  // namespace
+}  // namespace abloom
