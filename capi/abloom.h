@@ -43,10 +43,10 @@
   (ABLOOM_VERSION_MAJOR * 10000 + ABLOOM_VERSION_MINOR * 100 + ABLOOM_VERSION_PATCH)
 #define ABLOOM_VERSION_STRINGIFY_(x) #x
 #define ABLOOM_VERSION_STRINGIFY(x) ABLOOM_VERSION_STRINGIFY_(x)
-#define ABLOOM_VERSION_STRING                        \
-  ABLOOM_VERSION_STRINGIFY(ABLOOM_VERSION_MAJOR)     \
-  "." ABLOOM_VERSION_STRINGIFY(ABLOOM_VERSION_MINOR) \
-  "." ABLOOM_VERSION_STRINGIFY(ABLOOM_VERSION_PATCH)
+#define ABLOOM_VERSION_STRING                                                      \
+  ABLOOM_VERSION_STRINGIFY(ABLOOM_VERSION_MAJOR)                                   \
+  "." ABLOOM_VERSION_STRINGIFY(ABLOOM_VERSION_MINOR) "." ABLOOM_VERSION_STRINGIFY( \
+      ABLOOM_VERSION_PATCH)
 
 /* ---- Visibility ---------------------------------------------------------------------------- */
 
@@ -154,7 +154,8 @@ typedef struct abloom_options {
   /** Explicit number of probes (1..ABLOOM_MAX_K), or 0 to choose the optimum. */
   uint32_t k;
   /** Threads (up to ABLOOM_MAX_THREADS) that bulk calls (abloom_add_many & co.) may use for
-   *  batches of 65536 keys or more; 0 or 1 means the calling thread only. Sharded filters split the batch by shard, one thread per shard group. */
+   *  batches of 65536 keys or more; 0 or 1 means the calling thread only. Sharded filters split the
+   * batch by shard, one thread per shard group. */
   uint32_t threads;
 } abloom_options;
 
@@ -238,8 +239,7 @@ ABLOOM_API int abloom_test_and_add(abloom_filter *filter, const void *key, size_
 
 /** The filter's 64-bit hash of a key (XXH3-64 with the filter's seed), in *out, for the *_hash
  *  calls below. Hashes are portable across machines and bindings. */
-ABLOOM_API int abloom_hash(const abloom_filter *filter, const void *key, size_t len,
-                           uint64_t *out);
+ABLOOM_API int abloom_hash(const abloom_filter *filter, const void *key, size_t len, uint64_t *out);
 
 /** abloom_add for a hash from abloom_hash (or any filter with the same seed). */
 ABLOOM_API int abloom_add_hash(abloom_filter *filter, uint64_t hash);

@@ -17,7 +17,7 @@ class AlignedBuffer {
   // Throws std::bad_alloc when the memory cannot be had.
   explicit AlignedBuffer(size_t words) : words_(words) {
     if (words == 0) return;
-    void* p = ::operator new(words * sizeof(uint64_t), std::align_val_t{kCacheLine});
+    void* p = ::operator new (words * sizeof(uint64_t), std::align_val_t{kCacheLine});
     std::memset(p, 0, words * sizeof(uint64_t));
     data_ = static_cast<uint64_t*>(p);
   }
@@ -41,7 +41,7 @@ class AlignedBuffer {
 
  private:
   void release() noexcept {
-    if (data_ != nullptr) ::operator delete(data_, std::align_val_t{kCacheLine});
+    if (data_ != nullptr) ::operator delete (data_, std::align_val_t{kCacheLine});
     data_ = nullptr;
   }
   uint64_t* data_ = nullptr;

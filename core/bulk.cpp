@@ -14,8 +14,8 @@
 namespace abloom {
 namespace {
 
-constexpr size_t kWindow = 32;               // keys hashed and prefetched ahead of probing
-constexpr size_t kParallelMin = size_t{1} << 16;   // smaller batches stay on the caller's thread
+constexpr size_t kWindow = 32;                      // keys hashed and prefetched ahead of probing
+constexpr size_t kParallelMin = size_t{1} << 16;    // smaller batches stay on the caller's thread
 constexpr size_t kParallelChunk = size_t{1} << 20;  // keys hashed per parallel round (8 MiB)
 
 // Runs fn(t) for t in [0, threads): t = 0 on the caller, the rest on new threads. When a thread

@@ -111,9 +111,8 @@ void Filter::clear() noexcept {
 bool Filter::equals(const Filter& other) const noexcept {
   if (!(shape_ == other.shape_)) return false;
   bool same = true;
-  for_each_word_pair(other, [&](uint64_t* mine, uint64_t theirs) {
-    same &= load_word(mine) == theirs;
-  });
+  for_each_word_pair(other,
+                     [&](uint64_t* mine, uint64_t theirs) { same &= load_word(mine) == theirs; });
   return same;
 }
 
@@ -159,8 +158,8 @@ double Filter::estimate_count() const noexcept {
     // k distinct probes per key: a given bit of the block is missed with probability 1 - k/512.
     const double log_clear = std::log1p(-static_cast<double>(shape_.k) / kBlockBits);
     for (uint64_t b = 0; b < shape_.blocks_per_shard; ++b) {
-      n += keys_for_fill(popcount_words(base + b * kBlockWords, kBlockWords), kBlockBits,
-                         log_clear);
+      n +=
+          keys_for_fill(popcount_words(base + b * kBlockWords, kBlockWords), kBlockBits, log_clear);
     }
   }
   return n;

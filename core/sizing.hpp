@@ -30,11 +30,11 @@ uint32_t best_k(Kind kind, double bits_per_key) noexcept;
 
 struct SizingRequest {
   Kind kind = Kind::blocked;
-  uint64_t capacity = 0;     // > 0
-  double fpr = 0.01;         // used when bits == 0
-  uint32_t shards = 0;       // 0: default rule; else a power of two <= kMaxShards
-  uint64_t bits = 0;         // 0: derive
-  uint32_t k = 0;            // 0: optimum
+  uint64_t capacity = 0;  // > 0
+  double fpr = 0.01;      // used when bits == 0
+  uint32_t shards = 0;    // 0: default rule; else a power of two <= kMaxShards
+  uint64_t bits = 0;      // 0: derive
+  uint32_t k = 0;         // 0: optimum
 };
 
 struct Plan {

@@ -1,8 +1,9 @@
 // Lock-free concurrency: many threads add disjoint and overlapping keys while others test,
 // test_and_add and union, on one filter. Afterwards nothing added is missing. Run under
 // ThreadSanitizer in CI (test names contain "Concurrency").
-#include <atomic>
 #include <gtest/gtest.h>
+
+#include <atomic>
 #include <thread>
 #include <vector>
 
@@ -138,15 +139,14 @@ TEST_P(Concurrency, ParallelBulkAddMatchesSerial) {
   EXPECT_EQ(serial.test_many(hashes.data(), hashes.size(), r2.data()), hashes.size());
 }
 
-INSTANTIATE_TEST_SUITE_P(Core, Concurrency,
-                         ::testing::Values(std::pair{Kind::blocked, 0u}, std::pair{Kind::blocked, 4u},
-                                           std::pair{Kind::classic, 0u},
-                                           std::pair{Kind::classic, 2u}),
-                         [](const auto& info) {
-                           return std::string(info.param.first == Kind::blocked ? "Blocked"
-                                                                               : "Classic") +
-                                  "_shards" + std::to_string(1u << info.param.second);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Core, Concurrency,
+    ::testing::Values(std::pair{Kind::blocked, 0u}, std::pair{Kind::blocked, 4u},
+                      std::pair{Kind::classic, 0u}, std::pair{Kind::classic, 2u}),
+    [](const auto& info) {
+      return std::string(info.param.first == Kind::blocked ? "Blocked" : "Classic") + "_shards" +
+             std::to_string(1u << info.param.second);
+    });
 
 }  // namespace
 }  // namespace abloom

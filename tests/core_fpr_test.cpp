@@ -3,8 +3,9 @@
 // binomial(N, p); it must stay within 5 standard deviations of the target (and of the model
 // FPR of the plan, which proves the filter sits on the model rather than merely under the
 // target). Seeds are fixed, so the run is deterministic.
-#include <cmath>
 #include <gtest/gtest.h>
+
+#include <cmath>
 #include <vector>
 
 #include "filter.hpp"

@@ -1,8 +1,9 @@
 // The bit layout: one block per blocked key with exactly k distinct bits, positions in range,
 // and a pinned bit pattern so the layout (frozen by the file format) cannot drift silently.
+#include <gtest/gtest.h>
+
 #include <bit>
 #include <cstring>
-#include <gtest/gtest.h>
 #include <string>
 #include <vector>
 

@@ -1,7 +1,8 @@
 // Sizing: the models agree with the reference oracle (shared/tools/fpr_model.py), plans are
 // minimal, and every domain error is caught.
-#include <cmath>
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "sizing.hpp"
 
