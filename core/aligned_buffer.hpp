@@ -1,5 +1,11 @@
 // A zeroed, 64-byte-aligned array of 64-bit words: the storage of one shard.
+//
+// Large buffers come straight from mmap: the kernel hands out zero pages lazily, so creating a
+// big filter is O(1) rather than a memset of every byte, and they are marked for transparent
+// huge pages, which cut TLB misses for the random accesses of lookups in a big filter.
 #pragma once
+
+#include <sys/mman.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -10,6 +16,7 @@
 namespace abloom {
 
 inline constexpr size_t kCacheLine = 64;
+inline constexpr size_t kMmapMinBytes = size_t{2} << 20;  // one huge page
 
 class AlignedBuffer {
  public:
