@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Install what building and testing abloom needs (Debian/Ubuntu, apt). Idempotent: packages that
+# are already installed are left alone, and apt-get update/install only run when one is missing.
+# Runs as root, or through sudo when available.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential # gcc, g++, make, libc headers
+  cmake
+  ninja-build
+  pkg-config
+  binutils        # nm, readelf (tests/check_exports.sh)
+  libxxhash-dev   # xxhash.h, used header-only
+  libgtest-dev    # GoogleTest (tests/)
+  googletest
+  libbenchmark-dev # Google Benchmark (bench/)
+  clang
+  clang-format
+  clang-tidy
+  libclang-rt-14-dev # clang's sanitizer runtimes
+)
+
+is_installed() {
+  [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" == "install ok installed" ]]
+}
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  is_installed "$p" || missing+=("$p")
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "setup: all ${#PACKAGES[@]} packages already installed"
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "setup: apt-get not found; please install: ${missing[*]}" >&2
+  exit 1
+fi
+if [[ $(id -u) -eq 0 ]]; then
+  SUDO=()
+elif command -v sudo >/dev/null 2>&1; then
+  SUDO=(sudo)
+else
+  echo "setup: not root and no sudo; please install: ${missing[*]}" >&2
+  exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+APT=("${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -q)
+"${APT[@]}" update
+"${APT[@]}" install -y --no-install-recommends "${missing[@]}"
+
+still_missing=()
+for p in "${missing[@]}"; do
+  is_installed "$p" || still_missing+=("$p")
+done
+if [[ ${#still_missing[@]} -ne 0 ]]; then
+  echo "setup: failed to install: ${still_missing[*]}" >&2
+  exit 1
+fi
+echo "setup: done"

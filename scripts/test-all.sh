@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# THE command that runs every test of abloom (CI runs it through .ci/run):
+#
+#   setup          scripts/setup.sh (apt packages, only when missing)
+#   build          build/ci: RelWithDebInfo, -Werror, tests + examples (+ bench when present)
+#   ctest          the whole ctest suite in build/ci
+#   exports        tests/check_exports.sh on build/ci's libabloom.so
+#   install        tests/install/run_install_tests.sh build/ci (pkg-config and CMake consumers)
+#   format         clang-format --dry-run --Werror on the C/C++ sources
+#   tidy           clang-tidy (.clang-tidy) on core/*.cpp and capi/*.cpp, with build/ci's
+#                  compile_commands.json
+#   asan-build     build/asan: -DABLOOM_SANITIZE=address,undefined, RelWithDebInfo
+#   asan-ctest     the whole ctest suite under ASan+UBSan
+#   tsan-build     build/tsan: -DABLOOM_SANITIZE=thread, RelWithDebInfo
+#   tsan-ctest     the concurrency tests (names matching Concurren|Thread) under TSan; selecting
+#                  no test at all is a failure
+#
+# Usage: scripts/test-all.sh [STAGE...]     (no argument: every stage, in the order above)
+# Env:   ABLOOM_JOBS (default 2) build and ctest parallelism; ABLOOM_FAIL_FAST=1 stops at the first
+#        failing stage; ABLOOM_BUILD_ROOT (default build) holds the ci/asan/tsan build trees.
+#        A stage whose prerequisite failed is skipped (and counted as failed).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+JOBS=${ABLOOM_JOBS:-2}
+export CTEST_OUTPUT_ON_FAILURE=1
+export CLICOLOR_FORCE=${CLICOLOR_FORCE:-0}
+GEN=(-G Ninja)
+BUILD_ROOT=${ABLOOM_BUILD_ROOT:-build}
+CI_DIR=$BUILD_ROOT/ci
+ASAN_DIR=$BUILD_ROOT/asan
+TSAN_DIR=$BUILD_ROOT/tsan
+TSAN_TEST_REGEX='Concurren|Thread'
+
+ALL_STAGES=(setup build ctest exports install format tidy asan-build asan-ctest tsan-build tsan-ctest)
+# Prerequisites: a stage is skipped when one of these ran in this invocation and did not pass.
+declare -A NEEDS=(
+  [build]=setup
+  [ctest]=build
+  [exports]=build
+  [install]=build
+  [format]=setup
+  [tidy]=build
+  [asan-build]=setup
+  [asan-ctest]=asan-build
+  [tsan-build]=setup
+  [tsan-ctest]=tsan-build
+)
+
+# ---- Stage bodies (each runs in a subshell with set -euo pipefail) -------------------------------
+
+configure_and_build() { # DIR extra cmake args...
+  local dir=$1
+  shift
+  cmake -S . -B "$dir" "${GEN[@]}" -DABLOOM_BUILD_TESTS=ON -DABLOOM_BUILD_EXAMPLES=ON "$@"
+  cmake --build "$dir" -j "$JOBS"
+}
+
+run_ctest() { # DIR extra ctest args...
+  local dir=$1
+  shift
+  ctest --test-dir "$dir" --output-on-failure --no-tests=error -j "$JOBS" "$@"
+}
+
+stage_setup() { bash scripts/setup.sh; }
+
+stage_build() {
+  local bench=()
+  # The benchmarks only need to compile here (catches bit rot); they are not run.
+  if [[ -f bench/CMakeLists.txt ]]; then bench=(-DABLOOM_BUILD_BENCH=ON); fi
+  configure_and_build "$CI_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DABLOOM_WERROR=ON \
+    -DABLOOM_SANITIZE= "${bench[@]}"
+}
+
+stage_ctest() { run_ctest "$CI_DIR"; }
+
+stage_exports() {
+  local lib
+  lib=$(find "$CI_DIR" -name 'libabloom.so' \( -type l -o -type f \) -print -quit)
+  [[ -n "$lib" ]] || { echo "no libabloom.so under $CI_DIR" && return 1; }
+  bash tests/check_exports.sh "$lib"
+}
+
+stage_install() { bash tests/install/run_install_tests.sh "$CI_DIR"; }
+
+# The C/C++ sources under review: tracked plus untracked-but-not-ignored files.
+source_files() {
+  local dirs=(core capi tests bench examples)
+  if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    git ls-files --cached --others --exclude-standard -- "${dirs[@]}"
+  else
+    find "${dirs[@]}" -type f 2>/dev/null
+  fi | grep -E '\.(c|h|cc|cpp|cxx|hh|hpp|hxx|inl)$' | sort -u | while read -r f; do
+    [[ -f "$f" ]] && echo "$f"
+  done
+}
+
+stage_format() {
+  local files
+  mapfile -t files < <(source_files)
+  [[ ${#files[@]} -gt 0 ]] || { echo "no sources found" && return 1; }
+  echo "clang-format $(clang-format --version | grep -o '[0-9][0-9.]*' | head -n1): ${#files[@]} files"
+  if ! clang-format --dry-run --Werror "${files[@]}"; then
+    echo "Fix with: clang-format -i <files above>"
+    return 1
+  fi
+}
+
+stage_tidy() {
+  local files
+  mapfile -t files < <(ls core/*.cpp capi/*.cpp 2>/dev/null)
+  [[ ${#files[@]} -gt 0 ]] || { echo "no core/*.cpp or capi/*.cpp" && return 1; }
+  [[ -f "$CI_DIR/compile_commands.json" ]] || { echo "no $CI_DIR/compile_commands.json" && return 1; }
+  echo "clang-tidy $(clang-tidy --version | grep -o '[0-9][0-9.]*' | head -n1): ${files[*]}"
+  # -Wno-error: compiler warnings are the -Werror gcc build's job; clang's own warning set (and
+  # gcc-only flags in compile_commands.json) must not fail this stage.
+  printf '%s\n' "${files[@]}" |
+    xargs -P "$JOBS" -n 1 clang-tidy -p "$CI_DIR" --quiet --extra-arg=-Wno-error \
+      --extra-arg=-Wno-unknown-warning-option
+}
+
+stage_asan_build() {
+  configure_and_build "$ASAN_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DABLOOM_WERROR=OFF \
+    -DABLOOM_SANITIZE=address,undefined
+}
+
+stage_asan_ctest() {
+  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1} \
+    UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+    run_ctest "$ASAN_DIR"
+}
+
+stage_tsan_build() {
+  configure_and_build "$TSAN_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DABLOOM_WERROR=OFF \
+    -DABLOOM_SANITIZE=thread
+}
+
+# GCC 12's TSan runtime aborts with "unexpected memory mapping" on kernels whose mmap ASLR entropy
+# is too high for it; in that case run the tests with ASLR off (setarch -R), when permitted.
+tsan_launcher() {
+  local probe="$TSAN_DIR/tsan_probe" cxx
+  cxx=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$TSAN_DIR/CMakeCache.txt" 2>/dev/null || true)
+  printf '#include <thread>\nint main() { std::thread t([] {}); t.join(); }\n' >"$probe.cpp"
+  if "${cxx:-c++}" -std=c++17 -fsanitize=thread -pthread "$probe.cpp" -o "$probe" 2>/dev/null &&
+    ! "$probe" >/dev/null 2>&1 &&
+    setarch "$(uname -m)" -R "$probe" >/dev/null 2>&1; then
+    echo "setarch $(uname -m) -R"
+  fi
+}
+
+stage_tsan_ctest() {
+  local launcher
+  launcher=$(tsan_launcher)
+  [[ -z "$launcher" ]] || echo "TSan needs ASLR off here: running ctest under '$launcher'"
+  # shellcheck disable=SC2086 # $launcher is a command prefix
+  TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1} \
+    $launcher ctest --test-dir "$TSAN_DIR" --output-on-failure --no-tests=error -j "$JOBS" \
+    -R "$TSAN_TEST_REGEX"
+}
+
+# bindings (go, java, rust) hook here
+# Add binding stages above (stage_go, stage_java, stage_rust: each building against build/ci's
+# libabloom and running its own tests), then list them in ALL_STAGES and NEEDS (=build).
+
+# ---- Driver --------------------------------------------------------------------------------------
+
+if [[ $# -gt 0 ]]; then
+  STAGES=("$@")
+  for s in "${STAGES[@]}"; do
+    declare -F "stage_${s//-/_}" >/dev/null || {
+      echo "unknown stage '$s'; stages: ${ALL_STAGES[*]}" >&2
+      exit 2
+    }
+  done
+else
+  STAGES=("${ALL_STAGES[@]}")
+fi
+
+declare -A RESULT=()
+PASSED=()
+FAILED=()
+T_START=$SECONDS
+n=0
+for s in "${STAGES[@]}"; do
+  n=$((n + 1))
+  echo
+  echo "=================================================================================="
+  echo "== test-all [$n/${#STAGES[@]}] $s"
+  echo "=================================================================================="
+  dep=${NEEDS[$s]:-}
+  if [[ -n "$dep" && -n "${RESULT[$dep]:-}" && "${RESULT[$dep]}" != pass ]]; then
+    echo "-- $s: SKIPPED ($dep did not pass)"
+    RESULT[$s]=skip
+    FAILED+=("$s (skipped: $dep did not pass)")
+    continue
+  fi
+  t0=$SECONDS
+  set +e
+  (
+    set -euo pipefail
+    "stage_${s//-/_}"
+  )
+  rc=$?
+  set -e
+  dt=$((SECONDS - t0))
+  if [[ $rc -eq 0 ]]; then
+    RESULT[$s]=pass
+    PASSED+=("$s")
+    echo "-- $s: PASS (${dt}s)"
+  else
+    RESULT[$s]=fail
+    FAILED+=("$s")
+    echo "-- $s: FAIL (exit $rc, ${dt}s)"
+    if [[ "${ABLOOM_FAIL_FAST:-0}" == 1 ]]; then break; fi
+  fi
+done
+
+echo
+echo "=================================================================================="
+for s in "${PASSED[@]}"; do echo "  PASS  $s"; done
+for s in "${FAILED[@]}"; do echo "  FAIL  $s"; done
+echo "test-all: ${#PASSED[@]} passed, ${#FAILED[@]} failed ($((SECONDS - T_START))s)"
+[[ ${#FAILED[@]} -eq 0 ]]
