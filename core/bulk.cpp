@@ -98,21 +98,14 @@ uint64_t Filter::add_bulk(HashAt hash_at, size_t n) noexcept {
   const uint32_t threads = params_.threads;
   if (threads <= 1 || n < kParallelMin) return add_pipeline(hash_at, n);
 
-  const uint32_t shards = shape_.shards();
-  std::vector<uint64_t> hashes, by_shard, added_by;
-  std::vector<size_t> shard_start;
+  std::vector<uint64_t> hashes, added_by;
   try {
-    const size_t chunk = std::min(n, kParallelChunk);
+    hashes.resize(std::min(n, kParallelChunk));
     added_by.resize(threads);
-    hashes.resize(chunk);
-    if (shards > 1) {
-      by_shard.resize(chunk);
-      shard_start.resize(shards + 1);
-    }
   } catch (const std::bad_alloc&) {
-    return add_pipeline(hash_at, n);  // no room to partition: still correct, just serial
+    return add_pipeline(hash_at, n);  // no room for the hashes: still correct, just serial
   }
-
+  const uint32_t shards = shape_.shards();
   for (size_t base = 0; base < n; base += kParallelChunk) {
     const size_t m = std::min(kParallelChunk, n - base);
     parallel_for(threads, [&](uint32_t t) {
@@ -120,7 +113,8 @@ uint64_t Filter::add_bulk(HashAt hash_at, size_t n) noexcept {
         hashes[i] = hash_at(base + i);
       }
     });
-    if (shards == 1) {
+    if (shards <
+        threads) {  // too few shards to own: split by range (atomic ORs: any split is safe)
       parallel_for(threads, [&](uint32_t t) {
         const size_t b = part_begin(m, threads, t);
         added_by[t] += add_pipeline([&](size_t i) { return hashes[b + i]; },
@@ -128,20 +122,30 @@ uint64_t Filter::add_bulk(HashAt hash_at, size_t n) noexcept {
       });
       continue;
     }
-    // Counting sort by shard, then each thread takes a contiguous group of shards.
-    std::fill(shard_start.begin(), shard_start.end(), 0);
-    for (size_t i = 0; i < m; ++i) ++shard_start[shape_.shard_of(hashes[i]) + 1];
-    for (uint32_t s = 0; s < shards; ++s) shard_start[s + 1] += shard_start[s];
-    {
-      std::vector<size_t>& next = shard_start;  // reuse as write cursors, then restore
-      for (size_t i = 0; i < m; ++i) by_shard[next[shape_.shard_of(hashes[i])]++] = hashes[i];
-      for (uint32_t s = shards; s > 0; --s) next[s] = next[s - 1];
-      next[0] = 0;
-    }
+    // Sharded: thread t owns shards [lo, hi) and adds only the keys that fall there, gathered
+    // through a small local buffer, so no two threads ever write the same cache line. Each thread
+    // reads every hash of the chunk (sequential, cheap next to a cache miss per key): no sort, no
+    // shared scatter step.
     parallel_for(threads, [&](uint32_t t) {
-      const size_t b = shard_start[part_begin(shards, threads, t)];
-      const size_t e = shard_start[part_begin(shards, threads, t + 1)];
-      added_by[t] += add_pipeline([&](size_t i) { return by_shard[b + i]; }, e - b);
+      const uint32_t lo = static_cast<uint32_t>(part_begin(shards, threads, t));
+      const uint32_t hi = static_cast<uint32_t>(part_begin(shards, threads, t + 1));
+      if (lo == hi) return;
+      constexpr size_t kLocal = 4096;
+      uint64_t local[kLocal];
+      size_t count = 0;
+      auto flush = [&] {
+        added_by[t] += add_pipeline([&](size_t i) { return local[i]; }, count);
+        count = 0;
+      };
+      for (size_t i = 0; i < m; ++i) {
+        // Branch-free compaction: which thread owns a key is a coin flip the predictor can't
+        // learn, so always write and advance the cursor only for our own keys.
+        const uint32_t s = shape_.shard_of(hashes[i]);
+        local[count] = hashes[i];
+        count += (s - lo < hi - lo) ? 1 : 0;
+        if (count == kLocal) flush();
+      }
+      flush();
     });
   }
   uint64_t added = 0;

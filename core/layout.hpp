@@ -8,11 +8,12 @@
 //   block  = mulhi64(h << shard_bits, blocks_per_shard)       ("fastrange": no division, no 2^n)
 //   blocked kind: h2 = (low 32 bits of h) | 1; candidate j = 1, 2, ... is bit
 //     (h2 * C^j mod 2^32) >> 23 of the 512-bit block, C = 0x9E3779B9; the key's bits are the
-//     first k DISTINCT candidates (at most kMaxCandidates(k) candidates are looked at, so the
+//     first k DISTINCT candidates (at most max_candidates(k) candidates are looked at, so the
 //     loop always ends; in practice k distinct ones come within k + 1 or 2). Distinct probes
-//     matter: with repeats allowed (RocksDB's FastLocalBloom) the FPR runs 3-5% above the
-//     Putze model at k = 9..12, with distinct probes it sits on it (bench/RESULTS.md). h2 is
-//     forced odd so the candidate sequence never collapses (h2 = 0 would give one bit).
+//     matter: with repeats allowed (RocksDB's FastLocalBloom) the FPR at the optimum k runs
+//     0.6-3.3% above the Putze model that sizing uses; with distinct probes it sits on it
+//     (bench/RESULTS.md, "In-block scheme choice"). h2 is forced odd so the candidate
+//     sequence never collapses (h2 = 0 would give one bit).
 //     Bit b lives in 64-bit word b >> 6 at position b & 63, i.e. byte b >> 3, bit b & 7 in
 //     little-endian storage.
 //   classic kind: over the shard's m = blocks*512 bits, enhanced double hashing in 64-bit
@@ -21,6 +22,7 @@
 //     y increments add the cubic term of enhanced double hashing in the top bits.)
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 namespace abloom {
@@ -67,19 +69,35 @@ struct BlockMask {
 };
 
 inline constexpr uint32_t max_candidates(uint32_t k) noexcept { return 4 * k + 64; }
+inline constexpr uint32_t kMaxProbeK = 64;  // = kMaxK (sizing.hpp)
+
+// C^j mod 2^32 for j = 0 .. max_candidates(kMaxProbeK): candidate j is (h2 * C^j) >> 23, so the
+// first k candidates are k independent multiplies rather than a serial chain.
+inline constexpr auto kProbePowers = [] {
+  std::array<uint32_t, max_candidates(kMaxProbeK) + 1> p{};
+  uint32_t x = 1;
+  for (auto& v : p) {
+    v = x;
+    x *= kProbeMul32;
+  }
+  return p;
+}();
 
 inline BlockMask block_mask(uint64_t h, uint32_t k) noexcept {
   BlockMask m{};
-  uint32_t h2 = static_cast<uint32_t>(h) | 1u;
+  const uint32_t h2 = static_cast<uint32_t>(h) | 1u;
   uint32_t set = 0;
-  for (uint32_t j = 0; set < k && j < max_candidates(k); ++j) {
-    h2 *= kProbeMul32;
-    const uint32_t bit = h2 >> 23;
+  auto take = [&](uint32_t j) {
+    const uint32_t bit = (h2 * kProbePowers[j]) >> 23;
     const uint64_t b = uint64_t{1} << (bit & 63);
     uint64_t& word = m.w[bit >> 6];
     set += (word & b) == 0 ? 1 : 0;
     word |= b;
-  }
+  };
+  // The first k candidates: a fixed trip count, so no data-dependent branch in the common case.
+  for (uint32_t j = 1; j <= k; ++j) take(j);
+  // Rare (about k^2/1024 of keys): repeats among them; take further candidates until k distinct.
+  for (uint32_t j = k + 1; set < k && j <= max_candidates(k); ++j) take(j);
   return m;
 }
 

@@ -10,6 +10,7 @@
 namespace abloom {
 
 inline constexpr uint32_t kMaxK = 64;
+static_assert(kMaxK == kMaxProbeK, "the probe power table covers every k");
 inline constexpr uint32_t kMaxShards = 65536;
 inline constexpr uint64_t kMaxBytes = uint64_t{1} << 48;
 inline constexpr uint32_t kMaxThreads = 256;
