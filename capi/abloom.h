@@ -86,6 +86,29 @@ extern "C" {
 #define ABLOOM_ERR_MISMATCH (-5)
 /** An unexpected internal failure (a bug: please report it). */
 #define ABLOOM_ERR_INTERNAL (-6)
+/** A write (add, union, intersect, clear) to a read-only filter: a view, or a file opened
+ *  read-only. */
+#define ABLOOM_ERR_READONLY (-7)
+/** Serialized data: the magic bytes are wrong (not an abloom filter). */
+#define ABLOOM_ERR_BAD_MAGIC (-8)
+/** Serialized data: a format version this library does not read. */
+#define ABLOOM_ERR_VERSION (-9)
+/** Serialized data: a kind, bit layout or hash id this library does not know. */
+#define ABLOOM_ERR_UNSUPPORTED (-10)
+/** Serialized data: shorter than its header says (or than a header). */
+#define ABLOOM_ERR_TRUNCATED (-11)
+/** Serialized data: the header checksum does not match, or its fields are inconsistent,
+ *  overflow, or are followed by trailing bytes. */
+#define ABLOOM_ERR_CORRUPT (-12)
+/** Serialized data: the checksum over header and body does not match (or was left stale by a
+ *  read-write mapping that was not synced). */
+#define ABLOOM_ERR_CHECKSUM (-13)
+/** A view was asked for over a buffer that is not 64-byte aligned. */
+#define ABLOOM_ERR_ALIGNMENT (-14)
+/** A file system call failed (errno tells which). */
+#define ABLOOM_ERR_IO (-15)
+/** The caller's buffer is too small for the serialized filter. */
+#define ABLOOM_ERR_TOO_SMALL (-16)
 
 /**
  * A static, NUL-terminated English description of `code` (any int; unknown codes get
@@ -215,7 +238,8 @@ ABLOOM_API int abloom_create(const abloom_options *opts, abloom_filter **out);
 /** Shorthand for abloom_create with default options, `capacity` keys and target `fpr`. */
 ABLOOM_API int abloom_new(uint64_t capacity, double fpr, abloom_filter **out);
 
-/** Free a filter. NULL is accepted and ignored. */
+/** Free a filter (and unmap it, after an abloom_sync, if it was opened read-write). NULL is
+ *  accepted and ignored. */
 ABLOOM_API void abloom_free(abloom_filter *filter);
 
 /** A deep copy of `filter` (same shape and bits) in *out. Errors: ABLOOM_ERR_NULL,
@@ -333,7 +357,21 @@ typedef struct abloom_info {
   double target_fpr;
   /** The model's FPR at `capacity` keys for this layout. */
   double expected_fpr;
+  /** Where the bits live: an abloom_storage. */
+  uint32_t storage;
+  /** 1 if writes return ABLOOM_ERR_READONLY (a view, or a file opened read-only), else 0. */
+  uint32_t read_only;
 } abloom_info;
+
+/** Where a filter's bits live (abloom_info.storage). */
+typedef enum abloom_storage {
+  /** Memory the library allocated (abloom_create, abloom_clone, abloom_deserialize). */
+  ABLOOM_STORAGE_OWNED = 0,
+  /** A caller's buffer (abloom_view): read-only, and the buffer must outlive the filter. */
+  ABLOOM_STORAGE_VIEW = 1,
+  /** A memory-mapped file (abloom_open). */
+  ABLOOM_STORAGE_MAPPED = 2
+} abloom_storage;
 
 /** Describe `filter` in *info (info->struct_size must be sizeof(abloom_info)). */
 ABLOOM_API int abloom_get_info(const abloom_filter *filter, abloom_info *info);
@@ -350,6 +388,82 @@ ABLOOM_API int abloom_estimate_count(const abloom_filter *filter, double *out);
  * (X/m)^k; blocked: the mean over blocks of (set bits/512)^k). O(bits). Written to *out.
  */
 ABLOOM_API int abloom_estimate_fpr(const abloom_filter *filter, double *out);
+
+/* ---- Serialization ------------------------------------------------------------------------- */
+/*
+ * The portable file format (docs/FORMAT.md): a 128-byte little-endian header (magic, format
+ * version, kind, layout id, hash id, seed, k, blocks, shards, bit count, capacity, inserted-key
+ * estimate, flags, a checksum over header and body, and a checksum of the header alone), then
+ * the bits, starting 64-byte aligned, shard after shard. Any machine and binding reads any
+ * other's bytes. Every reader validates the header completely before touching the body and
+ * never reads outside the given bytes; the body checksum is checked when asked (always by
+ * abloom_deserialize).
+ */
+
+/** Bytes of the serialized header; the body starts right after it, 64-byte aligned. */
+#define ABLOOM_HEADER_BYTES 128
+
+/** The exact serialized size of `filter` (header + body) in *out. */
+ABLOOM_API int abloom_serialized_size(const abloom_filter *filter, uint64_t *out);
+
+/**
+ * Serialize `filter` into buf[0 .. capacity). Writes the byte count to *written (optional).
+ * ABLOOM_ERR_TOO_SMALL if capacity < abloom_serialized_size (nothing written). Safe while other
+ * threads add: the checksum matches the bits written.
+ */
+ABLOOM_API int abloom_serialize(const abloom_filter *filter, void *buf, size_t capacity,
+                                size_t *written);
+
+/**
+ * A new, independent filter (owned storage) from serialized bytes, after full validation:
+ * header, sizes, and the checksum over header and body. Any alignment. Errors: ABLOOM_ERR_NULL,
+ * ABLOOM_ERR_BAD_MAGIC, ABLOOM_ERR_VERSION, ABLOOM_ERR_UNSUPPORTED, ABLOOM_ERR_TRUNCATED,
+ * ABLOOM_ERR_CORRUPT, ABLOOM_ERR_CHECKSUM, ABLOOM_ERR_NOMEM.
+ */
+ABLOOM_API int abloom_deserialize(const void *buf, size_t len, abloom_filter **out);
+
+/** Flags for abloom_view and abloom_open. */
+/** Check the checksum over header and body (O(size)); without it opening is O(1). */
+#define ABLOOM_VERIFY_CHECKSUM 0x1u
+/** abloom_open: map privately and writably: adds work but never reach the file. */
+#define ABLOOM_OPEN_COPY_ON_WRITE 0x2u
+/** abloom_open: map shared and writably: adds persist to the file. The header is marked stale
+ *  until abloom_sync (or abloom_free) rewrites its checksum. */
+#define ABLOOM_OPEN_READ_WRITE 0x4u
+
+/**
+ * A read-only, zero-copy filter over serialized bytes that the caller keeps alive (and
+ * unchanged) until abloom_free. `buf` must be 64-byte aligned (ABLOOM_ERR_ALIGNMENT otherwise).
+ * The header is always validated; flags may add ABLOOM_VERIFY_CHECKSUM. Every read call works;
+ * writes return ABLOOM_ERR_READONLY. Errors as abloom_deserialize, plus ABLOOM_ERR_ALIGNMENT and
+ * ABLOOM_ERR_INVALID (unknown flags).
+ */
+ABLOOM_API int abloom_view(const void *buf, size_t len, uint32_t flags, abloom_filter **out);
+
+/**
+ * Save `filter` to `path`, crash-safely: the bytes go to a temporary file in the same directory,
+ * which is fsynced, renamed over `path`, and the directory fsynced. A crash at any point leaves
+ * either the old file or the new one, complete. Safe while other threads add. Errors:
+ * ABLOOM_ERR_NULL, ABLOOM_ERR_IO (errno tells why; no temporary file is left behind).
+ */
+ABLOOM_API int abloom_save(const abloom_filter *filter, const char *path);
+
+/**
+ * Open a saved filter by mmap. flags: 0 (read-only: writes return ABLOOM_ERR_READONLY),
+ * ABLOOM_OPEN_COPY_ON_WRITE or ABLOOM_OPEN_READ_WRITE, optionally | ABLOOM_VERIFY_CHECKSUM.
+ * Without the checksum check, opening is O(1) whatever the size: only the header is read and
+ * validated, and pages load on first use. The file must not be truncated while mapped.
+ * Errors: as abloom_deserialize, plus ABLOOM_ERR_IO and ABLOOM_ERR_INVALID (unknown or
+ * conflicting flags).
+ */
+ABLOOM_API int abloom_open(const char *path, uint32_t flags, abloom_filter **out);
+
+/**
+ * For a filter opened with ABLOOM_OPEN_READ_WRITE: rewrite the header (inserted-key estimate,
+ * checksums, clear the stale mark) and flush the mapping to the file (msync). Other filters:
+ * ABLOOM_OK, nothing to do. Do not call while other threads add to the filter.
+ */
+ABLOOM_API int abloom_sync(abloom_filter *filter);
 
 #ifdef __cplusplus
 }

@@ -6,15 +6,20 @@
 #include <new>
 
 #include "abloom.h"
+#include "file_io.hpp"
 #include "filter.hpp"
+#include "format.hpp"
 #include "sizing.hpp"
 
 // The handle the C API hands out; C sees only the incomplete type.
 struct abloom_filter {
-  explicit abloom_filter(const abloom::Shape& shape, const abloom::FilterParams& params)
-      : impl(shape, params) {}
-  explicit abloom_filter(const abloom::Filter& other) : impl(other) {}
-  abloom::Filter impl;
+  explicit abloom_filter(std::unique_ptr<abloom::Filter> f) noexcept : impl(std::move(f)) {}
+  ~abloom_filter() {
+    (void)impl->sync();  // best effort: a read-write mapping rewrites its header (abloom_sync)
+  }
+  abloom_filter(const abloom_filter&) = delete;
+  abloom_filter& operator=(const abloom_filter&) = delete;
+  std::unique_ptr<abloom::Filter> impl;  // never null
 };
 
 namespace {
@@ -36,6 +41,26 @@ int to_code(abloom::Errc e) noexcept {
       return ABLOOM_ERR_RANGE;
     case abloom::Errc::mismatch:
       return ABLOOM_ERR_MISMATCH;
+    case abloom::Errc::read_only:
+      return ABLOOM_ERR_READONLY;
+    case abloom::Errc::bad_magic:
+      return ABLOOM_ERR_BAD_MAGIC;
+    case abloom::Errc::version:
+      return ABLOOM_ERR_VERSION;
+    case abloom::Errc::unsupported:
+      return ABLOOM_ERR_UNSUPPORTED;
+    case abloom::Errc::truncated:
+      return ABLOOM_ERR_TRUNCATED;
+    case abloom::Errc::corrupt:
+      return ABLOOM_ERR_CORRUPT;
+    case abloom::Errc::checksum:
+      return ABLOOM_ERR_CHECKSUM;
+    case abloom::Errc::alignment:
+      return ABLOOM_ERR_ALIGNMENT;
+    case abloom::Errc::io:
+      return ABLOOM_ERR_IO;
+    case abloom::Errc::too_small:
+      return ABLOOM_ERR_TOO_SMALL;
   }
   return ABLOOM_ERR_INTERNAL;
 }
@@ -92,6 +117,9 @@ int check_packed(const void* buf, size_t buf_len, const uint64_t* offsets, size_
   return offsets[n] <= buf_len ? ABLOOM_OK : ABLOOM_ERR_INVALID;
 }
 
+// Writes need a writable filter: views and read-only mappings refuse them.
+bool read_only(const abloom_filter* filter) noexcept { return filter->impl->read_only(); }
+
 void set_out(uint64_t* out, uint64_t v) noexcept {
   if (out != nullptr) *out = v;
 }
@@ -116,6 +144,26 @@ const char* abloom_strerror(int code) {
       return "the filters do not have the same shape";
     case ABLOOM_ERR_INTERNAL:
       return "internal error";
+    case ABLOOM_ERR_READONLY:
+      return "the filter is read-only";
+    case ABLOOM_ERR_BAD_MAGIC:
+      return "not an abloom filter (bad magic)";
+    case ABLOOM_ERR_VERSION:
+      return "unsupported format version";
+    case ABLOOM_ERR_UNSUPPORTED:
+      return "unsupported kind, bit layout or hash";
+    case ABLOOM_ERR_TRUNCATED:
+      return "serialized filter is truncated";
+    case ABLOOM_ERR_CORRUPT:
+      return "serialized filter is corrupt (header checksum or inconsistent fields)";
+    case ABLOOM_ERR_CHECKSUM:
+      return "serialized filter checksum mismatch";
+    case ABLOOM_ERR_ALIGNMENT:
+      return "buffer is not 64-byte aligned";
+    case ABLOOM_ERR_IO:
+      return "file system error (see errno)";
+    case ABLOOM_ERR_TOO_SMALL:
+      return "output buffer is too small";
     default:
       return "unknown error code";
   }
@@ -179,7 +227,7 @@ int abloom_create(const abloom_options* opts, abloom_filter** out) {
     params.target_fpr = opts->bits == 0 ? opts->fpr : 0.0;
     params.expected_fpr = p.expected_fpr;
     params.threads = opts->threads == 0 ? 1 : opts->threads;
-    *out = new abloom_filter(shape, params);
+    *out = new abloom_filter(std::make_unique<abloom::Filter>(shape, params));
     return ABLOOM_OK;
   });
 }
@@ -197,54 +245,59 @@ void abloom_free(abloom_filter* filter) { delete filter; }
 int abloom_clone(const abloom_filter* filter, abloom_filter** out) {
   if (filter == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
   return guarded([&] {
-    *out = new abloom_filter(filter->impl);
+    *out = new abloom_filter(std::make_unique<abloom::Filter>(*filter->impl));
     return ABLOOM_OK;
   });
 }
 
 int abloom_add(abloom_filter* filter, const void* key, size_t len) {
   if (filter == nullptr || !key_ok(key, len)) return ABLOOM_ERR_NULL;
-  filter->impl.add_hash(filter->impl.hash(key, len));
+  if (read_only(filter)) return ABLOOM_ERR_READONLY;
+  filter->impl->add_hash(filter->impl->hash(key, len));
   return ABLOOM_OK;
 }
 
 int abloom_test(const abloom_filter* filter, const void* key, size_t len) {
   if (filter == nullptr || !key_ok(key, len)) return ABLOOM_ERR_NULL;
-  return filter->impl.test_hash(filter->impl.hash(key, len)) ? 1 : 0;
+  return filter->impl->test_hash(filter->impl->hash(key, len)) ? 1 : 0;
 }
 
 int abloom_test_and_add(abloom_filter* filter, const void* key, size_t len) {
   if (filter == nullptr || !key_ok(key, len)) return ABLOOM_ERR_NULL;
-  return filter->impl.test_and_add_hash(filter->impl.hash(key, len)) ? 1 : 0;
+  if (read_only(filter)) return ABLOOM_ERR_READONLY;
+  return filter->impl->test_and_add_hash(filter->impl->hash(key, len)) ? 1 : 0;
 }
 
 int abloom_hash(const abloom_filter* filter, const void* key, size_t len, uint64_t* out) {
   if (filter == nullptr || out == nullptr || !key_ok(key, len)) return ABLOOM_ERR_NULL;
-  *out = filter->impl.hash(key, len);
+  *out = filter->impl->hash(key, len);
   return ABLOOM_OK;
 }
 
 int abloom_add_hash(abloom_filter* filter, uint64_t hash) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
-  filter->impl.add_hash(hash);
+  if (read_only(filter)) return ABLOOM_ERR_READONLY;
+  filter->impl->add_hash(hash);
   return ABLOOM_OK;
 }
 
 int abloom_test_hash(const abloom_filter* filter, uint64_t hash) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
-  return filter->impl.test_hash(hash) ? 1 : 0;
+  return filter->impl->test_hash(hash) ? 1 : 0;
 }
 
 int abloom_test_and_add_hash(abloom_filter* filter, uint64_t hash) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
-  return filter->impl.test_and_add_hash(hash) ? 1 : 0;
+  if (read_only(filter)) return ABLOOM_ERR_READONLY;
+  return filter->impl->test_and_add_hash(hash) ? 1 : 0;
 }
 
 int abloom_add_many(abloom_filter* filter, const void* const* keys, const size_t* lens, size_t n,
                     uint64_t* added) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
+  if (read_only(filter)) return ABLOOM_ERR_READONLY;
   if (int rc = check_key_arrays(keys, lens, n); rc != ABLOOM_OK) return rc;
-  set_out(added, filter->impl.add_many(abloom::KeyArrays{keys, lens}, n));
+  set_out(added, filter->impl->add_many(abloom::KeyArrays{keys, lens}, n));
   return ABLOOM_OK;
 }
 
@@ -252,15 +305,16 @@ int abloom_test_many(const abloom_filter* filter, const void* const* keys, const
                      size_t n, uint8_t* results, uint64_t* found) {
   if (filter == nullptr || (n > 0 && results == nullptr)) return ABLOOM_ERR_NULL;
   if (int rc = check_key_arrays(keys, lens, n); rc != ABLOOM_OK) return rc;
-  set_out(found, filter->impl.test_many(abloom::KeyArrays{keys, lens}, n, results));
+  set_out(found, filter->impl->test_many(abloom::KeyArrays{keys, lens}, n, results));
   return ABLOOM_OK;
 }
 
 int abloom_add_packed(abloom_filter* filter, const void* buf, size_t buf_len,
                       const uint64_t* offsets, size_t n, uint64_t* added) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
+  if (read_only(filter)) return ABLOOM_ERR_READONLY;
   if (int rc = check_packed(buf, buf_len, offsets, n); rc != ABLOOM_OK) return rc;
-  set_out(added, filter->impl.add_many(
+  set_out(added, filter->impl->add_many(
                      abloom::PackedKeys{static_cast<const unsigned char*>(buf), offsets}, n));
   return ABLOOM_OK;
 }
@@ -270,14 +324,15 @@ int abloom_test_packed(const abloom_filter* filter, const void* buf, size_t buf_
   if (filter == nullptr || (n > 0 && results == nullptr)) return ABLOOM_ERR_NULL;
   if (int rc = check_packed(buf, buf_len, offsets, n); rc != ABLOOM_OK) return rc;
   set_out(found,
-          filter->impl.test_many(
+          filter->impl->test_many(
               abloom::PackedKeys{static_cast<const unsigned char*>(buf), offsets}, n, results));
   return ABLOOM_OK;
 }
 
 int abloom_add_hashes(abloom_filter* filter, const uint64_t* hashes, size_t n, uint64_t* added) {
   if (filter == nullptr || (n > 0 && hashes == nullptr)) return ABLOOM_ERR_NULL;
-  set_out(added, filter->impl.add_many(hashes, n));
+  if (read_only(filter)) return ABLOOM_ERR_READONLY;
+  set_out(added, filter->impl->add_many(hashes, n));
   return ABLOOM_OK;
 }
 
@@ -286,36 +341,39 @@ int abloom_test_hashes(const abloom_filter* filter, const uint64_t* hashes, size
   if (filter == nullptr || (n > 0 && (hashes == nullptr || results == nullptr))) {
     return ABLOOM_ERR_NULL;
   }
-  set_out(found, filter->impl.test_many(hashes, n, results));
+  set_out(found, filter->impl->test_many(hashes, n, results));
   return ABLOOM_OK;
 }
 
 int abloom_union(abloom_filter* dst, const abloom_filter* src) {
   if (dst == nullptr || src == nullptr) return ABLOOM_ERR_NULL;
-  return to_code(dst->impl.union_with(src->impl));
+  if (read_only(dst)) return ABLOOM_ERR_READONLY;
+  return to_code(dst->impl->union_with(*src->impl));
 }
 
 int abloom_intersect(abloom_filter* dst, const abloom_filter* src) {
   if (dst == nullptr || src == nullptr) return ABLOOM_ERR_NULL;
-  return to_code(dst->impl.intersect_with(src->impl));
+  if (read_only(dst)) return ABLOOM_ERR_READONLY;
+  return to_code(dst->impl->intersect_with(*src->impl));
 }
 
 int abloom_clear(abloom_filter* filter) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
-  filter->impl.clear();
+  if (read_only(filter)) return ABLOOM_ERR_READONLY;
+  filter->impl->clear();
   return ABLOOM_OK;
 }
 
 int abloom_equal(const abloom_filter* a, const abloom_filter* b) {
   if (a == nullptr || b == nullptr) return ABLOOM_ERR_NULL;
-  return a->impl.equals(b->impl) ? 1 : 0;
+  return a->impl->equals(*b->impl) ? 1 : 0;
 }
 
 int abloom_get_info(const abloom_filter* filter, abloom_info* info) {
   if (filter == nullptr || info == nullptr) return ABLOOM_ERR_NULL;
   if (info->struct_size < sizeof(abloom_info)) return ABLOOM_ERR_INVALID;
-  const abloom::Shape& s = filter->impl.shape();
-  const abloom::FilterParams& p = filter->impl.params();
+  const abloom::Shape& s = filter->impl->shape();
+  const abloom::FilterParams& p = filter->impl->params();
   info->kind = static_cast<uint32_t>(s.kind);
   info->k = s.k;
   info->shards = s.shards();
@@ -327,19 +385,97 @@ int abloom_get_info(const abloom_filter* filter, abloom_info* info) {
   info->seed = s.seed;
   info->target_fpr = p.target_fpr;
   info->expected_fpr = p.expected_fpr;
+  info->storage = static_cast<uint32_t>(filter->impl->storage());
+  info->read_only = filter->impl->read_only() ? 1 : 0;
   return ABLOOM_OK;
 }
 
 int abloom_estimate_count(const abloom_filter* filter, double* out) {
   if (filter == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
-  *out = filter->impl.estimate_count();
+  *out = filter->impl->estimate_count();
   return ABLOOM_OK;
 }
 
 int abloom_estimate_fpr(const abloom_filter* filter, double* out) {
   if (filter == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
-  *out = filter->impl.estimate_fpr();
+  *out = filter->impl->estimate_fpr();
   return ABLOOM_OK;
+}
+
+int abloom_serialized_size(const abloom_filter* filter, uint64_t* out) {
+  if (filter == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
+  *out = abloom::serialized_size(filter->impl->shape());
+  return ABLOOM_OK;
+}
+
+int abloom_serialize(const abloom_filter* filter, void* buf, size_t capacity, size_t* written) {
+  if (filter == nullptr || buf == nullptr) return ABLOOM_ERR_NULL;
+  const uint64_t size = abloom::serialized_size(filter->impl->shape());
+  if (capacity < size) return ABLOOM_ERR_TOO_SMALL;
+  abloom::serialize_into(*filter->impl, static_cast<unsigned char*>(buf));
+  if (written != nullptr) *written = static_cast<size_t>(size);
+  return ABLOOM_OK;
+}
+
+int abloom_deserialize(const void* buf, size_t len, abloom_filter** out) {
+  if (buf == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
+  return guarded([&] {
+    std::unique_ptr<abloom::Filter> f;
+    if (abloom::Errc e = abloom::deserialize(static_cast<const unsigned char*>(buf), len, &f);
+        e != abloom::Errc::ok) {
+      return to_code(e);
+    }
+    *out = new abloom_filter(std::move(f));
+    return ABLOOM_OK;
+  });
+}
+
+int abloom_view(const void* buf, size_t len, uint32_t flags, abloom_filter** out) {
+  if (buf == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
+  if ((flags & ~ABLOOM_VERIFY_CHECKSUM) != 0) return ABLOOM_ERR_INVALID;
+  return guarded([&] {
+    std::unique_ptr<abloom::Filter> f;
+    const bool verify = (flags & ABLOOM_VERIFY_CHECKSUM) != 0;
+    if (abloom::Errc e = abloom::view(static_cast<const unsigned char*>(buf), len, verify, &f);
+        e != abloom::Errc::ok) {
+      return to_code(e);
+    }
+    *out = new abloom_filter(std::move(f));
+    return ABLOOM_OK;
+  });
+}
+
+int abloom_save(const abloom_filter* filter, const char* path) {
+  if (filter == nullptr || path == nullptr) return ABLOOM_ERR_NULL;
+  return to_code(abloom::save_file(*filter->impl, path));
+}
+
+int abloom_open(const char* path, uint32_t flags, abloom_filter** out) {
+  if (path == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
+  constexpr uint32_t kKnown =
+      ABLOOM_VERIFY_CHECKSUM | ABLOOM_OPEN_COPY_ON_WRITE | ABLOOM_OPEN_READ_WRITE;
+  const uint32_t mode_bits = flags & (ABLOOM_OPEN_COPY_ON_WRITE | ABLOOM_OPEN_READ_WRITE);
+  if ((flags & ~kKnown) != 0 || mode_bits == (ABLOOM_OPEN_COPY_ON_WRITE | ABLOOM_OPEN_READ_WRITE)) {
+    return ABLOOM_ERR_INVALID;
+  }
+  const abloom::OpenMode mode = mode_bits == ABLOOM_OPEN_READ_WRITE ? abloom::OpenMode::read_write
+                                : mode_bits == ABLOOM_OPEN_COPY_ON_WRITE
+                                    ? abloom::OpenMode::copy_on_write
+                                    : abloom::OpenMode::read_only;
+  return guarded([&] {
+    std::unique_ptr<abloom::Filter> f;
+    const bool verify = (flags & ABLOOM_VERIFY_CHECKSUM) != 0;
+    if (abloom::Errc e = abloom::open_file(path, mode, verify, &f); e != abloom::Errc::ok) {
+      return to_code(e);
+    }
+    *out = new abloom_filter(std::move(f));
+    return ABLOOM_OK;
+  });
+}
+
+int abloom_sync(abloom_filter* filter) {
+  if (filter == nullptr) return ABLOOM_ERR_NULL;
+  return to_code(filter->impl->sync());
 }
 
 }  // extern "C"

@@ -3,6 +3,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "atomic_bits.hpp"
 
@@ -17,6 +18,14 @@ Filter::Filter(const Shape& shape, const FilterParams& params) : shape_(shape), 
     shard_ptrs_.push_back(shards_.back().data());
   }
 }
+
+Filter::Filter(const Shape& shape, const FilterParams& params, ExternalShards external)
+    : shape_(shape),
+      params_(params),
+      shard_ptrs_(std::move(external.shards)),
+      memory_(std::move(external.memory)),
+      storage_(external.storage),
+      read_only_(external.read_only) {}
 
 Filter::Filter(const Filter& other) : Filter(other.shape_, other.params_) {
   for (uint32_t s = 0; s < shape_.shards(); ++s) {

@@ -25,6 +25,32 @@ struct FilterParams {
   uint32_t threads = 1;     // threads bulk calls may use
 };
 
+// Where a filter's bits live.
+enum class Storage : uint32_t { owned = 0, view = 1, mapped = 2 };
+
+class Filter;
+
+// Memory the filter does not own (a caller's buffer, a mapped file): keeps it alive for as long
+// as the filter lives, and knows how to flush it.
+class ExternalMemory {
+ public:
+  virtual ~ExternalMemory() = default;
+  // Makes the backing store consistent with the filter's bits (a read-write mapping rewrites
+  // its header and msyncs). Default: nothing to do.
+  virtual Errc sync(const Filter& filter) noexcept {
+    (void)filter;
+    return Errc::ok;
+  }
+};
+
+// Shards that live in external memory.
+struct ExternalShards {
+  std::vector<uint64_t*> shards;  // one pointer per shard, each 64-byte aligned
+  std::unique_ptr<ExternalMemory> memory;
+  Storage storage = Storage::view;
+  bool read_only = true;
+};
+
 // A bulk input: n keys, given by one of three forms. The accessor hashes key i.
 struct KeyArrays {
   const void* const* keys;
@@ -39,11 +65,17 @@ class Filter {
  public:
   // Allocates a zeroed filter. Throws std::bad_alloc.
   Filter(const Shape& shape, const FilterParams& params);
-  Filter(const Filter& other);  // deep copy; throws std::bad_alloc
+  // A filter over shards in external memory (views, mapped files). Throws std::bad_alloc.
+  Filter(const Shape& shape, const FilterParams& params, ExternalShards external);
+  Filter(const Filter& other);  // deep copy into owned memory; throws std::bad_alloc
   Filter& operator=(const Filter&) = delete;
 
   const Shape& shape() const noexcept { return shape_; }
   const FilterParams& params() const noexcept { return params_; }
+  Storage storage() const noexcept { return storage_; }
+  bool read_only() const noexcept { return read_only_; }
+  // Flushes external storage (see ExternalMemory::sync); owned filters: nothing to do.
+  Errc sync() const noexcept { return memory_ ? memory_->sync(*this) : Errc::ok; }
 
   uint64_t hash(const void* key, size_t len) const noexcept {
     return hash_key(shape_.seed, key, len);
@@ -95,8 +127,11 @@ class Filter {
 
   Shape shape_;
   FilterParams params_;
-  std::vector<AlignedBuffer> shards_;
-  std::vector<uint64_t*> shard_ptrs_;  // shards_[i].data(), for one load on the hot path
+  std::vector<AlignedBuffer> shards_;  // owned storage (empty for external storage)
+  std::vector<uint64_t*> shard_ptrs_;  // where each shard's words are, for one load per key
+  std::unique_ptr<ExternalMemory> memory_;
+  Storage storage_ = Storage::owned;
+  bool read_only_ = false;
 };
 
 }  // namespace abloom
