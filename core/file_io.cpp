@@ -56,7 +56,7 @@ bool write_filter(int fd, const Filter& filter) {
   unsigned char header[kHeaderBytes];
   encode_header(h, header);
   BodyChecksum sum(header);
-  constexpr size_t kChunkWords = 64 * 1024;  // 512 KiB
+  constexpr size_t kChunkWords = size_t{64} * 1024;  // 512 KiB
   std::vector<uint64_t> chunk(kChunkWords);
   const Shape& shape = filter.shape();
   off_t at = kHeaderBytes;
