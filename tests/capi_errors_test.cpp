@@ -720,3 +720,25 @@ TEST(CapiErrors, EstimatesNullArguments) {
   EXPECT_EQ(abloom_estimate_fpr(f.get(), nullptr), ABLOOM_ERR_NULL);
   EXPECT_EQ(d, 42.0);
 }
+
+// Allocation failure: the largest legal filter (ABLOOM_MAX_BYTES, 256 TiB) cannot be mapped (it
+// exceeds the 128 TiB user address space of x86-64), so creation must fail cleanly with
+// ABLOOM_ERR_NOMEM, leave *out untouched and leak nothing (LeakSanitizer checks the shards
+// allocated before the failing one, in the sharded case).
+TEST(CapiAllocation, HugeFilterIsNomemNotACrash) {
+  for (uint32_t shards : {1u, 64u}) {
+    abloom_options o;
+    ASSERT_EQ(abloom_options_init(&o), ABLOOM_OK);
+    o.capacity = 1000;
+    o.bits = ABLOOM_MAX_BYTES * 8;
+    o.shards = shards;
+    abloom_plan plan;
+    plan.struct_size = sizeof plan;
+    ASSERT_EQ(abloom_plan_compute(&o, &plan), ABLOOM_OK);  // legal: only the allocation fails
+    EXPECT_EQ(plan.bytes, ABLOOM_MAX_BYTES);
+    abloom_filter *sentinel = reinterpret_cast<abloom_filter *>(0x1);
+    abloom_filter *f = sentinel;
+    EXPECT_EQ(abloom_create(&o, &f), ABLOOM_ERR_NOMEM) << "shards " << shards;
+    EXPECT_EQ(f, sentinel);
+  }
+}
