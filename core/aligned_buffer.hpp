@@ -1,8 +1,9 @@
 // A zeroed, 64-byte-aligned array of 64-bit words: the storage of one shard.
 //
 // Large buffers come straight from mmap: the kernel hands out zero pages lazily, so creating a
-// big filter is O(1) rather than a memset of every byte, and they are marked for transparent
-// huge pages, which cut TLB misses for the random accesses of lookups in a big filter.
+// big filter costs no memset of every byte, and they are marked for transparent huge pages,
+// which cut TLB misses for the random accesses of lookups in a big filter. Small ones come
+// from aligned operator new.
 #pragma once
 
 #include <sys/mman.h>
@@ -24,9 +25,7 @@ class AlignedBuffer {
   // Throws std::bad_alloc when the memory cannot be had.
   explicit AlignedBuffer(size_t words) : words_(words) {
     if (words == 0) return;
-    void* p = ::operator new (words * sizeof(uint64_t), std::align_val_t{kCacheLine});
-    std::memset(p, 0, words * sizeof(uint64_t));
-    data_ = static_cast<uint64_t*>(p);
+    data_ = static_cast<uint64_t*>(bytes() >= kMmapMinBytes ? map(bytes()) : allocate(bytes()));
   }
   AlignedBuffer(const AlignedBuffer&) = delete;
   AlignedBuffer& operator=(const AlignedBuffer&) = delete;
@@ -47,10 +46,33 @@ class AlignedBuffer {
   size_t words() const noexcept { return words_; }
 
  private:
+  size_t bytes() const noexcept { return words_ * sizeof(uint64_t); }
+
+  // Page-aligned (hence 64-byte aligned) zero pages, faulted in on first touch.
+  static void* map(size_t n) {
+    void* p = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+    (void)::madvise(p, n, MADV_HUGEPAGE);  // advice only: a refusal changes nothing
+#endif
+    return p;
+  }
+  static void* allocate(size_t n) {
+    void* p = ::operator new (n, std::align_val_t{kCacheLine});
+    std::memset(p, 0, n);
+    return p;
+  }
+
   void release() noexcept {
-    if (data_ != nullptr) ::operator delete (data_, std::align_val_t{kCacheLine});
+    if (data_ == nullptr) return;
+    if (bytes() >= kMmapMinBytes) {
+      ::munmap(data_, bytes());
+    } else {
+      ::operator delete (data_, std::align_val_t{kCacheLine});
+    }
     data_ = nullptr;
   }
+
   uint64_t* data_ = nullptr;
   size_t words_ = 0;
 };

@@ -106,7 +106,7 @@ class Filter {
 
   // Raw shard storage, for serialization and tests.
   uint32_t shard_count() const noexcept { return shape_.shards(); }
-  const uint64_t* shard_words(uint32_t s) const noexcept { return shards_[s].data(); }
+  const uint64_t* shard_words(uint32_t s) const noexcept { return shard_ptrs_[s]; }
 
  private:
   uint64_t* block_of(uint64_t h) const noexcept {
