@@ -14,10 +14,13 @@
 #   tsan-build     build/tsan: -DABLOOM_SANITIZE=thread, RelWithDebInfo
 #   tsan-ctest     the concurrency tests (names matching Concurren|Thread) under TSan; selecting
 #                  no test at all is a failure
+#   fuzz           build/fuzz: clang, ASan+UBSan+libFuzzer; runs tests/fuzz/fuzz_deserialize on a
+#                  copy of tests/fuzz/corpus for ABLOOM_FUZZ_SECONDS (default 60); any crash fails
 #
 # Usage: scripts/test-all.sh [STAGE...]     (no argument: every stage, in the order above)
 # Env:   ABLOOM_JOBS (default 2) build and ctest parallelism; ABLOOM_FAIL_FAST=1 stops at the first
-#        failing stage; ABLOOM_BUILD_ROOT (default build) holds the ci/asan/tsan build trees.
+#        failing stage; ABLOOM_BUILD_ROOT (default build) holds the ci/asan/tsan/fuzz build trees;
+#        ABLOOM_FUZZ_SECONDS (default 60) how long the fuzz stage fuzzes.
 #        A stage whose prerequisite failed is skipped (and counted as failed).
 set -euo pipefail
 
@@ -32,9 +35,10 @@ BUILD_ROOT=${ABLOOM_BUILD_ROOT:-build}
 CI_DIR=$BUILD_ROOT/ci
 ASAN_DIR=$BUILD_ROOT/asan
 TSAN_DIR=$BUILD_ROOT/tsan
+FUZZ_DIR=$BUILD_ROOT/fuzz
 TSAN_TEST_REGEX='Concurren|Thread'
 
-ALL_STAGES=(setup build ctest exports install format tidy asan-build asan-ctest tsan-build tsan-ctest)
+ALL_STAGES=(setup build ctest exports install format tidy asan-build asan-ctest tsan-build tsan-ctest fuzz)
 # Prerequisites: a stage is skipped when one of these ran in this invocation and did not pass.
 declare -A NEEDS=(
   [build]=setup
@@ -47,6 +51,7 @@ declare -A NEEDS=(
   [asan-ctest]=asan-build
   [tsan-build]=setup
   [tsan-ctest]=tsan-build
+  [fuzz]=setup
 )
 
 # ---- Stage bodies (each runs in a subshell with set -euo pipefail) -------------------------------
@@ -158,6 +163,32 @@ stage_tsan_ctest() {
   TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1} \
     $launcher ctest --test-dir "$TSAN_DIR" --output-on-failure --no-tests=error -j "$JOBS" \
     -R "$TSAN_TEST_REGEX"
+}
+
+# libFuzzer needs clang: a separate tree with clang's ASan+UBSan, in which only the fuzz targets are
+# built (tests/fuzz/CMakeLists.txt). Fuzzing runs on a scratch copy of the checked-in seed corpus
+# (new inputs go there, never into the source tree); a crash leaves its input in $FUZZ_DIR.
+stage_fuzz() {
+  local seconds=${ABLOOM_FUZZ_SECONDS:-60} work="$FUZZ_DIR/corpus-work"
+  CC=clang CXX=clang++ cmake -S . -B "$FUZZ_DIR" "${GEN[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DABLOOM_WERROR=OFF -DABLOOM_SANITIZE=address,undefined -DABLOOM_BUILD_TESTS=ON \
+    -DABLOOM_BUILD_EXAMPLES=OFF -DABLOOM_BUILD_FUZZ=ON
+  cmake --build "$FUZZ_DIR" -j "$JOBS" --target fuzz_deserialize
+  rm -rf "$work" "$FUZZ_DIR"/{crash,leak,timeout,oom,slow-unit}-*
+  mkdir -p "$work"
+  cp tests/fuzz/corpus/* "$work/"
+  echo "fuzz_deserialize: ${seconds}s on a copy of tests/fuzz/corpus"
+  if ! ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+    UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+    "$FUZZ_DIR/tests/fuzz/fuzz_deserialize" -max_total_time="$seconds" -timeout=10 \
+    -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$FUZZ_DIR/" "$work"; then
+    echo "fuzz_deserialize found a failure; reproduce with:"
+    local f
+    for f in "$FUZZ_DIR"/{crash,leak,timeout,oom,slow-unit}-*; do
+      [[ -e "$f" ]] && echo "  $FUZZ_DIR/tests/fuzz/fuzz_deserialize $f"
+    done
+    return 1
+  fi
 }
 
 # bindings (go, java, rust) hook here

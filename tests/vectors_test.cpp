@@ -1,1 +1,389 @@
-// (being written)
+// Golden vectors (tests/vectors/, see its README.md): files written once by
+// tests/vectors/make_vectors.c and never changed since. They pin format version 1 and the bit
+// layout: every reader must accept them with the recorded answers, and rebuilding the same
+// filter from the same keys must give the same bytes, forever.
+//
+// For each vector:
+//  - the files are the checked-in ones (size and XXH3-64 digest of the .abloom and both key lists;
+//    an edited vector is a failure here, not a "fix");
+//  - abloom_open (with ABLOOM_VERIFY_CHECKSUM), abloom_deserialize of the bytes and abloom_view
+//    (with and without the check) all give the pinned shape (kind, k, shards, blocks, seed,
+//    capacity, target FPR), answer 1 for every added key and the recorded answer for every
+//    absent key (false positives included), through the single-key and the bulk calls;
+//  - creating a filter with the same options and adding the keys (one by one, or in one bulk
+//    call) serializes, and saves, to bytes identical to the file; with the layout given
+//    explicitly (bits and k, so sizing is out of the picture) the body is identical.
+
+#include <abloom.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#if defined(ABLOOM_TEST_HAVE_XXHASH)
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+#endif
+
+#ifndef ABLOOM_VECTORS_DIR
+#error "ABLOOM_VECTORS_DIR must name tests/vectors (see tests/CMakeLists.txt)"
+#endif
+
+namespace {
+
+struct GoldenVector {
+  const char *name;
+  // Options make_vectors.c created the filter with.
+  uint32_t kind;
+  uint32_t shards;
+  uint64_t seed;
+  uint64_t capacity;
+  double fpr;
+  // The layout they gave, as recorded in the file.
+  uint32_t k;
+  uint64_t blocks_per_shard;
+  // The checked-in files.
+  uint64_t file_bytes;
+  uint64_t file_xxh3;
+  uint64_t keys_xxh3;
+  uint64_t absent_xxh3;
+  size_t keys;
+  size_t absent;
+  size_t false_positives;
+};
+
+// Never edit these numbers: they describe files that must never change (see the README).
+const GoldenVector kVectors[] = {
+    {"blocked_s1", ABLOOM_KIND_BLOCKED, 1, 0x0123456789ABCDEFull, 450, 0.01, 7, 9, 704,
+     0xe1ff7b3da914ddfeull, 0x5236eb84c0859af9ull, 0x7a9a99e4a54d74a1ull, 450, 2000, 31},
+    {"blocked_s4", ABLOOM_KIND_BLOCKED, 4, 0xFEDCBA9876543210ull, 450, 0.01, 8, 3, 896,
+     0x3cc6190a75a0d4a1ull, 0x4f4cfb0d6426db95ull, 0xeb9d7ab5e2b79443ull, 450, 2000, 5},
+    {"classic_s1", ABLOOM_KIND_CLASSIC, 1, 0x00000000DEADBEEFull, 450, 0.01, 7, 9, 704,
+     0xef1837f245afcc63ull, 0xf5f2631ce44fe9abull, 0xa77e9773cf8527cfull, 450, 2000, 10},
+    {"classic_s4", ABLOOM_KIND_CLASSIC, 4, 0x8000000000000001ull, 450, 0.01, 9, 3, 896,
+     0x46e1d97ef661d7fdull, 0xd767ca4d0cf46181ull, 0xc7e4c515847bbe18ull, 450, 2000, 1},
+};
+
+// gtest prints a failing parameter with this (instead of its bytes).
+void PrintTo(const GoldenVector &v, std::ostream *os) { *os << v.name; }
+
+struct FilterDeleter {
+  void operator()(abloom_filter *f) const { abloom_free(f); }
+};
+using Filter = std::unique_ptr<abloom_filter, FilterDeleter>;
+
+struct FreeDeleter {
+  void operator()(void *p) const { free(p); }
+};
+
+std::string PathOf(const GoldenVector &v, const char *suffix) {
+  return std::string(ABLOOM_VECTORS_DIR) + "/" + v.name + suffix;
+}
+
+std::string ReadFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::vector<std::string> Lines(const std::string &text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// XXH3-64 with seed 0: abloom_hash of a seed-0 filter is documented to be exactly that; checked
+// against xxHash itself when its header is available.
+uint64_t Xxh3(const std::string &bytes) {
+  abloom_options o;
+  abloom_options_init(&o);
+  o.capacity = 1;
+  o.seed = 0;
+  abloom_filter *raw = nullptr;
+  EXPECT_EQ(abloom_create(&o, &raw), ABLOOM_OK);
+  Filter f(raw);
+  uint64_t h = 0;
+  EXPECT_EQ(abloom_hash(f.get(), bytes.data(), bytes.size(), &h), ABLOOM_OK);
+#if defined(ABLOOM_TEST_HAVE_XXHASH)
+  EXPECT_EQ(h, XXH3_64bits(bytes.data(), bytes.size()));
+#endif
+  return h;
+}
+
+struct Loaded {
+  std::string bytes;                // the .abloom file
+  std::vector<std::string> keys;    // added
+  std::vector<std::string> absent;  // never added
+  std::vector<uint8_t> answers;     // recorded abloom_test answer of each absent key
+};
+
+Loaded Load(const GoldenVector &v) {
+  Loaded l;
+  l.bytes = ReadFile(PathOf(v, ".abloom"));
+  l.keys = Lines(ReadFile(PathOf(v, ".keys.txt")));
+  for (const std::string &line : Lines(ReadFile(PathOf(v, ".absent.txt")))) {
+    if (line.size() < 3 || (line[0] != '0' && line[0] != '1') || line[1] != ' ') {
+      throw std::runtime_error(std::string(v.name) + ".absent.txt: bad line '" + line + "'");
+    }
+    l.answers.push_back(static_cast<uint8_t>(line[0] - '0'));
+    l.absent.push_back(line.substr(2));
+  }
+  return l;
+}
+
+abloom_options OptionsOf(const GoldenVector &v) {
+  abloom_options o;
+  EXPECT_EQ(abloom_options_init(&o), ABLOOM_OK);
+  o.capacity = v.capacity;
+  o.fpr = v.fpr;
+  o.kind = v.kind;
+  o.shards = v.shards;
+  o.seed = v.seed;
+  return o;
+}
+
+// Shape, and every key's answer, single and bulk.
+void CheckFilter(const GoldenVector &v, const Loaded &l, const abloom_filter *f, uint32_t storage,
+                 const char *how) {
+  SCOPED_TRACE(how);
+  abloom_info info;
+  std::memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  ASSERT_EQ(abloom_get_info(f, &info), ABLOOM_OK);
+  EXPECT_EQ(info.kind, v.kind);
+  EXPECT_EQ(info.k, v.k);
+  EXPECT_EQ(info.shards, v.shards);
+  EXPECT_EQ(info.blocks_per_shard, v.blocks_per_shard);
+  EXPECT_EQ(info.bits, uint64_t{v.shards} * v.blocks_per_shard * 512);
+  EXPECT_EQ(info.bytes + ABLOOM_HEADER_BYTES, v.file_bytes);
+  EXPECT_EQ(info.seed, v.seed);
+  EXPECT_EQ(info.capacity, v.capacity);
+  EXPECT_EQ(info.target_fpr, v.fpr);
+  EXPECT_GT(info.expected_fpr, 0.0);
+  EXPECT_LE(info.expected_fpr, v.fpr);
+  EXPECT_EQ(info.storage, storage);
+
+  for (const std::string &key : l.keys) {
+    ASSERT_EQ(abloom_test(f, key.data(), key.size()), 1) << "added key '" << key << "'";
+  }
+  for (size_t i = 0; i < l.absent.size(); ++i) {
+    ASSERT_EQ(abloom_test(f, l.absent[i].data(), l.absent[i].size()), l.answers[i])
+        << "absent key '" << l.absent[i] << "' (line " << i + 1 << ")";
+  }
+
+  // Bulk: the added keys as pointer arrays, the absent ones packed.
+  std::vector<const void *> ptrs;
+  std::vector<size_t> lens;
+  for (const std::string &key : l.keys) {
+    ptrs.push_back(key.data());
+    lens.push_back(key.size());
+  }
+  std::vector<uint8_t> results(l.keys.size(), 0);
+  uint64_t found = 0;
+  ASSERT_EQ(abloom_test_many(f, ptrs.data(), lens.data(), ptrs.size(), results.data(), &found),
+            ABLOOM_OK);
+  EXPECT_EQ(found, l.keys.size());
+  std::string packed;
+  std::vector<uint64_t> offsets{0};
+  for (const std::string &key : l.absent) {
+    packed += key;
+    offsets.push_back(packed.size());
+  }
+  results.assign(l.absent.size(), 2);
+  ASSERT_EQ(abloom_test_packed(f, packed.data(), packed.size(), offsets.data(), l.absent.size(),
+                               results.data(), &found),
+            ABLOOM_OK);
+  EXPECT_EQ(results, l.answers);
+  EXPECT_EQ(found, v.false_positives);
+}
+
+std::string Serialize(const abloom_filter *f) {
+  uint64_t size = 0;
+  EXPECT_EQ(abloom_serialized_size(f, &size), ABLOOM_OK);
+  std::string out(size, '\0');
+  size_t written = 0;
+  EXPECT_EQ(abloom_serialize(f, out.data(), out.size(), &written), ABLOOM_OK);
+  EXPECT_EQ(written, size);
+  return out;
+}
+
+// Which header fields (docs/FORMAT.md) differ, for a readable failure.
+std::string Diff(const std::string &got, const std::string &want) {
+  static const struct {
+    size_t off;
+    const char *name;
+  } kFields[] = {{0, "magic"},
+                 {8, "format version"},
+                 {12, "header size"},
+                 {16, "kind"},
+                 {20, "layout id"},
+                 {24, "hash id"},
+                 {28, "k"},
+                 {32, "seed"},
+                 {40, "blocks per shard"},
+                 {48, "shards"},
+                 {52, "flags"},
+                 {56, "bit count"},
+                 {64, "capacity"},
+                 {72, "inserted-key estimate"},
+                 {80, "target FPR"},
+                 {88, "expected FPR"},
+                 {96, "body size"},
+                 {104, "checksum"},
+                 {112, "reserved"},
+                 {120, "header checksum"},
+                 {128, "body"}};
+  if (got.size() != want.size()) {
+    return "size " + std::to_string(got.size()) + " != " + std::to_string(want.size());
+  }
+  std::string out;
+  for (size_t f = 0; f < std::size(kFields); ++f) {
+    const size_t begin = kFields[f].off;
+    const size_t end = f + 1 < std::size(kFields) ? kFields[f + 1].off : got.size();
+    for (size_t i = begin; i < end; ++i) {
+      if (got[i] != want[i]) {
+        out += std::string(out.empty() ? "" : ", ") + kFields[f].name + " (first at byte " +
+               std::to_string(i) + ")";
+        break;
+      }
+    }
+  }
+  return out.empty() ? "identical" : "differ: " + out;
+}
+
+class GoldenVectors : public ::testing::TestWithParam<GoldenVector> {
+ protected:
+  void SetUp() override { ASSERT_NO_THROW(l_ = Load(GetParam())); }
+  Loaded l_;
+};
+
+TEST_P(GoldenVectors, FilesAreTheCheckedInOnes) {
+  const GoldenVector &v = GetParam();
+  EXPECT_EQ(l_.bytes.size(), v.file_bytes);
+  EXPECT_EQ(Xxh3(l_.bytes), v.file_xxh3) << v.name << ".abloom was changed";
+  EXPECT_EQ(Xxh3(ReadFile(PathOf(v, ".keys.txt"))), v.keys_xxh3) << v.name << ".keys.txt changed";
+  EXPECT_EQ(Xxh3(ReadFile(PathOf(v, ".absent.txt"))), v.absent_xxh3)
+      << v.name << ".absent.txt changed";
+  EXPECT_EQ(l_.keys.size(), v.keys);
+  EXPECT_EQ(l_.absent.size(), v.absent);
+  size_t positives = 0;
+  for (uint8_t a : l_.answers) positives += a;
+  EXPECT_EQ(positives, v.false_positives);
+}
+
+TEST_P(GoldenVectors, OpenWithVerify) {
+  const GoldenVector &v = GetParam();
+  abloom_filter *raw = nullptr;
+  ASSERT_EQ(abloom_open(PathOf(v, ".abloom").c_str(), ABLOOM_VERIFY_CHECKSUM, &raw), ABLOOM_OK);
+  Filter f(raw);
+  CheckFilter(v, l_, f.get(), ABLOOM_STORAGE_MAPPED, "abloom_open");
+  raw = nullptr;
+  ASSERT_EQ(abloom_open(PathOf(v, ".abloom").c_str(), 0, &raw), ABLOOM_OK);
+  Filter g(raw);
+  EXPECT_EQ(abloom_equal(f.get(), g.get()), 1);
+}
+
+TEST_P(GoldenVectors, Deserialize) {
+  const GoldenVector &v = GetParam();
+  abloom_filter *raw = nullptr;
+  ASSERT_EQ(abloom_deserialize(l_.bytes.data(), l_.bytes.size(), &raw), ABLOOM_OK);
+  Filter f(raw);
+  CheckFilter(v, l_, f.get(), ABLOOM_STORAGE_OWNED, "abloom_deserialize");
+}
+
+TEST_P(GoldenVectors, View) {
+  const GoldenVector &v = GetParam();
+  std::unique_ptr<void, FreeDeleter> buf(std::aligned_alloc(64, (l_.bytes.size() + 63) / 64 * 64));
+  ASSERT_NE(buf, nullptr);
+  std::memcpy(buf.get(), l_.bytes.data(), l_.bytes.size());
+  for (uint32_t flags : {0u, ABLOOM_VERIFY_CHECKSUM}) {
+    abloom_filter *raw = nullptr;
+    ASSERT_EQ(abloom_view(buf.get(), l_.bytes.size(), flags, &raw), ABLOOM_OK);
+    Filter f(raw);
+    CheckFilter(v, l_, f.get(), ABLOOM_STORAGE_VIEW,
+                flags ? "abloom_view verified" : "abloom_view");
+  }
+}
+
+TEST_P(GoldenVectors, RebuildGivesIdenticalBytes) {
+  const GoldenVector &v = GetParam();
+  const abloom_options o = OptionsOf(v);
+
+  // One abloom_add per key, in file order (as make_vectors.c did).
+  abloom_filter *raw = nullptr;
+  ASSERT_EQ(abloom_create(&o, &raw), ABLOOM_OK);
+  Filter one(raw);
+  for (const std::string &key : l_.keys) {
+    ASSERT_EQ(abloom_add(one.get(), key.data(), key.size()), ABLOOM_OK);
+  }
+  const std::string bytes = Serialize(one.get());
+  EXPECT_TRUE(bytes == l_.bytes) << "abloom_serialize of the rebuilt filter: "
+                                 << Diff(bytes, l_.bytes);
+
+  // All keys in one bulk call: same bits, same bytes.
+  raw = nullptr;
+  ASSERT_EQ(abloom_create(&o, &raw), ABLOOM_OK);
+  Filter bulk(raw);
+  std::vector<const void *> ptrs;
+  std::vector<size_t> lens;
+  for (const std::string &key : l_.keys) {
+    ptrs.push_back(key.data());
+    lens.push_back(key.size());
+  }
+  ASSERT_EQ(abloom_add_many(bulk.get(), ptrs.data(), lens.data(), ptrs.size(), nullptr), ABLOOM_OK);
+  const std::string bulk_bytes = Serialize(bulk.get());
+  EXPECT_TRUE(bulk_bytes == l_.bytes)
+      << "abloom_add_many then abloom_serialize: " << Diff(bulk_bytes, l_.bytes);
+
+  // abloom_save writes through its own code path (chunked, streaming checksum): same bytes.
+  const char *tmpdir = std::getenv("TMPDIR");
+  std::string dir = std::string(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp") +
+                    "/abloom-vectors-XXXXXX";
+  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  const std::string path = dir + "/" + v.name + ".abloom";
+  EXPECT_EQ(abloom_save(one.get(), path.c_str()), ABLOOM_OK);
+  std::string saved;
+  EXPECT_NO_THROW(saved = ReadFile(path));
+  std::remove(path.c_str());
+  rmdir(dir.c_str());
+  EXPECT_TRUE(saved == l_.bytes) << "abloom_save of the rebuilt filter: " << Diff(saved, l_.bytes);
+}
+
+// With bits and k given explicitly, sizing plays no part: the bits alone pin the layout (key ->
+// shard, block, bit positions). The header then says target FPR 0, so only the body is compared.
+TEST_P(GoldenVectors, ExplicitLayoutGivesIdenticalBody) {
+  const GoldenVector &v = GetParam();
+  abloom_options o = OptionsOf(v);
+  o.bits = uint64_t{v.shards} * v.blocks_per_shard * 512;
+  o.k = v.k;
+  abloom_filter *raw = nullptr;
+  ASSERT_EQ(abloom_create(&o, &raw), ABLOOM_OK);
+  Filter f(raw);
+  for (const std::string &key : l_.keys) {
+    ASSERT_EQ(abloom_add(f.get(), key.data(), key.size()), ABLOOM_OK);
+  }
+  const std::string bytes = Serialize(f.get());
+  ASSERT_EQ(bytes.size(), l_.bytes.size());
+  EXPECT_TRUE(bytes.compare(ABLOOM_HEADER_BYTES, std::string::npos, l_.bytes, ABLOOM_HEADER_BYTES,
+                            std::string::npos) == 0)
+      << "the bits differ: the bit layout changed";
+}
+
+INSTANTIATE_TEST_SUITE_P(Vectors, GoldenVectors, ::testing::ValuesIn(kVectors),
+                         [](const ::testing::TestParamInfo<GoldenVector> &info) {
+                           return std::string(info.param.name);
+                         });
+
+}  // namespace

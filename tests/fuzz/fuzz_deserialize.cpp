@@ -1,0 +1,338 @@
+// fuzz_deserialize.cpp - libFuzzer target for the readers of the serialized format
+// (docs/FORMAT.md): abloom_deserialize and abloom_view, through the public C API.
+//
+// Each input is tried twice: as given, and "repaired" (the body checksum at offset 104 and the
+// header checksum at offset 120 recomputed over the mutated bytes), because a mutation of the
+// header almost never keeps the header checksum right: without the repair the fuzzer would never
+// get past step 4 of the validation and never reach the field checks or the read paths.
+//
+// For each form:
+//  - abloom_deserialize; on failure the code must be one of the documented ones and *out untouched;
+//  - abloom_view over a 64-byte-aligned copy, without and with ABLOOM_VERIFY_CHECKSUM (a view
+//    with the check accepts exactly what abloom_deserialize accepts, one without it at least
+//    that; both fail with the same code as abloom_deserialize when the header is bad);
+//  - abloom_view over a misaligned pointer must be ABLOOM_ERR_ALIGNMENT;
+//  - on success, every read call: abloom_test of a few keys (some taken from the input), the
+//    bulk tests (all three input forms, agreeing with the single-key answers), the estimates,
+//    abloom_get_info (consistent with the header), abloom_equal between the copies, writes to a
+//    view (ABLOOM_ERR_READONLY), adds to a clone, and serializing again:
+//      * from abloom_deserialize: byte-identical to the input except the inserted-key estimate
+//        (offset 72, recomputed from the fill) and the two checksums that cover it; when the
+//        input's estimate already is the recomputed one, identical outright;
+//      * from a view: the same, with the stale flag (offset 52, bit 0) cleared, and the
+//        checksums recomputed (a view without the check may have been given wrong ones);
+//      * the re-serialized bytes deserialize again, equal to the filter, and serialize to the
+//        same bytes (a fixpoint).
+// Any violation aborts (a crash for libFuzzer).
+//
+// Build: see tests/fuzz/CMakeLists.txt; run: scripts/test-all.sh fuzz.
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "abloom.h"
+
+namespace {
+
+[[noreturn]] void Fail(const char* what, long long a = 0, long long b = 0) {
+  std::fprintf(stderr, "fuzz_deserialize: CHECK FAILED: %s (%lld, %lld)\n", what, a, b);
+  std::abort();
+}
+
+#define CHECK(cond)           \
+  do {                        \
+    if (!(cond)) Fail(#cond); \
+  } while (0)
+#define CHECK_EQ(a, b)                                                              \
+  do {                                                                              \
+    const long long a_ = static_cast<long long>(a), b_ = static_cast<long long>(b); \
+    if (a_ != b_) Fail(#a " == " #b, a_, b_);                                       \
+  } while (0)
+
+constexpr size_t kOffInserted = 72;
+constexpr size_t kOffFlags = 52;
+constexpr size_t kOffChecksum = 104;
+constexpr size_t kOffHeaderChecksum = 120;
+
+uint64_t Get64(const unsigned char* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = v << 8 | p[i];
+  return v;
+}
+void Put64(unsigned char* p, uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+
+// Recomputes both checksums of a (possibly invalid) serialized filter in place.
+void Repair(std::vector<unsigned char>& b) {
+  if (b.size() < ABLOOM_HEADER_BYTES) return;
+  XXH3_state_t st;
+  XXH3_64bits_reset(&st);
+  XXH3_64bits_update(&st, b.data(), kOffChecksum);
+  XXH3_64bits_update(&st, b.data() + ABLOOM_HEADER_BYTES, b.size() - ABLOOM_HEADER_BYTES);
+  Put64(b.data() + kOffChecksum, XXH3_64bits_digest(&st));
+  Put64(b.data() + kOffHeaderChecksum, XXH3_64bits(b.data(), kOffHeaderChecksum));
+}
+
+// A 64-byte-aligned copy of some bytes (freed with std::free).
+struct Aligned {
+  explicit Aligned(const std::vector<unsigned char>& b) {
+    const size_t cap = (b.size() + 64) / 64 * 64;  // never 0
+    p = static_cast<unsigned char*>(std::aligned_alloc(64, cap));
+    if (p == nullptr) std::abort();
+    if (!b.empty()) std::memcpy(p, b.data(), b.size());
+  }
+  ~Aligned() { std::free(p); }
+  Aligned(const Aligned&) = delete;
+  Aligned& operator=(const Aligned&) = delete;
+  unsigned char* p;
+};
+
+bool IsReaderError(int rc) {
+  switch (rc) {
+    case ABLOOM_ERR_BAD_MAGIC:
+    case ABLOOM_ERR_VERSION:
+    case ABLOOM_ERR_UNSUPPORTED:
+    case ABLOOM_ERR_TRUNCATED:
+    case ABLOOM_ERR_CORRUPT:
+    case ABLOOM_ERR_CHECKSUM:
+    case ABLOOM_ERR_NOMEM:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The inserted-key estimate a writer stores for an estimate_count() result (docs/FORMAT.md).
+uint64_t StoredEstimate(double e) {
+  return std::isfinite(e) && e < 1.8e19 ? static_cast<uint64_t>(std::llround(e)) : UINT64_MAX;
+}
+
+// Keys to test: a few fixed ones and up to 8 slices of the input itself.
+struct Keys {
+  std::vector<const void*> ptrs;
+  std::vector<size_t> lens;
+  std::vector<unsigned char> packed;
+  std::vector<uint64_t> offsets;
+};
+Keys KeysFrom(const std::vector<unsigned char>& in) {
+  static const char* const kFixed[] = {"", "a", "key-0", "hello, world", "abloom"};
+  Keys k;
+  for (const char* s : kFixed) {
+    k.ptrs.push_back(s);
+    k.lens.push_back(std::strlen(s));
+  }
+  const size_t n = in.size() < 8 ? in.size() : 8;
+  for (size_t i = 0; i < n; ++i) {
+    const size_t start = in.size() - 1 - i * (in.size() / 8);
+    const size_t len = (in[start] % 24 < in.size() - start) ? in[start] % 24 : in.size() - start;
+    k.ptrs.push_back(in.data() + start);
+    k.lens.push_back(len);
+  }
+  k.offsets.push_back(0);
+  for (size_t i = 0; i < k.ptrs.size(); ++i) {
+    const auto* p = static_cast<const unsigned char*>(k.ptrs[i]);
+    k.packed.insert(k.packed.end(), p, p + k.lens[i]);
+    k.offsets.push_back(k.packed.size());
+  }
+  return k;
+}
+
+// Every read call on a filter from `in`; returns the single-key answers.
+std::vector<uint8_t> Exercise(const abloom_filter* f, const std::vector<unsigned char>& in,
+                              const Keys& keys, uint32_t expect_storage, bool input_verified) {
+  abloom_info info;
+  std::memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  CHECK_EQ(abloom_get_info(f, &info), ABLOOM_OK);
+  CHECK(info.kind == ABLOOM_KIND_BLOCKED || info.kind == ABLOOM_KIND_CLASSIC);
+  CHECK(info.k >= 1 && info.k <= ABLOOM_MAX_K);
+  CHECK(info.shards >= 1 && info.shards <= ABLOOM_MAX_SHARDS &&
+        (info.shards & (info.shards - 1)) == 0);
+  CHECK(info.blocks_per_shard >= 1);
+  CHECK_EQ(info.bits, info.shards * info.blocks_per_shard * 512);
+  CHECK_EQ(info.bytes, info.bits / 8);
+  CHECK_EQ(info.bytes + ABLOOM_HEADER_BYTES, in.size());
+  CHECK(info.capacity >= 1);
+  CHECK(info.target_fpr >= 0 && info.target_fpr < 1);
+  CHECK(info.expected_fpr >= 0 && info.expected_fpr <= 1);
+  CHECK_EQ(info.storage, expect_storage);
+  CHECK_EQ(info.read_only, expect_storage == ABLOOM_STORAGE_VIEW ? 1 : 0);
+  // Header fields as decoded (offsets from docs/FORMAT.md).
+  CHECK_EQ(info.seed, Get64(in.data() + 32));
+  CHECK_EQ(info.blocks_per_shard, Get64(in.data() + 40));
+  CHECK_EQ(info.capacity, Get64(in.data() + 64));
+  uint64_t tf, ef;
+  std::memcpy(&tf, &info.target_fpr, 8);
+  std::memcpy(&ef, &info.expected_fpr, 8);
+  CHECK_EQ(tf, Get64(in.data() + 80));
+  CHECK_EQ(ef, Get64(in.data() + 88));
+
+  uint64_t size = 0;
+  CHECK_EQ(abloom_serialized_size(f, &size), ABLOOM_OK);
+  CHECK_EQ(size, in.size());
+
+  double count = 0, fpr = 0;
+  CHECK_EQ(abloom_estimate_count(f, &count), ABLOOM_OK);
+  CHECK(count >= 0 && !std::isnan(count));
+  CHECK_EQ(abloom_estimate_fpr(f, &fpr), ABLOOM_OK);
+  CHECK(fpr >= 0 && fpr <= 1);
+
+  const size_t n = keys.ptrs.size();
+  std::vector<uint8_t> single(n), many(n, 2), packed(n, 2), hashed(n, 2);
+  std::vector<uint64_t> hashes(n);
+  uint64_t found_single = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const int r = abloom_test(f, keys.ptrs[i], keys.lens[i]);
+    CHECK(r == 0 || r == 1);
+    single[i] = static_cast<uint8_t>(r);
+    found_single += single[i];
+    CHECK_EQ(abloom_hash(f, keys.ptrs[i], keys.lens[i], &hashes[i]), ABLOOM_OK);
+    CHECK_EQ(abloom_test_hash(f, hashes[i]), r);
+  }
+  uint64_t found = 0;
+  CHECK_EQ(abloom_test_many(f, keys.ptrs.data(), keys.lens.data(), n, many.data(), &found),
+           ABLOOM_OK);
+  CHECK_EQ(found, found_single);
+  CHECK_EQ(abloom_test_packed(f, keys.packed.data(), keys.packed.size(), keys.offsets.data(), n,
+                              packed.data(), &found),
+           ABLOOM_OK);
+  CHECK_EQ(found, found_single);
+  CHECK_EQ(abloom_test_hashes(f, hashes.data(), n, hashed.data(), &found), ABLOOM_OK);
+  CHECK_EQ(found, found_single);
+  CHECK(many == single && packed == single && hashed == single);
+
+  // Serialize again: see the file comment for what must hold.
+  std::vector<unsigned char> out(in.size());
+  size_t written = 0;
+  CHECK_EQ(abloom_serialize(f, out.data(), out.size(), &written), ABLOOM_OK);
+  CHECK_EQ(written, in.size());
+  CHECK_EQ(Get64(out.data() + kOffInserted), StoredEstimate(count));
+  const bool same_estimate = Get64(out.data() + kOffInserted) == Get64(in.data() + kOffInserted);
+  const bool stale = (in[kOffFlags] & 1) != 0;
+  CHECK(expect_storage == ABLOOM_STORAGE_VIEW || !stale);
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (i >= kOffInserted && i < kOffInserted + 8) continue;
+    if (i == kOffFlags) {
+      CHECK_EQ(out[i], in[i] & ~1u);
+      continue;
+    }
+    if (!same_estimate || stale || !input_verified) {
+      if (i >= kOffChecksum && i < kOffChecksum + 8) continue;
+      if (i >= kOffHeaderChecksum && i < ABLOOM_HEADER_BYTES) continue;
+    }
+    if (out[i] != in[i]) Fail("re-serialized byte differs from the input", i, out[i]);
+  }
+
+  abloom_filter* again = nullptr;
+  CHECK_EQ(abloom_deserialize(out.data(), out.size(), &again), ABLOOM_OK);
+  CHECK(again != nullptr);
+  CHECK_EQ(abloom_equal(f, again), 1);
+  std::vector<unsigned char> out2(out.size());
+  CHECK_EQ(abloom_serialize(again, out2.data(), out2.size(), &written), ABLOOM_OK);
+  CHECK(out2 == out);
+
+  // Writes: a view refuses them; an owned copy takes them and then finds its keys.
+  abloom_filter* target = nullptr;
+  if (expect_storage == ABLOOM_STORAGE_VIEW) {
+    abloom_filter* view = const_cast<abloom_filter*>(f);
+    CHECK_EQ(abloom_add(view, "x", 1), ABLOOM_ERR_READONLY);
+    CHECK_EQ(abloom_add_hashes(view, hashes.data(), n, nullptr), ABLOOM_ERR_READONLY);
+    CHECK_EQ(abloom_clear(view), ABLOOM_ERR_READONLY);
+    CHECK_EQ(abloom_union(view, again), ABLOOM_ERR_READONLY);
+    CHECK_EQ(abloom_clone(f, &target), ABLOOM_OK);
+  } else {
+    target = again;
+    again = nullptr;
+  }
+  uint64_t added = 0;
+  CHECK_EQ(abloom_add_many(target, keys.ptrs.data(), keys.lens.data(), n, &added), ABLOOM_OK);
+  CHECK(added <= n - found_single);
+  CHECK_EQ(abloom_test_many(target, keys.ptrs.data(), keys.lens.data(), n, many.data(), &found),
+           ABLOOM_OK);
+  CHECK_EQ(found, n);
+  abloom_free(target);
+  abloom_free(again);
+  return single;
+}
+
+// One form of the input through every reader.
+void Run(const std::vector<unsigned char>& in) {
+  const Keys keys = KeysFrom(in);
+
+  abloom_filter* const kUntouched = reinterpret_cast<abloom_filter*>(uintptr_t{0x1});
+  static const unsigned char kEmpty = 0;  // an empty vector's data() may be NULL
+  const unsigned char* bytes = in.empty() ? &kEmpty : in.data();
+  abloom_filter* des = kUntouched;
+  const int rc_des = abloom_deserialize(bytes, in.size(), &des);
+  if (rc_des != ABLOOM_OK) {
+    if (!IsReaderError(rc_des)) Fail("deserialize: undocumented error", rc_des);
+    CHECK(des == kUntouched);
+    des = nullptr;
+  } else {
+    CHECK(des != nullptr && des != kUntouched);
+  }
+
+  Aligned copy(in);
+  abloom_filter* view = kUntouched;
+  const int rc_view = abloom_view(copy.p, in.size(), 0, &view);
+  abloom_filter* vview = kUntouched;
+  const int rc_vview = abloom_view(copy.p, in.size(), ABLOOM_VERIFY_CHECKSUM, &vview);
+  if (rc_view != ABLOOM_OK) {
+    CHECK(view == kUntouched);
+    view = nullptr;
+    CHECK(IsReaderError(rc_view) && rc_view != ABLOOM_ERR_CHECKSUM);
+    CHECK_EQ(rc_des, rc_view);  // a bad header: the same answer from every reader
+  }
+  if (rc_vview != ABLOOM_OK) {
+    CHECK(vview == kUntouched);
+    vview = nullptr;
+  }
+  // With the checksum check a view accepts exactly what abloom_deserialize accepts (barring
+  // an allocation failure of the copy).
+  if (rc_des != ABLOOM_ERR_NOMEM) CHECK_EQ(rc_vview, rc_des);
+  if (rc_vview == ABLOOM_OK) CHECK_EQ(rc_view, ABLOOM_OK);
+
+  // A misaligned buffer is refused before anything is read.
+  if (in.size() > 0) {
+    abloom_filter* mis = kUntouched;
+    CHECK_EQ(abloom_view(copy.p + 1, in.size() - 1, 0, &mis), ABLOOM_ERR_ALIGNMENT);
+    CHECK(mis == kUntouched);
+  }
+  abloom_filter* bad = kUntouched;
+  CHECK_EQ(abloom_view(copy.p, in.size(), 0x80u, &bad), ABLOOM_ERR_INVALID);
+  CHECK(bad == kUntouched);
+
+  std::vector<uint8_t> a, b, c;
+  if (des != nullptr) a = Exercise(des, in, keys, ABLOOM_STORAGE_OWNED, true);
+  if (view != nullptr) b = Exercise(view, in, keys, ABLOOM_STORAGE_VIEW, rc_vview == ABLOOM_OK);
+  if (vview != nullptr) c = Exercise(vview, in, keys, ABLOOM_STORAGE_VIEW, true);
+  if (des != nullptr && view != nullptr) {
+    CHECK(a == b);
+    CHECK_EQ(abloom_equal(des, view), 1);
+  }
+  if (view != nullptr && vview != nullptr) CHECK(b == c);
+  abloom_free(vview);
+  abloom_free(view);
+  abloom_free(des);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::vector<unsigned char> in(data, data + size);
+  Run(in);
+  if (in.size() >= ABLOOM_HEADER_BYTES) {
+    std::vector<unsigned char> repaired = in;
+    Repair(repaired);
+    if (repaired != in) Run(repaired);
+  }
+  return 0;
+}
