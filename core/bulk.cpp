@@ -113,8 +113,9 @@ uint64_t Filter::add_bulk(HashAt hash_at, size_t n) noexcept {
         hashes[i] = hash_at(base + i);
       }
     });
-    if (shards <
-        threads) {  // too few shards to own: split by range (atomic ORs: any split is safe)
+    if (shards < threads) {
+      // Too few shards for every thread to own some: split by range (atomic ORs make any split
+      // safe).
       parallel_for(threads, [&](uint32_t t) {
         const size_t b = part_begin(m, threads, t);
         added_by[t] += add_pipeline([&](size_t i) { return hashes[b + i]; },
