@@ -14,6 +14,7 @@ PACKAGES=(
   libgtest-dev    # GoogleTest (tests/)
   googletest
   libbenchmark-dev # Google Benchmark (bench/)
+  libbloom-dev     # libbloom, a peer in bench/abloom_bench (optional there)
   clang
   clang-format
   clang-tidy

@@ -1,0 +1,763 @@
+// abloom_bench.cpp - the benchmark suite (issue 4): abloom's operations against peers measured in
+// the same run with the same keys. Through the public C API.
+//
+// Three sections, every time reported per key (wall clock, items_per_second in the JSON):
+//
+//   grid/<impl>/<op>/keys:<n>/bpk:<b>   n = 1M, 10M, 100M keys; b = 8, 12, 16, 20 bits per key
+//     (options.bits = n * b, k = the model optimum). Each iteration handles a batch of 4096
+//     16-byte keys from a pool of 2^20 (single-key ops: 4096 calls; bulk ops: one call).
+//       impl blocked, classic   ops add, test, test_present, test_and_add, add_hashes,
+//                               test_hashes, add_packed, test_packed
+//       impl libbloom           ops add, test, test_present (libbloom 1.6, same bits/key; only
+//                               when built with it)
+//       impl mutex              ops add, test      (abloom blocked, std::mutex around each call)
+//       impl limit              ops read (XXH3 of the key, multiply-high line pick, one read of
+//                               the line, 32 keys prefetched ahead), read_nopf (same without
+//                               prefetch), read_hashes (read from precomputed hashes), write (one
+//                               plain OR per line, prefetched for writing) over an array of the
+//                               blocked filter's byte size.
+//     Tests query keys never added (absent: the common case) in a filter holding n keys;
+//     test_present queries keys that were added (the first min(n, 2^20) of them). Adds go into a
+//     second filter that is cleared (outside the timing) each time it has taken n keys, with keys
+//     it has never seen (the pool is renewed, outside the timing, when used up).
+//   keylen/<impl>/<op>/len:<L>   L = 8, 16, 32, 64, 256 bytes, a 1M-key filter at 10 bits/key
+//     (in cache): blocked test and test_packed, libbloom test, and xxh3 (the hash alone).
+//   mt_add/<impl>/keys:10M/bpk:10/threads:<t>   abloom_add of new keys on one shared filter from
+//     1 and 2 threads: mutex (blocked, 1 shard, behind a std::mutex), atomic (1 shard), sharded
+//     (16 shards).
+//
+// Flags (besides --benchmark_*): --quick (= --sizes=1M,10M --bpk=10), --sizes=LIST (of 1M, 10M,
+// 100M, or any count with K/M suffix), --bpk=LIST, --no-keylen, --no-mt, --grid-only (both).
+// Defaults: --benchmark_min_time=0.03 --benchmark_repetitions=5
+// --benchmark_enable_random_interleaving=true (repetitions of all benchmarks run in a random
+// order, so that a slow phase of this shared machine hits every benchmark alike instead of a few
+// neighbours; every filter then stays allocated until the end)
+// --benchmark_display_aggregates_only=true. bench/summarize.py turns the JSON into tables.
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "abloom.h"
+#include "peers.hpp"
+
+namespace {
+
+constexpr size_t kBatch = 4096;
+constexpr size_t kPoolKeys = size_t{1} << 20;
+constexpr size_t kFillChunk = size_t{1} << 16;
+constexpr uint64_t kFillSeed = 0xF111ull;
+constexpr uint64_t kQuerySeed = 0x0E41ull;
+constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
+
+inline uint64_t splitmix64(uint64_t& state) {
+  uint64_t z = (state += kGolden);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+[[noreturn]] void die(const char* what, int rc) {
+  std::fprintf(stderr, "abloom_bench: %s: %s (%d)\n", what, abloom_strerror(rc), rc);
+  std::exit(1);
+}
+
+std::string count_label(uint64_t n) {
+  if (n % 1000000 == 0) return std::to_string(n / 1000000) + "M";
+  if (n % 1000 == 0) return std::to_string(n / 1000) + "K";
+  return std::to_string(n);
+}
+
+// ---- Filters ---------------------------------------------------------------------------------
+
+struct Filter {
+  abloom_filter* f = nullptr;
+  Filter(uint64_t n, double bits_per_key, uint32_t kind, uint32_t shards, uint32_t threads) {
+    abloom_options o;
+    abloom_options_init(&o);
+    o.capacity = n;
+    o.kind = kind;
+    o.bits = static_cast<uint64_t>(static_cast<double>(n) * bits_per_key);
+    o.shards = shards;
+    o.threads = threads;
+    if (int rc = abloom_create(&o, &f); rc != ABLOOM_OK) die("abloom_create", rc);
+  }
+  Filter(const Filter&) = delete;
+  Filter& operator=(const Filter&) = delete;
+  ~Filter() { abloom_free(f); }
+  abloom_info info() const {
+    abloom_info i{};
+    i.struct_size = sizeof i;
+    if (int rc = abloom_get_info(f, &i); rc != ABLOOM_OK) die("abloom_get_info", rc);
+    return i;
+  }
+};
+
+// Calls fn(words, count) for chunks of the n fill keys (16 bytes each, 2 words per key): the
+// same keys for every filter filled.
+template <class Fn>
+void for_fill_keys(uint64_t n, Fn fn) {
+  std::vector<uint64_t> w(2 * kFillChunk);
+  uint64_t s = kFillSeed;
+  for (uint64_t done = 0; done < n; done += kFillChunk) {
+    const size_t m = static_cast<size_t>(std::min<uint64_t>(kFillChunk, n - done));
+    for (size_t i = 0; i < 2 * m; ++i) w[i] = splitmix64(s);
+    fn(w.data(), m);
+  }
+}
+
+std::vector<uint64_t> packed_offsets(size_t n, size_t len) {
+  std::vector<uint64_t> o(n + 1);
+  for (size_t i = 0; i <= n; ++i) o[i] = i * len;
+  return o;
+}
+
+void fill(abloom_filter* f, uint64_t n) {
+  const std::vector<uint64_t> off = packed_offsets(kFillChunk, 16);
+  for_fill_keys(n, [&](const uint64_t* w, size_t m) {
+    if (int rc = abloom_add_packed(f, w, 16 * m, off.data(), m, nullptr); rc != ABLOOM_OK)
+      die("abloom_add_packed", rc);
+  });
+}
+
+// ---- The key pool ----------------------------------------------------------------------------
+
+// kPoolKeys absent 16-byte keys (contiguous: key i is words[2i], words[2i+1]), their XXH3-64
+// hashes with seed 0 (= abloom_hash for the default seed), and a cursor that hands out batches.
+struct Pool {
+  std::vector<uint64_t> words, hashes, offsets;
+  size_t cursor = 0;
+  Pool() : words(2 * kPoolKeys), hashes(kPoolKeys), offsets(packed_offsets(kBatch, 16)) {
+    uint64_t s = kQuerySeed;
+    for (auto& w : words) w = splitmix64(s);
+    rehash();
+  }
+  void rehash() {
+    for (size_t i = 0; i < kPoolKeys; ++i) hashes[i] = peers::hash16(&words[2 * i], 16);
+  }
+  // Turns every key into one never seen before.
+  void renew() {
+    for (size_t i = 1; i < words.size(); i += 2) words[i] += kGolden;
+    rehash();
+  }
+  // The start of the next batch of kBatch keys; *wrapped when the pool was used up.
+  size_t next(bool* wrapped) {
+    const size_t off = cursor;
+    cursor = (cursor + kBatch) % kPoolKeys;
+    *wrapped = cursor == 0;
+    return off;
+  }
+  const uint64_t* key(size_t i) const { return &words[2 * i]; }
+};
+
+Pool& pool() {
+  static Pool p;
+  return p;
+}
+
+// The first kPoolKeys fill keys: present in every filled filter (of at least that many keys).
+const std::vector<uint64_t>& present_keys() {
+  static const std::vector<uint64_t> w = [] {
+    std::vector<uint64_t> v;
+    v.reserve(2 * kPoolKeys);
+    for_fill_keys(kPoolKeys, [&](const uint64_t* k, size_t m) { v.insert(v.end(), k, k + 2 * m); });
+    return v;
+  }();
+  return w;
+}
+
+// Runs batch(key) on kBatch present keys per iteration, cycling over the first min(n, pool)
+// fill keys (whole batches).
+template <class Batch>
+void run_present(benchmark::State& st, uint64_t n, Batch batch) {
+  const uint64_t* w = present_keys().data();
+  const size_t cycle = static_cast<size_t>(std::min<uint64_t>(n, kPoolKeys)) / kBatch * kBatch;
+  size_t off = 0;
+  for (auto _ : st) {
+    batch(w + 2 * off);
+    off = (off + kBatch) % cycle;
+  }
+  st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * kBatch));
+}
+
+// ---- The grid fixture: every filter for one (n, bits/key), built on first use ------------------
+
+// A filter that adds go into: cleared when it has taken its capacity.
+struct AddTarget {
+  uint64_t capacity = 0, pending = 0;
+  std::function<void()> clear;
+};
+
+struct Group {
+  uint64_t n;
+  int bpk;
+  std::unique_ptr<Filter> full[2], add[2];  // by kind
+  AddTarget add_target[2];
+#ifdef ABLOOM_BENCH_HAVE_LIBBLOOM
+  std::unique_ptr<peers::Libbloom> lb_full, lb_add;
+  AddTarget lb_target;
+#endif
+  std::unique_ptr<peers::MutexFilter> mx_full, mx_add;
+  std::unique_ptr<peers::LimitArray> limit;
+
+  Group(uint64_t n_, int bpk_) : n(n_), bpk(bpk_) {}
+
+  abloom_filter* full_filter(uint32_t kind) {
+    if (!full[kind]) {
+      full[kind] = std::make_unique<Filter>(n, bpk, kind, 0, 2);
+      fill(full[kind]->f, n);
+      const abloom_info i = full[kind]->info();
+      std::fprintf(stderr, "# %s keys:%s bpk:%d: k=%u shards=%u bytes=%llu model FPR %.4g%%\n",
+                   kind == ABLOOM_KIND_BLOCKED ? "blocked" : "classic", count_label(n).c_str(), bpk,
+                   i.k, i.shards, static_cast<unsigned long long>(i.bytes), 100 * i.expected_fpr);
+      // The limit and test_hashes rely on abloom's hash being XXH3-64 with seed 0.
+      uint64_t h = 0;
+      abloom_hash(full[kind]->f, pool().key(0), 16, &h);
+      if (h != peers::hash16(pool().key(0), 16)) {
+        std::fprintf(stderr, "abloom_bench: abloom_hash is not XXH3-64 seed 0\n");
+        std::exit(1);
+      }
+    }
+    return full[kind]->f;
+  }
+  abloom_filter* add_filter(uint32_t kind) {
+    if (!add[kind]) {
+      add[kind] = std::make_unique<Filter>(n, bpk, kind, 0, 1);
+      abloom_filter* f = add[kind]->f;
+      abloom_clear(f);  // writes every word: no first-touch page faults inside the timing
+      add_target[kind].capacity = n;
+      add_target[kind].clear = [f] { abloom_clear(f); };
+    }
+    return add[kind]->f;
+  }
+#ifdef ABLOOM_BENCH_HAVE_LIBBLOOM
+  peers::Libbloom& libbloom_full() {
+    if (!lb_full) {
+      lb_full = std::make_unique<peers::Libbloom>(n, bpk);
+      for_fill_keys(n, [&](const uint64_t* w, size_t m) {
+        for (size_t i = 0; i < m; ++i) lb_full->add(w + 2 * i, 16);
+      });
+      std::fprintf(stderr, "# libbloom keys:%s bpk:%d: k=%d bytes=%llu\n", count_label(n).c_str(),
+                   bpk, lb_full->k(), static_cast<unsigned long long>(lb_full->bytes()));
+    }
+    return *lb_full;
+  }
+  peers::Libbloom& libbloom_add() {
+    if (!lb_add) {
+      lb_add = std::make_unique<peers::Libbloom>(n, bpk);
+      peers::Libbloom* b = lb_add.get();
+      b->clear();  // memset: no first-touch page faults inside the timing
+      lb_target.capacity = n;
+      lb_target.clear = [b] { b->clear(); };
+    }
+    return *lb_add;
+  }
+#endif
+  peers::MutexFilter& mutex_full() {
+    if (!mx_full) mx_full = std::make_unique<peers::MutexFilter>(full_filter(0));
+    return *mx_full;
+  }
+  peers::MutexFilter& mutex_add() {
+    if (!mx_add) mx_add = std::make_unique<peers::MutexFilter>(add_filter(0));
+    return *mx_add;
+  }
+  peers::LimitArray& limit_array() {
+    if (!limit) {
+      abloom_options o;
+      abloom_options_init(&o);
+      o.capacity = n;
+      o.bits = n * static_cast<uint64_t>(bpk);
+      abloom_plan p{};
+      p.struct_size = sizeof p;
+      if (int rc = abloom_plan_compute(&o, &p); rc != ABLOOM_OK) die("abloom_plan_compute", rc);
+      limit = std::make_unique<peers::LimitArray>(p.bytes);
+    }
+    return *limit;
+  }
+};
+
+// Every group built so far. Benchmarks run in registration order, grouped by (n, bpk), unless
+// repetitions are randomly interleaved: then every group stays alive (the full suite's peak is
+// then ~6 GiB); otherwise only the current one.
+std::map<std::pair<uint64_t, int>, std::unique_ptr<Group>> g_groups;
+bool g_keep_groups = false;
+
+void release_groups() {
+  if (!g_keep_groups) g_groups.clear();
+}
+
+Group& group(uint64_t n, int bpk) {
+  auto& slot = g_groups[{n, bpk}];
+  if (!slot) {
+    if (!g_keep_groups) g_groups.clear();
+    auto& fresh = g_groups[{n, bpk}];
+    fresh = std::make_unique<Group>(n, bpk);
+    return *fresh;
+  }
+  return *slot;
+}
+
+void set_keys(benchmark::State& st, size_t keys_per_iter) {
+  st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * keys_per_iter));
+}
+
+// Runs batch(off) on kBatch pool keys from `off` per iteration. With a target (adds): clears it
+// when it has taken its capacity and renews the pool when used up, both outside the timing.
+template <class Batch>
+void run(benchmark::State& st, AddTarget* target, Batch batch) {
+  Pool& p = pool();
+  for (auto _ : st) {
+    bool wrapped = false;
+    const size_t off = p.next(&wrapped);
+    batch(off);
+    if (target == nullptr) continue;
+    target->pending += kBatch;
+    if (wrapped || target->pending >= target->capacity) {
+      st.PauseTiming();
+      if (wrapped) p.renew();
+      if (target->pending >= target->capacity) {
+        target->clear();
+        target->pending = 0;
+      }
+      st.ResumeTiming();
+    }
+  }
+  set_keys(st, kBatch);
+}
+
+using GroupBench = std::function<void(benchmark::State&, Group&)>;
+
+void reg(const std::string& name, uint64_t n, int bpk, GroupBench fn) {
+  benchmark::RegisterBenchmark(name.c_str(), [n, bpk, fn](benchmark::State& st) {
+    fn(st, group(n, bpk));
+  })->UseRealTime();
+}
+
+void register_grid(uint64_t n, int bpk) {
+  const std::string tail = "/keys:" + count_label(n) + "/bpk:" + std::to_string(bpk);
+  Pool& P = pool();
+  reg("grid/limit/read" + tail, n, bpk, [&P](benchmark::State& st, Group& g) {
+    const peers::LimitArray& a = g.limit_array();
+    run(st, nullptr, [&](size_t off) {
+      const uint64_t* w = P.key(off);
+      benchmark::DoNotOptimize(
+          a.read<true>([w](size_t i) { return peers::hash16(w + 2 * i, 16); }, kBatch));
+    });
+  });
+  reg("grid/limit/read_nopf" + tail, n, bpk, [&P](benchmark::State& st, Group& g) {
+    const peers::LimitArray& a = g.limit_array();
+    run(st, nullptr, [&](size_t off) {
+      const uint64_t* w = P.key(off);
+      benchmark::DoNotOptimize(
+          a.read<false>([w](size_t i) { return peers::hash16(w + 2 * i, 16); }, kBatch));
+    });
+  });
+  reg("grid/limit/read_hashes" + tail, n, bpk, [&P](benchmark::State& st, Group& g) {
+    const peers::LimitArray& a = g.limit_array();
+    run(st, nullptr, [&](size_t off) {
+      const uint64_t* h = &P.hashes[off];
+      benchmark::DoNotOptimize(a.read<true>([h](size_t i) { return h[i]; }, kBatch));
+    });
+  });
+  reg("grid/limit/write" + tail, n, bpk, [&P](benchmark::State& st, Group& g) {
+    peers::LimitArray& a = g.limit_array();
+    run(st, nullptr, [&](size_t off) {
+      const uint64_t* w = P.key(off);
+      a.write([w](size_t i) { return peers::hash16(w + 2 * i, 16); }, kBatch);
+      benchmark::ClobberMemory();
+    });
+  });
+  for (uint32_t kind : {0u, 1u}) {
+    const std::string pre = std::string("grid/") + (kind == 0 ? "blocked/" : "classic/");
+    reg(pre + "add" + tail, n, bpk, [kind, &P](benchmark::State& st, Group& g) {
+      abloom_filter* f = g.add_filter(kind);
+      run(st, &g.add_target[kind], [&](size_t off) {
+        for (size_t i = 0; i < kBatch; ++i) abloom_add(f, P.key(off + i), 16);
+      });
+    });
+    reg(pre + "test" + tail, n, bpk, [kind, &P](benchmark::State& st, Group& g) {
+      const abloom_filter* f = g.full_filter(kind);
+      run(st, nullptr, [&](size_t off) {
+        int r = 0;
+        for (size_t i = 0; i < kBatch; ++i) r += abloom_test(f, P.key(off + i), 16);
+        benchmark::DoNotOptimize(r);
+      });
+    });
+    reg(pre + "test_present" + tail, n, bpk, [kind](benchmark::State& st, Group& g) {
+      const abloom_filter* f = g.full_filter(kind);
+      run_present(st, g.n, [&](const uint64_t* w) {
+        int r = 0;
+        for (size_t i = 0; i < kBatch; ++i) r += abloom_test(f, w + 2 * i, 16);
+        if (r != static_cast<int>(kBatch)) std::abort();  // a false negative
+        benchmark::DoNotOptimize(r);
+      });
+    });
+    reg(pre + "test_and_add" + tail, n, bpk, [kind, &P](benchmark::State& st, Group& g) {
+      abloom_filter* f = g.add_filter(kind);
+      run(st, &g.add_target[kind], [&](size_t off) {
+        int r = 0;
+        for (size_t i = 0; i < kBatch; ++i) r += abloom_test_and_add(f, P.key(off + i), 16);
+        benchmark::DoNotOptimize(r);
+      });
+    });
+    reg(pre + "add_hashes" + tail, n, bpk, [kind, &P](benchmark::State& st, Group& g) {
+      abloom_filter* f = g.add_filter(kind);
+      run(st, &g.add_target[kind], [&](size_t off) {
+        uint64_t added = 0;
+        abloom_add_hashes(f, &P.hashes[off], kBatch, &added);
+        benchmark::DoNotOptimize(added);
+      });
+    });
+    reg(pre + "test_hashes" + tail, n, bpk, [kind, &P](benchmark::State& st, Group& g) {
+      const abloom_filter* f = g.full_filter(kind);
+      std::vector<uint8_t> res(kBatch);
+      run(st, nullptr, [&](size_t off) {
+        uint64_t found = 0;
+        abloom_test_hashes(f, &P.hashes[off], kBatch, res.data(), &found);
+        benchmark::DoNotOptimize(found);
+      });
+    });
+    reg(pre + "add_packed" + tail, n, bpk, [kind, &P](benchmark::State& st, Group& g) {
+      abloom_filter* f = g.add_filter(kind);
+      run(st, &g.add_target[kind], [&](size_t off) {
+        uint64_t added = 0;
+        abloom_add_packed(f, P.key(off), 16 * kBatch, P.offsets.data(), kBatch, &added);
+        benchmark::DoNotOptimize(added);
+      });
+    });
+    reg(pre + "test_packed" + tail, n, bpk, [kind, &P](benchmark::State& st, Group& g) {
+      const abloom_filter* f = g.full_filter(kind);
+      std::vector<uint8_t> res(kBatch);
+      run(st, nullptr, [&](size_t off) {
+        uint64_t found = 0;
+        abloom_test_packed(f, P.key(off), 16 * kBatch, P.offsets.data(), kBatch, res.data(),
+                           &found);
+        benchmark::DoNotOptimize(found);
+      });
+    });
+  }
+#ifdef ABLOOM_BENCH_HAVE_LIBBLOOM
+  reg("grid/libbloom/add" + tail, n, bpk, [&P](benchmark::State& st, Group& g) {
+    peers::Libbloom& b = g.libbloom_add();
+    run(st, &g.lb_target, [&](size_t off) {
+      for (size_t i = 0; i < kBatch; ++i) b.add(P.key(off + i), 16);
+    });
+  });
+  reg("grid/libbloom/test" + tail, n, bpk, [&P](benchmark::State& st, Group& g) {
+    peers::Libbloom& b = g.libbloom_full();
+    run(st, nullptr, [&](size_t off) {
+      int r = 0;
+      for (size_t i = 0; i < kBatch; ++i) r += b.test(P.key(off + i), 16);
+      benchmark::DoNotOptimize(r);
+    });
+  });
+  reg("grid/libbloom/test_present" + tail, n, bpk, [](benchmark::State& st, Group& g) {
+    peers::Libbloom& b = g.libbloom_full();
+    run_present(st, g.n, [&](const uint64_t* w) {
+      int r = 0;
+      for (size_t i = 0; i < kBatch; ++i) r += b.test(w + 2 * i, 16);
+      benchmark::DoNotOptimize(r);
+    });
+  });
+#endif
+  reg("grid/mutex/add" + tail, n, bpk, [&P](benchmark::State& st, Group& g) {
+    peers::MutexFilter& m = g.mutex_add();
+    run(st, &g.add_target[0], [&](size_t off) {
+      for (size_t i = 0; i < kBatch; ++i) m.add(P.key(off + i), 16);
+    });
+  });
+  reg("grid/mutex/test" + tail, n, bpk, [&P](benchmark::State& st, Group& g) {
+    peers::MutexFilter& m = g.mutex_full();
+    run(st, nullptr, [&](size_t off) {
+      int r = 0;
+      for (size_t i = 0; i < kBatch; ++i) r += m.test(P.key(off + i), 16);
+      benchmark::DoNotOptimize(r);
+    });
+  });
+}
+
+// ---- Key length ------------------------------------------------------------------------------
+
+constexpr uint64_t kKeylenN = 1000000;
+constexpr int kKeylenBpk = 10;
+constexpr size_t kKeylenPool = size_t{1} << 16;
+
+struct KeylenFixture {
+  Filter filter{kKeylenN, kKeylenBpk, ABLOOM_KIND_BLOCKED, 0, 1};
+#ifdef ABLOOM_BENCH_HAVE_LIBBLOOM
+  peers::Libbloom lb{kKeylenN, kKeylenBpk};
+#endif
+  std::vector<std::vector<unsigned char>> keys;  // by length: kKeylenPool keys, contiguous
+  std::vector<std::vector<uint64_t>> offsets;
+  KeylenFixture() : keys(257), offsets(257) {
+    fill(filter.f, kKeylenN);
+#ifdef ABLOOM_BENCH_HAVE_LIBBLOOM
+    for_fill_keys(kKeylenN, [&](const uint64_t* w, size_t m) {
+      for (size_t i = 0; i < m; ++i) lb.add(w + 2 * i, 16);
+    });
+#endif
+  }
+  const unsigned char* pool(size_t len) {
+    if (keys[len].empty()) {
+      keys[len].resize(kKeylenPool * len);
+      uint64_t s = kQuerySeed ^ len;
+      for (auto& b : keys[len]) b = static_cast<unsigned char>(splitmix64(s));
+      offsets[len] = packed_offsets(kBatch, len);
+    }
+    return keys[len].data();
+  }
+};
+
+KeylenFixture& keylen_fixture() {
+  static std::unique_ptr<KeylenFixture> fx;
+  if (!fx) {
+    release_groups();
+    fx = std::make_unique<KeylenFixture>();
+  }
+  return *fx;
+}
+
+template <class Batch>
+void run_keylen(benchmark::State& st, size_t len, Batch batch) {
+  KeylenFixture& fx = keylen_fixture();
+  const unsigned char* base = fx.pool(len);
+  size_t off = 0;
+  for (auto _ : st) {
+    batch(fx, base + off * len);
+    off = (off + kBatch) % kKeylenPool;
+  }
+  set_keys(st, kBatch);
+}
+
+void register_keylen() {
+  for (size_t len : {8, 16, 32, 64, 256}) {
+    const std::string tail = "/len:" + std::to_string(len);
+    benchmark::RegisterBenchmark(("keylen/blocked/test" + tail).c_str(), [len](
+                                                                             benchmark::State& st) {
+      run_keylen(st, len, [len](KeylenFixture& fx, const unsigned char* k) {
+        int r = 0;
+        for (size_t i = 0; i < kBatch; ++i) r += abloom_test(fx.filter.f, k + i * len, len);
+        benchmark::DoNotOptimize(r);
+      });
+    })->UseRealTime();
+    benchmark::RegisterBenchmark(
+        ("keylen/blocked/test_packed" + tail).c_str(),
+        [len](benchmark::State& st) {
+          std::vector<uint8_t> res(kBatch);
+          run_keylen(st, len, [len, &res](KeylenFixture& fx, const unsigned char* k) {
+            uint64_t found = 0;
+            abloom_test_packed(fx.filter.f, k, kBatch * len, fx.offsets[len].data(), kBatch,
+                               res.data(), &found);
+            benchmark::DoNotOptimize(found);
+          });
+        })
+        ->UseRealTime();
+#ifdef ABLOOM_BENCH_HAVE_LIBBLOOM
+    benchmark::RegisterBenchmark(("keylen/libbloom/test" + tail).c_str(), [len](benchmark::State&
+                                                                                    st) {
+      run_keylen(st, len, [len](KeylenFixture& fx, const unsigned char* k) {
+        int r = 0;
+        for (size_t i = 0; i < kBatch; ++i) r += fx.lb.test(k + i * len, len);
+        benchmark::DoNotOptimize(r);
+      });
+    })->UseRealTime();
+#endif
+    benchmark::RegisterBenchmark(("keylen/xxh3/hash" + tail).c_str(), [len](benchmark::State& st) {
+      run_keylen(st, len, [len](KeylenFixture&, const unsigned char* k) {
+        uint64_t x = 0;
+        for (size_t i = 0; i < kBatch; ++i) x += peers::hash16(k + i * len, len);
+        benchmark::DoNotOptimize(x);
+      });
+    })->UseRealTime();
+  }
+}
+
+// ---- Concurrent adds -------------------------------------------------------------------------
+
+constexpr uint64_t kMtN = 10000000;
+constexpr int kMtBpk = 10;
+
+struct MtFixture {
+  Filter one{kMtN, kMtBpk, ABLOOM_KIND_BLOCKED, 1, 1};
+  Filter sixteen{kMtN, kMtBpk, ABLOOM_KIND_BLOCKED, 16, 1};
+  Filter locked{kMtN, kMtBpk, ABLOOM_KIND_BLOCKED, 1, 1};
+  peers::MutexFilter mx{locked.f};
+};
+
+MtFixture& mt_fixture() {
+  static std::mutex mu;
+  static std::unique_ptr<MtFixture> fx;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!fx) {
+    release_groups();
+    fx = std::make_unique<MtFixture>();
+  }
+  return *fx;
+}
+
+// Each thread adds its own stream of new keys (key = {splitmix64 stream, thread tag}); thread 0
+// clears the filter before the timed loop of every run (the others wait at the loop's start).
+std::atomic<uint64_t> g_mt_runs{0};
+
+template <class Add>
+void run_mt(benchmark::State& st, abloom_filter* to_clear, Add add) {
+  if (st.thread_index() == 0) abloom_clear(to_clear);
+  uint64_t key[2] = {0, static_cast<uint64_t>(st.thread_index()) + 1};
+  uint64_t s = g_mt_runs.fetch_add(1) << 32;
+  for (auto _ : st) {
+    for (size_t i = 0; i < kBatch; ++i) {
+      key[0] = splitmix64(s);
+      add(key);
+    }
+  }
+  set_keys(st, kBatch);
+}
+
+void register_mt() {
+  const std::string tail = "/keys:" + count_label(kMtN) + "/bpk:" + std::to_string(kMtBpk);
+  benchmark::RegisterBenchmark(("mt_add/mutex" + tail).c_str(),
+                               [](benchmark::State& st) {
+                                 MtFixture& fx = mt_fixture();
+                                 run_mt(st, fx.locked.f,
+                                        [&fx](const uint64_t* k) { fx.mx.add(k, 16); });
+                               })
+      ->Threads(1)
+      ->Threads(2)
+      ->UseRealTime();
+  benchmark::RegisterBenchmark(("mt_add/atomic" + tail).c_str(),
+                               [](benchmark::State& st) {
+                                 MtFixture& fx = mt_fixture();
+                                 run_mt(st, fx.one.f,
+                                        [&fx](const uint64_t* k) { abloom_add(fx.one.f, k, 16); });
+                               })
+      ->Threads(1)
+      ->Threads(2)
+      ->UseRealTime();
+  benchmark::RegisterBenchmark(
+      ("mt_add/sharded" + tail).c_str(),
+      [](benchmark::State& st) {
+        MtFixture& fx = mt_fixture();
+        run_mt(st, fx.sixteen.f, [&fx](const uint64_t* k) { abloom_add(fx.sixteen.f, k, 16); });
+      })
+      ->Threads(1)
+      ->Threads(2)
+      ->UseRealTime();
+}
+
+// ---- Flags -----------------------------------------------------------------------------------
+
+bool parse_count(const std::string& s, uint64_t* out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  double mult = 1;
+  const std::string suffix(end);
+  if (suffix == "K" || suffix == "k") {
+    mult = 1e3;
+  } else if (suffix == "M" || suffix == "m") {
+    mult = 1e6;
+  } else if (!suffix.empty()) {
+    return false;
+  }
+  if (!(v > 0)) return false;
+  *out = static_cast<uint64_t>(v * mult + 0.5);
+  return *out >= 1000;  // libbloom needs at least 1000 entries
+}
+
+template <class T, class Parse>
+bool parse_list(const std::string& s, std::vector<T>* out, Parse parse) {
+  out->clear();
+  size_t b = 0;
+  while (b <= s.size()) {
+    size_t e = s.find(',', b);
+    if (e == std::string::npos) e = s.size();
+    T v{};
+    if (!parse(s.substr(b, e - b), &v)) return false;
+    out->push_back(v);
+    b = e + 1;
+  }
+  return !out->empty();
+}
+
+bool parse_bpk(const std::string& s, int* out) {
+  char* end = nullptr;
+  const long v = std::strtol(s.c_str(), &end, 10);
+  if (s.empty() || *end != '\0' || v < 1 || v > 64) return false;
+  *out = static_cast<int>(v);
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<uint64_t> sizes = {1000000, 10000000, 100000000};
+  std::vector<int> bpks = {8, 12, 16, 20};
+  bool keylen = true, mt = true;
+  std::vector<char*> args{argv[0]};
+  bool has_min_time = false, has_reps = false, has_display = false, has_interleave = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--quick") {
+      sizes = {1000000, 10000000};
+      bpks = {10};
+    } else if (a.rfind("--sizes=", 0) == 0) {
+      if (!parse_list(a.substr(8), &sizes, parse_count)) {
+        std::fprintf(stderr, "abloom_bench: bad %s (e.g. --sizes=1M,10M,100M)\n", a.c_str());
+        return 2;
+      }
+    } else if (a.rfind("--bpk=", 0) == 0) {
+      if (!parse_list(a.substr(6), &bpks, parse_bpk)) {
+        std::fprintf(stderr, "abloom_bench: bad %s (e.g. --bpk=8,12,16,20)\n", a.c_str());
+        return 2;
+      }
+    } else if (a == "--no-keylen") {
+      keylen = false;
+    } else if (a == "--no-mt") {
+      mt = false;
+    } else if (a == "--grid-only") {
+      keylen = mt = false;
+    } else {
+      if (a.rfind("--benchmark_min_time", 0) == 0) has_min_time = true;
+      if (a.rfind("--benchmark_repetitions", 0) == 0) has_reps = true;
+      if (a.rfind("--benchmark_display_aggregates_only", 0) == 0) has_display = true;
+      if (a.rfind("--benchmark_enable_random_interleaving", 0) == 0) {
+        has_interleave = true;
+        g_keep_groups = a != "--benchmark_enable_random_interleaving=false";
+      }
+      args.push_back(argv[i]);
+    }
+  }
+  std::string min_time = "--benchmark_min_time=0.03", reps = "--benchmark_repetitions=5",
+              display = "--benchmark_display_aggregates_only=true",
+              interleave = "--benchmark_enable_random_interleaving=true";
+  if (!has_min_time) args.push_back(min_time.data());
+  if (!has_reps) args.push_back(reps.data());
+  if (!has_display) args.push_back(display.data());
+  if (!has_interleave) {
+    args.push_back(interleave.data());
+    g_keep_groups = true;
+  }
+  int bargc = static_cast<int>(args.size());
+  args.push_back(nullptr);
+  benchmark::Initialize(&bargc, args.data());
+  if (benchmark::ReportUnrecognizedArguments(bargc, args.data())) return 2;
+  for (uint64_t n : sizes)
+    for (int bpk : bpks) register_grid(n, bpk);
+  if (keylen) register_keylen();
+  if (mt) register_mt();
+  benchmark::RunSpecifiedBenchmarks();
+  g_groups.clear();
+  benchmark::Shutdown();
+  return 0;
+}

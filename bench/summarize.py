@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""Summarize abloom_bench results (Google Benchmark JSON) as markdown tables with ratios.
+
+Usage:
+  abloom_bench --quick --benchmark_out=quick.json --benchmark_out_format=json
+  python3 bench/summarize.py quick.json            # or: abloom_bench --benchmark_format=json | \
+                                                   #     python3 bench/summarize.py -
+
+Per benchmark it takes the median aggregate when there is one (--benchmark_repetitions > 1),
+else the mean of the runs, and turns items_per_second into ns per key (wall clock; for the
+threaded adds, aggregate throughput of all threads). Every ratio is between two benchmarks of the
+same file, i.e. of the same run. Goals (issue 4) are marked: bulk within 1.15x of the
+random-access limit, bulk >= 2x faster than single-key calls, single test >= 5x faster than
+libbloom.
+"""
+
+import json
+import sys
+from collections import defaultdict
+
+LIMIT_GOAL = 1.15
+BULK_GOAL = 2.0
+LIBBLOOM_GOAL = 5.0
+OPS = ["add", "test", "test_present", "test_and_add", "add_hashes", "test_hashes", "add_packed", "test_packed"]
+IMPLS = ["blocked", "classic", "libbloom", "mutex"]
+
+
+def parse_name(run_name):
+    """'grid/blocked/test/keys:1M/bpk:10/real_time' -> (('grid','blocked','test'), {...})."""
+    words, params = [], {}
+    for part in run_name.split("/"):
+        if part == "real_time":
+            continue
+        if ":" in part:
+            key, value = part.split(":", 1)
+            params[key] = value
+        else:
+            words.append(part)
+    return tuple(words), params
+
+
+def load(paths):
+    """{(words, frozenset(params.items())): ns_per_key}, and the context of the first file."""
+    medians, runs, context = {}, defaultdict(list), None
+    for path in paths:
+        with (sys.stdin if path == "-" else open(path)) as f:
+            data = json.load(f)
+        context = context or data.get("context", {})
+        for b in data.get("benchmarks", []):
+            ips = b.get("items_per_second")
+            if not ips:
+                continue
+            name = b.get("run_name", b["name"])
+            if b.get("run_type") == "aggregate":
+                if b.get("aggregate_name") == "median":
+                    medians[name] = 1e9 / ips
+            else:
+                runs[name].append(1e9 / ips)
+    out = {}
+    for name, values in runs.items():
+        out[name] = sum(values) / len(values)
+    out.update(medians)
+    table = {}
+    for name, ns in out.items():
+        words, params = parse_name(name)
+        table[(words, frozenset(params.items()))] = ns
+    return table, context or {}
+
+
+def count_value(label):
+    mult = {"K": 1e3, "M": 1e6}.get(label[-1:], 1)
+    return float(label.rstrip("KM")) * mult
+
+
+class Results:
+    def __init__(self, table):
+        self.t = table
+
+    def get(self, words, **params):
+        return self.t.get((tuple(words), frozenset((k, str(v)) for k, v in params.items())))
+
+    def values(self, section, key):
+        vals = set()
+        for (words, params) in self.t:
+            if words and words[0] == section:
+                d = dict(params)
+                if key in d:
+                    vals.add(d[key])
+        return vals
+
+
+def fmt(ns):
+    return "-" if ns is None else f"{ns:.2f}"
+
+
+def ratio(a, b):
+    return None if a is None or b is None or b == 0 else a / b
+
+
+def fmt_ratio(r, digits=2):
+    return "-" if r is None else f"{r:.{digits}f}"
+
+
+def goal(r, ok):
+    if r is None:
+        return "-"
+    return f"{r:.2f} {'met' if ok(r) else 'not yet'}"
+
+
+def grid_tables(r):
+    sizes = sorted(r.values("grid", "keys"), key=count_value)
+    bpks = sorted(r.values("grid", "bpk"), key=int)
+    if not sizes:
+        return
+    groups = [(k, b) for k in sizes for b in bpks if r.get(("grid", "blocked", "test"), keys=k, bpk=b)
+              or r.get(("grid", "limit", "read"), keys=k, bpk=b)]
+
+    print("### Goals (blocked kind; ratios of ns/key, same run)\n")
+    print(f"limit = the random-access limit of the same byte size (XXH3 per key, multiply-high line "
+          f"pick, one prefetched read); goal: bulk <= {LIMIT_GOAL}x limit, single/bulk >= "
+          f"{BULK_GOAL}x, libbloom test / blocked test >= {LIBBLOOM_GOAL}x.\n")
+    print("| keys | bits/key | limit read | test_packed / limit | add_packed / limit | "
+          "test_hashes / limit from hashes | add_hashes / limit from hashes | "
+          "test single / packed | add single / packed | libbloom test / blocked test | "
+          "same, present keys |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for k, b in groups:
+        g = lambda impl, op: r.get(("grid", impl, op), keys=k, bpk=b)  # noqa: E731
+        lim, limh = g("limit", "read"), g("limit", "read_hashes")
+        cells = [
+            fmt(lim),
+            goal(ratio(g("blocked", "test_packed"), lim), lambda x: x <= LIMIT_GOAL),
+            goal(ratio(g("blocked", "add_packed"), lim), lambda x: x <= LIMIT_GOAL),
+            goal(ratio(g("blocked", "test_hashes"), limh), lambda x: x <= LIMIT_GOAL),
+            goal(ratio(g("blocked", "add_hashes"), limh), lambda x: x <= LIMIT_GOAL),
+            goal(ratio(g("blocked", "test"), g("blocked", "test_packed")), lambda x: x >= BULK_GOAL),
+            goal(ratio(g("blocked", "add"), g("blocked", "add_packed")), lambda x: x >= BULK_GOAL),
+            goal(ratio(g("libbloom", "test"), g("blocked", "test")), lambda x: x >= LIBBLOOM_GOAL),
+            goal(ratio(g("libbloom", "test_present"), g("blocked", "test_present")),
+                 lambda x: x >= LIBBLOOM_GOAL),
+        ]
+        print(f"| {k} | {b} | " + " | ".join(cells) + " |")
+
+    print("\n### ns/key by op (in parentheses: ratio to blocked, same op, keys and bits/key)\n")
+    print("| keys | bits/key | op | " + " | ".join(IMPLS) + " |")
+    print("|---|---|---|" + "---|" * len(IMPLS))
+    for k, b in groups:
+        for op in OPS:
+            base = r.get(("grid", "blocked", op), keys=k, bpk=b)
+            cells = []
+            any_value = False
+            for impl in IMPLS:
+                ns = r.get(("grid", impl, op), keys=k, bpk=b)
+                any_value |= ns is not None
+                if ns is None:
+                    cells.append("-")
+                elif impl == "blocked":
+                    cells.append(fmt(ns))
+                else:
+                    cells.append(f"{fmt(ns)} ({fmt_ratio(ratio(ns, base))})")
+            if any_value:
+                print(f"| {k} | {b} | {op} | " + " | ".join(cells) + " |")
+
+    print("\n### The random-access limit, ns/key (in parentheses: ratio to `read`)\n")
+    print("| keys | bits/key | read (prefetch 32 ahead) | read_nopf | read_hashes | write |")
+    print("|---|---|---|---|---|---|")
+    for k, b in groups:
+        base = r.get(("grid", "limit", "read"), keys=k, bpk=b)
+        cells = []
+        for op in ["read", "read_nopf", "read_hashes", "write"]:
+            ns = r.get(("grid", "limit", op), keys=k, bpk=b)
+            cells.append(fmt(ns) if op == "read" else f"{fmt(ns)} ({fmt_ratio(ratio(ns, base))})")
+        print(f"| {k} | {b} | " + " | ".join(cells) + " |")
+
+
+def keylen_table(r):
+    lens = sorted(r.values("keylen", "len"), key=int)
+    if not lens:
+        return
+    print("\n### Key length: ns/key in a 1M-key filter at 10 bits/key (in cache)\n")
+    print("| key bytes | xxh3 hash alone | blocked test | blocked test_packed | libbloom test | "
+          "libbloom / blocked test | blocked test - hash |")
+    print("|---|---|---|---|---|---|---|")
+    for n in lens:
+        h = r.get(("keylen", "xxh3", "hash"), len=n)
+        t = r.get(("keylen", "blocked", "test"), len=n)
+        tp = r.get(("keylen", "blocked", "test_packed"), len=n)
+        lb = r.get(("keylen", "libbloom", "test"), len=n)
+        probe = None if h is None or t is None else t - h
+        print(f"| {n} | {fmt(h)} | {fmt(t)} | {fmt(tp)} | {fmt(lb)} | "
+              f"{fmt_ratio(ratio(lb, t))} | {fmt(probe)} |")
+
+
+def mt_table(r):
+    impls = [i for i in ["mutex", "atomic", "sharded"]
+             if any(w[:2] == ("mt_add", i) for (w, _) in r.t)]
+    if not impls:
+        return
+    print("\n### Concurrent abloom_add on one shared filter: M keys/s, all threads together\n")
+    print("| filter | threads=1 | threads=2 | speedup 2/1 | threads=2 vs mutex |")
+    print("|---|---|---|---|---|")
+    params = {}
+    for (words, p) in r.t:
+        if words[:1] == ("mt_add",):
+            params = {k: v for k, v in p if k != "threads"}
+            break
+
+    def mkeys(impl, threads):
+        ns = r.get(("mt_add", impl), threads=threads, **params)
+        return None if ns is None else 1e3 / ns
+
+    mutex2 = mkeys("mutex", 2)
+    for impl in impls:
+        one, two = mkeys(impl, 1), mkeys(impl, 2)
+        print(f"| {impl} | {fmt(one)} | {fmt(two)} | {fmt_ratio(ratio(two, one))}x | "
+              f"{fmt_ratio(ratio(two, mutex2))}x |")
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0 if len(argv) >= 2 else 2
+    table, ctx = load(argv[1:])
+    r = Results(table)
+    caches = ", ".join(f"L{c.get('level')} {c.get('type', '')} {c.get('size', 0) // 1024} KiB"
+                       for c in ctx.get("caches", []))
+    print(f"Run: {ctx.get('date', '?')} on {ctx.get('host_name', '?')}, "
+          f"{ctx.get('num_cpus', '?')} CPUs at {ctx.get('mhz_per_cpu', '?')} MHz; caches: "
+          f"{caches or '?'}; load average {ctx.get('load_avg', '?')}.\n")
+    grid_tables(r)
+    keylen_table(r)
+    mt_table(r)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
