@@ -58,8 +58,23 @@ bool Filter::add_impl(uint64_t h) noexcept {
 bool Filter::test_hash(uint64_t h) const noexcept {
   if (shape_.kind == Kind::blocked) {
     const uint64_t* block = block_of(h);
-    const BlockMask m = block_mask(h, shape_.k);
-    uint64_t missing = 0;  // branch-free: the 8 words share one cache line
+    // The first k candidates all belong to the key's bits (its bits are the first k distinct
+    // candidates), so one clear bit among them proves absence: one branch-free pass, no mask to
+    // build, answers most absent keys. `folded` spots, in a register, whether two candidates
+    // might be equal (equal bit position mod 64); only then are they compared exactly.
+    const uint32_t h2 = probe_seed(h);
+    const uint32_t k = shape_.k;
+    uint64_t missing = 0, folded = 0, maybe_repeat = 0;
+    for (uint32_t j = 1; j <= k; ++j) {
+      const uint64_t b = uint64_t{1} << (candidate(h2, j) & 63);
+      missing |= ~load_word(block + (candidate(h2, j) >> 6)) & b;
+      maybe_repeat |= folded & b;
+      folded |= b;
+    }
+    if (missing != 0) return false;
+    if (maybe_repeat == 0 || !has_repeat(h2, k)) return true;
+    // A repeat among the first k candidates: the key has further bits; check its whole mask.
+    const BlockMask m = block_mask(h, k);
     for (uint32_t w = 0; w < kBlockWords; ++w) missing |= m.w[w] & ~load_word(block + w);
     return missing == 0;
   }

@@ -83,12 +83,27 @@ inline constexpr auto kProbePowers = [] {
   return p;
 }();
 
+// The probe state of a blocked key, and its candidate j (a bit index in the 512-bit block).
+inline uint32_t probe_seed(uint64_t h) noexcept { return static_cast<uint32_t>(h) | 1u; }
+inline uint32_t candidate(uint32_t h2, uint32_t j) noexcept { return (h2 * kProbePowers[j]) >> 23; }
+
+// Whether two of the first k candidates are equal (then the key needs candidates beyond k).
+inline bool has_repeat(uint32_t h2, uint32_t k) noexcept {
+  for (uint32_t i = 2; i <= k; ++i) {
+    const uint32_t ci = candidate(h2, i);
+    for (uint32_t j = 1; j < i; ++j) {
+      if (candidate(h2, j) == ci) return true;
+    }
+  }
+  return false;
+}
+
 inline BlockMask block_mask(uint64_t h, uint32_t k) noexcept {
   BlockMask m{};
-  const uint32_t h2 = static_cast<uint32_t>(h) | 1u;
+  const uint32_t h2 = probe_seed(h);
   uint32_t set = 0;
   auto take = [&](uint32_t j) {
-    const uint32_t bit = (h2 * kProbePowers[j]) >> 23;
+    const uint32_t bit = candidate(h2, j);
     const uint64_t b = uint64_t{1} << (bit & 63);
     uint64_t& word = m.w[bit >> 6];
     set += (word & b) == 0 ? 1 : 0;

@@ -157,3 +157,39 @@ TEST(Layout, BitPatternIsPinned) {
 
 }  // namespace
 }  // namespace abloom
+
+namespace abloom {
+namespace {
+
+// test_hash takes shortcuts (reject on the first k candidates, exact repeat check only when
+// two candidates may collide); its answer must equal the definition: all bits of block_mask
+// set in the key's block. Checked at several fills, where both answers occur often.
+TEST(Layout, TestHashMatchesTheMaskDefinition) {
+  testing::SplitMix rng(77);
+  for (uint32_t k : {1u, 2u, 3u, 6u, 9u, 12u, 16u, 33u, 64u}) {
+    for (double fill : {0.3, 0.6, 0.85, 0.97}) {
+      Filter f = make(Kind::blocked, k, 1, 3);
+      // Set a random fraction `fill` of every block's bits through keys, via add_hash.
+      const uint64_t target = static_cast<uint64_t>(fill * f.shape().total_bits());
+      while (footprint(f).second < target) f.add_hash(rng.next());
+      size_t yes = 0, no = 0;
+      for (int i = 0; i < 20000; ++i) {
+        const uint64_t h = rng.next();
+        const uint32_t s = f.shape().shard_of(h);
+        const uint64_t* block = f.shard_words(s) + f.shape().block_word_offset(h);
+        const BlockMask m = block_mask(h, k);
+        bool expected = true;
+        for (uint32_t w = 0; w < kBlockWords; ++w) expected &= (m.w[w] & ~block[w]) == 0;
+        ASSERT_EQ(f.test_hash(h), expected) << "k=" << k << " fill=" << fill << " h=" << h;
+        (expected ? yes : no) += 1;
+      }
+      if (fill >= 0.6 && k <= 12) {
+        EXPECT_GT(yes, 0u) << k << " " << fill;
+      }
+      EXPECT_GT(no, 0u) << k << " " << fill;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace abloom
