@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "atomic_bits.hpp"
 #include "format.hpp"
 
 namespace abloom {
@@ -49,36 +48,16 @@ std::string dir_of(const std::string& path) {
   return path.substr(0, slash);
 }
 
-// Writes header + body to fd, copying the body with atomic loads (adds may run meanwhile) in
-// chunks, and hashing exactly what is written.
+// Writes header + body to fd: the body as write_serialized streams it, in 512 KiB writes, then
+// the final header. Throws std::bad_alloc (for the chunk).
 bool write_filter(int fd, const Filter& filter) {
-  Header h = header_for(filter);
   unsigned char header[kHeaderBytes];
-  encode_header(h, header);
-  BodyChecksum sum(header);
-  constexpr size_t kChunkWords = size_t{64} * 1024;  // 512 KiB
-  std::vector<uint64_t> chunk(kChunkWords);
-  const Shape& shape = filter.shape();
-  off_t at = kHeaderBytes;
-  for (uint32_t s = 0; s < shape.shards(); ++s) {
-    const uint64_t* src = filter.shard_words(s);
-    for (uint64_t w = 0; w < shape.words_per_shard(); w += kChunkWords) {
-      const size_t n =
-          static_cast<size_t>(std::min<uint64_t>(kChunkWords, shape.words_per_shard() - w));
-      for (size_t i = 0; i < n; ++i) {
-        uint64_t v = load_word(src + w + i);
-        if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
-        chunk[i] = v;
-      }
-      const auto* bytes = reinterpret_cast<const unsigned char*>(chunk.data());
-      sum.update(bytes, n * 8);
-      if (!write_all(fd, bytes, n * 8, at)) return false;
-      at += static_cast<off_t>(n * 8);
-    }
-  }
-  h.checksum = sum.digest();
-  encode_header(h, header);
-  return write_all(fd, header, kHeaderBytes, 0);
+  std::vector<uint64_t> chunk(size_t{64} * 1024);
+  const bool body_ok = write_serialized(filter, header, chunk.data(), chunk.size(),
+                                        [fd](uint64_t at, const unsigned char* bytes, size_t len) {
+                                          return write_all(fd, bytes, len, static_cast<off_t>(at));
+                                        });
+  return body_ok && write_all(fd, header, kHeaderBytes, 0);
 }
 
 // A mapped file, unmapped (and closed) with the filter. For read-write mappings it owns the

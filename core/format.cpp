@@ -3,8 +3,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
-
-#include "atomic_bits.hpp"
+#include <iterator>
 
 namespace abloom {
 namespace {
@@ -49,12 +48,6 @@ void put32(unsigned char* p, uint32_t v) noexcept {
 void put64(unsigned char* p, uint64_t v) noexcept {
   for (int i = 0; i < 8; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
 }
-// A word as stored: little-endian whatever the host.
-uint64_t to_le(uint64_t v) noexcept {
-  if constexpr (std::endian::native == std::endian::big) return __builtin_bswap64(v);
-  return v;
-}
-
 uint64_t header_checksum(const unsigned char* h) noexcept {
   return XXH3_64bits(h, kOffHeaderChecksum);
 }
@@ -120,21 +113,12 @@ void encode_header(const Header& header, unsigned char* out) noexcept {
 }
 
 void serialize_into(const Filter& filter, unsigned char* out) noexcept {
-  Header h = header_for(filter);
-  encode_header(h, out);  // the prefix the checksum covers; checksums are filled in below
-  unsigned char* body = out + kHeaderBytes;
-  const Shape& shape = filter.shape();
-  const uint64_t words = shape.words_per_shard();
-  for (uint32_t s = 0; s < shape.shards(); ++s) {
-    const uint64_t* src = filter.shard_words(s);
-    unsigned char* dst = body + s * words * 8;
-    for (uint64_t w = 0; w < words; ++w) {
-      const uint64_t v = to_le(load_word(src + w));
-      std::memcpy(dst + w * 8, &v, 8);
-    }
-  }
-  h.checksum = checksum_with_body(out, body, h.body_bytes());
-  encode_header(h, out);
+  uint64_t chunk[4096];  // 32 KiB on the stack: no allocation
+  write_serialized(filter, out, chunk, std::size(chunk),
+                   [out](uint64_t at, const unsigned char* bytes, size_t len) {
+                     std::memcpy(out + at, bytes, len);
+                     return true;
+                   });
 }
 
 Errc parse_header(const unsigned char* d, size_t len, Header* out) noexcept {

@@ -2,10 +2,12 @@
 // then the body (every shard's words, little-endian, shard after shard), 64-byte aligned.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 
+#include "atomic_bits.hpp"
 #include "errc.hpp"
 #include "filter.hpp"
 
@@ -30,8 +32,13 @@ struct Header {
 
 uint64_t serialized_size(const Shape& shape) noexcept;
 
-// Writes header + body into out[0 .. serialized_size). Safe while other threads add: the body
-// is copied word by word with atomic loads, and the checksum covers exactly what was copied.
+// A word as stored: little-endian whatever the host.
+inline uint64_t to_le(uint64_t v) noexcept {
+  if constexpr (std::endian::native == std::endian::big) return __builtin_bswap64(v);
+  return v;
+}
+
+// Writes header + body into out[0 .. serialized_size) (see write_serialized).
 void serialize_into(const Filter& filter, unsigned char* out) noexcept;
 
 // Decodes and validates a header against the `len` bytes available (header + body, exactly).
@@ -64,6 +71,37 @@ class BodyChecksum {
 
 // A header describing `filter` now (estimate of inserted keys included), checksum not yet set.
 Header header_for(const Filter& filter) noexcept;
+
+// The one writer of the serialized form, for buffers and files alike: hands the body to
+// sink(offset, bytes, len) in order, in chunks (offset counts from the start of the serialized
+// form), stopping with false as soon as the sink returns false; then encodes the final header,
+// checksums included, into header_out[0, 128). Chunks are staged in the caller's
+// chunk[0, chunk_words) (big for files: fewer writes). Safe while other threads add: words are
+// copied with atomic loads, and the checksum covers exactly the bytes handed to the sink.
+template <class Sink>
+bool write_serialized(const Filter& filter, unsigned char* header_out, uint64_t* chunk,
+                      size_t chunk_words, Sink sink) noexcept {
+  Header h = header_for(filter);
+  encode_header(h, header_out);  // the prefix the checksum covers
+  BodyChecksum sum(header_out);
+  const auto* bytes = reinterpret_cast<const unsigned char*>(chunk);
+  const Shape& shape = filter.shape();
+  uint64_t at = kHeaderBytes;
+  for (uint32_t s = 0; s < shape.shards(); ++s) {
+    const uint64_t* src = filter.shard_words(s);
+    for (uint64_t w = 0; w < shape.words_per_shard(); w += chunk_words) {
+      const uint64_t left = shape.words_per_shard() - w;
+      const size_t n = left < chunk_words ? static_cast<size_t>(left) : chunk_words;
+      for (size_t i = 0; i < n; ++i) chunk[i] = to_le(load_word(src + w + i));
+      sum.update(bytes, n * 8);
+      if (!sink(at, bytes, n * 8)) return false;
+      at += n * 8;
+    }
+  }
+  h.checksum = sum.digest();
+  encode_header(h, header_out);
+  return true;
+}
 
 // A copy (owned storage) from validated, checksummed bytes.
 Errc deserialize(const unsigned char* data, size_t len, std::unique_ptr<Filter>* out);
