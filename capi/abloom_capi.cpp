@@ -120,6 +120,18 @@ int check_packed(const void* buf, size_t buf_len, const uint64_t* offsets, size_
 // Writes need a writable filter: views and read-only mappings refuse them.
 bool read_only(const abloom_filter* filter) noexcept { return filter->impl->read_only(); }
 
+// The load paths (deserialize, view, open): run the core loader and, on success, hand the
+// filter it built to the caller as a new handle. Exceptions become codes.
+template <class Load>
+int load_into(abloom_filter** out, Load load) noexcept {
+  return guarded([&] {
+    std::unique_ptr<abloom::Filter> f;
+    if (abloom::Errc e = load(&f); e != abloom::Errc::ok) return to_code(e);
+    *out = std::make_unique<abloom_filter>(std::move(f)).release();
+    return ABLOOM_OK;
+  });
+}
+
 void set_out(uint64_t* out, uint64_t v) noexcept {
   if (out != nullptr) *out = v;
 }
@@ -419,29 +431,17 @@ int abloom_serialize(const abloom_filter* filter, void* buf, size_t capacity, si
 
 int abloom_deserialize(const void* buf, size_t len, abloom_filter** out) {
   if (buf == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
-  return guarded([&] {
-    std::unique_ptr<abloom::Filter> f;
-    if (abloom::Errc e = abloom::deserialize(static_cast<const unsigned char*>(buf), len, &f);
-        e != abloom::Errc::ok) {
-      return to_code(e);
-    }
-    *out = new abloom_filter(std::move(f));
-    return ABLOOM_OK;
+  return load_into(out, [&](std::unique_ptr<abloom::Filter>* f) {
+    return abloom::deserialize(static_cast<const unsigned char*>(buf), len, f);
   });
 }
 
 int abloom_view(const void* buf, size_t len, uint32_t flags, abloom_filter** out) {
   if (buf == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
   if ((flags & ~ABLOOM_VERIFY_CHECKSUM) != 0) return ABLOOM_ERR_INVALID;
-  return guarded([&] {
-    std::unique_ptr<abloom::Filter> f;
-    const bool verify = (flags & ABLOOM_VERIFY_CHECKSUM) != 0;
-    if (abloom::Errc e = abloom::view(static_cast<const unsigned char*>(buf), len, verify, &f);
-        e != abloom::Errc::ok) {
-      return to_code(e);
-    }
-    *out = new abloom_filter(std::move(f));
-    return ABLOOM_OK;
+  const bool verify = (flags & ABLOOM_VERIFY_CHECKSUM) != 0;
+  return load_into(out, [&](std::unique_ptr<abloom::Filter>* f) {
+    return abloom::view(static_cast<const unsigned char*>(buf), len, verify, f);
   });
 }
 
@@ -462,14 +462,9 @@ int abloom_open(const char* path, uint32_t flags, abloom_filter** out) {
                                 : mode_bits == ABLOOM_OPEN_COPY_ON_WRITE
                                     ? abloom::OpenMode::copy_on_write
                                     : abloom::OpenMode::read_only;
-  return guarded([&] {
-    std::unique_ptr<abloom::Filter> f;
-    const bool verify = (flags & ABLOOM_VERIFY_CHECKSUM) != 0;
-    if (abloom::Errc e = abloom::open_file(path, mode, verify, &f); e != abloom::Errc::ok) {
-      return to_code(e);
-    }
-    *out = new abloom_filter(std::move(f));
-    return ABLOOM_OK;
+  const bool verify = (flags & ABLOOM_VERIFY_CHECKSUM) != 0;
+  return load_into(out, [&](std::unique_ptr<abloom::Filter>* f) {
+    return abloom::open_file(path, mode, verify, f);
   });
 }
 
