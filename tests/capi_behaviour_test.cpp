@@ -19,16 +19,16 @@
 #if defined(ABLOOM_TEST_HAVE_XXHASH)
 #define XXH_INLINE_ALL
 #include <xxhash.h>
+
+#include "capi_test_support.hpp"
 #endif
 
 namespace {
 
-struct FilterDeleter {
-  void operator()(abloom_filter *f) const { abloom_free(f); }
-};
-using Filter = std::unique_ptr<abloom_filter, FilterDeleter>;
+using capi_test::Filter;
+using capi_test::FilterDeleter;
 
-const char *KindName(uint32_t kind) { return kind == ABLOOM_KIND_BLOCKED ? "Blocked" : "Classic"; }
+using capi_test::KindName;
 
 abloom_options Options(uint64_t capacity, double fpr = 0.01, uint32_t kind = ABLOOM_KIND_BLOCKED,
                        uint32_t shards = 0, uint64_t seed = 0) {
@@ -65,12 +65,7 @@ abloom_plan PlanOf(const abloom_options &o) {
   return p;
 }
 
-abloom_info InfoOf(const abloom_filter *f) {
-  abloom_info i{};
-  i.struct_size = sizeof i;
-  EXPECT_EQ(abloom_get_info(f, &i), ABLOOM_OK);
-  return i;
-}
+using capi_test::InfoOf;
 
 double Count(const abloom_filter *f) {
   double d = -1;

@@ -24,6 +24,8 @@
 #include <thread>
 #include <vector>
 
+#include "capi_test_support.hpp"
+
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define ABLOOM_CRASH_TEST_SANITIZED 1
 #elif defined(__has_feature)
@@ -34,10 +36,8 @@
 
 namespace {
 
-struct FilterDeleter {
-  void operator()(abloom_filter *f) const { abloom_free(f); }
-};
-using Filter = std::unique_ptr<abloom_filter, FilterDeleter>;
+using capi_test::Filter;
+using capi_test::FilterDeleter;
 
 #if defined(ABLOOM_CRASH_TEST_SANITIZED)
 constexpr uint64_t kBytesA = uint64_t{4} << 20;  // 4 MiB

@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "capi_test_support.hpp"
+
 namespace {
 
-struct FilterDeleter {
-  void operator()(abloom_filter *f) const { abloom_free(f); }
-};
-using Filter = std::unique_ptr<abloom_filter, FilterDeleter>;
+using capi_test::Filter;
+using capi_test::FilterDeleter;
 
 // A value no successful call would ever write into an out-handle.
 abloom_filter *const kSentinel = reinterpret_cast<abloom_filter *>(uintptr_t{0x5EA1ED});

@@ -35,18 +35,18 @@
 #if defined(ABLOOM_TEST_HAVE_XXHASH)
 #define XXH_INLINE_ALL
 #include <xxhash.h>
+
+#include "capi_test_support.hpp"
 #endif
 
 namespace {
 
 using Bytes = std::vector<unsigned char>;
 
-struct FilterDeleter {
-  void operator()(abloom_filter *f) const { abloom_free(f); }
-};
-using Filter = std::unique_ptr<abloom_filter, FilterDeleter>;
+using capi_test::Filter;
+using capi_test::FilterDeleter;
 
-const char *KindName(uint32_t kind) { return kind == ABLOOM_KIND_BLOCKED ? "Blocked" : "Classic"; }
+using capi_test::KindName;
 
 // ---- Helpers ------------------------------------------------------------------------------------
 
@@ -94,12 +94,7 @@ Filter Filled(uint32_t kind, uint32_t shards, uint64_t capacity, size_t n) {
   return f;
 }
 
-abloom_info InfoOf(const abloom_filter *f) {
-  abloom_info i{};
-  i.struct_size = sizeof i;
-  EXPECT_EQ(abloom_get_info(f, &i), ABLOOM_OK);
-  return i;
-}
+using capi_test::InfoOf;
 
 uint64_t SizeOf(const abloom_filter *f) {
   uint64_t s = 0;

@@ -34,6 +34,8 @@
 #if defined(ABLOOM_TEST_HAVE_XXHASH)
 #define XXH_INLINE_ALL
 #include <xxhash.h>
+
+#include "capi_test_support.hpp"
 #endif
 
 #ifndef ABLOOM_VECTORS_DIR
@@ -78,10 +80,8 @@ const GoldenVector kVectors[] = {
 // gtest prints a failing parameter with this (instead of its bytes).
 void PrintTo(const GoldenVector &v, std::ostream *os) { *os << v.name; }
 
-struct FilterDeleter {
-  void operator()(abloom_filter *f) const { abloom_free(f); }
-};
-using Filter = std::unique_ptr<abloom_filter, FilterDeleter>;
+using capi_test::Filter;
+using capi_test::FilterDeleter;
 
 struct FreeDeleter {
   void operator()(void *p) const { free(p); }
