@@ -19,6 +19,7 @@ PACKAGES=(
   clang-format
   clang-tidy
   libclang-rt-14-dev # clang's sanitizer runtimes
+  swig               # SWIG 4.1: the Go and Java binding layers
 )
 
 is_installed() {

@@ -16,6 +16,7 @@
 #                  no test at all is a failure
 #   fuzz           build/fuzz: clang, ASan+UBSan+libFuzzer; runs tests/fuzz/fuzz_deserialize on a
 #                  copy of tests/fuzz/corpus for ABLOOM_FUZZ_SECONDS (default 60); any crash fails
+#   go, java, rust bindings/LANG/ci.sh against build/ci installed into $ABLOOM_BUILD_ROOT/prefix
 #
 # Usage: scripts/test-all.sh [STAGE...]     (no argument: every stage, in the order above)
 # Env:   ABLOOM_JOBS (default 2) build and ctest parallelism; ABLOOM_FAIL_FAST=1 stops at the first
@@ -38,7 +39,8 @@ TSAN_DIR=$BUILD_ROOT/tsan
 FUZZ_DIR=$BUILD_ROOT/fuzz
 TSAN_TEST_REGEX='Concurren|Thread'
 
-ALL_STAGES=(setup build ctest exports install format tidy asan-build asan-ctest tsan-build tsan-ctest fuzz)
+ALL_STAGES=(setup build ctest exports install format tidy asan-build asan-ctest tsan-build tsan-ctest fuzz
+  go java rust)
 # Prerequisites: a stage is skipped when one of these ran in this invocation and did not pass.
 declare -A NEEDS=(
   [build]=setup
@@ -52,6 +54,9 @@ declare -A NEEDS=(
   [tsan-build]=setup
   [tsan-ctest]=tsan-build
   [fuzz]=setup
+  [go]=build
+  [java]=build
+  [rust]=build
 )
 
 # ---- Stage bodies (each runs in a subshell with set -euo pipefail) -------------------------------
@@ -191,9 +196,27 @@ stage_fuzz() {
   fi
 }
 
-# bindings (go, java, rust) hook here
-# Add binding stages above (stage_go, stage_java, stage_rust: each building against build/ci's
-# libabloom and running its own tests), then list them in ALL_STAGES and NEEDS (=build).
+# The bindings build against an installed copy of build/ci, the way their users do (pkg-config,
+# headers, libabloom.so.0 under PREFIX/lib). Each bindings/LANG/ci.sh takes that prefix, fetches
+# its own language's dependencies (module proxy, crates.io, Maven Central) and runs every test and
+# linter of the binding; see bindings/LANG/README.md.
+ci_prefix() {
+  local prefix
+  prefix=$(cd "$BUILD_ROOT" && pwd)/prefix
+  cmake --install "$CI_DIR" --prefix "$prefix" >/dev/null
+  echo "$prefix"
+}
+
+run_binding() { # LANG
+  local script="bindings/$1/ci.sh" prefix
+  [[ -f "$script" ]] || { echo "missing $script" && return 1; }
+  prefix=$(ci_prefix)
+  bash "$script" "$prefix"
+}
+
+stage_go() { run_binding go; }
+stage_java() { run_binding java; }
+stage_rust() { run_binding rust; }
 
 # ---- Driver --------------------------------------------------------------------------------------
 
