@@ -122,6 +122,39 @@ ABLOOM_API unsigned abloom_version_number(void);
 /** The library's runtime version as "MAJOR.MINOR.PATCH" (static storage). */
 ABLOOM_API const char *abloom_version_string(void);
 
+/* ---- Instruction set ----------------------------------------------------------------------- */
+
+/*
+ * The blocked kind's hot loops have one kernel per instruction set. The library picks the best one
+ * the CPU supports at run time (one binary runs on any x86-64), unless the environment variable
+ * ABLOOM_ISA ("scalar", "avx2", "auto"; read once, at the first call that needs a kernel) or
+ * abloom_isa_force() asks for less. Every kernel sets and tests exactly the same bits, so the
+ * choice changes speed only: filters, files and answers are identical.
+ */
+
+/** Portable scalar kernel: every CPU. */
+#define ABLOOM_ISA_SCALAR 0u
+/** AVX2 (with BMI2) kernel: x86-64 CPUs since about 2013-2015. */
+#define ABLOOM_ISA_AVX2 1u
+/** AVX-512: reserved; no kernel yet (abloom_isa_supported() never returns it). */
+#define ABLOOM_ISA_AVX512 2u
+
+/** The best ABLOOM_ISA_* this CPU can run. */
+ABLOOM_API uint32_t abloom_isa_supported(void);
+
+/** The ABLOOM_ISA_* in use now (process-wide). */
+ABLOOM_API uint32_t abloom_isa_active(void);
+
+/**
+ * Uses kernel `isa` from now on, process-wide and thread-safe (calls already running finish on
+ * the previous kernel). ABLOOM_ERR_INVALID for an unknown value; ABLOOM_ERR_UNSUPPORTED when this
+ * CPU cannot run it (nothing changes then). Forcing ABLOOM_ISA_SCALAR always succeeds.
+ */
+ABLOOM_API int abloom_isa_force(uint32_t isa);
+
+/** "scalar", "avx2", "avx512", or "unknown" (static storage). */
+ABLOOM_API const char *abloom_isa_name(uint32_t isa);
+
 /* ---- Limits -------------------------------------------------------------------------------- */
 
 /** Largest number of probes (bits set per key). */

@@ -9,6 +9,7 @@
 #include "file_io.hpp"
 #include "filter.hpp"
 #include "format.hpp"
+#include "isa.hpp"
 #include "sizing.hpp"
 
 // The handle the C API hands out; C sees only the incomplete type.
@@ -30,6 +31,9 @@ static_assert(ABLOOM_MAX_BYTES == abloom::kMaxBytes);
 static_assert(ABLOOM_MAX_THREADS == abloom::kMaxThreads);
 static_assert(ABLOOM_KIND_BLOCKED == static_cast<int>(abloom::Kind::blocked));
 static_assert(ABLOOM_KIND_CLASSIC == static_cast<int>(abloom::Kind::classic));
+static_assert(ABLOOM_ISA_SCALAR == static_cast<uint32_t>(abloom::Isa::scalar));
+static_assert(ABLOOM_ISA_AVX2 == static_cast<uint32_t>(abloom::Isa::avx2));
+static_assert(ABLOOM_ISA_AVX512 == static_cast<uint32_t>(abloom::Isa::avx512));
 
 int to_code(abloom::Errc e) noexcept {
   switch (e) {
@@ -184,6 +188,20 @@ const char* abloom_strerror(int code) {
 unsigned abloom_version_number(void) { return ABLOOM_VERSION_NUMBER; }
 
 const char* abloom_version_string(void) { return ABLOOM_VERSION_STRING; }
+
+uint32_t abloom_isa_supported(void) { return static_cast<uint32_t>(abloom::isa_supported()); }
+
+uint32_t abloom_isa_active(void) { return static_cast<uint32_t>(abloom::isa_active()); }
+
+int abloom_isa_force(uint32_t isa) {
+  if (isa > static_cast<uint32_t>(abloom::kIsaMax)) return ABLOOM_ERR_INVALID;
+  return to_code(abloom::isa_force(static_cast<abloom::Isa>(isa)));
+}
+
+const char* abloom_isa_name(uint32_t isa) {
+  if (isa > static_cast<uint32_t>(abloom::kIsaMax)) return "unknown";
+  return abloom::isa_name(static_cast<abloom::Isa>(isa));
+}
 
 int abloom_options_init(abloom_options* opts) {
   if (opts == nullptr) return ABLOOM_ERR_NULL;

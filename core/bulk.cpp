@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "blocked_kernels.hpp"
 #include "filter.hpp"
 
 namespace abloom {
@@ -49,48 +50,69 @@ inline size_t part_begin(size_t n, uint32_t parts, uint32_t t) noexcept {
 
 }  // namespace
 
-template <class HashAt>
-uint64_t Filter::add_pipeline(HashAt hash_at, size_t n) noexcept {
-  uint64_t window[2][kWindow];
-  uint64_t added = 0;
-  auto load = [&](uint64_t* w, size_t base) {
+template <bool kForWrite, class HashAt, class Probe>
+uint64_t Filter::windows(HashAt hash_at, size_t n, Probe probe) const noexcept {
+  // The loop reads the shape from locals: hash_at may call out of line, after which the compiler
+  // would otherwise have to reload every field of *this for every key.
+  const Shape shape = shape_;
+  uint64_t* const* const shards = shard_ptrs_.data();
+  BlockRef window[2][kWindow];
+  auto load = [&](BlockRef* w, size_t base) {
     const size_t m = std::min(kWindow, n - base);
     for (size_t i = 0; i < m; ++i) {
-      w[i] = hash_at(base + i);
-      prefetch(w[i], true);
+      const uint64_t h = hash_at(base + i);
+      if (shape.kind == Kind::blocked) {
+        w[i] = {shards[shape.shard_of(h)] + shape.block_word_offset(h), h};
+        __builtin_prefetch(w[i].block, kForWrite ? 1 : 0, 3);
+      } else {
+        w[i] = {nullptr, h};
+        prefetch_classic(h);
+      }
     }
   };
+  uint64_t total = 0;
   if (n > 0) load(window[0], 0);
   for (size_t base = 0, cur = 0; base < n; base += kWindow, cur ^= 1) {
     if (base + kWindow < n) load(window[cur ^ 1], base + kWindow);
-    const size_t m = std::min(kWindow, n - base);
-    for (size_t i = 0; i < m; ++i) added += add_impl(window[cur][i]) ? 0 : 1;
+    total += probe(window[cur], base, std::min(kWindow, n - base));
   }
-  return added;
+  return total;
+}
+
+template <class HashAt>
+uint64_t Filter::add_pipeline(HashAt hash_at, size_t n) noexcept {
+  const uint32_t k = shape_.k;
+  if (shape_.kind == Kind::blocked) {
+    const BlockedKernels& kernels = blocked_kernels();
+    return windows<true>(hash_at, n, [&](const BlockRef* w, size_t, size_t m) {
+      return kernels.add_window(w, m, k);
+    });
+  }
+  return windows<true>(hash_at, n, [&](const BlockRef* w, size_t, size_t m) {
+    uint64_t added = 0;
+    for (size_t i = 0; i < m; ++i) added += add_impl(w[i].hash) ? 0 : 1;
+    return added;
+  });
 }
 
 template <class HashAt>
 uint64_t Filter::test_pipeline(HashAt hash_at, size_t n, uint8_t* results) const noexcept {
-  uint64_t window[2][kWindow];
-  uint64_t found = 0;
-  auto load = [&](uint64_t* w, size_t base) {
-    const size_t m = std::min(kWindow, n - base);
+  const uint32_t k = shape_.k;
+  if (shape_.kind == Kind::blocked) {
+    const BlockedKernels& kernels = blocked_kernels();
+    return windows<false>(hash_at, n, [&](const BlockRef* w, size_t base, size_t m) {
+      return kernels.test_window(w, m, k, results + base);
+    });
+  }
+  return windows<false>(hash_at, n, [&](const BlockRef* w, size_t base, size_t m) {
+    uint64_t found = 0;
     for (size_t i = 0; i < m; ++i) {
-      w[i] = hash_at(base + i);
-      prefetch(w[i], false);
-    }
-  };
-  if (n > 0) load(window[0], 0);
-  for (size_t base = 0, cur = 0; base < n; base += kWindow, cur ^= 1) {
-    if (base + kWindow < n) load(window[cur ^ 1], base + kWindow);
-    const size_t m = std::min(kWindow, n - base);
-    for (size_t i = 0; i < m; ++i) {
-      const bool hit = test_hash(window[cur][i]);
+      const bool hit = test_hash(w[i].hash);
       results[base + i] = hit ? 1 : 0;
       found += hit ? 1 : 0;
     }
-  }
-  return found;
+    return found;
+  });
 }
 
 template <class HashAt>

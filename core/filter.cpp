@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "atomic_bits.hpp"
+#include "blocked_kernels.hpp"
 
 namespace abloom {
 
@@ -36,48 +37,19 @@ Filter::Filter(const Filter& other) : Filter(other.shape_, other.params_) {
 }
 
 bool Filter::add_impl(uint64_t h) noexcept {
+  if (shape_.kind == Kind::blocked) return blocked_kernels().add(block_of(h), h, shape_.k);
   bool present = true;
-  if (shape_.kind == Kind::blocked) {
-    uint64_t* block = block_of(h);
-    const BlockMask m = block_mask(h, shape_.k);
-    for (uint32_t w = 0; w < kBlockWords; ++w) {
-      if (m.w[w] != 0) present &= set_bits(block + w, m.w[w]) == m.w[w];
-    }
-  } else {
-    uint64_t* base = shard_ptrs_[shape_.shard_of(h)];
-    ClassicProbes probes(h, shape_.shard_bits, shape_.bits_per_shard());
-    for (uint32_t i = 0; i < shape_.k; ++i) {
-      const uint64_t pos = probes.next();
-      const uint64_t bit = uint64_t{1} << (pos & 63);
-      present &= set_bits(base + (pos >> 6), bit) != 0;
-    }
+  uint64_t* base = shard_ptrs_[shape_.shard_of(h)];
+  ClassicProbes probes(h, shape_.shard_bits, shape_.bits_per_shard());
+  for (uint32_t i = 0; i < shape_.k; ++i) {
+    const uint64_t pos = probes.next();
+    const uint64_t bit = uint64_t{1} << (pos & 63);
+    present &= set_bits(base + (pos >> 6), bit) != 0;
   }
   return present;
 }
 
-bool Filter::test_hash(uint64_t h) const noexcept {
-  if (shape_.kind == Kind::blocked) {
-    const uint64_t* block = block_of(h);
-    // The first k candidates all belong to the key's bits (its bits are the first k distinct
-    // candidates), so one clear bit among them proves absence: one branch-free pass, no mask to
-    // build, answers most absent keys. `folded` spots, in a register, whether two candidates
-    // might be equal (equal bit position mod 64); only then are they compared exactly.
-    const uint32_t h2 = probe_seed(h);
-    const uint32_t k = shape_.k;
-    uint64_t missing = 0, folded = 0, maybe_repeat = 0;
-    for (uint32_t j = 1; j <= k; ++j) {
-      const uint64_t b = uint64_t{1} << (candidate(h2, j) & 63);
-      missing |= ~load_word(block + (candidate(h2, j) >> 6)) & b;
-      maybe_repeat |= folded & b;
-      folded |= b;
-    }
-    if (missing != 0) return false;
-    if (maybe_repeat == 0 || !has_repeat(h2, k)) return true;
-    // A repeat among the first k candidates: the key has further bits; check its whole mask.
-    const BlockMask m = block_mask(h, k);
-    for (uint32_t w = 0; w < kBlockWords; ++w) missing |= m.w[w] & ~load_word(block + w);
-    return missing == 0;
-  }
+bool Filter::test_classic(uint64_t h) const noexcept {
   const uint64_t* base = shard_ptrs_[shape_.shard_of(h)];
   ClassicProbes probes(h, shape_.shard_bits, shape_.bits_per_shard());
   for (uint32_t i = 0; i < shape_.k; ++i) {
@@ -87,15 +59,7 @@ bool Filter::test_hash(uint64_t h) const noexcept {
   return true;
 }
 
-void Filter::prefetch(uint64_t h, bool for_write) const noexcept {
-  if (shape_.kind == Kind::blocked) {
-    if (for_write) {
-      __builtin_prefetch(block_of(h), 1, 3);
-    } else {
-      __builtin_prefetch(block_of(h), 0, 3);
-    }
-    return;
-  }
+void Filter::prefetch_classic(uint64_t h) const noexcept {
   const uint64_t* base = shard_ptrs_[shape_.shard_of(h)];
   ClassicProbes probes(h, shape_.shard_bits, shape_.bits_per_shard());
   for (uint32_t i = 0; i < shape_.k; ++i) __builtin_prefetch(base + (probes.next() >> 6), 0, 3);

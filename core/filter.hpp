@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "aligned_buffer.hpp"
+#include "blocked_kernels.hpp"
 #include "errc.hpp"
 #include "hash.hpp"
 #include "layout.hpp"
@@ -82,7 +83,10 @@ class Filter {
   }
 
   void add_hash(uint64_t h) noexcept { (void)add_impl(h); }
-  bool test_hash(uint64_t h) const noexcept;
+  bool test_hash(uint64_t h) const noexcept {
+    if (shape_.kind == Kind::blocked) return blocked_kernels().test(block_of(h), h, shape_.k);
+    return test_classic(h);
+  }
   // Adds h and returns whether all its bits were set before (from the values fetch_or returned).
   bool test_and_add_hash(uint64_t h) noexcept { return add_impl(h); }
 
@@ -113,7 +117,13 @@ class Filter {
     return shard_ptrs_[shape_.shard_of(h)] + shape_.block_word_offset(h);
   }
   bool add_impl(uint64_t h) noexcept;
-  void prefetch(uint64_t h, bool for_write) const noexcept;
+  bool test_classic(uint64_t h) const noexcept;
+  // Prefetches the k lines of a classic key.
+  void prefetch_classic(uint64_t h) const noexcept;
+  // The bulk pipeline (bulk.cpp): hashes keys a window at a time and prefetches their lines one
+  // window ahead of `probe(refs, first_index, count)`, which handles a window; sums its results.
+  template <bool kForWrite, class HashAt, class Probe>
+  uint64_t windows(HashAt hash_at, size_t n, Probe probe) const noexcept;
   template <class HashAt>
   uint64_t add_pipeline(HashAt hash_at, size_t n) noexcept;
   template <class HashAt>

@@ -1,0 +1,174 @@
+// The blocked kind's AVX2 kernel. Eight candidates at a time: one vector multiply gives
+// h2 * C^j for j = 1..8 (layout.hpp), and each candidate's 32-bit word of the 64-byte block is
+// fetched from two registers holding the block with a cross-lane permute (no gather), so testing
+// k <= 8 bits costs about a dozen vector instructions instead of k scalar loads and shifts.
+//
+// Compiled without -mavx2: only the functions marked ABLOOM_AVX2 use AVX2, so no inline function
+// from a shared header is ever emitted with AVX2 instructions (which the linker could then pick for
+// every caller). isa.cpp calls into this table only when the CPU has AVX2 and BMI2.
+//
+// Bit b of the block is bit b & 31 of 32-bit lane b >> 5 (little-endian words): candidate c picks
+// lane (c >> 5) & 7 of the low (c < 256) or high register, bit c & 31 of it. With p = h2 * C^j and
+// c = p >> 23, lane = p >> 28 (the permute ignores bit 3) and the half is p's sign bit.
+#include "blocked_kernels.hpp"
+
+#if defined(__x86_64__)
+
+#include <immintrin.h>
+
+#include <atomic>
+
+#include "layout.hpp"
+
+#define ABLOOM_AVX2 __attribute__((target("avx2,bmi,bmi2")))
+
+namespace abloom {
+namespace {
+
+struct Block {
+  __m256i lo, hi;
+};
+
+// The block's 64 bytes in two registers. The words are atomics other threads may be ORing into;
+// the loads are done in inline asm so they are hardware reads (each aligned 16-byte half is read
+// whole on AVX hardware) rather than a C++ data race. A word read a moment early only means a bit
+// another thread is setting right now reads as clear: bits only go from 0 to 1, so each answer
+// is one the filter gave at some instant, as with per-word atomic loads.
+ABLOOM_AVX2 inline Block load_block(const uint64_t* p) noexcept {
+  Block b;
+  asm("vmovdqa %1, %0" : "=x"(b.lo) : "m"(*reinterpret_cast<const __m256i*>(p)));
+  asm("vmovdqa %1, %0" : "=x"(b.hi) : "m"(*reinterpret_cast<const __m256i*>(p + 4)));
+  return b;
+}
+
+// h2 * C^j for the 8 candidates j = first .. first + 7.
+ABLOOM_AVX2 inline __m256i products(__m256i h2, uint32_t first) noexcept {
+  const __m256i powers =
+      _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kProbePowers.data() + first));
+  return _mm256_mullo_epi32(h2, powers);
+}
+
+// Bit i set when candidate i's bit is set in the block.
+ABLOOM_AVX2 inline uint32_t probe_hits(__m256i p, const Block& b) noexcept {
+  const __m256i lane = _mm256_srli_epi32(p, 28);
+  const __m256i lo = _mm256_permutevar8x32_epi32(b.lo, lane);
+  const __m256i hi = _mm256_permutevar8x32_epi32(b.hi, lane);
+  const __m256 word =
+      _mm256_blendv_ps(_mm256_castsi256_ps(lo), _mm256_castsi256_ps(hi), _mm256_castsi256_ps(p));
+  // Shift the candidate's bit (c & 31) up to the sign bit: by 31 - (c & 31) = ~c & 31.
+  const __m256i shift = _mm256_andnot_si256(_mm256_srli_epi32(p, 23), _mm256_set1_epi32(31));
+  const __m256i top = _mm256_sllv_epi32(_mm256_castps_si256(word), shift);
+  return static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(top)));
+}
+
+// The candidates (bit indices) of p, with lanes >= used given distinct values above 511 so that
+// they never compare equal to anything.
+ABLOOM_AVX2 inline __m256i candidates(__m256i p, uint32_t used) noexcept {
+  const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i tags =
+      _mm256_setr_epi32(1 << 10, 1 << 11, 1 << 12, 1 << 13, 1 << 14, 1 << 15, 1 << 16, 1 << 17);
+  const __m256i unused = _mm256_cmpgt_epi32(lanes, _mm256_set1_epi32(static_cast<int>(used) - 1));
+  return _mm256_or_si256(_mm256_srli_epi32(p, 23), _mm256_and_si256(unused, tags));
+}
+
+ABLOOM_AVX2 inline __m256i rotate(__m256i v, int r) noexcept {
+  const __m256i idx = _mm256_and_si256(
+      _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(r)),
+      _mm256_set1_epi32(7));
+  return _mm256_permutevar8x32_epi32(v, idx);
+}
+
+// Whether two lanes of a are equal: lane i against lanes i+1 .. i+4 (mod 8) covers every pair.
+ABLOOM_AVX2 inline __m256i repeats_within(__m256i a) noexcept {
+  __m256i eq = _mm256_cmpeq_epi32(a, rotate(a, 1));
+  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi32(a, rotate(a, 2)));
+  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi32(a, rotate(a, 3)));
+  return _mm256_or_si256(eq, _mm256_cmpeq_epi32(a, rotate(a, 4)));
+}
+
+// Whether two of the first k <= 16 candidates are equal (layout.hpp's has_repeat).
+ABLOOM_AVX2 inline bool has_repeat_avx2(__m256i pa, __m256i pb, uint32_t k) noexcept {
+  if (k <= 8) {
+    const __m256i eq = repeats_within(candidates(pa, k));
+    return !_mm256_testz_si256(eq, eq);
+  }
+  const __m256i a = candidates(pa, 8);
+  const __m256i b = candidates(pb, k - 8);
+  __m256i eq = _mm256_or_si256(repeats_within(a), repeats_within(b));
+  for (int r = 0; r < 8; ++r) eq = _mm256_or_si256(eq, _mm256_cmpeq_epi32(a, rotate(b, r)));
+  return !_mm256_testz_si256(eq, eq);
+}
+
+// Candidate mask bits that must be set: the low k of 16 (a in bits 0-7, b in bits 8-15).
+inline uint32_t needed(uint32_t k) noexcept { return (1u << k) - 1; }
+
+ABLOOM_AVX2 bool test_avx2(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
+  if (k > 16) return blocked_test_scalar(block, h, k);
+  const Block b = load_block(block);
+  const __m256i h2 = _mm256_set1_epi32(static_cast<int>(probe_seed(h)));
+  const __m256i pa = products(h2, 1);
+  const uint32_t need = needed(k);
+  if ((probe_hits(pa, b) & need & 0xFF) != (need & 0xFF)) return false;  // most absent keys
+  __m256i pb = pa;
+  if (k > 8) {
+    pb = products(h2, 9);
+    if ((probe_hits(pb, b) << 8 & need) != (need & 0xFF00)) return false;
+  }
+  // All of the first k candidates are set: the key is present unless two of them are the same
+  // bit, and then its further candidates decide (the scalar path knows how to find them).
+  if (!has_repeat_avx2(pa, pb, k)) return true;
+  return blocked_test_scalar(block, h, k);
+}
+
+ABLOOM_AVX2 bool add_avx2(uint64_t* block, uint64_t h, uint32_t k) noexcept {
+  if (k > 16) return blocked_add_scalar(block, h, k);
+  const Block b = load_block(block);
+  const __m256i h2 = _mm256_set1_epi32(static_cast<int>(probe_seed(h)));
+  const __m256i pa = products(h2, 1);
+  const __m256i pb = k > 8 ? products(h2, 9) : pa;
+  if (has_repeat_avx2(pa, pb, k)) return blocked_add_scalar(block, h, k);  // rare: see test_avx2
+  uint32_t hits = probe_hits(pa, b);
+  if (k > 8) hits |= probe_hits(pb, b) << 8;
+  uint32_t missing = ~hits & needed(k);
+  if (missing == 0) return true;  // nothing to write: keep the line clean
+  // One atomic OR per missing bit. (Merging the bits per word first saves about one OR in five
+  // but costs more than that: building a 512-bit mask in registers is 7 instructions per bit.)
+  alignas(32) uint32_t c[16];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(c), _mm256_srli_epi32(pa, 23));
+  _mm256_store_si256(reinterpret_cast<__m256i*>(c + 8), _mm256_srli_epi32(pb, 23));
+  bool present = true;
+  for (; missing != 0; missing &= missing - 1) {
+    const uint32_t bit = c[_tzcnt_u32(missing)];
+    const uint64_t one = uint64_t{1} << (bit & 63);
+    const uint64_t before =
+        std::atomic_ref<uint64_t>(block[bit >> 6]).fetch_or(one, std::memory_order_relaxed);
+    present &= (before & one) != 0;
+  }
+  return present;
+}
+
+ABLOOM_AVX2 uint64_t test_window_avx2(const BlockRef* keys, size_t m, uint32_t k,
+                                      uint8_t* results) noexcept {
+  uint64_t found = 0;
+  for (size_t i = 0; i < m; ++i) {
+    const bool hit = test_avx2(keys[i].block, keys[i].hash, k);
+    results[i] = hit ? 1 : 0;
+    found += hit ? 1 : 0;
+  }
+  return found;
+}
+
+ABLOOM_AVX2 uint64_t add_window_avx2(const BlockRef* keys, size_t m, uint32_t k) noexcept {
+  uint64_t added = 0;
+  for (size_t i = 0; i < m; ++i) added += add_avx2(keys[i].block, keys[i].hash, k) ? 0 : 1;
+  return added;
+}
+
+}  // namespace
+
+const BlockedKernels kBlockedAvx2{Isa::avx2, test_avx2, add_avx2, test_window_avx2,
+                                  add_window_avx2};
+
+}  // namespace abloom
+
+#endif  // __x86_64__ (elsewhere isa.cpp never asks for this table)

@@ -1,0 +1,120 @@
+// The instruction-set controls of the C API: abloom_isa_* report and force the kernel, and a
+// filter built under any kernel is byte-for-byte the same file, with the same answers.
+#include <abloom.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "capi_test_support.hpp"
+
+namespace {
+
+using capi_test::Filter;
+
+class IsaRestore {
+ public:
+  IsaRestore() : saved_(abloom_isa_active()) {}
+  ~IsaRestore() { EXPECT_EQ(abloom_isa_force(saved_), ABLOOM_OK); }
+  IsaRestore(const IsaRestore &) = delete;
+  IsaRestore &operator=(const IsaRestore &) = delete;
+
+ private:
+  uint32_t saved_;
+};
+
+TEST(CapiIsa, ReportsAndForces) {
+  IsaRestore restore;
+  const uint32_t best = abloom_isa_supported();
+  EXPECT_LE(best, ABLOOM_ISA_AVX2);
+  EXPECT_LE(abloom_isa_active(), best);
+  EXPECT_EQ(abloom_isa_force(ABLOOM_ISA_SCALAR), ABLOOM_OK);
+  EXPECT_EQ(abloom_isa_active(), ABLOOM_ISA_SCALAR);
+  EXPECT_EQ(abloom_isa_force(best), ABLOOM_OK);
+  EXPECT_EQ(abloom_isa_active(), best);
+  EXPECT_EQ(abloom_isa_force(7), ABLOOM_ERR_INVALID);
+  EXPECT_EQ(abloom_isa_force(UINT32_MAX), ABLOOM_ERR_INVALID);
+  EXPECT_EQ(abloom_isa_force(ABLOOM_ISA_AVX512), ABLOOM_ERR_UNSUPPORTED);
+  EXPECT_EQ(abloom_isa_active(), best) << "refused forces change nothing";
+  EXPECT_STREQ(abloom_isa_name(ABLOOM_ISA_SCALAR), "scalar");
+  EXPECT_STREQ(abloom_isa_name(ABLOOM_ISA_AVX2), "avx2");
+  EXPECT_STREQ(abloom_isa_name(ABLOOM_ISA_AVX512), "avx512");
+  EXPECT_STREQ(abloom_isa_name(3), "unknown");
+}
+
+// The serialized bytes of a blocked filter built through every C entry point.
+std::vector<unsigned char> build_and_serialize(uint32_t isa, double fpr, uint32_t shards,
+                                               const std::vector<std::string> &keys,
+                                               const std::vector<std::string> &absent,
+                                               std::vector<uint8_t> *answers) {
+  EXPECT_EQ(abloom_isa_force(isa), ABLOOM_OK);
+  abloom_options o;
+  abloom_options_init(&o);
+  o.capacity = keys.size();
+  o.fpr = fpr;
+  o.shards = shards;
+  o.seed = 0x5EED;
+  abloom_filter *raw = nullptr;
+  EXPECT_EQ(abloom_create(&o, &raw), ABLOOM_OK);
+  Filter f(raw);
+  const size_t half = keys.size() / 2;
+  for (size_t i = 0; i < half; ++i) {
+    EXPECT_EQ(abloom_add(f.get(), keys[i].data(), keys[i].size()), ABLOOM_OK);
+  }
+  std::vector<const void *> ptrs;
+  std::vector<size_t> lens;
+  for (size_t i = half; i < keys.size(); ++i) {
+    ptrs.push_back(keys[i].data());
+    lens.push_back(keys[i].size());
+  }
+  uint64_t added = 0;
+  EXPECT_EQ(abloom_add_many(f.get(), ptrs.data(), lens.data(), ptrs.size(), &added), ABLOOM_OK);
+  ptrs.clear();
+  lens.clear();
+  for (const auto &k : absent) {
+    ptrs.push_back(k.data());
+    lens.push_back(k.size());
+  }
+  answers->assign(absent.size(), 0);
+  uint64_t found = 0;
+  EXPECT_EQ(
+      abloom_test_many(f.get(), ptrs.data(), lens.data(), ptrs.size(), answers->data(), &found),
+      ABLOOM_OK);
+  for (size_t i = 0; i < absent.size(); i += 13) {
+    EXPECT_EQ(abloom_test(f.get(), absent[i].data(), absent[i].size()), (*answers)[i]);
+  }
+  uint64_t size = 0;
+  EXPECT_EQ(abloom_serialized_size(f.get(), &size), ABLOOM_OK);
+  std::vector<unsigned char> bytes(size);
+  uint64_t written = 0;
+  EXPECT_EQ(abloom_serialize(f.get(), bytes.data(), bytes.size(), &written), ABLOOM_OK);
+  return bytes;
+}
+
+TEST(CapiIsa, EveryKernelWritesTheSameFileAndAnswers) {
+  IsaRestore restore;
+  const uint32_t best = abloom_isa_supported();
+  if (best == ABLOOM_ISA_SCALAR) {
+    GTEST_SKIP() << "this CPU runs only the scalar kernel (no AVX2): nothing to compare";
+  }
+  std::vector<std::string> keys, absent;
+  for (int i = 0; i < 30000; ++i) keys.push_back("key-" + std::to_string(i * 7919));
+  for (int i = 0; i < 60000; ++i) absent.push_back("absent/" + std::to_string(i));
+  // k = 7, 10, 17 (above the vector kernels' 16: their scalar fallback) and 4 shards.
+  for (double fpr : {0.01, 0.001, 0.00001}) {
+    for (uint32_t shards : {1u, 4u}) {
+      std::vector<uint8_t> ref_answers, answers;
+      const auto ref =
+          build_and_serialize(ABLOOM_ISA_SCALAR, fpr, shards, keys, absent, &ref_answers);
+      for (uint32_t isa = ABLOOM_ISA_AVX2; isa <= best; ++isa) {
+        const auto got = build_and_serialize(isa, fpr, shards, keys, absent, &answers);
+        EXPECT_EQ(got, ref) << abloom_isa_name(isa) << " fpr=" << fpr << " shards=" << shards;
+        EXPECT_EQ(answers, ref_answers) << abloom_isa_name(isa) << " fpr=" << fpr;
+      }
+    }
+  }
+}
+
+}  // namespace

@@ -1,0 +1,273 @@
+// Every instruction-set kernel of the blocked kind sets and tests exactly the bits of the scalar
+// reference (which layout_test pins to the layout definition): per key on random blocks of every
+// fill, on keys whose first k candidates repeat, and per filter (identical words after the same
+// adds, identical answers). A kernel this CPU cannot run is skipped with a message naming it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "blocked_kernels.hpp"
+#include "filter.hpp"
+#include "isa.hpp"
+#include "layout.hpp"
+#include "test_keys.hpp"
+
+namespace abloom {
+namespace {
+
+// The vector kernels of this project, in order; each test runs every one the CPU supports.
+constexpr std::array<Isa, 1> kVectorIsas = {Isa::avx2};
+
+// Restores the process-wide kernel choice when a test ends.
+class IsaGuard {
+ public:
+  IsaGuard() : saved_(isa_active()) {}
+  ~IsaGuard() { (void)isa_force(saved_); }
+  IsaGuard(const IsaGuard&) = delete;
+  IsaGuard& operator=(const IsaGuard&) = delete;
+
+ private:
+  Isa saved_;
+};
+
+// The vector kernels this CPU can run; records a skip message for those it cannot.
+std::vector<const BlockedKernels*> runnable_vector_kernels(std::string* skipped) {
+  std::vector<const BlockedKernels*> out;
+  for (Isa isa : kVectorIsas) {
+    if (const BlockedKernels* k = blocked_kernels_for(isa)) {
+      out.push_back(k);
+    } else {
+      *skipped += std::string(isa_name(isa)) + " (this CPU lacks it) ";
+    }
+  }
+  return out;
+}
+
+#define REQUIRE_VECTOR_KERNELS(var)                                                         \
+  std::string skipped_isas;                                                                 \
+  const auto var = runnable_vector_kernels(&skipped_isas);                                  \
+  if (!skipped_isas.empty()) std::cout << "[ SKIPPED  ] kernels: " << skipped_isas << "\n"; \
+  if (var.empty()) GTEST_SKIP() << "no vector kernel runnable here: " << skipped_isas
+
+struct alignas(64) RawBlock {
+  uint64_t w[kBlockWords];
+};
+
+// A block with each bit set with probability about `fill`.
+RawBlock random_block(testing::SplitMix& rng, double fill) {
+  RawBlock b{};
+  const auto threshold = static_cast<uint64_t>(fill * 18446744073709551615.0);
+  for (uint32_t bit = 0; bit < kBlockBits; ++bit) {
+    if (rng.next() < threshold) b.w[bit >> 6] |= uint64_t{1} << (bit & 63);
+  }
+  return b;
+}
+
+// Hashes whose first k candidates repeat (the vector kernels' fallback path), found by search.
+std::vector<uint64_t> hashes_with_repeats(uint32_t k, size_t want, uint64_t seed) {
+  std::vector<uint64_t> out;
+  testing::SplitMix rng(seed);
+  while (out.size() < want) {
+    const uint64_t h = rng.next();
+    if (has_repeat(probe_seed(h), k)) out.push_back(h);
+  }
+  return out;
+}
+
+// Compares one kernel with the scalar reference for hash h on block b: test answer, add answer
+// and the block words after the add.
+void expect_same(const BlockedKernels& kernel, const RawBlock& b, uint64_t h, uint32_t k) {
+  const bool want_test = blocked_test_scalar(b.w, h, k);
+  ASSERT_EQ(kernel.test(b.w, h, k), want_test)
+      << isa_name(kernel.isa) << " test, k=" << k << " h=" << h;
+  RawBlock ref = b, got = b;
+  const bool want_add = blocked_add_scalar(ref.w, h, k);
+  const bool got_add = kernel.add(got.w, h, k);
+  ASSERT_EQ(got_add, want_add) << isa_name(kernel.isa) << " add result, k=" << k << " h=" << h;
+  ASSERT_EQ(std::memcmp(ref.w, got.w, sizeof ref.w), 0)
+      << isa_name(kernel.isa) << " add bits, k=" << k << " h=" << h;
+  ASSERT_EQ(want_add, want_test) << "add reports presence as test does, k=" << k;
+}
+
+const std::vector<uint32_t> kAllK = [] {
+  std::vector<uint32_t> ks;
+  for (uint32_t k = 1; k <= 20; ++k) ks.push_back(k);
+  for (uint32_t k : {24u, 31u, 32u, 48u, 63u, 64u}) ks.push_back(k);
+  return ks;
+}();
+
+TEST(IsaKernels, MatchScalarOnRandomBlocksAndKeys) {
+  REQUIRE_VECTOR_KERNELS(kernels);
+  testing::SplitMix rng(42);
+  for (const BlockedKernels* kernel : kernels) {
+    for (uint32_t k : kAllK) {
+      for (double fill : {0.0, 0.2, 0.5, 0.8, 0.95, 0.99, 1.0}) {
+        for (int blocks = 0; blocks < 8; ++blocks) {
+          const RawBlock b = random_block(rng, fill);
+          for (int i = 0; i < 400; ++i) expect_same(*kernel, b, rng.next(), k);
+        }
+      }
+    }
+  }
+}
+
+TEST(IsaKernels, MatchScalarWhenTheFirstKCandidatesRepeat) {
+  REQUIRE_VECTOR_KERNELS(kernels);
+  testing::SplitMix rng(7);
+  for (const BlockedKernels* kernel : kernels) {
+    for (uint32_t k : kAllK) {
+      if (k == 1) continue;  // one candidate cannot repeat
+      const auto hashes = hashes_with_repeats(k, 300, 1000 + k);
+      for (uint64_t h : hashes) {
+        // The key's own bits set (present), all set, and random: every branch of the fallback.
+        RawBlock own{};
+        const BlockMask m = block_mask(h, k);
+        std::memcpy(own.w, m.w, sizeof own.w);
+        expect_same(*kernel, own, h, k);
+        RawBlock all;
+        std::fill(std::begin(all.w), std::end(all.w), ~uint64_t{0});
+        expect_same(*kernel, all, h, k);
+        expect_same(*kernel, random_block(rng, 0.9), h, k);
+      }
+    }
+  }
+}
+
+TEST(IsaKernels, MatchScalarOnDegenerateHashes) {
+  REQUIRE_VECTOR_KERNELS(kernels);
+  testing::SplitMix rng(3);
+  const uint64_t edge[] = {0,
+                           1,
+                           0xFFFFFFFFull,
+                           0x80000000ull,
+                           0x7FFFFFFFull,
+                           ~uint64_t{0},
+                           uint64_t{1} << 63,
+                           0x9E3779B9ull,
+                           0xFFFFFFFF00000000ull};
+  for (const BlockedKernels* kernel : kernels) {
+    for (uint32_t k : kAllK) {
+      for (uint64_t h : edge) {
+        for (double fill : {0.0, 0.5, 1.0}) expect_same(*kernel, random_block(rng, fill), h, k);
+      }
+    }
+  }
+}
+
+TEST(IsaKernels, WindowsMatchSingleKeys) {
+  REQUIRE_VECTOR_KERNELS(kernels);
+  testing::SplitMix rng(11);
+  for (const BlockedKernels* kernel : kernels) {
+    for (uint32_t k : {1u, 6u, 7u, 8u, 9u, 16u, 17u}) {
+      std::vector<RawBlock> ref(8), got;
+      for (auto& b : ref) b = random_block(rng, 0.4);
+      got = ref;
+      std::vector<BlockRef> ref_keys, got_keys;
+      for (int i = 0; i < 32; ++i) {
+        const uint64_t h = rng.next();
+        const size_t b = rng.next() % ref.size();
+        ref_keys.push_back({ref[b].w, h});
+        got_keys.push_back({got[b].w, h});
+      }
+      std::vector<uint8_t> want(32), have(32);
+      ASSERT_EQ(kernel->test_window(got_keys.data(), 32, k, have.data()),
+                kBlockedScalar.test_window(ref_keys.data(), 32, k, want.data()));
+      ASSERT_EQ(have, want) << "k=" << k;
+      ASSERT_EQ(kernel->add_window(got_keys.data(), 32, k),
+                kBlockedScalar.add_window(ref_keys.data(), 32, k));
+      for (size_t b = 0; b < ref.size(); ++b) {
+        ASSERT_EQ(std::memcmp(ref[b].w, got[b].w, sizeof ref[b].w), 0) << "k=" << k;
+      }
+    }
+  }
+}
+
+// Whole filters: the same keys through every entry point under each kernel give the same words,
+// and the same answers for absent keys.
+TEST(IsaKernels, FiltersBuiltUnderEveryKernelAreIdentical) {
+  REQUIRE_VECTOR_KERNELS(kernels);
+  IsaGuard guard;
+  for (uint32_t k : {3u, 7u, 10u, 16u, 23u}) {
+    Shape shape;
+    shape.k = k;
+    shape.shard_bits = 2;
+    shape.blocks_per_shard = 301;  // odd: not a power of two
+    shape.seed = 0xABCDEF0123456789ull + k;
+    FilterParams params;
+    params.capacity = 20000;
+    constexpr size_t kKeys = 20000, kQueries = 50000;
+    std::vector<uint64_t> keys(kKeys), absent(kQueries);
+    testing::SplitMix rng(k);
+    for (auto& x : keys) x = rng.next();
+    for (auto& x : absent) x = rng.next();
+
+    auto build = [&](Isa isa) {
+      EXPECT_EQ(isa_force(isa), Errc::ok);
+      auto f = std::make_unique<Filter>(shape, params);
+      const size_t third = kKeys / 3;
+      for (size_t i = 0; i < third; ++i) f->add_hash(keys[i]);
+      f->add_many(keys.data() + third, third);
+      for (size_t i = 2 * third; i < kKeys; ++i) (void)f->test_and_add_hash(keys[i]);
+      return f;
+    };
+    auto answers = [&](const Filter& f) {
+      std::vector<uint8_t> bulk(kQueries);
+      f.test_many(absent.data(), kQueries, bulk.data());
+      for (size_t i = 0; i < kQueries; i += 7) EXPECT_EQ(f.test_hash(absent[i]), bulk[i] == 1);
+      return bulk;
+    };
+    const auto ref = build(Isa::scalar);
+    const auto ref_answers = answers(*ref);
+    for (const BlockedKernels* kernel : kernels) {
+      const auto f = build(kernel->isa);
+      EXPECT_TRUE(f->equals(*ref)) << isa_name(kernel->isa) << " k=" << k;
+      for (uint32_t s = 0; s < f->shard_count(); ++s) {
+        ASSERT_EQ(std::memcmp(f->shard_words(s), ref->shard_words(s),
+                              shape.words_per_shard() * sizeof(uint64_t)),
+                  0)
+            << isa_name(kernel->isa) << " k=" << k << " shard " << s;
+      }
+      EXPECT_EQ(answers(*f), ref_answers) << isa_name(kernel->isa) << " k=" << k;
+      std::vector<uint8_t> present(kKeys);
+      EXPECT_EQ(f->test_many(keys.data(), kKeys, present.data()), kKeys) << "no false negative";
+    }
+  }
+}
+
+TEST(Isa, ForceAndParse) {
+  IsaGuard guard;
+  EXPECT_EQ(isa_force(Isa::scalar), Errc::ok);
+  EXPECT_EQ(isa_active(), Isa::scalar);
+  EXPECT_EQ(blocked_kernels().isa, Isa::scalar);
+  EXPECT_EQ(isa_force(static_cast<Isa>(99)), Errc::invalid);
+  EXPECT_EQ(isa_active(), Isa::scalar) << "a refused force changes nothing";
+  EXPECT_EQ(isa_force(Isa::avx512), Errc::unsupported) << "no AVX-512 kernel exists yet";
+  if (isa_supported() == Isa::avx2) {
+    EXPECT_EQ(isa_force(Isa::avx2), Errc::ok);
+    EXPECT_EQ(blocked_kernels().isa, Isa::avx2);
+  } else {
+    EXPECT_EQ(isa_force(Isa::avx2), Errc::unsupported);
+    std::cout << "[ SKIPPED  ] forcing avx2: this CPU lacks AVX2\n";
+  }
+
+  Isa out = Isa::scalar;
+  EXPECT_TRUE(isa_parse("avx2", Isa::avx2, &out));
+  EXPECT_EQ(out, Isa::avx2);
+  EXPECT_TRUE(isa_parse("scalar", Isa::avx2, &out));
+  EXPECT_EQ(out, Isa::scalar);
+  for (const char* best : {"", "auto", "native"}) {
+    out = Isa::scalar;
+    EXPECT_TRUE(isa_parse(best, Isa::avx2, &out));
+    EXPECT_EQ(out, Isa::avx2) << "'" << best << "' means the best supported";
+  }
+  EXPECT_FALSE(isa_parse("AVX2 ", Isa::avx2, &out));
+  EXPECT_FALSE(isa_parse("sse", Isa::avx2, &out));
+  EXPECT_STREQ(isa_name(Isa::avx512), "avx512");
+}
+
+}  // namespace
+}  // namespace abloom

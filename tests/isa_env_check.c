@@ -1,0 +1,29 @@
+/* Run by ctest with ABLOOM_ISA set: checks that the library picked the kernel the variable asks
+ * for (argv[1], or the best supported when argv[1] is "best"), and that a filter still works. */
+#include <abloom.h>
+#include <stdio.h>
+#include <string.h>
+
+int main(int argc, char **argv) {
+  abloom_filter *f = NULL;
+  uint32_t want, got;
+  if (argc != 2) {
+    fprintf(stderr, "usage: %s scalar|avx2|best\n", argv[0]);
+    return 2;
+  }
+  if (abloom_new(1000, 0.01, &f) != ABLOOM_OK || abloom_add(f, "x", 1) != ABLOOM_OK ||
+      abloom_test(f, "x", 1) != 1) {
+    fprintf(stderr, "filter broken\n");
+    return 1;
+  }
+  abloom_free(f);
+  want = strcmp(argv[1], "best") == 0   ? abloom_isa_supported()
+         : strcmp(argv[1], "avx2") == 0 ? ABLOOM_ISA_AVX2
+                                        : ABLOOM_ISA_SCALAR;
+  if (want > abloom_isa_supported())
+    want = abloom_isa_supported(); /* asked for more than the CPU has */
+  got = abloom_isa_active();
+  printf("ABLOOM_ISA asks %s: active %s (supported %s)\n", argv[1], abloom_isa_name(got),
+         abloom_isa_name(abloom_isa_supported()));
+  return got == want ? 0 : 1;
+}
