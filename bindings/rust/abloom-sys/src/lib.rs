@@ -344,8 +344,11 @@ extern "C" {
         written: *mut usize,
     ) -> c_int;
     /// A new owned filter from serialized bytes, fully validated.
-    pub fn abloom_deserialize(buf: *const c_void, len: usize, out: *mut *mut abloom_filter)
-        -> c_int;
+    pub fn abloom_deserialize(
+        buf: *const c_void,
+        len: usize,
+        out: *mut *mut abloom_filter,
+    ) -> c_int;
     /// A read-only, zero-copy filter over 64-byte-aligned serialized bytes.
     pub fn abloom_view(
         buf: *const c_void,

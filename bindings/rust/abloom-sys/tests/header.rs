@@ -8,6 +8,7 @@
 //!    declaration spells (pointer constness included), and
 //!  - prints every macro and enum value, and every struct's size, alignment and field offsets
 //!    and sizes,
+//!
 //! compiles it with `cc` against the header and compares its output with the Rust side.
 
 use abloom_sys::*;
@@ -168,7 +169,13 @@ fn parse_rust_fns() -> Vec<RustFn> {
             .split(',')
             .map(str::trim)
             .filter(|p| !p.is_empty())
-            .map(|p| p.split_once(':').expect("param without type").1.trim().to_string())
+            .map(|p| {
+                p.split_once(':')
+                    .expect("param without type")
+                    .1
+                    .trim()
+                    .to_string()
+            })
             .collect();
         let ret = sig[close + 1..]
             .trim()
@@ -225,7 +232,12 @@ macro_rules! values {
 }
 
 #[allow(clippy::type_complexity)]
-fn rust_layouts() -> Vec<(&'static str, usize, usize, Vec<(&'static str, usize, usize)>)> {
+fn rust_layouts() -> Vec<(
+    &'static str,
+    usize,
+    usize,
+    Vec<(&'static str, usize, usize)>,
+)> {
     vec![
         layout!(abloom_options {
             struct_size,
@@ -344,8 +356,14 @@ fn declarations_match_the_header() {
     assert!(header.functions.len() >= 30, "parsed too few functions");
     let missing: Vec<_> = header.functions.difference(&rust_names).collect();
     let extra: Vec<_> = rust_names.difference(&header.functions).collect();
-    assert!(missing.is_empty(), "declared in abloom.h, missing in Rust: {missing:?}");
-    assert!(extra.is_empty(), "declared in Rust, not in abloom.h: {extra:?}");
+    assert!(
+        missing.is_empty(),
+        "declared in abloom.h, missing in Rust: {missing:?}"
+    );
+    assert!(
+        extra.is_empty(),
+        "declared in Rust, not in abloom.h: {extra:?}"
+    );
 
     // Every header macro/enumerator and struct field has a Rust counterpart.
     let values = rust_values();
@@ -374,7 +392,11 @@ fn declarations_match_the_header() {
         let params = if f.params.is_empty() {
             "void".to_string()
         } else {
-            f.params.iter().map(|p| c_type(p)).collect::<Vec<_>>().join(", ")
+            f.params
+                .iter()
+                .map(|p| c_type(p))
+                .collect::<Vec<_>>()
+                .join(", ")
         };
         c += &format!(
             "_Static_assert(_Generic(&{name}, {ret} (*)({params}): 1, default: 0), \
@@ -391,9 +413,7 @@ fn declarations_match_the_header() {
         c += &format!("  printf(\"S {name} %s\\n\", {name});\n");
     }
     for (name, fields) in &header.structs {
-        c += &format!(
-            "  printf(\"T {name} %zu %zu\\n\", sizeof({name}), _Alignof({name}));\n"
-        );
+        c += &format!("  printf(\"T {name} %zu %zu\\n\", sizeof({name}), _Alignof({name}));\n");
         for f in fields {
             c += &format!(
                 "  printf(\"F {name}.{f} %zu %zu\\n\", offsetof({name}, {f}), \
@@ -442,7 +462,11 @@ fn declarations_match_the_header() {
 #[test]
 fn runtime_library_matches_the_declared_version() {
     let n = unsafe { abloom_version_number() };
-    assert_eq!(n / 10000, ABLOOM_VERSION_MAJOR, "major version of the linked library");
+    assert_eq!(
+        n / 10000,
+        ABLOOM_VERSION_MAJOR,
+        "major version of the linked library"
+    );
     let s = unsafe { std::ffi::CStr::from_ptr(abloom_version_string()) };
     assert!(!s.to_str().unwrap().is_empty());
     let e = unsafe { std::ffi::CStr::from_ptr(abloom_strerror(ABLOOM_ERR_READONLY)) };

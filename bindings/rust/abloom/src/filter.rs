@@ -296,9 +296,8 @@ impl BloomFilter {
     pub fn insert_checked<K: AsRef<[u8]> + ?Sized>(&self, key: &K) -> Result<bool, Error> {
         let k = key.as_ref();
         // SAFETY: k is a valid slice for the call; the handle is live.
-        let rc = check(unsafe {
-            sys::abloom_test_and_add(self.mut_ptr(), k.as_ptr().cast(), k.len())
-        })?;
+        let rc =
+            check(unsafe { sys::abloom_test_and_add(self.mut_ptr(), k.as_ptr().cast(), k.len()) })?;
         Ok(rc == 1)
     }
 
@@ -454,7 +453,11 @@ impl BloomFilter {
         out: &mut [bool],
     ) -> Result<usize, Error> {
         let n = offsets.len().checked_sub(1).ok_or(Error::Invalid)?;
-        assert_eq!(out.len(), n, "contains_packed: out must have offsets.len() - 1 entries");
+        assert_eq!(
+            out.len(),
+            n,
+            "contains_packed: out must have offsets.len() - 1 entries"
+        );
         let mut found = 0u64;
         // SAFETY: as insert_packed; out has n bools and receives only 0 or 1.
         check(unsafe {
@@ -718,7 +721,9 @@ impl BloomFilter {
     pub fn from_bytes(bytes: &[u8]) -> Result<BloomFilter, Error> {
         let mut out = MaybeUninit::<*mut sys::abloom_filter>::uninit();
         // SAFETY: bytes is valid for its length; out is writable.
-        check(unsafe { sys::abloom_deserialize(bytes.as_ptr().cast(), bytes.len(), out.as_mut_ptr()) })?;
+        check(unsafe {
+            sys::abloom_deserialize(bytes.as_ptr().cast(), bytes.len(), out.as_mut_ptr())
+        })?;
         // SAFETY: on success the C API wrote an owned, non-NULL handle.
         Ok(unsafe { BloomFilter::from_out(out) })
     }
@@ -751,7 +756,9 @@ impl BloomFilter {
         let mut out = MaybeUninit::<*mut sys::abloom_filter>::uninit();
         // SAFETY: bytes is valid for its length and, borrowed by the returned view, outlives
         // the handle and stays unchanged; out is writable.
-        check(unsafe { sys::abloom_view(bytes.as_ptr().cast(), bytes.len(), flags, out.as_mut_ptr()) })?;
+        check(unsafe {
+            sys::abloom_view(bytes.as_ptr().cast(), bytes.len(), flags, out.as_mut_ptr())
+        })?;
         // SAFETY: on success the C API wrote an owned, non-NULL handle.
         let filter = unsafe { BloomFilter::from_out(out) };
         Ok(crate::FilterView::new(filter))

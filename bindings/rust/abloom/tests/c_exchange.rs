@@ -75,7 +75,13 @@ fn a_filter_written_by_c_is_read_by_rust() {
     for kind in ["blocked", "classic"] {
         let path = tmp(&format!("c-wrote-{kind}"));
         assert_eq!(
-            c(&["write", path.to_str().unwrap(), &N.to_string(), "c-key-", kind]),
+            c(&[
+                "write",
+                path.to_str().unwrap(),
+                &N.to_string(),
+                "c-key-",
+                kind
+            ]),
             "ok\n"
         );
         let expect_kind = if kind == "classic" {
@@ -91,7 +97,10 @@ fn a_filter_written_by_c_is_read_by_rust() {
         assert_eq!(opened, copied);
         for f in [&opened, &copied] {
             let i = f.info();
-            assert_eq!((i.kind, i.shards, i.seed, i.capacity), (expect_kind, 4, 42, 2 * N));
+            assert_eq!(
+                (i.kind, i.shards, i.seed, i.capacity),
+                (expect_kind, 4, 42, 2 * N)
+            );
             let ks = keys("c-key-");
             let mut out = vec![false; ks.len()];
             assert_eq!(f.contains_batch(&ks, &mut out), ks.len());
@@ -124,13 +133,26 @@ fn a_filter_written_by_rust_is_read_by_c() {
         // Through save...
         let saved = tmp(&format!("rust-saved-{kind:?}"));
         f.save(&saved).unwrap();
-        let out = c(&["check", saved.to_str().unwrap(), &N.to_string(), "rust-key-"]);
+        let out = c(&[
+            "check",
+            saved.to_str().unwrap(),
+            &N.to_string(),
+            "rust-key-",
+        ]);
         assert!(out.starts_with("ok "), "{out}");
-        assert!(out.contains(&format!("k={} shards=4 seed=42", f.k())), "{out}");
+        assert!(
+            out.contains(&format!("k={} shards=4 seed=42", f.k())),
+            "{out}"
+        );
         // ... and through to_bytes written as a plain file.
         let written = tmp(&format!("rust-bytes-{kind:?}"));
         std::fs::write(&written, f.to_bytes()).unwrap();
-        let out2 = c(&["check", written.to_str().unwrap(), &N.to_string(), "rust-key-"]);
+        let out2 = c(&[
+            "check",
+            written.to_str().unwrap(),
+            &N.to_string(),
+            "rust-key-",
+        ]);
         assert_eq!(out, out2);
         // The C side sees the same false positives as Rust does.
         let rust_fp = (0..10_000)
@@ -145,7 +167,13 @@ fn a_filter_written_by_rust_is_read_by_c() {
 #[test]
 fn rust_adds_to_a_c_file_through_a_read_write_mapping() {
     let path = tmp("c-wrote-rw");
-    c(&["write", path.to_str().unwrap(), &N.to_string(), "c-key-", "blocked"]);
+    c(&[
+        "write",
+        path.to_str().unwrap(),
+        &N.to_string(),
+        "c-key-",
+        "blocked",
+    ]);
     let before = std::fs::read(&path).unwrap();
 
     // Copy-on-write: inserts work, the file does not change.
@@ -167,7 +195,13 @@ fn rust_adds_to_a_c_file_through_a_read_write_mapping() {
         .unwrap();
     rw.insert_batch(&keys("rust-key-")).unwrap();
     rw.close().unwrap();
-    let out = c(&["check", path.to_str().unwrap(), &N.to_string(), "c-key-", "rust-key-"]);
+    let out = c(&[
+        "check",
+        path.to_str().unwrap(),
+        &N.to_string(),
+        "c-key-",
+        "rust-key-",
+    ]);
     assert!(out.starts_with("ok "), "{out}");
     std::fs::remove_file(&path).unwrap();
 }

@@ -137,7 +137,10 @@ fn every_reader_accepts_the_vectors_with_the_recorded_answers() {
     for v in &VECTORS {
         let l = load(v);
         for verify in [false, true] {
-            let f = OpenOptions::new().verify_checksum(verify).open(&l.path).unwrap();
+            let f = OpenOptions::new()
+                .verify_checksum(verify)
+                .open(&l.path)
+                .unwrap();
             assert!(f.is_read_only());
             check_filter(v, &l, &f, Storage::Mapped);
         }
@@ -175,11 +178,20 @@ fn rebuilding_from_the_keys_gives_identical_bytes() {
         assert_eq!(one_by_one.to_bytes(), l.bytes, "{}: one by one", v.name);
         let saved = tmp.join(format!("{}.abloom", v.name));
         one_by_one.save(&saved).unwrap();
-        assert_eq!(std::fs::read(&saved).unwrap(), l.bytes, "{}: saved file", v.name);
+        assert_eq!(
+            std::fs::read(&saved).unwrap(),
+            l.bytes,
+            "{}: saved file",
+            v.name
+        );
 
         // insert_batch counts the keys that were new, as insert_checked one by one does.
         let checked = builder(v).build().unwrap();
-        let new_keys = l.keys.iter().filter(|k| !checked.insert_checked(k).unwrap()).count();
+        let new_keys = l
+            .keys
+            .iter()
+            .filter(|k| !checked.insert_checked(k).unwrap())
+            .count();
         assert!(new_keys > 440 && new_keys <= 450);
         assert_eq!(checked.to_bytes(), l.bytes, "{}: insert_checked", v.name);
         let batch = builder(v).build().unwrap();
@@ -208,7 +220,12 @@ fn rebuilding_from_the_keys_gives_identical_bytes() {
         for k in &l.keys {
             explicit.insert(k).unwrap();
         }
-        assert_eq!(explicit.to_bytes()[128..], l.bytes[128..], "{}: explicit", v.name);
+        assert_eq!(
+            explicit.to_bytes()[128..],
+            l.bytes[128..],
+            "{}: explicit",
+            v.name
+        );
         assert_eq!(explicit.info().target_fpr, 0.0);
     }
     std::fs::remove_dir_all(&tmp).unwrap();
