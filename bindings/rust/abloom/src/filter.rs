@@ -8,7 +8,12 @@ use std::fmt;
 use std::io;
 use std::mem::MaybeUninit;
 use std::path::Path;
-use std::ptr::NonNull;
+use std::ptr::{self, NonNull};
+
+/// Keys per C call in the batch methods of single-threaded filters.
+const CHUNK: usize = 1024;
+/// The C library's threshold for splitting a batch across threads.
+const PARALLEL_MIN: usize = 1 << 16;
 
 /// Where a filter's bits live.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -194,6 +199,9 @@ fn path_to_cstring(path: &Path) -> Result<CString, Error> {
 /// [`close`](Self::close) to see that error). Ownership makes use after free impossible.
 pub struct BloomFilter {
     raw: NonNull<sys::abloom_filter>,
+    /// The `threads` option the filter was built with (0 when unknown: opened, deserialized).
+    /// Batches go to C whole when it is above 1, so that the C library can split them.
+    threads: u32,
 }
 
 // SAFETY: an abloom_filter is heap state not tied to the thread that created it, so it may be
@@ -230,14 +238,17 @@ impl BloomFilter {
 
     /// # Safety
     /// `raw` must be an owned handle from the C API, not used elsewhere afterwards.
-    pub(crate) unsafe fn from_raw(raw: NonNull<sys::abloom_filter>) -> BloomFilter {
-        BloomFilter { raw }
+    pub(crate) unsafe fn from_raw(raw: NonNull<sys::abloom_filter>, threads: u32) -> BloomFilter {
+        BloomFilter { raw, threads }
     }
 
     /// # Safety
     /// `out` must have been written by a successful C call that hands out a handle.
     unsafe fn from_out(out: MaybeUninit<*mut sys::abloom_filter>) -> BloomFilter {
-        BloomFilter::from_raw(NonNull::new(out.assume_init()).expect("abloom returned NULL"))
+        BloomFilter::from_raw(
+            NonNull::new(out.assume_init()).expect("abloom returned NULL"),
+            0,
+        )
     }
 
     fn ptr(&self) -> *const sys::abloom_filter {
@@ -342,9 +353,11 @@ impl BloomFilter {
 
     // ---- Batches ----------------------------------------------------------------------------
 
-    /// Inserts every key of `keys` in one call into the C library, which hashes the batch,
-    /// prefetches every block it touches, then sets the bits (and uses the builder's
-    /// [`threads`](Builder::threads) for batches of 65536 keys or more). Returns how many keys
+    /// Inserts every key of `keys` through the C library's batch call, which hashes the keys,
+    /// prefetches every block they touch, then sets the bits; a filter built with
+    /// [`threads`](Builder::threads) above 1 gets a batch of 65536 keys or more in one call
+    /// and splits it across threads. (Otherwise the keys go in chunks of 1024 per call, with no
+    /// allocation.) Returns how many keys
     /// were new (as [`insert_checked`](Self::insert_checked) counts them).
     ///
     /// ```
@@ -360,22 +373,27 @@ impl BloomFilter {
     /// # Errors
     /// [`Error::ReadOnly`] for a read-only filter (nothing is inserted).
     pub fn insert_batch<K: AsRef<[u8]>>(&self, keys: &[K]) -> Result<u64, Error> {
-        let (ptrs, lens) = key_arrays(keys);
         let mut added = 0u64;
-        // SAFETY: ptrs/lens hold keys.len() entries pointing into `keys`, alive for the call.
-        check(unsafe {
-            sys::abloom_add_many(
-                self.mut_ptr(),
-                ptrs.as_ptr(),
-                lens.as_ptr(),
-                keys.len(),
-                &mut added,
-            )
+        self.for_chunks(keys, |ptrs, lens| {
+            let mut a = 0u64;
+            // SAFETY: ptrs/lens hold ptrs.len() entries pointing into `keys`, alive for the call.
+            check(unsafe {
+                sys::abloom_add_many(
+                    self.mut_ptr(),
+                    ptrs.as_ptr(),
+                    lens.as_ptr(),
+                    ptrs.len(),
+                    &mut a,
+                )
+            })?;
+            added += a;
+            Ok(())
         })?;
         Ok(added)
     }
 
-    /// Tests every key of `keys` in one call (hash the batch, prefetch, probe), writing
+    /// Tests every key of `keys` through the C library's batch call (hash, prefetch, probe; in
+    /// chunks or whole, as [`insert_batch`](Self::insert_batch)), writing
     /// `out[i] = self.contains(&keys[i])`. Returns the number of `true` answers.
     ///
     /// # Panics
@@ -386,22 +404,58 @@ impl BloomFilter {
             keys.len(),
             "contains_batch: out and keys differ in length"
         );
-        let (ptrs, lens) = key_arrays(keys);
         let mut found = 0u64;
-        // SAFETY: ptrs/lens hold keys.len() entries pointing into `keys`; out has keys.len()
-        // bools, and the C library writes only 0 or 1 to each, valid bool values.
-        let rc = unsafe {
-            sys::abloom_test_many(
-                self.ptr(),
-                ptrs.as_ptr(),
-                lens.as_ptr(),
-                keys.len(),
-                out.as_mut_ptr().cast::<u8>(),
-                &mut found,
-            )
-        };
-        debug_assert_eq!(rc, sys::ABLOOM_OK);
+        let mut done = 0usize;
+        let rc = self.for_chunks(keys, |ptrs, lens| {
+            let n = ptrs.len();
+            let mut f = 0u64;
+            let dst = &mut out[done..done + n];
+            // SAFETY: ptrs/lens hold n entries pointing into `keys`; dst has n bools, and the C
+            // library writes only 0 or 1 to each, valid bool values.
+            check(unsafe {
+                sys::abloom_test_many(
+                    self.ptr(),
+                    ptrs.as_ptr(),
+                    lens.as_ptr(),
+                    n,
+                    dst.as_mut_ptr().cast::<u8>(),
+                    &mut f,
+                )
+            })?;
+            found += f;
+            done += n;
+            Ok(())
+        });
+        debug_assert!(rc.is_ok());
         found as usize
+    }
+
+    /// Calls `call` with pointer and length arrays covering `keys`, in order. A filter built
+    /// with bulk threads gets large batches whole (the C library splits them across threads);
+    /// otherwise the keys go in chunks of [`CHUNK`] keys through arrays on the stack, which
+    /// costs no allocation and keeps the arrays in L1 (the C pipeline looks 32 keys ahead, so
+    /// chunking loses nothing). Stops at the first error, which can only come from the first
+    /// chunk (a read-only filter), before any bit changed.
+    fn for_chunks<K: AsRef<[u8]>>(
+        &self,
+        keys: &[K],
+        mut call: impl FnMut(&[*const c_void], &[usize]) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        if self.threads > 1 && keys.len() >= PARALLEL_MIN {
+            let (ptrs, lens) = key_arrays(keys);
+            return call(&ptrs, &lens);
+        }
+        let mut ptrs = [ptr::null::<c_void>(); CHUNK];
+        let mut lens = [0usize; CHUNK];
+        for chunk in keys.chunks(CHUNK) {
+            for (i, k) in chunk.iter().enumerate() {
+                let k = k.as_ref();
+                ptrs[i] = k.as_ptr().cast();
+                lens[i] = k.len();
+            }
+            call(&ptrs[..chunk.len()], &lens[..chunk.len()])?;
+        }
+        Ok(())
     }
 
     /// Inserts keys packed in one buffer: key `i` is `buf[offsets[i] as usize..offsets[i + 1]
@@ -568,7 +622,9 @@ impl BloomFilter {
         // SAFETY: the handle is live; out is writable.
         check(unsafe { sys::abloom_clone(self.ptr(), out.as_mut_ptr()) })?;
         // SAFETY: on success the C API wrote an owned, non-NULL handle.
-        Ok(unsafe { BloomFilter::from_out(out) })
+        let mut copy = unsafe { BloomFilter::from_out(out) };
+        copy.threads = self.threads;
+        Ok(copy)
     }
 
     // ---- Introspection ----------------------------------------------------------------------

@@ -182,7 +182,12 @@ impl Builder {
         // SAFETY: opts was initialised by abloom_options_init; out is writable.
         check(unsafe { sys::abloom_create(&self.opts, out.as_mut_ptr()) })?;
         // SAFETY: on ABLOOM_OK the C API wrote an owned, non-NULL handle.
-        Ok(unsafe { BloomFilter::from_raw(NonNull::new(out.assume_init()).expect("NULL handle")) })
+        Ok(unsafe {
+            BloomFilter::from_raw(
+                NonNull::new(out.assume_init()).expect("NULL handle"),
+                self.opts.threads,
+            )
+        })
     }
 }
 

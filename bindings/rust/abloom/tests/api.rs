@@ -115,6 +115,13 @@ fn batches_agree_with_single_calls() {
     let g = Builder::new(200_000).shards(8).build().unwrap();
     g.insert_hashes(&hashes[..150_000]).unwrap();
     assert_eq!(f, g);
+    // g is single-threaded: its batches go to C in chunks; same answers, in the same places.
+    let mut out4 = vec![false; probe.len()];
+    assert_eq!(g.contains_batch(&probe, &mut out4), found);
+    assert_eq!(out, out4);
+    let h = BloomFilter::builder(200_000).shards(8).build().unwrap();
+    assert_eq!(h.insert_batch(&keys[..150_000]).unwrap(), added);
+    assert_eq!(h, f);
     assert!(g.insert_checked_hash(hashes[0]).unwrap(), "already present");
 
     // Empty batches are fine.
