@@ -184,7 +184,13 @@ fn path_to_cstring(path: &Path) -> Result<CString, Error> {
 /// insert returned is seen by every later lookup ordered after it. [`union`](Self::union) also
 /// takes `&self` (the C API allows it alongside concurrent inserts). [`intersect`](Self::intersect),
 /// [`clear`](Self::clear) and [`sync`](Self::sync) take `&mut self`: concurrent inserts could be
-/// lost by the first two, and the last must not race with inserts.
+/// lost by the first two, and the last must not race with inserts. So a filter shared through
+/// an `Arc` cannot be cleared while other threads may insert:
+///
+/// ```compile_fail,E0596
+/// let shared = std::sync::Arc::new(abloom::BloomFilter::new(100, 0.01).unwrap());
+/// shared.clear(); // error: cannot borrow data in an `Arc` as mutable
+/// ```
 ///
 /// # Read-only filters
 ///

@@ -1,4 +1,4 @@
-//! Safe Rust API for [abloom]: lock-free, cache-line-blocked Bloom filters with a portable,
+//! Safe Rust API for abloom: lock-free, cache-line-blocked Bloom filters with a portable,
 //! mmap-able file format, over the stable C ABI (`abloom.h`, crate `abloom-sys`).
 //!
 //! ```
@@ -30,8 +30,6 @@
 //!   [`BloomFilter::open`] / [`OpenOptions`] (mmap: read-only, copy-on-write or read-write).
 //! - **Errors** are [`Error`], one variant per C error code.
 //! - Feature `serde`: `Serialize`/`Deserialize` as the portable bytes.
-//!
-//! [abloom]: https://example.invalid/abloom
 #![deny(missing_docs)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 

@@ -9,7 +9,18 @@ use std::ops::{Deref, DerefMut};
 ///
 /// It dereferences to [`BloomFilter`], so every query works; inserts return
 /// [`Error::ReadOnly`](crate::Error::ReadOnly), and `clone()` gives an owned, writable copy. The
-/// lifetime ties it to the bytes, which therefore outlive it and cannot change under it.
+/// lifetime ties it to the bytes, which therefore outlive it and cannot change under it:
+///
+/// ```compile_fail,E0597
+/// use abloom::{AlignedBytes, BloomFilter};
+///
+/// let f = BloomFilter::new(100, 0.01).unwrap();
+/// let view = {
+///     let bytes = AlignedBytes::from(f.to_bytes().as_slice());
+///     BloomFilter::view(&bytes, false).unwrap() // error: `bytes` does not live long enough
+/// };
+/// view.contains("k");
+/// ```
 pub struct FilterView<'a> {
     filter: BloomFilter,
     _bytes: PhantomData<&'a [u8]>,
