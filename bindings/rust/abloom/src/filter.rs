@@ -1,0 +1,944 @@
+//! [`BloomFilter`]: the owning handle, and everything it does.
+
+use crate::error::{check, check_io, Error};
+use crate::options::{Builder, Kind};
+use abloom_sys as sys;
+use std::ffi::{c_void, CString};
+use std::fmt;
+use std::io;
+use std::mem::MaybeUninit;
+use std::path::Path;
+use std::ptr::{self, NonNull};
+
+/// Keys per C call in the batch methods of single-threaded filters.
+const CHUNK: usize = 1024;
+/// The C library's threshold for splitting a batch across threads.
+const PARALLEL_MIN: usize = 1 << 16;
+
+/// Where a filter's bits live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Storage {
+    /// Memory the library allocated ([`BloomFilter::new`], [`Builder::build`], `clone`,
+    /// [`BloomFilter::from_bytes`]).
+    Owned,
+    /// A caller's buffer ([`BloomFilter::view`]): read-only.
+    View,
+    /// A memory-mapped file ([`BloomFilter::open`], [`OpenOptions::open`]).
+    Mapped,
+}
+
+/// Everything about a filter's layout and origin ([`BloomFilter::info`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Info {
+    /// The filter kind.
+    pub kind: Kind,
+    /// Probes (bits set) per key.
+    pub k: u32,
+    /// Shard count.
+    pub shards: u32,
+    /// 64-byte blocks in each shard.
+    pub blocks_per_shard: u64,
+    /// Total bits.
+    pub bits: u64,
+    /// Total bytes of bit storage.
+    pub bytes: u64,
+    /// Capacity the filter was sized for.
+    pub capacity: u64,
+    /// Hash seed.
+    pub seed: u64,
+    /// Target FPR given at creation (0 when the layout was explicit).
+    pub target_fpr: f64,
+    /// The model's FPR at `capacity` keys for this layout.
+    pub expected_fpr: f64,
+    /// Where the bits live.
+    pub storage: Storage,
+    /// Whether writes fail with [`Error::ReadOnly`].
+    pub read_only: bool,
+}
+
+/// How [`OpenOptions::open`] maps a saved filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum OpenMode {
+    /// Read-only mapping (the default): inserts fail with [`Error::ReadOnly`].
+    #[default]
+    ReadOnly,
+    /// A private, writable mapping: inserts work but never reach the file.
+    CopyOnWrite,
+    /// A shared, writable mapping: inserts persist to the file. The header is marked stale until
+    /// [`BloomFilter::sync`], [`BloomFilter::close`] or drop rewrites its checksums.
+    ReadWrite,
+}
+
+/// Options for opening a saved filter by mmap.
+///
+/// ```
+/// use abloom::{BloomFilter, OpenMode, OpenOptions};
+///
+/// let path = std::env::temp_dir().join(format!("abloom-doc-open-{}.abloom", std::process::id()));
+/// let f = BloomFilter::new(1000, 0.01)?;
+/// f.insert("apple")?;
+/// f.save(&path)?;
+///
+/// let g = OpenOptions::new().mode(OpenMode::CopyOnWrite).verify_checksum(true).open(&path)?;
+/// assert!(g.contains("apple"));
+/// g.insert("pear")?; // private: the file does not change
+/// # std::fs::remove_file(&path).unwrap();
+/// # Ok::<(), abloom::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OpenOptions {
+    mode: OpenMode,
+    verify: bool,
+}
+
+impl OpenOptions {
+    /// Read-only, without the checksum check (O(1) whatever the size).
+    pub fn new() -> OpenOptions {
+        OpenOptions::default()
+    }
+
+    /// How to map the file.
+    pub fn mode(&mut self, mode: OpenMode) -> &mut OpenOptions {
+        self.mode = mode;
+        self
+    }
+
+    /// Check the checksum over header and body while opening (O(size)). Without it only the
+    /// 128-byte header is read and validated, and pages load on first use.
+    pub fn verify_checksum(&mut self, verify: bool) -> &mut OpenOptions {
+        self.verify = verify;
+        self
+    }
+
+    /// Opens the filter saved at `path`. The file must not be truncated while mapped.
+    ///
+    /// # Errors
+    /// [`Error::Io`] (missing file, permissions, ...), and for bad contents
+    /// [`Error::BadMagic`], [`Error::Version`], [`Error::Unsupported`], [`Error::Truncated`],
+    /// [`Error::Corrupt`], [`Error::Checksum`].
+    pub fn open<P: AsRef<Path>>(&self, path: P) -> Result<BloomFilter, Error> {
+        let c_path = path_to_cstring(path.as_ref())?;
+        let mut flags = match self.mode {
+            OpenMode::ReadOnly => 0,
+            OpenMode::CopyOnWrite => sys::ABLOOM_OPEN_COPY_ON_WRITE,
+            OpenMode::ReadWrite => sys::ABLOOM_OPEN_READ_WRITE,
+        };
+        if self.verify {
+            flags |= sys::ABLOOM_VERIFY_CHECKSUM;
+        }
+        let mut out = MaybeUninit::<*mut sys::abloom_filter>::uninit();
+        // SAFETY: c_path is NUL-terminated and lives across the call; out is writable.
+        check_io(unsafe { sys::abloom_open(c_path.as_ptr(), flags, out.as_mut_ptr()) })?;
+        // SAFETY: on success the C API wrote an owned, non-NULL handle.
+        Ok(unsafe { BloomFilter::from_out(out) })
+    }
+}
+
+fn path_to_cstring(path: &Path) -> Result<CString, Error> {
+    #[cfg(unix)]
+    let bytes = {
+        use std::os::unix::ffi::OsStrExt;
+        path.as_os_str().as_bytes().to_vec()
+    };
+    #[cfg(not(unix))]
+    let bytes = path
+        .to_str()
+        .ok_or_else(|| {
+            Error::Io(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "path is not valid Unicode",
+            ))
+        })?
+        .as_bytes()
+        .to_vec();
+    CString::new(bytes).map_err(|_| {
+        Error::Io(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "path contains a NUL byte",
+        ))
+    })
+}
+
+/// A Bloom filter: a set that answers "definitely absent" or "maybe present" for byte-string
+/// keys, in a fixed amount of memory.
+///
+/// Keys are anything that is `AsRef<[u8]>`: `str`, `String`, `[u8]`, `Vec<u8>`, `[u8; N]`, ...
+/// A key always tests present after it was inserted (no false negatives); a key never inserted
+/// tests present with the filter's false-positive rate.
+///
+/// ```
+/// use abloom::BloomFilter;
+///
+/// let filter = BloomFilter::new(1_000_000, 0.01)?; // 1M keys at 1%
+/// filter.insert("alice:bob")?;
+/// assert!(filter.contains("alice:bob"));
+/// assert!(!filter.contains("carol:dan"));
+/// # Ok::<(), abloom::Error>(())
+/// ```
+///
+/// # Thread safety
+///
+/// `BloomFilter` is `Send + Sync`, and every insert and lookup takes `&self`: the C core is
+/// lock-free (relaxed atomic `fetch_or` on 64-bit words), so any number of threads may insert
+/// and test through one shared filter (e.g. an `Arc<BloomFilter>`) without a lock. A key whose
+/// insert returned is seen by every later lookup ordered after it. [`union`](Self::union) also
+/// takes `&self` (the C API allows it alongside concurrent inserts). [`intersect`](Self::intersect),
+/// [`clear`](Self::clear) and [`sync`](Self::sync) take `&mut self`: concurrent inserts could be
+/// lost by the first two, and the last must not race with inserts. So a filter shared through
+/// an `Arc` cannot be cleared while other threads may insert:
+///
+/// ```compile_fail,E0596
+/// let shared = std::sync::Arc::new(abloom::BloomFilter::new(100, 0.01).unwrap());
+/// shared.clear(); // error: cannot borrow data in an `Arc` as mutable
+/// ```
+///
+/// # Read-only filters
+///
+/// A filter opened read-only ([`BloomFilter::open`]) or a [`view`](Self::view) answers every
+/// query, and every write to it returns [`Error::ReadOnly`]. That is why the insert methods
+/// return a `Result` even though an owned filter's inserts never fail; [`is_read_only`](Self::is_read_only)
+/// tells in advance.
+///
+/// # Lifetime
+///
+/// The handle is freed on drop (a read-write mapping is synced first; use
+/// [`close`](Self::close) to see that error). Ownership makes use after free impossible.
+pub struct BloomFilter {
+    raw: NonNull<sys::abloom_filter>,
+    /// The `threads` option the filter was built with (0 when unknown: opened, deserialized).
+    /// Batches go to C whole when it is above 1, so that the C library can split them.
+    threads: u32,
+}
+
+// SAFETY: an abloom_filter is heap state not tied to the thread that created it, so it may be
+// moved to and freed on another thread (Send).
+unsafe impl Send for BloomFilter {}
+// SAFETY: (Sync) every method taking `&self` calls only C functions that abloom.h documents as
+// safe to run concurrently on one filter: abloom_add*, abloom_test*, abloom_test_and_add*,
+// abloom_hash, abloom_union, the estimate and info calls, and abloom_serialize/abloom_save
+// ("safe while other threads add"); abloom_clone and abloom_equal read the bits with the same
+// relaxed atomic loads as the tests (core/filter.cpp). The calls the header says must not race
+// (abloom_intersect and abloom_clear, which could drop concurrent inserts, abloom_sync, and
+// abloom_free) are reached only through `&mut self` or by value (drop, close).
+unsafe impl Sync for BloomFilter {}
+
+impl BloomFilter {
+    /// A filter for `capacity` distinct keys at false-positive rate `fpr`, with default options
+    /// (blocked kind, seed 0). See [`Builder`] for more.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for capacity 0 or `fpr` not in (0, 1), [`Error::Range`] when too
+    /// large, [`Error::NoMem`].
+    pub fn new(capacity: u64, fpr: f64) -> Result<BloomFilter, Error> {
+        let mut out = MaybeUninit::<*mut sys::abloom_filter>::uninit();
+        // SAFETY: out is writable.
+        check(unsafe { sys::abloom_new(capacity, fpr, out.as_mut_ptr()) })?;
+        // SAFETY: on success the C API wrote an owned, non-NULL handle.
+        Ok(unsafe { BloomFilter::from_out(out) })
+    }
+
+    /// A [`Builder`] for `capacity` keys, to set kind, shards, seed, bits, k and threads.
+    pub fn builder(capacity: u64) -> Builder {
+        Builder::new(capacity)
+    }
+
+    /// # Safety
+    /// `raw` must be an owned handle from the C API, not used elsewhere afterwards.
+    pub(crate) unsafe fn from_raw(raw: NonNull<sys::abloom_filter>, threads: u32) -> BloomFilter {
+        BloomFilter { raw, threads }
+    }
+
+    /// # Safety
+    /// `out` must have been written by a successful C call that hands out a handle.
+    unsafe fn from_out(out: MaybeUninit<*mut sys::abloom_filter>) -> BloomFilter {
+        BloomFilter::from_raw(
+            NonNull::new(out.assume_init()).expect("abloom returned NULL"),
+            0,
+        )
+    }
+
+    fn ptr(&self) -> *const sys::abloom_filter {
+        self.raw.as_ptr()
+    }
+
+    /// A mutable pointer for the C calls that take one; the C core synchronises the writes
+    /// itself (atomics), see the `Sync` justification.
+    fn mut_ptr(&self) -> *mut sys::abloom_filter {
+        self.raw.as_ptr()
+    }
+
+    /// The raw handle, for calls into `abloom-sys`. It stays owned by `self`: do not free it,
+    /// and do not call functions that must not race (see `abloom.h`) while `self` is shared.
+    pub fn as_raw(&self) -> *mut sys::abloom_filter {
+        self.raw.as_ptr()
+    }
+
+    // ---- Single keys ------------------------------------------------------------------------
+
+    /// Inserts `key`.
+    ///
+    /// # Errors
+    /// [`Error::ReadOnly`] for a read-only filter (a view, or a file opened read-only); an owned
+    /// filter's insert never fails.
+    pub fn insert<K: AsRef<[u8]> + ?Sized>(&self, key: &K) -> Result<(), Error> {
+        let k = key.as_ref();
+        // SAFETY: k is a valid slice for the call; the handle is live.
+        check(unsafe { sys::abloom_add(self.mut_ptr(), k.as_ptr().cast(), k.len()) })?;
+        Ok(())
+    }
+
+    /// `false` if `key` was definitely never inserted, `true` if it may have been.
+    pub fn contains<K: AsRef<[u8]> + ?Sized>(&self, key: &K) -> bool {
+        let k = key.as_ref();
+        // SAFETY: k is a valid slice for the call; the handle is live.
+        let rc = unsafe { sys::abloom_test(self.ptr(), k.as_ptr().cast(), k.len()) };
+        debug_assert!(rc >= 0, "abloom_test failed: {rc}");
+        rc == 1
+    }
+
+    /// Inserts `key` and tells, from the same pass over its bits, whether it was already
+    /// present: `Ok(true)` if all its bits were set (a repeat, or a false positive), `Ok(false)`
+    /// if it is new. Of concurrent `insert_checked` calls with one new key, at least one
+    /// returns `Ok(false)`.
+    ///
+    /// ```
+    /// let f = abloom::BloomFilter::new(100, 0.01)?;
+    /// assert_eq!(f.insert_checked("url")?, false);
+    /// assert_eq!(f.insert_checked("url")?, true);
+    /// # Ok::<(), abloom::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::ReadOnly`] for a read-only filter.
+    pub fn insert_checked<K: AsRef<[u8]> + ?Sized>(&self, key: &K) -> Result<bool, Error> {
+        let k = key.as_ref();
+        // SAFETY: k is a valid slice for the call; the handle is live.
+        let rc =
+            check(unsafe { sys::abloom_test_and_add(self.mut_ptr(), k.as_ptr().cast(), k.len()) })?;
+        Ok(rc == 1)
+    }
+
+    /// The filter's 64-bit hash of `key` (XXH3-64 with the filter's seed), for the `*_hash`
+    /// methods. Portable across machines and bindings.
+    pub fn hash<K: AsRef<[u8]> + ?Sized>(&self, key: &K) -> u64 {
+        let k = key.as_ref();
+        let mut h = 0u64;
+        // SAFETY: k is a valid slice, h a valid u64.
+        let rc = unsafe { sys::abloom_hash(self.ptr(), k.as_ptr().cast(), k.len(), &mut h) };
+        debug_assert_eq!(rc, sys::ABLOOM_OK);
+        h
+    }
+
+    /// [`insert`](Self::insert) for a hash from [`hash`](Self::hash) (of any filter with the
+    /// same seed).
+    ///
+    /// # Errors
+    /// [`Error::ReadOnly`] for a read-only filter.
+    pub fn insert_hash(&self, hash: u64) -> Result<(), Error> {
+        // SAFETY: the handle is live.
+        check(unsafe { sys::abloom_add_hash(self.mut_ptr(), hash) })?;
+        Ok(())
+    }
+
+    /// [`contains`](Self::contains) for a precomputed hash.
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        // SAFETY: the handle is live.
+        let rc = unsafe { sys::abloom_test_hash(self.ptr(), hash) };
+        debug_assert!(rc >= 0);
+        rc == 1
+    }
+
+    /// [`insert_checked`](Self::insert_checked) for a precomputed hash.
+    ///
+    /// # Errors
+    /// [`Error::ReadOnly`] for a read-only filter.
+    pub fn insert_checked_hash(&self, hash: u64) -> Result<bool, Error> {
+        // SAFETY: the handle is live.
+        Ok(check(unsafe { sys::abloom_test_and_add_hash(self.mut_ptr(), hash) })? == 1)
+    }
+
+    // ---- Batches ----------------------------------------------------------------------------
+
+    /// Inserts every key of `keys` through the C library's batch call, which hashes the keys,
+    /// prefetches every block they touch, then sets the bits; a filter built with
+    /// [`threads`](Builder::threads) above 1 gets a batch of 65536 keys or more in one call
+    /// and splits it across threads. (Otherwise the keys go in chunks of 1024 per call, with no
+    /// allocation.) Returns how many keys
+    /// were new (as [`insert_checked`](Self::insert_checked) counts them).
+    ///
+    /// ```
+    /// let f = abloom::BloomFilter::new(1000, 0.01)?;
+    /// let keys = ["a", "b", "c", "a"];
+    /// assert_eq!(f.insert_batch(&keys)?, 3);
+    /// let mut found = [false; 3];
+    /// assert_eq!(f.contains_batch(&["a", "c", "zz"], &mut found), 2);
+    /// assert_eq!(found, [true, true, false]);
+    /// # Ok::<(), abloom::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::ReadOnly`] for a read-only filter (nothing is inserted).
+    pub fn insert_batch<K: AsRef<[u8]>>(&self, keys: &[K]) -> Result<u64, Error> {
+        let mut added = 0u64;
+        self.for_chunks(keys, |ptrs, lens| {
+            let mut a = 0u64;
+            // SAFETY: ptrs/lens hold ptrs.len() entries pointing into `keys`, alive for the call.
+            check(unsafe {
+                sys::abloom_add_many(
+                    self.mut_ptr(),
+                    ptrs.as_ptr(),
+                    lens.as_ptr(),
+                    ptrs.len(),
+                    &mut a,
+                )
+            })?;
+            added += a;
+            Ok(())
+        })?;
+        Ok(added)
+    }
+
+    /// Tests every key of `keys` through the C library's batch call (hash, prefetch, probe; in
+    /// chunks or whole, as [`insert_batch`](Self::insert_batch)), writing
+    /// `out[i] = self.contains(&keys[i])`. Returns the number of `true` answers.
+    ///
+    /// # Panics
+    /// If `out.len() != keys.len()`.
+    pub fn contains_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [bool]) -> usize {
+        assert_eq!(
+            out.len(),
+            keys.len(),
+            "contains_batch: out and keys differ in length"
+        );
+        let mut found = 0u64;
+        let mut done = 0usize;
+        let rc = self.for_chunks(keys, |ptrs, lens| {
+            let n = ptrs.len();
+            let mut f = 0u64;
+            let dst = &mut out[done..done + n];
+            // SAFETY: ptrs/lens hold n entries pointing into `keys`; dst has n bools, and the C
+            // library writes only 0 or 1 to each, valid bool values.
+            check(unsafe {
+                sys::abloom_test_many(
+                    self.ptr(),
+                    ptrs.as_ptr(),
+                    lens.as_ptr(),
+                    n,
+                    dst.as_mut_ptr().cast::<u8>(),
+                    &mut f,
+                )
+            })?;
+            found += f;
+            done += n;
+            Ok(())
+        });
+        debug_assert!(rc.is_ok());
+        found as usize
+    }
+
+    /// Calls `call` with pointer and length arrays covering `keys`, in order. A filter built
+    /// with bulk threads gets large batches whole (the C library splits them across threads);
+    /// otherwise the keys go in chunks of [`CHUNK`] keys through arrays on the stack, which
+    /// costs no allocation and keeps the arrays in L1 (the C pipeline looks 32 keys ahead, so
+    /// chunking loses nothing). Stops at the first error, which can only come from the first
+    /// chunk (a read-only filter), before any bit changed.
+    fn for_chunks<K: AsRef<[u8]>>(
+        &self,
+        keys: &[K],
+        mut call: impl FnMut(&[*const c_void], &[usize]) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        if self.threads > 1 && keys.len() >= PARALLEL_MIN {
+            let (ptrs, lens) = key_arrays(keys);
+            return call(&ptrs, &lens);
+        }
+        let mut ptrs = [ptr::null::<c_void>(); CHUNK];
+        let mut lens = [0usize; CHUNK];
+        for chunk in keys.chunks(CHUNK) {
+            for (i, k) in chunk.iter().enumerate() {
+                let k = k.as_ref();
+                ptrs[i] = k.as_ptr().cast();
+                lens[i] = k.len();
+            }
+            call(&ptrs[..chunk.len()], &lens[..chunk.len()])?;
+        }
+        Ok(())
+    }
+
+    /// Inserts keys packed in one buffer: key `i` is `buf[offsets[i] as usize..offsets[i + 1]
+    /// as usize]`, so `offsets` has one entry more than there are keys. The cheapest batch form
+    /// (no per-key pointers). Returns how many keys were new.
+    ///
+    /// ```
+    /// let f = abloom::BloomFilter::new(1000, 0.01)?;
+    /// let buf = b"applepearfig";
+    /// assert_eq!(f.insert_packed(buf, &[0, 5, 9, 12])?, 3);
+    /// assert!(f.contains("pear"));
+    /// # Ok::<(), abloom::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when `offsets` is empty, decreases, or ends past `buf`;
+    /// [`Error::ReadOnly`]. Nothing is inserted on error.
+    pub fn insert_packed(&self, buf: &[u8], offsets: &[u64]) -> Result<u64, Error> {
+        let n = offsets.len().checked_sub(1).ok_or(Error::Invalid)?;
+        let mut added = 0u64;
+        // SAFETY: buf and offsets are valid for their lengths; the C API validates the offsets
+        // against buf.len() before reading.
+        check(unsafe {
+            sys::abloom_add_packed(
+                self.mut_ptr(),
+                buf.as_ptr().cast(),
+                buf.len(),
+                offsets.as_ptr(),
+                n,
+                &mut added,
+            )
+        })?;
+        Ok(added)
+    }
+
+    /// Tests keys packed as for [`insert_packed`](Self::insert_packed), writing one answer per
+    /// key to `out`. Returns the number of `true` answers.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when `offsets` is empty, decreases, or ends past `buf` (`out` is then
+    /// untouched).
+    ///
+    /// # Panics
+    /// If `out.len() + 1 != offsets.len()` (with `offsets` non-empty).
+    pub fn contains_packed(
+        &self,
+        buf: &[u8],
+        offsets: &[u64],
+        out: &mut [bool],
+    ) -> Result<usize, Error> {
+        let n = offsets.len().checked_sub(1).ok_or(Error::Invalid)?;
+        assert_eq!(
+            out.len(),
+            n,
+            "contains_packed: out must have offsets.len() - 1 entries"
+        );
+        let mut found = 0u64;
+        // SAFETY: as insert_packed; out has n bools and receives only 0 or 1.
+        check(unsafe {
+            sys::abloom_test_packed(
+                self.ptr(),
+                buf.as_ptr().cast(),
+                buf.len(),
+                offsets.as_ptr(),
+                n,
+                out.as_mut_ptr().cast::<u8>(),
+                &mut found,
+            )
+        })?;
+        Ok(found as usize)
+    }
+
+    /// Inserts precomputed hashes (see [`hash`](Self::hash)). Returns how many were new.
+    ///
+    /// # Errors
+    /// [`Error::ReadOnly`] for a read-only filter.
+    pub fn insert_hashes(&self, hashes: &[u64]) -> Result<u64, Error> {
+        let mut added = 0u64;
+        // SAFETY: hashes is valid for its length.
+        check(unsafe {
+            sys::abloom_add_hashes(self.mut_ptr(), hashes.as_ptr(), hashes.len(), &mut added)
+        })?;
+        Ok(added)
+    }
+
+    /// Tests precomputed hashes, one answer per hash in `out`. Returns the number of `true`s.
+    ///
+    /// # Panics
+    /// If `out.len() != hashes.len()`.
+    pub fn contains_hashes(&self, hashes: &[u64], out: &mut [bool]) -> usize {
+        assert_eq!(out.len(), hashes.len(), "contains_hashes: lengths differ");
+        let mut found = 0u64;
+        // SAFETY: hashes and out are valid for hashes.len() entries; only 0/1 is written.
+        let rc = unsafe {
+            sys::abloom_test_hashes(
+                self.ptr(),
+                hashes.as_ptr(),
+                hashes.len(),
+                out.as_mut_ptr().cast::<u8>(),
+                &mut found,
+            )
+        };
+        debug_assert_eq!(rc, sys::ABLOOM_OK);
+        found as usize
+    }
+
+    // ---- Set operations ---------------------------------------------------------------------
+
+    /// `self |= other`: `self` then answers `true` for every key of either. Safe while other
+    /// threads insert into either filter, hence `&self`.
+    ///
+    /// ```
+    /// use abloom::{BloomFilter, Error};
+    ///
+    /// let a = BloomFilter::new(1000, 0.01)?;
+    /// let b = BloomFilter::new(1000, 0.01)?;
+    /// a.insert("x")?;
+    /// b.insert("y")?;
+    /// a.union(&b)?;
+    /// assert!(a.contains("x") && a.contains("y"));
+    ///
+    /// let other_shape = BloomFilter::new(2000, 0.01)?;
+    /// assert!(matches!(a.union(&other_shape), Err(Error::Mismatch)));
+    /// # Ok::<(), abloom::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Mismatch`] unless both have the same kind, k, shards, blocks per shard and
+    /// seed; [`Error::ReadOnly`] if `self` is read-only.
+    pub fn union(&self, other: &BloomFilter) -> Result<(), Error> {
+        // SAFETY: both handles are live; dst == src is allowed.
+        check(unsafe { sys::abloom_union(self.mut_ptr(), other.ptr()) })?;
+        Ok(())
+    }
+
+    /// `self &= other`: keeps the bits set in both (an over-approximation of the keys in
+    /// both). Takes `&mut self` because inserts racing with it could be lost.
+    ///
+    /// # Errors
+    /// [`Error::Mismatch`], [`Error::ReadOnly`], as [`union`](Self::union).
+    pub fn intersect(&mut self, other: &BloomFilter) -> Result<(), Error> {
+        // SAFETY: both handles are live; `&mut self` excludes racing inserts into self.
+        check(unsafe { sys::abloom_intersect(self.mut_ptr(), other.ptr()) })?;
+        Ok(())
+    }
+
+    /// Clears every bit: the filter is empty again, its shape unchanged.
+    ///
+    /// # Errors
+    /// [`Error::ReadOnly`] for a read-only filter.
+    pub fn clear(&mut self) -> Result<(), Error> {
+        // SAFETY: the handle is live; `&mut self` excludes racing inserts.
+        check(unsafe { sys::abloom_clear(self.mut_ptr()) })?;
+        Ok(())
+    }
+
+    /// A deep copy with owned storage (a copy of a mapped or viewed filter is an ordinary,
+    /// writable in-memory filter).
+    ///
+    /// # Errors
+    /// [`Error::NoMem`].
+    pub fn try_clone(&self) -> Result<BloomFilter, Error> {
+        let mut out = MaybeUninit::<*mut sys::abloom_filter>::uninit();
+        // SAFETY: the handle is live; out is writable.
+        check(unsafe { sys::abloom_clone(self.ptr(), out.as_mut_ptr()) })?;
+        // SAFETY: on success the C API wrote an owned, non-NULL handle.
+        let mut copy = unsafe { BloomFilter::from_out(out) };
+        copy.threads = self.threads;
+        Ok(copy)
+    }
+
+    // ---- Introspection ----------------------------------------------------------------------
+
+    /// Layout and origin of the filter.
+    pub fn info(&self) -> Info {
+        let mut i = sys::abloom_info {
+            struct_size: std::mem::size_of::<sys::abloom_info>(),
+            ..Default::default()
+        };
+        // SAFETY: i is valid with struct_size set as the C API requires.
+        let rc = unsafe { sys::abloom_get_info(self.ptr(), &mut i) };
+        assert_eq!(rc, sys::ABLOOM_OK, "abloom_get_info failed");
+        Info {
+            kind: Kind::from_raw(i.kind),
+            k: i.k,
+            shards: i.shards,
+            blocks_per_shard: i.blocks_per_shard,
+            bits: i.bits,
+            bytes: i.bytes,
+            capacity: i.capacity,
+            seed: i.seed,
+            target_fpr: i.target_fpr,
+            expected_fpr: i.expected_fpr,
+            storage: match i.storage {
+                sys::ABLOOM_STORAGE_VIEW => Storage::View,
+                sys::ABLOOM_STORAGE_MAPPED => Storage::Mapped,
+                _ => Storage::Owned,
+            },
+            read_only: i.read_only != 0,
+        }
+    }
+
+    /// The filter kind.
+    pub fn kind(&self) -> Kind {
+        self.info().kind
+    }
+
+    /// Probes (bits set) per key.
+    pub fn k(&self) -> u32 {
+        self.info().k
+    }
+
+    /// Total bits.
+    pub fn bits(&self) -> u64 {
+        self.info().bits
+    }
+
+    /// Shard count.
+    pub fn shards(&self) -> u32 {
+        self.info().shards
+    }
+
+    /// Hash seed.
+    pub fn seed(&self) -> u64 {
+        self.info().seed
+    }
+
+    /// Capacity the filter was sized for.
+    pub fn capacity(&self) -> u64 {
+        self.info().capacity
+    }
+
+    /// Whether writes fail with [`Error::ReadOnly`].
+    pub fn is_read_only(&self) -> bool {
+        self.info().read_only
+    }
+
+    /// Estimated number of distinct keys inserted, from the number of set bits (Swamidass and
+    /// Baldi, per block for the blocked kind). Reads every word: O(bits). `+inf` when every bit
+    /// is set.
+    ///
+    /// ```
+    /// let f = abloom::BloomFilter::new(10_000, 0.01)?;
+    /// for i in 0..5000 { f.insert(&format!("key{i}"))?; }
+    /// let n = f.estimate_count();
+    /// assert!((n - 5000.0).abs() < 250.0, "{n}");
+    /// # Ok::<(), abloom::Error>(())
+    /// ```
+    pub fn estimate_count(&self) -> f64 {
+        let mut out = 0.0;
+        // SAFETY: out is a valid f64.
+        let rc = unsafe { sys::abloom_estimate_count(self.ptr(), &mut out) };
+        debug_assert_eq!(rc, sys::ABLOOM_OK);
+        out
+    }
+
+    /// The probability that a key never inserted tests `true` now, from the current fill.
+    /// O(bits).
+    pub fn estimate_fpr(&self) -> f64 {
+        let mut out = 0.0;
+        // SAFETY: out is a valid f64.
+        let rc = unsafe { sys::abloom_estimate_fpr(self.ptr(), &mut out) };
+        debug_assert_eq!(rc, sys::ABLOOM_OK);
+        out
+    }
+
+    // ---- Serialization and files -------------------------------------------------------------
+
+    /// The exact size of [`to_bytes`](Self::to_bytes): the 128-byte header plus the bits.
+    pub fn serialized_size(&self) -> u64 {
+        let mut out = 0u64;
+        // SAFETY: out is a valid u64.
+        let rc = unsafe { sys::abloom_serialized_size(self.ptr(), &mut out) };
+        debug_assert_eq!(rc, sys::ABLOOM_OK);
+        out
+    }
+
+    /// The portable serialized form (`docs/FORMAT.md`): the same bytes on every machine and in
+    /// every binding, readable by [`from_bytes`](Self::from_bytes), [`view`](Self::view), and
+    /// (written to a file) [`open`](Self::open). Safe while other threads insert.
+    ///
+    /// ```
+    /// use abloom::BloomFilter;
+    ///
+    /// let f = BloomFilter::new(1000, 0.01)?;
+    /// f.insert("k")?;
+    /// let bytes = f.to_bytes();
+    /// let g = BloomFilter::from_bytes(&bytes)?;
+    /// assert!(g.contains("k"));
+    /// assert_eq!(f, g);
+    /// # Ok::<(), abloom::Error>(())
+    /// ```
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let size = usize::try_from(self.serialized_size()).expect("filter larger than memory");
+        let mut buf = Vec::<u8>::with_capacity(size);
+        let mut written = 0usize;
+        // SAFETY: buf has `size` bytes of spare capacity, exactly what abloom_serialize writes.
+        let rc = unsafe {
+            sys::abloom_serialize(
+                self.ptr(),
+                buf.as_mut_ptr().cast::<c_void>(),
+                size,
+                &mut written,
+            )
+        };
+        assert_eq!(rc, sys::ABLOOM_OK, "abloom_serialize failed");
+        assert_eq!(written, size);
+        // SAFETY: abloom_serialize initialised `written` == size bytes.
+        unsafe { buf.set_len(written) };
+        buf
+    }
+
+    /// A new owned filter from serialized bytes, after full validation (header, sizes, and the
+    /// checksum over everything). Any alignment.
+    ///
+    /// # Errors
+    /// [`Error::BadMagic`], [`Error::Version`], [`Error::Unsupported`], [`Error::Truncated`],
+    /// [`Error::Corrupt`], [`Error::Checksum`], [`Error::NoMem`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<BloomFilter, Error> {
+        let mut out = MaybeUninit::<*mut sys::abloom_filter>::uninit();
+        // SAFETY: bytes is valid for its length; out is writable.
+        check(unsafe {
+            sys::abloom_deserialize(bytes.as_ptr().cast(), bytes.len(), out.as_mut_ptr())
+        })?;
+        // SAFETY: on success the C API wrote an owned, non-NULL handle.
+        Ok(unsafe { BloomFilter::from_out(out) })
+    }
+
+    /// A read-only, zero-copy filter over serialized bytes that must be 64-byte aligned (see
+    /// [`AlignedBytes`](crate::AlignedBytes)). The header is always validated; `verify_checksum`
+    /// adds the O(size) checksum check. The borrow keeps `bytes` alive and unchanged.
+    ///
+    /// ```
+    /// use abloom::{AlignedBytes, BloomFilter, Error};
+    ///
+    /// let f = BloomFilter::new(1000, 0.01)?;
+    /// f.insert("k")?;
+    /// let bytes = AlignedBytes::from(f.to_bytes().as_slice());
+    /// let view = BloomFilter::view(&bytes, true)?;
+    /// assert!(view.contains("k"));
+    /// assert!(matches!(view.insert("new"), Err(Error::ReadOnly)));
+    /// # Ok::<(), abloom::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Alignment`] if `bytes` is not 64-byte aligned, and the errors of
+    /// [`from_bytes`](Self::from_bytes).
+    pub fn view(bytes: &[u8], verify_checksum: bool) -> Result<crate::FilterView<'_>, Error> {
+        let flags = if verify_checksum {
+            sys::ABLOOM_VERIFY_CHECKSUM
+        } else {
+            0
+        };
+        let mut out = MaybeUninit::<*mut sys::abloom_filter>::uninit();
+        // SAFETY: bytes is valid for its length and, borrowed by the returned view, outlives
+        // the handle and stays unchanged; out is writable.
+        check(unsafe {
+            sys::abloom_view(bytes.as_ptr().cast(), bytes.len(), flags, out.as_mut_ptr())
+        })?;
+        // SAFETY: on success the C API wrote an owned, non-NULL handle.
+        let filter = unsafe { BloomFilter::from_out(out) };
+        Ok(crate::FilterView::new(filter))
+    }
+
+    /// Saves the filter to `path`, crash-safely: a temporary file in the same directory,
+    /// fsynced, renamed over `path`, and the directory fsynced. Safe while other threads
+    /// insert.
+    ///
+    /// # Errors
+    /// [`Error::Io`] with the operating system's reason (no temporary file is left behind).
+    pub fn save<P: AsRef<Path>>(&self, path: P) -> Result<(), Error> {
+        let c_path = path_to_cstring(path.as_ref())?;
+        // SAFETY: c_path is NUL-terminated and lives across the call.
+        check_io(unsafe { sys::abloom_save(self.ptr(), c_path.as_ptr()) })?;
+        Ok(())
+    }
+
+    /// Opens a saved filter read-only by mmap, in O(1) whatever its size (only the header is
+    /// read and validated; see [`OpenOptions`] for the checksum check and writable mappings).
+    /// Inserts into it return [`Error::ReadOnly`].
+    ///
+    /// ```
+    /// use abloom::BloomFilter;
+    ///
+    /// let path = std::env::temp_dir().join(format!("abloom-doc-save-{}.abloom", std::process::id()));
+    /// let f = BloomFilter::new(1000, 0.01)?;
+    /// f.insert("apple")?;
+    /// f.save(&path)?;
+    /// let g = BloomFilter::open(&path)?;
+    /// assert!(g.contains("apple"));
+    /// assert!(g.insert("pear").is_err());
+    /// # std::fs::remove_file(&path).unwrap();
+    /// # Ok::<(), abloom::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`OpenOptions::open`].
+    pub fn open<P: AsRef<Path>>(path: P) -> Result<BloomFilter, Error> {
+        OpenOptions::new().open(path)
+    }
+
+    /// For a filter opened with [`OpenMode::ReadWrite`]: rewrites the header (checksums,
+    /// inserted-key estimate) and flushes the mapping to the file. Other filters: nothing to
+    /// do. Needs `&mut self`: it must not race with inserts.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when the flush fails.
+    pub fn sync(&mut self) -> Result<(), Error> {
+        // SAFETY: the handle is live; `&mut self` excludes concurrent inserts.
+        check_io(unsafe { sys::abloom_sync(self.mut_ptr()) })?;
+        Ok(())
+    }
+
+    /// Syncs (see [`sync`](Self::sync)) and frees the filter, reporting a sync error that drop
+    /// would have to ignore.
+    ///
+    /// # Errors
+    /// As [`sync`](Self::sync); the filter is freed either way.
+    pub fn close(mut self) -> Result<(), Error> {
+        self.sync()
+    }
+}
+
+/// Pointer and length arrays for the `*_many` calls.
+fn key_arrays<K: AsRef<[u8]>>(keys: &[K]) -> (Vec<*const c_void>, Vec<usize>) {
+    let mut ptrs = Vec::with_capacity(keys.len());
+    let mut lens = Vec::with_capacity(keys.len());
+    for k in keys {
+        let k = k.as_ref();
+        ptrs.push(k.as_ptr().cast::<c_void>());
+        lens.push(k.len());
+    }
+    (ptrs, lens)
+}
+
+impl Drop for BloomFilter {
+    fn drop(&mut self) {
+        // SAFETY: we own the handle, and drop runs once with no other borrow alive.
+        unsafe { sys::abloom_free(self.raw.as_ptr()) }
+    }
+}
+
+impl Clone for BloomFilter {
+    /// A deep copy with owned storage (see [`try_clone`](BloomFilter::try_clone)).
+    ///
+    /// # Panics
+    /// If the allocation fails.
+    fn clone(&self) -> BloomFilter {
+        self.try_clone()
+            .unwrap_or_else(|e| panic!("abloom: cannot clone filter: {e}"))
+    }
+}
+
+impl PartialEq for BloomFilter {
+    /// Same shape (kind, k, shards, blocks per shard, seed) and the same bits.
+    fn eq(&self, other: &BloomFilter) -> bool {
+        // SAFETY: both handles are live.
+        let rc = unsafe { sys::abloom_equal(self.ptr(), other.ptr()) };
+        debug_assert!(rc >= 0);
+        rc == 1
+    }
+}
+
+impl Eq for BloomFilter {}
+
+impl fmt::Debug for BloomFilter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let i = self.info();
+        f.debug_struct("BloomFilter")
+            .field("kind", &i.kind)
+            .field("k", &i.k)
+            .field("bits", &i.bits)
+            .field("shards", &i.shards)
+            .field("capacity", &i.capacity)
+            .field("seed", &i.seed)
+            .field("storage", &i.storage)
+            .field("read_only", &i.read_only)
+            .finish()
+    }
+}

@@ -1,0 +1,61 @@
+//! Safe Rust API for abloom: lock-free, cache-line-blocked Bloom filters with a portable,
+//! mmap-able file format, over the stable C ABI (`abloom.h`, crate `abloom-sys`).
+//!
+//! ```
+//! use abloom::{BloomFilter, Kind};
+//!
+//! // 1M keys at a 1% false-positive rate, default options.
+//! let filter = BloomFilter::new(1_000_000, 0.01)?;
+//! filter.insert("alice:bob")?;
+//! assert!(filter.contains("alice:bob"));       // inserted: always true
+//! assert!(!filter.contains(b"carol:dan"));     // absent: false (or, at 1%, a false positive)
+//!
+//! // More options through the builder.
+//! let classic = BloomFilter::builder(10_000).fpr(0.0001).kind(Kind::Classic).seed(7).build()?;
+//! assert_eq!(classic.kind(), Kind::Classic);
+//! # Ok::<(), abloom::Error>(())
+//! ```
+//!
+//! - **Keys** are byte strings: anything `AsRef<[u8]>` (`&str`, `String`, `&[u8]`, `[u8; N]`,
+//!   ...). The hash (XXH3-64, seeded per filter) and the bit layout are the C library's, so a
+//!   filter built here answers the same as one built in C, Go or Java, and their files are
+//!   interchangeable.
+//! - **Threads**: [`BloomFilter`] is `Send + Sync` and inserts and lookups take `&self`; share
+//!   one through an `Arc` with no lock (see the type's docs for the rules).
+//! - **Batches**: [`BloomFilter::insert_batch`] and [`BloomFilter::contains_batch`] hand a
+//!   whole slice to the C library in one call, which hashes it, prefetches every block, then
+//!   probes: much faster than a loop of single calls on large filters.
+//! - **Persistence**: [`BloomFilter::to_bytes`] / [`BloomFilter::from_bytes`], a zero-copy
+//!   [`BloomFilter::view`], and files with [`BloomFilter::save`] (crash-safe) and
+//!   [`BloomFilter::open`] / [`OpenOptions`] (mmap: read-only, copy-on-write or read-write).
+//! - **Errors** are [`Error`], one variant per C error code.
+//! - Feature `serde`: `Serialize`/`Deserialize` as the portable bytes.
+#![deny(missing_docs)]
+#![warn(clippy::undocumented_unsafe_blocks)]
+
+mod error;
+mod filter;
+mod options;
+#[cfg(feature = "serde")]
+mod serde_impl;
+mod view;
+
+pub use error::Error;
+pub use filter::{BloomFilter, Info, OpenMode, OpenOptions, Storage};
+pub use options::{model_fpr, Builder, Kind, Plan};
+pub use view::{AlignedBytes, FilterView};
+
+/// Re-export of the raw declarations, for calls the safe API does not cover
+/// (see [`BloomFilter::as_raw`]).
+pub use abloom_sys as sys;
+
+/// The linked C library's version, `"MAJOR.MINOR.PATCH"`.
+///
+/// ```
+/// assert!(abloom::version().starts_with("0."));
+/// ```
+pub fn version() -> &'static str {
+    // SAFETY: abloom_version_string returns a static NUL-terminated string.
+    let s = unsafe { std::ffi::CStr::from_ptr(sys::abloom_version_string()) };
+    s.to_str().unwrap_or("")
+}

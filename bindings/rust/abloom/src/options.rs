@@ -1,0 +1,211 @@
+//! Building filters: [`Kind`], [`Builder`], [`Plan`], and the sizing model.
+
+use crate::error::{check, Error};
+use crate::filter::BloomFilter;
+use abloom_sys as sys;
+use std::mem::MaybeUninit;
+use std::ptr::NonNull;
+
+/// The kind of filter: how a key's bits are placed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Kind {
+    /// The default: every key's k bits lie in one 64-byte block (one cache line), so a lookup
+    /// costs at most one cache miss. Needs slightly more bits than classic for the same FPR
+    /// (about +3% at 1%).
+    #[default]
+    Blocked,
+    /// Bits spread over the whole shard: the fewest bits for a target FPR, but k cache misses
+    /// per lookup. For very low FPR targets where memory matters most.
+    Classic,
+}
+
+impl Kind {
+    pub(crate) fn to_raw(self) -> u32 {
+        match self {
+            Kind::Blocked => sys::ABLOOM_KIND_BLOCKED,
+            Kind::Classic => sys::ABLOOM_KIND_CLASSIC,
+        }
+    }
+
+    pub(crate) fn from_raw(raw: u32) -> Kind {
+        if raw == sys::ABLOOM_KIND_CLASSIC {
+            Kind::Classic
+        } else {
+            Kind::Blocked
+        }
+    }
+}
+
+/// A sizing plan: the layout [`Builder::build`] would allocate, computed without allocating.
+///
+/// ```
+/// let plan = abloom::Builder::new(1_000_000).fpr(0.01).plan()?;
+/// assert!(plan.bits_per_key > 9.0 && plan.bits_per_key < 11.0);
+/// assert!(plan.expected_fpr <= 0.01);
+/// assert_eq!(plan.bytes * 8, plan.bits);
+/// # Ok::<(), abloom::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Plan {
+    /// The filter kind.
+    pub kind: Kind,
+    /// Probes (bits set) per key.
+    pub k: u32,
+    /// Shard count (the default resolved).
+    pub shards: u32,
+    /// 64-byte blocks in each shard.
+    pub blocks_per_shard: u64,
+    /// Total bits: `shards * blocks_per_shard * 512`.
+    pub bits: u64,
+    /// Total bytes of bit storage: `bits / 8`.
+    pub bytes: u64,
+    /// `bits / capacity`.
+    pub bits_per_key: f64,
+    /// The model's false-positive rate with `capacity` distinct keys in this layout.
+    pub expected_fpr: f64,
+}
+
+/// Builds a [`BloomFilter`] with options beyond capacity and FPR.
+///
+/// Sizing rules (as `abloom_create`): with neither [`bits`](Builder::bits) nor
+/// [`k`](Builder::k) set, the fewest bits and the best k that meet the target FPR at capacity;
+/// with only `k`, the fewest bits meeting the FPR with that k; with only `bits`, that many bits
+/// (rounded up to whole blocks per shard) and the best k; with both, exactly that layout.
+///
+/// ```
+/// use abloom::{Builder, Kind};
+///
+/// let filter = Builder::new(10_000)
+///     .fpr(0.001)
+///     .kind(Kind::Classic)
+///     .shards(4)
+///     .seed(0x5EED)
+///     .build()?;
+/// assert_eq!(filter.kind(), Kind::Classic);
+/// assert_eq!(filter.shards(), 4);
+/// assert_eq!(filter.seed(), 0x5EED);
+/// # Ok::<(), abloom::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Builder {
+    opts: sys::abloom_options,
+}
+
+impl Builder {
+    /// Options for `capacity` expected distinct keys, with the defaults: FPR 1%, blocked kind,
+    /// default shards, seed 0, bits and k chosen, single-threaded bulk calls.
+    pub fn new(capacity: u64) -> Builder {
+        let mut opts = sys::abloom_options::default();
+        // SAFETY: opts is a valid, writable abloom_options.
+        let rc = unsafe { sys::abloom_options_init(&mut opts) };
+        debug_assert_eq!(rc, sys::ABLOOM_OK);
+        opts.capacity = capacity;
+        Builder { opts }
+    }
+
+    /// Target false-positive rate at capacity, in (0, 1). Default 0.01.
+    pub fn fpr(mut self, fpr: f64) -> Builder {
+        self.opts.fpr = fpr;
+        self
+    }
+
+    /// The filter kind. Default [`Kind::Blocked`].
+    pub fn kind(mut self, kind: Kind) -> Builder {
+        self.opts.kind = kind.to_raw();
+        self
+    }
+
+    /// Shard count: a power of two up to 65536, or 0 for the default (one shard per 16 MiB of
+    /// filter, at most 64). Sharding never changes the FPR.
+    pub fn shards(mut self, shards: u32) -> Builder {
+        self.opts.shards = shards;
+        self
+    }
+
+    /// Hash seed. Filters combine only when their seeds match. Default 0 (deterministic); use a
+    /// random seed when keys may be chosen by an adversary.
+    pub fn seed(mut self, seed: u64) -> Builder {
+        self.opts.seed = seed;
+        self
+    }
+
+    /// Explicit total bit count, or 0 (the default) to derive it from capacity and FPR.
+    pub fn bits(mut self, bits: u64) -> Builder {
+        self.opts.bits = bits;
+        self
+    }
+
+    /// Explicit number of probes (1..=64), or 0 (the default) to choose the optimum.
+    pub fn k(mut self, k: u32) -> Builder {
+        self.opts.k = k;
+        self
+    }
+
+    /// Threads (up to 256) that the batch calls may use for batches of 65536 keys or more;
+    /// 0 or 1 (the default) means the calling thread only.
+    pub fn threads(mut self, threads: u32) -> Builder {
+        self.opts.threads = threads;
+        self
+    }
+
+    /// The layout [`build`](Builder::build) would allocate, without allocating.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for options outside their domain, [`Error::Range`] for a filter too
+    /// large.
+    pub fn plan(&self) -> Result<Plan, Error> {
+        let mut p = sys::abloom_plan {
+            struct_size: std::mem::size_of::<sys::abloom_plan>(),
+            ..Default::default()
+        };
+        // SAFETY: both pointers are valid; p.struct_size is set as the C API requires.
+        check(unsafe { sys::abloom_plan_compute(&self.opts, &mut p) })?;
+        Ok(Plan {
+            kind: Kind::from_raw(p.kind),
+            k: p.k,
+            shards: p.shards,
+            blocks_per_shard: p.blocks_per_shard,
+            bits: p.bits,
+            bytes: p.bytes,
+            bits_per_key: p.bits_per_key,
+            expected_fpr: p.expected_fpr,
+        })
+    }
+
+    /// Allocates the filter, all bits clear.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] (capacity 0, FPR not in (0, 1), shards not a power of two, k above
+    /// 64, ...), [`Error::Range`] (too large), [`Error::NoMem`].
+    pub fn build(&self) -> Result<BloomFilter, Error> {
+        let mut out = MaybeUninit::<*mut sys::abloom_filter>::uninit();
+        // SAFETY: opts was initialised by abloom_options_init; out is writable.
+        check(unsafe { sys::abloom_create(&self.opts, out.as_mut_ptr()) })?;
+        // SAFETY: on ABLOOM_OK the C API wrote an owned, non-NULL handle.
+        Ok(unsafe {
+            BloomFilter::from_raw(
+                NonNull::new(out.assume_init()).expect("NULL handle"),
+                self.opts.threads,
+            )
+        })
+    }
+}
+
+/// The false-positive rate the model of `kind` predicts with `bits_per_key` bits per key and
+/// `k` probes per key (classic: `(1-e^(-k/c))^k`; blocked: the Poisson mixture over block loads).
+///
+/// ```
+/// let p = abloom::model_fpr(abloom::Kind::Classic, 9.59, 7)?;
+/// assert!((p - 0.01).abs() < 0.0005);
+/// assert!(abloom::model_fpr(abloom::Kind::Blocked, 10.0, 0).is_err());
+/// # Ok::<(), abloom::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::Invalid`] when `bits_per_key` is not positive and finite or `k` is not in 1..=64.
+pub fn model_fpr(kind: Kind, bits_per_key: f64, k: u32) -> Result<f64, Error> {
+    let mut out = 0.0;
+    // SAFETY: out is a valid f64.
+    check(unsafe { sys::abloom_model_fpr(kind.to_raw(), bits_per_key, k, &mut out) })?;
+    Ok(out)
+}

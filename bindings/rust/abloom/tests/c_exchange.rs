@@ -1,0 +1,207 @@
+//! Files exchanged with C: a small C program (tests/c/exchange.c), compiled here against the
+//! same installed library, writes filters that this binding reads, and checks filters that this
+//! binding wrote.
+
+use abloom::{BloomFilter, Builder, Kind, OpenMode, OpenOptions, Storage};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+const N: u64 = 20_000;
+
+fn exchange_binary() -> &'static Path {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("abloom-c-exchange");
+        std::fs::create_dir_all(&dir).unwrap();
+        let exe = dir.join("exchange");
+        let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/c/exchange.c");
+        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+        let mut cmd = Command::new(&cc);
+        cmd.args(["-std=c99", "-O1", "-Wall", "-Wextra", "-Werror"]);
+        let inc = env!("ABLOOM_TEST_INCLUDE_DIR");
+        if !inc.is_empty() {
+            cmd.arg(format!("-I{inc}"));
+        }
+        cmd.arg(&src).arg("-o").arg(&exe);
+        let lib = env!("ABLOOM_TEST_LIB_DIR");
+        if !lib.is_empty() {
+            cmd.arg(format!("-L{lib}")).arg(format!("-Wl,-rpath,{lib}"));
+        }
+        cmd.arg("-labloom");
+        let out = cmd
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run the C compiler {cc:?}: {e}"));
+        assert!(
+            out.status.success(),
+            "compiling exchange.c failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        exe
+    })
+}
+
+fn c(args: &[&str]) -> String {
+    let out = Command::new(exchange_binary()).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "exchange {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("abloom-c-exchange");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(format!("{name}-{}.abloom", std::process::id()))
+}
+
+fn keys(prefix: &str) -> Vec<String> {
+    (0..N).map(|i| format!("{prefix}{i}")).collect()
+}
+
+/// "fp=F" from the C checker's output.
+fn c_false_positives(out: &str) -> u64 {
+    out.split_whitespace()
+        .find_map(|w| w.strip_prefix("fp="))
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn a_filter_written_by_c_is_read_by_rust() {
+    for kind in ["blocked", "classic"] {
+        let path = tmp(&format!("c-wrote-{kind}"));
+        assert_eq!(
+            c(&[
+                "write",
+                path.to_str().unwrap(),
+                &N.to_string(),
+                "c-key-",
+                kind
+            ]),
+            "ok\n"
+        );
+        let expect_kind = if kind == "classic" {
+            Kind::Classic
+        } else {
+            Kind::Blocked
+        };
+        let opened = OpenOptions::new()
+            .verify_checksum(true)
+            .open(&path)
+            .unwrap();
+        let copied = BloomFilter::from_bytes(&std::fs::read(&path).unwrap()).unwrap();
+        assert_eq!(opened, copied);
+        for f in [&opened, &copied] {
+            let i = f.info();
+            assert_eq!(
+                (i.kind, i.shards, i.seed, i.capacity),
+                (expect_kind, 4, 42, 2 * N)
+            );
+            let ks = keys("c-key-");
+            let mut out = vec![false; ks.len()];
+            assert_eq!(f.contains_batch(&ks, &mut out), ks.len());
+            assert!(ks.iter().all(|k| f.contains(k)));
+        }
+        // The same filter rebuilt in Rust is bit-identical: same hash, same layout.
+        let rebuilt = Builder::new(2 * N)
+            .kind(expect_kind)
+            .shards(4)
+            .seed(42)
+            .build()
+            .unwrap();
+        rebuilt.insert_batch(&keys("c-key-")).unwrap();
+        assert_eq!(rebuilt, opened);
+        assert_eq!(rebuilt.to_bytes(), std::fs::read(&path).unwrap());
+        std::fs::remove_file(&path).unwrap();
+    }
+}
+
+#[test]
+fn a_filter_written_by_rust_is_read_by_c() {
+    for kind in [Kind::Blocked, Kind::Classic] {
+        let f = Builder::new(2 * N)
+            .kind(kind)
+            .shards(4)
+            .seed(42)
+            .build()
+            .unwrap();
+        f.insert_batch(&keys("rust-key-")).unwrap();
+        // Through save...
+        let saved = tmp(&format!("rust-saved-{kind:?}"));
+        f.save(&saved).unwrap();
+        let out = c(&[
+            "check",
+            saved.to_str().unwrap(),
+            &N.to_string(),
+            "rust-key-",
+        ]);
+        assert!(out.starts_with("ok "), "{out}");
+        assert!(
+            out.contains(&format!("k={} shards=4 seed=42", f.k())),
+            "{out}"
+        );
+        // ... and through to_bytes written as a plain file.
+        let written = tmp(&format!("rust-bytes-{kind:?}"));
+        std::fs::write(&written, f.to_bytes()).unwrap();
+        let out2 = c(&[
+            "check",
+            written.to_str().unwrap(),
+            &N.to_string(),
+            "rust-key-",
+        ]);
+        assert_eq!(out, out2);
+        // The C side sees the same false positives as Rust does.
+        let rust_fp = (0..10_000)
+            .filter(|i| f.contains(&format!("absent-{i}")))
+            .count() as u64;
+        assert_eq!(c_false_positives(&out), rust_fp);
+        std::fs::remove_file(&saved).unwrap();
+        std::fs::remove_file(&written).unwrap();
+    }
+}
+
+#[test]
+fn rust_adds_to_a_c_file_through_a_read_write_mapping() {
+    let path = tmp("c-wrote-rw");
+    c(&[
+        "write",
+        path.to_str().unwrap(),
+        &N.to_string(),
+        "c-key-",
+        "blocked",
+    ]);
+    let before = std::fs::read(&path).unwrap();
+
+    // Copy-on-write: inserts work, the file does not change.
+    let cow = OpenOptions::new()
+        .mode(OpenMode::CopyOnWrite)
+        .open(&path)
+        .unwrap();
+    assert!(!cow.is_read_only());
+    assert_eq!(cow.info().storage, Storage::Mapped);
+    cow.insert_batch(&keys("cow-key-")).unwrap();
+    cow.close().unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+
+    // Read-write: inserts persist, and close() rewrites the checksums C then verifies.
+    let rw = OpenOptions::new()
+        .mode(OpenMode::ReadWrite)
+        .verify_checksum(true)
+        .open(&path)
+        .unwrap();
+    rw.insert_batch(&keys("rust-key-")).unwrap();
+    rw.close().unwrap();
+    let out = c(&[
+        "check",
+        path.to_str().unwrap(),
+        &N.to_string(),
+        "c-key-",
+        "rust-key-",
+    ]);
+    assert!(out.starts_with("ok "), "{out}");
+    std::fs::remove_file(&path).unwrap();
+}

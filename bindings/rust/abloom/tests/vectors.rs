@@ -1,0 +1,232 @@
+//! The golden vectors of `tests/vectors/` (format version 1), as their README requires: every
+//! reader accepts each file and reports its options, answers 1 for every added key and the
+//! recorded answer for every absent one, and rebuilding from the keys gives identical bytes.
+
+use abloom::{AlignedBytes, BloomFilter, Builder, Kind, OpenOptions, Storage};
+use std::path::PathBuf;
+
+struct Vector {
+    name: &'static str,
+    kind: Kind,
+    shards: u32,
+    seed: u64,
+    k: u32,
+    blocks_per_shard: u64,
+    file_bytes: usize,
+    absent_positive: usize,
+}
+
+const VECTORS: [Vector; 4] = [
+    Vector {
+        name: "blocked_s1",
+        kind: Kind::Blocked,
+        shards: 1,
+        seed: 0x0123_4567_89AB_CDEF,
+        k: 7,
+        blocks_per_shard: 9,
+        file_bytes: 704,
+        absent_positive: 31,
+    },
+    Vector {
+        name: "blocked_s4",
+        kind: Kind::Blocked,
+        shards: 4,
+        seed: 0xFEDC_BA98_7654_3210,
+        k: 8,
+        blocks_per_shard: 3,
+        file_bytes: 896,
+        absent_positive: 5,
+    },
+    Vector {
+        name: "classic_s1",
+        kind: Kind::Classic,
+        shards: 1,
+        seed: 0x0000_0000_DEAD_BEEF,
+        k: 7,
+        blocks_per_shard: 9,
+        file_bytes: 704,
+        absent_positive: 10,
+    },
+    Vector {
+        name: "classic_s4",
+        kind: Kind::Classic,
+        shards: 4,
+        seed: 0x8000_0000_0000_0001,
+        k: 9,
+        blocks_per_shard: 3,
+        file_bytes: 896,
+        absent_positive: 1,
+    },
+];
+
+fn dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../tests/vectors")
+}
+
+struct Loaded {
+    path: PathBuf,
+    bytes: Vec<u8>,
+    keys: Vec<String>,
+    absent: Vec<(bool, String)>,
+}
+
+fn load(v: &Vector) -> Loaded {
+    let path = dir().join(format!("{}.abloom", v.name));
+    let bytes = std::fs::read(&path).unwrap();
+    let keys: Vec<String> = std::fs::read_to_string(dir().join(format!("{}.keys.txt", v.name)))
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    let absent: Vec<(bool, String)> =
+        std::fs::read_to_string(dir().join(format!("{}.absent.txt", v.name)))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let (a, k) = l.split_once(' ').unwrap();
+                (a == "1", k.to_string())
+            })
+            .collect();
+    assert_eq!(bytes.len(), v.file_bytes, "{}: file size", v.name);
+    assert_eq!(keys.len(), 450);
+    assert_eq!(absent.len(), 2000);
+    assert_eq!(
+        absent.iter().filter(|a| a.0).count(),
+        v.absent_positive,
+        "{}: recorded false positives",
+        v.name
+    );
+    Loaded {
+        path,
+        bytes,
+        keys,
+        absent,
+    }
+}
+
+fn check_filter(v: &Vector, l: &Loaded, f: &BloomFilter, storage: Storage) {
+    let i = f.info();
+    assert_eq!(i.kind, v.kind, "{}", v.name);
+    assert_eq!(i.k, v.k, "{}", v.name);
+    assert_eq!(i.shards, v.shards, "{}", v.name);
+    assert_eq!(i.blocks_per_shard, v.blocks_per_shard, "{}", v.name);
+    assert_eq!(i.bits, u64::from(v.shards) * v.blocks_per_shard * 512);
+    assert_eq!(i.seed, v.seed, "{}", v.name);
+    assert_eq!(i.capacity, 450, "{}", v.name);
+    assert_eq!(i.target_fpr, 0.01, "{}", v.name);
+    assert_eq!(i.storage, storage, "{}", v.name);
+    for k in &l.keys {
+        assert!(f.contains(k), "{}: added key {k:?} tests 0", v.name);
+    }
+    for (answer, k) in &l.absent {
+        assert_eq!(f.contains(k), *answer, "{}: absent key {k:?}", v.name);
+    }
+    // The batch path gives the same answers.
+    let keys: Vec<&str> = l.absent.iter().map(|a| a.1.as_str()).collect();
+    let mut out = vec![false; keys.len()];
+    assert_eq!(f.contains_batch(&keys, &mut out), v.absent_positive);
+    assert!(out.iter().zip(&l.absent).all(|(o, a)| *o == a.0));
+    // And the precomputed-hash path.
+    let hashes: Vec<u64> = keys.iter().map(|k| f.hash(k)).collect();
+    assert_eq!(f.contains_hashes(&hashes, &mut out), v.absent_positive);
+    assert_eq!(f.to_bytes(), l.bytes, "{}: re-serialized bytes", v.name);
+}
+
+#[test]
+fn every_reader_accepts_the_vectors_with_the_recorded_answers() {
+    for v in &VECTORS {
+        let l = load(v);
+        for verify in [false, true] {
+            let f = OpenOptions::new()
+                .verify_checksum(verify)
+                .open(&l.path)
+                .unwrap();
+            assert!(f.is_read_only());
+            check_filter(v, &l, &f, Storage::Mapped);
+        }
+        let f = BloomFilter::from_bytes(&l.bytes).unwrap();
+        check_filter(v, &l, &f, Storage::Owned);
+        let aligned = AlignedBytes::from(l.bytes.as_slice());
+        for verify in [false, true] {
+            let view = BloomFilter::view(&aligned, verify).unwrap();
+            check_filter(v, &l, &view, Storage::View);
+        }
+    }
+}
+
+fn builder(v: &Vector) -> Builder {
+    Builder::new(450)
+        .fpr(0.01)
+        .kind(v.kind)
+        .shards(v.shards)
+        .seed(v.seed)
+}
+
+#[test]
+fn rebuilding_from_the_keys_gives_identical_bytes() {
+    let tmp = std::env::temp_dir().join(format!("abloom-rs-vectors-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    for v in &VECTORS {
+        let l = load(v);
+        let plan = builder(v).plan().unwrap();
+        assert_eq!((plan.k, plan.blocks_per_shard), (v.k, v.blocks_per_shard));
+
+        let one_by_one = builder(v).build().unwrap();
+        for k in &l.keys {
+            one_by_one.insert(k).unwrap();
+        }
+        assert_eq!(one_by_one.to_bytes(), l.bytes, "{}: one by one", v.name);
+        let saved = tmp.join(format!("{}.abloom", v.name));
+        one_by_one.save(&saved).unwrap();
+        assert_eq!(
+            std::fs::read(&saved).unwrap(),
+            l.bytes,
+            "{}: saved file",
+            v.name
+        );
+
+        // insert_batch counts the keys that were new, as insert_checked one by one does.
+        let checked = builder(v).build().unwrap();
+        let new_keys = l
+            .keys
+            .iter()
+            .filter(|k| !checked.insert_checked(k).unwrap())
+            .count();
+        assert!(new_keys > 440 && new_keys <= 450);
+        assert_eq!(checked.to_bytes(), l.bytes, "{}: insert_checked", v.name);
+        let batch = builder(v).build().unwrap();
+        assert_eq!(batch.insert_batch(&l.keys).unwrap(), new_keys as u64);
+        assert_eq!(batch.to_bytes(), l.bytes, "{}: one batch", v.name);
+
+        let mut buf = Vec::new();
+        let mut offsets = vec![0u64];
+        for k in &l.keys {
+            buf.extend_from_slice(k.as_bytes());
+            offsets.push(buf.len() as u64);
+        }
+        let packed = builder(v).build().unwrap();
+        packed.insert_packed(&buf, &offsets).unwrap();
+        assert_eq!(packed.to_bytes(), l.bytes, "{}: packed", v.name);
+
+        // Explicit layout: the body (everything after the 128-byte header) is identical.
+        let explicit = Builder::new(450)
+            .kind(v.kind)
+            .shards(v.shards)
+            .seed(v.seed)
+            .bits(u64::from(v.shards) * v.blocks_per_shard * 512)
+            .k(v.k)
+            .build()
+            .unwrap();
+        for k in &l.keys {
+            explicit.insert(k).unwrap();
+        }
+        assert_eq!(
+            explicit.to_bytes()[128..],
+            l.bytes[128..],
+            "{}: explicit",
+            v.name
+        );
+        assert_eq!(explicit.info().target_fpr, 0.0);
+    }
+    std::fs::remove_dir_all(&tmp).unwrap();
+}
