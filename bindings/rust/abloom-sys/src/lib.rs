@@ -221,6 +221,15 @@ pub const ABLOOM_OPEN_COPY_ON_WRITE: u32 = 0x2;
 /// Flag for [`abloom_open`]: map shared and writably (adds persist to the file).
 pub const ABLOOM_OPEN_READ_WRITE: u32 = 0x4;
 
+// ---- Instruction set ----------------------------------------------------------------------
+
+/// Kernel: portable scalar code (every CPU).
+pub const ABLOOM_ISA_SCALAR: u32 = 0;
+/// Kernel: AVX2 with BMI2.
+pub const ABLOOM_ISA_AVX2: u32 = 1;
+/// Kernel: AVX-512 (reserved; no kernel yet).
+pub const ABLOOM_ISA_AVX512: u32 = 2;
+
 extern "C" {
     /// A static English description of `code`.
     pub fn abloom_strerror(code: c_int) -> *const c_char;
@@ -228,6 +237,15 @@ extern "C" {
     pub fn abloom_version_number() -> c_uint;
     /// The runtime version as `"MAJOR.MINOR.PATCH"`.
     pub fn abloom_version_string() -> *const c_char;
+
+    /// The best `ABLOOM_ISA_*` kernel this CPU can run.
+    pub fn abloom_isa_supported() -> u32;
+    /// The `ABLOOM_ISA_*` kernel in use now (process-wide).
+    pub fn abloom_isa_active() -> u32;
+    /// Use kernel `isa` from now on, process-wide.
+    pub fn abloom_isa_force(isa: u32) -> c_int;
+    /// `"scalar"`, `"avx2"`, `"avx512"` or `"unknown"` (static storage).
+    pub fn abloom_isa_name(isa: u32) -> *const c_char;
 
     /// Fill `opts` with defaults.
     pub fn abloom_options_init(opts: *mut abloom_options) -> c_int;

@@ -35,6 +35,7 @@
 
 mod error;
 mod filter;
+pub mod isa;
 mod options;
 #[cfg(feature = "serde")]
 mod serde_impl;

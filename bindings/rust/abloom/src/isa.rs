@@ -1,0 +1,92 @@
+//! Which instruction-set kernel the C library's hot loops use.
+//!
+//! The library picks the best kernel the CPU supports at run time; the environment variable
+//! `ABLOOM_ISA` (`scalar`, `avx2`, `auto`; read once, at first use) or [`force`] can ask for
+//! less. Every kernel sets and tests the same bits, so this changes speed only, never answers or
+//! files.
+//!
+//! ```
+//! use abloom::isa::{self, Isa};
+//!
+//! let best = isa::supported();
+//! isa::force(Isa::Scalar)?;
+//! assert_eq!(isa::active(), Isa::Scalar);
+//! isa::force(best)?;
+//! # Ok::<(), abloom::Error>(())
+//! ```
+
+use crate::error::{check, Error};
+use abloom_sys as sys;
+
+/// A kernel of the C library.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Isa {
+    /// Portable scalar code: every CPU.
+    Scalar,
+    /// AVX2 with BMI2.
+    Avx2,
+    /// AVX-512 (reserved: no kernel yet, so never supported).
+    Avx512,
+}
+
+impl Isa {
+    fn from_raw(raw: u32) -> Isa {
+        match raw {
+            sys::ABLOOM_ISA_AVX2 => Isa::Avx2,
+            sys::ABLOOM_ISA_AVX512 => Isa::Avx512,
+            _ => Isa::Scalar,
+        }
+    }
+
+    fn raw(self) -> u32 {
+        match self {
+            Isa::Scalar => sys::ABLOOM_ISA_SCALAR,
+            Isa::Avx2 => sys::ABLOOM_ISA_AVX2,
+            Isa::Avx512 => sys::ABLOOM_ISA_AVX512,
+        }
+    }
+
+    /// The library's name for it: `"scalar"`, `"avx2"` or `"avx512"`.
+    pub fn name(self) -> &'static str {
+        // SAFETY: abloom_isa_name returns a static NUL-terminated string for any value.
+        let s = unsafe { std::ffi::CStr::from_ptr(sys::abloom_isa_name(self.raw())) };
+        s.to_str().unwrap_or("unknown")
+    }
+}
+
+/// The best kernel this CPU can run.
+pub fn supported() -> Isa {
+    // SAFETY: no arguments, no preconditions.
+    Isa::from_raw(unsafe { sys::abloom_isa_supported() })
+}
+
+/// The kernel in use now (process-wide).
+pub fn active() -> Isa {
+    // SAFETY: no arguments, no preconditions.
+    Isa::from_raw(unsafe { sys::abloom_isa_active() })
+}
+
+/// Uses `isa` from now on, process-wide; [`Error::Unsupported`] when this CPU cannot run it
+/// (nothing changes then).
+pub fn force(isa: Isa) -> Result<(), Error> {
+    // SAFETY: any value is accepted; unknown ones are refused with an error code.
+    check(unsafe { sys::abloom_isa_force(isa.raw()) }).map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn force_scalar_then_back() {
+        let before = active();
+        assert!(supported() >= Isa::Scalar);
+        force(Isa::Scalar).unwrap();
+        assert_eq!(active(), Isa::Scalar);
+        assert!(matches!(force(Isa::Avx512), Err(Error::Unsupported)));
+        assert_eq!(active(), Isa::Scalar, "a refused force changes nothing");
+        force(before).unwrap();
+        assert_eq!(Isa::Avx2.name(), "avx2");
+        assert_eq!(Isa::Scalar.name(), "scalar");
+    }
+}
