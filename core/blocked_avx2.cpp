@@ -115,9 +115,9 @@ ABLOOM_AVX2 bool test_avx2(const uint64_t* block, uint64_t h, uint32_t k) noexce
     if ((probe_hits(pb, b) << 8 & need) != (need & 0xFF00)) return false;
   }
   // All of the first k candidates are set: the key is present unless two of them are the same
-  // bit, and then its further candidates decide (the scalar path knows how to find them).
+  // bit, and then its further candidates decide.
   if (!has_repeat_avx2(pa, pb, k)) return true;
-  return blocked_test_scalar(block, h, k);
+  return blocked_test_distinct(block, h, k);
 }
 
 ABLOOM_AVX2 bool add_avx2(uint64_t* block, uint64_t h, uint32_t k) noexcept {

@@ -51,6 +51,8 @@ const BlockedKernels* blocked_kernels_for(Isa isa) noexcept;
 // repeat among the first k candidates).
 bool blocked_test_scalar(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
 bool blocked_add_scalar(uint64_t* block, uint64_t hash, uint32_t k) noexcept;
+// test for a key known to repeat a candidate among its first k: walks its distinct candidates.
+bool blocked_test_distinct(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
 
 extern const BlockedKernels kBlockedScalar;
 extern const BlockedKernels kBlockedAvx2;  // only valid where isa_supported() >= avx2

@@ -21,11 +21,25 @@ bool blocked_test_scalar(const uint64_t* block, uint64_t h, uint32_t k) noexcept
     folded |= b;
   }
   if (missing != 0) return false;
-  if (maybe_repeat == 0 || !has_repeat(h2, k)) return true;
-  // A repeat among the first k candidates: the key has further bits; check its whole mask.
-  const BlockMask m = block_mask(h, k);
-  for (uint32_t w = 0; w < kBlockWords; ++w) missing |= m.w[w] & ~load_word(block + w);
-  return missing == 0;
+  if (maybe_repeat == 0) return true;
+  return blocked_test_distinct(block, h, k);
+}
+
+bool blocked_test_distinct(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
+  // The key's bits are its first k distinct candidates (block_mask): walk the candidates,
+  // skipping repeats, and check each new bit as it is found.
+  const uint32_t h2 = probe_seed(h);
+  uint64_t seen[kBlockWords] = {};
+  uint32_t found = 0;
+  for (uint32_t j = 1; found < k && j <= max_candidates(k); ++j) {
+    const uint32_t c = candidate(h2, j);
+    const uint64_t b = uint64_t{1} << (c & 63);
+    if ((seen[c >> 6] & b) != 0) continue;
+    seen[c >> 6] |= b;
+    ++found;
+    if ((load_word(block + (c >> 6)) & b) == 0) return false;
+  }
+  return true;
 }
 
 bool blocked_add_scalar(uint64_t* block, uint64_t h, uint32_t k) noexcept {
