@@ -255,7 +255,8 @@ static int jab_plan(long long capacity, double fpr, int kind, int shards, long l
 
 static long long jab_clone(const abloom_filter *f) {
   abloom_filter *c = NULL;
-  return jab_handle_or_code(abloom_clone(f, &c), c);
+  int rc = abloom_clone(f, &c);
+  return jab_handle_or_code(rc, c);
 }
 
 /* info: out[0] kind, [1] k, [2] shards, [3] blocks per shard, [4] bits, [5] bytes, [6] capacity,
@@ -496,8 +497,10 @@ static long long jab_serialize(const abloom_filter *f, signed char *OUT_BYTES, l
 
 static long long jab_deserialize(const signed char *IN_BYTES, int off, int len) {
   abloom_filter *f = NULL;
+  int rc;
   if (!IN_BYTES) return ABLOOM_ERR_NOMEM;
-  return jab_handle_or_code(abloom_deserialize(IN_BYTES + off, (size_t)len, &f), f);
+  rc = abloom_deserialize(IN_BYTES + off, (size_t)len, &f);
+  return jab_handle_or_code(rc, f);
 }
 
 /* Given the first ABLOOM_HEADER_BYTES of serialized data: the body size its (fully validated)
@@ -546,15 +549,17 @@ static long long jab_serialize_native(const abloom_filter *f, long long p, long 
 
 static long long jab_deserialize_native(long long p, long long len) {
   abloom_filter *f = NULL;
-  return jab_handle_or_code(abloom_deserialize((const void *)(intptr_t)p, (size_t)len, &f), f);
+  int rc = abloom_deserialize((const void *)(intptr_t)p, (size_t)len, &f);
+  return jab_handle_or_code(rc, f);
 }
 
 /* A zero-copy, read-only view over a direct buffer [pos, pos + len) that Java keeps alive. */
 static long long jab_view(void *DIRECT, long long pos, long long len, int flags) {
   abloom_filter *f = NULL;
+  int rc;
   if (!DIRECT) return ABLOOM_ERR_NULL;
-  return jab_handle_or_code(
-      abloom_view((const char *)DIRECT + pos, (size_t)len, (uint32_t)flags, &f), f);
+  rc = abloom_view((const char *)DIRECT + pos, (size_t)len, (uint32_t)flags, &f);
+  return jab_handle_or_code(rc, f);
 }
 
 /* ---- files ---- */
