@@ -49,7 +49,8 @@ grep -qE "Tests run: [0-9]+, Failures: 0, Errors: 0, Skipped: [0-9]+$" "$log_dir
 
 # ---- the jar's bundled native library, without java.library.path ----
 jar=$(ls abloom/target/abloom-*.jar | grep -v -- '-sources\|-javadoc' | head -1)
-unzip -l "$jar" | grep -q "native/linux-x86_64/libabloom_jni.so" || die "$jar does not bundle libabloom_jni.so"
+jar tf "$jar" >"$log_dir/jar.txt"
+grep -q "^native/linux-x86_64/libabloom_jni.so$" "$log_dir/jar.txt" || die "$jar does not bundle libabloom_jni.so"
 out=$(java -Djava.library.path=/nonexistent -cp "$jar:abloom/target/test-classes" io.abloom.NativeLoaderTest)
 [[ "$out" == "jar:/native/linux-x86_64/libabloom_jni.so true false" ]] || die "loading from the jar: got '$out'"
 echo "java ci: $jar loads its bundled libabloom_jni.so: ok"
