@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# build-native.sh PREFIX OUTDIR
+# build-native.sh OUTDIR [PREFIX]
 #
 # Generates the JNI layer with SWIG and builds libabloom_jni.so against an installed abloom:
 #   OUTDIR/generated-sources/swig/io/abloom/AbloomNative{,JNI}.java   (package-private classes)
@@ -11,8 +11,8 @@
 # Maven runs this in generate-sources (exec-maven-plugin); it is also runnable by hand.
 set -euo pipefail
 
-prefix=${1:-}
-out=${2:?usage: build-native.sh PREFIX OUTDIR}
+out=${1:?usage: build-native.sh OUTDIR [PREFIX]}
+prefix=${2:-}
 here=$(cd "$(dirname "$0")" && pwd)
 swig_file="$here/../swig/abloom.i"
 
