@@ -141,6 +141,8 @@ public final class BloomFilter implements AutoCloseable {
   private static final int MAX_ARRAY = Integer.MAX_VALUE - 8;
   private static final int STREAM_CHUNK = 1 << 20;
   private static final double DEFAULT_FPP = 0.03;
+  /** Keys up to this length are copied (one JNI callback); longer ones are pinned (two). */
+  private static final int SMALL_KEY = 128;
 
   private final NativeHandle handle;
   private final Cleaner.Cleanable cleanable;
@@ -454,7 +456,11 @@ public final class BloomFilter implements AutoCloseable {
     Objects.checkFromIndexSize(offset, length, key.length);
     long h = handle.enter();
     try {
-      return !answer(AbloomNative.jab_test_and_add(h, key, offset, length), "put");
+      int rc =
+          length <= SMALL_KEY
+              ? AbloomNative.jab_test_and_add_small(h, key, offset, length)
+              : AbloomNative.jab_test_and_add(h, key, offset, length);
+      return !answer(rc, "put");
     } finally {
       handle.exit();
       Reference.reachabilityFence(this);
@@ -541,9 +547,14 @@ public final class BloomFilter implements AutoCloseable {
    * @throws IllegalStateException if the filter is closed
    */
   public boolean mightContain(byte[] key) {
+    int length = key.length;
     long h = handle.enter();
     try {
-      return answer(AbloomNative.jab_test(h, key, 0, key.length), "mightContain");
+      int rc =
+          length <= SMALL_KEY
+              ? AbloomNative.jab_test_small(h, key, 0, length)
+              : AbloomNative.jab_test(h, key, 0, length);
+      return answer(rc, "mightContain");
     } finally {
       handle.exit();
       Reference.reachabilityFence(this);
@@ -563,7 +574,11 @@ public final class BloomFilter implements AutoCloseable {
     Objects.checkFromIndexSize(offset, length, key.length);
     long h = handle.enter();
     try {
-      return answer(AbloomNative.jab_test(h, key, offset, length), "mightContain");
+      int rc =
+          length <= SMALL_KEY
+              ? AbloomNative.jab_test_small(h, key, offset, length)
+              : AbloomNative.jab_test(h, key, offset, length);
+      return answer(rc, "mightContain");
     } finally {
       handle.exit();
       Reference.reachabilityFence(this);
@@ -629,10 +644,18 @@ public final class BloomFilter implements AutoCloseable {
                 : AbloomNative.jab_test_and_add_direct(h, key, pos, len);
       } else {
         int off = key.arrayOffset() + pos;
-        rc =
-            op == Op.TEST
-                ? AbloomNative.jab_test(h, key.array(), off, len)
-                : AbloomNative.jab_test_and_add(h, key.array(), off, len);
+        byte[] a = key.array();
+        if (len <= SMALL_KEY) {
+          rc =
+              op == Op.TEST
+                  ? AbloomNative.jab_test_small(h, a, off, len)
+                  : AbloomNative.jab_test_and_add_small(h, a, off, len);
+        } else {
+          rc =
+              op == Op.TEST
+                  ? AbloomNative.jab_test(h, a, off, len)
+                  : AbloomNative.jab_test_and_add(h, a, off, len);
+        }
       }
       return answer(rc, op == Op.TEST ? "mightContain" : "put");
     } finally {

@@ -75,6 +75,42 @@ class ApiTest {
   }
 
   @Test
+  void everyKeyLengthTakesTheSamePathToTheSameBits() {
+    // single keys up to 128 bytes are copied, longer ones pinned; batches always pin: all must
+    // agree, around the threshold too
+    int max = 300;
+    List<byte[]> keys = new ArrayList<>();
+    for (int len = 0; len <= max; len++) {
+      byte[] k = new byte[len];
+      for (int i = 0; i < len; i++) {
+        k[i] = (byte) (len * 31 + i);
+      }
+      keys.add(k);
+    }
+    try (BloomFilter single = BloomFilter.create(1000, 0.001);
+        BloomFilter batch = BloomFilter.create(1000, 0.001);
+        BloomFilter buffers = BloomFilter.create(1000, 0.001)) {
+      for (byte[] k : keys) {
+        assertTrue(single.put(k));
+        byte[] framed = new byte[k.length + 6];
+        System.arraycopy(k, 0, framed, 3, k.length);
+        assertTrue(single.mightContain(framed, 3, k.length));
+        ByteBuffer heap = ByteBuffer.wrap(framed, 3, k.length);
+        assertTrue(buffers.put(heap));
+        assertTrue(buffers.mightContain(heap));
+        assertFalse(buffers.put(heap.slice()));
+      }
+      assertEquals(keys.size(), batch.putAll(keys));
+      assertEquals(single, batch);
+      assertEquals(single, buffers);
+      for (byte[] k : keys) {
+        assertTrue(batch.mightContain(k));
+        assertFalse(batch.put(k));
+      }
+    }
+  }
+
+  @Test
   void byteBuffers() {
     try (BloomFilter f = BloomFilter.create(1000, 0.001)) {
       ByteBuffer direct = ByteBuffer.allocateDirect(32);

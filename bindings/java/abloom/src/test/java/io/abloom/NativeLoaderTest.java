@@ -41,6 +41,13 @@ class NativeLoaderTest {
   }
 
   @Test
+  void theGeneratedJniClassesArePackagePrivate() {
+    for (Class<?> c : new Class<?>[] {AbloomNative.class, AbloomNativeJNI.class}) {
+      assertTrue(!java.lang.reflect.Modifier.isPublic(c.getModifiers()), c + " is public");
+    }
+  }
+
+  @Test
   void extractsFromTheJarWhenNotOnTheLibraryPath() throws Exception {
     String out = child("-Djava.library.path=/nonexistent", "-Dabloom.jni.extract=false");
     assertTrue(out.endsWith("jar:/native/linux-x86_64/libabloom_jni.so true false"), out);
