@@ -370,9 +370,9 @@ class ExceptionsTest {
   @Test
   void cleanerFreesUnclosedFilters() throws InterruptedException {
     // Filters dropped without close are freed by the Cleaner; this must neither crash nor leak
-    // without bound (64 MiB each, 64 of them = 4 GiB if never freed).
+    // without bound (16 MiB each, 64 of them = 1 GiB if never freed).
     for (int i = 0; i < 64; i++) {
-      BloomFilter f = BloomFilter.builder().expectedInsertions(1).bits(512L * 1024 * 1024).build();
+      BloomFilter f = BloomFilter.builder().expectedInsertions(1).bits(128L * 1024 * 1024).build();
       f.put(i);
       if (i % 8 == 7) {
         System.gc();
