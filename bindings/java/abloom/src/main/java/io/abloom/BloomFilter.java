@@ -178,7 +178,7 @@ public final class BloomFilter implements AutoCloseable {
     this.seed = info[7];
     this.targetFpp = Double.longBitsToDouble(info[8]);
     this.modelFpp = Double.longBitsToDouble(info[9]);
-    this.storage = Storage.values()[(int) info[10]];
+    this.storage = info[10] == 1 ? Storage.VIEW : info[10] == 2 ? Storage.MAPPED : Storage.OWNED;
     this.readOnly = info[11] != 0;
   }
 
