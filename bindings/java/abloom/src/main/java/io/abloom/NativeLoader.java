@@ -10,8 +10,10 @@ import java.util.Locale;
  * Loads {@code libabloom_jni} once per JVM: from {@code -Dabloom.jni.path=/abs/file.so} when set;
  * else by {@link System#loadLibrary} from {@code java.library.path}; else by extracting the copy
  * bundled in the jar ({@code /native/<os>-<arch>/libabloom_jni.so}) to a temporary file and
- * {@link System#load loading} that. {@code -Dabloom.jni.extract=true} skips the second step
- * (the tests use it to exercise the jar path).
+ * {@link System#load loading} that, from a folder under {@code -Dabloom.jni.tmpdir} if set (for
+ * hosts whose {@code java.io.tmpdir} is mounted noexec), else {@code java.io.tmpdir}.
+ * {@code -Dabloom.jni.extract=true} skips the second step (the tests use it to exercise the jar
+ * path).
  */
 final class NativeLoader {
   static final String LIBRARY = "abloom_jni";
@@ -73,7 +75,11 @@ final class NativeLoader {
       if (in == null) {
         throw new IOException("no such resource in the jar");
       }
-      Path dir = Files.createTempDirectory("abloom-jni");
+      String tmp = System.getProperty("abloom.jni.tmpdir");
+      Path dir =
+          tmp != null && !tmp.isEmpty()
+              ? Files.createTempDirectory(Path.of(tmp), "abloom-jni")
+              : Files.createTempDirectory("abloom-jni");
       Path file = dir.resolve(System.mapLibraryName(LIBRARY));
       try {
         Files.copy(in, file);

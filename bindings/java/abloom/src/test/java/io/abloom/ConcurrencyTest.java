@@ -180,6 +180,34 @@ class ConcurrencyTest {
   }
 
   @Test
+  void closeWaitsForALongNativeCall() throws Exception {
+    long[] keys = new long[4_000_000];
+    for (int i = 0; i < keys.length; i++) {
+      keys[i] = i;
+    }
+    for (int round = 0; round < 3; round++) {
+      BloomFilter f = BloomFilter.create(keys.length, 0.01);
+      CountDownLatch calling = new CountDownLatch(1);
+      Future<Long> worker =
+          pool.submit(
+              () -> {
+                calling.countDown();
+                try {
+                  return f.putAll(keys); // a long call: close must not free under it
+                } catch (IllegalStateException e) {
+                  return -1L; // close came first
+                }
+              });
+      calling.await();
+      Thread.sleep(round);
+      f.close();
+      long added = worker.get(60, TimeUnit.SECONDS);
+      assertTrue(added == -1L || added > keys.length * 0.98, "added " + added);
+      assertTrue(f.isClosed());
+    }
+  }
+
+  @Test
   void closeWhileOtherThreadsUseTheFilter() throws Exception {
     for (int round = 0; round < 20; round++) {
       BloomFilter f = BloomFilter.create(100_000, 0.01);

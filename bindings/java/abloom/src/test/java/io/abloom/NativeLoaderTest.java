@@ -56,6 +56,16 @@ class NativeLoaderTest {
   }
 
   @Test
+  void extractsIntoTheGivenFolderAndCleansUp(@org.junit.jupiter.api.io.TempDir Path tmp)
+      throws Exception {
+    String out = child("-Dabloom.jni.extract=true", "-Dabloom.jni.tmpdir=" + tmp);
+    assertTrue(out.endsWith("jar:/native/linux-x86_64/libabloom_jni.so true false"), out);
+    try (java.util.stream.Stream<Path> left = java.nio.file.Files.list(tmp)) {
+      assertEquals(0, left.count(), "the extracted library is deleted once loaded");
+    }
+  }
+
+  @Test
   void loadsAnExplicitFile() throws Exception {
     String lib = Path.of("target", "native", "libabloom_jni.so").toAbsolutePath().toString();
     String out = child("-Dabloom.jni.path=" + lib, "-Djava.library.path=/nonexistent");
