@@ -1,0 +1,613 @@
+/*
+ * abloom.i - the SWIG 4.1 interface of the Java binding.
+ *
+ * SWIG runs at build time (src/main/native/build-native.sh, called by Maven in generate-sources)
+ * and writes two package-private Java classes, AbloomNative (module class) and AbloomNativeJNI
+ * (the JNI class), plus abloom_wrap.c, which is compiled against the installed abloom.h and linked
+ * with -labloom into libabloom_jni.so.
+ *
+ * Design of the native layer:
+ *  - A filter handle crosses JNI as a plain Java long (typemaps below), never as a SWIG proxy
+ *    object: BloomFilter owns it and guards it against use after close.
+ *  - Functions that create a filter return the handle (> 0) or a negative ABLOOM_ERR_* code in
+ *    one long, so no output array is needed (and no JNI call happens inside a critical region).
+ *  - Java arrays are pinned with GetPrimitiveArrayCritical: inputs are released with JNI_ABORT
+ *    (nothing copied back), outputs with mode 0. No typemap returns early, so a pinned array is
+ *    always released; a failed pin leaves NULL, and the helper then returns ABLOOM_ERR_NOMEM
+ *    with the JVM's OutOfMemoryError pending. Array lengths are passed from Java (array.length)
+ *    because no other JNI function may be called while an array is pinned. The JNI class is
+ *    package-private and only BloomFilter calls it, after checking every index and length.
+ *  - Nothing in a critical region blocks: file I/O (open, save) takes its path as a copied
+ *    byte[] (GetByteArrayElements), never a pinned one.
+ */
+%module AbloomNative
+
+%{
+#include <abloom.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+%}
+
+/* Both generated classes are package-private: the public API is io.abloom.BloomFilter. */
+%pragma(java) jniclassclassmodifiers = "final class"
+%pragma(java) moduleclassmodifiers = "final class"
+%pragma(java) jniclasscode = %{
+  static {
+    NativeLoader.load();
+  }
+
+  private AbloomNativeJNI() {}
+%}
+%pragma(java) modulecode = %{
+  private AbloomNative() {}
+%}
+
+/* ---- Filter handles: a Java long ------------------------------------------------------------ */
+
+%typemap(jni) abloom_filter *, const abloom_filter * "jlong"
+%typemap(jtype) abloom_filter *, const abloom_filter * "long"
+%typemap(jstype) abloom_filter *, const abloom_filter * "long"
+%typemap(javain) abloom_filter *, const abloom_filter * "$javainput"
+%typemap(in) abloom_filter *, const abloom_filter * %{ $1 = ($1_ltype)(intptr_t)$input; %}
+
+/* ---- byte[] input: pinned, released with JNI_ABORT (no copy, no write-back) ---------------- */
+
+%typemap(jni) const signed char *IN_BYTES "jbyteArray"
+%typemap(jtype) const signed char *IN_BYTES "byte[]"
+%typemap(jstype) const signed char *IN_BYTES "byte[]"
+%typemap(javain) const signed char *IN_BYTES "$javainput"
+%typemap(in) const signed char *IN_BYTES
+%{ $1 = $input ? ($1_ltype)(*jenv)->GetPrimitiveArrayCritical(jenv, $input, NULL) : NULL; %}
+%typemap(freearg) const signed char *IN_BYTES
+%{ if ($1) (*jenv)->ReleasePrimitiveArrayCritical(jenv, $input, (void *)$1, JNI_ABORT); %}
+
+/* ---- byte[] output: pinned, released with mode 0 (written back if the JVM made a copy) ------ */
+
+%typemap(jni) signed char *OUT_BYTES "jbyteArray"
+%typemap(jtype) signed char *OUT_BYTES "byte[]"
+%typemap(jstype) signed char *OUT_BYTES "byte[]"
+%typemap(javain) signed char *OUT_BYTES "$javainput"
+%typemap(in) signed char *OUT_BYTES
+%{ $1 = $input ? ($1_ltype)(*jenv)->GetPrimitiveArrayCritical(jenv, $input, NULL) : NULL; %}
+%typemap(freearg) signed char *OUT_BYTES
+%{ if ($1) (*jenv)->ReleasePrimitiveArrayCritical(jenv, $input, (void *)$1, 0); %}
+
+/* ---- long[] offsets (or keys): pinned, JNI_ABORT ------------------------------------------- */
+
+%typemap(jni) const long long *IN_LONGS "jlongArray"
+%typemap(jtype) const long long *IN_LONGS "long[]"
+%typemap(jstype) const long long *IN_LONGS "long[]"
+%typemap(javain) const long long *IN_LONGS "$javainput"
+%typemap(in) const long long *IN_LONGS
+%{ $1 = $input ? ($1_ltype)(*jenv)->GetPrimitiveArrayCritical(jenv, $input, NULL) : NULL; %}
+%typemap(freearg) const long long *IN_LONGS
+%{ if ($1) (*jenv)->ReleasePrimitiveArrayCritical(jenv, $input, (void *)$1, JNI_ABORT); %}
+
+/* ---- int[] offsets: pinned, JNI_ABORT -------------------------------------------------------- */
+
+%typemap(jni) const int *IN_INTS "jintArray"
+%typemap(jtype) const int *IN_INTS "int[]"
+%typemap(jstype) const int *IN_INTS "int[]"
+%typemap(javain) const int *IN_INTS "$javainput"
+%typemap(in) const int *IN_INTS
+%{ $1 = $input ? ($1_ltype)(*jenv)->GetPrimitiveArrayCritical(jenv, $input, NULL) : NULL; %}
+%typemap(freearg) const int *IN_INTS
+%{ if ($1) (*jenv)->ReleasePrimitiveArrayCritical(jenv, $input, (void *)$1, JNI_ABORT); %}
+
+/* ---- boolean[] results: pinned, mode 0 (jboolean is an unsigned 8-bit 0/1, like uint8_t) ---- */
+
+%typemap(jni) unsigned char *OUT_BOOLS "jbooleanArray"
+%typemap(jtype) unsigned char *OUT_BOOLS "boolean[]"
+%typemap(jstype) unsigned char *OUT_BOOLS "boolean[]"
+%typemap(javain) unsigned char *OUT_BOOLS "$javainput"
+%typemap(in) unsigned char *OUT_BOOLS
+%{ $1 = $input ? ($1_ltype)(*jenv)->GetPrimitiveArrayCritical(jenv, $input, NULL) : NULL; %}
+%typemap(freearg) unsigned char *OUT_BOOLS
+%{ if ($1) (*jenv)->ReleasePrimitiveArrayCritical(jenv, $input, (void *)$1, 0); %}
+
+/* ---- long[] output of a few values (not pinned: copied back with mode 0) -------------------- */
+
+%typemap(jni) long long *OUT_INFO "jlongArray"
+%typemap(jtype) long long *OUT_INFO "long[]"
+%typemap(jstype) long long *OUT_INFO "long[]"
+%typemap(javain) long long *OUT_INFO "$javainput"
+%typemap(in) long long *OUT_INFO
+%{ $1 = $input ? ($1_ltype)(*jenv)->GetLongArrayElements(jenv, $input, NULL) : NULL; %}
+%typemap(freearg) long long *OUT_INFO
+%{ if ($1) (*jenv)->ReleaseLongArrayElements(jenv, $input, (jlong *)$1, 0); %}
+
+/* ---- direct ByteBuffer: its address (NULL for a heap buffer) -------------------------------- */
+/* A function taking a DIRECT buffer takes it before any pinned array, so GetDirectBufferAddress
+ * runs before a critical region opens. */
+
+%typemap(jni) void *DIRECT "jobject"
+%typemap(jtype) void *DIRECT "java.nio.ByteBuffer"
+%typemap(jstype) void *DIRECT "java.nio.ByteBuffer"
+%typemap(javain) void *DIRECT "$javainput"
+%typemap(in) void *DIRECT %{ $1 = $input ? (*jenv)->GetDirectBufferAddress(jenv, $input) : NULL; %}
+
+/* ---- file paths: a NUL-terminated byte[] in the platform's file name encoding, copied -------- */
+
+%typemap(jni) const char *PATH "jbyteArray"
+%typemap(jtype) const char *PATH "byte[]"
+%typemap(jstype) const char *PATH "byte[]"
+%typemap(javain) const char *PATH "$javainput"
+%typemap(in) const char *PATH
+%{ $1 = $input ? ($1_ltype)(*jenv)->GetByteArrayElements(jenv, $input, NULL) : NULL; %}
+%typemap(freearg) const char *PATH
+%{ if ($1) (*jenv)->ReleaseByteArrayElements(jenv, $input, (jbyte *)$1, JNI_ABORT); %}
+
+/* ---- the JNIEnv (no Java argument), and a byte[] passed through as a jbyteArray ------------ */
+
+%typemap(in, numinputs=0) JNIEnv *JENV %{ $1 = jenv; %}
+%typemap(jni) jbyteArray ARR "jbyteArray"
+%typemap(jtype) jbyteArray ARR "byte[]"
+%typemap(jstype) jbyteArray ARR "byte[]"
+%typemap(javain) jbyteArray ARR "$javainput"
+%typemap(in) jbyteArray ARR %{ $1 = $input; %}
+
+/* ---- functions of abloom.h wrapped as they are -------------------------------------------- */
+
+const char *abloom_strerror(int code);
+const char *abloom_version_string(void);
+void abloom_free(abloom_filter *filter);
+int abloom_union(abloom_filter *dst, const abloom_filter *src);
+int abloom_intersect(abloom_filter *dst, const abloom_filter *src);
+int abloom_clear(abloom_filter *filter);
+int abloom_equal(const abloom_filter *a, const abloom_filter *b);
+int abloom_sync(abloom_filter *filter);
+
+/* ---- helpers: thin C over the C API, in the shapes the typemaps above need ---------------- */
+
+/* ---- internal helpers (not wrapped) ---- */
+%{
+/* A handle (> 0) or a negative error code in one jlong. User-space pointers are positive. */
+static long long jab_handle_or_code(int rc, abloom_filter *f) {
+  return rc == ABLOOM_OK ? (long long)(intptr_t)f : (long long)rc;
+}
+
+/* errno of the last failed abloom_open/abloom_save in this thread (0 when it was not an I/O
+ * error), read right after the call in the same native method. */
+static _Thread_local int jab_errno_value;
+
+static int jab_options(abloom_options *o, long long capacity, double fpr, int kind, int shards,
+                       long long seed, long long bits, int k, int threads) {
+  int rc = abloom_options_init(o);
+  if (rc != ABLOOM_OK) return rc;
+  if (capacity <= 0 || shards < 0 || bits < 0 || k < 0 || threads < 0 || kind < 0)
+    return ABLOOM_ERR_INVALID;
+  o->capacity = (uint64_t)capacity;
+  o->fpr = fpr;
+  o->kind = (uint32_t)kind;
+  o->shards = (uint32_t)shards;
+  o->seed = (uint64_t)seed;
+  o->bits = (uint64_t)bits;
+  o->k = (uint32_t)k;
+  o->threads = (uint32_t)threads;
+  return ABLOOM_OK;
+}
+
+static void jab_le64(unsigned char *b, long long v) {
+  uint64_t u = (uint64_t)v;
+  int i;
+  for (i = 0; i < 8; ++i) b[i] = (unsigned char)(u >> (8 * i));
+}
+
+#define JAB_CHUNK 4096
+#define JAB_SMALL 128
+
+/* All offsets are checked before any key is added (non-decreasing, >= 0, last <= buf_len), so a
+ * bad batch changes nothing, as with the long[] form. */
+static int jab_check_offsets32(const int *offs, int n, long long buf_len) {
+  int i;
+  if (offs[0] < 0) return ABLOOM_ERR_INVALID;
+  for (i = 0; i < n; ++i)
+    if (offs[i + 1] < offs[i]) return ABLOOM_ERR_INVALID;
+  return (long long)offs[n] <= buf_len ? ABLOOM_OK : ABLOOM_ERR_INVALID;
+}
+
+static int jab_host_is_le(void) {
+  const uint16_t one = 1;
+  return *(const unsigned char *)&one == 1;
+}
+
+/* Packs keys[start .. start+m) as little-endian bytes into buf, offsets 0, 8, 16, ... */
+static const void *jab_pack_longs(const long long *keys, int m, unsigned char *buf,
+                                  uint64_t *offs) {
+  int i;
+  for (i = 0; i <= m; ++i) offs[i] = (uint64_t)i * 8u;
+  if (jab_host_is_le()) return keys; /* a long[] already is its keys' bytes, in order */
+  for (i = 0; i < m; ++i) jab_le64(buf + 8 * i, keys[i]);
+  return buf;
+}
+
+%}
+
+%inline %{
+static int jab_last_errno(void) { return jab_errno_value; }
+
+static const char *jab_errno_string(int e) { return strerror(e); }
+
+static long long jab_create(long long capacity, double fpr, int kind, int shards, long long seed,
+                            long long bits, int k, int threads) {
+  abloom_options o;
+  abloom_filter *f = NULL;
+  int rc = jab_options(&o, capacity, fpr, kind, shards, seed, bits, k, threads);
+  if (rc == ABLOOM_OK) rc = abloom_create(&o, &f);
+  return jab_handle_or_code(rc, f);
+}
+
+/* plan: out[0] k, [1] shards, [2] blocks per shard, [3] bits, [4] bytes,
+ * [5] bits per key (double bits), [6] expected FPR (double bits). */
+static int jab_plan(long long capacity, double fpr, int kind, int shards, long long seed,
+                    long long bits, int k, int threads, long long *OUT_INFO) {
+  abloom_options o;
+  abloom_plan p;
+  int rc;
+  if (!OUT_INFO) return ABLOOM_ERR_NOMEM;
+  rc = jab_options(&o, capacity, fpr, kind, shards, seed, bits, k, threads);
+  if (rc != ABLOOM_OK) return rc;
+  memset(&p, 0, sizeof p);
+  p.struct_size = sizeof p;
+  rc = abloom_plan_compute(&o, &p);
+  if (rc != ABLOOM_OK) return rc;
+  OUT_INFO[0] = p.k;
+  OUT_INFO[1] = p.shards;
+  OUT_INFO[2] = (long long)p.blocks_per_shard;
+  OUT_INFO[3] = (long long)p.bits;
+  OUT_INFO[4] = (long long)p.bytes;
+  memcpy(&OUT_INFO[5], &p.bits_per_key, 8);
+  memcpy(&OUT_INFO[6], &p.expected_fpr, 8);
+  return ABLOOM_OK;
+}
+
+static long long jab_clone(const abloom_filter *f) {
+  abloom_filter *c = NULL;
+  int rc = abloom_clone(f, &c);
+  return jab_handle_or_code(rc, c);
+}
+
+/* info: out[0] kind, [1] k, [2] shards, [3] blocks per shard, [4] bits, [5] bytes, [6] capacity,
+ * [7] seed, [8] target FPR (double bits), [9] expected FPR (double bits), [10] storage,
+ * [11] read-only. */
+static int jab_info(const abloom_filter *f, long long *OUT_INFO) {
+  abloom_info i;
+  int rc;
+  if (!OUT_INFO) return ABLOOM_ERR_NOMEM;
+  memset(&i, 0, sizeof i);
+  i.struct_size = sizeof i;
+  rc = abloom_get_info(f, &i);
+  if (rc != ABLOOM_OK) return rc;
+  OUT_INFO[0] = i.kind;
+  OUT_INFO[1] = i.k;
+  OUT_INFO[2] = i.shards;
+  OUT_INFO[3] = (long long)i.blocks_per_shard;
+  OUT_INFO[4] = (long long)i.bits;
+  OUT_INFO[5] = (long long)i.bytes;
+  OUT_INFO[6] = (long long)i.capacity;
+  OUT_INFO[7] = (long long)i.seed;
+  memcpy(&OUT_INFO[8], &i.target_fpr, 8);
+  memcpy(&OUT_INFO[9], &i.expected_fpr, 8);
+  OUT_INFO[10] = i.storage;
+  OUT_INFO[11] = i.read_only;
+  return ABLOOM_OK;
+}
+
+/* Estimates: the value, or -1 on error (they are never negative). */
+static double jab_estimate_count(const abloom_filter *f) {
+  double v;
+  return abloom_estimate_count(f, &v) == ABLOOM_OK ? v : -1.0;
+}
+
+static double jab_estimate_fpr(const abloom_filter *f) {
+  double v;
+  return abloom_estimate_fpr(f, &v) == ABLOOM_OK ? v : -1.0;
+}
+
+/* ---- single keys: byte[] slice ---- */
+
+static int jab_add(abloom_filter *f, const signed char *IN_BYTES, int off, int len) {
+  if (!IN_BYTES) return ABLOOM_ERR_NOMEM;
+  return abloom_add(f, IN_BYTES + off, (size_t)len);
+}
+
+static int jab_test(const abloom_filter *f, const signed char *IN_BYTES, int off, int len) {
+  if (!IN_BYTES) return ABLOOM_ERR_NOMEM;
+  return abloom_test(f, IN_BYTES + off, (size_t)len);
+}
+
+static int jab_test_and_add(abloom_filter *f, const signed char *IN_BYTES, int off, int len) {
+  if (!IN_BYTES) return ABLOOM_ERR_NOMEM;
+  return abloom_test_and_add(f, IN_BYTES + off, (size_t)len);
+}
+
+/* ---- single short keys (len <= JAB_SMALL): copied with one GetByteArrayRegion into a stack
+ * buffer. Pinning costs two JNI callbacks (pin and release), a copy of a short key one, which
+ * measured 20-25 ns (about 25%) faster per call (bench/RESULTS.md, Java section). Longer keys
+ * use the pinned IN_BYTES form above. Java checks off/len against the array first. ---- */
+
+static int jab_test_small(const abloom_filter *f, JNIEnv *JENV, jbyteArray ARR, int off, int len) {
+  signed char b[JAB_SMALL];
+  if (len < 0 || len > JAB_SMALL) return ABLOOM_ERR_INVALID;
+  (*JENV)->GetByteArrayRegion(JENV, ARR, off, len, b);
+  return abloom_test(f, b, (size_t)len);
+}
+
+static int jab_test_and_add_small(abloom_filter *f, JNIEnv *JENV, jbyteArray ARR, int off,
+                                  int len) {
+  signed char b[JAB_SMALL];
+  if (len < 0 || len > JAB_SMALL) return ABLOOM_ERR_INVALID;
+  (*JENV)->GetByteArrayRegion(JENV, ARR, off, len, b);
+  return abloom_test_and_add(f, b, (size_t)len);
+}
+
+/* ---- single keys: direct ByteBuffer [pos, pos + len) ---- */
+
+static int jab_add_direct(abloom_filter *f, void *DIRECT, long long pos, int len) {
+  if (!DIRECT) return ABLOOM_ERR_NULL;
+  return abloom_add(f, (const char *)DIRECT + pos, (size_t)len);
+}
+
+static int jab_test_direct(const abloom_filter *f, void *DIRECT, long long pos, int len) {
+  if (!DIRECT) return ABLOOM_ERR_NULL;
+  return abloom_test(f, (const char *)DIRECT + pos, (size_t)len);
+}
+
+static int jab_test_and_add_direct(abloom_filter *f, void *DIRECT, long long pos, int len) {
+  if (!DIRECT) return ABLOOM_ERR_NULL;
+  return abloom_test_and_add(f, (const char *)DIRECT + pos, (size_t)len);
+}
+
+/* ---- single keys: a long as 8 little-endian bytes ---- */
+
+static int jab_add_long(abloom_filter *f, long long v) {
+  unsigned char b[8];
+  jab_le64(b, v);
+  return abloom_add(f, b, 8);
+}
+
+static int jab_test_long(const abloom_filter *f, long long v) {
+  unsigned char b[8];
+  jab_le64(b, v);
+  return abloom_test(f, b, 8);
+}
+
+static int jab_test_and_add_long(abloom_filter *f, long long v) {
+  unsigned char b[8];
+  jab_le64(b, v);
+  return abloom_test_and_add(f, b, 8);
+}
+
+/* ---- batches: packed byte[] + long[] offsets (n + 1 of them); one call each ---- */
+/* Return: keys added / keys found (>= 0), or a negative error code. */
+
+static long long jab_add_packed(abloom_filter *f, const signed char *IN_BYTES, long long buf_len,
+                                const long long *IN_LONGS, int n) {
+  uint64_t added = 0;
+  int rc;
+  if (!IN_BYTES || !IN_LONGS) return ABLOOM_ERR_NOMEM;
+  rc = abloom_add_packed(f, IN_BYTES, (size_t)buf_len, (const uint64_t *)IN_LONGS, (size_t)n,
+                         &added);
+  return rc == ABLOOM_OK ? (long long)added : rc;
+}
+
+static long long jab_test_packed(const abloom_filter *f, const signed char *IN_BYTES,
+                                 long long buf_len, const long long *IN_LONGS, int n,
+                                 unsigned char *OUT_BOOLS) {
+  uint64_t found = 0;
+  int rc;
+  if (!IN_BYTES || !IN_LONGS || !OUT_BOOLS) return ABLOOM_ERR_NOMEM;
+  rc = abloom_test_packed(f, IN_BYTES, (size_t)buf_len, (const uint64_t *)IN_LONGS, (size_t)n,
+                          OUT_BOOLS, &found);
+  return rc == ABLOOM_OK ? (long long)found : rc;
+}
+
+/* ---- batches: direct ByteBuffer (keys at base + pos + offsets[i]) + long[] offsets ---- */
+
+static long long jab_add_packed_direct(abloom_filter *f, void *DIRECT, long long pos,
+                                       long long buf_len, const long long *IN_LONGS, int n) {
+  uint64_t added = 0;
+  int rc;
+  if (!DIRECT) return ABLOOM_ERR_NULL;
+  if (!IN_LONGS) return ABLOOM_ERR_NOMEM;
+  rc = abloom_add_packed(f, (const char *)DIRECT + pos, (size_t)buf_len,
+                         (const uint64_t *)IN_LONGS, (size_t)n, &added);
+  return rc == ABLOOM_OK ? (long long)added : rc;
+}
+
+static long long jab_test_packed_direct(const abloom_filter *f, void *DIRECT, long long pos,
+                                        long long buf_len, const long long *IN_LONGS, int n,
+                                        unsigned char *OUT_BOOLS) {
+  uint64_t found = 0;
+  int rc;
+  if (!DIRECT) return ABLOOM_ERR_NULL;
+  if (!IN_LONGS || !OUT_BOOLS) return ABLOOM_ERR_NOMEM;
+  rc = abloom_test_packed(f, (const char *)DIRECT + pos, (size_t)buf_len,
+                          (const uint64_t *)IN_LONGS, (size_t)n, OUT_BOOLS, &found);
+  return rc == ABLOOM_OK ? (long long)found : rc;
+}
+
+/* ---- batches: packed byte[] + int[] offsets, widened in chunks on the stack ---- */
+
+static long long jab_add_packed32(abloom_filter *f, const signed char *IN_BYTES,
+                                  long long buf_len, const int *IN_INTS, int n) {
+  uint64_t wide[JAB_CHUNK + 1];
+  uint64_t total = 0;
+  int start, i, rc;
+  if (!IN_BYTES || !IN_INTS) return ABLOOM_ERR_NOMEM;
+  rc = jab_check_offsets32(IN_INTS, n, buf_len);
+  if (rc != ABLOOM_OK) return rc;
+  for (start = 0; start < n; start += JAB_CHUNK) {
+    int m = n - start < JAB_CHUNK ? n - start : JAB_CHUNK;
+    uint64_t added = 0;
+    for (i = 0; i <= m; ++i) wide[i] = (uint64_t)IN_INTS[start + i];
+    rc = abloom_add_packed(f, IN_BYTES, (size_t)buf_len, wide, (size_t)m, &added);
+    if (rc != ABLOOM_OK) return rc;
+    total += added;
+  }
+  return (long long)total;
+}
+
+static long long jab_test_packed32(const abloom_filter *f, const signed char *IN_BYTES,
+                                   long long buf_len, const int *IN_INTS, int n,
+                                   unsigned char *OUT_BOOLS) {
+  uint64_t wide[JAB_CHUNK + 1];
+  uint64_t total = 0;
+  int start, i, rc;
+  if (!IN_BYTES || !IN_INTS || !OUT_BOOLS) return ABLOOM_ERR_NOMEM;
+  rc = jab_check_offsets32(IN_INTS, n, buf_len);
+  if (rc != ABLOOM_OK) return rc;
+  for (start = 0; start < n; start += JAB_CHUNK) {
+    int m = n - start < JAB_CHUNK ? n - start : JAB_CHUNK;
+    uint64_t found = 0;
+    for (i = 0; i <= m; ++i) wide[i] = (uint64_t)IN_INTS[start + i];
+    rc = abloom_test_packed(f, IN_BYTES, (size_t)buf_len, wide, (size_t)m, OUT_BOOLS + start,
+                            &found);
+    if (rc != ABLOOM_OK) return rc;
+    total += found;
+  }
+  return (long long)total;
+}
+
+/* ---- batches of long keys (each 8 little-endian bytes) ---- */
+
+static long long jab_add_longs(abloom_filter *f, const long long *IN_LONGS, int n) {
+  unsigned char buf[JAB_CHUNK * 8];
+  uint64_t offs[JAB_CHUNK + 1];
+  uint64_t total = 0;
+  int start, rc;
+  if (!IN_LONGS) return ABLOOM_ERR_NOMEM;
+  for (start = 0; start < n; start += JAB_CHUNK) {
+    int m = n - start < JAB_CHUNK ? n - start : JAB_CHUNK;
+    uint64_t added = 0;
+    const void *keys = jab_pack_longs(IN_LONGS + start, m, buf, offs);
+    rc = abloom_add_packed(f, keys, (size_t)m * 8u, offs, (size_t)m, &added);
+    if (rc != ABLOOM_OK) return rc;
+    total += added;
+  }
+  return (long long)total;
+}
+
+static long long jab_test_longs(const abloom_filter *f, const long long *IN_LONGS, int n,
+                                unsigned char *OUT_BOOLS) {
+  unsigned char buf[JAB_CHUNK * 8];
+  uint64_t offs[JAB_CHUNK + 1];
+  uint64_t total = 0;
+  int start, rc;
+  if (!IN_LONGS || !OUT_BOOLS) return ABLOOM_ERR_NOMEM;
+  for (start = 0; start < n; start += JAB_CHUNK) {
+    int m = n - start < JAB_CHUNK ? n - start : JAB_CHUNK;
+    uint64_t found = 0;
+    const void *keys = jab_pack_longs(IN_LONGS + start, m, buf, offs);
+    rc = abloom_test_packed(f, keys, (size_t)m * 8u, offs, (size_t)m, OUT_BOOLS + start, &found);
+    if (rc != ABLOOM_OK) return rc;
+    total += found;
+  }
+  return (long long)total;
+}
+
+/* ---- serialization ---- */
+
+static long long jab_serialized_size(const abloom_filter *f) {
+  uint64_t n = 0;
+  int rc = abloom_serialized_size(f, &n);
+  return rc == ABLOOM_OK ? (long long)n : rc;
+}
+
+/* Serialize into dst[0 .. cap): bytes written, or a negative code. */
+static long long jab_serialize(const abloom_filter *f, signed char *OUT_BYTES, long long cap) {
+  size_t written = 0;
+  int rc;
+  if (!OUT_BYTES) return ABLOOM_ERR_NOMEM;
+  rc = abloom_serialize(f, OUT_BYTES, (size_t)cap, &written);
+  return rc == ABLOOM_OK ? (long long)written : rc;
+}
+
+static long long jab_deserialize(const signed char *IN_BYTES, int off, int len) {
+  abloom_filter *f = NULL;
+  int rc;
+  if (!IN_BYTES) return ABLOOM_ERR_NOMEM;
+  rc = abloom_deserialize(IN_BYTES + off, (size_t)len, &f);
+  return jab_handle_or_code(rc, f);
+}
+
+/* Given the first ABLOOM_HEADER_BYTES of serialized data: the body size its (fully validated)
+ * header announces, or the error the header has. */
+static long long jab_header_body_size(const signed char *IN_BYTES, int off) {
+  abloom_filter *f = NULL;
+  const unsigned char *h = (const unsigned char *)IN_BYTES + off;
+  uint64_t body = 0;
+  int rc, i;
+  if (!IN_BYTES) return ABLOOM_ERR_NOMEM;
+  rc = abloom_deserialize(h, ABLOOM_HEADER_BYTES, &f);
+  if (rc == ABLOOM_OK) { /* cannot happen: a body is at least one block */
+    abloom_free(f);
+    return ABLOOM_ERR_INTERNAL;
+  }
+  if (rc != ABLOOM_ERR_TRUNCATED) return rc; /* the header itself is bad */
+  for (i = 7; i >= 0; --i) body = (body << 8) | h[96 + i];
+  return (long long)body;
+}
+
+/* Native scratch memory for streams larger than any Java array. */
+static long long jab_malloc(long long n) {
+  if (n <= 0 || (unsigned long long)n > (unsigned long long)SIZE_MAX) return 0;
+  return (long long)(intptr_t)malloc((size_t)n);
+}
+
+static void jab_mfree(long long p) { free((void *)(intptr_t)p); }
+
+static int jab_mput(long long p, long long at, const signed char *IN_BYTES, int off, int len) {
+  if (!IN_BYTES) return ABLOOM_ERR_NOMEM;
+  memcpy((char *)(intptr_t)p + at, IN_BYTES + off, (size_t)len);
+  return ABLOOM_OK;
+}
+
+static int jab_mget(long long p, long long at, signed char *OUT_BYTES, int off, int len) {
+  if (!OUT_BYTES) return ABLOOM_ERR_NOMEM;
+  memcpy(OUT_BYTES + off, (const char *)(intptr_t)p + at, (size_t)len);
+  return ABLOOM_OK;
+}
+
+static long long jab_serialize_native(const abloom_filter *f, long long p, long long cap) {
+  size_t written = 0;
+  int rc = abloom_serialize(f, (void *)(intptr_t)p, (size_t)cap, &written);
+  return rc == ABLOOM_OK ? (long long)written : rc;
+}
+
+static long long jab_deserialize_native(long long p, long long len) {
+  abloom_filter *f = NULL;
+  int rc = abloom_deserialize((const void *)(intptr_t)p, (size_t)len, &f);
+  return jab_handle_or_code(rc, f);
+}
+
+/* A zero-copy, read-only view over a direct buffer [pos, pos + len) that Java keeps alive. */
+static long long jab_view(void *DIRECT, long long pos, long long len, int flags) {
+  abloom_filter *f = NULL;
+  int rc;
+  if (!DIRECT) return ABLOOM_ERR_NULL;
+  rc = abloom_view((const char *)DIRECT + pos, (size_t)len, (uint32_t)flags, &f);
+  return jab_handle_or_code(rc, f);
+}
+
+/* ---- files ---- */
+
+static long long jab_open(const char *PATH, int flags) {
+  abloom_filter *f = NULL;
+  int rc;
+  errno = 0;
+  rc = abloom_open(PATH, (uint32_t)flags, &f);
+  jab_errno_value = rc == ABLOOM_ERR_IO ? errno : 0;
+  return jab_handle_or_code(rc, f);
+}
+
+static int jab_save(const abloom_filter *f, const char *PATH) {
+  int rc;
+  errno = 0;
+  rc = abloom_save(f, PATH);
+  jab_errno_value = rc == ABLOOM_ERR_IO ? errno : 0;
+  return rc;
+}
+%}
