@@ -43,23 +43,35 @@ func (f *Filter) MarshalBinary() ([]byte, error) {
 // validation of header, sizes and checksum. data is not retained. Errors: ErrCorrupt (and the
 // precise ErrBadMagic, ErrTruncated, ErrChecksum), ErrVersion, ErrUnsupported, ErrNoMem.
 func Unmarshal(data []byte) (*Filter, error) {
+	h, err := deserialize("Unmarshal", data)
+	if err != nil {
+		return nil, err
+	}
+	return newFilter(h)
+}
+
+// deserialize is abloom_deserialize; empty data is truncated (C would see a NULL buffer).
+func deserialize(op string, data []byte) (uintptr, error) {
+	if len(data) == 0 {
+		return 0, &Error{Op: op, Code: codeTruncated}
+	}
 	out := []uintptr{0}
 	if rc := capi.Abloom_deserialize(data, out); rc != 0 {
-		return nil, newError("Unmarshal", rc)
+		return 0, newError(op, rc)
 	}
-	return newFilter(out[0])
+	return out[0], nil
 }
 
 // UnmarshalBinary replaces f with the filter serialized in data (as Unmarshal does; data is
 // not retained). It works on a zero Filter. If f is open it is closed first, so UnmarshalBinary
 // must not run concurrently with other calls on f. On error f is left unchanged.
 func (f *Filter) UnmarshalBinary(data []byte) error {
-	out := []uintptr{0}
-	if rc := capi.Abloom_deserialize(data, out); rc != 0 {
-		return newError("UnmarshalBinary", rc)
+	h, err := deserialize("UnmarshalBinary", data)
+	if err != nil {
+		return err
 	}
 	_ = f.Close()
-	return f.adopt(out[0])
+	return f.adopt(h)
 }
 
 // WriteTo writes the serialized filter to w, implementing io.WriterTo.
