@@ -72,11 +72,12 @@ func packStrings(keys []string) *packed {
 }
 
 func (f *Filter) addPacked(op string, p *packed, n int) (int, error) {
-	if !f.acquire() {
+	ref := f.acquire()
+	if ref == nil {
 		return 0, errClosed(op)
 	}
 	added, rc := capi.AddPacked(f.h, p.buf, p.offs, n)
-	f.release()
+	ref.release()
 	runtime.KeepAlive(f)
 	if rc != 0 {
 		return 0, newError(op, rc)
@@ -85,11 +86,12 @@ func (f *Filter) addPacked(op string, p *packed, n int) (int, error) {
 }
 
 func (f *Filter) testPacked(op string, p *packed, n int, results []bool) (int, error) {
-	if !f.acquire() {
+	ref := f.acquire()
+	if ref == nil {
 		return 0, errClosed(op)
 	}
 	found, rc := capi.TestPacked(f.h, p.buf, p.offs, n, unsafe.Pointer(unsafe.SliceData(results)))
-	f.release()
+	ref.release()
 	runtime.KeepAlive(f)
 	if rc != 0 {
 		return 0, newError(op, rc)

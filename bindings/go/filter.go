@@ -3,6 +3,8 @@ package abloom
 import (
 	"runtime"
 	"sync/atomic"
+	"time"
+	"unsafe"
 
 	"github.com/abloom/abloom/bindings/go/internal/capi"
 )
@@ -84,8 +86,15 @@ type Info struct {
 	ReadOnly       bool    // writes fail with ErrReadOnly (a file opened read-only)
 }
 
-// openBit marks a live filter in Filter.state; the bits below it count calls in flight.
-const openBit = int64(1) << 48
+// Calls in flight are counted so that Close can wait for them before freeing the C filter.
+// The count is striped over cache lines, each goroutine mostly hitting its own, so that many
+// goroutines testing one filter do not all write one shared word.
+const stripes = 16
+
+type stripe struct {
+	n atomic.Int64
+	_ [56]byte // one cache line each
+}
 
 // Filter is a Bloom filter whose bits live in the abloom C library (or in a mapped file).
 //
@@ -105,31 +114,41 @@ const openBit = int64(1) << 48
 // The zero Filter is closed; it becomes usable through UnmarshalBinary or ReadFrom. A Filter
 // must not be copied (go vet reports copies).
 type Filter struct {
-	state   atomic.Int64 // openBit while open, plus the number of calls in flight
-	h       uintptr      // the abloom_filter* (C memory), valid while open
-	drained chan struct{}
-	cleanup runtime.Cleanup
-	info    Info
+	open     atomic.Bool
+	inflight *[stripes]stripe // nil in a zero Filter
+	h        uintptr          // the abloom_filter* (C memory), valid while open
+	cleanup  runtime.Cleanup
+	info     Info
 }
 
-// acquire registers a call in flight; false when the filter is closed.
-func (f *Filter) acquire() bool {
-	if f.state.Add(1)&openBit == 0 {
-		f.release()
-		return false
-	}
-	return true
+// stripeIndex picks a stripe from the address of the calling goroutine's stack: goroutines
+// have distinct stacks, so concurrent callers mostly count on different cache lines.
+func stripeIndex() uintptr {
+	var marker byte
+	a := uintptr(unsafe.Pointer(&marker)) >> 12
+	return (a * 0x9E3779B97F4A7C15) >> (64 - 4) // top 4 bits: 0..15
 }
 
-// release ends a call in flight, waking Close when it was the last one after Close began.
-func (f *Filter) release() {
-	if f.state.Add(-1) == 0 {
-		select {
-		case f.drained <- struct{}{}:
-		default:
-		}
+// acquire registers a call in flight and returns its stripe, or nil when the filter is closed
+// (or zero). Pair with release. The count is raised before open is read, and Close clears
+// open before reading the counts (both sequentially consistent), so either the call sees the
+// filter closed, or Close sees the call and waits for it.
+func (f *Filter) acquire() *stripe {
+	in := f.inflight
+	if in == nil {
+		return nil
 	}
+	s := &in[stripeIndex()]
+	s.n.Add(1)
+	if !f.open.Load() {
+		s.n.Add(-1)
+		return nil
+	}
+	return s
 }
+
+// release ends a call in flight.
+func (s *stripe) release() { s.n.Add(-1) }
 
 // cleanupsRun counts filters freed by the cleanup rather than Close (tests read it).
 var cleanupsRun atomic.Int64
@@ -151,9 +170,9 @@ func (f *Filter) adopt(h uintptr) error {
 	}
 	f.h = h
 	f.info = info
-	f.drained = make(chan struct{}, 1)
+	f.inflight = new([stripes]stripe)
 	f.cleanup = runtime.AddCleanup(f, freeHandle, h)
-	f.state.Add(openBit)
+	f.open.Store(true)
 	return nil
 }
 
@@ -193,16 +212,25 @@ func readInfo(h uintptr) (Info, int) {
 // fail with ErrClosed, or panic for the methods that return no error. Closing a closed filter
 // does nothing and returns nil.
 func (f *Filter) Close() error {
-	for {
-		s := f.state.Load()
-		if s&openBit == 0 {
-			return nil
-		}
-		if f.state.CompareAndSwap(s, s&^openBit) {
-			if s != openBit {
-				<-f.drained // the last call in flight signals
+	if !f.open.CompareAndSwap(true, false) {
+		return nil
+	}
+	// Wait for the calls that got in before open was cleared; later ones back off.
+	for spin := 0; ; spin++ {
+		busy := false
+		for i := range f.inflight {
+			if f.inflight[i].n.Load() != 0 {
+				busy = true
+				break
 			}
+		}
+		if !busy {
 			break
+		}
+		if spin < 100 {
+			runtime.Gosched()
+		} else {
+			time.Sleep(20 * time.Microsecond)
 		}
 	}
 	f.cleanup.Stop()
@@ -225,11 +253,12 @@ func (f *Filter) Bits() uint64 { return f.info.Bits }
 
 // Add adds key. It fails only with ErrClosed or, for a file opened read-only, ErrReadOnly.
 func (f *Filter) Add(key []byte) error {
-	if !f.acquire() {
+	ref := f.acquire()
+	if ref == nil {
 		return errClosed("Add")
 	}
 	rc := capi.Add(f.h, key)
-	f.release()
+	ref.release()
 	runtime.KeepAlive(f)
 	if rc != 0 {
 		return newError("Add", rc)
@@ -239,11 +268,12 @@ func (f *Filter) Add(key []byte) error {
 
 // AddString adds the bytes of key, without copying them.
 func (f *Filter) AddString(key string) error {
-	if !f.acquire() {
+	ref := f.acquire()
+	if ref == nil {
 		return errClosed("AddString")
 	}
 	rc := capi.AddString(f.h, key)
-	f.release()
+	ref.release()
 	runtime.KeepAlive(f)
 	if rc != 0 {
 		return newError("AddString", rc)
@@ -255,11 +285,12 @@ func (f *Filter) AddString(key string) error {
 // means it was, or is a false positive (with about the filter's FPR for keys never added).
 // It panics if the filter is closed.
 func (f *Filter) Test(key []byte) bool {
-	if !f.acquire() {
+	ref := f.acquire()
+	if ref == nil {
 		panicClosed("Test")
 	}
 	rc := capi.Test(f.h, key)
-	f.release()
+	ref.release()
 	runtime.KeepAlive(f)
 	return rc == 1
 }
@@ -267,11 +298,12 @@ func (f *Filter) Test(key []byte) bool {
 // TestString is Test for the bytes of key, without copying them. It panics if the filter is
 // closed.
 func (f *Filter) TestString(key string) bool {
-	if !f.acquire() {
+	ref := f.acquire()
+	if ref == nil {
 		panicClosed("TestString")
 	}
 	rc := capi.TestString(f.h, key)
-	f.release()
+	ref.release()
 	runtime.KeepAlive(f)
 	return rc == 1
 }
@@ -280,11 +312,12 @@ func (f *Filter) TestString(key string) bool {
 // present (true: added before, or a false positive). When several goroutines add one new key
 // at once, at least one of them is told it was new.
 func (f *Filter) TestAndAdd(key []byte) (bool, error) {
-	if !f.acquire() {
+	ref := f.acquire()
+	if ref == nil {
 		return false, errClosed("TestAndAdd")
 	}
 	rc := capi.TestAndAdd(f.h, key)
-	f.release()
+	ref.release()
 	runtime.KeepAlive(f)
 	if rc < 0 {
 		return false, newError("TestAndAdd", rc)
@@ -294,11 +327,12 @@ func (f *Filter) TestAndAdd(key []byte) (bool, error) {
 
 // TestAndAddString is TestAndAdd for the bytes of key, without copying them.
 func (f *Filter) TestAndAddString(key string) (bool, error) {
-	if !f.acquire() {
+	ref := f.acquire()
+	if ref == nil {
 		return false, errClosed("TestAndAddString")
 	}
 	rc := capi.TestAndAddString(f.h, key)
-	f.release()
+	ref.release()
 	runtime.KeepAlive(f)
 	if rc < 0 {
 		return false, newError("TestAndAddString", rc)
@@ -306,58 +340,69 @@ func (f *Filter) TestAndAddString(key string) (bool, error) {
 	return rc == 1, nil
 }
 
-// acquire2 acquires f and g (which may be the same filter).
-func acquire2(f, g *Filter, op string) error {
-	if g == nil {
-		return &Error{Op: op, Code: codeNull}
-	}
-	if !f.acquire() {
-		return errClosed(op)
-	}
-	if !g.acquire() {
-		f.release()
-		return errClosed(op)
-	}
-	return nil
+// pair is two acquired filters (possibly the same one).
+type pair struct {
+	f, g   *Filter
+	rf, rg *stripe
 }
 
-func release2(f, g *Filter) {
-	g.release()
-	f.release()
-	runtime.KeepAlive(f)
-	runtime.KeepAlive(g)
+// acquire2 acquires f and g (which may be the same filter).
+func acquire2(f, g *Filter, op string) (pair, error) {
+	if g == nil {
+		return pair{}, &Error{Op: op, Code: codeNull}
+	}
+	rf := f.acquire()
+	if rf == nil {
+		return pair{}, errClosed(op)
+	}
+	rg := g.acquire()
+	if rg == nil {
+		rf.release()
+		return pair{}, errClosed(op)
+	}
+	return pair{f, g, rf, rg}, nil
+}
+
+func (p pair) release() {
+	p.rg.release()
+	p.rf.release()
+	runtime.KeepAlive(p.f)
+	runtime.KeepAlive(p.g)
 }
 
 // Union adds every key of other to f (f |= other): f then reports every key of either. The
 // filters must have the same shape (kind, k, shards, blocks per shard and seed: made with the
 // same options), else ErrIncompatible. Safe while other goroutines add to either filter.
 func (f *Filter) Union(other *Filter) error {
-	if err := acquire2(f, other, "Union"); err != nil {
+	p, err := acquire2(f, other, "Union")
+	if err != nil {
 		return err
 	}
 	rc := capi.Abloom_union(f.h, other.h)
-	release2(f, other)
+	p.release()
 	return newError("Union", rc)
 }
 
 // Intersect keeps in f only the bits also set in other (f &= other), an over-approximation of
 // the keys in both. Same shape rules as Union.
 func (f *Filter) Intersect(other *Filter) error {
-	if err := acquire2(f, other, "Intersect"); err != nil {
+	p, err := acquire2(f, other, "Intersect")
+	if err != nil {
 		return err
 	}
 	rc := capi.Abloom_intersect(f.h, other.h)
-	release2(f, other)
+	p.release()
 	return newError("Intersect", rc)
 }
 
 // Clear removes every key: all bits are cleared, the shape is kept.
 func (f *Filter) Clear() error {
-	if !f.acquire() {
+	ref := f.acquire()
+	if ref == nil {
 		return errClosed("Clear")
 	}
 	rc := capi.Abloom_clear(f.h)
-	f.release()
+	ref.release()
 	runtime.KeepAlive(f)
 	return newError("Clear", rc)
 }
@@ -368,23 +413,25 @@ func (f *Filter) Equal(other *Filter) bool {
 	if other == nil {
 		return false
 	}
-	if err := acquire2(f, other, "Equal"); err != nil {
+	p, err := acquire2(f, other, "Equal")
+	if err != nil {
 		panic(err)
 	}
 	rc := capi.Abloom_equal(f.h, other.h)
-	release2(f, other)
+	p.release()
 	return rc == 1
 }
 
 // Clone returns an independent copy of f (same shape and bits) in memory the library owns,
 // whatever f's storage: a clone of a read-only mapped file is writable.
 func (f *Filter) Clone() (*Filter, error) {
-	if !f.acquire() {
+	ref := f.acquire()
+	if ref == nil {
 		return nil, errClosed("Clone")
 	}
 	out := []uintptr{0}
 	rc := capi.Abloom_clone(f.h, out)
-	f.release()
+	ref.release()
 	runtime.KeepAlive(f)
 	if rc != 0 {
 		return nil, newError("Clone", rc)
@@ -395,12 +442,13 @@ func (f *Filter) Clone() (*Filter, error) {
 // EstimateCount estimates the number of distinct keys added, from the number of set bits
 // (+Inf when every bit is set). It reads every word: O(Bits).
 func (f *Filter) EstimateCount() (float64, error) {
-	if !f.acquire() {
+	ref := f.acquire()
+	if ref == nil {
 		return 0, errClosed("EstimateCount")
 	}
 	out := []float64{0}
 	rc := capi.Abloom_estimate_count(f.h, out)
-	f.release()
+	ref.release()
 	runtime.KeepAlive(f)
 	return out[0], newError("EstimateCount", rc)
 }
@@ -408,12 +456,13 @@ func (f *Filter) EstimateCount() (float64, error) {
 // EstimateFPR estimates the probability that a key never added tests positive now, from the
 // current fill. It reads every word: O(Bits).
 func (f *Filter) EstimateFPR() (float64, error) {
-	if !f.acquire() {
+	ref := f.acquire()
+	if ref == nil {
 		return 0, errClosed("EstimateFPR")
 	}
 	out := []float64{0}
 	rc := capi.Abloom_estimate_fpr(f.h, out)
-	f.release()
+	ref.release()
 	runtime.KeepAlive(f)
 	return out[0], newError("EstimateFPR", rc)
 }

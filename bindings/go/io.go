@@ -22,11 +22,12 @@ const (
 // MarshalBinary returns the filter's serialized bytes (docs/FORMAT.md). Safe while other
 // goroutines add: the checksum covers exactly the bits written.
 func (f *Filter) MarshalBinary() ([]byte, error) {
-	if !f.acquire() {
+	ref := f.acquire()
+	if ref == nil {
 		return nil, errClosed("MarshalBinary")
 	}
 	defer runtime.KeepAlive(f)
-	defer f.release()
+	defer ref.release()
 	size := []uint64{0}
 	if rc := capi.Abloom_serialized_size(f.h, size); rc != 0 {
 		return nil, newError("MarshalBinary", rc)
@@ -147,11 +148,12 @@ func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
 // new one, complete. Safe while other goroutines add. An I/O failure is an *Error matching
 // ErrIO whose Err is the system error.
 func (f *Filter) Save(path string) error {
-	if !f.acquire() {
+	ref := f.acquire()
+	if ref == nil {
 		return errClosed("Save")
 	}
 	rc, errno := capi.Save(f.h, path)
-	f.release()
+	ref.release()
 	runtime.KeepAlive(f)
 	if rc != 0 {
 		e := &Error{Op: "Save", Path: path, Code: rc}
@@ -203,11 +205,12 @@ func Open(path string, flags ...OpenFlag) (*Filter, error) {
 // inserted-key estimate) and flushes the mapping to the file. For other filters it does
 // nothing. Do not call it while other goroutines add to the filter.
 func (f *Filter) Sync() error {
-	if !f.acquire() {
+	ref := f.acquire()
+	if ref == nil {
 		return errClosed("Sync")
 	}
 	rc := capi.Abloom_sync(f.h)
-	f.release()
+	ref.release()
 	runtime.KeepAlive(f)
 	return newError("Sync", rc)
 }
