@@ -21,19 +21,6 @@ var packPool = sync.Pool{New: func() any { return new(packed) }}
 // maxPooled bounds the buffers kept for reuse, so one huge batch does not pin its memory.
 const maxPooled = 16 << 20
 
-func getPacked(n, total int) *packed {
-	p := packPool.Get().(*packed)
-	if cap(p.buf) < total {
-		p.buf = make([]byte, total)
-	}
-	p.buf = p.buf[:total]
-	if cap(p.offs) < n+1 {
-		p.offs = make([]uint64, n+1)
-	}
-	p.offs = p.offs[:n+1]
-	return p
-}
-
 func putPacked(p *packed) {
 	if cap(p.buf) > maxPooled || cap(p.offs)*8 > maxPooled {
 		return
@@ -41,33 +28,18 @@ func putPacked(p *packed) {
 	packPool.Put(p)
 }
 
-func packBytes(keys [][]byte) *packed {
-	total := 0
+// pack copies keys into one pooled buffer in a single pass, recording n+1 offsets.
+func pack[K []byte | string](keys []K) *packed {
+	p := packPool.Get().(*packed)
+	if cap(p.offs) < len(keys)+1 {
+		p.offs = make([]uint64, 0, len(keys)+1)
+	}
+	buf, offs := p.buf[:0], p.offs[:0]
 	for _, k := range keys {
-		total += len(k)
+		offs = append(offs, uint64(len(buf)))
+		buf = append(buf, k...)
 	}
-	p := getPacked(len(keys), total)
-	off := 0
-	for i, k := range keys {
-		p.offs[i] = uint64(off)
-		off += copy(p.buf[off:], k)
-	}
-	p.offs[len(keys)] = uint64(off)
-	return p
-}
-
-func packStrings(keys []string) *packed {
-	total := 0
-	for _, k := range keys {
-		total += len(k)
-	}
-	p := getPacked(len(keys), total)
-	off := 0
-	for i, k := range keys {
-		p.offs[i] = uint64(off)
-		off += copy(p.buf[off:], k)
-	}
-	p.offs[len(keys)] = uint64(off)
+	p.buf, p.offs = buf, append(offs, uint64(len(buf)))
 	return p
 }
 
@@ -103,14 +75,14 @@ func (f *Filter) testPacked(op string, p *packed, n int, results []bool) (int, e
 // prefetched ahead of probing, so memory latency overlaps). It returns how many keys were new
 // (as TestAndAdd would tell). Nothing is added on error.
 func (f *Filter) AddBatch(keys [][]byte) (int, error) {
-	p := packBytes(keys)
+	p := pack(keys)
 	defer putPacked(p)
 	return f.addPacked("AddBatch", p, len(keys))
 }
 
 // AddBatchStrings is AddBatch for string keys.
 func (f *Filter) AddBatchStrings(keys []string) (int, error) {
-	p := packStrings(keys)
+	p := pack(keys)
 	defer putPacked(p)
 	return f.addPacked("AddBatchStrings", p, len(keys))
 }
@@ -122,7 +94,7 @@ func (f *Filter) TestBatch(keys [][]byte, results []bool) (int, error) {
 	if len(results) < len(keys) {
 		return 0, &Error{Op: "TestBatch", Code: codeInvalid}
 	}
-	p := packBytes(keys)
+	p := pack(keys)
 	defer putPacked(p)
 	return f.testPacked("TestBatch", p, len(keys), results)
 }
@@ -132,7 +104,7 @@ func (f *Filter) TestBatchStrings(keys []string, results []bool) (int, error) {
 	if len(results) < len(keys) {
 		return 0, &Error{Op: "TestBatchStrings", Code: codeInvalid}
 	}
-	p := packStrings(keys)
+	p := pack(keys)
 	defer putPacked(p)
 	return f.testPacked("TestBatchStrings", p, len(keys), results)
 }

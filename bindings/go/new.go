@@ -72,7 +72,7 @@ func New(capacity uint64, fpr float64, opts ...Option) (*Filter, error) {
 
 // Plan is the layout New would allocate for some options.
 type Plan struct {
-	Kind           Kind
+	Kind           Kind    // layout
 	K              uint32  // bits set per key
 	Shards         uint32  // shard count (the default resolved)
 	BlocksPerShard uint64  // 64-byte blocks in each shard
