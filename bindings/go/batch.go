@@ -28,18 +28,28 @@ func putPacked(p *packed) {
 	packPool.Put(p)
 }
 
-// pack copies keys into one pooled buffer in a single pass, recording n+1 offsets.
+// pack copies keys into one pooled buffer, recording n+1 offsets: a first pass sizes the buffer,
+// a second copies (no append bookkeeping in the copy loop).
 func pack[K []byte | string](keys []K) *packed {
 	p := packPool.Get().(*packed)
-	if cap(p.offs) < len(keys)+1 {
-		p.offs = make([]uint64, 0, len(keys)+1)
-	}
-	buf, offs := p.buf[:0], p.offs[:0]
+	total := 0
 	for _, k := range keys {
-		offs = append(offs, uint64(len(buf)))
-		buf = append(buf, k...)
+		total += len(k)
 	}
-	p.buf, p.offs = buf, append(offs, uint64(len(buf)))
+	if cap(p.buf) < total {
+		p.buf = make([]byte, total)
+	}
+	if cap(p.offs) < len(keys)+1 {
+		p.offs = make([]uint64, len(keys)+1)
+	}
+	buf, offs := p.buf[:total], p.offs[:len(keys)+1]
+	off := 0
+	for i, k := range keys {
+		offs[i] = uint64(off)
+		off += copy(buf[off:], k)
+	}
+	offs[len(keys)] = uint64(off)
+	p.buf, p.offs = buf, offs
 	return p
 }
 
