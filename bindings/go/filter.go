@@ -208,7 +208,7 @@ func readInfo(h uintptr) (Info, int) {
 }
 
 // Close frees the filter (for a file opened with OpenReadWrite, after writing its header and
-// flushing it, as Sync does). It waits for calls in flight on other goroutines; calls after it
+// flushing it, as Sync does, whose error it returns). It waits for calls in flight on other goroutines; calls after it
 // fail with ErrClosed, or panic for the methods that return no error. Closing a closed filter
 // does nothing and returns nil.
 func (f *Filter) Close() error {
@@ -234,8 +234,13 @@ func (f *Filter) Close() error {
 		}
 	}
 	f.cleanup.Stop()
+	var err error
+	if f.info.Storage == Mapped && !f.info.ReadOnly {
+		// abloom_free syncs a read-write mapping too, but cannot report a failure.
+		err = newError("Close", capi.Abloom_sync(f.h))
+	}
 	capi.Abloom_free(f.h)
-	return nil
+	return err
 }
 
 // Info describes the filter. It is read once when the filter is made (the shape never
@@ -349,7 +354,7 @@ type pair struct {
 // acquire2 acquires f and g (which may be the same filter).
 func acquire2(f, g *Filter, op string) (pair, error) {
 	if g == nil {
-		return pair{}, &Error{Op: op, Code: codeNull}
+		return pair{}, &Error{Op: op, Code: codeInvalid}
 	}
 	rf := f.acquire()
 	if rf == nil {
@@ -372,7 +377,8 @@ func (p pair) release() {
 
 // Union adds every key of other to f (f |= other): f then reports every key of either. The
 // filters must have the same shape (kind, k, shards, blocks per shard and seed: made with the
-// same options), else ErrIncompatible. Safe while other goroutines add to either filter.
+// same options), else ErrIncompatible; a nil other is ErrInvalid. Safe while other goroutines
+// add to either filter.
 func (f *Filter) Union(other *Filter) error {
 	p, err := acquire2(f, other, "Union")
 	if err != nil {
