@@ -1,0 +1,182 @@
+package abloom
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestBatchMatchesSingle(t *testing.T) {
+	a := mustNew(t, 50000, 0.01)
+	b := mustNew(t, 50000, 0.01)
+	// Mixed lengths, including empty keys and duplicates.
+	var ks [][]byte
+	var ss []string
+	for i := uint64(0); i < 20000; i++ {
+		k := key(i)[:i%17]
+		if i%5 == 0 {
+			k = []byte(strings.Repeat("x", int(i%300)))
+		}
+		ks = append(ks, k)
+		ss = append(ss, string(k))
+	}
+	added, err := a.AddBatch(ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newKeys := 0
+	for _, k := range ks {
+		seen, err := b.TestAndAdd(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !seen {
+			newKeys++
+		}
+	}
+	if added != newKeys {
+		t.Fatalf("AddBatch reported %d new keys, TestAndAdd one by one %d", added, newKeys)
+	}
+	if !a.Equal(b) {
+		t.Fatal("AddBatch and single adds give different bits")
+	}
+	c := mustNew(t, 50000, 0.01)
+	if n, err := c.AddBatchStrings(ss); err != nil || n != added {
+		t.Fatalf("AddBatchStrings = %d, %v", n, err)
+	}
+	if !c.Equal(a) {
+		t.Fatal("AddBatchStrings differs from AddBatch")
+	}
+
+	probe := keys(1<<30, 30000)
+	probe = append(probe, ks[:1000]...)
+	res := make([]bool, len(probe)+5)
+	for i := range res {
+		res[i] = i%2 == 0
+	}
+	found, err := a.TestBatch(probe, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := 0
+	for i, k := range probe {
+		if res[i] != a.Test(k) {
+			t.Fatalf("TestBatch[%d] = %v, Test = %v", i, res[i], a.Test(k))
+		}
+		if res[i] {
+			count++
+		}
+	}
+	if found != count {
+		t.Fatalf("found %d, %d trues", found, count)
+	}
+	for i := len(probe); i < len(res); i++ {
+		if res[i] != (i%2 == 0) {
+			t.Fatal("TestBatch wrote past len(keys)")
+		}
+	}
+	strs := make([]string, len(probe))
+	for i, k := range probe {
+		strs[i] = string(k)
+	}
+	res2 := make([]bool, len(strs))
+	found2, err := a.TestBatchStrings(strs, res2)
+	if err != nil || found2 != found {
+		t.Fatalf("TestBatchStrings = %d, %v", found2, err)
+	}
+	for i := range res2 {
+		if res2[i] != res[i] {
+			t.Fatalf("TestBatchStrings[%d] differs", i)
+		}
+	}
+}
+
+func TestBatchEdgeCases(t *testing.T) {
+	f := mustNew(t, 1000, 0.01)
+	if n, err := f.AddBatch(nil); n != 0 || err != nil {
+		t.Fatalf("AddBatch(nil) = %d, %v", n, err)
+	}
+	if n, err := f.AddBatchStrings([]string{}); n != 0 || err != nil {
+		t.Fatalf("AddBatchStrings(empty) = %d, %v", n, err)
+	}
+	if n, err := f.TestBatch(nil, nil); n != 0 || err != nil {
+		t.Fatalf("TestBatch(nil) = %d, %v", n, err)
+	}
+	// All keys empty: a zero-length buffer with offsets.
+	if n, err := f.AddBatch([][]byte{{}, nil, {}}); n != 1 || err != nil {
+		t.Fatalf("AddBatch of empty keys = %d, %v", n, err)
+	}
+	if !f.Test(nil) {
+		t.Fatal("empty key absent after AddBatch")
+	}
+	res := make([]bool, 2)
+	if n, err := f.TestBatch([][]byte{nil, []byte("nope")}, res); err != nil || n != 1 || !res[0] {
+		t.Fatalf("TestBatch = %d, %v, %v", n, err, res)
+	}
+	// results too short.
+	_, err := f.TestBatch(keys(0, 3), make([]bool, 2))
+	if !errors.Is(err, ErrInvalid) {
+		t.Fatalf("short results: %v", err)
+	}
+	_, err = f.TestBatchStrings([]string{"a", "b"}, make([]bool, 1))
+	if !errors.Is(err, ErrInvalid) {
+		t.Fatalf("short results (strings): %v", err)
+	}
+	// A huge batch goes past the pooled-buffer bound and still works.
+	big := make([][]byte, 2)
+	big[0] = make([]byte, maxPooled+1)
+	big[1] = []byte("after")
+	if _, err := f.AddBatch(big); err != nil {
+		t.Fatal(err)
+	}
+	if !f.Test(big[0]) || !f.TestString("after") {
+		t.Fatal("big batch keys absent")
+	}
+}
+
+func TestReadOnlyWritesFail(t *testing.T) {
+	f := mustNew(t, 1000, 0.01)
+	_ = f.AddString("k")
+	path := t.TempDir() + "/ro.abloom"
+	if err := f.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	g, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if !g.Info().ReadOnly || g.Info().Storage != Mapped {
+		t.Fatalf("info %+v", g.Info())
+	}
+	errs := []error{g.Add([]byte("x")), g.AddString("x"), g.Clear(), g.Union(f), g.Intersect(f)}
+	_, e := g.TestAndAdd([]byte("x"))
+	errs = append(errs, e)
+	_, e = g.TestAndAddString("x")
+	errs = append(errs, e)
+	_, e = g.AddBatch(keys(0, 3))
+	errs = append(errs, e)
+	_, e = g.AddBatchStrings([]string{"x"})
+	errs = append(errs, e)
+	for i, err := range errs {
+		if !errors.Is(err, ErrReadOnly) {
+			t.Errorf("write %d to read-only filter: %v", i, err)
+		}
+	}
+	if g.TestString("x") || !g.TestString("k") {
+		t.Fatal("read-only filter changed")
+	}
+	// Reads work, and a clone is writable.
+	c, err := g.Clone()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.AddString("x"); err != nil || !c.TestString("x") || c.Info().ReadOnly {
+		t.Fatalf("clone of read-only: %v", err)
+	}
+	// Reading from a read-only filter into a writable one works.
+	if err := f.Union(g); err != nil {
+		t.Fatal(err)
+	}
+}

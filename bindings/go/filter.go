@@ -1,0 +1,474 @@
+package abloom
+
+import (
+	"runtime"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/abloom/abloom/bindings/go/internal/capi"
+)
+
+// Kind is a filter's layout.
+type Kind uint32
+
+const (
+	// Blocked (the default) puts all k bits of a key in one 64-byte block: one cache miss per
+	// lookup, at the price of slightly more bits than Classic for the same FPR (+3% at 1%).
+	Blocked Kind = 0
+	// Classic spreads the k bits over the whole shard: the fewest bits for a target FPR, but
+	// up to k cache misses per lookup. For very low FPR targets when memory matters most.
+	Classic Kind = 1
+)
+
+// String returns "blocked", "classic" or "Kind(N)".
+func (k Kind) String() string {
+	switch k {
+	case Blocked:
+		return "blocked"
+	case Classic:
+		return "classic"
+	}
+	return "Kind(" + uitoa(uint64(k)) + ")"
+}
+
+// Storage tells where a filter's bits live.
+type Storage uint32
+
+const (
+	// Owned: memory the library allocated (New, Clone, UnmarshalBinary, ReadFrom).
+	Owned Storage = 0
+	// View: a caller's buffer (not produced by this package).
+	View Storage = 1
+	// Mapped: a memory-mapped file (Open).
+	Mapped Storage = 2
+)
+
+// String returns "owned", "view", "mapped" or "Storage(N)".
+func (s Storage) String() string {
+	switch s {
+	case Owned:
+		return "owned"
+	case View:
+		return "view"
+	case Mapped:
+		return "mapped"
+	}
+	return "Storage(" + uitoa(uint64(s)) + ")"
+}
+
+func uitoa(v uint64) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + v%10)
+		v /= 10
+		if v == 0 {
+			return string(b[i:])
+		}
+	}
+}
+
+// Info describes a filter: its shape, its sizing and where it lives.
+type Info struct {
+	Kind           Kind    // layout
+	K              uint32  // bits set per key
+	Shards         uint32  // separately allocated parts, a power of two
+	BlocksPerShard uint64  // 64-byte blocks in each shard
+	Bits           uint64  // total bits
+	Bytes          uint64  // total bytes of bit storage (Bits / 8)
+	Capacity       uint64  // keys the filter was sized for
+	Seed           uint64  // hash seed
+	TargetFPR      float64 // FPR asked for at creation (0 when the layout was explicit)
+	ExpectedFPR    float64 // the model's FPR at Capacity keys for this layout
+	Storage        Storage // where the bits live
+	ReadOnly       bool    // writes fail with ErrReadOnly (a file opened read-only)
+}
+
+// Calls in flight are counted so that Close can wait for them before freeing the C filter.
+// The count is striped over cache lines, each goroutine mostly hitting its own, so that many
+// goroutines testing one filter do not all write one shared word.
+const stripes = 16
+
+type stripe struct {
+	n atomic.Int64
+	_ [56]byte // one cache line each
+}
+
+// Filter is a Bloom filter whose bits live in the abloom C library (or in a mapped file).
+//
+// A *Filter is safe for concurrent use by any number of goroutines: Add, Test, TestAndAdd,
+// the batch calls, Union (into or from it), Save, MarshalBinary, the estimates and Info may all
+// run at once without locks, and once an Add has returned, every Test ordered after it (by a
+// channel, a mutex, a WaitGroup, ...) reports the key present. Intersect and Clear are atomic
+// per 64-bit word only: keys added while they run may or may not survive. Close may be called
+// while other goroutines use the filter: it waits for calls in flight, and later calls fail with
+// ErrClosed (or panic, for the methods that return no error). UnmarshalBinary and ReadFrom
+// replace the filter and must not run concurrently with anything else on it.
+//
+// Always Close a filter when done: its memory is outside the Go heap, so the garbage collector
+// does not see its size. A filter that becomes unreachable is freed by a cleanup
+// (runtime.AddCleanup) as a safety net.
+//
+// The zero Filter is closed; it becomes usable through UnmarshalBinary or ReadFrom. A Filter
+// must not be copied (go vet reports copies).
+type Filter struct {
+	open     atomic.Bool
+	inflight *[stripes]stripe // nil in a zero Filter
+	h        uintptr          // the abloom_filter* (C memory), valid while open
+	cleanup  runtime.Cleanup
+	info     Info
+}
+
+// stripeIndex picks a stripe from the address of the calling goroutine's stack: goroutines
+// have distinct stacks, so concurrent callers mostly count on different cache lines.
+func stripeIndex() uintptr {
+	var marker byte
+	a := uintptr(unsafe.Pointer(&marker)) >> 12
+	return (a * 0x9E3779B97F4A7C15) >> (64 - 4) // top 4 bits: 0..15
+}
+
+// acquire registers a call in flight and returns its stripe, or nil when the filter is closed
+// (or zero). Pair with release. The count is raised before open is read, and Close clears
+// open before reading the counts (both sequentially consistent), so either the call sees the
+// filter closed, or Close sees the call and waits for it.
+func (f *Filter) acquire() *stripe {
+	in := f.inflight
+	if in == nil {
+		return nil
+	}
+	s := &in[stripeIndex()]
+	s.n.Add(1)
+	if !f.open.Load() {
+		s.n.Add(-1)
+		return nil
+	}
+	return s
+}
+
+// release ends a call in flight.
+func (s *stripe) release() { s.n.Add(-1) }
+
+// cleanupsRun counts filters freed by the cleanup rather than Close (tests read it).
+var cleanupsRun atomic.Int64
+
+// freeHandle is the cleanup of an unreachable, unclosed filter. No call can be in flight: each
+// keeps its *Filter alive until it returns.
+func freeHandle(h uintptr) {
+	capi.Abloom_free(h)
+	cleanupsRun.Add(1)
+}
+
+// adopt makes f own the C handle h (f must be closed): it reads the filter's info, registers
+// the cleanup and opens f.
+func (f *Filter) adopt(h uintptr) error {
+	info, rc := readInfo(h)
+	if rc != 0 {
+		capi.Abloom_free(h)
+		return newError("Info", rc)
+	}
+	f.h = h
+	f.info = info
+	f.inflight = new([stripes]stripe)
+	f.cleanup = runtime.AddCleanup(f, freeHandle, h)
+	f.open.Store(true)
+	return nil
+}
+
+func newFilter(h uintptr) (*Filter, error) {
+	f := new(Filter)
+	if err := f.adopt(h); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func readInfo(h uintptr) (Info, int) {
+	ci := capi.NewAbloom_info()
+	defer capi.DeleteAbloom_info(ci)
+	ci.SetStruct_size(capi.SIZEOF_INFO)
+	if rc := capi.Abloom_get_info(h, ci); rc != 0 {
+		return Info{}, rc
+	}
+	return Info{
+		Kind:           Kind(ci.GetKind()),
+		K:              uint32(ci.GetK()),
+		Shards:         uint32(ci.GetShards()),
+		BlocksPerShard: ci.GetBlocks_per_shard(),
+		Bits:           ci.GetBits(),
+		Bytes:          ci.GetBytes(),
+		Capacity:       ci.GetCapacity(),
+		Seed:           ci.GetSeed(),
+		TargetFPR:      ci.GetTarget_fpr(),
+		ExpectedFPR:    ci.GetExpected_fpr(),
+		Storage:        Storage(ci.GetStorage()),
+		ReadOnly:       ci.GetRead_only() != 0,
+	}, 0
+}
+
+// Close frees the filter (for a file opened with OpenReadWrite, after writing its header and
+// flushing it, as Sync does, whose error it returns). It waits for calls in flight on other goroutines; calls after it
+// fail with ErrClosed, or panic for the methods that return no error. Closing a closed filter
+// does nothing and returns nil.
+func (f *Filter) Close() error {
+	if !f.open.CompareAndSwap(true, false) {
+		return nil
+	}
+	// Wait for the calls that got in before open was cleared; later ones back off.
+	for spin := 0; ; spin++ {
+		busy := false
+		for i := range f.inflight {
+			if f.inflight[i].n.Load() != 0 {
+				busy = true
+				break
+			}
+		}
+		if !busy {
+			break
+		}
+		if spin < 100 {
+			runtime.Gosched()
+		} else {
+			time.Sleep(20 * time.Microsecond)
+		}
+	}
+	f.cleanup.Stop()
+	var err error
+	if f.info.Storage == Mapped && !f.info.ReadOnly {
+		// abloom_free syncs a read-write mapping too, but cannot report a failure.
+		err = newError("Close", capi.Abloom_sync(f.h))
+	}
+	capi.Abloom_free(f.h)
+	return err
+}
+
+// Info describes the filter. It is read once when the filter is made (the shape never
+// changes), so it works even after Close.
+func (f *Filter) Info() Info { return f.info }
+
+// Cap returns the number of keys the filter was sized for (its capacity).
+func (f *Filter) Cap() uint64 { return f.info.Capacity }
+
+// K returns the number of bits set per key.
+func (f *Filter) K() uint { return uint(f.info.K) }
+
+// Bits returns the filter's size in bits.
+func (f *Filter) Bits() uint64 { return f.info.Bits }
+
+// Add adds key. It fails only with ErrClosed or, for a file opened read-only, ErrReadOnly.
+func (f *Filter) Add(key []byte) error {
+	ref := f.acquire()
+	if ref == nil {
+		return errClosed("Add")
+	}
+	rc := capi.Add(f.h, key)
+	ref.release()
+	runtime.KeepAlive(f)
+	if rc != 0 {
+		return newError("Add", rc)
+	}
+	return nil
+}
+
+// AddString adds the bytes of key, without copying them.
+func (f *Filter) AddString(key string) error {
+	ref := f.acquire()
+	if ref == nil {
+		return errClosed("AddString")
+	}
+	rc := capi.AddString(f.h, key)
+	ref.release()
+	runtime.KeepAlive(f)
+	if rc != 0 {
+		return newError("AddString", rc)
+	}
+	return nil
+}
+
+// Test reports whether key may have been added: false means it definitely was not; true
+// means it was, or is a false positive (with about the filter's FPR for keys never added).
+// It panics if the filter is closed.
+func (f *Filter) Test(key []byte) bool {
+	ref := f.acquire()
+	if ref == nil {
+		panicClosed("Test")
+	}
+	rc := capi.Test(f.h, key)
+	ref.release()
+	runtime.KeepAlive(f)
+	return rc == 1
+}
+
+// TestString is Test for the bytes of key, without copying them. It panics if the filter is
+// closed.
+func (f *Filter) TestString(key string) bool {
+	ref := f.acquire()
+	if ref == nil {
+		panicClosed("TestString")
+	}
+	rc := capi.TestString(f.h, key)
+	ref.release()
+	runtime.KeepAlive(f)
+	return rc == 1
+}
+
+// TestAndAdd adds key and reports, from the same pass over its bits, whether it was already
+// present (true: added before, or a false positive). When several goroutines add one new key
+// at once, at least one of them is told it was new.
+func (f *Filter) TestAndAdd(key []byte) (bool, error) {
+	ref := f.acquire()
+	if ref == nil {
+		return false, errClosed("TestAndAdd")
+	}
+	rc := capi.TestAndAdd(f.h, key)
+	ref.release()
+	runtime.KeepAlive(f)
+	if rc < 0 {
+		return false, newError("TestAndAdd", rc)
+	}
+	return rc == 1, nil
+}
+
+// TestAndAddString is TestAndAdd for the bytes of key, without copying them.
+func (f *Filter) TestAndAddString(key string) (bool, error) {
+	ref := f.acquire()
+	if ref == nil {
+		return false, errClosed("TestAndAddString")
+	}
+	rc := capi.TestAndAddString(f.h, key)
+	ref.release()
+	runtime.KeepAlive(f)
+	if rc < 0 {
+		return false, newError("TestAndAddString", rc)
+	}
+	return rc == 1, nil
+}
+
+// pair is two acquired filters (possibly the same one).
+type pair struct {
+	f, g   *Filter
+	rf, rg *stripe
+}
+
+// acquire2 acquires f and g (which may be the same filter).
+func acquire2(f, g *Filter, op string) (pair, error) {
+	if g == nil {
+		return pair{}, &Error{Op: op, Code: codeInvalid}
+	}
+	rf := f.acquire()
+	if rf == nil {
+		return pair{}, errClosed(op)
+	}
+	rg := g.acquire()
+	if rg == nil {
+		rf.release()
+		return pair{}, errClosed(op)
+	}
+	return pair{f, g, rf, rg}, nil
+}
+
+func (p pair) release() {
+	p.rg.release()
+	p.rf.release()
+	runtime.KeepAlive(p.f)
+	runtime.KeepAlive(p.g)
+}
+
+// Union adds every key of other to f (f |= other): f then reports every key of either. The
+// filters must have the same shape (kind, k, shards, blocks per shard and seed: made with the
+// same options), else ErrIncompatible; a nil other is ErrInvalid. Safe while other goroutines
+// add to either filter.
+func (f *Filter) Union(other *Filter) error {
+	p, err := acquire2(f, other, "Union")
+	if err != nil {
+		return err
+	}
+	rc := capi.Abloom_union(f.h, other.h)
+	p.release()
+	return newError("Union", rc)
+}
+
+// Intersect keeps in f only the bits also set in other (f &= other), an over-approximation of
+// the keys in both. Same shape rules as Union.
+func (f *Filter) Intersect(other *Filter) error {
+	p, err := acquire2(f, other, "Intersect")
+	if err != nil {
+		return err
+	}
+	rc := capi.Abloom_intersect(f.h, other.h)
+	p.release()
+	return newError("Intersect", rc)
+}
+
+// Clear removes every key: all bits are cleared, the shape is kept.
+func (f *Filter) Clear() error {
+	ref := f.acquire()
+	if ref == nil {
+		return errClosed("Clear")
+	}
+	rc := capi.Abloom_clear(f.h)
+	ref.release()
+	runtime.KeepAlive(f)
+	return newError("Clear", rc)
+}
+
+// Equal reports whether f and other have the same shape and the same bits. A nil other is
+// never equal. It panics if either filter is closed.
+func (f *Filter) Equal(other *Filter) bool {
+	if other == nil {
+		return false
+	}
+	p, err := acquire2(f, other, "Equal")
+	if err != nil {
+		panic(err)
+	}
+	rc := capi.Abloom_equal(f.h, other.h)
+	p.release()
+	return rc == 1
+}
+
+// Clone returns an independent copy of f (same shape and bits) in memory the library owns,
+// whatever f's storage: a clone of a read-only mapped file is writable.
+func (f *Filter) Clone() (*Filter, error) {
+	ref := f.acquire()
+	if ref == nil {
+		return nil, errClosed("Clone")
+	}
+	out := []uintptr{0}
+	rc := capi.Abloom_clone(f.h, out)
+	ref.release()
+	runtime.KeepAlive(f)
+	if rc != 0 {
+		return nil, newError("Clone", rc)
+	}
+	return newFilter(out[0])
+}
+
+// EstimateCount estimates the number of distinct keys added, from the number of set bits
+// (+Inf when every bit is set). It reads every word: O(Bits).
+func (f *Filter) EstimateCount() (float64, error) {
+	ref := f.acquire()
+	if ref == nil {
+		return 0, errClosed("EstimateCount")
+	}
+	out := []float64{0}
+	rc := capi.Abloom_estimate_count(f.h, out)
+	ref.release()
+	runtime.KeepAlive(f)
+	return out[0], newError("EstimateCount", rc)
+}
+
+// EstimateFPR estimates the probability that a key never added tests positive now, from the
+// current fill. It reads every word: O(Bits).
+func (f *Filter) EstimateFPR() (float64, error) {
+	ref := f.acquire()
+	if ref == nil {
+		return 0, errClosed("EstimateFPR")
+	}
+	out := []float64{0}
+	rc := capi.Abloom_estimate_fpr(f.h, out)
+	ref.release()
+	runtime.KeepAlive(f)
+	return out[0], newError("EstimateFPR", rc)
+}

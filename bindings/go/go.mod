@@ -1,0 +1,3 @@
+module github.com/abloom/abloom/bindings/go
+
+go 1.24

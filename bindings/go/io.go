@@ -1,0 +1,216 @@
+package abloom
+
+import (
+	"encoding/binary"
+	"io"
+	"runtime"
+
+	"github.com/abloom/abloom/bindings/go/internal/capi"
+)
+
+// The serialized form is the portable file format of docs/FORMAT.md (a 128-byte header, then
+// the bits): bytes written by any binding, or by C, read back everywhere.
+
+// headerBytes is the size of the serialized header; bodySizeOffset the offset of its
+// little-endian body size.
+const (
+	headerBytes    = 128
+	bodySizeOffset = 96
+	readChunk      = 64 << 20
+)
+
+// MarshalBinary returns the filter's serialized bytes (docs/FORMAT.md). Safe while other
+// goroutines add: the checksum covers exactly the bits written.
+func (f *Filter) MarshalBinary() ([]byte, error) {
+	ref := f.acquire()
+	if ref == nil {
+		return nil, errClosed("MarshalBinary")
+	}
+	defer runtime.KeepAlive(f)
+	defer ref.release()
+	size := []uint64{0}
+	if rc := capi.Abloom_serialized_size(f.h, size); rc != 0 {
+		return nil, newError("MarshalBinary", rc)
+	}
+	buf := make([]byte, size[0])
+	written := []uint64{0}
+	if rc := capi.Abloom_serialize(f.h, buf, written); rc != 0 {
+		return nil, newError("MarshalBinary", rc)
+	}
+	return buf[:written[0]], nil
+}
+
+// Unmarshal returns a new filter (memory the library owns) from serialized bytes, after full
+// validation of header, sizes and checksum. data is not retained. Errors: ErrCorrupt (and the
+// precise ErrBadMagic, ErrTruncated, ErrChecksum), ErrVersion, ErrUnsupported, ErrNoMem.
+func Unmarshal(data []byte) (*Filter, error) {
+	h, err := deserialize("Unmarshal", data)
+	if err != nil {
+		return nil, err
+	}
+	return newFilter(h)
+}
+
+// deserialize is abloom_deserialize; empty data is truncated (C would see a NULL buffer).
+func deserialize(op string, data []byte) (uintptr, error) {
+	if len(data) == 0 {
+		return 0, &Error{Op: op, Code: codeTruncated}
+	}
+	out := []uintptr{0}
+	if rc := capi.Abloom_deserialize(data, out); rc != 0 {
+		return 0, newError(op, rc)
+	}
+	return out[0], nil
+}
+
+// UnmarshalBinary replaces f with the filter serialized in data (as Unmarshal does; data is
+// not retained). It works on a zero Filter. If f is open it is closed first, so UnmarshalBinary
+// must not run concurrently with other calls on f. On error f is left unchanged.
+func (f *Filter) UnmarshalBinary(data []byte) error {
+	h, err := deserialize("UnmarshalBinary", data)
+	if err != nil {
+		return err
+	}
+	_ = f.Close()
+	return f.adopt(h)
+}
+
+// WriteTo writes the serialized filter to w, implementing io.WriterTo.
+func (f *Filter) WriteTo(w io.Writer) (int64, error) {
+	b, err := f.MarshalBinary()
+	if err != nil {
+		return 0, err
+	}
+	n, err := w.Write(b)
+	return int64(n), err
+}
+
+// readSerialized reads exactly one serialized filter from r: its header, checked before the
+// body size it gives is trusted, then that many bytes.
+func readSerialized(op string, r io.Reader) ([]byte, int64, error) {
+	var hdr [headerBytes]byte
+	n, err := io.ReadFull(r, hdr[:])
+	if err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil, int64(n), &Error{Op: op, Code: codeTruncated, Err: err}
+		}
+		return nil, int64(n), err
+	}
+	// A header alone is a truncated filter when the header itself is valid; any other answer
+	// (bad magic, version, corrupt header...) is final.
+	probe := []uintptr{0}
+	if rc := capi.Abloom_deserialize(hdr[:], probe); rc != codeTruncated {
+		if rc == 0 { // cannot happen (a body is at least one block), but never leak
+			capi.Abloom_free(probe[0])
+			rc = codeCorrupt
+		}
+		return nil, int64(n), newError(op, rc)
+	}
+	// The header checksum passed, but the size is still only a claim until the bytes arrive:
+	// grow the buffer as they do instead of allocating it all up front.
+	want := headerBytes + binary.LittleEndian.Uint64(hdr[bodySizeOffset:])
+	buf := make([]byte, headerBytes, min(want, headerBytes+readChunk))
+	copy(buf, hdr[:])
+	total := int64(n)
+	for uint64(len(buf)) < want {
+		if len(buf) == cap(buf) {
+			nb := make([]byte, len(buf), min(want, uint64(2*cap(buf))))
+			copy(nb, buf)
+			buf = nb
+		}
+		m, err := io.ReadFull(r, buf[len(buf):cap(buf)])
+		total += int64(m)
+		buf = buf[:len(buf)+m]
+		if err != nil {
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				return nil, total, &Error{Op: op, Code: codeTruncated, Err: io.ErrUnexpectedEOF}
+			}
+			return nil, total, err
+		}
+	}
+	return buf, total, nil
+}
+
+// ReadFrom replaces f with a filter read from r, implementing io.ReaderFrom. Unlike most
+// ReadFrom methods it does not read to EOF: it reads exactly one serialized filter (the size
+// comes from its header, validated first), so filters can follow one another in a stream. A
+// stream that ends early gives ErrTruncated. The same rules as UnmarshalBinary apply.
+func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
+	buf, n, err := readSerialized("ReadFrom", r)
+	if err != nil {
+		return n, err
+	}
+	return n, f.UnmarshalBinary(buf)
+}
+
+// Save writes the filter to path crash-safely: to a temporary file in the same directory,
+// fsynced, renamed over path, then the directory fsynced; a crash leaves the old file or the
+// new one, complete. Safe while other goroutines add. An I/O failure is an *Error matching
+// ErrIO whose Err is the system error.
+func (f *Filter) Save(path string) error {
+	ref := f.acquire()
+	if ref == nil {
+		return errClosed("Save")
+	}
+	rc, errno := capi.Save(f.h, path)
+	ref.release()
+	runtime.KeepAlive(f)
+	if rc != 0 {
+		e := &Error{Op: "Save", Path: path, Code: rc}
+		if errno != 0 {
+			e.Err = errno
+		}
+		return e
+	}
+	return nil
+}
+
+// OpenFlag chooses how Open maps a file; flags combine with |.
+type OpenFlag uint32
+
+const (
+	// OpenReadOnly (the default) maps the file read-only: writes fail with ErrReadOnly.
+	OpenReadOnly OpenFlag = 0
+	// VerifyChecksum checks the checksum over the whole file (O(size)) before returning;
+	// without it, Open is O(1) whatever the size: only the header is read and checked.
+	VerifyChecksum OpenFlag = 0x1
+	// OpenCopyOnWrite maps the file privately and writably: adds work but never reach the file.
+	OpenCopyOnWrite OpenFlag = 0x2
+	// OpenReadWrite maps the file shared and writably: adds persist; Sync or Close rewrites
+	// the header's checksums.
+	OpenReadWrite OpenFlag = 0x4
+)
+
+// Open opens a saved filter by mmap. Without VerifyChecksum it is O(1): the header is
+// validated and pages load on first use. The file must not be truncated while it is open.
+// Errors: those of Unmarshal, plus ErrIO (with the system error: errors.Is(err,
+// fs.ErrNotExist) works) and ErrInvalid (conflicting flags).
+func Open(path string, flags ...OpenFlag) (*Filter, error) {
+	var fl OpenFlag
+	for _, x := range flags {
+		fl |= x
+	}
+	h, rc, errno := capi.Open(path, uint32(fl))
+	if rc != 0 {
+		e := &Error{Op: "Open", Path: path, Code: rc}
+		if errno != 0 {
+			e.Err = errno
+		}
+		return nil, e
+	}
+	return newFilter(h)
+}
+
+// Sync, for a filter opened with OpenReadWrite, rewrites the file's header (checksums,
+// inserted-key estimate) and flushes the mapping to the file. For other filters it does
+// nothing. Do not call it while other goroutines add to the filter.
+func (f *Filter) Sync() error {
+	ref := f.acquire()
+	if ref == nil {
+		return errClosed("Sync")
+	}
+	rc := capi.Abloom_sync(f.h)
+	ref.release()
+	runtime.KeepAlive(f)
+	return newError("Sync", rc)
+}
