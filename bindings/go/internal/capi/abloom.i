@@ -76,6 +76,7 @@ ABLOOM_OUT(size_t, uint64, size_t *written)
 %ignore abloom_test_many;
 %ignore abloom_strerror;
 %ignore abloom_version_string;
+%ignore abloom_isa_name; // a const char *, like the two above: the Go side names the kernels itself
 
 #define ABLOOM_API
 %include <abloom.h>

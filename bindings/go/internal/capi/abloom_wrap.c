@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_c9e5a6688af41a32(const char*);
+  void cgo_panic__capi_6963adad7b17eb77(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_c9e5a6688af41a32(p);
+  cgo_panic__capi_6963adad7b17eb77(p);
 }
 
 
@@ -201,7 +201,7 @@ static void* Swig_malloc(int c) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_c9e5a6688af41a32(void *_swig_go_0) {
+void _wrap_Swig_free_capi_6963adad7b17eb77(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -211,7 +211,7 @@ void _wrap_Swig_free_capi_c9e5a6688af41a32(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_c9e5a6688af41a32(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_6963adad7b17eb77(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -224,7 +224,7 @@ void *_wrap_Swig_malloc_capi_c9e5a6688af41a32(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ABLOOM_VERSION_NUMBER_capi_c9e5a6688af41a32() {
+intgo _wrap_ABLOOM_VERSION_NUMBER_capi_6963adad7b17eb77() {
   int result;
   intgo _swig_go_result;
   
@@ -235,7 +235,7 @@ intgo _wrap_ABLOOM_VERSION_NUMBER_capi_c9e5a6688af41a32() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_NULL_capi_c9e5a6688af41a32() {
+intgo _wrap_ABLOOM_ERR_NULL_capi_6963adad7b17eb77() {
   int result;
   intgo _swig_go_result;
   
@@ -246,7 +246,7 @@ intgo _wrap_ABLOOM_ERR_NULL_capi_c9e5a6688af41a32() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_INVALID_capi_c9e5a6688af41a32() {
+intgo _wrap_ABLOOM_ERR_INVALID_capi_6963adad7b17eb77() {
   int result;
   intgo _swig_go_result;
   
@@ -257,7 +257,7 @@ intgo _wrap_ABLOOM_ERR_INVALID_capi_c9e5a6688af41a32() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_RANGE_capi_c9e5a6688af41a32() {
+intgo _wrap_ABLOOM_ERR_RANGE_capi_6963adad7b17eb77() {
   int result;
   intgo _swig_go_result;
   
@@ -268,7 +268,7 @@ intgo _wrap_ABLOOM_ERR_RANGE_capi_c9e5a6688af41a32() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_NOMEM_capi_c9e5a6688af41a32() {
+intgo _wrap_ABLOOM_ERR_NOMEM_capi_6963adad7b17eb77() {
   int result;
   intgo _swig_go_result;
   
@@ -279,7 +279,7 @@ intgo _wrap_ABLOOM_ERR_NOMEM_capi_c9e5a6688af41a32() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_MISMATCH_capi_c9e5a6688af41a32() {
+intgo _wrap_ABLOOM_ERR_MISMATCH_capi_6963adad7b17eb77() {
   int result;
   intgo _swig_go_result;
   
@@ -290,7 +290,7 @@ intgo _wrap_ABLOOM_ERR_MISMATCH_capi_c9e5a6688af41a32() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_INTERNAL_capi_c9e5a6688af41a32() {
+intgo _wrap_ABLOOM_ERR_INTERNAL_capi_6963adad7b17eb77() {
   int result;
   intgo _swig_go_result;
   
@@ -301,7 +301,7 @@ intgo _wrap_ABLOOM_ERR_INTERNAL_capi_c9e5a6688af41a32() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_READONLY_capi_c9e5a6688af41a32() {
+intgo _wrap_ABLOOM_ERR_READONLY_capi_6963adad7b17eb77() {
   int result;
   intgo _swig_go_result;
   
@@ -312,7 +312,7 @@ intgo _wrap_ABLOOM_ERR_READONLY_capi_c9e5a6688af41a32() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_BAD_MAGIC_capi_c9e5a6688af41a32() {
+intgo _wrap_ABLOOM_ERR_BAD_MAGIC_capi_6963adad7b17eb77() {
   int result;
   intgo _swig_go_result;
   
@@ -323,7 +323,7 @@ intgo _wrap_ABLOOM_ERR_BAD_MAGIC_capi_c9e5a6688af41a32() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_VERSION_capi_c9e5a6688af41a32() {
+intgo _wrap_ABLOOM_ERR_VERSION_capi_6963adad7b17eb77() {
   int result;
   intgo _swig_go_result;
   
@@ -334,7 +334,7 @@ intgo _wrap_ABLOOM_ERR_VERSION_capi_c9e5a6688af41a32() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_UNSUPPORTED_capi_c9e5a6688af41a32() {
+intgo _wrap_ABLOOM_ERR_UNSUPPORTED_capi_6963adad7b17eb77() {
   int result;
   intgo _swig_go_result;
   
@@ -345,7 +345,7 @@ intgo _wrap_ABLOOM_ERR_UNSUPPORTED_capi_c9e5a6688af41a32() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_TRUNCATED_capi_c9e5a6688af41a32() {
+intgo _wrap_ABLOOM_ERR_TRUNCATED_capi_6963adad7b17eb77() {
   int result;
   intgo _swig_go_result;
   
@@ -356,7 +356,7 @@ intgo _wrap_ABLOOM_ERR_TRUNCATED_capi_c9e5a6688af41a32() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_CORRUPT_capi_c9e5a6688af41a32() {
+intgo _wrap_ABLOOM_ERR_CORRUPT_capi_6963adad7b17eb77() {
   int result;
   intgo _swig_go_result;
   
@@ -367,7 +367,7 @@ intgo _wrap_ABLOOM_ERR_CORRUPT_capi_c9e5a6688af41a32() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_CHECKSUM_capi_c9e5a6688af41a32() {
+intgo _wrap_ABLOOM_ERR_CHECKSUM_capi_6963adad7b17eb77() {
   int result;
   intgo _swig_go_result;
   
@@ -378,7 +378,7 @@ intgo _wrap_ABLOOM_ERR_CHECKSUM_capi_c9e5a6688af41a32() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_ALIGNMENT_capi_c9e5a6688af41a32() {
+intgo _wrap_ABLOOM_ERR_ALIGNMENT_capi_6963adad7b17eb77() {
   int result;
   intgo _swig_go_result;
   
@@ -389,7 +389,7 @@ intgo _wrap_ABLOOM_ERR_ALIGNMENT_capi_c9e5a6688af41a32() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_IO_capi_c9e5a6688af41a32() {
+intgo _wrap_ABLOOM_ERR_IO_capi_6963adad7b17eb77() {
   int result;
   intgo _swig_go_result;
   
@@ -400,7 +400,7 @@ intgo _wrap_ABLOOM_ERR_IO_capi_c9e5a6688af41a32() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_TOO_SMALL_capi_c9e5a6688af41a32() {
+intgo _wrap_ABLOOM_ERR_TOO_SMALL_capi_6963adad7b17eb77() {
   int result;
   intgo _swig_go_result;
   
@@ -411,7 +411,7 @@ intgo _wrap_ABLOOM_ERR_TOO_SMALL_capi_c9e5a6688af41a32() {
 }
 
 
-intgo _wrap_abloom_version_number_capi_c9e5a6688af41a32() {
+intgo _wrap_abloom_version_number_capi_6963adad7b17eb77() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -422,7 +422,42 @@ intgo _wrap_abloom_version_number_capi_c9e5a6688af41a32() {
 }
 
 
-intgo _wrap_ABLOOM_KIND_BLOCKED_capi_c9e5a6688af41a32() {
+intgo _wrap_abloom_isa_supported_capi_6963adad7b17eb77() {
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  
+  result = (uint32_t)abloom_isa_supported();
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_abloom_isa_active_capi_6963adad7b17eb77() {
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  
+  result = (uint32_t)abloom_isa_active();
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_abloom_isa_force_capi_6963adad7b17eb77(intgo _swig_go_0) {
+  uint32_t arg1 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (uint32_t)_swig_go_0; 
+  
+  result = (int)abloom_isa_force(arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ABLOOM_KIND_BLOCKED_capi_6963adad7b17eb77() {
   enum abloom_kind result;
   intgo _swig_go_result;
   
@@ -434,7 +469,7 @@ intgo _wrap_ABLOOM_KIND_BLOCKED_capi_c9e5a6688af41a32() {
 }
 
 
-intgo _wrap_ABLOOM_KIND_CLASSIC_capi_c9e5a6688af41a32() {
+intgo _wrap_ABLOOM_KIND_CLASSIC_capi_6963adad7b17eb77() {
   enum abloom_kind result;
   intgo _swig_go_result;
   
@@ -446,7 +481,7 @@ intgo _wrap_ABLOOM_KIND_CLASSIC_capi_c9e5a6688af41a32() {
 }
 
 
-void _wrap_abloom_options_struct_size_set_capi_c9e5a6688af41a32(struct abloom_options *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_options_struct_size_set_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0, long long _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   size_t arg2 ;
   
@@ -458,7 +493,7 @@ void _wrap_abloom_options_struct_size_set_capi_c9e5a6688af41a32(struct abloom_op
 }
 
 
-long long _wrap_abloom_options_struct_size_get_capi_c9e5a6688af41a32(struct abloom_options *_swig_go_0) {
+long long _wrap_abloom_options_struct_size_get_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -471,7 +506,7 @@ long long _wrap_abloom_options_struct_size_get_capi_c9e5a6688af41a32(struct ablo
 }
 
 
-void _wrap_abloom_options_capacity_set_capi_c9e5a6688af41a32(struct abloom_options *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_options_capacity_set_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0, long long _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint64_t arg2 ;
   
@@ -483,7 +518,7 @@ void _wrap_abloom_options_capacity_set_capi_c9e5a6688af41a32(struct abloom_optio
 }
 
 
-long long _wrap_abloom_options_capacity_get_capi_c9e5a6688af41a32(struct abloom_options *_swig_go_0) {
+long long _wrap_abloom_options_capacity_get_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -496,7 +531,7 @@ long long _wrap_abloom_options_capacity_get_capi_c9e5a6688af41a32(struct abloom_
 }
 
 
-void _wrap_abloom_options_fpr_set_capi_c9e5a6688af41a32(struct abloom_options *_swig_go_0, double _swig_go_1) {
+void _wrap_abloom_options_fpr_set_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0, double _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   double arg2 ;
   
@@ -508,7 +543,7 @@ void _wrap_abloom_options_fpr_set_capi_c9e5a6688af41a32(struct abloom_options *_
 }
 
 
-double _wrap_abloom_options_fpr_get_capi_c9e5a6688af41a32(struct abloom_options *_swig_go_0) {
+double _wrap_abloom_options_fpr_get_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   double result;
   double _swig_go_result;
@@ -521,7 +556,7 @@ double _wrap_abloom_options_fpr_get_capi_c9e5a6688af41a32(struct abloom_options 
 }
 
 
-void _wrap_abloom_options_kind_set_capi_c9e5a6688af41a32(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_options_kind_set_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t arg2 ;
   
@@ -533,7 +568,7 @@ void _wrap_abloom_options_kind_set_capi_c9e5a6688af41a32(struct abloom_options *
 }
 
 
-intgo _wrap_abloom_options_kind_get_capi_c9e5a6688af41a32(struct abloom_options *_swig_go_0) {
+intgo _wrap_abloom_options_kind_get_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -546,7 +581,7 @@ intgo _wrap_abloom_options_kind_get_capi_c9e5a6688af41a32(struct abloom_options 
 }
 
 
-void _wrap_abloom_options_shards_set_capi_c9e5a6688af41a32(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_options_shards_set_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t arg2 ;
   
@@ -558,7 +593,7 @@ void _wrap_abloom_options_shards_set_capi_c9e5a6688af41a32(struct abloom_options
 }
 
 
-intgo _wrap_abloom_options_shards_get_capi_c9e5a6688af41a32(struct abloom_options *_swig_go_0) {
+intgo _wrap_abloom_options_shards_get_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -571,7 +606,7 @@ intgo _wrap_abloom_options_shards_get_capi_c9e5a6688af41a32(struct abloom_option
 }
 
 
-void _wrap_abloom_options_seed_set_capi_c9e5a6688af41a32(struct abloom_options *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_options_seed_set_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0, long long _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint64_t arg2 ;
   
@@ -583,7 +618,7 @@ void _wrap_abloom_options_seed_set_capi_c9e5a6688af41a32(struct abloom_options *
 }
 
 
-long long _wrap_abloom_options_seed_get_capi_c9e5a6688af41a32(struct abloom_options *_swig_go_0) {
+long long _wrap_abloom_options_seed_get_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -596,7 +631,7 @@ long long _wrap_abloom_options_seed_get_capi_c9e5a6688af41a32(struct abloom_opti
 }
 
 
-void _wrap_abloom_options_bits_set_capi_c9e5a6688af41a32(struct abloom_options *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_options_bits_set_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0, long long _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint64_t arg2 ;
   
@@ -608,7 +643,7 @@ void _wrap_abloom_options_bits_set_capi_c9e5a6688af41a32(struct abloom_options *
 }
 
 
-long long _wrap_abloom_options_bits_get_capi_c9e5a6688af41a32(struct abloom_options *_swig_go_0) {
+long long _wrap_abloom_options_bits_get_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -621,7 +656,7 @@ long long _wrap_abloom_options_bits_get_capi_c9e5a6688af41a32(struct abloom_opti
 }
 
 
-void _wrap_abloom_options_k_set_capi_c9e5a6688af41a32(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_options_k_set_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t arg2 ;
   
@@ -633,7 +668,7 @@ void _wrap_abloom_options_k_set_capi_c9e5a6688af41a32(struct abloom_options *_sw
 }
 
 
-intgo _wrap_abloom_options_k_get_capi_c9e5a6688af41a32(struct abloom_options *_swig_go_0) {
+intgo _wrap_abloom_options_k_get_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -646,7 +681,7 @@ intgo _wrap_abloom_options_k_get_capi_c9e5a6688af41a32(struct abloom_options *_s
 }
 
 
-void _wrap_abloom_options_threads_set_capi_c9e5a6688af41a32(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_options_threads_set_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t arg2 ;
   
@@ -658,7 +693,7 @@ void _wrap_abloom_options_threads_set_capi_c9e5a6688af41a32(struct abloom_option
 }
 
 
-intgo _wrap_abloom_options_threads_get_capi_c9e5a6688af41a32(struct abloom_options *_swig_go_0) {
+intgo _wrap_abloom_options_threads_get_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -671,7 +706,7 @@ intgo _wrap_abloom_options_threads_get_capi_c9e5a6688af41a32(struct abloom_optio
 }
 
 
-struct abloom_options *_wrap_new_abloom_options_capi_c9e5a6688af41a32() {
+struct abloom_options *_wrap_new_abloom_options_capi_6963adad7b17eb77() {
   struct abloom_options *result = 0 ;
   struct abloom_options *_swig_go_result;
   
@@ -682,7 +717,7 @@ struct abloom_options *_wrap_new_abloom_options_capi_c9e5a6688af41a32() {
 }
 
 
-void _wrap_delete_abloom_options_capi_c9e5a6688af41a32(struct abloom_options *_swig_go_0) {
+void _wrap_delete_abloom_options_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   
   arg1 = *(struct abloom_options **)&_swig_go_0; 
@@ -692,7 +727,7 @@ void _wrap_delete_abloom_options_capi_c9e5a6688af41a32(struct abloom_options *_s
 }
 
 
-intgo _wrap_abloom_options_init_capi_c9e5a6688af41a32(struct abloom_options *_swig_go_0) {
+intgo _wrap_abloom_options_init_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0) {
   abloom_options *arg1 = (abloom_options *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -705,7 +740,7 @@ intgo _wrap_abloom_options_init_capi_c9e5a6688af41a32(struct abloom_options *_sw
 }
 
 
-void _wrap_abloom_plan_struct_size_set_capi_c9e5a6688af41a32(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_plan_struct_size_set_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   size_t arg2 ;
   
@@ -717,7 +752,7 @@ void _wrap_abloom_plan_struct_size_set_capi_c9e5a6688af41a32(struct abloom_plan 
 }
 
 
-long long _wrap_abloom_plan_struct_size_get_capi_c9e5a6688af41a32(struct abloom_plan *_swig_go_0) {
+long long _wrap_abloom_plan_struct_size_get_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -730,7 +765,7 @@ long long _wrap_abloom_plan_struct_size_get_capi_c9e5a6688af41a32(struct abloom_
 }
 
 
-void _wrap_abloom_plan_kind_set_capi_c9e5a6688af41a32(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_plan_kind_set_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t arg2 ;
   
@@ -742,7 +777,7 @@ void _wrap_abloom_plan_kind_set_capi_c9e5a6688af41a32(struct abloom_plan *_swig_
 }
 
 
-intgo _wrap_abloom_plan_kind_get_capi_c9e5a6688af41a32(struct abloom_plan *_swig_go_0) {
+intgo _wrap_abloom_plan_kind_get_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -755,7 +790,7 @@ intgo _wrap_abloom_plan_kind_get_capi_c9e5a6688af41a32(struct abloom_plan *_swig
 }
 
 
-void _wrap_abloom_plan_k_set_capi_c9e5a6688af41a32(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_plan_k_set_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t arg2 ;
   
@@ -767,7 +802,7 @@ void _wrap_abloom_plan_k_set_capi_c9e5a6688af41a32(struct abloom_plan *_swig_go_
 }
 
 
-intgo _wrap_abloom_plan_k_get_capi_c9e5a6688af41a32(struct abloom_plan *_swig_go_0) {
+intgo _wrap_abloom_plan_k_get_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -780,7 +815,7 @@ intgo _wrap_abloom_plan_k_get_capi_c9e5a6688af41a32(struct abloom_plan *_swig_go
 }
 
 
-void _wrap_abloom_plan_shards_set_capi_c9e5a6688af41a32(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_plan_shards_set_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t arg2 ;
   
@@ -792,7 +827,7 @@ void _wrap_abloom_plan_shards_set_capi_c9e5a6688af41a32(struct abloom_plan *_swi
 }
 
 
-intgo _wrap_abloom_plan_shards_get_capi_c9e5a6688af41a32(struct abloom_plan *_swig_go_0) {
+intgo _wrap_abloom_plan_shards_get_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -805,7 +840,7 @@ intgo _wrap_abloom_plan_shards_get_capi_c9e5a6688af41a32(struct abloom_plan *_sw
 }
 
 
-void _wrap_abloom_plan_reserved__set_capi_c9e5a6688af41a32(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_plan_reserved__set_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t arg2 ;
   
@@ -817,7 +852,7 @@ void _wrap_abloom_plan_reserved__set_capi_c9e5a6688af41a32(struct abloom_plan *_
 }
 
 
-intgo _wrap_abloom_plan_reserved__get_capi_c9e5a6688af41a32(struct abloom_plan *_swig_go_0) {
+intgo _wrap_abloom_plan_reserved__get_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -830,7 +865,7 @@ intgo _wrap_abloom_plan_reserved__get_capi_c9e5a6688af41a32(struct abloom_plan *
 }
 
 
-void _wrap_abloom_plan_blocks_per_shard_set_capi_c9e5a6688af41a32(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_plan_blocks_per_shard_set_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint64_t arg2 ;
   
@@ -842,7 +877,7 @@ void _wrap_abloom_plan_blocks_per_shard_set_capi_c9e5a6688af41a32(struct abloom_
 }
 
 
-long long _wrap_abloom_plan_blocks_per_shard_get_capi_c9e5a6688af41a32(struct abloom_plan *_swig_go_0) {
+long long _wrap_abloom_plan_blocks_per_shard_get_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -855,7 +890,7 @@ long long _wrap_abloom_plan_blocks_per_shard_get_capi_c9e5a6688af41a32(struct ab
 }
 
 
-void _wrap_abloom_plan_bits_set_capi_c9e5a6688af41a32(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_plan_bits_set_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint64_t arg2 ;
   
@@ -867,7 +902,7 @@ void _wrap_abloom_plan_bits_set_capi_c9e5a6688af41a32(struct abloom_plan *_swig_
 }
 
 
-long long _wrap_abloom_plan_bits_get_capi_c9e5a6688af41a32(struct abloom_plan *_swig_go_0) {
+long long _wrap_abloom_plan_bits_get_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -880,7 +915,7 @@ long long _wrap_abloom_plan_bits_get_capi_c9e5a6688af41a32(struct abloom_plan *_
 }
 
 
-void _wrap_abloom_plan_bytes_set_capi_c9e5a6688af41a32(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_plan_bytes_set_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint64_t arg2 ;
   
@@ -892,7 +927,7 @@ void _wrap_abloom_plan_bytes_set_capi_c9e5a6688af41a32(struct abloom_plan *_swig
 }
 
 
-long long _wrap_abloom_plan_bytes_get_capi_c9e5a6688af41a32(struct abloom_plan *_swig_go_0) {
+long long _wrap_abloom_plan_bytes_get_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -905,7 +940,7 @@ long long _wrap_abloom_plan_bytes_get_capi_c9e5a6688af41a32(struct abloom_plan *
 }
 
 
-void _wrap_abloom_plan_bits_per_key_set_capi_c9e5a6688af41a32(struct abloom_plan *_swig_go_0, double _swig_go_1) {
+void _wrap_abloom_plan_bits_per_key_set_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0, double _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   double arg2 ;
   
@@ -917,7 +952,7 @@ void _wrap_abloom_plan_bits_per_key_set_capi_c9e5a6688af41a32(struct abloom_plan
 }
 
 
-double _wrap_abloom_plan_bits_per_key_get_capi_c9e5a6688af41a32(struct abloom_plan *_swig_go_0) {
+double _wrap_abloom_plan_bits_per_key_get_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   double result;
   double _swig_go_result;
@@ -930,7 +965,7 @@ double _wrap_abloom_plan_bits_per_key_get_capi_c9e5a6688af41a32(struct abloom_pl
 }
 
 
-void _wrap_abloom_plan_expected_fpr_set_capi_c9e5a6688af41a32(struct abloom_plan *_swig_go_0, double _swig_go_1) {
+void _wrap_abloom_plan_expected_fpr_set_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0, double _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   double arg2 ;
   
@@ -942,7 +977,7 @@ void _wrap_abloom_plan_expected_fpr_set_capi_c9e5a6688af41a32(struct abloom_plan
 }
 
 
-double _wrap_abloom_plan_expected_fpr_get_capi_c9e5a6688af41a32(struct abloom_plan *_swig_go_0) {
+double _wrap_abloom_plan_expected_fpr_get_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   double result;
   double _swig_go_result;
@@ -955,7 +990,7 @@ double _wrap_abloom_plan_expected_fpr_get_capi_c9e5a6688af41a32(struct abloom_pl
 }
 
 
-struct abloom_plan *_wrap_new_abloom_plan_capi_c9e5a6688af41a32() {
+struct abloom_plan *_wrap_new_abloom_plan_capi_6963adad7b17eb77() {
   struct abloom_plan *result = 0 ;
   struct abloom_plan *_swig_go_result;
   
@@ -966,7 +1001,7 @@ struct abloom_plan *_wrap_new_abloom_plan_capi_c9e5a6688af41a32() {
 }
 
 
-void _wrap_delete_abloom_plan_capi_c9e5a6688af41a32(struct abloom_plan *_swig_go_0) {
+void _wrap_delete_abloom_plan_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   
   arg1 = *(struct abloom_plan **)&_swig_go_0; 
@@ -976,7 +1011,7 @@ void _wrap_delete_abloom_plan_capi_c9e5a6688af41a32(struct abloom_plan *_swig_go
 }
 
 
-intgo _wrap_abloom_plan_compute_capi_c9e5a6688af41a32(struct abloom_options *_swig_go_0, struct abloom_plan *_swig_go_1) {
+intgo _wrap_abloom_plan_compute_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0, struct abloom_plan *_swig_go_1) {
   abloom_options *arg1 = (abloom_options *) 0 ;
   abloom_plan *arg2 = (abloom_plan *) 0 ;
   int result;
@@ -991,7 +1026,7 @@ intgo _wrap_abloom_plan_compute_capi_c9e5a6688af41a32(struct abloom_options *_sw
 }
 
 
-intgo _wrap_abloom_model_fpr_capi_c9e5a6688af41a32(intgo _swig_go_0, double _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_abloom_model_fpr_capi_6963adad7b17eb77(intgo _swig_go_0, double _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
   uint32_t arg1 ;
   double arg2 ;
   uint32_t arg3 ;
@@ -1012,7 +1047,7 @@ intgo _wrap_abloom_model_fpr_capi_c9e5a6688af41a32(intgo _swig_go_0, double _swi
 }
 
 
-intgo _wrap_abloom_create_capi_c9e5a6688af41a32(struct abloom_options *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_create_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_options *arg1 = (abloom_options *) 0 ;
   abloom_filter **arg2 = (abloom_filter **) 0 ;
   abloom_filter *temp2 = NULL ;
@@ -1036,7 +1071,7 @@ intgo _wrap_abloom_create_capi_c9e5a6688af41a32(struct abloom_options *_swig_go_
 }
 
 
-intgo _wrap_abloom_new_capi_c9e5a6688af41a32(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_abloom_new_capi_6963adad7b17eb77(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   double arg2 ;
   abloom_filter **arg3 = (abloom_filter **) 0 ;
@@ -1062,7 +1097,7 @@ intgo _wrap_abloom_new_capi_c9e5a6688af41a32(long long _swig_go_0, double _swig_
 }
 
 
-void _wrap_abloom_free_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0) {
+void _wrap_abloom_free_capi_6963adad7b17eb77(abloom_filter *_swig_go_0) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   
   arg1 = (abloom_filter *)_swig_go_0; 
@@ -1072,7 +1107,7 @@ void _wrap_abloom_free_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_abloom_clone_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_clone_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   abloom_filter **arg2 = (abloom_filter **) 0 ;
   abloom_filter *temp2 = NULL ;
@@ -1096,7 +1131,7 @@ intgo _wrap_abloom_clone_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, _gosli
 }
 
 
-intgo _wrap_abloom_add_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_add_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1115,7 +1150,7 @@ intgo _wrap_abloom_add_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, _goslice
 }
 
 
-intgo _wrap_abloom_test_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_test_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1134,7 +1169,7 @@ intgo _wrap_abloom_test_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, _goslic
 }
 
 
-intgo _wrap_abloom_test_and_add_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_test_and_add_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1153,7 +1188,7 @@ intgo _wrap_abloom_test_and_add_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0,
 }
 
 
-intgo _wrap_abloom_hash_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_abloom_hash_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1176,7 +1211,7 @@ intgo _wrap_abloom_hash_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, _goslic
 }
 
 
-intgo _wrap_abloom_add_hash_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_abloom_add_hash_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, long long _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint64_t arg2 ;
   int result;
@@ -1191,7 +1226,7 @@ intgo _wrap_abloom_add_hash_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, lon
 }
 
 
-intgo _wrap_abloom_test_hash_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_abloom_test_hash_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, long long _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint64_t arg2 ;
   int result;
@@ -1206,7 +1241,7 @@ intgo _wrap_abloom_test_hash_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, lo
 }
 
 
-intgo _wrap_abloom_test_and_add_hash_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_abloom_test_and_add_hash_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, long long _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint64_t arg2 ;
   int result;
@@ -1221,7 +1256,7 @@ intgo _wrap_abloom_test_and_add_hash_capi_c9e5a6688af41a32(abloom_filter *_swig_
 }
 
 
-intgo _wrap_abloom_add_packed_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_abloom_add_packed_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1248,7 +1283,7 @@ intgo _wrap_abloom_add_packed_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, _
 }
 
 
-intgo _wrap_abloom_test_packed_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_abloom_test_packed_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1277,7 +1312,7 @@ intgo _wrap_abloom_test_packed_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, 
 }
 
 
-intgo _wrap_abloom_add_hashes_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_abloom_add_hashes_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1298,7 +1333,7 @@ intgo _wrap_abloom_add_hashes_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, _
 }
 
 
-intgo _wrap_abloom_test_hashes_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_abloom_test_hashes_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1321,7 +1356,7 @@ intgo _wrap_abloom_test_hashes_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, 
 }
 
 
-intgo _wrap_abloom_union_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, abloom_filter *_swig_go_1) {
+intgo _wrap_abloom_union_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, abloom_filter *_swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   abloom_filter *arg2 = (abloom_filter *) 0 ;
   int result;
@@ -1336,7 +1371,7 @@ intgo _wrap_abloom_union_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, abloom
 }
 
 
-intgo _wrap_abloom_intersect_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, abloom_filter *_swig_go_1) {
+intgo _wrap_abloom_intersect_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, abloom_filter *_swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   abloom_filter *arg2 = (abloom_filter *) 0 ;
   int result;
@@ -1351,7 +1386,7 @@ intgo _wrap_abloom_intersect_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, ab
 }
 
 
-intgo _wrap_abloom_clear_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0) {
+intgo _wrap_abloom_clear_capi_6963adad7b17eb77(abloom_filter *_swig_go_0) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1364,7 +1399,7 @@ intgo _wrap_abloom_clear_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_abloom_equal_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, abloom_filter *_swig_go_1) {
+intgo _wrap_abloom_equal_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, abloom_filter *_swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   abloom_filter *arg2 = (abloom_filter *) 0 ;
   int result;
@@ -1379,7 +1414,7 @@ intgo _wrap_abloom_equal_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, abloom
 }
 
 
-void _wrap_abloom_info_struct_size_set_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_info_struct_size_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, long long _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   size_t arg2 ;
   
@@ -1391,7 +1426,7 @@ void _wrap_abloom_info_struct_size_set_capi_c9e5a6688af41a32(struct abloom_info 
 }
 
 
-long long _wrap_abloom_info_struct_size_get_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0) {
+long long _wrap_abloom_info_struct_size_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1404,7 +1439,7 @@ long long _wrap_abloom_info_struct_size_get_capi_c9e5a6688af41a32(struct abloom_
 }
 
 
-void _wrap_abloom_info_kind_set_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_kind_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1416,7 +1451,7 @@ void _wrap_abloom_info_kind_set_capi_c9e5a6688af41a32(struct abloom_info *_swig_
 }
 
 
-intgo _wrap_abloom_info_kind_get_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_kind_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1429,7 +1464,7 @@ intgo _wrap_abloom_info_kind_get_capi_c9e5a6688af41a32(struct abloom_info *_swig
 }
 
 
-void _wrap_abloom_info_k_set_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_k_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1441,7 +1476,7 @@ void _wrap_abloom_info_k_set_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_
 }
 
 
-intgo _wrap_abloom_info_k_get_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_k_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1454,7 +1489,7 @@ intgo _wrap_abloom_info_k_get_capi_c9e5a6688af41a32(struct abloom_info *_swig_go
 }
 
 
-void _wrap_abloom_info_shards_set_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_shards_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1466,7 +1501,7 @@ void _wrap_abloom_info_shards_set_capi_c9e5a6688af41a32(struct abloom_info *_swi
 }
 
 
-intgo _wrap_abloom_info_shards_get_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_shards_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1479,7 +1514,7 @@ intgo _wrap_abloom_info_shards_get_capi_c9e5a6688af41a32(struct abloom_info *_sw
 }
 
 
-void _wrap_abloom_info_reserved__set_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_reserved__set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1491,7 +1526,7 @@ void _wrap_abloom_info_reserved__set_capi_c9e5a6688af41a32(struct abloom_info *_
 }
 
 
-intgo _wrap_abloom_info_reserved__get_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_reserved__get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1504,7 +1539,7 @@ intgo _wrap_abloom_info_reserved__get_capi_c9e5a6688af41a32(struct abloom_info *
 }
 
 
-void _wrap_abloom_info_blocks_per_shard_set_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_info_blocks_per_shard_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, long long _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1516,7 +1551,7 @@ void _wrap_abloom_info_blocks_per_shard_set_capi_c9e5a6688af41a32(struct abloom_
 }
 
 
-long long _wrap_abloom_info_blocks_per_shard_get_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0) {
+long long _wrap_abloom_info_blocks_per_shard_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1529,7 +1564,7 @@ long long _wrap_abloom_info_blocks_per_shard_get_capi_c9e5a6688af41a32(struct ab
 }
 
 
-void _wrap_abloom_info_bits_set_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_info_bits_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, long long _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1541,7 +1576,7 @@ void _wrap_abloom_info_bits_set_capi_c9e5a6688af41a32(struct abloom_info *_swig_
 }
 
 
-long long _wrap_abloom_info_bits_get_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0) {
+long long _wrap_abloom_info_bits_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1554,7 +1589,7 @@ long long _wrap_abloom_info_bits_get_capi_c9e5a6688af41a32(struct abloom_info *_
 }
 
 
-void _wrap_abloom_info_bytes_set_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_info_bytes_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, long long _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1566,7 +1601,7 @@ void _wrap_abloom_info_bytes_set_capi_c9e5a6688af41a32(struct abloom_info *_swig
 }
 
 
-long long _wrap_abloom_info_bytes_get_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0) {
+long long _wrap_abloom_info_bytes_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1579,7 +1614,7 @@ long long _wrap_abloom_info_bytes_get_capi_c9e5a6688af41a32(struct abloom_info *
 }
 
 
-void _wrap_abloom_info_capacity_set_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_info_capacity_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, long long _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1591,7 +1626,7 @@ void _wrap_abloom_info_capacity_set_capi_c9e5a6688af41a32(struct abloom_info *_s
 }
 
 
-long long _wrap_abloom_info_capacity_get_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0) {
+long long _wrap_abloom_info_capacity_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1604,7 +1639,7 @@ long long _wrap_abloom_info_capacity_get_capi_c9e5a6688af41a32(struct abloom_inf
 }
 
 
-void _wrap_abloom_info_seed_set_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_info_seed_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, long long _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1616,7 +1651,7 @@ void _wrap_abloom_info_seed_set_capi_c9e5a6688af41a32(struct abloom_info *_swig_
 }
 
 
-long long _wrap_abloom_info_seed_get_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0) {
+long long _wrap_abloom_info_seed_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1629,7 +1664,7 @@ long long _wrap_abloom_info_seed_get_capi_c9e5a6688af41a32(struct abloom_info *_
 }
 
 
-void _wrap_abloom_info_target_fpr_set_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0, double _swig_go_1) {
+void _wrap_abloom_info_target_fpr_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, double _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   double arg2 ;
   
@@ -1641,7 +1676,7 @@ void _wrap_abloom_info_target_fpr_set_capi_c9e5a6688af41a32(struct abloom_info *
 }
 
 
-double _wrap_abloom_info_target_fpr_get_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0) {
+double _wrap_abloom_info_target_fpr_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   double result;
   double _swig_go_result;
@@ -1654,7 +1689,7 @@ double _wrap_abloom_info_target_fpr_get_capi_c9e5a6688af41a32(struct abloom_info
 }
 
 
-void _wrap_abloom_info_expected_fpr_set_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0, double _swig_go_1) {
+void _wrap_abloom_info_expected_fpr_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, double _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   double arg2 ;
   
@@ -1666,7 +1701,7 @@ void _wrap_abloom_info_expected_fpr_set_capi_c9e5a6688af41a32(struct abloom_info
 }
 
 
-double _wrap_abloom_info_expected_fpr_get_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0) {
+double _wrap_abloom_info_expected_fpr_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   double result;
   double _swig_go_result;
@@ -1679,7 +1714,7 @@ double _wrap_abloom_info_expected_fpr_get_capi_c9e5a6688af41a32(struct abloom_in
 }
 
 
-void _wrap_abloom_info_storage_set_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_storage_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1691,7 +1726,7 @@ void _wrap_abloom_info_storage_set_capi_c9e5a6688af41a32(struct abloom_info *_sw
 }
 
 
-intgo _wrap_abloom_info_storage_get_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_storage_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1704,7 +1739,7 @@ intgo _wrap_abloom_info_storage_get_capi_c9e5a6688af41a32(struct abloom_info *_s
 }
 
 
-void _wrap_abloom_info_read_only_set_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_read_only_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1716,7 +1751,7 @@ void _wrap_abloom_info_read_only_set_capi_c9e5a6688af41a32(struct abloom_info *_
 }
 
 
-intgo _wrap_abloom_info_read_only_get_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_read_only_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1729,7 +1764,7 @@ intgo _wrap_abloom_info_read_only_get_capi_c9e5a6688af41a32(struct abloom_info *
 }
 
 
-struct abloom_info *_wrap_new_abloom_info_capi_c9e5a6688af41a32() {
+struct abloom_info *_wrap_new_abloom_info_capi_6963adad7b17eb77() {
   struct abloom_info *result = 0 ;
   struct abloom_info *_swig_go_result;
   
@@ -1740,7 +1775,7 @@ struct abloom_info *_wrap_new_abloom_info_capi_c9e5a6688af41a32() {
 }
 
 
-void _wrap_delete_abloom_info_capi_c9e5a6688af41a32(struct abloom_info *_swig_go_0) {
+void _wrap_delete_abloom_info_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   
   arg1 = *(struct abloom_info **)&_swig_go_0; 
@@ -1750,7 +1785,7 @@ void _wrap_delete_abloom_info_capi_c9e5a6688af41a32(struct abloom_info *_swig_go
 }
 
 
-intgo _wrap_ABLOOM_STORAGE_OWNED_capi_c9e5a6688af41a32() {
+intgo _wrap_ABLOOM_STORAGE_OWNED_capi_6963adad7b17eb77() {
   enum abloom_storage result;
   intgo _swig_go_result;
   
@@ -1762,7 +1797,7 @@ intgo _wrap_ABLOOM_STORAGE_OWNED_capi_c9e5a6688af41a32() {
 }
 
 
-intgo _wrap_ABLOOM_STORAGE_VIEW_capi_c9e5a6688af41a32() {
+intgo _wrap_ABLOOM_STORAGE_VIEW_capi_6963adad7b17eb77() {
   enum abloom_storage result;
   intgo _swig_go_result;
   
@@ -1774,7 +1809,7 @@ intgo _wrap_ABLOOM_STORAGE_VIEW_capi_c9e5a6688af41a32() {
 }
 
 
-intgo _wrap_ABLOOM_STORAGE_MAPPED_capi_c9e5a6688af41a32() {
+intgo _wrap_ABLOOM_STORAGE_MAPPED_capi_6963adad7b17eb77() {
   enum abloom_storage result;
   intgo _swig_go_result;
   
@@ -1786,7 +1821,7 @@ intgo _wrap_ABLOOM_STORAGE_MAPPED_capi_c9e5a6688af41a32() {
 }
 
 
-intgo _wrap_abloom_get_info_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, struct abloom_info *_swig_go_1) {
+intgo _wrap_abloom_get_info_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, struct abloom_info *_swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   abloom_info *arg2 = (abloom_info *) 0 ;
   int result;
@@ -1801,7 +1836,7 @@ intgo _wrap_abloom_get_info_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, str
 }
 
 
-intgo _wrap_abloom_estimate_count_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_estimate_count_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   double *arg2 = (double *) 0 ;
   int result;
@@ -1818,7 +1853,7 @@ intgo _wrap_abloom_estimate_count_capi_c9e5a6688af41a32(abloom_filter *_swig_go_
 }
 
 
-intgo _wrap_abloom_estimate_fpr_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_estimate_fpr_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   double *arg2 = (double *) 0 ;
   int result;
@@ -1835,7 +1870,7 @@ intgo _wrap_abloom_estimate_fpr_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0,
 }
 
 
-intgo _wrap_abloom_serialized_size_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_serialized_size_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   int result;
@@ -1852,7 +1887,7 @@ intgo _wrap_abloom_serialized_size_capi_c9e5a6688af41a32(abloom_filter *_swig_go
 }
 
 
-intgo _wrap_abloom_serialize_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_abloom_serialize_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1875,7 +1910,7 @@ intgo _wrap_abloom_serialize_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, _g
 }
 
 
-intgo _wrap_abloom_deserialize_capi_c9e5a6688af41a32(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_deserialize_capi_6963adad7b17eb77(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   abloom_filter **arg3 = (abloom_filter **) 0 ;
@@ -1903,7 +1938,7 @@ intgo _wrap_abloom_deserialize_capi_c9e5a6688af41a32(_goslice_ _swig_go_0, _gosl
 }
 
 
-intgo _wrap_abloom_view_capi_c9e5a6688af41a32(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_abloom_view_capi_6963adad7b17eb77(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   uint32_t arg3 ;
@@ -1933,7 +1968,7 @@ intgo _wrap_abloom_view_capi_c9e5a6688af41a32(_goslice_ _swig_go_0, intgo _swig_
 }
 
 
-intgo _wrap_abloom_save_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_abloom_save_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _gostring_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1953,7 +1988,7 @@ intgo _wrap_abloom_save_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_abloom_open_capi_c9e5a6688af41a32(_gostring_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_abloom_open_capi_6963adad7b17eb77(_gostring_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   char *arg1 = (char *) 0 ;
   uint32_t arg2 ;
   abloom_filter **arg3 = (abloom_filter **) 0 ;
@@ -1984,7 +2019,7 @@ intgo _wrap_abloom_open_capi_c9e5a6688af41a32(_gostring_ _swig_go_0, intgo _swig
 }
 
 
-intgo _wrap_abloom_sync_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0) {
+intgo _wrap_abloom_sync_capi_6963adad7b17eb77(abloom_filter *_swig_go_0) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1997,7 +2032,7 @@ intgo _wrap_abloom_sync_capi_c9e5a6688af41a32(abloom_filter *_swig_go_0) {
 }
 
 
-long long _wrap_SIZEOF_INFO_capi_c9e5a6688af41a32() {
+long long _wrap_SIZEOF_INFO_capi_6963adad7b17eb77() {
   size_t result;
   long long _swig_go_result;
   
@@ -2008,7 +2043,7 @@ long long _wrap_SIZEOF_INFO_capi_c9e5a6688af41a32() {
 }
 
 
-long long _wrap_SIZEOF_PLAN_capi_c9e5a6688af41a32() {
+long long _wrap_SIZEOF_PLAN_capi_6963adad7b17eb77() {
   size_t result;
   long long _swig_go_result;
   

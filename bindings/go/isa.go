@@ -1,0 +1,49 @@
+package abloom
+
+import "github.com/abloom/abloom/bindings/go/internal/capi"
+
+// ISA is one of the C library's instruction-set kernels for the blocked kind's hot loops.
+//
+// The library picks the best kernel the CPU supports at run time; the environment variable
+// ABLOOM_ISA ("scalar", "avx2", "auto"; read once, at the library's first use) or [ForceISA]
+// can ask for less. Every kernel sets and tests the same bits, so the choice changes speed only,
+// never answers or files.
+type ISA uint32
+
+const (
+	// ISAScalar is the portable scalar kernel (every CPU).
+	ISAScalar ISA = ISA(capi.ABLOOM_ISA_SCALAR)
+	// ISAAVX2 is the AVX2 (with BMI2) kernel.
+	ISAAVX2 ISA = ISA(capi.ABLOOM_ISA_AVX2)
+	// ISAAVX512 is reserved: there is no AVX-512 kernel yet, so it is never supported.
+	ISAAVX512 ISA = ISA(capi.ABLOOM_ISA_AVX512)
+)
+
+// String returns the library's name for the kernel: "scalar", "avx2", "avx512" or "unknown".
+func (i ISA) String() string {
+	switch i {
+	case ISAScalar:
+		return "scalar"
+	case ISAAVX2:
+		return "avx2"
+	case ISAAVX512:
+		return "avx512"
+	}
+	return "unknown"
+}
+
+// SupportedISA returns the best kernel this CPU can run.
+func SupportedISA() ISA { return ISA(capi.Abloom_isa_supported()) }
+
+// ActiveISA returns the kernel in use now (process-wide).
+func ActiveISA() ISA { return ISA(capi.Abloom_isa_active()) }
+
+// ForceISA makes every filter in the process use kernel isa from now on. It returns an error
+// matching [ErrUnsupported] when this CPU cannot run it, and [ErrInvalid] for an unknown value;
+// nothing changes then.
+func ForceISA(isa ISA) error {
+	if rc := capi.Abloom_isa_force(uint(isa)); rc != 0 {
+		return newError("ForceISA", rc)
+	}
+	return nil
+}
