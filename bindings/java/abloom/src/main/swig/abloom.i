@@ -152,6 +152,11 @@
 
 const char *abloom_strerror(int code);
 const char *abloom_version_string(void);
+/* uint32_t is unsigned int on every platform the binding builds for (SWIG maps it to long). */
+unsigned int abloom_isa_supported(void);
+unsigned int abloom_isa_active(void);
+int abloom_isa_force(unsigned int isa);
+const char *abloom_isa_name(unsigned int isa);
 void abloom_free(abloom_filter *filter);
 int abloom_union(abloom_filter *dst, const abloom_filter *src);
 int abloom_intersect(abloom_filter *dst, const abloom_filter *src);

@@ -1,0 +1,75 @@
+package io.abloom;
+
+/**
+ * The native library's instruction-set kernels for the blocked kind's hot loops.
+ *
+ * <p>The library picks the best kernel the CPU supports at run time; the environment variable
+ * {@code ABLOOM_ISA} ({@code scalar}, {@code avx2}, {@code auto}; read once, at the library's
+ * first use) or {@link #force} can ask for less. Every kernel sets and tests the same bits, so
+ * the choice changes speed only, never answers or files. The setting is process-wide and
+ * thread-safe.
+ */
+public enum Isa {
+  /** The portable scalar kernel (every CPU). */
+  SCALAR(0),
+  /** The AVX2 (with BMI2) kernel. */
+  AVX2(1),
+  /** Reserved: there is no AVX-512 kernel yet, so it is never supported. */
+  AVX512(2);
+
+  private final int code;
+
+  Isa(int code) {
+    this.code = code;
+  }
+
+  private static Isa of(long code) {
+    for (Isa isa : values()) {
+      if (isa.code == code) {
+        return isa;
+      }
+    }
+    return SCALAR;
+  }
+
+  /**
+   * The best kernel this CPU can run.
+   *
+   * @return the kernel
+   */
+  public static Isa supported() {
+    return of(AbloomNative.abloom_isa_supported());
+  }
+
+  /**
+   * The kernel in use now.
+   *
+   * @return the kernel
+   */
+  public static Isa active() {
+    return of(AbloomNative.abloom_isa_active());
+  }
+
+  /**
+   * Uses {@code isa} from now on, for every filter in the process.
+   *
+   * @param isa the kernel
+   * @throws UnsupportedOperationException if this CPU cannot run it (nothing changes then)
+   */
+  public static void force(Isa isa) {
+    int rc = AbloomNative.abloom_isa_force(isa.code);
+    if (rc != 0) {
+      throw new UnsupportedOperationException(
+          "abloom: kernel " + isa.nativeName() + ": " + AbloomNative.abloom_strerror(rc));
+    }
+  }
+
+  /**
+   * The native library's name for this kernel.
+   *
+   * @return "scalar", "avx2" or "avx512"
+   */
+  public String nativeName() {
+    return AbloomNative.abloom_isa_name(code);
+  }
+}

@@ -1,0 +1,48 @@
+package io.abloom;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/** Forcing the native kernel, and answers that do not depend on it. */
+class IsaTest {
+
+  @Test
+  void forceScalarAndBack() {
+    Isa before = Isa.active();
+    try {
+      assertTrue(Isa.supported() == Isa.SCALAR || Isa.supported() == Isa.AVX2);
+      Isa.force(Isa.SCALAR);
+      assertEquals(Isa.SCALAR, Isa.active());
+      assertThrows(UnsupportedOperationException.class, () -> Isa.force(Isa.AVX512));
+      assertEquals(Isa.SCALAR, Isa.active(), "a refused force changes nothing");
+      assertEquals("avx2", Isa.AVX2.nativeName());
+    } finally {
+      Isa.force(before);
+    }
+  }
+
+  @Test
+  void everyKernelBuildsTheSameBytes() throws Exception {
+    Isa before = Isa.active();
+    try {
+      byte[][] built = new byte[2][];
+      Isa[] kernels = {Isa.SCALAR, Isa.supported()};
+      for (int i = 0; i < 2; i++) {
+        Isa.force(kernels[i]);
+        try (BloomFilter f =
+            BloomFilter.builder().expectedInsertions(5_000).fpp(0.01).seed(9).build()) {
+          for (int key = 0; key < 5_000; key++) {
+            f.put("key-" + key);
+          }
+          built[i] = f.toByteArray();
+        }
+      }
+      assertTrue(java.util.Arrays.equals(built[0], built[1]));
+    } finally {
+      Isa.force(before);
+    }
+  }
+}
