@@ -22,6 +22,13 @@ PACKAGES=(
   swig               # SWIG 4.1: the Go and Java binding layers
 )
 
+# The Java binding's toolchain, from apt when the machine has none (a JDK and Maven installed
+# some other way are used as they are). Go (>= 1.24) and Rust (cargo, with rustfmt and clippy)
+# are expected on the machine: Debian's packages of both are too old for the bindings, and each
+# binding's ci.sh says so clearly when one is missing.
+command -v javac >/dev/null 2>&1 || PACKAGES+=(openjdk-17-jdk-headless)
+command -v mvn >/dev/null 2>&1 || PACKAGES+=(maven)
+
 is_installed() {
   [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" == "install ok installed" ]]
 }
