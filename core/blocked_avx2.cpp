@@ -147,6 +147,9 @@ ABLOOM_AVX2 bool add_avx2(uint64_t* block, uint64_t h, uint32_t k) noexcept {
   return present;
 }
 
+// The window loops repeat blocked_scalar.cpp's on purpose: a loop compiled for AVX2 can inline
+// the AVX2 kernel (and default-ISA code), while one shared loop compiled for the default ISA could
+// only call it, once per key.
 ABLOOM_AVX2 uint64_t test_window_avx2(const BlockRef* keys, size_t m, uint32_t k,
                                       uint8_t* results) noexcept {
   uint64_t found = 0;
