@@ -29,26 +29,8 @@ using capi_test::Filter;
 using capi_test::FilterDeleter;
 
 using capi_test::KindName;
-
-abloom_options Options(uint64_t capacity, double fpr = 0.01, uint32_t kind = ABLOOM_KIND_BLOCKED,
-                       uint32_t shards = 0, uint64_t seed = 0) {
-  abloom_options o;
-  EXPECT_EQ(abloom_options_init(&o), ABLOOM_OK);
-  o.capacity = capacity;
-  o.fpr = fpr;
-  o.kind = kind;
-  o.shards = shards;
-  o.seed = seed;
-  return o;
-}
-
-Filter Make(const abloom_options &o) {
-  abloom_filter *f = nullptr;
-  int rc = abloom_create(&o, &f);
-  EXPECT_EQ(rc, ABLOOM_OK) << abloom_strerror(rc);
-  EXPECT_NE(f, nullptr);
-  return Filter(f);
-}
+using capi_test::Make;
+using capi_test::Options;
 
 Filter Clone(const abloom_filter *f) {
   abloom_filter *c = nullptr;

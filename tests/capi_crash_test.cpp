@@ -38,6 +38,7 @@ namespace {
 
 using capi_test::Filter;
 using capi_test::FilterDeleter;
+using capi_test::TempDir;
 
 #if defined(ABLOOM_CRASH_TEST_SANITIZED)
 constexpr uint64_t kBytesA = uint64_t{4} << 20;  // 4 MiB
@@ -64,27 +65,6 @@ Filter Make(uint64_t bytes, uint64_t set, uint64_t n) {
   return Filter(f);
 }
 
-class TempDir {
- public:
-  TempDir() {
-    const char *base = std::getenv("TMPDIR");
-    std::string tmpl =
-        std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/abloom-crash-test-XXXXXX";
-    if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir &) = delete;
-  TempDir &operator=(const TempDir &) = delete;
-  const std::string &path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 // Removes the `*.tmp.*` leftovers of killed saves; returns how many there were.
 size_t RemoveTemporaries(const std::string &dir) {
   size_t n = 0;
@@ -103,7 +83,7 @@ TEST(CapiCrash, KilledSavesLeaveOldOrNewFile) {
   ASSERT_TRUE(a && b);
   ASSERT_EQ(abloom_equal(a.get(), b.get()), 0);  // different shapes and keys
 
-  TempDir dir;
+  TempDir dir("abloom-crash-test");
   const std::string path = dir.path() + "/filter.abloom";
   const auto t0 = std::chrono::steady_clock::now();
   ASSERT_EQ(abloom_save(a.get(), path.c_str()), ABLOOM_OK);

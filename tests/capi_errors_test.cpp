@@ -20,6 +20,8 @@ namespace {
 
 using capi_test::Filter;
 using capi_test::FilterDeleter;
+using capi_test::Make;
+using capi_test::Options;
 
 // A value no successful call would ever write into an out-handle.
 abloom_filter *const kSentinel = reinterpret_cast<abloom_filter *>(uintptr_t{0x5EA1ED});
@@ -27,29 +29,15 @@ abloom_filter *const kSentinel = reinterpret_cast<abloom_filter *>(uintptr_t{0x5
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-abloom_options DefaultOptions(uint64_t capacity = 1000, double fpr = 0.01) {
-  abloom_options o;
-  EXPECT_EQ(abloom_options_init(&o), ABLOOM_OK);
-  o.capacity = capacity;
-  o.fpr = fpr;
-  return o;
-}
-
-Filter MakeFilter(const abloom_options &o) {
-  abloom_filter *f = nullptr;
-  EXPECT_EQ(abloom_create(&o, &f), ABLOOM_OK);
-  EXPECT_NE(f, nullptr);
-  return Filter(f);
-}
-
+// A filter of the default options for `capacity` and `fpr`.
 Filter MakeFilter(uint64_t capacity = 1000, double fpr = 0.01) {
-  return MakeFilter(DefaultOptions(capacity, fpr));
+  return Make(Options(capacity, fpr));
 }
 
 // An explicit layout, so that each shape component can be varied on its own.
 abloom_options ShapeOptions(uint32_t kind = ABLOOM_KIND_BLOCKED, uint32_t k = 6,
                             uint32_t shards = 2, uint64_t bits = 8 * 512, uint64_t seed = 7) {
-  abloom_options o = DefaultOptions(100);
+  abloom_options o = Options(100);
   o.kind = kind;
   o.k = k;
   o.shards = shards;
@@ -144,7 +132,7 @@ TEST(CapiErrors, StrerrorOfUnknownCodeIsNonNullAndDistinctFromKnownCodes) {
 TEST(CapiErrors, OptionsInitNull) { EXPECT_EQ(abloom_options_init(nullptr), ABLOOM_ERR_NULL); }
 
 TEST(CapiErrors, PlanComputeNullArguments) {
-  abloom_options o = DefaultOptions();
+  abloom_options o = Options(1000);
   abloom_plan plan{};
   plan.struct_size = sizeof plan;
   EXPECT_EQ(abloom_plan_compute(nullptr, &plan), ABLOOM_ERR_NULL);
@@ -153,7 +141,7 @@ TEST(CapiErrors, PlanComputeNullArguments) {
 }
 
 TEST(CapiErrors, PlanStructSizeWrong) {
-  abloom_options o = DefaultOptions();
+  abloom_options o = Options(1000);
   for (size_t size : {size_t{0}, size_t{1}, sizeof(size_t), sizeof(abloom_plan) - 1}) {
     abloom_plan plan;
     std::memset(&plan, 0x5A, sizeof plan);
@@ -166,7 +154,7 @@ TEST(CapiErrors, PlanStructSizeWrong) {
 
 TEST(CapiErrors, OptionsStructSizeWrong) {
   for (size_t size : {size_t{0}, size_t{1}, sizeof(size_t), sizeof(abloom_options) - 1}) {
-    abloom_options o = DefaultOptions();
+    abloom_options o = Options(1000);
     o.struct_size = size;
     SCOPED_TRACE("struct_size " + std::to_string(size));
     ExpectRejected(o, ABLOOM_ERR_INVALID);
@@ -174,7 +162,7 @@ TEST(CapiErrors, OptionsStructSizeWrong) {
 }
 
 TEST(CapiErrors, CapacityZeroIsInvalid) {
-  abloom_options o = DefaultOptions(0);
+  abloom_options o = Options(0);
   ExpectRejected(o, ABLOOM_ERR_INVALID);
   o.kind = ABLOOM_KIND_CLASSIC;
   ExpectRejected(o, ABLOOM_ERR_INVALID);
@@ -188,7 +176,7 @@ TEST(CapiErrors, FprOutsideOpenUnitIntervalIsInvalid) {
   for (double fpr : bad) {
     SCOPED_TRACE("fpr " + std::to_string(fpr));
     for (uint32_t kind : {ABLOOM_KIND_BLOCKED, ABLOOM_KIND_CLASSIC}) {
-      abloom_options o = DefaultOptions(1000, fpr);
+      abloom_options o = Options(1000, fpr);
       o.kind = kind;
       ExpectRejected(o, ABLOOM_ERR_INVALID);
       // A fixed k does not make the fpr acceptable when it is used for sizing.
@@ -202,13 +190,13 @@ TEST(CapiErrors, FprOutsideOpenUnitIntervalIsInvalid) {
 }
 
 TEST(CapiErrors, FprJustInsideTheIntervalIsAccepted) {
-  ExpectAccepted(DefaultOptions(1000, 0.999));
-  ExpectAccepted(DefaultOptions(1000, 1e-12));
+  ExpectAccepted(Options(1000, 0.999));
+  ExpectAccepted(Options(1000, 1e-12));
 }
 
 TEST(CapiErrors, UnknownKindIsInvalid) {
   for (uint32_t kind : {2u, 3u, 100u, 0xFFFFFFFFu}) {
-    abloom_options o = DefaultOptions();
+    abloom_options o = Options(1000);
     o.kind = kind;
     SCOPED_TRACE("kind " + std::to_string(kind));
     ExpectRejected(o, ABLOOM_ERR_INVALID);
@@ -218,7 +206,7 @@ TEST(CapiErrors, UnknownKindIsInvalid) {
 TEST(CapiErrors, ShardsNotPowerOfTwoOrTooManyIsInvalid) {
   for (uint32_t shards : {3u, 5u, 6u, 7u, 12u, 100u, 65535u, uint32_t{ABLOOM_MAX_SHARDS} + 1,
                           uint32_t{ABLOOM_MAX_SHARDS} * 2, 0x80000000u, 0xFFFFFFFFu}) {
-    abloom_options o = DefaultOptions();
+    abloom_options o = Options(1000);
     o.shards = shards;
     SCOPED_TRACE("shards " + std::to_string(shards));
     ExpectRejected(o, ABLOOM_ERR_INVALID);
@@ -226,7 +214,7 @@ TEST(CapiErrors, ShardsNotPowerOfTwoOrTooManyIsInvalid) {
 }
 
 TEST(CapiErrors, ShardsAtTheLimitArePlannable) {
-  abloom_options o = DefaultOptions(1000);
+  abloom_options o = Options(1000);
   o.shards = ABLOOM_MAX_SHARDS;
   abloom_plan plan{};
   plan.struct_size = sizeof plan;
@@ -236,14 +224,14 @@ TEST(CapiErrors, ShardsAtTheLimitArePlannable) {
 }
 
 TEST(CapiErrors, KZeroChoosesButAboveMaxIsInvalid) {
-  abloom_options o = DefaultOptions();
+  abloom_options o = Options(1000);
   o.k = 0;
   ExpectAccepted(o);
   o.k = ABLOOM_MAX_K;
   ExpectAccepted(o);
   for (uint32_t k : {uint32_t{ABLOOM_MAX_K} + 1, 1000u, 0xFFFFFFFFu}) {
     SCOPED_TRACE("k " + std::to_string(k));
-    abloom_options bad = DefaultOptions();
+    abloom_options bad = Options(1000);
     bad.k = k;
     ExpectRejected(bad, ABLOOM_ERR_INVALID);
     bad.bits = 4096;  // an explicit layout does not make a bad k acceptable
@@ -254,7 +242,7 @@ TEST(CapiErrors, KZeroChoosesButAboveMaxIsInvalid) {
 TEST(CapiErrors, TooLargeIsRange) {
   {
     SCOPED_TRACE("capacity UINT64_MAX at 1e-9");
-    abloom_options o = DefaultOptions(UINT64_MAX, 1e-9);
+    abloom_options o = Options(UINT64_MAX, 1e-9);
     ExpectRejected(o, ABLOOM_ERR_RANGE);
     o.kind = ABLOOM_KIND_CLASSIC;
     ExpectRejected(o, ABLOOM_ERR_RANGE);
@@ -264,11 +252,11 @@ TEST(CapiErrors, TooLargeIsRange) {
   }
   {
     SCOPED_TRACE("capacity 2^60 at 1%");
-    ExpectRejected(DefaultOptions(uint64_t{1} << 60, 0.01), ABLOOM_ERR_RANGE);
+    ExpectRejected(Options(uint64_t{1} << 60, 0.01), ABLOOM_ERR_RANGE);
   }
   {
     SCOPED_TRACE("explicit bits UINT64_MAX");
-    abloom_options o = DefaultOptions(1000);
+    abloom_options o = Options(1000);
     o.bits = UINT64_MAX;
     ExpectRejected(o, ABLOOM_ERR_RANGE);
     o.k = 4;
@@ -278,7 +266,7 @@ TEST(CapiErrors, TooLargeIsRange) {
   }
   {
     SCOPED_TRACE("explicit bits one above ABLOOM_MAX_BYTES");
-    abloom_options o = DefaultOptions(1000000);
+    abloom_options o = Options(1000000);
     o.bits = ABLOOM_MAX_BYTES * 8 + 1;
     o.k = 4;
     ExpectRejected(o, ABLOOM_ERR_RANGE);
@@ -288,7 +276,7 @@ TEST(CapiErrors, TooLargeIsRange) {
   {
     SCOPED_TRACE("one bit below the limit rounds up to exactly ABLOOM_MAX_BYTES: accepted");
     // Plan only: nothing is allocated.
-    abloom_options o = DefaultOptions(1000000);
+    abloom_options o = Options(1000000);
     o.bits = ABLOOM_MAX_BYTES * 8 - 1;
     o.k = 4;
     o.shards = 64;
@@ -327,7 +315,7 @@ TEST(CapiErrors, ModelFprArguments) {
 // ---- Lifecycle -------------------------------------------------------------------------------
 
 TEST(CapiErrors, CreateNullArguments) {
-  abloom_options o = DefaultOptions();
+  abloom_options o = Options(1000);
   abloom_filter *f = kSentinel;
   EXPECT_EQ(abloom_create(nullptr, &f), ABLOOM_ERR_NULL);
   EXPECT_EQ(f, kSentinel);
@@ -336,7 +324,7 @@ TEST(CapiErrors, CreateNullArguments) {
 }
 
 TEST(CapiErrors, FailedCreateLeavesOutputUntouched) {
-  abloom_options o = DefaultOptions();
+  abloom_options o = Options(1000);
   o.kind = 9;
   abloom_filter *f = kSentinel;
   EXPECT_EQ(abloom_create(&o, &f), ABLOOM_ERR_INVALID);
@@ -644,8 +632,8 @@ std::vector<ShapeCase> ShapeCases() {
 TEST_P(CapiShapeMismatch, UnionIntersectMismatchAndEqualIsZero) {
   const ShapeCase c = ShapeCases()[GetParam()];
   SCOPED_TRACE(std::string("differs in ") + c.what);
-  Filter a = MakeFilter(ShapeOptions());
-  Filter b = MakeFilter(c.other);
+  Filter a = Make(ShapeOptions());
+  Filter b = Make(c.other);
   // Same keys in both, so only the shape differs.
   for (int i = 0; i < 50; ++i) {
     std::string key = "key-" + std::to_string(i);
@@ -667,7 +655,7 @@ TEST_P(CapiShapeMismatch, UnionIntersectMismatchAndEqualIsZero) {
   EXPECT_EQ(abloom_equal(b.get(), b0.get()), 1);
 
   // Sanity: the same shape combines.
-  Filter a2 = MakeFilter(ShapeOptions());
+  Filter a2 = Make(ShapeOptions());
   EXPECT_EQ(abloom_union(a2.get(), a.get()), ABLOOM_OK);
   EXPECT_EQ(abloom_equal(a2.get(), a.get()), 1);
 }
@@ -682,8 +670,8 @@ TEST(CapiErrors, CapacityAndTargetFprAreNotPartOfTheShape) {
   abloom_options o2 = ShapeOptions();
   o2.capacity = 5000;
   o2.fpr = 0.2;
-  Filter a = MakeFilter(o1);
-  Filter b = MakeFilter(o2);
+  Filter a = Make(o1);
+  Filter b = Make(o2);
   EXPECT_EQ(abloom_equal(a.get(), b.get()), 1);
   EXPECT_EQ(abloom_union(a.get(), b.get()), ABLOOM_OK);
   EXPECT_EQ(abloom_intersect(a.get(), b.get()), ABLOOM_OK);

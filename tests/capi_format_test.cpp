@@ -45,28 +45,13 @@ using Bytes = std::vector<unsigned char>;
 
 using capi_test::Filter;
 using capi_test::FilterDeleter;
+using capi_test::Make;
+using capi_test::Options;
+using capi_test::TempDir;
 
 using capi_test::KindName;
 
 // ---- Helpers ------------------------------------------------------------------------------------
-
-abloom_options Options(uint64_t capacity, uint32_t kind, uint32_t shards, uint64_t seed = 7) {
-  abloom_options o;
-  EXPECT_EQ(abloom_options_init(&o), ABLOOM_OK);
-  o.capacity = capacity;
-  o.fpr = 0.01;
-  o.kind = kind;
-  o.shards = shards;
-  o.seed = seed;
-  return o;
-}
-
-Filter Make(const abloom_options &o) {
-  abloom_filter *f = nullptr;
-  const int rc = abloom_create(&o, &f);
-  EXPECT_EQ(rc, ABLOOM_OK) << abloom_strerror(rc);
-  return Filter(f);
-}
 
 // Key i of set `set`: 16 bytes, distinct across (set, i).
 std::string Key(uint64_t set, uint64_t i) {
@@ -89,7 +74,7 @@ void AddAll(abloom_filter *f, const std::vector<std::string> &keys) {
 
 // A filter of `kind` with `shards` shards holding keys 0..n-1 of set 1.
 Filter Filled(uint32_t kind, uint32_t shards, uint64_t capacity, size_t n) {
-  Filter f = Make(Options(capacity, kind, shards));
+  Filter f = Make(Options(capacity, 0.01, kind, shards, 7));
   if (f) AddAll(f.get(), Keys(1, n));
   return f;
 }
@@ -138,73 +123,17 @@ class Buffer {
 };
 
 int Deserialize(const unsigned char *p, size_t len, Filter *out = nullptr) {
-  abloom_filter *f = nullptr;
-  const int rc = abloom_deserialize(p, len, &f);
-  if (rc == ABLOOM_OK) {
-    EXPECT_NE(f, nullptr);
-  } else {
-    EXPECT_EQ(f, nullptr) << "out written on failure";
-  }
-  Filter owned(f);
-  if (out != nullptr) *out = std::move(owned);
-  return rc;
+  return capi_test::LoadInto([&](abloom_filter **f) { return abloom_deserialize(p, len, f); }, out);
 }
 
 int View(const unsigned char *p, size_t len, uint32_t flags, Filter *out = nullptr) {
-  abloom_filter *f = nullptr;
-  const int rc = abloom_view(p, len, flags, &f);
-  if (rc == ABLOOM_OK) {
-    EXPECT_NE(f, nullptr);
-  } else {
-    EXPECT_EQ(f, nullptr) << "out written on failure";
-  }
-  Filter owned(f);
-  if (out != nullptr) *out = std::move(owned);
-  return rc;
+  return capi_test::LoadInto([&](abloom_filter **f) { return abloom_view(p, len, flags, f); }, out);
 }
 
 int Open(const std::string &path, uint32_t flags, Filter *out = nullptr) {
-  abloom_filter *f = nullptr;
-  const int rc = abloom_open(path.c_str(), flags, &f);
-  if (rc == ABLOOM_OK) {
-    EXPECT_NE(f, nullptr);
-  } else {
-    EXPECT_EQ(f, nullptr) << "out written on failure";
-  }
-  Filter owned(f);
-  if (out != nullptr) *out = std::move(owned);
-  return rc;
+  return capi_test::LoadInto([&](abloom_filter **f) { return abloom_open(path.c_str(), flags, f); },
+                             out);
 }
-
-// A fresh directory (mkdtemp), removed with everything in it at scope exit.
-class TempDir {
- public:
-  TempDir() {
-    const char *base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base != nullptr && *base != '\0' ? base : "/tmp") +
-                       "/abloom-format-test-XXXXXX";
-    if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir &) = delete;
-  TempDir &operator=(const TempDir &) = delete;
-  const std::string &path() const { return path_; }
-  std::string operator/(const std::string &name) const { return path_ + "/" + name; }
-  std::set<std::string> List() const {
-    std::set<std::string> names;
-    for (const auto &e : std::filesystem::directory_iterator(path_)) {
-      names.insert(e.path().filename().string());
-    }
-    return names;
-  }
-
- private:
-  std::string path_;
-};
 
 Bytes ReadFile(const std::string &path) {
   Bytes b;
@@ -340,7 +269,7 @@ class CapiSerialRoundTrip : public ::testing::TestWithParam<RoundTripParam> {
   void SetUp() override {
     std::tie(kind_, shards_, n_) = GetParam();
     keys_ = Keys(1, n_);
-    f_ = Make(Options(20000, kind_, shards_));
+    f_ = Make(Options(20000, 0.01, kind_, shards_, 7));
     ASSERT_TRUE(f_);
     AddAll(f_.get(), keys_);
   }
@@ -497,7 +426,7 @@ TEST_P(CapiSerialRoundTrip, ViewReads) {
     EXPECT_EQ(abloom_equal(clone.get(), v.get()), 0);
 
     // Union / intersect INTO an owned filter FROM the view.
-    Filter dst = Make(Options(20000, kind_, shards_));
+    Filter dst = Make(Options(20000, 0.01, kind_, shards_, 7));
     ASSERT_EQ(abloom_union(dst.get(), v.get()), ABLOOM_OK);
     EXPECT_EQ(abloom_equal(dst.get(), v.get()), 1);
     ExpectAllPresent(dst.get(), keys_);
@@ -515,7 +444,7 @@ TEST_P(CapiSerialRoundTrip, ViewRefusesWrites) {
   Filter v;
   ASSERT_EQ(View(buf.data(), buf.size(), 0, &v), ABLOOM_OK);
   // A same-shape filter with other keys, as the source of union / intersect into the view.
-  Filter other = Make(Options(20000, kind_, shards_));
+  Filter other = Make(Options(20000, 0.01, kind_, shards_, 7));
   AddAll(other.get(), Keys(3, 200));
   ExpectWritesRefused(v.get(), other.get());
   // n == 0 bulk adds are refused too (the filter is read-only whatever the batch).
@@ -546,7 +475,7 @@ TEST_P(CapiSerialRoundTrip, FileReadOnly) {
   ASSERT_EQ(abloom_save(f_.get(), path.c_str()), ABLOOM_OK);
   EXPECT_EQ(ReadFile(path), Serialize(f_.get()));
   EXPECT_EQ(dir.List(), std::set<std::string>{"f.abloom"});
-  Filter other = Make(Options(20000, kind_, shards_));
+  Filter other = Make(Options(20000, 0.01, kind_, shards_, 7));
   for (uint32_t flags : {0u, ABLOOM_VERIFY_CHECKSUM}) {
     SCOPED_TRACE(flags);
     Filter m;
@@ -560,7 +489,7 @@ TEST_P(CapiSerialRoundTrip, FileReadOnly) {
     ExpectWritesRefused(m.get(), other.get());
     EXPECT_EQ(abloom_sync(m.get()), ABLOOM_OK);
     // Reads from a mapping combine with owned filters.
-    Filter dst = Make(Options(20000, kind_, shards_));
+    Filter dst = Make(Options(20000, 0.01, kind_, shards_, 7));
     ASSERT_EQ(abloom_union(dst.get(), m.get()), ABLOOM_OK);
     EXPECT_EQ(abloom_equal(dst.get(), f_.get()), 1);
   }
@@ -860,7 +789,7 @@ TEST(CapiSerialConcurrent, SaveAndSerializeWhileAdding) {
     SCOPED_TRACE(KindName(kind));
     TempDir dir;
     const std::string path = dir / "f.abloom";
-    Filter f = Make(Options(1000000, kind, 4));  // ~ 1.2 MiB
+    Filter f = Make(Options(1000000, 0.01, kind, 4, 7));  // ~ 1.2 MiB
     ASSERT_TRUE(f);
     const std::vector<std::string> before = Keys(7, 1000);
     AddAll(f.get(), before);

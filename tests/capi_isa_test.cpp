@@ -13,6 +13,8 @@
 namespace {
 
 using capi_test::Filter;
+using capi_test::Make;
+using capi_test::Options;
 
 class IsaRestore {
  public:
@@ -50,15 +52,7 @@ std::vector<unsigned char> build_and_serialize(uint32_t isa, double fpr, uint32_
                                                const std::vector<std::string> &absent,
                                                std::vector<uint8_t> *answers) {
   EXPECT_EQ(abloom_isa_force(isa), ABLOOM_OK);
-  abloom_options o;
-  abloom_options_init(&o);
-  o.capacity = keys.size();
-  o.fpr = fpr;
-  o.shards = shards;
-  o.seed = 0x5EED;
-  abloom_filter *raw = nullptr;
-  EXPECT_EQ(abloom_create(&o, &raw), ABLOOM_OK);
-  Filter f(raw);
+  Filter f = Make(Options(keys.size(), fpr, ABLOOM_KIND_BLOCKED, shards, 0x5EED));
   const size_t half = keys.size() / 2;
   for (size_t i = 0; i < half; ++i) {
     EXPECT_EQ(abloom_add(f.get(), keys[i].data(), keys[i].size()), ABLOOM_OK);
