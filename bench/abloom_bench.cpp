@@ -50,6 +50,8 @@
 #include <vector>
 
 #include "abloom.h"
+#include "benchmark_args.hpp"
+#include "key_stream.hpp"
 #include "peers.hpp"
 
 namespace {
@@ -61,12 +63,7 @@ constexpr uint64_t kFillSeed = 0xF111ull;
 constexpr uint64_t kQuerySeed = 0x0E41ull;
 constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
 
-inline uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += kGolden);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+using bench::splitmix64;
 
 [[noreturn]] void die(const char* what, int rc) {
   std::fprintf(stderr, "abloom_bench: %s: %s (%d)\n", what, abloom_strerror(rc), rc);
@@ -291,7 +288,7 @@ struct Group {
 // repetitions are randomly interleaved: then every group stays alive (the full suite's peak is
 // then ~6 GiB); otherwise only the current one.
 std::map<std::pair<uint64_t, int>, std::unique_ptr<Group>> g_groups;
-bool g_keep_groups = false;
+bool g_keep_groups = true;  // interleaving is on unless the command line turns it off
 
 void release_groups() {
   if (!g_keep_groups) g_groups.clear();
@@ -705,7 +702,6 @@ int main(int argc, char** argv) {
   std::vector<int> bpks = {8, 12, 16, 20};
   bool keylen = true, mt = true;
   std::vector<char*> args{argv[0]};
-  bool has_min_time = false, has_reps = false, has_display = false, has_interleave = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") {
@@ -728,30 +724,17 @@ int main(int argc, char** argv) {
     } else if (a == "--grid-only") {
       keylen = mt = false;
     } else {
-      if (a.rfind("--benchmark_min_time", 0) == 0) has_min_time = true;
-      if (a.rfind("--benchmark_repetitions", 0) == 0) has_reps = true;
-      if (a.rfind("--benchmark_display_aggregates_only", 0) == 0) has_display = true;
       if (a.rfind("--benchmark_enable_random_interleaving", 0) == 0) {
-        has_interleave = true;
         g_keep_groups = a != "--benchmark_enable_random_interleaving=false";
       }
       args.push_back(argv[i]);
     }
   }
-  std::string min_time = "--benchmark_min_time=0.03", reps = "--benchmark_repetitions=5",
-              display = "--benchmark_display_aggregates_only=true",
-              interleave = "--benchmark_enable_random_interleaving=true";
-  if (!has_min_time) args.push_back(min_time.data());
-  if (!has_reps) args.push_back(reps.data());
-  if (!has_display) args.push_back(display.data());
-  if (!has_interleave) {
-    args.push_back(interleave.data());
-    g_keep_groups = true;
+  if (!bench::init_benchmark(args, {"--benchmark_min_time=0.03", "--benchmark_repetitions=5",
+                                    "--benchmark_display_aggregates_only=true",
+                                    "--benchmark_enable_random_interleaving=true"})) {
+    return 2;
   }
-  int bargc = static_cast<int>(args.size());
-  args.push_back(nullptr);
-  benchmark::Initialize(&bargc, args.data());
-  if (benchmark::ReportUnrecognizedArguments(bargc, args.data())) return 2;
   for (uint64_t n : sizes)
     for (int bpk : bpks) register_grid(n, bpk);
   if (keylen) register_keylen();

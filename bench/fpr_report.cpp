@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "abloom.h"
+#include "key_stream.hpp"
 
 namespace {
 
@@ -28,12 +29,7 @@ constexpr size_t kChunk = size_t{1} << 16;
 constexpr uint64_t kAddSeed = 0xADD5ull;
 constexpr uint64_t kQuerySeed = 0x0E41ull;
 
-inline uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+using bench::splitmix64;
 
 [[noreturn]] void die(const char* what, int rc) {
   std::fprintf(stderr, "fpr_report: %s: %s (%d)\n", what, abloom_strerror(rc), rc);

@@ -52,6 +52,9 @@
 #include <string>
 #include <vector>
 
+#include "benchmark_args.hpp"
+#include "key_stream.hpp"
+
 namespace {
 
 constexpr uint32_t kGolden = 0x9E3779B9u;
@@ -65,12 +68,7 @@ struct Key {
   uint64_t lo, hi;
 };
 
-inline uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+using bench::splitmix64;
 
 // 16-byte keys from a splitmix64 stream; streams with different seeds never meet in practice.
 std::vector<Key> make_keys(uint64_t seed, size_t n) {
@@ -781,7 +779,6 @@ void register_speed() {
 
 int main(int argc, char** argv) {
   bool fpr = true, speed = true, scan = false;
-  bool has_min_time = false, has_reps = false, has_display = false;
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
@@ -798,21 +795,13 @@ int main(int argc, char** argv) {
           argv[0]);
       return 0;
     } else {
-      if (a.rfind("--benchmark_min_time", 0) == 0) has_min_time = true;
-      if (a.rfind("--benchmark_repetitions", 0) == 0) has_reps = true;
-      if (a.rfind("--benchmark_display_aggregates_only", 0) == 0) has_display = true;
       args.push_back(argv[i]);
     }
   }
-  std::string min_time = "--benchmark_min_time=0.1", reps = "--benchmark_repetitions=3";
-  if (!has_min_time) args.push_back(min_time.data());
-  std::string display = "--benchmark_display_aggregates_only=true";
-  if (!has_reps) args.push_back(reps.data());
-  if (!has_display) args.push_back(display.data());
-  int bargc = static_cast<int>(args.size());
-  args.push_back(nullptr);
-  benchmark::Initialize(&bargc, args.data());
-  if (benchmark::ReportUnrecognizedArguments(bargc, args.data())) return 2;
+  if (!bench::init_benchmark(args, {"--benchmark_min_time=0.1", "--benchmark_repetitions=3",
+                                    "--benchmark_display_aggregates_only=true"})) {
+    return 2;
+  }
 
   if (fpr) run_fpr(scan);
   if (speed) {

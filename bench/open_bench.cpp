@@ -39,6 +39,8 @@
 #include <vector>
 
 #include "abloom.h"
+#include "benchmark_args.hpp"
+#include "key_stream.hpp"
 
 namespace {
 
@@ -58,12 +60,7 @@ void Check(int rc, const char* what) {
   if (rc < 0) Die(what, rc);
 }
 
-inline uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+using bench::splitmix64;
 
 std::string SizeName(uint64_t bytes) {
   return bytes >= 1024 * kMiB ? std::to_string(bytes / (1024 * kMiB)) + "GiB"
@@ -300,7 +297,6 @@ void PrintTable(const std::map<std::string, double>& s, const std::vector<uint64
 int main(int argc, char** argv) {
   std::vector<uint64_t> sizes = {16 * kMiB, 256 * kMiB, 1024 * kMiB};
   std::vector<char*> args;
-  bool has_min_time = false, has_reps = false, has_display = false;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
     if (a.rfind("--sizes=", 0) == 0) {
@@ -314,20 +310,12 @@ int main(int argc, char** argv) {
       }
       continue;
     }
-    if (a.rfind("--benchmark_min_time", 0) == 0) has_min_time = true;
-    if (a.rfind("--benchmark_repetitions", 0) == 0) has_reps = true;
-    if (a.rfind("--benchmark_display_aggregates_only", 0) == 0) has_display = true;
     args.push_back(argv[i]);
   }
-  std::string min_time = "--benchmark_min_time=0.1", reps = "--benchmark_repetitions=3",
-              display = "--benchmark_display_aggregates_only=true";
-  if (!has_min_time) args.push_back(min_time.data());
-  if (!has_reps) args.push_back(reps.data());
-  if (!has_display) args.push_back(display.data());
-  int bargc = static_cast<int>(args.size());
-  args.push_back(nullptr);
-  benchmark::Initialize(&bargc, args.data());
-  if (benchmark::ReportUnrecognizedArguments(bargc, args.data())) return 2;
+  if (!bench::init_benchmark(args, {"--benchmark_min_time=0.1", "--benchmark_repetitions=3",
+                                    "--benchmark_display_aggregates_only=true"})) {
+    return 2;
+  }
 
   char tmpl[] = "/tmp/abloom-open-bench-XXXXXX";
   if (::mkdtemp(tmpl) == nullptr) Die("mkdtemp", ABLOOM_ERR_IO);

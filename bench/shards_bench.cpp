@@ -26,6 +26,8 @@
 #include <vector>
 
 #include "abloom.h"
+#include "benchmark_args.hpp"
+#include "key_stream.hpp"
 
 namespace {
 
@@ -35,12 +37,7 @@ constexpr size_t kBigBatch = size_t{1} << 18;
 constexpr uint64_t kFillSeed = 0xF111ull;
 constexpr uint64_t kQuerySeed = 0x0E41ull;
 
-inline uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+using bench::splitmix64;
 
 void die(const char* what, int rc) {
   std::fprintf(stderr, "shards_bench: %s: %s (%d)\n", what, abloom_strerror(rc), rc);
@@ -290,23 +287,11 @@ void print_tables(const std::map<std::string, double>& ns) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<char*> args(argv, argv + argc);
-  bool has_min_time = false, has_reps = false, has_display = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a.rfind("--benchmark_min_time", 0) == 0) has_min_time = true;
-    if (a.rfind("--benchmark_repetitions", 0) == 0) has_reps = true;
-    if (a.rfind("--benchmark_display_aggregates_only", 0) == 0) has_display = true;
+  if (!bench::init_benchmark({argv, argv + argc},
+                             {"--benchmark_min_time=0.1", "--benchmark_repetitions=3",
+                              "--benchmark_display_aggregates_only=true"})) {
+    return 2;
   }
-  std::string min_time = "--benchmark_min_time=0.1", reps = "--benchmark_repetitions=3",
-              display = "--benchmark_display_aggregates_only=true";
-  if (!has_min_time) args.push_back(min_time.data());
-  if (!has_reps) args.push_back(reps.data());
-  if (!has_display) args.push_back(display.data());
-  int bargc = static_cast<int>(args.size());
-  args.push_back(nullptr);
-  benchmark::Initialize(&bargc, args.data());
-  if (benchmark::ReportUnrecognizedArguments(bargc, args.data())) return 2;
   register_all();
   CaptureReporter rep;
   benchmark::RunSpecifiedBenchmarks(&rep);
