@@ -127,16 +127,18 @@ ABLOOM_API const char *abloom_version_string(void);
 /*
  * The blocked kind's hot loops have one kernel per instruction set. The library picks the best one
  * the CPU supports at run time (one binary runs on any x86-64), unless the environment variable
- * ABLOOM_ISA ("scalar", "avx2", "auto"; read once, at the first call that needs a kernel) or
- * abloom_isa_force() asks for less. Every kernel sets and tests exactly the same bits, so the
- * choice changes speed only: filters, files and answers are identical.
+ * ABLOOM_ISA ("scalar", "avx2", "avx512", "auto"; read once, at the first call that needs a
+ * kernel) or abloom_isa_force() asks for less. Every kernel sets and tests exactly the same bits,
+ * so the choice changes speed only: filters, files and answers are identical.
  */
 
 /** Portable scalar kernel: every CPU. */
 #define ABLOOM_ISA_SCALAR 0u
 /** AVX2 (with BMI2) kernel: x86-64 CPUs since about 2013-2015. */
 #define ABLOOM_ISA_AVX2 1u
-/** AVX-512: reserved; no kernel yet (abloom_isa_supported() never returns it). */
+/** AVX-512 F and CD kernel (the whole 64-byte block in one register): x86-64 server CPUs since
+ * about 2017 (Intel Skylake-SP and later), desktop Intel Ice Lake to Rocket Lake, AMD Zen 4 and
+ * later. */
 #define ABLOOM_ISA_AVX512 2u
 
 /** The best ABLOOM_ISA_* this CPU can run. */

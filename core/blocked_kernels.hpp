@@ -55,6 +55,7 @@ bool blocked_add_scalar(uint64_t* block, uint64_t hash, uint32_t k) noexcept;
 bool blocked_test_distinct(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
 
 extern const BlockedKernels kBlockedScalar;
-extern const BlockedKernels kBlockedAvx2;  // only valid where isa_supported() >= avx2
+extern const BlockedKernels kBlockedAvx2;    // only valid where isa_supported() >= avx2
+extern const BlockedKernels kBlockedAvx512;  // only valid where isa_supported() >= avx512
 
 }  // namespace abloom

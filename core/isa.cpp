@@ -12,22 +12,29 @@ namespace {
 Isa detect() noexcept {
 #if defined(__x86_64__)
   __builtin_cpu_init();
-  // GCC's check includes the OS enabling the YMM state (XGETBV), not only the CPUID bit.
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2")) return Isa::avx2;
+  // GCC's checks include the OS enabling the YMM (and, for AVX-512, the ZMM and mask) state
+  // through XGETBV, not only the CPUID bits.
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
+  if (avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd")) {
+    return Isa::avx512;
+  }
+  if (avx2) return Isa::avx2;
 #endif
   return Isa::scalar;
 }
 
 const BlockedKernels* table_of(Isa isa) noexcept {
   switch (isa) {
-    case Isa::avx2:
 #if defined(__x86_64__)
+    case Isa::avx512:
+      return &kBlockedAvx512;
+    case Isa::avx2:
       return &kBlockedAvx2;
 #else
-      break;
+    case Isa::avx512:
+    case Isa::avx2:  // never supported off x86-64 (detect())
 #endif
     case Isa::scalar:
-    case Isa::avx512:  // no AVX-512 kernel yet: see isa_supported()
       break;
   }
   return &kBlockedScalar;

@@ -12,6 +12,7 @@ PACKAGES=(
   binutils        # nm, readelf (tests/check_exports.sh)
   libxxhash-dev   # xxhash.h, used header-only
   libgtest-dev    # GoogleTest (tests/)
+  libsimde-dev    # SIMDe: portable AVX-512 intrinsics, to test that kernel anywhere (tests/)
   googletest
   libbenchmark-dev # Google Benchmark (bench/)
   libbloom-dev     # libbloom, a peer in bench/abloom_bench (optional there)

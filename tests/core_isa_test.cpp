@@ -1,7 +1,8 @@
 // Every instruction-set kernel of the blocked kind sets and tests exactly the bits of the scalar
 // reference (which layout_test pins to the layout definition): per key on random blocks of every
 // fill, on keys whose first k candidates repeat, and per filter (identical words after the same
-// adds, identical answers). A kernel this CPU cannot run is skipped with a message naming it.
+// adds, identical answers). A kernel this CPU cannot run is skipped with a message naming it; the
+// AVX-512 kernel also runs everywhere under SIMDe's emulation of its intrinsics.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "avx512_emulated.hpp"
 #include "blocked_kernels.hpp"
 #include "filter.hpp"
 #include "isa.hpp"
@@ -20,7 +22,19 @@ namespace abloom {
 namespace {
 
 // The vector kernels of this project, in order; each test runs every one the CPU supports.
-constexpr std::array<Isa, 1> kVectorIsas = {Isa::avx2};
+constexpr std::array<Isa, 2> kVectorIsas = {Isa::avx2, Isa::avx512};
+
+// How messages name a kernel: the emulated AVX-512 build is told apart from the native one.
+std::string label(const BlockedKernels& kernel) {
+  if (&kernel == &testing::kBlockedAvx512Emulated) return "avx512 (SIMDe-emulated)";
+  return isa_name(kernel.isa);
+}
+
+// Makes `kernel` the one every filter uses until the next force (the emulated table can only be
+// installed this way: isa_force() knows the native tables only).
+void use_kernels(const BlockedKernels& kernel) {
+  detail::active_kernels.store(&kernel, std::memory_order_release);
+}
 
 // Restores the process-wide kernel choice when a test ends.
 class IsaGuard {
@@ -34,7 +48,8 @@ class IsaGuard {
   Isa saved_;
 };
 
-// The vector kernels this CPU can run; records a skip message for those it cannot.
+// The vector kernels this CPU can run, then the emulated AVX-512 one (any CPU); records a skip
+// message for the native ones it cannot run.
 std::vector<const BlockedKernels*> runnable_vector_kernels(std::string* skipped) {
   std::vector<const BlockedKernels*> out;
   for (Isa isa : kVectorIsas) {
@@ -44,6 +59,7 @@ std::vector<const BlockedKernels*> runnable_vector_kernels(std::string* skipped)
       *skipped += std::string(isa_name(isa)) + " (this CPU lacks it) ";
     }
   }
+  out.push_back(&testing::kBlockedAvx512Emulated);
   return out;
 }
 
@@ -82,14 +98,13 @@ std::vector<uint64_t> hashes_with_repeats(uint32_t k, size_t want, uint64_t seed
 // and the block words after the add.
 void expect_same(const BlockedKernels& kernel, const RawBlock& b, uint64_t h, uint32_t k) {
   const bool want_test = blocked_test_scalar(b.w, h, k);
-  ASSERT_EQ(kernel.test(b.w, h, k), want_test)
-      << isa_name(kernel.isa) << " test, k=" << k << " h=" << h;
+  ASSERT_EQ(kernel.test(b.w, h, k), want_test) << label(kernel) << " test, k=" << k << " h=" << h;
   RawBlock ref = b, got = b;
   const bool want_add = blocked_add_scalar(ref.w, h, k);
   const bool got_add = kernel.add(got.w, h, k);
-  ASSERT_EQ(got_add, want_add) << isa_name(kernel.isa) << " add result, k=" << k << " h=" << h;
+  ASSERT_EQ(got_add, want_add) << label(kernel) << " add result, k=" << k << " h=" << h;
   ASSERT_EQ(std::memcmp(ref.w, got.w, sizeof ref.w), 0)
-      << isa_name(kernel.isa) << " add bits, k=" << k << " h=" << h;
+      << label(kernel) << " add bits, k=" << k << " h=" << h;
   ASSERT_EQ(want_add, want_test) << "add reports presence as test does, k=" << k;
 }
 
@@ -205,8 +220,8 @@ TEST(IsaKernels, FiltersBuiltUnderEveryKernelAreIdentical) {
     for (auto& x : keys) x = rng.next();
     for (auto& x : absent) x = rng.next();
 
-    auto build = [&](Isa isa) {
-      EXPECT_EQ(isa_force(isa), Errc::ok);
+    auto build = [&](const BlockedKernels& kernel) {
+      use_kernels(kernel);
       auto f = std::make_unique<Filter>(shape, params);
       const size_t third = kKeys / 3;
       for (size_t i = 0; i < third; ++i) f->add_hash(keys[i]);
@@ -220,18 +235,18 @@ TEST(IsaKernels, FiltersBuiltUnderEveryKernelAreIdentical) {
       for (size_t i = 0; i < kQueries; i += 7) EXPECT_EQ(f.test_hash(absent[i]), bulk[i] == 1);
       return bulk;
     };
-    const auto ref = build(Isa::scalar);
+    const auto ref = build(kBlockedScalar);
     const auto ref_answers = answers(*ref);
     for (const BlockedKernels* kernel : kernels) {
-      const auto f = build(kernel->isa);
-      EXPECT_TRUE(f->equals(*ref)) << isa_name(kernel->isa) << " k=" << k;
+      const auto f = build(*kernel);
+      EXPECT_TRUE(f->equals(*ref)) << label(*kernel) << " k=" << k;
       for (uint32_t s = 0; s < f->shard_count(); ++s) {
         ASSERT_EQ(std::memcmp(f->shard_words(s), ref->shard_words(s),
                               shape.words_per_shard() * sizeof(uint64_t)),
                   0)
-            << isa_name(kernel->isa) << " k=" << k << " shard " << s;
+            << label(*kernel) << " k=" << k << " shard " << s;
       }
-      EXPECT_EQ(answers(*f), ref_answers) << isa_name(kernel->isa) << " k=" << k;
+      EXPECT_EQ(answers(*f), ref_answers) << label(*kernel) << " k=" << k;
       std::vector<uint8_t> present(kKeys);
       EXPECT_EQ(f->test_many(keys.data(), kKeys, present.data()), kKeys) << "no false negative";
     }
@@ -245,18 +260,24 @@ TEST(Isa, ForceAndParse) {
   EXPECT_EQ(blocked_kernels().isa, Isa::scalar);
   EXPECT_EQ(isa_force(static_cast<Isa>(99)), Errc::invalid);
   EXPECT_EQ(isa_active(), Isa::scalar) << "a refused force changes nothing";
-  EXPECT_EQ(isa_force(Isa::avx512), Errc::unsupported) << "no AVX-512 kernel exists yet";
-  if (isa_supported() == Isa::avx2) {
-    EXPECT_EQ(isa_force(Isa::avx2), Errc::ok);
-    EXPECT_EQ(blocked_kernels().isa, Isa::avx2);
-  } else {
-    EXPECT_EQ(isa_force(Isa::avx2), Errc::unsupported);
-    std::cout << "[ SKIPPED  ] forcing avx2: this CPU lacks AVX2\n";
+  for (Isa isa : kVectorIsas) {
+    ASSERT_EQ(isa_force(Isa::scalar), Errc::ok);
+    if (isa_supported() >= isa) {
+      EXPECT_EQ(isa_force(isa), Errc::ok) << isa_name(isa);
+      EXPECT_EQ(blocked_kernels().isa, isa);
+      EXPECT_EQ(isa_active(), isa);
+    } else {
+      EXPECT_EQ(isa_force(isa), Errc::unsupported) << isa_name(isa);
+      EXPECT_EQ(blocked_kernels().isa, Isa::scalar) << "a refused force changes nothing";
+      std::cout << "[ SKIPPED  ] forcing " << isa_name(isa) << ": this CPU lacks it\n";
+    }
   }
 
   Isa out = Isa::scalar;
   EXPECT_TRUE(isa_parse("avx2", Isa::avx2, &out));
   EXPECT_EQ(out, Isa::avx2);
+  EXPECT_TRUE(isa_parse("avx512", Isa::avx2, &out));
+  EXPECT_EQ(out, Isa::avx512) << "parsing names the set; initial() caps it at the best";
   EXPECT_TRUE(isa_parse("scalar", Isa::avx2, &out));
   EXPECT_EQ(out, Isa::scalar);
   for (const char* best : {"", "auto", "native"}) {

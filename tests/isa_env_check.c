@@ -8,7 +8,7 @@ int main(int argc, char **argv) {
   abloom_filter *f = NULL;
   uint32_t want, got;
   if (argc != 2) {
-    fprintf(stderr, "usage: %s scalar|avx2|best\n", argv[0]);
+    fprintf(stderr, "usage: %s scalar|avx2|avx512|best\n", argv[0]);
     return 2;
   }
   if (abloom_new(1000, 0.01, &f) != ABLOOM_OK || abloom_add(f, "x", 1) != ABLOOM_OK ||
@@ -17,9 +17,10 @@ int main(int argc, char **argv) {
     return 1;
   }
   abloom_free(f);
-  want = strcmp(argv[1], "best") == 0   ? abloom_isa_supported()
-         : strcmp(argv[1], "avx2") == 0 ? ABLOOM_ISA_AVX2
-                                        : ABLOOM_ISA_SCALAR;
+  want = strcmp(argv[1], "best") == 0     ? abloom_isa_supported()
+         : strcmp(argv[1], "avx512") == 0 ? ABLOOM_ISA_AVX512
+         : strcmp(argv[1], "avx2") == 0   ? ABLOOM_ISA_AVX2
+                                          : ABLOOM_ISA_SCALAR;
   if (want > abloom_isa_supported())
     want = abloom_isa_supported(); /* asked for more than the CPU has */
   got = abloom_isa_active();

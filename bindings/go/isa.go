@@ -5,7 +5,7 @@ import "github.com/abloom/abloom/bindings/go/internal/capi"
 // ISA is one of the C library's instruction-set kernels for the blocked kind's hot loops.
 //
 // The library picks the best kernel the CPU supports at run time; the environment variable
-// ABLOOM_ISA ("scalar", "avx2", "auto"; read once, at the library's first use) or [ForceISA]
+// ABLOOM_ISA ("scalar", "avx2", "avx512", "auto"; read once, at the library's first use) or [ForceISA]
 // can ask for less. Every kernel sets and tests the same bits, so the choice changes speed only,
 // never answers or files.
 type ISA uint32
@@ -15,7 +15,7 @@ const (
 	ISAScalar ISA = ISA(capi.ABLOOM_ISA_SCALAR)
 	// ISAAVX2 is the AVX2 (with BMI2) kernel.
 	ISAAVX2 ISA = ISA(capi.ABLOOM_ISA_AVX2)
-	// ISAAVX512 is reserved: there is no AVX-512 kernel yet, so it is never supported.
+	// ISAAVX512 is the AVX-512 (F and CD) kernel.
 	ISAAVX512 ISA = ISA(capi.ABLOOM_ISA_AVX512)
 )
 

@@ -69,7 +69,7 @@ exes=$("${static_env[@]}" cargo test --locked -q -p abloom --all-features --test
   --message-format=json | grep -o '"executable":"[^"]*"' | cut -d'"' -f4)
 [ -n "$exes" ] || die "static: no test executable found"
 for exe in $exes; do
-  if ldd "$exe" | grep -q libabloom; then
+  if ldd "$exe" | grep libabloom >/dev/null; then
     die "static: $exe still needs libabloom.so"
   fi
 done

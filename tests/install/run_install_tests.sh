@@ -113,15 +113,17 @@ run_consumer() {
     { echo "version $(pc --modversion) not printed" && return 1; }
 }
 
-needs_lib() { readelf -d "$1" | grep -q 'NEEDED.*\[libabloom\.so\.0\]'; }
-no_libabloom_dep() { ! readelf -d "$1" | grep -q 'NEEDED.*libabloom'; }
+needs_lib() { readelf -d "$1" | grep 'NEEDED.*\[libabloom\.so\.0\]' >/dev/null; }
+no_libabloom_dep() { ! readelf -d "$1" | grep 'NEEDED.*libabloom' >/dev/null; }
 resolves_to_prefix() {
   local line
   line=$(ldd "$1" | grep 'libabloom\.so\.0') || { echo "ldd: libabloom.so.0 not found" && return 1; }
   echo "ldd:$line"
   [[ "$line" == *"=> $LIBDIR/libabloom.so.0 "* ]]
 }
-defines_abloom_add() { nm "$1" | grep -qE ' T abloom_add$'; }
+# grep reads all of nm's output (no -q): with pipefail, a grep that quits at the first match kills
+# nm with SIGPIPE once its output outgrows the pipe buffer, and the check would fail at random.
+defines_abloom_add() { nm "$1" | grep -E ' T abloom_add$' >/dev/null; }
 
 # ---- (a) pkg-config ----------------------------------------------------------------------------
 SRC="$HERE/pkgconfig_consumer/main.c"

@@ -227,7 +227,7 @@ pub const ABLOOM_OPEN_READ_WRITE: u32 = 0x4;
 pub const ABLOOM_ISA_SCALAR: u32 = 0;
 /// Kernel: AVX2 with BMI2.
 pub const ABLOOM_ISA_AVX2: u32 = 1;
-/// Kernel: AVX-512 (reserved; no kernel yet).
+/// Kernel: AVX-512 (F and CD).
 pub const ABLOOM_ISA_AVX512: u32 = 2;
 
 extern "C" {

@@ -1,7 +1,7 @@
 //! Which instruction-set kernel the C library's hot loops use.
 //!
 //! The library picks the best kernel the CPU supports at run time; the environment variable
-//! `ABLOOM_ISA` (`scalar`, `avx2`, `auto`; read once, at first use) or [`force`] can ask for
+//! `ABLOOM_ISA` (`scalar`, `avx2`, `avx512`, `auto`; read once, at first use) or [`force`] can ask for
 //! less. Every kernel sets and tests the same bits, so this changes speed only, never answers or
 //! files.
 //!
@@ -25,7 +25,7 @@ pub enum Isa {
     Scalar,
     /// AVX2 with BMI2.
     Avx2,
-    /// AVX-512 (reserved: no kernel yet, so never supported).
+    /// AVX-512 F and CD.
     Avx512,
 }
 
@@ -83,10 +83,17 @@ mod tests {
         assert!(supported() >= Isa::Scalar);
         force(Isa::Scalar).unwrap();
         assert_eq!(active(), Isa::Scalar);
-        assert!(matches!(force(Isa::Avx512), Err(Error::Unsupported)));
+        for isa in [Isa::Avx2, Isa::Avx512] {
+            if isa > supported() {
+                assert!(matches!(force(isa), Err(Error::Unsupported)), "{isa:?}");
+            }
+        }
         assert_eq!(active(), Isa::Scalar, "a refused force changes nothing");
+        force(supported()).unwrap();
+        assert_eq!(active(), supported());
         force(before).unwrap();
         assert_eq!(Isa::Avx2.name(), "avx2");
+        assert_eq!(Isa::Avx512.name(), "avx512");
         assert_eq!(Isa::Scalar.name(), "scalar");
     }
 }

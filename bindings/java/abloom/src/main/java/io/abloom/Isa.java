@@ -4,7 +4,7 @@ package io.abloom;
  * The native library's instruction-set kernels for the blocked kind's hot loops.
  *
  * <p>The library picks the best kernel the CPU supports at run time; the environment variable
- * {@code ABLOOM_ISA} ({@code scalar}, {@code avx2}, {@code auto}; read once, at the library's
+ * {@code ABLOOM_ISA} ({@code scalar}, {@code avx2}, {@code avx512}, {@code auto}; read once, at the library's
  * first use) or {@link #force} can ask for less. Every kernel sets and tests the same bits, so
  * the choice changes speed only, never answers or files. The setting is process-wide and
  * thread-safe.
@@ -14,7 +14,7 @@ public enum Isa {
   SCALAR(0),
   /** The AVX2 (with BMI2) kernel. */
   AVX2(1),
-  /** Reserved: there is no AVX-512 kernel yet, so it is never supported. */
+  /** The AVX-512 (F and CD) kernel. */
   AVX512(2);
 
   private final int code;

@@ -1,0 +1,12 @@
+// The AVX-512 kernel (core/blocked_avx512_kernel.hpp) compiled against SIMDe's portable versions
+// of the AVX-512 intrinsics: it runs on any CPU, so the kernel's logic is checked against the
+// scalar reference even where the hardware lacks AVX-512 (where the native build is skipped).
+#pragma once
+
+#include "blocked_kernels.hpp"
+
+namespace abloom::testing {
+
+extern const BlockedKernels kBlockedAvx512Emulated;
+
+}  // namespace abloom::testing
