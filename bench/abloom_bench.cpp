@@ -22,12 +22,16 @@
 //     it has never seen (the pool is renewed, outside the timing, when used up).
 //   keylen/<impl>/<op>/len:<L>   L = 8, 16, 32, 64, 256 bytes, a 1M-key filter at 10 bits/key
 //     (in cache): blocked test and test_packed, libbloom test, and xxh3 (the hash alone).
+//   isa/<kernel>/<op>/keys:<n>/bpk:<b>   the blocked kind's add, test, test_present, add_packed
+//     and test_packed (as in grid/blocked/) under each kernel this CPU supports (scalar, avx2,
+//     avx512), forced with abloom_isa_force for the benchmark's duration.
 //   mt_add/<impl>/keys:10M/bpk:10/threads:<t>   abloom_add of new keys on one shared filter from
-//     1 and 2 threads: mutex (blocked, 1 shard, behind a std::mutex), atomic (1 shard), sharded
-//     (16 shards).
+//     1 and 2 threads (--threads=LIST for others): mutex (blocked, 1 shard, behind a std::mutex),
+//     atomic (1 shard), sharded (16 shards).
 //
 // Flags (besides --benchmark_*): --quick (= --sizes=1M,10M --bpk=10), --sizes=LIST (of 1M, 10M,
-// 100M, or any count with K/M suffix), --bpk=LIST, --no-keylen, --no-mt, --grid-only (both).
+// 100M, or any count with K/M suffix), --bpk=LIST, --threads=LIST, --no-keylen, --no-mt,
+// --no-isa, --grid-only (= all three no-).
 // Defaults: --benchmark_min_time=0.03 --benchmark_repetitions=5
 // --benchmark_enable_random_interleaving=true (repetitions of all benchmarks run in a random
 // order, so that a slow phase of this shared machine hits every benchmark alike instead of a few
@@ -335,6 +339,23 @@ void run(benchmark::State& st, AddTarget* target, Batch batch) {
 
 using GroupBench = std::function<void(benchmark::State&, Group&)>;
 
+// Whether the grid also registers isa/<kernel>/<op>: the blocked kind's ops under each kernel
+// the CPU supports (forced for the benchmark's duration, then restored).
+bool g_isa_section = true;
+
+class IsaScope {
+ public:
+  explicit IsaScope(uint32_t isa) : saved_(abloom_isa_active()) {
+    if (abloom_isa_force(isa) != ABLOOM_OK) std::abort();  // only supported kernels are registered
+  }
+  ~IsaScope() { (void)abloom_isa_force(saved_); }
+  IsaScope(const IsaScope&) = delete;
+  IsaScope& operator=(const IsaScope&) = delete;
+
+ private:
+  uint32_t saved_;
+};
+
 void reg(const std::string& name, uint64_t n, int bpk, GroupBench fn) {
   benchmark::RegisterBenchmark(name.c_str(), [n, bpk, fn](benchmark::State& st) {
     fn(st, group(n, bpk));
@@ -376,14 +397,17 @@ void register_grid(uint64_t n, int bpk) {
     });
   });
   for (uint32_t kind : {0u, 1u}) {
-    const std::string pre = std::string("grid/") + (kind == 0 ? "blocked/" : "classic/");
-    reg(pre + "add" + tail, n, bpk, [kind, &P](benchmark::State& st, Group& g) {
+    // op name -> benchmark, registered below as grid/<kind>/<op> (and for the blocked kind also
+    // as isa/<kernel>/<op>).
+    std::vector<std::pair<std::string, GroupBench>> ops;
+    auto op = [&ops](const std::string& name, GroupBench fn) { ops.emplace_back(name, fn); };
+    op("add", [kind, &P](benchmark::State& st, Group& g) {
       abloom_filter* f = g.add_filter(kind);
       run(st, &g.add_target[kind], [&](size_t off) {
         for (size_t i = 0; i < kBatch; ++i) abloom_add(f, P.key(off + i), 16);
       });
     });
-    reg(pre + "test" + tail, n, bpk, [kind, &P](benchmark::State& st, Group& g) {
+    op("test", [kind, &P](benchmark::State& st, Group& g) {
       const abloom_filter* f = g.full_filter(kind);
       run(st, nullptr, [&](size_t off) {
         int r = 0;
@@ -391,7 +415,7 @@ void register_grid(uint64_t n, int bpk) {
         benchmark::DoNotOptimize(r);
       });
     });
-    reg(pre + "test_present" + tail, n, bpk, [kind](benchmark::State& st, Group& g) {
+    op("test_present", [kind](benchmark::State& st, Group& g) {
       const abloom_filter* f = g.full_filter(kind);
       run_present(st, g.n, [&](const uint64_t* w) {
         int r = 0;
@@ -400,7 +424,7 @@ void register_grid(uint64_t n, int bpk) {
         benchmark::DoNotOptimize(r);
       });
     });
-    reg(pre + "test_and_add" + tail, n, bpk, [kind, &P](benchmark::State& st, Group& g) {
+    op("test_and_add", [kind, &P](benchmark::State& st, Group& g) {
       abloom_filter* f = g.add_filter(kind);
       run(st, &g.add_target[kind], [&](size_t off) {
         int r = 0;
@@ -408,7 +432,7 @@ void register_grid(uint64_t n, int bpk) {
         benchmark::DoNotOptimize(r);
       });
     });
-    reg(pre + "add_hashes" + tail, n, bpk, [kind, &P](benchmark::State& st, Group& g) {
+    op("add_hashes", [kind, &P](benchmark::State& st, Group& g) {
       abloom_filter* f = g.add_filter(kind);
       run(st, &g.add_target[kind], [&](size_t off) {
         uint64_t added = 0;
@@ -416,7 +440,7 @@ void register_grid(uint64_t n, int bpk) {
         benchmark::DoNotOptimize(added);
       });
     });
-    reg(pre + "test_hashes" + tail, n, bpk, [kind, &P](benchmark::State& st, Group& g) {
+    op("test_hashes", [kind, &P](benchmark::State& st, Group& g) {
       const abloom_filter* f = g.full_filter(kind);
       std::vector<uint8_t> res(kBatch);
       run(st, nullptr, [&](size_t off) {
@@ -425,7 +449,7 @@ void register_grid(uint64_t n, int bpk) {
         benchmark::DoNotOptimize(found);
       });
     });
-    reg(pre + "add_packed" + tail, n, bpk, [kind, &P](benchmark::State& st, Group& g) {
+    op("add_packed", [kind, &P](benchmark::State& st, Group& g) {
       abloom_filter* f = g.add_filter(kind);
       run(st, &g.add_target[kind], [&](size_t off) {
         uint64_t added = 0;
@@ -433,7 +457,7 @@ void register_grid(uint64_t n, int bpk) {
         benchmark::DoNotOptimize(added);
       });
     });
-    reg(pre + "test_packed" + tail, n, bpk, [kind, &P](benchmark::State& st, Group& g) {
+    op("test_packed", [kind, &P](benchmark::State& st, Group& g) {
       const abloom_filter* f = g.full_filter(kind);
       std::vector<uint8_t> res(kBatch);
       run(st, nullptr, [&](size_t off) {
@@ -443,6 +467,19 @@ void register_grid(uint64_t n, int bpk) {
         benchmark::DoNotOptimize(found);
       });
     });
+    const std::string pre = std::string("grid/") + (kind == 0 ? "blocked/" : "classic/");
+    for (const auto& [name, fn] : ops) reg(pre + name + tail, n, bpk, fn);
+    if (kind != 0 || !g_isa_section) continue;
+    for (uint32_t isa = ABLOOM_ISA_SCALAR; isa <= abloom_isa_supported(); ++isa) {
+      for (const auto& [name, fn] : ops) {
+        if (name == "test_and_add" || name.find("hashes") != std::string::npos) continue;
+        reg(std::string("isa/") + abloom_isa_name(isa) + "/" + name + tail, n, bpk,
+            [isa, fn](benchmark::State& st, Group& g) {
+              const IsaScope scope(isa);
+              fn(st, g);
+            });
+      }
+    }
   }
 #ifdef ABLOOM_BENCH_HAVE_LIBBLOOM
   reg("grid/libbloom/add" + tail, n, bpk, [&P](benchmark::State& st, Group& g) {
@@ -621,35 +658,27 @@ void run_mt(benchmark::State& st, abloom_filter* to_clear, Add add) {
   set_keys(st, kBatch);
 }
 
-void register_mt() {
+void register_mt(const std::vector<int>& threads) {
   const std::string tail = "/keys:" + count_label(kMtN) + "/bpk:" + std::to_string(kMtBpk);
-  benchmark::RegisterBenchmark(("mt_add/mutex" + tail).c_str(),
-                               [](benchmark::State& st) {
-                                 MtFixture& fx = mt_fixture();
-                                 run_mt(st, fx.locked.f,
-                                        [&fx](const uint64_t* k) { fx.mx.add(k, 16); });
-                               })
-      ->Threads(1)
-      ->Threads(2)
-      ->UseRealTime();
-  benchmark::RegisterBenchmark(("mt_add/atomic" + tail).c_str(),
-                               [](benchmark::State& st) {
-                                 MtFixture& fx = mt_fixture();
-                                 run_mt(st, fx.one.f,
-                                        [&fx](const uint64_t* k) { abloom_add(fx.one.f, k, 16); });
-                               })
-      ->Threads(1)
-      ->Threads(2)
-      ->UseRealTime();
-  benchmark::RegisterBenchmark(
-      ("mt_add/sharded" + tail).c_str(),
-      [](benchmark::State& st) {
+  auto with_threads = [&threads](benchmark::internal::Benchmark* b) {
+    for (int t : threads) b->Threads(t);
+    b->UseRealTime();
+  };
+  with_threads(
+      benchmark::RegisterBenchmark(("mt_add/mutex" + tail).c_str(), [](benchmark::State& st) {
+        MtFixture& fx = mt_fixture();
+        run_mt(st, fx.locked.f, [&fx](const uint64_t* k) { fx.mx.add(k, 16); });
+      }));
+  with_threads(
+      benchmark::RegisterBenchmark(("mt_add/atomic" + tail).c_str(), [](benchmark::State& st) {
+        MtFixture& fx = mt_fixture();
+        run_mt(st, fx.one.f, [&fx](const uint64_t* k) { abloom_add(fx.one.f, k, 16); });
+      }));
+  with_threads(
+      benchmark::RegisterBenchmark(("mt_add/sharded" + tail).c_str(), [](benchmark::State& st) {
         MtFixture& fx = mt_fixture();
         run_mt(st, fx.sixteen.f, [&fx](const uint64_t* k) { abloom_add(fx.sixteen.f, k, 16); });
-      })
-      ->Threads(1)
-      ->Threads(2)
-      ->UseRealTime();
+      }));
 }
 
 // ---- Flags -----------------------------------------------------------------------------------
@@ -687,6 +716,14 @@ bool parse_list(const std::string& s, std::vector<T>* out, Parse parse) {
   return !out->empty();
 }
 
+bool parse_threads(const std::string& s, int* out) {
+  char* end = nullptr;
+  const long v = std::strtol(s.c_str(), &end, 10);
+  if (s.empty() || *end != '\0' || v < 1 || v > 1024) return false;
+  *out = static_cast<int>(v);
+  return true;
+}
+
 bool parse_bpk(const std::string& s, int* out) {
   char* end = nullptr;
   const long v = std::strtol(s.c_str(), &end, 10);
@@ -700,6 +737,7 @@ bool parse_bpk(const std::string& s, int* out) {
 int main(int argc, char** argv) {
   std::vector<uint64_t> sizes = {1000000, 10000000, 100000000};
   std::vector<int> bpks = {8, 12, 16, 20};
+  std::vector<int> threads = {1, 2};
   bool keylen = true, mt = true;
   std::vector<char*> args{argv[0]};
   for (int i = 1; i < argc; ++i) {
@@ -719,10 +757,17 @@ int main(int argc, char** argv) {
       }
     } else if (a == "--no-keylen") {
       keylen = false;
+    } else if (a.rfind("--threads=", 0) == 0) {
+      if (!parse_list(a.substr(10), &threads, parse_threads)) {
+        std::fprintf(stderr, "abloom_bench: bad %s (e.g. --threads=1,2,4,8,16)\n", a.c_str());
+        return 2;
+      }
     } else if (a == "--no-mt") {
       mt = false;
+    } else if (a == "--no-isa") {
+      g_isa_section = false;
     } else if (a == "--grid-only") {
-      keylen = mt = false;
+      keylen = mt = g_isa_section = false;
     } else {
       if (a.rfind("--benchmark_enable_random_interleaving", 0) == 0) {
         g_keep_groups = a != "--benchmark_enable_random_interleaving=false";
@@ -738,7 +783,7 @@ int main(int argc, char** argv) {
   for (uint64_t n : sizes)
     for (int bpk : bpks) register_grid(n, bpk);
   if (keylen) register_keylen();
-  if (mt) register_mt();
+  if (mt) register_mt(threads);
   benchmark::RunSpecifiedBenchmarks();
   g_groups.clear();
   benchmark::Shutdown();

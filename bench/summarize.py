@@ -191,29 +191,61 @@ def keylen_table(r):
               f"{fmt_ratio(ratio(lb, t))} | {fmt(probe)} |")
 
 
+ISAS = ["scalar", "avx2", "avx512"]
+ISA_OPS = ["test", "test_present", "add", "test_packed", "add_packed"]
+
+
+def isa_table(r):
+    isas = [i for i in ISAS if any(w[:2] == ("isa", i) for (w, _) in r.t)]
+    if not isas:
+        return
+    groups = sorted({(dict(p)["keys"], dict(p)["bpk"]) for (w, p) in r.t if w[:1] == ("isa",)},
+                    key=lambda kb: (count_value(kb[0]), int(kb[1])))
+    print("\n### Kernels: ns/key of the blocked kind under each kernel this CPU has (in parentheses: "
+          "ratio to scalar, same op, keys and bits/key)\n")
+    extra = ["avx512 / avx2"] if "avx2" in isas and "avx512" in isas else []
+    print("| keys | bits/key | op | " + " | ".join(isas + extra) + " |")
+    print("|---|---|---|" + "---|" * (len(isas) + len(extra)))
+    for k, b in groups:
+        for op in ISA_OPS:
+            ns = {i: r.get(("isa", i, op), keys=k, bpk=b) for i in isas}
+            if all(v is None for v in ns.values()):
+                continue
+            cells = [fmt(ns[i]) if i == "scalar" else
+                     f"{fmt(ns[i])} ({fmt_ratio(ratio(ns[i], ns.get('scalar')))})" for i in isas]
+            if extra:
+                cells.append(fmt_ratio(ratio(ns["avx512"], ns["avx2"])))
+            print(f"| {k} | {b} | {op} | " + " | ".join(cells) + " |")
+
+
 def mt_table(r):
     impls = [i for i in ["mutex", "atomic", "sharded"]
              if any(w[:2] == ("mt_add", i) for (w, _) in r.t)]
     if not impls:
         return
-    print("\n### Concurrent abloom_add on one shared filter: M keys/s, all threads together\n")
-    print("| filter | threads=1 | threads=2 | speedup 2/1 | threads=2 vs mutex |")
-    print("|---|---|---|---|---|")
-    params = {}
+    params, counts = {}, set()
     for (words, p) in r.t:
         if words[:1] == ("mt_add",):
-            params = {k: v for k, v in p if k != "threads"}
-            break
+            d = dict(p)
+            counts.add(int(d["threads"]))
+            params = {k: v for k, v in d.items() if k != "threads"}
+    counts = sorted(counts)
+    top = counts[-1]
 
     def mkeys(impl, threads):
         ns = r.get(("mt_add", impl), threads=threads, **params)
         return None if ns is None else 1e3 / ns
 
-    mutex2 = mkeys("mutex", 2)
+    print("\n### Concurrent abloom_add on one shared filter: M keys/s, all threads together\n")
+    print("| filter | " + " | ".join(f"threads={t}" for t in counts) +
+          f" | speedup {top}/1 | threads={top} vs mutex |")
+    print("|---|" + "---|" * (len(counts) + 2))
+    mutex_top = mkeys("mutex", top)
     for impl in impls:
-        one, two = mkeys(impl, 1), mkeys(impl, 2)
-        print(f"| {impl} | {fmt(one)} | {fmt(two)} | {fmt_ratio(ratio(two, one))}x | "
-              f"{fmt_ratio(ratio(two, mutex2))}x |")
+        vals = [mkeys(impl, t) for t in counts]
+        print(f"| {impl} | " + " | ".join(fmt(v) for v in vals) +
+              f" | {fmt_ratio(ratio(vals[-1], mkeys(impl, 1)))}x | "
+              f"{fmt_ratio(ratio(vals[-1], mutex_top))}x |")
 
 
 def main(argv):
@@ -229,6 +261,7 @@ def main(argv):
           f"{caches or '?'}; load average {ctx.get('load_avg', '?')}.\n")
     grid_tables(r)
     keylen_table(r)
+    isa_table(r)
     mt_table(r)
     return 0
 

@@ -120,7 +120,9 @@ ABLOOM_AVX2 bool test_avx2(const uint64_t* block, uint64_t h, uint32_t k) noexce
   return blocked_test_distinct(block, h, k);
 }
 
-ABLOOM_AVX2 bool add_avx2(uint64_t* block, uint64_t h, uint32_t k) noexcept {
+// Inlined into the window loop (the compiler would otherwise call it per key: it is long).
+ABLOOM_AVX2 __attribute__((always_inline)) inline bool add_avx2(uint64_t* block, uint64_t h,
+                                                                uint32_t k) noexcept {
   if (k > 16) return blocked_add_scalar(block, h, k);
   const Block b = load_block(block);
   const __m256i h2 = _mm256_set1_epi32(static_cast<int>(probe_seed(h)));

@@ -80,7 +80,9 @@ ABLOOM_AVX512_FN inline bool avx512_test(const uint64_t* block, uint64_t h, uint
   return blocked_test_distinct(block, h, k);
 }
 
-ABLOOM_AVX512_FN inline bool avx512_add(uint64_t* block, uint64_t h, uint32_t k) noexcept {
+// Inlined into the window loop (the compiler would otherwise call it per key: it is long).
+ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_add(uint64_t* block, uint64_t h,
+                                                                       uint32_t k) noexcept {
   if (k > 16) return blocked_add_scalar(block, h, k);
   const uint16_t need = avx512_need(k);
   const __m512i p = avx512_products(h);
