@@ -131,22 +131,13 @@ ABLOOM_AVX2 __attribute__((always_inline)) inline bool add_avx2(uint64_t* block,
   if (has_repeat_avx2(pa, pb, k)) return blocked_add_scalar(block, h, k);  // rare: see test_avx2
   uint32_t hits = probe_hits(pa, b);
   if (k > 8) hits |= probe_hits(pb, b) << 8;
-  uint32_t missing = ~hits & needed(k);
+  const uint32_t missing = ~hits & needed(k);
   if (missing == 0) return true;  // nothing to write: keep the line clean
-  // One atomic OR per missing bit. (Merging the bits per word first saves about one OR in five
-  // but costs more than that: building a 512-bit mask in registers is 7 instructions per bit.)
   alignas(32) uint32_t c[16];
   _mm256_store_si256(reinterpret_cast<__m256i*>(c), _mm256_srli_epi32(pa, 23));
   _mm256_store_si256(reinterpret_cast<__m256i*>(c + 8), _mm256_srli_epi32(pb, 23));
-  bool present = true;
-  for (; missing != 0; missing &= missing - 1) {
-    const uint32_t bit = c[_tzcnt_u32(missing)];
-    const uint64_t one = uint64_t{1} << (bit & 63);
-    const uint64_t before =
-        std::atomic_ref<uint64_t>(block[bit >> 6]).fetch_or(one, std::memory_order_relaxed);
-    present &= (before & one) != 0;
-  }
-  return present;
+  set_missing_bits(block, c, k, missing);
+  return false;
 }
 
 // The window loops repeat blocked_scalar.cpp's on purpose: a loop compiled for AVX2 can inline

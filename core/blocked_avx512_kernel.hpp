@@ -20,7 +20,6 @@
 #pragma once
 
 #include <atomic>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -90,20 +89,12 @@ ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_add(uint64_t*
   // An add sets exactly the first k distinct candidates: with a repeat among the first k (about
   // k^2/1024 of keys) the further ones decide, which the scalar kernel walks.
   if (avx512_has_repeat(candidates, need)) return blocked_add_scalar(block, h, k);
-  uint32_t missing = ~avx512_hits(p, avx512_load_block(block)) & need;
+  const uint32_t missing = ~avx512_hits(p, avx512_load_block(block)) & need;
   if (missing == 0) return true;  // nothing to write: keep the line clean
-  // One atomic OR per missing bit, as in the AVX2 kernel (blocked_avx2.cpp says why not merged).
   alignas(64) uint32_t c[16];
   _mm512_store_si512(c, candidates);
-  bool present = true;
-  for (; missing != 0; missing &= missing - 1) {
-    const uint32_t bit = c[std::countr_zero(missing)];
-    const uint64_t one = uint64_t{1} << (bit & 63);
-    const uint64_t before =
-        std::atomic_ref<uint64_t>(block[bit >> 6]).fetch_or(one, std::memory_order_relaxed);
-    present &= (before & one) != 0;
-  }
-  return present;
+  set_missing_bits(block, c, k, missing);
+  return false;
 }
 
 // Window loops compiled with the kernel, so it is inlined per key (as in blocked_avx2.cpp).

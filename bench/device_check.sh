@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The checks that need hardware the CI machine lacks, as one bounded script for a session that is
+# lent a bigger machine (16 cores, likely with AVX-512; see the device notes in the guide):
+#   1. cpu     what the CPU is, and which kernel abloom picks on it;
+#   2. tests   the kernel tests natively: every kernel the CPU has (AVX-512 included, where the CI
+#              machine only runs it emulated) against the scalar reference, and the C API's
+#              byte-identical files under each kernel;
+#   3. isa     the blocked kind's ops under each kernel, same run (abloom_bench isa/ section), at
+#              1M and 100M keys, 10 and 16 bits/key (k = 7 and 11: one and two AVX2 groups);
+#   4. threads concurrent abloom_add from 1 to 16 threads on one filter (mt_add: mutex, atomic,
+#              sharded).
+# Each step has its own time limit; a step that fails or runs out is reported and the rest still
+# run. Total: about 6 minutes on 16 cores (build included).
+#
+# Usage: bench/device_check.sh [BUILD_DIR] [OUT_DIR]
+#   BUILD_DIR (default build/device): configured (Release, tests and benchmarks) and built when it
+#     has no abloom_bench yet; needs cmake, ninja, a C++20 compiler, GoogleTest, Google Benchmark,
+#     xxHash and SIMDe (scripts/setup.sh installs them).
+#   OUT_DIR (default $OUT when set, else build/device-out): logs, JSON, and summary.md.
+# Environment: DEVICE_SIZES (default 1M,100M), DEVICE_THREADS (default 1,2,4,8,16).
+set -uo pipefail
+
+cd "$(dirname "$0")/.."
+BUILD=${1:-build/device}
+OUT_DIR=${2:-${OUT:-build/device-out}}
+SIZES=${DEVICE_SIZES:-1M,100M}
+THREADS=${DEVICE_THREADS:-1,2,4,8,16}
+mkdir -p "$OUT_DIR"
+SUMMARY="$OUT_DIR/summary.md"
+: >"$SUMMARY"
+failed=()
+
+# step NAME LIMIT_SECONDS COMMAND...: runs it with a time limit, output to OUT_DIR/NAME.log.
+step() {
+  local name=$1 limit=$2 start rc
+  shift 2
+  start=$(date +%s)
+  echo "== $name (limit ${limit}s): $*"
+  timeout --kill-after=10 "$limit" "$@" >"$OUT_DIR/$name.log" 2>&1
+  rc=$?
+  echo "-- $name: exit $rc in $(($(date +%s) - start))s"
+  echo "- step \`$name\`: exit $rc in $(($(date +%s) - start)) s" >>"$SUMMARY"
+  if [[ $rc -ne 0 ]]; then
+    failed+=("$name")
+    tail -n 20 "$OUT_DIR/$name.log"
+  fi
+  return $rc
+}
+
+{
+  echo "# abloom device check, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+  echo
+  echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs;" \
+    "AVX-512 F/CD flags: $(grep -m1 -o -w 'avx512f' /proc/cpuinfo || echo no)/$(grep -m1 -o -w 'avx512cd' /proc/cpuinfo || echo no)"
+  echo
+} >>"$SUMMARY"
+
+if [[ ! -x "$BUILD/bench/abloom_bench" ]]; then
+  step build 420 bash -c "cmake -S . -B '$BUILD' -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DABLOOM_BUILD_TESTS=ON -DABLOOM_BUILD_BENCH=ON && cmake --build '$BUILD' -j $(nproc)"
+fi
+
+step cpu 30 bash -c "'$BUILD/tests/abloom_isa_env_check' best; ABLOOM_ISA=avx512 '$BUILD/tests/abloom_isa_env_check' avx512"
+grep 'ABLOOM_ISA asks' "$OUT_DIR/cpu.log" | sed 's/^/    /' >>"$SUMMARY"
+
+step tests 180 bash -c "'$BUILD/tests/abloom_core_tests' --gtest_filter='Isa*:IsaKernels*' && \
+  '$BUILD/tests/abloom_capi_tests' --gtest_filter='CapiIsa*:Vectors*' && \
+  ABLOOM_ISA=scalar '$BUILD/tests/abloom_capi_tests' --gtest_filter='Vectors*'"
+grep -E 'SKIPPED|PASSED|FAILED' "$OUT_DIR/tests.log" | sort | uniq -c | sed 's/^/    /' >>"$SUMMARY"
+
+step isa 420 "$BUILD/bench/abloom_bench" --sizes="$SIZES" --bpk=10,16 --no-keylen --no-mt \
+  --benchmark_filter="^isa/" --benchmark_repetitions=3 \
+  --benchmark_out="$OUT_DIR/isa.json" --benchmark_out_format=json
+
+step threads 300 "$BUILD/bench/abloom_bench" --sizes=1M --bpk=10 --no-keylen --no-isa \
+  --threads="$THREADS" --benchmark_filter='^mt_add/' --benchmark_repetitions=3 \
+  --benchmark_out="$OUT_DIR/threads.json" --benchmark_out_format=json
+
+for j in isa threads; do
+  if [[ -s "$OUT_DIR/$j.json" ]]; then
+    { echo; python3 bench/summarize.py "$OUT_DIR/$j.json"; } >>"$SUMMARY" 2>&1
+  fi
+done
+
+echo
+cat "$SUMMARY"
+if [[ ${#failed[@]} -gt 0 ]]; then
+  echo "device_check: failed or timed out: ${failed[*]}"
+  exit 1
+fi
+echo "device_check: all steps passed"
