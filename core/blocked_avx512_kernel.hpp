@@ -68,7 +68,10 @@ inline uint16_t avx512_need(uint32_t k) noexcept {
   return static_cast<uint16_t>((uint32_t{1} << k) - 1);
 }
 
-ABLOOM_AVX512_FN inline bool avx512_test(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
+// Inlined into the window loop at every optimisation level (as in blocked_avx2.cpp).
+ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_test(const uint64_t* block,
+                                                                        uint64_t h,
+                                                                        uint32_t k) noexcept {
   if (k > 16) return blocked_test_scalar(block, h, k);
   const uint16_t need = avx512_need(k);
   const __m512i p = avx512_products(h);
