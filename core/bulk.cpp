@@ -204,28 +204,30 @@ struct HashesAt {
 uint64_t Filter::add_many(const uint64_t* hashes, size_t n) noexcept {
   return add_bulk(HashesAt{hashes}, n);
 }
+// The key accessors below capture copies, not references: hashing calls out of line, after which
+// the compiler would otherwise reload the arrays' addresses and the seed for every key.
 uint64_t Filter::add_many(const KeyArrays& keys, size_t n) noexcept {
-  return add_bulk([&](size_t i) { return hash(keys.keys[i], keys.lens[i]); }, n);
+  return add_bulk([k = keys.keys, lens = keys.lens,
+                   seed = shape_.seed](size_t i) { return hash_key(seed, k[i], lens[i]); },
+                  n);
 }
 uint64_t Filter::add_many(const PackedKeys& keys, size_t n) noexcept {
-  return add_bulk(
-      [&](size_t i) {
-        return hash(keys.buf + keys.offsets[i], keys.offsets[i + 1] - keys.offsets[i]);
-      },
-      n);
+  return add_bulk([buf = keys.buf, off = keys.offsets, seed = shape_.seed](
+                      size_t i) { return hash_key(seed, buf + off[i], off[i + 1] - off[i]); },
+                  n);
 }
 uint64_t Filter::test_many(const uint64_t* hashes, size_t n, uint8_t* results) const noexcept {
   return test_bulk(HashesAt{hashes}, n, results);
 }
 uint64_t Filter::test_many(const KeyArrays& keys, size_t n, uint8_t* results) const noexcept {
-  return test_bulk([&](size_t i) { return hash(keys.keys[i], keys.lens[i]); }, n, results);
+  return test_bulk([k = keys.keys, lens = keys.lens,
+                    seed = shape_.seed](size_t i) { return hash_key(seed, k[i], lens[i]); },
+                   n, results);
 }
 uint64_t Filter::test_many(const PackedKeys& keys, size_t n, uint8_t* results) const noexcept {
-  return test_bulk(
-      [&](size_t i) {
-        return hash(keys.buf + keys.offsets[i], keys.offsets[i + 1] - keys.offsets[i]);
-      },
-      n, results);
+  return test_bulk([buf = keys.buf, off = keys.offsets, seed = shape_.seed](
+                       size_t i) { return hash_key(seed, buf + off[i], off[i + 1] - off[i]); },
+                   n, results);
 }
 
 }  // namespace abloom
