@@ -14,6 +14,7 @@
 #include "avx512_emulated.hpp"
 #include "blocked_kernels.hpp"
 #include "filter.hpp"
+#include "format.hpp"
 #include "isa.hpp"
 #include "layout.hpp"
 #include "test_keys.hpp"
@@ -201,8 +202,15 @@ TEST(IsaKernels, WindowsMatchSingleKeys) {
   }
 }
 
-// Whole filters: the same keys through every entry point under each kernel give the same words,
-// and the same answers for absent keys.
+// The filter's portable serialized form (docs/FORMAT.md: header and body).
+std::vector<unsigned char> serialized(const Filter& f) {
+  std::vector<unsigned char> bytes(serialized_size(f.shape()));
+  serialize_into(f, bytes.data());
+  return bytes;
+}
+
+// Whole filters: the same keys through every entry point under each kernel give the same words
+// and the same serialized bytes, and the same answers for absent keys.
 TEST(IsaKernels, FiltersBuiltUnderEveryKernelAreIdentical) {
   REQUIRE_VECTOR_KERNELS(kernels);
   IsaGuard guard;
@@ -240,6 +248,7 @@ TEST(IsaKernels, FiltersBuiltUnderEveryKernelAreIdentical) {
     for (const BlockedKernels* kernel : kernels) {
       const auto f = build(*kernel);
       EXPECT_TRUE(f->equals(*ref)) << label(*kernel) << " k=" << k;
+      EXPECT_EQ(serialized(*f), serialized(*ref)) << label(*kernel) << " k=" << k;
       for (uint32_t s = 0; s < f->shard_count(); ++s) {
         ASSERT_EQ(std::memcmp(f->shard_words(s), ref->shard_words(s),
                               shape.words_per_shard() * sizeof(uint64_t)),
