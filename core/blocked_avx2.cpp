@@ -62,11 +62,12 @@ ABLOOM_AVX2 inline uint32_t probe_hits(__m256i p, const Block& b) noexcept {
 }
 
 // The candidates (bit indices) of p, with lanes >= used given distinct values above 511 so that
-// they never compare equal to anything.
+// they never compare equal to anything. (used >= 1, so lane 0 never needs a tag; every value
+// fits 16 bits, for the packed comparison of has_repeat_avx2.)
 ABLOOM_AVX2 inline __m256i candidates(__m256i p, uint32_t used) noexcept {
   const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const __m256i tags =
-      _mm256_setr_epi32(1 << 10, 1 << 11, 1 << 12, 1 << 13, 1 << 14, 1 << 15, 1 << 16, 1 << 17);
+      _mm256_setr_epi32(0, 1 << 9, 1 << 10, 1 << 11, 1 << 12, 1 << 13, 1 << 14, 1 << 15);
   const __m256i unused = _mm256_cmpgt_epi32(lanes, _mm256_set1_epi32(static_cast<int>(used) - 1));
   return _mm256_or_si256(_mm256_srli_epi32(p, 23), _mm256_and_si256(unused, tags));
 }
@@ -92,10 +93,19 @@ ABLOOM_AVX2 inline bool has_repeat_avx2(__m256i pa, __m256i pb, uint32_t k) noex
     const __m256i eq = repeats_within(candidates(pa, k));
     return !_mm256_testz_si256(eq, eq);
   }
-  const __m256i a = candidates(pa, 8);
-  const __m256i b = candidates(pb, k - 8);
-  __m256i eq = _mm256_or_si256(repeats_within(a), repeats_within(b));
-  for (int r = 0; r < 8; ++r) eq = _mm256_or_si256(eq, _mm256_cmpeq_epi32(a, rotate(b, r)));
+  // The 16 candidates as 16-bit lanes of one register, compared with its rotations by 1 to 8
+  // lanes: every pair of lanes is 1 to 8 apart around the circle. A rotation across the two
+  // 128-bit halves is one vpalignr of the register and its halves swapped.
+  const __m256i v = _mm256_packus_epi32(candidates(pa, 8), candidates(pb, k - 8));
+  const __m256i w = _mm256_permute4x64_epi64(v, 0x4E);
+  __m256i eq = _mm256_cmpeq_epi16(v, w);
+  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 2)));
+  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 4)));
+  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 6)));
+  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 8)));
+  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 10)));
+  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 12)));
+  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 14)));
   return !_mm256_testz_si256(eq, eq);
 }
 
