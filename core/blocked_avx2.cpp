@@ -72,26 +72,17 @@ ABLOOM_AVX2 inline __m256i candidates(__m256i p, uint32_t used) noexcept {
   return _mm256_or_si256(_mm256_srli_epi32(p, 23), _mm256_and_si256(unused, tags));
 }
 
-ABLOOM_AVX2 inline __m256i rotate(__m256i v, int r) noexcept {
-  const __m256i idx = _mm256_and_si256(
-      _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(r)),
-      _mm256_set1_epi32(7));
-  return _mm256_permutevar8x32_epi32(v, idx);
-}
-
-// Whether two lanes of a are equal: lane i against lanes i+1 .. i+4 (mod 8) covers every pair.
-ABLOOM_AVX2 inline __m256i repeats_within(__m256i a) noexcept {
-  __m256i eq = _mm256_cmpeq_epi32(a, rotate(a, 1));
-  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi32(a, rotate(a, 2)));
-  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi32(a, rotate(a, 3)));
-  return _mm256_or_si256(eq, _mm256_cmpeq_epi32(a, rotate(a, 4)));
-}
-
 // Whether two of the first k <= 16 candidates are equal (layout.hpp's has_repeat).
 ABLOOM_AVX2 inline bool has_repeat_avx2(__m256i pa, __m256i pb, uint32_t k) noexcept {
   if (k <= 8) {
-    const __m256i eq = repeats_within(candidates(pa, k));
-    return !_mm256_testz_si256(eq, eq);
+    // The 8 candidates as 16-bit lanes of one 128-bit register, against rotations by 1 to 4.
+    const __m256i a = candidates(pa, k);
+    const __m128i v = _mm_packus_epi32(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1));
+    __m128i eq = _mm_cmpeq_epi16(v, _mm_alignr_epi8(v, v, 2));
+    eq = _mm_or_si128(eq, _mm_cmpeq_epi16(v, _mm_alignr_epi8(v, v, 4)));
+    eq = _mm_or_si128(eq, _mm_cmpeq_epi16(v, _mm_alignr_epi8(v, v, 6)));
+    eq = _mm_or_si128(eq, _mm_cmpeq_epi16(v, _mm_alignr_epi8(v, v, 8)));
+    return !_mm_testz_si128(eq, eq);
   }
   // The 16 candidates as 16-bit lanes of one register, compared with its rotations by 1 to 8
   // lanes: every pair of lanes is 1 to 8 apart around the circle. A rotation across the two

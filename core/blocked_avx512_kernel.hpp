@@ -11,8 +11,9 @@
 // fetches each of 16 candidates' words (AVX2 needs two permutes and a blend, for 8), a rotate
 // brings each candidate's bit to bit 0 and one `vptestmd` gives the 16 answers as a mask: k <= 16
 // bits in about 8 instructions, where AVX2 needs about 12 per 8. And `vpconflictd` finds a
-// repeat among the first k candidates in one instruction, where AVX2 compares rotations (4 for
-// k <= 8, 18 for k <= 16): a test pays that only for present keys, an add for every key.
+// repeat among the first k candidates in one instruction, where AVX2 compares the candidates
+// packed as 16-bit lanes with their rotations (4 for k <= 8, 8 for k <= 16, about 14 and 24
+// instructions): a test pays that only for present keys, an add for every key.
 //
 // Candidate j of a key is bit c = p >> 23 of the block, p = h2 * C^j (layout.hpp): 32-bit lane
 // c >> 5 = p >> 28 of the register (vpermd reads the index's low 4 bits), bit c & 31 of it
