@@ -2,6 +2,8 @@
 // h2 * C^j for j = 1..8 (layout.hpp), and each candidate's 32-bit word of the 64-byte block is
 // fetched from two registers holding the block with a cross-lane permute (no gather), so testing
 // k <= 8 bits costs about a dozen vector instructions instead of k scalar loads and shifts.
+// Up to 16 candidates take two groups inline; 17 to 32 four groups out of line (test_wide_avx2);
+// more, the scalar kernel.
 //
 // Compiled without -mavx2: only the functions marked ABLOOM_AVX2 use AVX2, so no inline function
 // from a shared header is ever emitted with AVX2 instructions (which the linker could then pick for
@@ -61,33 +63,21 @@ ABLOOM_AVX2 inline uint32_t probe_hits(__m256i p, const Block& b) noexcept {
   return static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(top)));
 }
 
-// The candidates (bit indices) of p, with lanes >= used given distinct values above 511 so that
-// they never compare equal to anything. (used >= 1, so lane 0 never needs a tag; every value
-// fits 16 bits, for the packed comparison of has_repeat_avx2.)
-ABLOOM_AVX2 inline __m256i candidates(__m256i p, uint32_t used) noexcept {
+// The candidates (bit indices) of group `group` (candidates 8*group+1 .. 8*group+8), with lanes
+// >= used replaced by 512 + 8*group + lane: distinct from every candidate (< 512) and from every
+// other tag, so unused lanes never compare equal. Every value fits the 16-bit lanes that the
+// repeat checks pack them into.
+ABLOOM_AVX2 inline __m256i candidates(__m256i p, int used, int group) noexcept {
   const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  const __m256i tags =
-      _mm256_setr_epi32(0, 1 << 9, 1 << 10, 1 << 11, 1 << 12, 1 << 13, 1 << 14, 1 << 15);
-  const __m256i unused = _mm256_cmpgt_epi32(lanes, _mm256_set1_epi32(static_cast<int>(used) - 1));
-  return _mm256_or_si256(_mm256_srli_epi32(p, 23), _mm256_and_si256(unused, tags));
+  const __m256i unused = _mm256_cmpgt_epi32(lanes, _mm256_set1_epi32(used - 1));
+  const __m256i tags = _mm256_add_epi32(lanes, _mm256_set1_epi32(512 + 8 * group));
+  return _mm256_blendv_epi8(_mm256_srli_epi32(p, 23), tags, unused);
 }
 
-// Whether two of the first k <= 16 candidates are equal (layout.hpp's has_repeat).
-ABLOOM_AVX2 inline bool has_repeat_avx2(__m256i pa, __m256i pb, uint32_t k) noexcept {
-  if (k <= 8) {
-    // The 8 candidates as 16-bit lanes of one 128-bit register, against rotations by 1 to 4.
-    const __m256i a = candidates(pa, k);
-    const __m128i v = _mm_packus_epi32(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1));
-    __m128i eq = _mm_cmpeq_epi16(v, _mm_alignr_epi8(v, v, 2));
-    eq = _mm_or_si128(eq, _mm_cmpeq_epi16(v, _mm_alignr_epi8(v, v, 4)));
-    eq = _mm_or_si128(eq, _mm_cmpeq_epi16(v, _mm_alignr_epi8(v, v, 6)));
-    eq = _mm_or_si128(eq, _mm_cmpeq_epi16(v, _mm_alignr_epi8(v, v, 8)));
-    return !_mm_testz_si128(eq, eq);
-  }
-  // The 16 candidates as 16-bit lanes of one register, compared with its rotations by 1 to 8
-  // lanes: every pair of lanes is 1 to 8 apart around the circle. A rotation across the two
-  // 128-bit halves is one vpalignr of the register and its halves swapped.
-  const __m256i v = _mm256_packus_epi32(candidates(pa, 8), candidates(pb, k - 8));
+// Lanes equal to another lane of the 16 16-bit lanes of v: v against its rotations by 1 to 8
+// lanes (every pair of lanes is 1 to 8 apart around the circle). A rotation across the two
+// 128-bit halves is one vpalignr of the register and its halves swapped (w).
+ABLOOM_AVX2 inline __m256i repeats16(__m256i v) noexcept {
   const __m256i w = _mm256_permute4x64_epi64(v, 0x4E);
   __m256i eq = _mm256_cmpeq_epi16(v, w);
   eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 2)));
@@ -96,18 +86,105 @@ ABLOOM_AVX2 inline bool has_repeat_avx2(__m256i pa, __m256i pb, uint32_t k) noex
   eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 8)));
   eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 10)));
   eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 12)));
-  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 14)));
+  return _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 14)));
+}
+
+// Lanes of a equal to some lane of b (16 16-bit lanes each): a against all 16 rotations of b.
+ABLOOM_AVX2 inline __m256i matches16(__m256i a, __m256i b) noexcept {
+  const __m256i w = _mm256_permute4x64_epi64(b, 0x4E);  // b rotated by 8 lanes
+  __m256i eq = _mm256_or_si256(_mm256_cmpeq_epi16(a, b), _mm256_cmpeq_epi16(a, w));
+#define ABLOOM_ROTATIONS(s)                                                     \
+  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(a, _mm256_alignr_epi8(w, b, s))); \
+  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(a, _mm256_alignr_epi8(b, w, s)));
+  ABLOOM_ROTATIONS(2)
+  ABLOOM_ROTATIONS(4)
+  ABLOOM_ROTATIONS(6)
+  ABLOOM_ROTATIONS(8)
+  ABLOOM_ROTATIONS(10)
+  ABLOOM_ROTATIONS(12)
+  ABLOOM_ROTATIONS(14)
+#undef ABLOOM_ROTATIONS
+  return eq;
+}
+
+// Whether two of the first k <= 16 candidates are equal (layout.hpp's has_repeat).
+ABLOOM_AVX2 inline bool has_repeat_avx2(__m256i pa, __m256i pb, uint32_t k) noexcept {
+  const int used = static_cast<int>(k);
+  if (k <= 8) {
+    // The 8 candidates as 16-bit lanes of one 128-bit register, against rotations by 1 to 4.
+    const __m256i a = candidates(pa, used, 0);
+    const __m128i v = _mm_packus_epi32(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1));
+    __m128i eq = _mm_cmpeq_epi16(v, _mm_alignr_epi8(v, v, 2));
+    eq = _mm_or_si128(eq, _mm_cmpeq_epi16(v, _mm_alignr_epi8(v, v, 4)));
+    eq = _mm_or_si128(eq, _mm_cmpeq_epi16(v, _mm_alignr_epi8(v, v, 6)));
+    eq = _mm_or_si128(eq, _mm_cmpeq_epi16(v, _mm_alignr_epi8(v, v, 8)));
+    return !_mm_testz_si128(eq, eq);
+  }
+  // The 16 candidates as 16-bit lanes of one register.
+  const __m256i eq =
+      repeats16(_mm256_packus_epi32(candidates(pa, 8, 0), candidates(pb, used - 8, 1)));
   return !_mm256_testz_si256(eq, eq);
 }
 
-// Candidate mask bits that must be set: the low k of 16 (a in bits 0-7, b in bits 8-15).
-inline uint32_t needed(uint32_t k) noexcept { return (1u << k) - 1; }
+// The same for 17 <= k <= 32 (four groups p[0..3]): two registers of 16 candidates each, each
+// against itself and the first against the second.
+ABLOOM_AVX2 inline bool has_repeat_wide(const __m256i* p, uint32_t k) noexcept {
+  const int used = static_cast<int>(k);
+  const __m256i v1 = _mm256_packus_epi32(candidates(p[0], 8, 0), candidates(p[1], 8, 1));
+  const __m256i v2 =
+      _mm256_packus_epi32(candidates(p[2], used - 16, 2), candidates(p[3], used - 24, 3));
+  const __m256i eq =
+      _mm256_or_si256(_mm256_or_si256(repeats16(v1), repeats16(v2)), matches16(v1, v2));
+  return !_mm256_testz_si256(eq, eq);
+}
+
+// Candidate mask bits that must be set: the low k of 32 (group g in bits 8g .. 8g+7).
+inline uint32_t needed(uint32_t k) noexcept {
+  return static_cast<uint32_t>((uint64_t{1} << k) - 1);
+}
+
+// k = 17..32 (false-positive rates below about 1e-5): four groups of 8 candidates. Out of line:
+// a filter's k never changes, so the branch to here is predicted and the k <= 16 code stays as
+// it was.
+ABLOOM_AVX2 __attribute__((noinline)) bool test_wide_avx2(const uint64_t* block, uint64_t h,
+                                                          uint32_t k) noexcept {
+  const Block b = load_block(block);
+  const __m256i h2 = _mm256_set1_epi32(static_cast<int>(probe_seed(h)));
+  const uint32_t need = needed(k);
+  __m256i p[4];
+  for (uint32_t g = 0; g < 4; ++g) {
+    p[g] = products(h2, 1 + 8 * g);
+    const uint32_t want = need >> (8 * g) & 0xFF;
+    if ((probe_hits(p[g], b) & want) != want) return false;
+  }
+  if (!has_repeat_wide(p, k)) return true;
+  return blocked_test_distinct(block, h, k);
+}
+
+ABLOOM_AVX2 __attribute__((noinline)) bool add_wide_avx2(uint64_t* block, uint64_t h,
+                                                         uint32_t k) noexcept {
+  const Block b = load_block(block);
+  const __m256i h2 = _mm256_set1_epi32(static_cast<int>(probe_seed(h)));
+  __m256i p[4];
+  for (uint32_t g = 0; g < 4; ++g) p[g] = products(h2, 1 + 8 * g);
+  if (has_repeat_wide(p, k)) return blocked_add_scalar(block, h, k);
+  uint32_t hits = 0;
+  for (uint32_t g = 0; g < 4; ++g) hits |= probe_hits(p[g], b) << (8 * g);
+  const uint32_t missing = ~hits & needed(k);
+  if (missing == 0) return true;
+  alignas(32) uint32_t c[32];
+  for (uint32_t g = 0; g < 4; ++g) {
+    _mm256_store_si256(reinterpret_cast<__m256i*>(c + 8 * g), _mm256_srli_epi32(p[g], 23));
+  }
+  set_missing_bits(block, c, k, missing);
+  return false;
+}
 
 // Inlined into the window loop at every optimisation level (at -O2 GCC called it per key, which
 // made bulk tests 12-22% slower).
 ABLOOM_AVX2 __attribute__((always_inline)) inline bool test_avx2(const uint64_t* block, uint64_t h,
                                                                  uint32_t k) noexcept {
-  if (k > 16) return blocked_test_scalar(block, h, k);
+  if (k > 16) return k <= 32 ? test_wide_avx2(block, h, k) : blocked_test_scalar(block, h, k);
   const Block b = load_block(block);
   const __m256i h2 = _mm256_set1_epi32(static_cast<int>(probe_seed(h)));
   const __m256i pa = products(h2, 1);
@@ -127,7 +204,7 @@ ABLOOM_AVX2 __attribute__((always_inline)) inline bool test_avx2(const uint64_t*
 // Inlined into the window loop (the compiler would otherwise call it per key: it is long).
 ABLOOM_AVX2 __attribute__((always_inline)) inline bool add_avx2(uint64_t* block, uint64_t h,
                                                                 uint32_t k) noexcept {
-  if (k > 16) return blocked_add_scalar(block, h, k);
+  if (k > 16) return k <= 32 ? add_wide_avx2(block, h, k) : blocked_add_scalar(block, h, k);
   const Block b = load_block(block);
   const __m256i h2 = _mm256_set1_epi32(static_cast<int>(probe_seed(h)));
   const __m256i pa = products(h2, 1);

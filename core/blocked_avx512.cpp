@@ -16,6 +16,7 @@
 
 #define ABLOOM_AVX512_FN __attribute__((target("avx512f,avx512cd,avx2,bmi,bmi2")))
 #define ABLOOM_AVX512_ASM_LOAD 1
+#define ABLOOM_AVX512_WIDE kBlockedAvx2
 #include "blocked_avx512_kernel.hpp"
 
 namespace abloom {

@@ -5,7 +5,10 @@
 //     kernel's logic is checked against the scalar reference on every machine, AVX-512 or not.
 // The including file provides the intrinsics and defines:
 //   ABLOOM_AVX512_FN        attributes of every function here (a target attribute, or nothing);
-//   ABLOOM_AVX512_ASM_LOAD  1 to read the block with inline asm (native only: see load_block).
+//   ABLOOM_AVX512_ASM_LOAD  1 to read the block with inline asm (native only: see load_block);
+//   ABLOOM_AVX512_WIDE      the kernel table for k > 16 (native: the AVX2 one, which every
+//                           AVX-512 CPU runs and which handles k <= 32 in four groups; emulated:
+//                           the scalar one, which runs anywhere).
 //
 // Why AVX-512 pays here: one 512-bit register holds the whole 64-byte block, so one `vpermd`
 // fetches each of 16 candidates' words (AVX2 needs two permutes and a blend, for 8), a rotate
@@ -73,7 +76,7 @@ inline uint16_t avx512_need(uint32_t k) noexcept {
 ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_test(const uint64_t* block,
                                                                         uint64_t h,
                                                                         uint32_t k) noexcept {
-  if (k > 16) return blocked_test_scalar(block, h, k);
+  if (k > 16) return ABLOOM_AVX512_WIDE.test(block, h, k);
   const uint16_t need = avx512_need(k);
   const __m512i p = avx512_products(h);
   if ((avx512_hits(p, avx512_load_block(block)) & need) != need) return false;  // absent keys
@@ -86,7 +89,7 @@ ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_test(const ui
 // Inlined into the window loop (the compiler would otherwise call it per key: it is long).
 ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_add(uint64_t* block, uint64_t h,
                                                                        uint32_t k) noexcept {
-  if (k > 16) return blocked_add_scalar(block, h, k);
+  if (k > 16) return ABLOOM_AVX512_WIDE.add(block, h, k);
   const uint16_t need = avx512_need(k);
   const __m512i p = avx512_products(h);
   const __m512i candidates = _mm512_srli_epi32(p, 23);

@@ -71,7 +71,7 @@ inline void set_missing_bits(uint64_t* block, const uint32_t* candidates, uint32
   }
 }
 
-// The scalar reference: also the fallback the vector kernels take for rare keys (k > 16, or a
+// The scalar reference: also the fallback the vector kernels take for rare keys (k > 32, or a
 // repeat among the first k candidates).
 bool blocked_test_scalar(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
 bool blocked_add_scalar(uint64_t* block, uint64_t hash, uint32_t k) noexcept;

@@ -6,6 +6,7 @@
 
 #define ABLOOM_AVX512_FN
 #define ABLOOM_AVX512_ASM_LOAD 0
+#define ABLOOM_AVX512_WIDE kBlockedScalar
 #include "avx512_emulated.hpp"
 #include "blocked_avx512_kernel.hpp"
 

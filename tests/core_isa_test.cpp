@@ -178,7 +178,7 @@ TEST(IsaKernels, WindowsMatchSingleKeys) {
   REQUIRE_VECTOR_KERNELS(kernels);
   testing::SplitMix rng(11);
   for (const BlockedKernels* kernel : kernels) {
-    for (uint32_t k : {1u, 6u, 7u, 8u, 9u, 16u, 17u}) {
+    for (uint32_t k : {1u, 6u, 7u, 8u, 9u, 16u, 17u, 24u, 25u, 32u, 33u}) {
       std::vector<RawBlock> ref(8), got;
       for (auto& b : ref) b = random_block(rng, 0.4);
       got = ref;
