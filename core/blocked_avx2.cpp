@@ -173,7 +173,7 @@ ABLOOM_AVX2 __attribute__((noinline)) bool add_wide_avx2(uint64_t* block, uint64
   const uint32_t missing = ~hits & needed(k);
   if (missing == 0) return true;
   alignas(32) uint32_t c[32];
-  for (uint32_t g = 0; g < 4; ++g) {
+  for (size_t g = 0; g < 4; ++g) {
     _mm256_store_si256(reinterpret_cast<__m256i*>(c + 8 * g), _mm256_srli_epi32(p[g], 23));
   }
   set_missing_bits(block, c, k, missing);
