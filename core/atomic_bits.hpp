@@ -25,6 +25,12 @@ inline uint64_t set_bits(uint64_t* p, uint64_t mask) noexcept {
   return std::atomic_ref<uint64_t>(*p).fetch_or(mask, std::memory_order_relaxed) & mask;
 }
 
+// ORs `mask` into *p unconditionally, for callers that already know some of its bits are clear
+// (the vector kernels' adds: their probe saw them clear), so a check first would be wasted.
+inline void or_word(uint64_t* p, uint64_t mask) noexcept {
+  std::atomic_ref<uint64_t>(*p).fetch_or(mask, std::memory_order_relaxed);
+}
+
 inline void and_word(uint64_t* p, uint64_t v) noexcept {
   if ((load_word(p) & ~v) == 0) return;
   std::atomic_ref<uint64_t>(*p).fetch_and(v, std::memory_order_relaxed);

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "atomic_bits.hpp"
 #include "isa.hpp"
 
 namespace abloom {
@@ -67,7 +68,7 @@ inline void set_missing_bits(uint64_t* block, const uint32_t* candidates, uint32
   }
   for (; touched != 0; touched &= touched - 1) {
     const int w = std::countr_zero(touched);
-    std::atomic_ref<uint64_t>(block[w]).fetch_or(words[w], std::memory_order_relaxed);
+    or_word(block + w, words[w]);
   }
 }
 
