@@ -49,26 +49,22 @@ class IsaGuard {
   Isa saved_;
 };
 
-// The vector kernels this CPU can run, then the emulated AVX-512 one (any CPU); records a skip
-// message for the native ones it cannot run.
-std::vector<const BlockedKernels*> runnable_vector_kernels(std::string* skipped) {
+// The vector kernels this CPU can run, then the emulated AVX-512 one (any CPU, so the list is
+// never empty); prints a skip message naming the native ones it cannot run.
+std::vector<const BlockedKernels*> vector_kernels() {
   std::vector<const BlockedKernels*> out;
+  std::string skipped;
   for (Isa isa : kVectorIsas) {
     if (const BlockedKernels* k = blocked_kernels_for(isa)) {
       out.push_back(k);
     } else {
-      *skipped += std::string(isa_name(isa)) + " (this CPU lacks it) ";
+      skipped += std::string(isa_name(isa)) + " (this CPU lacks it) ";
     }
   }
+  if (!skipped.empty()) std::cout << "[ SKIPPED  ] kernels: " << skipped << "\n";
   out.push_back(&testing::kBlockedAvx512Emulated);
   return out;
 }
-
-#define REQUIRE_VECTOR_KERNELS(var)                                                         \
-  std::string skipped_isas;                                                                 \
-  const auto var = runnable_vector_kernels(&skipped_isas);                                  \
-  if (!skipped_isas.empty()) std::cout << "[ SKIPPED  ] kernels: " << skipped_isas << "\n"; \
-  if (var.empty()) GTEST_SKIP() << "no vector kernel runnable here: " << skipped_isas
 
 struct alignas(64) RawBlock {
   uint64_t w[kBlockWords];
@@ -117,7 +113,7 @@ const std::vector<uint32_t> kAllK = [] {
 }();
 
 TEST(IsaKernels, MatchScalarOnRandomBlocksAndKeys) {
-  REQUIRE_VECTOR_KERNELS(kernels);
+  const auto kernels = vector_kernels();
   testing::SplitMix rng(42);
   for (const BlockedKernels* kernel : kernels) {
     for (uint32_t k : kAllK) {
@@ -132,7 +128,7 @@ TEST(IsaKernels, MatchScalarOnRandomBlocksAndKeys) {
 }
 
 TEST(IsaKernels, MatchScalarWhenTheFirstKCandidatesRepeat) {
-  REQUIRE_VECTOR_KERNELS(kernels);
+  const auto kernels = vector_kernels();
   testing::SplitMix rng(7);
   for (const BlockedKernels* kernel : kernels) {
     for (uint32_t k : kAllK) {
@@ -154,7 +150,7 @@ TEST(IsaKernels, MatchScalarWhenTheFirstKCandidatesRepeat) {
 }
 
 TEST(IsaKernels, MatchScalarOnDegenerateHashes) {
-  REQUIRE_VECTOR_KERNELS(kernels);
+  const auto kernels = vector_kernels();
   testing::SplitMix rng(3);
   const uint64_t edge[] = {0,
                            1,
@@ -175,7 +171,7 @@ TEST(IsaKernels, MatchScalarOnDegenerateHashes) {
 }
 
 TEST(IsaKernels, WindowsMatchSingleKeys) {
-  REQUIRE_VECTOR_KERNELS(kernels);
+  const auto kernels = vector_kernels();
   testing::SplitMix rng(11);
   for (const BlockedKernels* kernel : kernels) {
     for (uint32_t k : {1u, 6u, 7u, 8u, 9u, 16u, 17u, 24u, 25u, 32u, 33u}) {
@@ -212,7 +208,7 @@ std::vector<unsigned char> serialized(const Filter& f) {
 // Whole filters: the same keys through every entry point under each kernel give the same words
 // and the same serialized bytes, and the same answers for absent keys.
 TEST(IsaKernels, FiltersBuiltUnderEveryKernelAreIdentical) {
-  REQUIRE_VECTOR_KERNELS(kernels);
+  const auto kernels = vector_kernels();
   IsaGuard guard;
   for (uint32_t k : {3u, 7u, 10u, 16u, 23u}) {
     Shape shape;
