@@ -18,7 +18,9 @@
  * returned, every later test of that key (in any thread that is ordered after the add, e.g. by a
  * join, a mutex or an atomic flag) returns 1. abloom_intersect and abloom_clear are atomic per
  * 64-bit word: keys added concurrently with them may or may not survive. abloom_free must not
- * race with any other call on the same handle.
+ * race with any other call on the same handle. A filter switched to ABLOOM_WRITER_EXCLUSIVE
+ * (abloom_set_writer_mode) allows one writing thread at a time instead, still with any number of
+ * concurrent readers.
  *
  * Layout: a filter is `shards` (a power of two) separately allocated arrays of 64-byte,
  * 64-byte-aligned blocks. One 64-bit XXH3 hash (seeded per filter) is computed per key; its top
@@ -280,6 +282,41 @@ ABLOOM_API void abloom_free(abloom_filter *filter);
 /** A deep copy of `filter` (same shape and bits) in *out. Errors: ABLOOM_ERR_NULL,
  *  ABLOOM_ERR_NOMEM. */
 ABLOOM_API int abloom_clone(const abloom_filter *filter, abloom_filter **out);
+
+/* ---- Writers ------------------------------------------------------------------------------- */
+/*
+ * By default any number of threads may add to one filter at once: adds set their bits with atomic
+ * read-modify-writes (`lock or` on x86), which never lose a bit. Those are also what an add costs
+ * most: on x86 each is a full barrier that later loads wait for. A filter written by one thread at
+ * a time (an offline build, one Spark partition, a bulk load before serving) can switch to plain
+ * loads and stores, and adds then run about twice as fast (bench/RESULTS.md).
+ */
+
+/** Any number of threads may write at once (the default): lock-free atomic adds. */
+#define ABLOOM_WRITER_SHARED 0u
+/**
+ * One thread writes at a time: abloom_add*, abloom_test_and_add* and abloom_union use plain loads
+ * and stores. UNSAFE with concurrent writers: two threads adding at once can lose each other's
+ * bits, i.e. give false negatives. Any number of threads may still test (and call every other
+ * read-only function) while the one writer adds: each 64-bit word is read and written whole, so a
+ * test sees every word before or after each store. One bulk call with abloom_options.threads > 1
+ * is one writer: its threads never write the same word with plain stores.
+ */
+#define ABLOOM_WRITER_EXCLUSIVE 1u
+
+/**
+ * Set how `filter` is written from now on: ABLOOM_WRITER_SHARED or ABLOOM_WRITER_EXCLUSIVE. Call
+ * it while no other thread writes to the filter (for example, switch to EXCLUSIVE for a bulk
+ * load, back to SHARED before other threads start adding). The mode belongs to the handle, not to
+ * the bits: it is not saved, and filters made by abloom_create, abloom_clone, abloom_deserialize,
+ * abloom_view and abloom_open start SHARED. Errors: ABLOOM_ERR_NULL, ABLOOM_ERR_INVALID (unknown
+ * mode; nothing changes).
+ */
+ABLOOM_API int abloom_set_writer_mode(abloom_filter *filter, uint32_t mode);
+
+/** The writer mode of `filter` (ABLOOM_WRITER_SHARED or ABLOOM_WRITER_EXCLUSIVE), or
+ *  ABLOOM_ERR_NULL. */
+ABLOOM_API int abloom_writer_mode(const abloom_filter *filter);
 
 /* ---- Single keys --------------------------------------------------------------------------- */
 

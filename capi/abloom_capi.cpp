@@ -280,22 +280,37 @@ int abloom_clone(const abloom_filter* filter, abloom_filter** out) {
   });
 }
 
+static_assert(ABLOOM_WRITER_SHARED == static_cast<uint32_t>(abloom::WriterMode::shared));
+static_assert(ABLOOM_WRITER_EXCLUSIVE == static_cast<uint32_t>(abloom::WriterMode::exclusive));
+
+int abloom_set_writer_mode(abloom_filter* filter, uint32_t mode) {
+  if (filter == nullptr) return ABLOOM_ERR_NULL;
+  if (mode != ABLOOM_WRITER_SHARED && mode != ABLOOM_WRITER_EXCLUSIVE) return ABLOOM_ERR_INVALID;
+  filter->impl->set_writer_mode(static_cast<abloom::WriterMode>(mode));
+  return ABLOOM_OK;
+}
+
+int abloom_writer_mode(const abloom_filter* filter) {
+  if (filter == nullptr) return ABLOOM_ERR_NULL;
+  return static_cast<int>(filter->impl->writer_mode());
+}
+
 int abloom_add(abloom_filter* filter, const void* key, size_t len) {
   if (filter == nullptr || !key_ok(key, len)) return ABLOOM_ERR_NULL;
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
-  filter->impl->add_hash(filter->impl->hash(key, len));
+  (void)filter->impl->add_key(key, len);
   return ABLOOM_OK;
 }
 
 int abloom_test(const abloom_filter* filter, const void* key, size_t len) {
   if (filter == nullptr || !key_ok(key, len)) return ABLOOM_ERR_NULL;
-  return filter->impl->test_hash(filter->impl->hash(key, len)) ? 1 : 0;
+  return filter->impl->test_key(key, len);
 }
 
 int abloom_test_and_add(abloom_filter* filter, const void* key, size_t len) {
   if (filter == nullptr || !key_ok(key, len)) return ABLOOM_ERR_NULL;
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
-  return filter->impl->test_and_add_hash(filter->impl->hash(key, len)) ? 1 : 0;
+  return filter->impl->add_key(key, len);
 }
 
 int abloom_hash(const abloom_filter* filter, const void* key, size_t len, uint64_t* out) {
@@ -327,7 +342,7 @@ int abloom_add_many(abloom_filter* filter, const void* const* keys, const size_t
   if (filter == nullptr) return ABLOOM_ERR_NULL;
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
   if (int rc = check_key_arrays(keys, lens, n); rc != ABLOOM_OK) return rc;
-  set_out(added, filter->impl->add_many(abloom::KeyArrays{keys, lens}, n));
+  set_out(added, filter->impl->add_many(abloom::KeySource::of_arrays(keys, lens), n));
   return ABLOOM_OK;
 }
 
@@ -335,7 +350,7 @@ int abloom_test_many(const abloom_filter* filter, const void* const* keys, const
                      size_t n, uint8_t* results, uint64_t* found) {
   if (filter == nullptr || (n > 0 && results == nullptr)) return ABLOOM_ERR_NULL;
   if (int rc = check_key_arrays(keys, lens, n); rc != ABLOOM_OK) return rc;
-  set_out(found, filter->impl->test_many(abloom::KeyArrays{keys, lens}, n, results));
+  set_out(found, filter->impl->test_many(abloom::KeySource::of_arrays(keys, lens), n, results));
   return ABLOOM_OK;
 }
 
@@ -344,8 +359,9 @@ int abloom_add_packed(abloom_filter* filter, const void* buf, size_t buf_len,
   if (filter == nullptr) return ABLOOM_ERR_NULL;
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
   if (int rc = check_packed(buf, buf_len, offsets, n); rc != ABLOOM_OK) return rc;
-  set_out(added, filter->impl->add_many(
-                     abloom::PackedKeys{static_cast<const unsigned char*>(buf), offsets}, n));
+  set_out(added,
+          filter->impl->add_many(
+              abloom::KeySource::of_packed(static_cast<const unsigned char*>(buf), offsets), n));
   return ABLOOM_OK;
 }
 
@@ -353,9 +369,9 @@ int abloom_test_packed(const abloom_filter* filter, const void* buf, size_t buf_
                        const uint64_t* offsets, size_t n, uint8_t* results, uint64_t* found) {
   if (filter == nullptr || (n > 0 && results == nullptr)) return ABLOOM_ERR_NULL;
   if (int rc = check_packed(buf, buf_len, offsets, n); rc != ABLOOM_OK) return rc;
-  set_out(found,
-          filter->impl->test_many(
-              abloom::PackedKeys{static_cast<const unsigned char*>(buf), offsets}, n, results));
+  set_out(found, filter->impl->test_many(
+                     abloom::KeySource::of_packed(static_cast<const unsigned char*>(buf), offsets),
+                     n, results));
   return ABLOOM_OK;
 }
 

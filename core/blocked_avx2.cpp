@@ -37,10 +37,12 @@ struct Block {
 // another thread is setting right now reads as clear: bits only go from 0 to 1, so each answer
 // is one the filter gave at some instant, as with per-word atomic loads.
 ABLOOM_AVX2 inline Block load_block(const uint64_t* p) noexcept {
-  Block b;
-  asm("vmovdqa %1, %0" : "=x"(b.lo) : "m"(*reinterpret_cast<const __m256i*>(p)));
-  asm("vmovdqa %1, %0" : "=x"(b.hi) : "m"(*reinterpret_cast<const __m256i*>(p + 4)));
-  return b;
+  // Into locals, not the struct's members: an asm output that is a member kept the whole Block in
+  // memory (a spill, and a realigned stack frame in every caller).
+  __m256i lo, hi;
+  asm("vmovdqa %1, %0" : "=x"(lo) : "m"(*reinterpret_cast<const __m256i*>(p)));
+  asm("vmovdqa %1, %0" : "=x"(hi) : "m"(*reinterpret_cast<const __m256i*>(p + 4)));
+  return Block{lo, hi};
 }
 
 // h2 * C^j for the 8 candidates j = first .. first + 7.
@@ -161,26 +163,26 @@ ABLOOM_AVX2 __attribute__((noinline)) bool test_wide_avx2(const uint64_t* block,
   return blocked_test_distinct(block, h, k);
 }
 
+template <class Writer>
 ABLOOM_AVX2 __attribute__((noinline)) bool add_wide_avx2(uint64_t* block, uint64_t h,
                                                          uint32_t k) noexcept {
   const Block b = load_block(block);
   const __m256i h2 = _mm256_set1_epi32(static_cast<int>(probe_seed(h)));
   __m256i p[4];
   for (uint32_t g = 0; g < 4; ++g) p[g] = products(h2, 1 + 8 * g);
-  if (has_repeat_wide(p, k)) return blocked_add_scalar(block, h, k);
+  if (has_repeat_wide(p, k)) return blocked_add_scalar<Writer>(block, h, k);
   uint32_t hits = 0;
   for (uint32_t g = 0; g < 4; ++g) hits |= probe_hits(p[g], b) << (8 * g);
   const uint32_t missing = ~hits & needed(k);
-  if (missing == 0) return true;
   alignas(32) uint32_t c[32];
   for (size_t g = 0; g < 4; ++g) {
     _mm256_store_si256(reinterpret_cast<__m256i*>(c + 8 * g), _mm256_srli_epi32(p[g], 23));
   }
-  set_missing_bits(block, c, k, missing);
-  return false;
+  set_missing_bits<Writer>(block, c, k, missing);  // writes nothing when nothing is missing
+  return missing == 0;
 }
 
-// Inlined into the window loop at every optimisation level (at -O2 GCC called it per key, which
+// Inlined into the bulk loops at every optimisation level (at -O2 GCC called it per key, which
 // made bulk tests 12-22% slower).
 ABLOOM_AVX2 __attribute__((always_inline)) inline bool test_avx2(const uint64_t* block, uint64_t h,
                                                                  uint32_t k) noexcept {
@@ -201,50 +203,49 @@ ABLOOM_AVX2 __attribute__((always_inline)) inline bool test_avx2(const uint64_t*
   return blocked_test_distinct(block, h, k);
 }
 
-// Inlined into the window loop (the compiler would otherwise call it per key: it is long).
+// Inlined into the bulk loops (the compiler would otherwise call it per key: it is long).
+template <class Writer>
 ABLOOM_AVX2 __attribute__((always_inline)) inline bool add_avx2(uint64_t* block, uint64_t h,
                                                                 uint32_t k) noexcept {
-  if (k > 16) return k <= 32 ? add_wide_avx2(block, h, k) : blocked_add_scalar(block, h, k);
+  if (k > 16) {
+    return k <= 32 ? add_wide_avx2<Writer>(block, h, k) : blocked_add_scalar<Writer>(block, h, k);
+  }
   const Block b = load_block(block);
   const __m256i h2 = _mm256_set1_epi32(static_cast<int>(probe_seed(h)));
   const __m256i pa = products(h2, 1);
   const __m256i pb = k > 8 ? products(h2, 9) : pa;
-  if (has_repeat_avx2(pa, pb, k)) return blocked_add_scalar(block, h, k);  // rare: see test_avx2
+  if (has_repeat_avx2(pa, pb, k)) return blocked_add_scalar<Writer>(block, h, k);  // rare
   uint32_t hits = probe_hits(pa, b);
   if (k > 8) hits |= probe_hits(pb, b) << 8;
   const uint32_t missing = ~hits & needed(k);
-  if (missing == 0) return true;  // nothing to write: keep the line clean
   alignas(32) uint32_t c[16];
   _mm256_store_si256(reinterpret_cast<__m256i*>(c), _mm256_srli_epi32(pa, 23));
   _mm256_store_si256(reinterpret_cast<__m256i*>(c + 8), _mm256_srli_epi32(pb, 23));
-  set_missing_bits(block, c, k, missing);
-  return false;
+  set_missing_bits<Writer>(block, c, k, missing);  // writes nothing when nothing is missing
+  return missing == 0;
 }
 
-// The window loops repeat blocked_scalar.cpp's on purpose: a loop compiled for AVX2 can inline
-// the AVX2 kernel (and default-ISA code), while one shared loop compiled for the default ISA could
-// only call it, once per key.
-ABLOOM_AVX2 uint64_t test_window_avx2(const BlockRef* keys, size_t m, uint32_t k,
-                                      uint8_t* results) noexcept {
-  uint64_t found = 0;
-  for (size_t i = 0; i < m; ++i) {
-    const bool hit = test_avx2(keys[i].block, keys[i].hash, k);
-    results[i] = hit ? 1 : 0;
-    found += hit ? 1 : 0;
+struct Avx2Probe {
+  ABLOOM_AVX2 __attribute__((always_inline)) static bool test(const uint64_t* block, uint64_t h,
+                                                              uint32_t k) noexcept {
+    return test_avx2(block, h, k);
   }
-  return found;
-}
-
-ABLOOM_AVX2 uint64_t add_window_avx2(const BlockRef* keys, size_t m, uint32_t k) noexcept {
-  uint64_t added = 0;
-  for (size_t i = 0; i < m; ++i) added += add_avx2(keys[i].block, keys[i].hash, k) ? 0 : 1;
-  return added;
-}
+  template <class Writer>
+  ABLOOM_AVX2 __attribute__((always_inline)) static bool add(uint64_t* block, uint64_t h,
+                                                             uint32_t k) noexcept {
+    return add_avx2<Writer>(block, h, k);
+  }
+};
 
 }  // namespace
+}  // namespace abloom
 
-const BlockedKernels kBlockedAvx2{Isa::avx2, test_avx2, add_avx2, test_window_avx2,
-                                  add_window_avx2};
+#define ABLOOM_KERNEL_FN ABLOOM_AVX2
+#include "blocked_pipeline.hpp"
+
+namespace abloom {
+
+const BlockedKernels kBlockedAvx2 = make_blocked_kernels<Avx2Probe>(Isa::avx2, "avx2");
 
 }  // namespace abloom
 

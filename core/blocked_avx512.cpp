@@ -22,6 +22,7 @@
 namespace abloom {
 
 const BlockedKernels kBlockedAvx512 = kAvx512Kernels;
+const BlockedKernels kBlockedAvx512Packed = kAvx512PackedKernels;
 
 }  // namespace abloom
 

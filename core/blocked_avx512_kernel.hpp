@@ -5,7 +5,8 @@
 //     kernel's logic is checked against the scalar reference on every machine, AVX-512 or not.
 // The including file provides the intrinsics and defines:
 //   ABLOOM_AVX512_FN        attributes of every function here (a target attribute, or nothing);
-//   ABLOOM_AVX512_ASM_LOAD  1 to read the block with inline asm (native only: see load_block);
+//   ABLOOM_AVX512_ASM_LOAD  1 to read and write the block with inline asm (native only: see
+//                           avx512_load_block and avx512_store_words);
 //   ABLOOM_AVX512_WIDE      the kernel table for k > 16 (native: the AVX2 one, which every
 //                           AVX-512 CPU runs and which handles k <= 32 in four groups; emulated:
 //                           the scalar one, which runs anywhere).
@@ -16,7 +17,10 @@
 // bits in about 8 instructions, where AVX2 needs about 12 per 8. And `vpconflictd` finds a
 // repeat among the first k candidates in one instruction, where AVX2 compares the candidates
 // packed as 16-bit lanes with their rotations (4 for k <= 8, 8 for k <= 16, about 14 and 24
-// instructions): a test pays that only for present keys, an add for every key.
+// instructions): a test pays that only for present keys, an add for every key. (On Intel cores
+// vpconflictd itself is slow: there the kernel uses the packed compare, see RepeatCheck.) An add
+// builds the key's 512-bit mask in registers and, for an exclusive writer, ORs it in with one
+// masked store.
 //
 // Candidate j of a key is bit c = p >> 23 of the block, p = h2 * C^j (layout.hpp): 32-bit lane
 // c >> 5 = p >> 28 of the register (vpermd reads the index's low 4 bits), bit c & 31 of it
@@ -26,6 +30,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "blocked_kernels.hpp"
 #include "layout.hpp"
@@ -63,16 +68,59 @@ ABLOOM_AVX512_FN inline uint32_t avx512_hits(__m512i p, __m512i block) noexcept 
 
 // Whether two of the first k candidates (lanes of `need`) are equal: vpconflictd gives each lane
 // the lanes before it holding the same value; only lanes < k take part.
-ABLOOM_AVX512_FN inline bool avx512_has_repeat(__m512i candidates, uint16_t need) noexcept {
+ABLOOM_AVX512_FN inline bool avx512_has_repeat_conflict(__m512i candidates,
+                                                        uint16_t need) noexcept {
   const __m512i earlier_equal = _mm512_maskz_conflict_epi32(need, candidates);
   return _mm512_test_epi32_mask(earlier_equal, earlier_equal) != 0;
+}
+
+// The same without vpconflictd: candidates are 9-bit values, so the 16 fit one 256-bit register
+// as 16-bit lanes, and comparing it with its rotations by 1 to 8 lanes compares every pair (as the
+// AVX2 kernel does). Lanes >= k hold 512 + lane, distinct from every candidate and each other.
+ABLOOM_AVX512_FN inline bool avx512_has_repeat_packed(__m512i candidates, uint16_t need) noexcept {
+  const __m512i tags =
+      _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                       _mm512_set1_epi32(512));
+  const __m512i tagged = _mm512_mask_blend_epi32(need, tags, candidates);
+  const __m256i v =
+      _mm256_packus_epi32(_mm512_castsi512_si256(tagged), _mm512_extracti64x4_epi64(tagged, 1));
+  const __m256i w = _mm256_permute4x64_epi64(v, 0x4E);  // v rotated by 8 lanes
+  __m256i eq = _mm256_cmpeq_epi16(v, w);
+  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 2)));
+  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 4)));
+  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 6)));
+  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 8)));
+  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 10)));
+  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 12)));
+  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 14)));
+  // movemask, not vptest: SIMDe 0.7.4's portable _mm256_testz_si256 misses set lanes, which the
+  // emulated test build caught.
+  return _mm256_movemask_epi8(eq) != 0;
+}
+
+// Which of the two the kernel uses. vpconflictd is a few cycles on AMD Zen 4 and the packed
+// compare was 1.2x slower there (bulk test of present keys, bench/RESULTS.md); on Intel cores
+// vpconflictd on 16 lanes is microcoded into about twenty uops, and on Sapphire Rapids the kernel
+// with it lost to the AVX2 kernel, whose check is the packed one (issue 12). isa.cpp picks per
+// vendor.
+enum class RepeatCheck { conflict, packed };
+
+template <RepeatCheck kCheck>
+ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_has_repeat(
+    __m512i candidates, uint16_t need) noexcept {
+  if constexpr (kCheck == RepeatCheck::packed) {
+    return avx512_has_repeat_packed(candidates, need);
+  } else {
+    return avx512_has_repeat_conflict(candidates, need);
+  }
 }
 
 inline uint16_t avx512_need(uint32_t k) noexcept {
   return static_cast<uint16_t>((uint32_t{1} << k) - 1);
 }
 
-// Inlined into the window loop at every optimisation level (as in blocked_avx2.cpp).
+// Inlined into the bulk loops at every optimisation level (as in blocked_avx2.cpp).
+template <RepeatCheck kCheck>
 ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_test(const uint64_t* block,
                                                                         uint64_t h,
                                                                         uint32_t k) noexcept {
@@ -82,51 +130,113 @@ ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_test(const ui
   if ((avx512_hits(p, avx512_load_block(block)) & need) != need) return false;  // absent keys
   // All of the first k candidates are set: the key is present unless two of them are the same
   // bit, and then its further candidates decide.
-  if (!avx512_has_repeat(_mm512_srli_epi32(p, 23), need)) return true;
+  if (!avx512_has_repeat<kCheck>(_mm512_srli_epi32(p, 23), need)) return true;
   return blocked_test_distinct(block, h, k);
 }
 
-// Inlined into the window loop (the compiler would otherwise call it per key: it is long).
-ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_add(uint64_t* block, uint64_t h,
-                                                                       uint32_t k) noexcept {
-  if (k > 16) return ABLOOM_AVX512_WIDE.add(block, h, k);
-  const uint16_t need = avx512_need(k);
-  const __m512i p = avx512_products(h);
-  const __m512i candidates = _mm512_srli_epi32(p, 23);
-  // An add sets exactly the first k distinct candidates: with a repeat among the first k (about
-  // k^2/1024 of keys) the further ones decide, which the scalar kernel walks.
-  if (avx512_has_repeat(candidates, need)) return blocked_add_scalar(block, h, k);
-  const uint32_t missing = ~avx512_hits(p, avx512_load_block(block)) & need;
-  if (missing == 0) return true;  // nothing to write: keep the line clean
+// The key's bits as a 512-bit mask, from its first k candidates (distinct or not): qword lane w
+// gets bit c - 64w of each candidate c, a shift that is out of range (so 0) unless c >> 6 == w.
+// Four vector instructions per candidate, no scalar merge and no store per bit.
+ABLOOM_AVX512_FN inline __m512i avx512_key_mask(__m512i candidates, uint32_t k) noexcept {
   alignas(64) uint32_t c[16];
   _mm512_store_si512(c, candidates);
-  set_missing_bits(block, c, k, missing);
-  return false;
-}
-
-// Window loops compiled with the kernel, so it is inlined per key (as in blocked_avx2.cpp).
-// Everything here is `inline` in an unnamed namespace: each including file gets its own copy
-// (the native one and the emulated one must not be merged by the linker).
-ABLOOM_AVX512_FN inline uint64_t avx512_test_window(const BlockRef* keys, size_t m, uint32_t k,
-                                                    uint8_t* results) noexcept {
-  uint64_t found = 0;
-  for (size_t i = 0; i < m; ++i) {
-    const bool hit = avx512_test(keys[i].block, keys[i].hash, k);
-    results[i] = hit ? 1 : 0;
-    found += hit ? 1 : 0;
+  const __m512i lane_first_bit = _mm512_setr_epi64(0, 64, 128, 192, 256, 320, 384, 448);
+  const __m512i one = _mm512_set1_epi64(1);
+  __m512i mask = _mm512_setzero_si512();
+  for (uint32_t j = 0; j < k; ++j) {
+    const __m512i shift =
+        _mm512_sub_epi64(_mm512_set1_epi64(static_cast<long long>(c[j])), lane_first_bit);
+    mask = _mm512_or_si512(mask, _mm512_sllv_epi64(one, shift));
   }
-  return found;
+  return mask;
 }
 
-ABLOOM_AVX512_FN inline uint64_t avx512_add_window(const BlockRef* keys, size_t m,
-                                                   uint32_t k) noexcept {
-  uint64_t added = 0;
-  for (size_t i = 0; i < m; ++i) added += avx512_add(keys[i].block, keys[i].hash, k) ? 0 : 1;
-  return added;
+// An exclusive writer's store: the qwords of `value` selected by `lanes`, in one masked 64-byte
+// store (one store per key, where a word-by-word write costs a store per touched word: with the
+// block not yet in cache each of those holds the store queue, and adds ran 2.5-3x slower, bench/
+// RESULTS.md). Each 8-byte word is written whole, so concurrent readers (allowed alongside an
+// exclusive writer) see it before or after. Native: inline asm, a hardware store rather than a
+// C++ data race, as for the loads; emulated: word by word.
+ABLOOM_AVX512_FN inline void avx512_store_words(uint64_t* block, __m512i value,
+                                                uint8_t lanes) noexcept {
+#if ABLOOM_AVX512_ASM_LOAD
+  asm volatile("vmovdqa64 %1, %0%{%2%}"
+               : "=m"(*reinterpret_cast<__m512i*>(block))
+               : "v"(value), "Yk"(lanes));
+#else
+  alignas(64) uint64_t words[8];
+  _mm512_store_si512(words, value);
+  for (uint32_t w = 0; w < 8; ++w) {
+    if ((lanes >> w & 1) != 0) store_word(block + w, words[w]);
+  }
+#endif
 }
 
-inline constexpr BlockedKernels kAvx512Kernels{Isa::avx512, avx512_test, avx512_add,
-                                               avx512_test_window, avx512_add_window};
+// Inlined into the bulk loops (the compiler would otherwise call it per key: it is long).
+//
+// No branch depends on the block's contents (which, out of cache, would resolve only when the
+// block arrives: see set_missing_bits). The exclusive writer ORs the key's mask into the block
+// with one masked store of the words that change; the shared writer takes one atomic OR per word
+// its candidates touch, redirected to a scratch word where nothing is missing.
+template <RepeatCheck kCheck, class Writer>
+ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_add(uint64_t* block, uint64_t h,
+                                                                       uint32_t k) noexcept {
+  if (k > 16) {
+    if constexpr (std::is_same_v<Writer, ExclusiveWriter>) {
+      return ABLOOM_AVX512_WIDE.add_exclusive(block, h, k);
+    } else {
+      return ABLOOM_AVX512_WIDE.add(block, h, k);
+    }
+  }
+  const uint16_t need = avx512_need(k);
+  const __m512i candidates = _mm512_srli_epi32(avx512_products(h), 23);
+  // An add sets exactly the first k distinct candidates: with a repeat among the first k (about
+  // k^2/1024 of keys) the further ones decide, which the scalar kernel walks.
+  if (avx512_has_repeat<kCheck>(candidates, need)) return blocked_add_scalar<Writer>(block, h, k);
+  const __m512i b = avx512_load_block(block);
+  const __m512i mask = avx512_key_mask(candidates, k);
+  const __m512i missing = _mm512_andnot_si512(b, mask);
+  const uint8_t changed = _mm512_test_epi64_mask(missing, missing);
+  if constexpr (std::is_same_v<Writer, ExclusiveWriter>) {
+    avx512_store_words(block, _mm512_or_si512(b, mask), changed);
+  } else {
+    alignas(64) uint64_t words[8];
+    _mm512_store_si512(words, missing);
+    or_words<Writer>(block, words, _mm512_test_epi64_mask(mask, mask));
+  }
+  return changed == 0;
+}
+
+template <RepeatCheck kCheck>
+struct Avx512Probe {
+  ABLOOM_AVX512_FN __attribute__((always_inline)) static bool test(const uint64_t* block,
+                                                                   uint64_t h,
+                                                                   uint32_t k) noexcept {
+    return avx512_test<kCheck>(block, h, k);
+  }
+  template <class Writer>
+  ABLOOM_AVX512_FN __attribute__((always_inline)) static bool add(uint64_t* block, uint64_t h,
+                                                                  uint32_t k) noexcept {
+    return avx512_add<kCheck, Writer>(block, h, k);
+  }
+};
+
+}  // namespace
+}  // namespace abloom
+
+#define ABLOOM_KERNEL_FN ABLOOM_AVX512_FN
+#include "blocked_pipeline.hpp"
+
+namespace abloom {
+namespace {
+
+// The tables, for the including file to export under its own names. Everything above is `inline`
+// in an unnamed namespace: each including file gets its own copy (the native one and the emulated
+// one must not be merged by the linker).
+inline constexpr BlockedKernels kAvx512Kernels =
+    make_blocked_kernels<Avx512Probe<RepeatCheck::conflict>>(Isa::avx512, "avx512");
+inline constexpr BlockedKernels kAvx512PackedKernels =
+    make_blocked_kernels<Avx512Probe<RepeatCheck::packed>>(Isa::avx512, "avx512-packed");
 
 }  // namespace
 }  // namespace abloom

@@ -1,86 +1,223 @@
-// The blocked kind's in-block probe, one implementation per instruction set, behind one table.
-// A kernel answers for keys whose hash and 64-byte block are already known: single keys (add,
-// test) and windows of keys whose blocks the bulk pipeline (bulk.cpp) has prefetched. Every
-// kernel sets and tests exactly the bits layout.hpp defines (tests/core_isa_test.cpp proves it);
-// they differ only in how fast they get there.
+// The blocked kind's hot paths, one implementation per instruction set, behind one table.
+//
+// Each instruction set provides a probe (blocked_scalar.cpp, blocked_avx2.cpp,
+// blocked_avx512_kernel.hpp): test and add for one key whose hash and 64-byte block are known.
+// blocked_pipeline.hpp builds the rest of the table over it, compiled in the same file so the probe
+// inlines everywhere: whole single-key calls (hash, block, probe) and the bulk loops (hash a key,
+// prefetch its block a fixed distance ahead, probe). Every kernel sets and tests exactly the bits
+// layout.hpp defines (tests/core_isa_test.cpp proves it); they differ only in how fast they get
+// there.
 #pragma once
 
 #include <atomic>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "atomic_bits.hpp"
+#include "hash.hpp"
 #include "isa.hpp"
+#include "layout.hpp"
 
 namespace abloom {
 
-// A key of a bulk window: its hash and the first word of its block.
-struct BlockRef {
-  uint64_t* block;
-  uint64_t hash;
+// What the blocked kind's hot paths need of a filter: where its shards are and how a hash picks a
+// block. Filter keeps one up to date; it is passed by reference so a call reads only these fields.
+struct BlockedView {
+  uint64_t* const* shards = nullptr;  // shard base pointers
+  uint64_t blocks_per_shard = 0;
+  uint64_t seed = 0;
+  uint32_t shard_shift = 63;  // 63 - shard_bits (Shape::shard_of, precomputed)
+  uint32_t shard_bits = 0;
+  uint32_t k = 0;
+
+  BlockedView() = default;
+  BlockedView(const Shape& shape, uint64_t* const* shard_ptrs) noexcept
+      : shards(shard_ptrs),
+        blocks_per_shard(shape.blocks_per_shard),
+        seed(shape.seed),
+        shard_shift(63 - shape.shard_bits),
+        shard_bits(shape.shard_bits),
+        k(shape.k) {}
+
+  // The first word of h's block (Shape::shard_of and Shape::block_word_offset).
+  uint64_t* block_of(uint64_t h) const noexcept {
+    return shards[(h >> 1) >> shard_shift] +
+           mulhi64(h << shard_bits, blocks_per_shard) * kBlockWords;
+  }
 };
+
+// The keys of a bulk call, in one of the three forms the C API takes. Key i is hashed by
+// for_each_form's accessor; advance() drops the first keys (threads take sub-ranges).
+struct KeySource {
+  enum class Form : uint32_t { hashes, arrays, packed };
+  Form form = Form::hashes;
+  const uint64_t* hashes = nullptr;    // Form::hashes
+  const void* const* keys = nullptr;   // Form::arrays: keys[i], lens[i] bytes
+  const size_t* lens = nullptr;        //
+  const unsigned char* buf = nullptr;  // Form::packed: buf[offsets[i] .. offsets[i + 1])
+  const uint64_t* offsets = nullptr;   //
+
+  static KeySource of_hashes(const uint64_t* h) noexcept {
+    KeySource s;
+    s.hashes = h;
+    return s;
+  }
+  static KeySource of_arrays(const void* const* k, const size_t* l) noexcept {
+    KeySource s;
+    s.form = Form::arrays;
+    s.keys = k;
+    s.lens = l;
+    return s;
+  }
+  static KeySource of_packed(const unsigned char* b, const uint64_t* o) noexcept {
+    KeySource s;
+    s.form = Form::packed;
+    s.buf = b;
+    s.offsets = o;
+    return s;
+  }
+  // The same keys from key `first` on.
+  KeySource advanced(size_t first) const noexcept {
+    KeySource s = *this;
+    switch (form) {
+      case Form::hashes:
+        s.hashes += first;
+        break;
+      case Form::arrays:
+        s.keys += first;
+        s.lens += first;
+        break;
+      case Form::packed:
+        s.offsets += first;
+        break;
+    }
+    return s;
+  }
+};
+
+// Calls fn(hash_at) once, with hash_at(i) = the hash of key i under `seed`, specialised for the
+// source's form (one switch per call, none per key). The accessors capture copies, not
+// references: after an out-of-line hash the compiler would otherwise reload them for every key.
+template <class Fn>
+inline auto for_each_form(const KeySource& src, uint64_t seed, Fn fn) {
+  switch (src.form) {
+    case KeySource::Form::arrays:
+      return fn(
+          [k = src.keys, l = src.lens, seed](size_t i) { return hash_key(seed, k[i], l[i]); });
+    case KeySource::Form::packed:
+      return fn([b = src.buf, o = src.offsets, seed](size_t i) {
+        return hash_key(seed, b + o[i], o[i + 1] - o[i]);
+      });
+    case KeySource::Form::hashes:
+      break;
+  }
+  return fn([h = src.hashes](size_t i) { return h[i]; });
+}
+
+// Which writer policy (atomic_bits.hpp) an add uses.
+enum class WriterMode : uint32_t { shared = 0, exclusive = 1 };
 
 struct BlockedKernels {
   Isa isa;
-  // Whether all of the key's k bits are set (reads only).
+  const char* name;  // the instruction set, and the variant where a set has two ("avx512-packed")
+  // One key whose hash and block are known. test: whether all of its k bits are set (reads
+  // only). add: sets them and returns whether they were all set before.
   bool (*test)(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
-  // Sets the key's k bits with atomic ORs, and returns whether they were all set before.
-  bool (*add)(uint64_t* block, uint64_t hash, uint32_t k) noexcept;
-  // test for m keys: results[i] = 0/1, returns how many tested 1.
-  uint64_t (*test_window)(const BlockRef* keys, size_t m, uint32_t k, uint8_t* results) noexcept;
-  // add for m keys, returns how many had a bit that was not set before.
-  uint64_t (*add_window)(const BlockRef* keys, size_t m, uint32_t k) noexcept;
+  bool (*add)(uint64_t* block, uint64_t hash, uint32_t k) noexcept;            // SharedWriter
+  bool (*add_exclusive)(uint64_t* block, uint64_t hash, uint32_t k) noexcept;  // ExclusiveWriter
+  // Whole single-key calls: hash, block and probe in one function. They answer 1 or 0 as an int
+  // (test: present; add: all bits were set before), the C API's own answer, so abloom_test can
+  // tail-call them.
+  int (*test_key)(const BlockedView& view, const void* key, size_t len) noexcept;
+  int (*add_key)(const BlockedView& view, const void* key, size_t len) noexcept;
+  int (*add_key_exclusive)(const BlockedView& view, const void* key, size_t len) noexcept;
+  // Bulk: n keys, blocks prefetched ahead. test_many writes results[i] = 0/1 and returns how many
+  // tested 1; add_many returns how many keys had a bit that was not set before.
+  uint64_t (*test_many)(const BlockedView& view, const KeySource& keys, size_t n,
+                        uint8_t* results) noexcept;
+  uint64_t (*add_many)(const BlockedView& view, const KeySource& keys, size_t n,
+                       WriterMode mode) noexcept;
 };
 
 namespace detail {
-// The active table; null until first use (isa.cpp picks it from the CPU and ABLOOM_ISA).
+// The active table. Until first use it is kBlockedFirstUse, whose entries pick the real table
+// (init_kernels: from the CPU and ABLOOM_ISA, isa.cpp) and forward the call, so the hot paths
+// read the pointer with no test for "not chosen yet".
 extern std::atomic<const BlockedKernels*> active_kernels;
+extern const BlockedKernels kBlockedFirstUse;
 const BlockedKernels& init_kernels() noexcept;
 }  // namespace detail
 
-// The kernels of the active instruction set (isa_active()). Inline: it is on every key's path.
+// The kernels of the active instruction set. Inline: it is on every key's path.
 inline const BlockedKernels& blocked_kernels() noexcept {
-  const BlockedKernels* k = detail::active_kernels.load(std::memory_order_acquire);
-  if (k == nullptr) [[unlikely]]
-    return detail::init_kernels();
-  return *k;
+  return *detail::active_kernels.load(std::memory_order_acquire);
 }
 // The kernels of one set, or nullptr when this CPU cannot run them (tests compare every set).
 const BlockedKernels* blocked_kernels_for(Isa isa) noexcept;
 
 // The write step of the vector kernels' add: sets bit candidates[j] of the block for every j < k
-// with bit j of `missing` set (candidates clear when the key was probed). The bits are merged per
-// 64-bit word first (a fixed-count loop, no branch), then each touched word takes one atomic OR:
-// atomic ORs are most of an add's cost, and merging saves about one in five at k = 7 and one in
-// three at k = 11 over an OR per bit. The caller reports the key new because its probe saw these
-// bits clear: of concurrent adds of one new key, at least one reports it new (abloom.h's promise),
-// since bits only ever go from 0 to 1 and some add must have probed before any of them wrote.
+// with bit j of `missing` set (candidates clear when the key was probed).
+//
+// No branch here depends on the block's contents. The bits are merged per 64-bit word first (a
+// fixed-count loop), and the words written are those the key's candidates fall in, which the hash
+// alone decides. A word with nothing missing is written to a local scratch word instead (a
+// branch-free select of the address), so it stays clean in the cache. A branch on the loaded bits
+// would be unpredictable, and it could only resolve when the block arrives: out of cache, every
+// mispredicted one serialised the adds' misses (a single add cost 2.6x a single test at 10M keys).
+//
+// Merging saves about one atomic OR in five at k = 7 and one in three at k = 11 over an OR per bit.
+// The caller reports the key new because its probe saw these bits clear: of concurrent adds of one
+// new key, at least one reports it new (abloom.h's promise), since bits only ever go from 0 to 1
+// and some add must have probed before any of them wrote.
+// ORs words[w] into block word w for each w in `touched` (a bit set per word), a word whose
+// words[w] is 0 into a local scratch word instead, so that it stays clean in the cache and the
+// loop's branches depend on `touched` only.
+template <class Writer>
+inline void or_words(uint64_t* block, const uint64_t* words, uint32_t touched) noexcept {
+  uint64_t scratch = 0;
+  const auto scratch_address = reinterpret_cast<uintptr_t>(&scratch);
+  for (; touched != 0; touched &= touched - 1) {
+    const int w = std::countr_zero(touched);
+    const uintptr_t keep = uintptr_t{0} - static_cast<uintptr_t>(words[w] != 0);  // all ones: write
+    const uintptr_t target =
+        (reinterpret_cast<uintptr_t>(block + w) & keep) | (scratch_address & ~keep);
+    Writer::or_word(reinterpret_cast<uint64_t*>(target), words[w]);
+  }
+}
+
+template <class Writer>
 inline void set_missing_bits(uint64_t* block, const uint32_t* candidates, uint32_t k,
                              uint32_t missing) noexcept {
   uint64_t words[8] = {};
   uint32_t touched = 0;
   for (uint32_t j = 0; j < k; ++j) {
     const uint32_t c = candidates[j];
-    const uint64_t miss = missing >> j & 1;
-    words[c >> 6] |= miss << (c & 63);
-    touched |= static_cast<uint32_t>(miss) << (c >> 6);
+    words[c >> 6] |= static_cast<uint64_t>(missing >> j & 1) << (c & 63);
+    touched |= uint32_t{1} << (c >> 6);
   }
-  for (; touched != 0; touched &= touched - 1) {
-    const int w = std::countr_zero(touched);
-    or_word(block + w, words[w]);
-  }
+  or_words<Writer>(block, words, touched);
 }
 
 // The scalar reference: also the fallback the vector kernels take for rare keys (k > 32, or a
 // repeat among the first k candidates).
 bool blocked_test_scalar(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
+template <class Writer>
 bool blocked_add_scalar(uint64_t* block, uint64_t hash, uint32_t k) noexcept;
+extern template bool blocked_add_scalar<SharedWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
+extern template bool blocked_add_scalar<ExclusiveWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
 // test for a key known to repeat a candidate among its first k: walks its distinct candidates.
 bool blocked_test_distinct(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
 
+// Every table of every kernel this CPU can run (variants included), for tests and benchmarks.
+std::vector<const BlockedKernels*> blocked_kernels_runnable();
+
 extern const BlockedKernels kBlockedScalar;
-extern const BlockedKernels kBlockedAvx2;    // only valid where isa_supported() >= avx2
-extern const BlockedKernels kBlockedAvx512;  // only valid where isa_supported() >= avx512
+extern const BlockedKernels kBlockedAvx2;  // only valid where isa_supported() >= avx2
+// Only valid where isa_supported() >= avx512. Two variants that differ in their repeat check
+// (blocked_avx512_kernel.hpp): vpconflictd, and a packed compare; isa.cpp picks one per vendor.
+extern const BlockedKernels kBlockedAvx512;
+extern const BlockedKernels kBlockedAvx512Packed;
 
 }  // namespace abloom

@@ -42,37 +42,39 @@ bool blocked_test_distinct(const uint64_t* block, uint64_t h, uint32_t k) noexce
   return true;
 }
 
+template <class Writer>
 bool blocked_add_scalar(uint64_t* block, uint64_t h, uint32_t k) noexcept {
   const BlockMask m = block_mask(h, k);
   bool present = true;
   for (uint32_t w = 0; w < kBlockWords; ++w) {
-    if (m.w[w] != 0) present &= set_bits(block + w, m.w[w]) == m.w[w];
+    if (m.w[w] != 0) present &= Writer::set_bits(block + w, m.w[w]) == m.w[w];
   }
   return present;
 }
 
+template bool blocked_add_scalar<SharedWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
+template bool blocked_add_scalar<ExclusiveWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
+
+}  // namespace abloom
+
+#define ABLOOM_KERNEL_FN
+#include "blocked_pipeline.hpp"
+
+namespace abloom {
 namespace {
 
-uint64_t test_window_scalar(const BlockRef* keys, size_t m, uint32_t k, uint8_t* results) noexcept {
-  uint64_t found = 0;
-  for (size_t i = 0; i < m; ++i) {
-    const bool hit = blocked_test_scalar(keys[i].block, keys[i].hash, k);
-    results[i] = hit ? 1 : 0;
-    found += hit ? 1 : 0;
+struct ScalarProbe {
+  static bool test(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
+    return blocked_test_scalar(block, h, k);
   }
-  return found;
-}
-
-uint64_t add_window_scalar(const BlockRef* keys, size_t m, uint32_t k) noexcept {
-  uint64_t added = 0;
-  for (size_t i = 0; i < m; ++i)
-    added += blocked_add_scalar(keys[i].block, keys[i].hash, k) ? 0 : 1;
-  return added;
-}
+  template <class Writer>
+  static bool add(uint64_t* block, uint64_t h, uint32_t k) noexcept {
+    return blocked_add_scalar<Writer>(block, h, k);
+  }
+};
 
 }  // namespace
 
-const BlockedKernels kBlockedScalar{Isa::scalar, blocked_test_scalar, blocked_add_scalar,
-                                    test_window_scalar, add_window_scalar};
+const BlockedKernels kBlockedScalar = make_blocked_kernels<ScalarProbe>(Isa::scalar, "scalar");
 
 }  // namespace abloom

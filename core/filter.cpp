@@ -18,6 +18,7 @@ Filter::Filter(const Shape& shape, const FilterParams& params) : shape_(shape), 
     shards_.emplace_back(shape_.words_per_shard());
     shard_ptrs_.push_back(shards_.back().data());
   }
+  view_ = BlockedView(shape_, shard_ptrs_.data());
 }
 
 Filter::Filter(const Shape& shape, const FilterParams& params, ExternalShards external)
@@ -26,7 +27,9 @@ Filter::Filter(const Shape& shape, const FilterParams& params, ExternalShards ex
       shard_ptrs_(std::move(external.shards)),
       memory_(std::move(external.memory)),
       storage_(external.storage),
-      read_only_(external.read_only) {}
+      read_only_(external.read_only) {
+  view_ = BlockedView(shape_, shard_ptrs_.data());
+}
 
 Filter::Filter(const Filter& other) : Filter(other.shape_, other.params_) {
   for (uint32_t s = 0; s < shape_.shards(); ++s) {
@@ -36,18 +39,31 @@ Filter::Filter(const Filter& other) : Filter(other.shape_, other.params_) {
   }
 }
 
-bool Filter::add_impl(uint64_t h) noexcept {
-  if (shape_.kind == Kind::blocked) return blocked_kernels().add(block_of(h), h, shape_.k);
+bool Filter::add_hash_impl(uint64_t h) noexcept {
+  const bool shared = writer_ == WriterMode::shared;
+  if (shape_.kind == Kind::blocked) {
+    const BlockedKernels& kernels = blocked_kernels();
+    uint64_t* block = view_.block_of(h);
+    return shared ? kernels.add(block, h, shape_.k) : kernels.add_exclusive(block, h, shape_.k);
+  }
+  return shared ? add_classic<SharedWriter>(h) : add_classic<ExclusiveWriter>(h);
+}
+
+template <class Writer>
+bool Filter::add_classic(uint64_t h) noexcept {
   bool present = true;
   uint64_t* base = shard_ptrs_[shape_.shard_of(h)];
   ClassicProbes probes(h, shape_.shard_bits, shape_.bits_per_shard());
   for (uint32_t i = 0; i < shape_.k; ++i) {
     const uint64_t pos = probes.next();
     const uint64_t bit = uint64_t{1} << (pos & 63);
-    present &= set_bits(base + (pos >> 6), bit) != 0;
+    present &= Writer::set_bits(base + (pos >> 6), bit) != 0;
   }
   return present;
 }
+
+template bool Filter::add_classic<SharedWriter>(uint64_t h) noexcept;
+template bool Filter::add_classic<ExclusiveWriter>(uint64_t h) noexcept;
 
 bool Filter::test_classic(uint64_t h) const noexcept {
   const uint64_t* base = shard_ptrs_[shape_.shard_of(h)];
@@ -77,8 +93,14 @@ void Filter::for_each_word_pair(const Filter& other, Fn fn) const noexcept {
 Errc Filter::union_with(const Filter& other) noexcept {
   if (!(shape_ == other.shape_)) return Errc::mismatch;
   if (&other == this) return Errc::ok;
+  if (writer_ == WriterMode::exclusive) {
+    for_each_word_pair(other, [](uint64_t* mine, uint64_t theirs) {
+      if (theirs != 0) ExclusiveWriter::set_bits(mine, theirs);
+    });
+    return Errc::ok;
+  }
   for_each_word_pair(other, [](uint64_t* mine, uint64_t theirs) {
-    if (theirs != 0) set_bits(mine, theirs);
+    if (theirs != 0) SharedWriter::set_bits(mine, theirs);
   });
   return Errc::ok;
 }

@@ -1,7 +1,8 @@
 // The filter engine: a lock-free Bloom filter of either kind over 2^s separately allocated,
 // 64-byte-aligned shards. Every bit goes through std::atomic_ref with relaxed ordering, so any
 // number of threads may add and test at once; adds skip the write when the bits are already
-// set, so a shared cache line is not dirtied needlessly.
+// set, so a shared cache line is not dirtied needlessly. A filter with one writer may switch to
+// plain stores (WriterMode::exclusive, atomic_bits.hpp); tests stay safe alongside it.
 #pragma once
 
 #include <cstddef>
@@ -52,16 +53,6 @@ struct ExternalShards {
   bool read_only = true;
 };
 
-// A bulk input: n keys, given by one of three forms. The accessor hashes key i.
-struct KeyArrays {
-  const void* const* keys;
-  const size_t* lens;
-};
-struct PackedKeys {
-  const unsigned char* buf;
-  const uint64_t* offsets;  // n + 1 entries
-};
-
 class Filter {
  public:
   // Allocates a zeroed filter. Throws std::bad_alloc.
@@ -70,6 +61,9 @@ class Filter {
   Filter(const Shape& shape, const FilterParams& params, ExternalShards external);
   Filter(const Filter& other);  // deep copy into owned memory; throws std::bad_alloc
   Filter& operator=(const Filter&) = delete;
+  Filter(Filter&&) = delete;
+  Filter& operator=(Filter&&) = delete;
+  ~Filter() = default;
 
   const Shape& shape() const noexcept { return shape_; }
   const FilterParams& params() const noexcept { return params_; }
@@ -78,25 +72,50 @@ class Filter {
   // Flushes external storage (see ExternalMemory::sync); owned filters: nothing to do.
   Errc sync() const noexcept { return memory_ ? memory_->sync(*this) : Errc::ok; }
 
+  // Shared (the default): any number of threads may add at once. Exclusive: one writing thread
+  // at a time (adds, unions), any number of testing threads; adds use plain stores.
+  WriterMode writer_mode() const noexcept { return writer_; }
+  void set_writer_mode(WriterMode mode) noexcept { writer_ = mode; }
+
   uint64_t hash(const void* key, size_t len) const noexcept {
     return hash_key(shape_.seed, key, len);
   }
 
-  void add_hash(uint64_t h) noexcept { (void)add_impl(h); }
+  // One key by its bytes: hash, block and probe in one call of the active kernel (blocked kind).
+  // 1 if it may be present, else 0 (an int, so the C API's call is a tail call).
+  int test_key(const void* key, size_t len) const noexcept {
+    if (shape_.kind == Kind::blocked) [[likely]]
+      return blocked_kernels().test_key(view_, key, len);
+    return test_classic(hash(key, len)) ? 1 : 0;
+  }
+  // Adds the key: 1 if all its bits were set before, else 0.
+  int add_key(const void* key, size_t len) noexcept {
+    if (shape_.kind == Kind::blocked) [[likely]] {
+      const BlockedKernels& kernels = blocked_kernels();
+      return writer_ == WriterMode::shared ? kernels.add_key(view_, key, len)
+                                           : kernels.add_key_exclusive(view_, key, len);
+    }
+    return add_hash_impl(hash(key, len)) ? 1 : 0;
+  }
+
+  void add_hash(uint64_t h) noexcept { (void)add_hash_impl(h); }
   bool test_hash(uint64_t h) const noexcept {
-    if (shape_.kind == Kind::blocked) return blocked_kernels().test(block_of(h), h, shape_.k);
+    if (shape_.kind == Kind::blocked) return blocked_kernels().test(view_.block_of(h), h, shape_.k);
     return test_classic(h);
   }
   // Adds h and returns whether all its bits were set before (from the values fetch_or returned).
-  bool test_and_add_hash(uint64_t h) noexcept { return add_impl(h); }
+  bool test_and_add_hash(uint64_t h) noexcept { return add_hash_impl(h); }
 
-  // Bulk: hash a window, prefetch its blocks, then probe. Return the number of new keys / found.
-  uint64_t add_many(const uint64_t* hashes, size_t n) noexcept;
-  uint64_t add_many(const KeyArrays& keys, size_t n) noexcept;
-  uint64_t add_many(const PackedKeys& keys, size_t n) noexcept;
-  uint64_t test_many(const uint64_t* hashes, size_t n, uint8_t* results) const noexcept;
-  uint64_t test_many(const KeyArrays& keys, size_t n, uint8_t* results) const noexcept;
-  uint64_t test_many(const PackedKeys& keys, size_t n, uint8_t* results) const noexcept;
+  // Bulk: hash keys and prefetch their blocks ahead of probing. Return the number of new keys /
+  // found.
+  uint64_t add_many(const KeySource& keys, size_t n) noexcept;
+  uint64_t test_many(const KeySource& keys, size_t n, uint8_t* results) const noexcept;
+  uint64_t add_many(const uint64_t* hashes, size_t n) noexcept {
+    return add_many(KeySource::of_hashes(hashes), n);
+  }
+  uint64_t test_many(const uint64_t* hashes, size_t n, uint8_t* results) const noexcept {
+    return test_many(KeySource::of_hashes(hashes), n, results);
+  }
 
   // Set operations on filters of the same shape (else Errc::mismatch, nothing changed).
   Errc union_with(const Filter& other) noexcept;
@@ -113,25 +132,18 @@ class Filter {
   const uint64_t* shard_words(uint32_t s) const noexcept { return shard_ptrs_[s]; }
 
  private:
-  uint64_t* block_of(uint64_t h) const noexcept {
-    return shard_ptrs_[shape_.shard_of(h)] + shape_.block_word_offset(h);
-  }
-  bool add_impl(uint64_t h) noexcept;
+  bool add_hash_impl(uint64_t h) noexcept;
+  template <class Writer>
+  bool add_classic(uint64_t h) noexcept;
   bool test_classic(uint64_t h) const noexcept;
   // Prefetches the k lines of a classic key.
   void prefetch_classic(uint64_t h) const noexcept;
-  // The bulk pipeline (bulk.cpp): hashes keys a window at a time and prefetches their lines one
-  // window ahead of `probe(refs, first_index, count)`, which handles a window; sums its results.
-  template <bool kForWrite, class HashAt, class Probe>
-  uint64_t windows(HashAt hash_at, size_t n, Probe probe) const noexcept;
-  template <class HashAt>
-  uint64_t add_pipeline(HashAt hash_at, size_t n) noexcept;
-  template <class HashAt>
-  uint64_t test_pipeline(HashAt hash_at, size_t n, uint8_t* results) const noexcept;
-  template <class HashAt>
-  uint64_t add_bulk(HashAt hash_at, size_t n) noexcept;
-  template <class HashAt>
-  uint64_t test_bulk(HashAt hash_at, size_t n, uint8_t* results) const noexcept;
+  // The classic kind's bulk loop (bulk.cpp): fn(i, hash of key i), lines prefetched ahead.
+  template <class Fn>
+  void classic_loop(const KeySource& keys, size_t n, Fn fn) const noexcept;
+  // One thread's share of a bulk call (bulk.cpp): n keys from `keys`, on the calling thread.
+  uint64_t add_serial(const KeySource& keys, size_t n, WriterMode mode) noexcept;
+  uint64_t test_serial(const KeySource& keys, size_t n, uint8_t* results) const noexcept;
   template <class Fn>
   void for_each_word_pair(const Filter& other, Fn fn) const noexcept;
 
@@ -139,6 +151,8 @@ class Filter {
   FilterParams params_;
   std::vector<AlignedBuffer> shards_;  // owned storage (empty for external storage)
   std::vector<uint64_t*> shard_ptrs_;  // where each shard's words are, for one load per key
+  BlockedView view_;                   // shape_ and shard_ptrs_ as the kernels read them
+  WriterMode writer_ = WriterMode::shared;
   std::unique_ptr<ExternalMemory> memory_;
   Storage storage_ = Storage::owned;
   bool read_only_ = false;

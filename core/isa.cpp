@@ -23,11 +23,23 @@ Isa detect() noexcept {
   return Isa::scalar;
 }
 
+// The AVX-512 variant for this CPU: vpconflictd for the repeat check, except on Intel cores,
+// where it is microcoded and the packed compare replaces it (blocked_avx512_kernel.hpp).
+const BlockedKernels* avx512_variant() noexcept {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_is("intel")) return &kBlockedAvx512Packed;
+  return &kBlockedAvx512;
+#else
+  return &kBlockedScalar;  // never asked for off x86-64 (detect())
+#endif
+}
+
 const BlockedKernels* table_of(Isa isa) noexcept {
   switch (isa) {
 #if defined(__x86_64__)
     case Isa::avx512:
-      return &kBlockedAvx512;
+      return avx512_variant();
     case Isa::avx2:
       return &kBlockedAvx2;
 #else
@@ -61,12 +73,38 @@ Isa isa_supported() noexcept {
 
 namespace detail {
 
-// Null until the first call reads the CPU and ABLOOM_ISA. Two threads racing to initialise
-// compute the same answer; one forced by isa_force() in between wins over the initial choice.
-std::atomic<const BlockedKernels*> active_kernels{nullptr};
+// Each entry chooses the table, then makes the call it stands for on it.
+const BlockedKernels kBlockedFirstUse{
+    Isa::scalar,  // never read: isa_active() chooses first
+    "first use",
+    [](const uint64_t* b, uint64_t h, uint32_t k) noexcept { return init_kernels().test(b, h, k); },
+    [](uint64_t* b, uint64_t h, uint32_t k) noexcept { return init_kernels().add(b, h, k); },
+    [](uint64_t* b, uint64_t h, uint32_t k) noexcept {
+      return init_kernels().add_exclusive(b, h, k);
+    },
+    [](const BlockedView& v, const void* key, size_t len) noexcept {
+      return init_kernels().test_key(v, key, len);
+    },
+    [](const BlockedView& v, const void* key, size_t len) noexcept {
+      return init_kernels().add_key(v, key, len);
+    },
+    [](const BlockedView& v, const void* key, size_t len) noexcept {
+      return init_kernels().add_key_exclusive(v, key, len);
+    },
+    [](const BlockedView& v, const KeySource& keys, size_t n, uint8_t* results) noexcept {
+      return init_kernels().test_many(v, keys, n, results);
+    },
+    [](const BlockedView& v, const KeySource& keys, size_t n, WriterMode mode) noexcept {
+      return init_kernels().add_many(v, keys, n, mode);
+    }};
+
+// kBlockedFirstUse until the first call reads the CPU and ABLOOM_ISA. Two threads racing to
+// initialise compute the same answer; one forced by isa_force() in between wins over the initial
+// choice.
+std::atomic<const BlockedKernels*> active_kernels{&kBlockedFirstUse};
 
 const BlockedKernels& init_kernels() noexcept {
-  const BlockedKernels* expected = nullptr;
+  const BlockedKernels* expected = &kBlockedFirstUse;
   const BlockedKernels* k = initial();
   if (!active_kernels.compare_exchange_strong(expected, k, std::memory_order_acq_rel)) k = expected;
   return *k;
@@ -79,7 +117,22 @@ const BlockedKernels* blocked_kernels_for(Isa isa) noexcept {
   return table_of(isa);
 }
 
-Isa isa_active() noexcept { return blocked_kernels().isa; }
+std::vector<const BlockedKernels*> blocked_kernels_runnable() {
+  std::vector<const BlockedKernels*> out{&kBlockedScalar};
+#if defined(__x86_64__)
+  if (isa_supported() >= Isa::avx2) out.push_back(&kBlockedAvx2);
+  if (isa_supported() >= Isa::avx512) {
+    out.push_back(&kBlockedAvx512);
+    out.push_back(&kBlockedAvx512Packed);
+  }
+#endif
+  return out;
+}
+
+Isa isa_active() noexcept {
+  const BlockedKernels* k = detail::active_kernels.load(std::memory_order_acquire);
+  return (k == &detail::kBlockedFirstUse ? detail::init_kernels() : *k).isa;
+}
 
 Errc isa_force(Isa isa) noexcept {
   if (static_cast<uint32_t>(isa) > static_cast<uint32_t>(kIsaMax)) return Errc::invalid;

@@ -13,5 +13,6 @@
 namespace abloom::testing {
 
 const BlockedKernels kBlockedAvx512Emulated = kAvx512Kernels;
+const BlockedKernels kBlockedAvx512PackedEmulated = kAvx512PackedKernels;
 
 }  // namespace abloom::testing

@@ -7,6 +7,7 @@
 
 namespace abloom::testing {
 
-extern const BlockedKernels kBlockedAvx512Emulated;
+extern const BlockedKernels kBlockedAvx512Emulated;        // repeat check: vpconflictd
+extern const BlockedKernels kBlockedAvx512PackedEmulated;  // repeat check: packed compare
 
 }  // namespace abloom::testing

@@ -15,6 +15,7 @@
 #include "blocked_kernels.hpp"
 #include "filter.hpp"
 #include "format.hpp"
+#include "hash.hpp"
 #include "isa.hpp"
 #include "layout.hpp"
 #include "test_keys.hpp"
@@ -25,10 +26,13 @@ namespace {
 // The vector kernels of this project, in order; each test runs every one the CPU supports.
 constexpr std::array<Isa, 2> kVectorIsas = {Isa::avx2, Isa::avx512};
 
-// How messages name a kernel: the emulated AVX-512 build is told apart from the native one.
+// How messages name a kernel: the emulated AVX-512 builds are told apart from the native ones.
 std::string label(const BlockedKernels& kernel) {
-  if (&kernel == &testing::kBlockedAvx512Emulated) return "avx512 (SIMDe-emulated)";
-  return isa_name(kernel.isa);
+  if (&kernel == &testing::kBlockedAvx512Emulated ||
+      &kernel == &testing::kBlockedAvx512PackedEmulated) {
+    return std::string(kernel.name) + " (SIMDe-emulated)";
+  }
+  return kernel.name;
 }
 
 // Makes `kernel` the one every filter uses until the next force (the emulated table can only be
@@ -49,20 +53,23 @@ class IsaGuard {
   Isa saved_;
 };
 
-// The vector kernels this CPU can run, then the emulated AVX-512 one (any CPU, so the list is
-// never empty); prints a skip message naming the native ones it cannot run.
+// The vector kernels this CPU can run (both AVX-512 variants where it has AVX-512), then the
+// emulated AVX-512 ones (any CPU, so the list is never empty); prints a skip message naming the
+// native ones it cannot run.
 std::vector<const BlockedKernels*> vector_kernels() {
   std::vector<const BlockedKernels*> out;
+  for (const BlockedKernels* k : blocked_kernels_runnable()) {
+    if (k->isa != Isa::scalar) out.push_back(k);
+  }
   std::string skipped;
   for (Isa isa : kVectorIsas) {
-    if (const BlockedKernels* k = blocked_kernels_for(isa)) {
-      out.push_back(k);
-    } else {
+    if (blocked_kernels_for(isa) == nullptr) {
       skipped += std::string(isa_name(isa)) + " (this CPU lacks it) ";
     }
   }
   if (!skipped.empty()) std::cout << "[ SKIPPED  ] kernels: " << skipped << "\n";
   out.push_back(&testing::kBlockedAvx512Emulated);
+  out.push_back(&testing::kBlockedAvx512PackedEmulated);
   return out;
 }
 
@@ -92,16 +99,20 @@ std::vector<uint64_t> hashes_with_repeats(uint32_t k, size_t want, uint64_t seed
 }
 
 // Compares one kernel with the scalar reference for hash h on block b: test answer, add answer
-// and the block words after the add.
+// and the block words after the add, with either writer.
 void expect_same(const BlockedKernels& kernel, const RawBlock& b, uint64_t h, uint32_t k) {
   const bool want_test = blocked_test_scalar(b.w, h, k);
   ASSERT_EQ(kernel.test(b.w, h, k), want_test) << label(kernel) << " test, k=" << k << " h=" << h;
-  RawBlock ref = b, got = b;
-  const bool want_add = blocked_add_scalar(ref.w, h, k);
+  RawBlock ref = b, got = b, got_exclusive = b;
+  const bool want_add = blocked_add_scalar<SharedWriter>(ref.w, h, k);
   const bool got_add = kernel.add(got.w, h, k);
   ASSERT_EQ(got_add, want_add) << label(kernel) << " add result, k=" << k << " h=" << h;
   ASSERT_EQ(std::memcmp(ref.w, got.w, sizeof ref.w), 0)
       << label(kernel) << " add bits, k=" << k << " h=" << h;
+  ASSERT_EQ(kernel.add_exclusive(got_exclusive.w, h, k), want_add)
+      << label(kernel) << " exclusive add result, k=" << k << " h=" << h;
+  ASSERT_EQ(std::memcmp(ref.w, got_exclusive.w, sizeof ref.w), 0)
+      << label(kernel) << " exclusive add bits, k=" << k << " h=" << h;
   ASSERT_EQ(want_add, want_test) << "add reports presence as test does, k=" << k;
 }
 
@@ -170,29 +181,118 @@ TEST(IsaKernels, MatchScalarOnDegenerateHashes) {
   }
 }
 
-TEST(IsaKernels, WindowsMatchSingleKeys) {
-  const auto kernels = vector_kernels();
+// A few random blocks as shards of a BlockedView, for the kernels' whole-key and bulk entries.
+struct MiniFilter {
+  std::vector<RawBlock> blocks;
+  std::vector<uint64_t*> shards;
+  BlockedView view;
+  MiniFilter(testing::SplitMix& rng, uint32_t k, uint32_t shard_bits, uint64_t blocks_per_shard,
+             double fill) {
+    blocks.resize(blocks_per_shard << shard_bits);
+    for (auto& b : blocks) b = random_block(rng, fill);
+    for (uint32_t s = 0; s < (1u << shard_bits); ++s) {
+      shards.push_back(blocks[s * blocks_per_shard].w);
+    }
+    Shape shape;
+    shape.k = k;
+    shape.shard_bits = shard_bits;
+    shape.blocks_per_shard = blocks_per_shard;
+    shape.seed = 0x5EED0000ull + k;
+    view = BlockedView(shape, shards.data());
+  }
+  MiniFilter(const MiniFilter& o) : blocks(o.blocks), view(o.view) {
+    for (const uint64_t* p : o.shards)
+      shards.push_back(blocks.data()->w + (p - o.blocks.data()->w));
+    view.shards = shards.data();
+  }
+  MiniFilter& operator=(const MiniFilter&) = delete;
+  bool same_bits(const MiniFilter& o) const {
+    return std::memcmp(blocks.data(), o.blocks.data(), blocks.size() * sizeof(RawBlock)) == 0;
+  }
+};
+
+// Keys of every length from 0 to 40 bytes (XXH3's inline short path and the out-of-line one).
+struct KeyBytes {
+  std::vector<unsigned char> buf;
+  std::vector<uint64_t> offsets{0};
+  std::vector<const void*> ptrs;
+  std::vector<size_t> lens;
+  std::vector<uint64_t> hashes;
+  KeyBytes(testing::SplitMix& rng, size_t n, uint64_t seed) {
+    for (size_t i = 0; i < n; ++i) {
+      const size_t len = i % 41;
+      for (size_t j = 0; j < len; ++j) buf.push_back(static_cast<unsigned char>(rng.next()));
+      offsets.push_back(buf.size());
+      lens.push_back(len);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      ptrs.push_back(buf.data() + offsets[i]);
+      hashes.push_back(XXH3_64bits_withSeed(buf.data() + offsets[i], lens[i], seed));
+    }
+  }
+  size_t size() const { return lens.size(); }
+  const void* key(size_t i) const { return buf.data() + offsets[i]; }
+};
+
+// Every whole-key and bulk entry of every kernel (all three key forms, both writers, batches
+// shorter and longer than the prefetch distance) against the scalar kernel's single-hash calls.
+TEST(IsaKernels, WholeKeyAndBulkEntriesMatchTheScalarReference) {
+  auto kernels = vector_kernels();
+  kernels.push_back(&kBlockedScalar);
   testing::SplitMix rng(11);
   for (const BlockedKernels* kernel : kernels) {
     for (uint32_t k : {1u, 6u, 7u, 8u, 9u, 16u, 17u, 24u, 25u, 32u, 33u}) {
-      std::vector<RawBlock> ref(8), got;
-      for (auto& b : ref) b = random_block(rng, 0.4);
-      got = ref;
-      std::vector<BlockRef> ref_keys, got_keys;
-      for (int i = 0; i < 32; ++i) {
-        const uint64_t h = rng.next();
-        const size_t b = rng.next() % ref.size();
-        ref_keys.push_back({ref[b].w, h});
-        got_keys.push_back({got[b].w, h});
-      }
-      std::vector<uint8_t> want(32), have(32);
-      ASSERT_EQ(kernel->test_window(got_keys.data(), 32, k, have.data()),
-                kBlockedScalar.test_window(ref_keys.data(), 32, k, want.data()));
-      ASSERT_EQ(have, want) << "k=" << k;
-      ASSERT_EQ(kernel->add_window(got_keys.data(), 32, k),
-                kBlockedScalar.add_window(ref_keys.data(), 32, k));
-      for (size_t b = 0; b < ref.size(); ++b) {
-        ASSERT_EQ(std::memcmp(ref[b].w, got[b].w, sizeof ref[b].w), 0) << "k=" << k;
+      for (uint32_t shard_bits : {0u, 2u}) {
+        const MiniFilter start(rng, k, shard_bits, 5, 0.3);
+        for (size_t n : {size_t{0}, size_t{1}, size_t{31}, size_t{33}, size_t{200}}) {
+          const KeyBytes keys(rng, n, start.view.seed);
+          const std::string what = label(*kernel) + " k=" + std::to_string(k) +
+                                   " shards=" + std::to_string(1u << shard_bits) +
+                                   " n=" + std::to_string(n);
+          // The reference: scalar single-hash calls, in key order.
+          MiniFilter ref = start;
+          std::vector<uint8_t> want_test(n), want_add(n);
+          for (size_t i = 0; i < n; ++i) {
+            const uint64_t h = keys.hashes[i];
+            want_test[i] = blocked_test_scalar(start.view.block_of(h), h, k) ? 1 : 0;
+          }
+          uint64_t want_added = 0;
+          for (size_t i = 0; i < n; ++i) {
+            const uint64_t h = keys.hashes[i];
+            want_add[i] = blocked_add_scalar<SharedWriter>(ref.view.block_of(h), h, k) ? 1 : 0;
+            want_added += want_add[i] == 0 ? 1 : 0;
+          }
+          const uint64_t want_found =
+              static_cast<uint64_t>(std::count(want_test.begin(), want_test.end(), 1));
+
+          for (size_t i = 0; i < n; ++i) {
+            ASSERT_EQ(kernel->test_key(start.view, keys.key(i), keys.lens[i]), want_test[i] == 1)
+                << what << " test_key " << i;
+          }
+          for (auto add_key : {kernel->add_key, kernel->add_key_exclusive}) {
+            MiniFilter got = start;
+            for (size_t i = 0; i < n; ++i) {
+              ASSERT_EQ(add_key(got.view, keys.key(i), keys.lens[i]), want_add[i] == 1)
+                  << what << " add_key " << i;
+            }
+            ASSERT_TRUE(got.same_bits(ref)) << what << " add_key bits";
+          }
+          const KeySource forms[] = {KeySource::of_hashes(keys.hashes.data()),
+                                     KeySource::of_arrays(keys.ptrs.data(), keys.lens.data()),
+                                     KeySource::of_packed(keys.buf.data(), keys.offsets.data())};
+          for (const KeySource& src : forms) {
+            std::vector<uint8_t> have(n, 7);
+            ASSERT_EQ(kernel->test_many(start.view, src, n, have.data()), want_found) << what;
+            ASSERT_EQ(have, want_test) << what << " test_many, form " << int(src.form);
+            for (WriterMode mode : {WriterMode::shared, WriterMode::exclusive}) {
+              MiniFilter got = start;
+              ASSERT_EQ(kernel->add_many(got.view, src, n, mode), want_added)
+                  << what << " add_many, form " << int(src.form) << " mode " << int(mode);
+              ASSERT_TRUE(got.same_bits(ref))
+                  << what << " add_many bits, form " << int(src.form) << " mode " << int(mode);
+            }
+          }
+        }
       }
     }
   }
@@ -256,6 +356,72 @@ TEST(IsaKernels, FiltersBuiltUnderEveryKernelAreIdentical) {
       EXPECT_EQ(f->test_many(keys.data(), kKeys, present.data()), kKeys) << "no false negative";
     }
   }
+}
+
+// Until the first call, the active table is kBlockedFirstUse: each of its entries must choose the
+// real table and then make the very call it stands for.
+TEST(Isa, FirstUseEntriesChooseAndForward) {
+  IsaGuard guard;
+  testing::SplitMix rng(5);
+  const MiniFilter start(rng, 7, 1, 3, 0.3);
+  const KeyBytes keys(rng, 40, start.view.seed);
+  const BlockedKernels& best = *blocked_kernels_for(isa_supported());
+  auto fresh = [] { detail::active_kernels.store(&detail::kBlockedFirstUse); };
+  auto chosen = [] { return detail::active_kernels.load() != &detail::kBlockedFirstUse; };
+  const KeySource src = KeySource::of_arrays(keys.ptrs.data(), keys.lens.data());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const uint64_t h = keys.hashes[i];
+    const uint64_t* b = start.view.block_of(h);
+    fresh();
+    EXPECT_EQ(blocked_kernels().test(b, h, 7), best.test(b, h, 7));
+    EXPECT_TRUE(chosen());
+    fresh();
+    EXPECT_EQ(blocked_kernels().test_key(start.view, keys.key(i), keys.lens[i]),
+              best.test_key(start.view, keys.key(i), keys.lens[i]));
+    EXPECT_TRUE(chosen());
+    for (int entry = 0; entry < 4; ++entry) {
+      MiniFilter got = start, want = start;
+      fresh();
+      const BlockedKernels& k = blocked_kernels();
+      switch (entry) {
+        case 0:
+          EXPECT_EQ(k.add(got.view.block_of(h), h, 7), best.add(want.view.block_of(h), h, 7));
+          break;
+        case 1:
+          EXPECT_EQ(k.add_exclusive(got.view.block_of(h), h, 7),
+                    best.add_exclusive(want.view.block_of(h), h, 7));
+          break;
+        case 2:
+          EXPECT_EQ(k.add_key(got.view, keys.key(i), keys.lens[i]),
+                    best.add_key(want.view, keys.key(i), keys.lens[i]));
+          break;
+        default:
+          EXPECT_EQ(k.add_key_exclusive(got.view, keys.key(i), keys.lens[i]),
+                    best.add_key_exclusive(want.view, keys.key(i), keys.lens[i]));
+      }
+      EXPECT_TRUE(chosen());
+      EXPECT_TRUE(got.same_bits(want)) << "entry " << entry;
+      EXPECT_FALSE(got.same_bits(start) && !want.same_bits(start)) << "entry " << entry;
+    }
+  }
+  std::vector<uint8_t> have(keys.size()), want(keys.size());
+  fresh();
+  EXPECT_EQ(blocked_kernels().test_many(start.view, src, keys.size(), have.data()),
+            best.test_many(start.view, src, keys.size(), want.data()));
+  EXPECT_EQ(have, want);
+  EXPECT_TRUE(chosen());
+  for (WriterMode mode : {WriterMode::shared, WriterMode::exclusive}) {
+    MiniFilter got = start, ref = start;
+    fresh();
+    EXPECT_EQ(blocked_kernels().add_many(got.view, src, keys.size(), mode),
+              best.add_many(ref.view, src, keys.size(), mode));
+    EXPECT_TRUE(chosen());
+    EXPECT_TRUE(got.same_bits(ref));
+    EXPECT_FALSE(got.same_bits(start)) << "40 keys into 6 blocks set some bit";
+  }
+  fresh();
+  (void)isa_active();
+  EXPECT_TRUE(chosen()) << "isa_active() chooses too";
 }
 
 TEST(Isa, ForceAndParse) {

@@ -191,5 +191,22 @@ TEST(Layout, TestHashMatchesTheMaskDefinition) {
   }
 }
 
+// hash_key takes xxHash's short-key path by name (hash.hpp): it must be XXH3_64bits_withSeed for
+// every length, on both sides of the inline/out-of-line split, at any seed and any alignment.
+TEST(Hash, IsXxh3WithSeedForEveryLength) {
+  testing::SplitMix rng(99);
+  std::vector<unsigned char> buf(300 + 8);
+  for (auto& b : buf) b = static_cast<unsigned char>(rng.next());
+  for (size_t len = 0; len <= 300; ++len) {
+    for (int trial = 0; trial < 8; ++trial) {
+      const uint64_t seed = trial == 0 ? 0 : rng.next();
+      const unsigned char* key = buf.data() + trial;  // every alignment from 0 to 7
+      ASSERT_EQ(hash_key(seed, key, len), XXH3_64bits_withSeed(key, len, seed))
+          << "len=" << len << " seed=" << seed;
+    }
+  }
+  EXPECT_EQ(hash_key(5, nullptr, 0), XXH3_64bits_withSeed(nullptr, 0, 5)) << "the empty key";
+}
+
 }  // namespace
 }  // namespace abloom

@@ -1,0 +1,156 @@
+// The blocked kind's whole single-key calls and bulk loops, written once over an instruction
+// set's probe and compiled into that set's file (blocked_scalar.cpp, blocked_avx2.cpp,
+// blocked_avx512.cpp, and the SIMDe-emulated test build), so the probe and XXH3's short-key path
+// inline into every loop instead of being called per key.
+//
+// The including file defines ABLOOM_KERNEL_FN (its target attribute, or nothing) and a probe
+// class with
+//   static bool test(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
+//   template <class Writer> static bool add(uint64_t* block, uint64_t hash, uint32_t k) noexcept;
+// then makes its table with make_blocked_kernels<Probe>(isa). Everything here is `inline` in an
+// unnamed namespace: each including file gets its own copy, compiled for its own instruction set
+// (the copies must not be merged by the linker).
+//
+// Lambdas do not inherit a target attribute, so nothing here calls a probe from a lambda: the
+// per-key steps are functors whose operator() carries ABLOOM_KERNEL_FN.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "atomic_bits.hpp"
+#include "blocked_kernels.hpp"
+#include "hash.hpp"
+
+namespace abloom {
+namespace {
+
+// Keys hashed and prefetched ahead of the key being probed. 32 lines in flight cover the memory
+// latency of a large filter (fewer measured slower; more, no faster: bench/RESULTS.md).
+inline constexpr size_t kPrefetchAhead = 32;
+
+template <class Probe>
+ABLOOM_KERNEL_FN bool pipeline_test(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
+  return Probe::test(block, h, k);
+}
+
+template <class Probe, class Writer>
+ABLOOM_KERNEL_FN bool pipeline_add(uint64_t* block, uint64_t h, uint32_t k) noexcept {
+  return Probe::template add<Writer>(block, h, k);
+}
+
+// A single-key call is hash, block and probe with nothing else around them: out of cache, the
+// fewer instructions a key takes, the more keys' misses the CPU overlaps (bench/RESULTS.md).
+template <class Probe>
+ABLOOM_KERNEL_FN int pipeline_test_key(const BlockedView& v, const void* key, size_t len) noexcept {
+  const uint64_t h = hash_key(v.seed, key, len);
+  return Probe::test(v.block_of(h), h, v.k) ? 1 : 0;
+}
+
+template <class Probe, class Writer>
+ABLOOM_KERNEL_FN int pipeline_add_key(const BlockedView& v, const void* key, size_t len) noexcept {
+  const uint64_t h = hash_key(v.seed, key, len);
+  return Probe::template add<Writer>(v.block_of(h), h, v.k) ? 1 : 0;
+}
+
+// The bulk loop: while key i is probed, key i + kPrefetchAhead is hashed and its block
+// prefetched (for writing when kWrite), so up to kPrefetchAhead misses overlap. One loop over a
+// ring of (block, hash) pairs: every key costs the same few instructions of bookkeeping, and
+// the hash of a later key fills the time the probe of this one waits on.
+template <bool kWrite, class HashAt, class Step>
+ABLOOM_KERNEL_FN __attribute__((always_inline)) inline Step prefetched_loop(const BlockedView& view,
+                                                                            HashAt hash_at,
+                                                                            size_t n,
+                                                                            Step step) noexcept {
+  // Local copies, in registers: the loop's byte stores (results) may alias anything reachable
+  // through a pointer, so fields read through one would be reloaded for every key.
+  const BlockedView v = view;
+  uint64_t* blocks[kPrefetchAhead];
+  uint64_t hashes[kPrefetchAhead];
+  auto stage = [&](size_t i) {
+    const uint64_t h = hash_at(i);
+    uint64_t* b = v.block_of(h);
+    __builtin_prefetch(b, kWrite ? 1 : 0, 3);
+    blocks[i % kPrefetchAhead] = b;
+    hashes[i % kPrefetchAhead] = h;
+  };
+  const size_t head = std::min(n, kPrefetchAhead);
+  for (size_t i = 0; i < head; ++i) stage(i);
+  size_t i = 0;
+  for (; i + kPrefetchAhead < n; ++i) {
+    uint64_t* b = blocks[i % kPrefetchAhead];
+    const uint64_t h = hashes[i % kPrefetchAhead];
+    stage(i + kPrefetchAhead);
+    step(i, b, h);
+  }
+  for (; i < n; ++i) step(i, blocks[i % kPrefetchAhead], hashes[i % kPrefetchAhead]);
+  return step;
+}
+
+template <class Probe>
+struct TestStep {
+  uint32_t k;
+  uint8_t* results;
+  uint64_t found = 0;
+  ABLOOM_KERNEL_FN __attribute__((always_inline)) void operator()(size_t i, const uint64_t* b,
+                                                                  uint64_t h) noexcept {
+    const bool hit = Probe::test(b, h, k);
+    results[i] = hit ? 1 : 0;
+    found += hit ? 1 : 0;
+  }
+};
+
+template <class Probe, class Writer>
+struct AddStep {
+  uint32_t k;
+  uint64_t added = 0;
+  ABLOOM_KERNEL_FN __attribute__((always_inline)) void operator()(size_t, uint64_t* b,
+                                                                  uint64_t h) noexcept {
+    added += Probe::template add<Writer>(b, h, k) ? 0 : 1;
+  }
+};
+
+template <class Probe, class HashAt>
+ABLOOM_KERNEL_FN uint64_t bulk_test(const BlockedView& v, HashAt hash_at, size_t n,
+                                    uint8_t* results) noexcept {
+  return prefetched_loop<false>(v, hash_at, n, TestStep<Probe>{v.k, results}).found;
+}
+
+template <class Probe, class Writer, class HashAt>
+ABLOOM_KERNEL_FN uint64_t bulk_add(const BlockedView& v, HashAt hash_at, size_t n) noexcept {
+  return prefetched_loop<true>(v, hash_at, n, AddStep<Probe, Writer>{v.k}).added;
+}
+
+template <class Probe>
+ABLOOM_KERNEL_FN uint64_t pipeline_test_many(const BlockedView& v, const KeySource& keys, size_t n,
+                                             uint8_t* results) noexcept {
+  return for_each_form(keys, v.seed,
+                       [&](auto hash_at) { return bulk_test<Probe>(v, hash_at, n, results); });
+}
+
+template <class Probe>
+ABLOOM_KERNEL_FN uint64_t pipeline_add_many(const BlockedView& v, const KeySource& keys, size_t n,
+                                            WriterMode mode) noexcept {
+  return for_each_form(keys, v.seed, [&](auto hash_at) {
+    if (mode == WriterMode::exclusive) return bulk_add<Probe, ExclusiveWriter>(v, hash_at, n);
+    return bulk_add<Probe, SharedWriter>(v, hash_at, n);
+  });
+}
+
+template <class Probe>
+constexpr BlockedKernels make_blocked_kernels(Isa isa, const char* name) noexcept {
+  return BlockedKernels{isa,
+                        name,
+                        pipeline_test<Probe>,
+                        pipeline_add<Probe, SharedWriter>,
+                        pipeline_add<Probe, ExclusiveWriter>,
+                        pipeline_test_key<Probe>,
+                        pipeline_add_key<Probe, SharedWriter>,
+                        pipeline_add_key<Probe, ExclusiveWriter>,
+                        pipeline_test_many<Probe>,
+                        pipeline_add_many<Probe>};
+}
+
+}  // namespace
+}  // namespace abloom
