@@ -7,7 +7,9 @@
 //     (options.bits = n * b, k = the model optimum). Each iteration handles a batch of 4096
 //     16-byte keys from a pool of 2^20 (single-key ops: 4096 calls; bulk ops: one call).
 //       impl blocked, classic   ops add, test, test_present, test_and_add, add_hashes,
-//                               test_hashes, add_packed, test_packed
+//                               test_hashes, add_packed, test_packed, test_packed_present;
+//                               add_x and add_packed_x (add and add_packed with the writer mode
+//                               ABLOOM_WRITER_EXCLUSIVE)
 //       impl libbloom           ops add, test, test_present (libbloom 1.6, same bits/key; only
 //                               when built with it)
 //       impl mutex              ops add, test      (abloom blocked, std::mutex around each call)
@@ -17,7 +19,8 @@
 //                               plain OR per line, prefetched for writing) over an array of the
 //                               blocked filter's byte size.
 //     Tests query keys never added (absent: the common case) in a filter holding n keys;
-//     test_present queries keys that were added (the first min(n, 2^20) of them). Adds go into a
+//     test_present and test_packed_present query keys that were added (the first min(n, 2^20) of
+//     them). Every single-key loop only sums the answers: no call depends on the one before. Adds go into a
 //     second filter that is cleared (outside the timing) each time it has taken n keys, with keys
 //     it has never seen (the pool is renewed, outside the timing, when used up).
 //   keylen/<impl>/<op>/len:<L>   L = 8, 16, 32, 64, 256 bytes, a 1M-key filter at 10 bits/key
@@ -356,6 +359,20 @@ class IsaScope {
   uint32_t saved_;
 };
 
+// Makes a filter's writer exclusive for the benchmark's duration, then shared again.
+class WriterScope {
+ public:
+  explicit WriterScope(abloom_filter* f) : f_(f) {
+    if (abloom_set_writer_mode(f_, ABLOOM_WRITER_EXCLUSIVE) != ABLOOM_OK) std::abort();
+  }
+  ~WriterScope() { (void)abloom_set_writer_mode(f_, ABLOOM_WRITER_SHARED); }
+  WriterScope(const WriterScope&) = delete;
+  WriterScope& operator=(const WriterScope&) = delete;
+
+ private:
+  abloom_filter* f_;
+};
+
 void reg(const std::string& name, uint64_t n, int bpk, GroupBench fn) {
   benchmark::RegisterBenchmark(name.c_str(), [n, bpk, fn](benchmark::State& st) {
     fn(st, group(n, bpk));
@@ -465,6 +482,33 @@ void register_grid(uint64_t n, int bpk) {
         abloom_test_packed(f, P.key(off), 16 * kBatch, P.offsets.data(), kBatch, res.data(),
                            &found);
         benchmark::DoNotOptimize(found);
+      });
+    });
+    op("test_packed_present", [kind, &P](benchmark::State& st, Group& g) {
+      const abloom_filter* f = g.full_filter(kind);
+      std::vector<uint8_t> res(kBatch);
+      run_present(st, g.n, [&](const uint64_t* w) {
+        uint64_t found = 0;
+        abloom_test_packed(f, w, 16 * kBatch, P.offsets.data(), kBatch, res.data(), &found);
+        if (found != kBatch) std::abort();  // a false negative
+        benchmark::DoNotOptimize(found);
+      });
+    });
+    // The exclusive-writer mode (abloom_set_writer_mode): plain stores, one writing thread.
+    op("add_x", [kind, &P](benchmark::State& st, Group& g) {
+      abloom_filter* f = g.add_filter(kind);
+      const WriterScope exclusive(f);
+      run(st, &g.add_target[kind], [&](size_t off) {
+        for (size_t i = 0; i < kBatch; ++i) abloom_add(f, P.key(off + i), 16);
+      });
+    });
+    op("add_packed_x", [kind, &P](benchmark::State& st, Group& g) {
+      abloom_filter* f = g.add_filter(kind);
+      const WriterScope exclusive(f);
+      run(st, &g.add_target[kind], [&](size_t off) {
+        uint64_t added = 0;
+        abloom_add_packed(f, P.key(off), 16 * kBatch, P.offsets.data(), kBatch, &added);
+        benchmark::DoNotOptimize(added);
       });
     });
     const std::string pre = std::string("grid/") + (kind == 0 ? "blocked/" : "classic/");

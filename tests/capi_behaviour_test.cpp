@@ -16,11 +16,11 @@
 #include <tuple>
 #include <vector>
 
+#include "capi_test_support.hpp"
+
 #if defined(ABLOOM_TEST_HAVE_XXHASH)
 #define XXH_INLINE_ALL
 #include <xxhash.h>
-
-#include "capi_test_support.hpp"
 #endif
 
 namespace {
@@ -67,87 +67,15 @@ double Model(uint32_t kind, double bpk, uint32_t k) {
   return d;
 }
 
-std::string RandomBytes(std::mt19937_64 &rng, size_t len) {
-  std::string s(len, '\0');
-  for (auto &c : s) c = static_cast<char>(rng() & 0xFF);
-  return s;
-}
-
-// `n` distinct keys; key sets with different `set_id`s are disjoint. Keys are 16..16+max_extra
-// bytes: an 8-byte index, an 8-byte set id, random bytes.
-std::vector<std::string> DistinctKeys(size_t n, uint64_t set_id, size_t max_extra = 24) {
-  std::mt19937_64 rng(0xAB100Du ^ (set_id * 0x9E3779B97F4A7C15ull));
-  std::vector<std::string> keys;
-  keys.reserve(n);
-  for (size_t i = 0; i < n; ++i) {
-    std::string k(16, '\0');
-    uint64_t idx = i;
-    std::memcpy(&k[0], &idx, 8);
-    std::memcpy(&k[8], &set_id, 8);
-    k += RandomBytes(rng, rng() % (max_extra + 1));
-    keys.push_back(std::move(k));
-  }
-  return keys;
-}
-
-// `per_len` random keys of every length 0..max_len (duplicates possible for short lengths).
-std::vector<std::string> KeysOfAllLengths(size_t max_len, size_t per_len, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<std::string> keys;
-  for (size_t len = 0; len <= max_len; ++len)
-    for (size_t r = 0; r < per_len; ++r) keys.push_back(RandomBytes(rng, len));
-  return keys;
-}
-
-// The three bulk input forms of one key list.
-struct Batch {
-  std::vector<const void *> ptrs;
-  std::vector<size_t> lens;
-  std::string packed;
-  std::vector<uint64_t> offsets;
-
-  explicit Batch(const std::vector<std::string> &keys, bool null_for_empty = false) {
-    offsets.push_back(0);
-    for (const auto &k : keys) {
-      ptrs.push_back(null_for_empty && k.empty() ? nullptr : k.data());
-      lens.push_back(k.size());
-      packed += k;
-      offsets.push_back(packed.size());
-    }
-  }
-  size_t size() const { return lens.size(); }
-};
-
-std::vector<uint64_t> Hashes(const abloom_filter *f, const std::vector<std::string> &keys) {
-  std::vector<uint64_t> h(keys.size());
-  for (size_t i = 0; i < keys.size(); ++i)
-    EXPECT_EQ(abloom_hash(f, keys[i].data(), keys[i].size(), &h[i]), ABLOOM_OK);
-  return h;
-}
-
-void AddAll(abloom_filter *f, const std::vector<std::string> &keys) {
-  for (const auto &k : keys) ASSERT_EQ(abloom_add(f, k.data(), k.size()), ABLOOM_OK);
-}
-
-uint64_t AddMany(abloom_filter *f, const std::vector<std::string> &keys) {
-  Batch b(keys);
-  uint64_t added = UINT64_MAX;
-  EXPECT_EQ(abloom_add_many(f, b.ptrs.data(), b.lens.data(), b.size(), &added), ABLOOM_OK);
-  return added;
-}
-
-std::vector<uint8_t> TestMany(const abloom_filter *f, const std::vector<std::string> &keys,
-                              uint64_t *found_out = nullptr) {
-  Batch b(keys);
-  std::vector<uint8_t> r(keys.size(), 0xEE);
-  uint64_t found = UINT64_MAX;
-  EXPECT_EQ(abloom_test_many(f, b.ptrs.data(), b.lens.data(), b.size(), r.data(), &found),
-            ABLOOM_OK);
-  if (found_out) *found_out = found;
-  return r;
-}
-
-size_t CountOnes(const std::vector<uint8_t> &r) { return std::count(r.begin(), r.end(), 1); }
+using capi_test::AddAll;
+using capi_test::AddMany;
+using capi_test::Batch;
+using capi_test::CountOnes;
+using capi_test::DistinctKeys;
+using capi_test::Hashes;
+using capi_test::KeysOfAllLengths;
+using capi_test::RandomBytes;
+using capi_test::TestMany;
 
 using KindShards = std::tuple<uint32_t, uint32_t>;
 
