@@ -20,9 +20,9 @@
 //                               blocked filter's byte size.
 //     Tests query keys never added (absent: the common case) in a filter holding n keys;
 //     test_present and test_packed_present query keys that were added (the first min(n, 2^20) of
-//     them). Every single-key loop only sums the answers: no call depends on the one before. Adds go into a
-//     second filter that is cleared (outside the timing) each time it has taken n keys, with keys
-//     it has never seen (the pool is renewed, outside the timing, when used up).
+//     them). Every single-key loop only sums the answers: no call depends on the one before.
+//     Adds go into a second filter that is cleared (outside the timing) each time it has taken n
+//     keys, with keys it has never seen (the pool is renewed, outside the timing, when used up).
 //   keylen/<impl>/<op>/len:<L>   L = 8, 16, 32, 64, 256 bytes, a 1M-key filter at 10 bits/key
 //     (in cache): blocked test and test_packed, libbloom test, and xxh3 (the hash alone).
 //   isa/<kernel>/<op>/keys:<n>/bpk:<b>   the blocked kind's add, test, test_present, add_packed
