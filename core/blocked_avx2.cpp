@@ -165,7 +165,7 @@ ABLOOM_AVX2 __attribute__((noinline)) bool test_wide_avx2(const uint64_t* block,
   return blocked_test_distinct(block, h, k);
 }
 
-template <class Writer>
+template <class Writer, Arrival kArrival>
 ABLOOM_AVX2 __attribute__((noinline)) bool add_wide_avx2(uint64_t* block, uint64_t h,
                                                          uint32_t k) noexcept {
   const Block b = load_block(block);
@@ -180,7 +180,7 @@ ABLOOM_AVX2 __attribute__((noinline)) bool add_wide_avx2(uint64_t* block, uint64
   for (size_t g = 0; g < 4; ++g) {
     _mm256_store_si256(reinterpret_cast<__m256i*>(c + 8 * g), _mm256_srli_epi32(p[g], 23));
   }
-  set_missing_bits<Writer>(block, c, k, missing);  // writes nothing when nothing is missing
+  set_missing_bits<Writer, kArrival>(block, c, k, missing);
   return missing == 0;
 }
 
@@ -207,11 +207,11 @@ ABLOOM_AVX2 __attribute__((always_inline)) inline bool test_avx2(const uint64_t*
 
 // An exclusive writer's store of one 32-byte half of the block: `value` (the half ORed with the
 // key's new bits) to `half`, or to a scratch half when nothing in it changes (a branch-free select
-// of the address, as in or_words). Two stores per key, where a word-by-word write takes a store per
-// touched word; with the block not yet in cache each of those holds the store queue (on the AVX-512
-// kernel, one masked store made exclusive adds 2x faster: bench/RESULTS.md). The store is inline
-// asm, a hardware store rather than a C++ data race with concurrent readers (allowed alongside an
-// exclusive writer), and each aligned 8-byte word is written whole.
+// of the address, as in or_words_redirected). Two stores per key, where a word-by-word write takes
+// a store per touched word; with the block not yet in cache each of those holds the store queue (on
+// the AVX-512 kernel, one masked store made exclusive adds 2x faster: bench/RESULTS.md). The store
+// is inline asm, a hardware store rather than a C++ data race with concurrent readers (allowed
+// alongside an exclusive writer), and each aligned 8-byte word is written whole.
 ABLOOM_AVX2 inline void store_half_if_changed(uint64_t* half, __m256i value, __m256i new_bits,
                                               __m256i* scratch) noexcept {
   const uintptr_t keep =
@@ -222,11 +222,12 @@ ABLOOM_AVX2 inline void store_half_if_changed(uint64_t* half, __m256i value, __m
 }
 
 // Inlined into the bulk loops (the compiler would otherwise call it per key: it is long).
-template <class Writer>
+template <class Writer, Arrival kArrival>
 ABLOOM_AVX2 __attribute__((always_inline)) inline bool add_avx2(uint64_t* block, uint64_t h,
                                                                 uint32_t k) noexcept {
   if (k > 16) {
-    return k <= 32 ? add_wide_avx2<Writer>(block, h, k) : blocked_add_scalar<Writer>(block, h, k);
+    return k <= 32 ? add_wide_avx2<Writer, kArrival>(block, h, k)
+                   : blocked_add_scalar<Writer>(block, h, k);
   }
   const Block b = load_block(block);
   const __m256i h2 = _mm256_set1_epi32(static_cast<int>(probe_seed(h)));
@@ -250,7 +251,7 @@ ABLOOM_AVX2 __attribute__((always_inline)) inline bool add_avx2(uint64_t* block,
     store_half_if_changed(block, _mm256_or_si256(b.lo, lo), lo, &scratch);
     store_half_if_changed(block + 4, _mm256_or_si256(b.hi, hi), hi, &scratch);
   } else {
-    set_missing_bits<Writer>(block, c, k, missing);  // writes nothing when nothing is missing
+    set_missing_bits<Writer, kArrival>(block, c, k, missing);
   }
   return missing == 0;
 }
@@ -260,10 +261,10 @@ struct Avx2Probe {
                                                               uint32_t k) noexcept {
     return test_avx2(block, h, k);
   }
-  template <class Writer>
+  template <class Writer, Arrival kArrival>
   ABLOOM_AVX2 __attribute__((always_inline)) static bool add(uint64_t* block, uint64_t h,
                                                              uint32_t k) noexcept {
-    return add_avx2<Writer>(block, h, k);
+    return add_avx2<Writer, kArrival>(block, h, k);
   }
 };
 

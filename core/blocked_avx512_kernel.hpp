@@ -174,11 +174,10 @@ ABLOOM_AVX512_FN inline void avx512_store_words(uint64_t* block, __m512i value,
 
 // Inlined into the bulk loops (the compiler would otherwise call it per key: it is long).
 //
-// No branch depends on the block's contents (which, out of cache, would resolve only when the
-// block arrives: see set_missing_bits). The exclusive writer ORs the key's mask into the block
-// with one masked store of the words that change; the shared writer takes one atomic OR per word
-// its candidates touch, redirected to a scratch word where nothing is missing.
-template <RepeatCheck kCheck, class Writer>
+// The exclusive writer ORs the key's mask into the block with one masked store of the words that
+// change, with no branch on the block's contents (which, out of cache, would resolve only when the
+// block arrives); the shared writer takes one atomic OR per word, as write_words says.
+template <RepeatCheck kCheck, class Writer, Arrival kArrival>
 ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_add(uint64_t* block, uint64_t h,
                                                                        uint32_t k) noexcept {
   if (k > 16) {
@@ -202,7 +201,7 @@ ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_add(uint64_t*
   } else {
     alignas(64) uint64_t words[8];
     _mm512_store_si512(words, missing);
-    or_words<Writer>(block, words, _mm512_test_epi64_mask(mask, mask));
+    write_words<Writer, kArrival>(block, words, _mm512_test_epi64_mask(mask, mask), changed);
   }
   return changed == 0;
 }
@@ -214,10 +213,10 @@ struct Avx512Probe {
                                                                    uint32_t k) noexcept {
     return avx512_test<kCheck>(block, h, k);
   }
-  template <class Writer>
+  template <class Writer, Arrival kArrival>
   ABLOOM_AVX512_FN __attribute__((always_inline)) static bool add(uint64_t* block, uint64_t h,
                                                                   uint32_t k) noexcept {
-    return avx512_add<kCheck, Writer>(block, h, k);
+    return avx512_add<kCheck, Writer, kArrival>(block, h, k);
   }
 };
 

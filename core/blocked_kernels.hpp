@@ -123,7 +123,7 @@ struct BlockedKernels {
   Isa isa;
   const char* name;  // the instruction set, and the variant where a set has two ("avx512-packed")
   // One key whose hash and block are known. test: whether all of its k bits are set (reads
-  // only). add: sets them and returns whether they were all set before.
+  // only). add: sets them and returns whether they were all set before (Arrival::on_demand).
   bool (*test)(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
   bool (*add)(uint64_t* block, uint64_t hash, uint32_t k) noexcept;            // SharedWriter
   bool (*add_exclusive)(uint64_t* block, uint64_t hash, uint32_t k) noexcept;  // ExclusiveWriter
@@ -157,25 +157,32 @@ inline const BlockedKernels& blocked_kernels() noexcept {
 // The kernels of one set, or nullptr when this CPU cannot run them (tests compare every set).
 const BlockedKernels* blocked_kernels_for(Isa isa) noexcept;
 
-// The write step of the vector kernels' add: sets bit candidates[j] of the block for every j < k
-// with bit j of `missing` set (candidates clear when the key was probed).
-//
-// No branch here depends on the block's contents. The bits are merged per 64-bit word first (a
-// fixed-count loop), and the words written are those the key's candidates fall in, which the hash
-// alone decides. A word with nothing missing is written to a local scratch word instead (a
-// branch-free select of the address), so it stays clean in the cache. A branch on the loaded bits
-// would be unpredictable, and it could only resolve when the block arrives: out of cache, every
-// mispredicted one serialised the adds' misses (a single add cost 2.6x a single test at 10M keys).
-//
-// Merging saves about one atomic OR in five at k = 7 and one in three at k = 11 over an OR per bit.
-// The caller reports the key new because its probe saw these bits clear: of concurrent adds of one
-// new key, at least one reports it new (abloom.h's promise), since bits only ever go from 0 to 1
-// and some add must have probed before any of them wrote.
-// ORs words[w] into block word w for each w in `touched` (a bit set per word), a word whose
-// words[w] is 0 into a local scratch word instead, so that it stays clean in the cache and the
-// loop's branches depend on `touched` only.
+// Where an add's block comes from, which decides how the shared writer's write step may branch.
+//  - on_demand (single-key calls): the probe's own load fetches the block. Out of cache, a branch
+//    on its bits resolves only when it arrives, and a mispredicted one keeps the next keys' misses
+//    from starting until then (a single add ran 1.3x slower so). The step exits early when no bit
+//    is missing (predictable in a run of new keys or a run of repeats), then writes the words the
+//    hash alone selects: every word a candidate falls in, a word with nothing missing into a
+//    scratch word instead.
+//  - prefetched (bulk loops): the block is on its way already, so branching on its bits costs a
+//    mispredict at worst, and the step writes only the words with a missing bit: repeats then
+//    cost no atomic OR at all (bulk adds of keys already present took half the time).
+enum class Arrival { on_demand, prefetched };
+
+// ORs words[w] into block word w for each bit w of `which` (one bit per word).
 template <class Writer>
-inline void or_words(uint64_t* block, const uint64_t* words, uint32_t touched) noexcept {
+inline void or_words(uint64_t* block, const uint64_t* words, uint32_t which) noexcept {
+  for (; which != 0; which &= which - 1) {
+    const int w = std::countr_zero(which);
+    Writer::or_word(block + w, words[w]);
+  }
+}
+
+// The same with loop control independent of the block's contents: `touched` comes from the hash
+// alone, and a word whose words[w] is 0 is ORed into a local scratch word instead (a branch-free
+// select of the address), so it stays clean in the cache.
+template <class Writer>
+inline void or_words_redirected(uint64_t* block, const uint64_t* words, uint32_t touched) noexcept {
   uint64_t scratch = 0;
   const auto scratch_address = reinterpret_cast<uintptr_t>(&scratch);
   for (; touched != 0; touched &= touched - 1) {
@@ -187,17 +194,40 @@ inline void or_words(uint64_t* block, const uint64_t* words, uint32_t touched) n
   }
 }
 
-template <class Writer>
+// The write step of an add whose candidates and missing bits are known (a vector probe): the
+// missing bits merged per 64-bit word (`words`), the words the candidates fall in (`touched`) and
+// those with a missing bit (`changed`), written as `kArrival` says. Merging saves about one atomic
+// OR in five at k = 7 and one in three at k = 11 over an OR per bit.
+//
+// The caller reports the key new because its probe saw these bits clear: of concurrent adds of one
+// new key, at least one reports it new (abloom.h's promise), since bits only ever go from 0 to 1
+// and some add must have probed before any of them wrote.
+template <class Writer, Arrival kArrival>
+inline void write_words(uint64_t* block, const uint64_t* words, uint32_t touched,
+                        uint32_t changed) noexcept {
+  if constexpr (kArrival == Arrival::prefetched) {
+    or_words<Writer>(block, words, changed);
+  } else {
+    if (changed == 0) return;
+    or_words_redirected<Writer>(block, words, touched);
+  }
+}
+
+// write_words for the candidates candidates[j], j < k, of which those with bit j of `missing` set
+// were clear: merges them per word first (a fixed-count loop, no branch).
+template <class Writer, Arrival kArrival>
 inline void set_missing_bits(uint64_t* block, const uint32_t* candidates, uint32_t k,
                              uint32_t missing) noexcept {
   uint64_t words[8] = {};
-  uint32_t touched = 0;
+  uint32_t touched = 0, changed = 0;
   for (uint32_t j = 0; j < k; ++j) {
     const uint32_t c = candidates[j];
-    words[c >> 6] |= static_cast<uint64_t>(missing >> j & 1) << (c & 63);
+    const uint32_t miss = missing >> j & 1;
+    words[c >> 6] |= static_cast<uint64_t>(miss) << (c & 63);
     touched |= uint32_t{1} << (c >> 6);
+    changed |= miss << (c >> 6);
   }
-  or_words<Writer>(block, words, touched);
+  write_words<Writer, kArrival>(block, words, touched, changed);
 }
 
 // The scalar reference: also the fallback the vector kernels take for rare keys (k > 32, or a

@@ -6,7 +6,8 @@
 // The including file defines ABLOOM_KERNEL_FN (its target attribute, or nothing) and a probe
 // class with
 //   static bool test(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
-//   template <class Writer> static bool add(uint64_t* block, uint64_t hash, uint32_t k) noexcept;
+//   template <class Writer, Arrival kArrival>
+//   static bool add(uint64_t* block, uint64_t hash, uint32_t k) noexcept;
 // then makes its table with make_blocked_kernels<Probe>(isa). Everything here is `inline` in an
 // unnamed namespace: each including file gets its own copy, compiled for its own instruction set
 // (the copies must not be merged by the linker).
@@ -37,7 +38,7 @@ ABLOOM_KERNEL_FN bool pipeline_test(const uint64_t* block, uint64_t h, uint32_t 
 
 template <class Probe, class Writer>
 ABLOOM_KERNEL_FN bool pipeline_add(uint64_t* block, uint64_t h, uint32_t k) noexcept {
-  return Probe::template add<Writer>(block, h, k);
+  return Probe::template add<Writer, Arrival::on_demand>(block, h, k);
 }
 
 // A single-key call is hash, block and probe with nothing else around them: out of cache, the
@@ -51,7 +52,7 @@ ABLOOM_KERNEL_FN int pipeline_test_key(const BlockedView& v, const void* key, si
 template <class Probe, class Writer>
 ABLOOM_KERNEL_FN int pipeline_add_key(const BlockedView& v, const void* key, size_t len) noexcept {
   const uint64_t h = hash_key(v.seed, key, len);
-  return Probe::template add<Writer>(v.block_of(h), h, v.k) ? 1 : 0;
+  return Probe::template add<Writer, Arrival::on_demand>(v.block_of(h), h, v.k) ? 1 : 0;
 }
 
 // The bulk loop: while key i is probed, key i + kPrefetchAhead is hashed and its block
@@ -107,7 +108,7 @@ struct AddStep {
   uint64_t added = 0;
   ABLOOM_KERNEL_FN __attribute__((always_inline)) void operator()(size_t, uint64_t* b,
                                                                   uint64_t h) noexcept {
-    added += Probe::template add<Writer>(b, h, k) ? 0 : 1;
+    added += Probe::template add<Writer, Arrival::prefetched>(b, h, k) ? 0 : 1;
   }
 };
 

@@ -67,7 +67,7 @@ struct ScalarProbe {
   static bool test(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
     return blocked_test_scalar(block, h, k);
   }
-  template <class Writer>
+  template <class Writer, Arrival>
   static bool add(uint64_t* block, uint64_t h, uint32_t k) noexcept {
     return blocked_add_scalar<Writer>(block, h, k);
   }
