@@ -120,11 +120,12 @@ inline uint16_t avx512_need(uint32_t k) noexcept {
 }
 
 // Inlined into the bulk loops at every optimisation level (as in blocked_avx2.cpp).
-template <RepeatCheck kCheck>
+template <RepeatCheck kCheck, bool kNarrow>
 ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_test(const uint64_t* block,
                                                                         uint64_t h,
                                                                         uint32_t k) noexcept {
-  if (k > 16) return ABLOOM_AVX512_WIDE.test(block, h, k);
+  if (!kNarrow && k > 16) [[unlikely]]
+    return ABLOOM_AVX512_WIDE.test(block, h, k);
   const uint16_t need = avx512_need(k);
   const __m512i p = avx512_products(h);
   if ((avx512_hits(p, avx512_load_block(block)) & need) != need) return false;  // absent keys
@@ -177,10 +178,10 @@ ABLOOM_AVX512_FN inline void avx512_store_words(uint64_t* block, __m512i value,
 // The exclusive writer ORs the key's mask into the block with one masked store of the words that
 // change, with no branch on the block's contents (which, out of cache, would resolve only when the
 // block arrives); the shared writer takes one atomic OR per word, as write_words says.
-template <RepeatCheck kCheck, class Writer, Arrival kArrival>
+template <RepeatCheck kCheck, class Writer, Arrival kArrival, bool kNarrow>
 ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_add(uint64_t* block, uint64_t h,
                                                                        uint32_t k) noexcept {
-  if (k > 16) {
+  if (!kNarrow && k > 16) [[unlikely]] {
     if constexpr (std::is_same_v<Writer, ExclusiveWriter>) {
       return ABLOOM_AVX512_WIDE.add_exclusive(block, h, k);
     } else {
@@ -208,15 +209,16 @@ ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_add(uint64_t*
 
 template <RepeatCheck kCheck>
 struct Avx512Probe {
+  template <bool kNarrow>
   ABLOOM_AVX512_FN __attribute__((always_inline)) static bool test(const uint64_t* block,
                                                                    uint64_t h,
                                                                    uint32_t k) noexcept {
-    return avx512_test<kCheck>(block, h, k);
+    return avx512_test<kCheck, kNarrow>(block, h, k);
   }
-  template <class Writer, Arrival kArrival>
+  template <class Writer, Arrival kArrival, bool kNarrow>
   ABLOOM_AVX512_FN __attribute__((always_inline)) static bool add(uint64_t* block, uint64_t h,
                                                                   uint32_t k) noexcept {
-    return avx512_add<kCheck, Writer, kArrival>(block, h, k);
+    return avx512_add<kCheck, Writer, kArrival, kNarrow>(block, h, k);
   }
 };
 

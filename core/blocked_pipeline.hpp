@@ -5,9 +5,12 @@
 //
 // The including file defines ABLOOM_KERNEL_FN (its target attribute, or nothing) and a probe
 // class with
+//   template <bool kNarrow>
 //   static bool test(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
-//   template <class Writer, Arrival kArrival>
+//   template <class Writer, Arrival kArrival, bool kNarrow>
 //   static bool add(uint64_t* block, uint64_t hash, uint32_t k) noexcept;
+// where kNarrow promises k <= kNarrowMaxK, so that a probe can drop its wider paths (and their
+// calls, which would make the bulk loops around it keep their state on the stack).
 // then makes its table with make_blocked_kernels<Probe>(isa). Everything here is `inline` in an
 // unnamed namespace: each including file gets its own copy, compiled for its own instruction set
 // (the copies must not be merged by the linker).
@@ -31,14 +34,17 @@ namespace {
 // latency of a large filter (fewer measured slower; more, no faster: bench/RESULTS.md).
 inline constexpr size_t kPrefetchAhead = 32;
 
+// The k up to which the vector probes take one or two groups of candidates inline.
+inline constexpr uint32_t kNarrowMaxK = 16;
+
 template <class Probe>
 ABLOOM_KERNEL_FN bool pipeline_test(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
-  return Probe::test(block, h, k);
+  return Probe::template test<false>(block, h, k);
 }
 
 template <class Probe, class Writer>
 ABLOOM_KERNEL_FN bool pipeline_add(uint64_t* block, uint64_t h, uint32_t k) noexcept {
-  return Probe::template add<Writer, Arrival::on_demand>(block, h, k);
+  return Probe::template add<Writer, Arrival::on_demand, false>(block, h, k);
 }
 
 // A single-key call is hash, block and probe with nothing else around them: out of cache, the
@@ -46,13 +52,13 @@ ABLOOM_KERNEL_FN bool pipeline_add(uint64_t* block, uint64_t h, uint32_t k) noex
 template <class Probe>
 ABLOOM_KERNEL_FN int pipeline_test_key(const BlockedView& v, const void* key, size_t len) noexcept {
   const uint64_t h = hash_key(v.seed, key, len);
-  return Probe::test(v.block_of(h), h, v.k) ? 1 : 0;
+  return Probe::template test<false>(v.block_of(h), h, v.k) ? 1 : 0;
 }
 
 template <class Probe, class Writer>
 ABLOOM_KERNEL_FN int pipeline_add_key(const BlockedView& v, const void* key, size_t len) noexcept {
   const uint64_t h = hash_key(v.seed, key, len);
-  return Probe::template add<Writer, Arrival::on_demand>(v.block_of(h), h, v.k) ? 1 : 0;
+  return Probe::template add<Writer, Arrival::on_demand, false>(v.block_of(h), h, v.k) ? 1 : 0;
 }
 
 // The bulk loop: while key i is probed, key i + kPrefetchAhead is hashed and its block
@@ -89,38 +95,45 @@ ABLOOM_KERNEL_FN __attribute__((always_inline)) inline Step prefetched_loop(cons
   return step;
 }
 
-template <class Probe>
+template <class Probe, bool kNarrow>
 struct TestStep {
   uint32_t k;
   uint8_t* results;
   uint64_t found = 0;
   ABLOOM_KERNEL_FN __attribute__((always_inline)) void operator()(size_t i, const uint64_t* b,
                                                                   uint64_t h) noexcept {
-    const bool hit = Probe::test(b, h, k);
+    const bool hit = Probe::template test<kNarrow>(b, h, k);
     results[i] = hit ? 1 : 0;
     found += hit ? 1 : 0;
   }
 };
 
-template <class Probe, class Writer>
+template <class Probe, class Writer, bool kNarrow>
 struct AddStep {
   uint32_t k;
   uint64_t added = 0;
   ABLOOM_KERNEL_FN __attribute__((always_inline)) void operator()(size_t, uint64_t* b,
                                                                   uint64_t h) noexcept {
-    added += Probe::template add<Writer, Arrival::prefetched>(b, h, k) ? 0 : 1;
+    added += Probe::template add<Writer, Arrival::prefetched, kNarrow>(b, h, k) ? 0 : 1;
   }
 };
 
+// One loop for k <= kNarrowMaxK, one for the rest: the filter's k decides, once per call.
 template <class Probe, class HashAt>
 ABLOOM_KERNEL_FN uint64_t bulk_test(const BlockedView& v, HashAt hash_at, size_t n,
                                     uint8_t* results) noexcept {
-  return prefetched_loop<false>(v, hash_at, n, TestStep<Probe>{v.k, results}).found;
+  if (v.k <= kNarrowMaxK) {
+    return prefetched_loop<false>(v, hash_at, n, TestStep<Probe, true>{v.k, results}).found;
+  }
+  return prefetched_loop<false>(v, hash_at, n, TestStep<Probe, false>{v.k, results}).found;
 }
 
 template <class Probe, class Writer, class HashAt>
 ABLOOM_KERNEL_FN uint64_t bulk_add(const BlockedView& v, HashAt hash_at, size_t n) noexcept {
-  return prefetched_loop<true>(v, hash_at, n, AddStep<Probe, Writer>{v.k}).added;
+  if (v.k <= kNarrowMaxK) {
+    return prefetched_loop<true>(v, hash_at, n, AddStep<Probe, Writer, true>{v.k}).added;
+  }
+  return prefetched_loop<true>(v, hash_at, n, AddStep<Probe, Writer, false>{v.k}).added;
 }
 
 template <class Probe>

@@ -64,10 +64,11 @@ namespace abloom {
 namespace {
 
 struct ScalarProbe {
+  template <bool>
   static bool test(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
     return blocked_test_scalar(block, h, k);
   }
-  template <class Writer, Arrival>
+  template <class Writer, Arrival, bool>
   static bool add(uint64_t* block, uint64_t h, uint32_t k) noexcept {
     return blocked_add_scalar<Writer>(block, h, k);
   }
