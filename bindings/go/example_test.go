@@ -176,3 +176,15 @@ func ExampleFilter_Close() {
 	// <nil>
 	// recovered: abloom: TestString: filter is closed (or was never initialised)
 }
+
+func ExampleFilter_SetWriterMode() {
+	f, _ := abloom.New(1_000_000, 0.01)
+	defer f.Close()
+	// A bulk load by one goroutine: plain stores instead of atomic ones.
+	_ = f.SetWriterMode(abloom.ExclusiveWriter)
+	_, _ = f.AddBatchStrings([]string{"alice:bob", "carol:dan"})
+	// Back to lock-free adds from any number of goroutines, before they start.
+	_ = f.SetWriterMode(abloom.SharedWriters)
+	fmt.Println(f.TestString("carol:dan"), f.WriterMode())
+	// Output: true shared
+}

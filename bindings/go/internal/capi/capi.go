@@ -172,6 +172,8 @@ extern swig_intgo _wrap_abloom_create_capi_6963adad7b17eb77(uintptr_t arg1, swig
 extern swig_intgo _wrap_abloom_new_capi_6963adad7b17eb77(swig_type_19 arg1, double arg2, swig_type_20 arg3);
 extern void _wrap_abloom_free_capi_6963adad7b17eb77(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_clone_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_21 arg2);
+extern swig_intgo _wrap_abloom_set_writer_mode_capi_6963adad7b17eb77(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_writer_mode_capi_6963adad7b17eb77(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_add_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_22 arg2);
 extern swig_intgo _wrap_abloom_test_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_23 arg2);
 extern swig_intgo _wrap_abloom_test_and_add_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_24 arg2);
@@ -873,6 +875,24 @@ func Abloom_clone(arg1 uintptr, arg2 []uintptr) (_swig_ret int) {
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
+	return swig_r
+}
+
+const ABLOOM_WRITER_SHARED uint = 0
+const ABLOOM_WRITER_EXCLUSIVE uint = 1
+
+func Abloom_set_writer_mode(arg1 uintptr, arg2 uint) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r = (int)(C._wrap_abloom_set_writer_mode_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1)))
+	return swig_r
+}
+
+func Abloom_writer_mode(arg1 uintptr) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	swig_r = (int)(C._wrap_abloom_writer_mode_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 

@@ -230,6 +230,11 @@ pub const ABLOOM_ISA_AVX2: u32 = 1;
 /// Kernel: AVX-512 (F and CD).
 pub const ABLOOM_ISA_AVX512: u32 = 2;
 
+/// Writer mode: any number of threads may write at once (atomic adds; the default).
+pub const ABLOOM_WRITER_SHARED: u32 = 0;
+/// Writer mode: one thread writes at a time (plain stores); unsafe with concurrent writers.
+pub const ABLOOM_WRITER_EXCLUSIVE: u32 = 1;
+
 extern "C" {
     /// A static English description of `code`.
     pub fn abloom_strerror(code: c_int) -> *const c_char;
@@ -253,6 +258,11 @@ extern "C" {
     pub fn abloom_plan_compute(opts: *const abloom_options, plan: *mut abloom_plan) -> c_int;
     /// The model FPR of `kind` for `bits_per_key` and `k`.
     pub fn abloom_model_fpr(kind: u32, bits_per_key: f64, k: u32, out: *mut f64) -> c_int;
+
+    /// Set how `filter` is written from now on (`ABLOOM_WRITER_*`).
+    pub fn abloom_set_writer_mode(filter: *mut abloom_filter, mode: u32) -> c_int;
+    /// The writer mode of `filter`, or a negative error.
+    pub fn abloom_writer_mode(filter: *const abloom_filter) -> c_int;
 
     /// Create a filter from options.
     pub fn abloom_create(opts: *const abloom_options, out: *mut *mut abloom_filter) -> c_int;

@@ -307,6 +307,8 @@ fn rust_values() -> Vec<(&'static str, i128)> {
         ABLOOM_ISA_SCALAR,
         ABLOOM_ISA_AVX2,
         ABLOOM_ISA_AVX512,
+        ABLOOM_WRITER_SHARED,
+        ABLOOM_WRITER_EXCLUSIVE,
         ABLOOM_MAX_K,
         ABLOOM_MAX_SHARDS,
         ABLOOM_MAX_THREADS,

@@ -22,6 +22,8 @@
 //!   interchangeable.
 //! - **Threads**: [`BloomFilter`] is `Send + Sync` and inserts and lookups take `&self`; share
 //!   one through an `Arc` with no lock (see the type's docs for the rules).
+//! - **One writer**: [`BloomFilter::into_exclusive`] gives an [`ExclusiveFilter`], whose inserts
+//!   use plain stores instead of atomic ones (about twice as fast) for a filter one thread fills.
 //! - **Batches**: [`BloomFilter::insert_batch`] and [`BloomFilter::contains_batch`] hand a
 //!   whole slice to the C library in one call, which hashes it, prefetches every block, then
 //!   probes: much faster than a loop of single calls on large filters.
@@ -34,6 +36,7 @@
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 mod error;
+mod exclusive;
 mod filter;
 pub mod isa;
 mod options;
@@ -42,6 +45,7 @@ mod serde_impl;
 mod view;
 
 pub use error::Error;
+pub use exclusive::ExclusiveFilter;
 pub use filter::{BloomFilter, Info, OpenMode, OpenOptions, Storage};
 pub use options::{model_fpr, Builder, Kind, Plan};
 pub use view::{AlignedBytes, FilterView};

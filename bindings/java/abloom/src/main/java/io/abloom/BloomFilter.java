@@ -42,7 +42,10 @@ import java.util.Objects;
  * on 64-bit words): once a {@code put} of a key has returned, every {@code mightContain} of that
  * key ordered after it (by a join, a lock, a volatile, a queue) returns true. {@link
  * #intersect} and {@link #clear} are atomic per 64-bit word only: keys added while they run may or
- * may not survive. {@link #sync()} must not run while other threads add.
+ * may not survive. {@link #sync()} must not run while other threads add. A filter that one thread
+ * fills (an offline build, one partition of a Spark job, a bulk load before serving) can switch
+ * to {@link WriterMode#EXCLUSIVE} with {@link #setWriterMode}: its adds then use plain stores, and
+ * only one thread may add at a time while any number may still test.
  *
  * <h2>Lifecycle</h2>
  *
@@ -1040,6 +1043,46 @@ public final class BloomFilter implements AutoCloseable {
         other.handle.exit();
         Reference.reachabilityFence(other);
       }
+    } finally {
+      handle.exit();
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * Sets how this filter is written from now on. {@link WriterMode#EXCLUSIVE} makes adds faster
+   * (plain stores instead of atomic ones) for a filter one thread fills, and is <b>unsafe with
+   * concurrent writers</b>: two threads adding at once could lose each other's bits, giving false
+   * negatives. Call it while no other thread writes to the filter. The mode belongs to this
+   * object, not to the bits: it is not serialized, and every created, copied, read or opened
+   * filter starts {@link WriterMode#SHARED}.
+   *
+   * @param mode the writer mode
+   * @throws NullPointerException if {@code mode} is null
+   */
+  public void setWriterMode(WriterMode mode) {
+    Objects.requireNonNull(mode, "mode");
+    long h = handle.enter();
+    try {
+      int rc = AbloomNative.abloom_set_writer_mode(h, mode.code());
+      if (rc != 0) {
+        throw Errors.unchecked(rc, "setWriterMode");
+      }
+    } finally {
+      handle.exit();
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /**
+   * How this filter is written now (see {@link #setWriterMode}).
+   *
+   * @return the writer mode
+   */
+  public WriterMode writerMode() {
+    long h = handle.enter();
+    try {
+      return WriterMode.of(AbloomNative.abloom_writer_mode(h));
     } finally {
       handle.exit();
       Reference.reachabilityFence(this);
