@@ -25,6 +25,8 @@
 #include "layout.hpp"
 
 #define ABLOOM_AVX2 __attribute__((target("avx2,bmi,bmi2")))
+#define ABLOOM_REPEATS_FN ABLOOM_AVX2
+#include "blocked_repeats16.hpp"
 
 namespace abloom {
 namespace {
@@ -76,21 +78,6 @@ ABLOOM_AVX2 inline __m256i candidates(__m256i p, int used, int group) noexcept {
   const __m256i unused = _mm256_cmpgt_epi32(lanes, _mm256_set1_epi32(used - 1));
   const __m256i tags = _mm256_add_epi32(lanes, _mm256_set1_epi32(512 + 8 * group));
   return _mm256_blendv_epi8(_mm256_srli_epi32(p, 23), tags, unused);
-}
-
-// Lanes equal to another lane of the 16 16-bit lanes of v: v against its rotations by 1 to 8
-// lanes (every pair of lanes is 1 to 8 apart around the circle). A rotation across the two
-// 128-bit halves is one vpalignr of the register and its halves swapped (w).
-ABLOOM_AVX2 inline __m256i repeats16(__m256i v) noexcept {
-  const __m256i w = _mm256_permute4x64_epi64(v, 0x4E);
-  __m256i eq = _mm256_cmpeq_epi16(v, w);
-  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 2)));
-  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 4)));
-  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 6)));
-  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 8)));
-  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 10)));
-  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 12)));
-  return _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 14)));
 }
 
 // Lanes of a equal to some lane of b (16 16-bit lanes each): a against all 16 rotations of b.

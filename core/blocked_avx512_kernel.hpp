@@ -35,6 +35,9 @@
 #include "blocked_kernels.hpp"
 #include "layout.hpp"
 
+#define ABLOOM_REPEATS_FN ABLOOM_AVX512_FN
+#include "blocked_repeats16.hpp"
+
 namespace abloom {
 namespace {
 
@@ -74,9 +77,9 @@ ABLOOM_AVX512_FN inline bool avx512_has_repeat_conflict(__m512i candidates,
   return _mm512_test_epi32_mask(earlier_equal, earlier_equal) != 0;
 }
 
-// The same without vpconflictd: candidates are 9-bit values, so the 16 fit one 256-bit register
-// as 16-bit lanes, and comparing it with its rotations by 1 to 8 lanes compares every pair (as the
-// AVX2 kernel does). Lanes >= k hold 512 + lane, distinct from every candidate and each other.
+// The same without vpconflictd: the 16 candidates packed as 16-bit lanes against their rotations
+// (blocked_repeats16.hpp, as in the AVX2 kernel). Lanes >= k hold 512 + lane, distinct from every
+// candidate and from each other.
 ABLOOM_AVX512_FN inline bool avx512_has_repeat_packed(__m512i candidates, uint16_t need) noexcept {
   const __m512i tags =
       _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
@@ -84,15 +87,7 @@ ABLOOM_AVX512_FN inline bool avx512_has_repeat_packed(__m512i candidates, uint16
   const __m512i tagged = _mm512_mask_blend_epi32(need, tags, candidates);
   const __m256i v =
       _mm256_packus_epi32(_mm512_castsi512_si256(tagged), _mm512_extracti64x4_epi64(tagged, 1));
-  const __m256i w = _mm256_permute4x64_epi64(v, 0x4E);  // v rotated by 8 lanes
-  __m256i eq = _mm256_cmpeq_epi16(v, w);
-  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 2)));
-  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 4)));
-  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 6)));
-  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 8)));
-  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 10)));
-  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 12)));
-  eq = _mm256_or_si256(eq, _mm256_cmpeq_epi16(v, _mm256_alignr_epi8(w, v, 14)));
+  const __m256i eq = repeats16(v);
   // movemask, not vptest: SIMDe 0.7.4's portable _mm256_testz_si256 misses set lanes, which the
   // emulated test build caught.
   return _mm256_movemask_epi8(eq) != 0;
