@@ -14,6 +14,8 @@
 //        words k..15 stay empty: this is the literal SBBF layout stretched to 64 bytes.
 //   b-rot  as b, but the k words are (s + i) mod 16 with s from 4 more hash bits, so all 16 words
 //        of the block are used whatever k is (our variant, not in the brief).
+//   b64-rot  as b-rot over 8 64-bit words: one bit, (h2 * salt_i) >> 26, in each of the k <= 8
+//        words (s + i) mod 8, s from 3 more hash bits (issue 12: fewer, larger partitions).
 //   c    coprime partitions (gloom-style layout): the block is cut into k partitions of distinct,
 //        pairwise-coprime lengths near 512/k that sum to 512; probe i sets one bit in partition i,
 //        chosen by multiply-shift ((h2 * C^(i+1)) * len_i) >> 32.
@@ -25,11 +27,14 @@
 // Models: for a and a-dist the exact FPR of a 512-bit block holding i keys is computed by a DP
 // over the number of set bits (the Putze closed form, fpr_model.py's blocked-512, replaces that
 // number by its mean and so sits slightly below it); for b and c the per-word / per-partition
-// product is exact. All are mixed over Poisson block loads as in fpr_model.py.
+// product is exact; for b-rot and b64-rot an inclusion-exclusion over the query's words is exact
+// (WindowModel). All are mixed over Poisson block loads as in fpr_model.py.
 //
 // main() runs the FPR table (markdown) and then the Google Benchmarks.
 //   --fpr-only | --speed-only     run one half only
 //   --fpr-scan                    also print measured/model for every k at every bits/key
+//   --bits-needed                 only the models' bits per key for FPR 1%, 0.1%, 0.01% (a-dist,
+//                                 b-rot, b64-rot), no measurement
 //   any --benchmark_* flag        passed to Google Benchmark (default min_time 0.1 s, 3 reps)
 
 #define XXH_INLINE_ALL
@@ -39,6 +44,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -198,6 +204,7 @@ std::array<uint32_t, kMaxK> golden_powers() {
 
 // (a) RocksDB FastLocalBloom-style multiply-shift probes over the whole 512-bit block.
 struct MulShift {
+  static constexpr int kMaxKOf = kMaxK;
   using Word = uint64_t;
   uint32_t k;
   std::array<uint32_t, kMaxK> mul;
@@ -233,6 +240,7 @@ struct MulShift {
 // ... is bit (h2 * C^j) >> 23, and the key's bits are the first k DISTINCT candidates (at most
 // 4k + 64 candidates are looked at).
 struct MulShiftDistinct {
+  static constexpr int kMaxKOf = kMaxK;
   using Word = uint64_t;
   uint32_t k;
   explicit MulShiftDistinct(uint32_t k_) : k(k_) {}
@@ -280,6 +288,43 @@ struct MulShiftDistinct {
   LazyTable table;
 };
 
+// The exact FPR of a block of `lanes` words of `width` bits holding i keys, when every key sets one
+// uniform bit in each of k consecutive words (mod lanes) from a uniform start word (b-rot,
+// b64-rot). A query's words are, by symmetry, words 0..k-1; word j of it has m_j keys covering it,
+// and misses the query's bit with probability q^m_j, q = 1 - 1/width, independently given the
+// starts. So FPR = E[prod_j (1 - q^m_j)] = sum over subsets S of the query's words of
+// (-1)^|S| E[q^(sum_{j in S} m_j)] = sum_S (-1)^|S| phi(S)^i, where phi(S) = E over one key's
+// start of q^|its words & S| (keys are independent). 2^k terms, k <= 16.
+class WindowModel {
+ public:
+  WindowModel(uint32_t lanes, uint32_t width, uint32_t k)
+      : phi_(size_t{1} << k), odd_(phi_.size()) {
+    const double q = 1.0 - 1.0 / width;
+    for (uint32_t set = 0; set < phi_.size(); ++set) {
+      double sum = 0;
+      for (uint32_t start = 0; start < lanes; ++start) {
+        uint32_t window = 0;
+        for (uint32_t j = 0; j < k; ++j) window |= uint32_t{1} << ((start + j) % lanes);
+        sum += std::pow(q, std::popcount(window & set));
+      }
+      phi_[set] = sum / lanes;
+      odd_[set] = std::popcount(set) % 2 == 1;
+    }
+  }
+  double block_fpr(double i) const {
+    double sum = 0;
+    for (size_t set = 0; set < phi_.size(); ++set) {
+      const double t = std::pow(phi_[set], i);
+      sum += odd_[set] ? -t : t;
+    }
+    return sum < 0 ? 0 : sum;
+  }
+
+ private:
+  std::vector<double> phi_;
+  std::vector<bool> odd_;
+};
+
 // Parquet SBBF salts, then 8 more odd 32-bit constants (xxHash32 / MurmurHash3 primes).
 constexpr std::array<uint32_t, 16> kSalts = {0x47b6137bu, 0x44974d91u, 0x8824ad5bu, 0xa2b7289du,
                                              0x705495c7u, 0x2df1424bu, 0x9efc4947u, 0x5c6bfb31u,
@@ -291,8 +336,10 @@ constexpr std::array<uint32_t, 16> kSalts = {0x47b6137bu, 0x44974d91u, 0x8824ad5
 template <bool Rotate>
 struct SplitBlock {
   using Word = uint32_t;
+  static constexpr int kMaxKOf = kMaxK;
   uint32_t k;
-  explicit SplitBlock(uint32_t k_) : k(k_) {}
+  WindowModel model;
+  explicit SplitBlock(uint32_t k_) : k(k_), model(16, 32, Rotate ? k_ : 1) {}
   static const char* name() { return Rotate ? "b-rot" : "b"; }
   static uint32_t start(uint64_t h) { return Rotate ? static_cast<uint32_t>(h >> 32) & 15 : 0; }
   void add(Word* b, uint64_t h) const {
@@ -311,11 +358,38 @@ struct SplitBlock {
     return miss == 0;
   }
   double block_fpr(double i) const {
-    // b: each used word holds one bit of each key: exact. b-rot: every bit is set by a key with
-    // probability k/512; treating the query's k words as independent is an approximation.
-    const double zero = Rotate ? std::pow(1.0 - k / kBlockBits, i) : std::pow(31.0 / 32.0, i);
-    return std::pow(1.0 - zero, k);
+    // b: each used word holds one bit of each key: a product, exact. b-rot: exact (WindowModel).
+    if (Rotate) return model.block_fpr(i);
+    return std::pow(1.0 - std::pow(31.0 / 32.0, i), k);
   }
+  std::string detail() const { return ""; }
+};
+
+// b64-rot: one bit in each of k <= 8 consecutive 64-bit words (mod 8).
+struct SplitBlock64 {
+  using Word = uint64_t;
+  static constexpr int kMaxKOf = 8;
+  uint32_t k;
+  WindowModel model;
+  explicit SplitBlock64(uint32_t k_) : k(k_), model(8, 64, k_) {}
+  static const char* name() { return "b64-rot"; }
+  static uint32_t start(uint64_t h) { return static_cast<uint32_t>(h >> 32) & 7; }
+  void add(Word* b, uint64_t h) const {
+    const uint32_t h2 = static_cast<uint32_t>(h);
+    const uint32_t s = start(h);
+    for (uint32_t i = 0; i < k; ++i) b[(s + i) & 7] |= uint64_t{1} << ((h2 * kSalts[i]) >> 26);
+  }
+  bool test(const Word* b, uint64_t h) const {
+    const uint32_t h2 = static_cast<uint32_t>(h);
+    const uint32_t s = start(h);
+    uint64_t miss = 0;
+    for (uint32_t i = 0; i < k; ++i) {
+      const uint64_t bit = uint64_t{1} << ((h2 * kSalts[i]) >> 26);
+      miss |= bit & ~b[(s + i) & 7];
+    }
+    return miss == 0;
+  }
+  double block_fpr(double i) const { return model.block_fpr(i); }
   std::string detail() const { return ""; }
 };
 
@@ -368,6 +442,7 @@ Partition make_partition(int k) {
 // into len_i; Mod = true: h2 mod len_i (gloom's one-hashing).
 template <bool Mod>
 struct Partitioned {
+  static constexpr int kMaxKOf = kMaxK;
   using Word = uint64_t;
   uint32_t k;
   std::array<uint32_t, kMaxK> mul;
@@ -495,7 +570,7 @@ SchemeResult scan_scheme(const std::vector<uint64_t>& added, const std::vector<u
     r.scan.push_back(p);
   }
   const double lambda = static_cast<double>(added.size()) / nblocks;
-  for (int k = 1; k <= kMaxK; ++k) {
+  for (int k = 1; k <= S::kMaxKOf; ++k) {
     const S scheme(k);
     const double m = poisson_mixture(lambda, [&](double i) { return scheme.block_fpr(i); });
     if (m < r.model_best) {
@@ -541,8 +616,10 @@ void run_fpr(bool full_scan) {
       "n = %zu keys added, %zu absent keys queried, 16-byte splitmix64 keys, one XXH3-64 hash "
       "(seed 0x%llx) per key, block = fastrange(hash, blocks).\n"
       "model = the scheme's own model, a Poisson mixture over block loads of: for a and a-dist the "
-      "exact in-block FPR (occupancy DP), for b, c the per-word/partition product (exact for b and "
-      "c, approximate for b-rot); Putze = the blocked-512 closed form of fpr_model.py at the same "
+      "exact in-block FPR (occupancy DP), for b, c the per-word/partition product (exact), for "
+      "b-rot "
+      "and b64-rot an inclusion-exclusion over the query's words (exact); Putze = the blocked-512 "
+      "closed form of fpr_model.py at the same "
       "k; Putze best = fpr_model.py's best k and FPR.\n"
       "meas/Putze-best > 1 means the scheme needs more bits than the Putze model promises. best k "
       "is the measured best (noisy when few false positives); model best is the scheme model's "
@@ -568,6 +645,10 @@ void run_fpr(bool full_scan) {
                                                 k_range(full_scan, putze_k, {8, 14, 15, 16})));
     rs.push_back(scan_scheme<SplitBlock<true>>(added, absent, nblocks, creal,
                                                k_range(full_scan, putze_k, {8})));
+    std::vector<int> ks64;
+    for (int k : k_range(full_scan, putze_k, {8}))
+      if (k <= SplitBlock64::kMaxKOf) ks64.push_back(k);
+    rs.push_back(scan_scheme<SplitBlock64>(added, absent, nblocks, creal, ks64));
     rs.push_back(scan_scheme<Partitioned<false>>(added, absent, nblocks, creal, ks));
     rs.push_back(scan_scheme<Partitioned<true>>(added, absent, nblocks, creal, ks));
     auto row = [&](const SchemeResult& r, const FprPoint& p, const char* tag) {
@@ -777,6 +858,50 @@ void register_speed() {
 
 }  // namespace
 
+// The fewest bits per key (and the k) at which a scheme's model reaches `target`: bisection on
+// bits per key, each step taking the best k (scanning k up from 1 until the FPR rises).
+template <class S>
+std::pair<double, int> bits_needed(double target) {
+  auto best_at = [](double c) {
+    double best = 1;
+    int best_k = 1;
+    for (int k = 1; k <= S::kMaxKOf; ++k) {
+      const S scheme(k);
+      const double f =
+          poisson_mixture(kBlockBits / c, [&](double i) { return scheme.block_fpr(i); });
+      if (f < best) {
+        best = f;
+        best_k = k;
+      } else if (k > best_k + 1) {
+        break;
+      }
+    }
+    return std::make_pair(best, best_k);
+  };
+  double lo = 2, hi = 64;
+  for (int step = 0; step < 40; ++step) {
+    const double mid = (lo + hi) / 2;
+    (best_at(mid).first <= target ? hi : lo) = mid;
+  }
+  return {hi, best_at(hi).second};
+}
+
+// The models' memory at equal FPR (issue 12: a layout may become the default only if it costs at
+// most 3% more bits per key at 1% and 0.1%).
+void run_bits_needed() {
+  std::printf("## Bits per key each model needs for a target FPR (best k)\n\n");
+  std::printf(
+      "| target | a-dist (today) | b-rot | b-rot / a-dist | b64-rot (k <= 8) | "
+      "b64-rot / a-dist |\n|---|---|---|---|---|---|\n");
+  for (double target : {1e-2, 1e-3, 1e-4}) {
+    const auto [ca, ka] = bits_needed<MulShiftDistinct>(target);
+    const auto [cb, kb] = bits_needed<SplitBlock<true>>(target);
+    const auto [c64, k64] = bits_needed<SplitBlock64>(target);
+    std::printf("| %g | %.3f (k=%d) | %.3f (k=%d) | %.4f | %.3f (k=%d) | %.4f |\n", target, ca, ka,
+                cb, kb, cb / ca, c64, k64, c64 / ca);
+  }
+}
+
 int main(int argc, char** argv) {
   bool fpr = true, speed = true, scan = false;
   std::vector<char*> args;
@@ -788,9 +913,13 @@ int main(int argc, char** argv) {
       fpr = false;
     } else if (a == "--fpr-scan") {
       scan = true;
+    } else if (a == "--bits-needed") {
+      run_bits_needed();
+      return 0;
     } else if (a == "-h" || a == "--help") {
       std::printf(
-          "usage: %s [--fpr-only | --speed-only] [--fpr-scan] [--benchmark_* flags]\n"
+          "usage: %s [--fpr-only | --speed-only] [--fpr-scan] [--bits-needed] "
+          "[--benchmark_* flags]\n"
           "Compares three ways (five variants) to place k bits in one 64-byte block.\n",
           argv[0]);
       return 0;

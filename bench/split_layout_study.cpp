@@ -10,7 +10,9 @@
 // above today's layout at equal bits per key (the study's table).
 //
 // Usage: split_layout_study [KEYS...]   (default 1000000 10000000; 10 bits per key, k = 7)
-// Prints ns/key, the minimum of 7 rounds of 2^20 keys, twice. Needs AVX-512 F and BW (exits 0
+// Prints, for the split layouts of 32-bit words (b-rot) and of 64-bit words (b64-rot, k <= 8),
+// today's layout and the limit: ns/key over the limit, each the minimum of 7 rounds of 2^20 keys,
+// twice. Needs AVX-512 F and BW (exits 0
 // with a message on other CPUs).
 #include <sys/mman.h>
 
@@ -69,18 +71,40 @@ inline uint64_t hash_packed(const unsigned char* buf, const uint64_t* offsets, s
   return XXH3_64bits_withSeed(buf + offsets[i], len, 0);
 }
 
-// The bulk loop of the library's pipeline (blocked_pipeline.hpp), over the split layout: hash and
-// prefetch key i + 32 while probing key i. kAdd: exclusive-writer add (one masked store), else
-// test. Keys are packed, as abloom_add_packed takes them.
-template <bool kAdd>
+enum class Op { test, add_exclusive, add_shared };
+
+// The key's mask in a split layout of 32-bit words (16 lanes, k consecutive from a start) or of
+// 64-bit words (8 lanes, k <= 8).
+template <int kWordBits>
+STUDY_AVX512 inline __m512i split_mask(uint64_t h, __m512i powers) {
+  constexpr uint32_t kNeed = (uint32_t{1} << kK) - 1;
+  const __m512i p =
+      _mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int>(static_cast<uint32_t>(h) | 1)), powers);
+  if constexpr (kWordBits == 32) {
+    const uint32_t start = static_cast<uint32_t>(h >> 32) & 15;
+    const auto lanes =
+        static_cast<__mmask16>(((kNeed << start) | (kNeed >> (16 - start))) & 0xFFFF);
+    return _mm512_maskz_sllv_epi32(lanes, _mm512_set1_epi32(1), _mm512_srli_epi32(p, 27));
+  } else {
+    const uint32_t start = static_cast<uint32_t>(h >> 32) & 7;
+    const auto lanes = static_cast<__mmask8>(((kNeed << start) | (kNeed >> (8 - start))) & 0xFF);
+    const __m512i shifts = _mm512_srli_epi64(p, 58);  // the top 6 bits of each odd dword
+    return _mm512_maskz_sllv_epi64(lanes, _mm512_set1_epi64(1), shifts);
+  }
+}
+
+// The bulk loop of the library's pipeline (blocked_pipeline.hpp), over a split layout: hash and
+// prefetch key i + 32 while probing key i. Op: test; add with an exclusive writer (one masked
+// store); add with shared writers (one `lock or` per 64-bit word with a missing bit, as the
+// library's prefetched adds). Keys are packed, as abloom_add_packed takes them.
+template <Op kOp, int kWordBits>
 STUDY_AVX512 uint64_t split_bulk(const SplitFilter& f, const uint64_t* packed,
                                  const uint64_t* offsets, size_t n, uint8_t* results) {
+  constexpr bool kAdd = kOp != Op::test;
   const auto* keys = reinterpret_cast<const unsigned char*>(packed);
   uint64_t* ring_block[kAhead];
   uint64_t ring_hash[kAhead];
   const __m512i powers = _mm512_load_si512(g_powers);
-  const __m512i one = _mm512_set1_epi32(1);
-  constexpr uint32_t kNeed = (uint32_t{1} << kK) - 1;
   uint64_t count = 0;
   size_t staged = 0;
   const size_t head = n < kAhead ? n : kAhead;
@@ -100,18 +124,22 @@ STUDY_AVX512 uint64_t split_bulk(const SplitFilter& f, const uint64_t* packed,
       __builtin_prefetch(ring_block[staged % kAhead], kAdd ? 1 : 0, 3);
       ++staged;
     }
-    const uint32_t start = static_cast<uint32_t>(h >> 32) & 15;
-    const auto lanes =
-        static_cast<__mmask16>(((kNeed << start) | (kNeed >> (16 - start))) & 0xFFFF);
-    const __m512i p = _mm512_mullo_epi32(
-        _mm512_set1_epi32(static_cast<int>(static_cast<uint32_t>(h) | 1)), powers);
-    const __m512i mask = _mm512_maskz_sllv_epi32(lanes, one, _mm512_srli_epi32(p, 27));
+    const __m512i mask = split_mask<kWordBits>(h, powers);
     const __m512i b = _mm512_load_si512(block);
     const __m512i missing = _mm512_andnot_si512(b, mask);
-    if constexpr (kAdd) {
+    if constexpr (kOp == Op::add_exclusive) {
       const __mmask8 changed = _mm512_test_epi64_mask(missing, missing);
       _mm512_mask_store_epi64(block, changed, _mm512_or_si512(b, mask));
       count += changed != 0 ? 1 : 0;
+    } else if constexpr (kOp == Op::add_shared) {
+      alignas(64) uint64_t words[8];
+      _mm512_store_si512(words, missing);
+      uint32_t changed = _mm512_test_epi64_mask(missing, missing);
+      count += changed != 0 ? 1 : 0;
+      for (; changed != 0; changed &= changed - 1) {
+        const int w = __builtin_ctz(changed);
+        __atomic_fetch_or(block + w, words[w], __ATOMIC_RELAXED);
+      }
     } else {
       const bool hit = _mm512_test_epi32_mask(missing, missing) == 0;
       results[i] = hit ? 1 : 0;
@@ -163,7 +191,9 @@ void study(uint64_t n) {
   info.struct_size = sizeof info;
   abloom_get_info(full, &info);
   SplitFilter split_full(info.bytes), split_target(info.bytes), limit(info.bytes);
-  split_bulk<true>(split_full, fill.data(), offsets.data(), n, nullptr);
+  SplitFilter split64_full(info.bytes), split64_target(info.bytes);
+  split_bulk<Op::add_exclusive, 32>(split_full, fill.data(), offsets.data(), n, nullptr);
+  split_bulk<Op::add_exclusive, 64>(split64_full, fill.data(), offsets.data(), n, nullptr);
 
   std::vector<uint8_t> results(kQueries);
   volatile uint64_t sink = 0;
@@ -194,27 +224,39 @@ void study(uint64_t n) {
                          results.data(), &found);
       sink = sink + found;
     });
-    const double split_test = best_ns_per_key([&] {
-      sink = sink +
-             split_bulk<false>(split_full, query.data(), offsets.data(), kQueries, results.data());
-    });
+    auto split_test = [&](const SplitFilter& sf, auto bulk) {
+      return best_ns_per_key(
+          [&] { sink = sink + bulk(sf, query.data(), offsets.data(), kQueries, results.data()); });
+    };
+    const double test32 = split_test(split_full, split_bulk<Op::test, 32>);
+    const double test64 = split_test(split64_full, split_bulk<Op::test, 64>);
     // Adds of new keys: each round starts from an empty filter (cleared outside the timing).
-    const double today_add = best_ns_per_key(
-        [&] {
-          abloom_add_packed(target, query.data(), 16 * kQueries, offsets.data(), kQueries, nullptr);
-        },
-        [&] { abloom_clear(target); });
-    const double split_add = best_ns_per_key(
-        [&] {
-          sink = sink +
-                 split_bulk<true>(split_target, query.data(), offsets.data(), kQueries, nullptr);
-        },
-        [&] { std::memset(split_target.words, 0, split_target.bytes); });
+    auto today_add = [&](uint32_t mode) {
+      abloom_set_writer_mode(target, mode);
+      return best_ns_per_key(
+          [&] {
+            abloom_add_packed(target, query.data(), 16 * kQueries, offsets.data(), kQueries,
+                              nullptr);
+          },
+          [&] { abloom_clear(target); });
+    };
+    auto split_add = [&](SplitFilter& sf, auto bulk) {
+      return best_ns_per_key(
+          [&] { sink = sink + bulk(sf, query.data(), offsets.data(), kQueries, nullptr); },
+          [&] { std::memset(sf.words, 0, sf.bytes); });
+    };
+    const double today_x = today_add(ABLOOM_WRITER_EXCLUSIVE);
+    const double today_s = today_add(ABLOOM_WRITER_SHARED);
+    const double x32 = split_add(split_target, split_bulk<Op::add_exclusive, 32>);
+    const double s32 = split_add(split_target, split_bulk<Op::add_shared, 32>);
+    const double x64 = split_add(split64_target, split_bulk<Op::add_exclusive, 64>);
+    const double s64 = split_add(split64_target, split_bulk<Op::add_shared, 64>);
     std::printf(
-        "  limit (prefetched read) %.2f | bulk test: today %.2f (%.2fx), split %.2f (%.2fx) | "
-        "exclusive bulk add: today %.2f (%.2fx), split %.2f (%.2fx)\n",
-        lim, today_test, today_test / lim, split_test, split_test / lim, today_add, today_add / lim,
-        split_add, split_add / lim);
+        "  limit %.2f | bulk test: today %.2fx, split32 %.2fx, split64 %.2fx | exclusive add: "
+        "today %.2fx, split32 %.2fx, split64 %.2fx | lock-free add: today %.2fx, split32 %.2fx, "
+        "split64 %.2fx\n",
+        lim, today_test / lim, test32 / lim, test64 / lim, today_x / lim, x32 / lim, x64 / lim,
+        today_s / lim, s32 / lim, s64 / lim);
   }
   abloom_free(full);
   abloom_free(target);
