@@ -8,9 +8,14 @@
 #   3. isa     the blocked kind's ops under each kernel, same run (abloom_bench isa/ section), at
 #              1M and 100M keys, 10 and 16 bits/key (k = 7 and 11: one and two AVX2 groups);
 #   4. threads concurrent abloom_add from 1 to 16 threads on one filter (mt_add: mutex, atomic,
-#              sharded).
+#              sharded);
+#   5. variants the AVX-512 kernel with each repeat check (ABLOOM_ISA=avx512-conflict and
+#              avx512-packed): which one the vendor rule in core/isa.cpp should pick on this CPU
+#              (issue 12 chose packed for Intel without an Intel machine to measure);
+#   6. split   bench/split_layout_study (the next in-block layout, against today's);
+#   7. limits  bench/single_key_limits (what bounds a single-key call out of cache).
 # Each step has its own time limit; a step that fails or runs out is reported and the rest still
-# run. Total: about 6 minutes on 16 cores (build included).
+# run. Total: about 9 minutes on 16 cores (build included).
 #
 # Usage: bench/device_check.sh [BUILD_DIR] [OUT_DIR]
 #   BUILD_DIR (default build/device): configured (Release, tests and benchmarks) and built when it
@@ -76,7 +81,20 @@ step threads 300 "$BUILD/bench/abloom_bench" --sizes=1M --bpk=10 --no-keylen --n
   --threads="$THREADS" --benchmark_filter='^mt_add/' --benchmark_repetitions=3 \
   --benchmark_out="$OUT_DIR/threads.json" --benchmark_out_format=json
 
-for j in isa threads; do
+for variant in conflict packed; do
+  step "variants-$variant" 240 env ABLOOM_ISA="avx512-$variant" "$BUILD/bench/abloom_bench" \
+    --sizes="$SIZES" --bpk=10,16 --grid-only --benchmark_repetitions=3 \
+    --benchmark_filter='^grid/blocked/(test|test_present|test_packed|test_packed_present|add_packed|add_packed_x)/' \
+    --benchmark_out="$OUT_DIR/variants-$variant.json" --benchmark_out_format=json
+done
+
+step split 180 "$BUILD/bench/split_layout_study" 1000000 100000000
+grep -E 'keys|limit' "$OUT_DIR/split.log" | sed 's/^/    /' >>"$SUMMARY"
+
+step limits 120 "$BUILD/bench/single_key_limits" --benchmark_repetitions=3 \
+  --benchmark_min_time=0.1 --benchmark_out="$OUT_DIR/limits.json" --benchmark_out_format=json
+
+for j in isa threads variants-conflict variants-packed; do
   if [[ -s "$OUT_DIR/$j.json" ]]; then
     { echo; python3 bench/summarize.py "$OUT_DIR/$j.json"; } >>"$SUMMARY" 2>&1
   fi

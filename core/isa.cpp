@@ -58,6 +58,17 @@ const BlockedKernels* initial() noexcept {
   // getenv is read once, here; a value we cannot parse is ignored rather than failing calls.
   // NOLINTNEXTLINE(concurrency-mt-unsafe): only racy against setenv, which abloom never calls
   if (const char* env = std::getenv("ABLOOM_ISA"); env != nullptr) {
+#if defined(__x86_64__)
+    // The AVX-512 kernel with a given repeat check, whatever the vendor, to measure both on one
+    // CPU (avx512_variant() picks one per vendor). On a CPU without AVX-512: as "avx512".
+    if (best == Isa::avx512 && std::strcmp(env, "avx512-conflict") == 0) return &kBlockedAvx512;
+    if (best == Isa::avx512 && std::strcmp(env, "avx512-packed") == 0) {
+      return &kBlockedAvx512Packed;
+    }
+    if (std::strcmp(env, "avx512-conflict") == 0 || std::strcmp(env, "avx512-packed") == 0) {
+      env = "avx512";
+    }
+#endif
     Isa asked;
     if (isa_parse(env, best, &asked)) want = asked < best ? asked : best;
   }
