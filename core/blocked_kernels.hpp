@@ -49,7 +49,7 @@ struct BlockedView {
 };
 
 // The keys of a bulk call, in one of the three forms the C API takes. Key i is hashed by
-// for_each_form's accessor; advance() drops the first keys (threads take sub-ranges).
+// for_each_form's accessor; advanced() drops the first keys (threads take sub-ranges).
 struct KeySource {
   enum class Form : uint32_t { hashes, arrays, packed };
   Form form = Form::hashes;

@@ -9,9 +9,9 @@
 //   static bool test(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
 //   template <class Writer, Arrival kArrival, bool kNarrow>
 //   static bool add(uint64_t* block, uint64_t hash, uint32_t k) noexcept;
-// where kNarrow promises k <= kNarrowMaxK, so that a probe can drop its wider paths (and their
-// calls, which would make the bulk loops around it keep their state on the stack).
-// then makes its table with make_blocked_kernels<Probe>(isa). Everything here is `inline` in an
+// (kNarrow promises k <= kNarrowMaxK, so that a probe can drop its wider paths, and with them
+// the calls that would make the bulk loops around it keep their state on the stack), then makes
+// its table with make_blocked_kernels<Probe>(isa, name). Everything here is `inline` in an
 // unnamed namespace: each including file gets its own copy, compiled for its own instruction set
 // (the copies must not be merged by the linker).
 //
