@@ -14,6 +14,7 @@
 //        words k..15 stay empty: this is the literal SBBF layout stretched to 64 bytes.
 //   b-rot  as b, but the k words are (s + i) mod 16 with s from 4 more hash bits, so all 16 words
 //        of the block are used whatever k is (our variant, not in the brief).
+//   split  b-rot from the low 32 bits alone, as abloom's split layout defines it (issue 12)
 //   b64-rot  as b-rot over 8 64-bit words: one bit, (h2 * salt_i) >> 26, in each of the k <= 8
 //        words (s + i) mod 8, s from 3 more hash bits (issue 12: fewer, larger partitions).
 //   c    coprime partitions (gloom-style layout): the block is cut into k partitions of distinct,
@@ -365,6 +366,41 @@ struct SplitBlock {
   std::string detail() const { return ""; }
 };
 
+// split: b-rot as a layout of abloom would define it (issue 12), from the low 32 bits alone like
+// a-dist (h2 = low bits | 1, powers of C): word L's bit is the top 5 bits of h2 * C^(L+1), the
+// start word the top 4 bits of h2 * C^17, k <= 16.
+struct SplitLayout {
+  using Word = uint32_t;
+  static constexpr int kMaxKOf = kMaxK;
+  uint32_t k;
+  WindowModel model;
+  explicit SplitLayout(uint32_t k_) : k(k_), model(16, 32, k_) {}
+  static const char* name() { return "split"; }
+  static uint32_t h2_of(uint64_t h) { return static_cast<uint32_t>(h) | 1u; }
+  static uint32_t start(uint32_t h2) { return (h2 * MulShiftDistinct::powers[17]) >> 28; }
+  static uint32_t bit(uint32_t h2, uint32_t word) {
+    return (h2 * MulShiftDistinct::powers[word + 1]) >> 27;
+  }
+  void add(Word* b, uint64_t h) const {
+    const uint32_t h2 = h2_of(h), s = start(h2);
+    for (uint32_t j = 0; j < k; ++j) {
+      const uint32_t w = (s + j) & 15;
+      b[w] |= uint32_t{1} << bit(h2, w);
+    }
+  }
+  bool test(const Word* b, uint64_t h) const {
+    const uint32_t h2 = h2_of(h), s = start(h2);
+    uint32_t miss = 0;
+    for (uint32_t j = 0; j < k; ++j) {
+      const uint32_t w = (s + j) & 15;
+      miss |= (uint32_t{1} << bit(h2, w)) & ~b[w];
+    }
+    return miss == 0;
+  }
+  double block_fpr(double i) const { return model.block_fpr(i); }
+  std::string detail() const { return ""; }
+};
+
 // b64-rot: one bit in each of k <= 8 consecutive 64-bit words (mod 8).
 struct SplitBlock64 {
   using Word = uint64_t;
@@ -649,6 +685,7 @@ void run_fpr(bool full_scan) {
     for (int k : k_range(full_scan, putze_k, {8}))
       if (k <= SplitBlock64::kMaxKOf) ks64.push_back(k);
     rs.push_back(scan_scheme<SplitBlock64>(added, absent, nblocks, creal, ks64));
+    rs.push_back(scan_scheme<SplitLayout>(added, absent, nblocks, creal, ks));
     rs.push_back(scan_scheme<Partitioned<false>>(added, absent, nblocks, creal, ks));
     rs.push_back(scan_scheme<Partitioned<true>>(added, absent, nblocks, creal, ks));
     auto row = [&](const SchemeResult& r, const FprPoint& p, const char* tag) {

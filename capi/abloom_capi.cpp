@@ -237,7 +237,8 @@ int abloom_model_fpr(uint32_t kind, double bits_per_key, uint32_t k, double* out
       k > ABLOOM_MAX_K) {
     return ABLOOM_ERR_INVALID;
   }
-  *out = abloom::fpr_model(static_cast<abloom::Kind>(kind), bits_per_key, k);
+  *out =
+      abloom::fpr_model(static_cast<abloom::Kind>(kind), abloom::Layout::distinct, bits_per_key, k);
   return ABLOOM_OK;
 }
 
@@ -248,6 +249,7 @@ int abloom_create(const abloom_options* opts, abloom_filter** out) {
     if (int rc = plan_from_options(opts, &p); rc != ABLOOM_OK) return rc;
     abloom::Shape shape;
     shape.kind = p.kind;
+    shape.layout = p.layout;
     shape.k = p.k;
     shape.shard_bits = p.shard_bits;
     shape.blocks_per_shard = p.blocks_per_shard;

@@ -245,6 +245,66 @@ ABLOOM_AVX2 __attribute__((always_inline)) inline bool add_avx2(uint64_t* block,
   return missing == 0;
 }
 
+// ---- The split layout (layout.hpp): one bit in each of k <= 16 consecutive 32-bit words -------
+
+// Which 64-bit words of one half a mask has bits in (bit i for word i).
+ABLOOM_AVX2 inline uint32_t nonzero_words(__m256i v) noexcept {
+  const __m256i zero = _mm256_cmpeq_epi64(v, _mm256_setzero_si256());
+  return ~static_cast<uint32_t>(_mm256_movemask_pd(_mm256_castsi256_pd(zero))) & 0xF;
+}
+
+// The key's mask, per 32-byte half: word w (lane w % 8 of half w / 8) holds bit
+// (h2 * C^(w+1)) >> 27 when w is one of the key's k words, which the start selects.
+ABLOOM_AVX2 inline Block split_mask_avx2(uint64_t h, uint32_t k) noexcept {
+  const uint32_t h2 = probe_seed(h);
+  const uint32_t s = split_start(h2);
+  const uint32_t need = (uint32_t{1} << k) - 1;  // k <= 16
+  const uint32_t words = ((need << s) | (need >> (kSplitWords - s))) & 0xFFFF;
+  const __m256i lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  const __m256i sel_lo = _mm256_cmpeq_epi32(
+      _mm256_and_si256(_mm256_set1_epi32(static_cast<int>(words & 0xFF)), lane_bit), lane_bit);
+  const __m256i sel_hi = _mm256_cmpeq_epi32(
+      _mm256_and_si256(_mm256_set1_epi32(static_cast<int>(words >> 8)), lane_bit), lane_bit);
+  const __m256i v = _mm256_set1_epi32(static_cast<int>(h2));
+  const __m256i one = _mm256_set1_epi32(1);
+  return Block{
+      _mm256_and_si256(sel_lo, _mm256_sllv_epi32(one, _mm256_srli_epi32(products(v, 1), 27))),
+      _mm256_and_si256(sel_hi, _mm256_sllv_epi32(one, _mm256_srli_epi32(products(v, 9), 27)))};
+}
+
+struct Avx2SplitProbe {
+  template <bool>
+  ABLOOM_AVX2 __attribute__((always_inline)) static bool test(const uint64_t* block, uint64_t h,
+                                                              uint32_t k) noexcept {
+    const Block m = split_mask_avx2(h, k);
+    const Block b = load_block(block);
+    return (_mm256_testc_si256(b.lo, m.lo) & _mm256_testc_si256(b.hi, m.hi)) != 0;
+  }
+  template <class Writer, Arrival kArrival, bool>
+  ABLOOM_AVX2 __attribute__((always_inline)) static bool add(uint64_t* block, uint64_t h,
+                                                             uint32_t k) noexcept {
+    const Block m = split_mask_avx2(h, k);
+    const Block b = load_block(block);
+    const __m256i miss_lo = _mm256_andnot_si256(b.lo, m.lo);
+    const __m256i miss_hi = _mm256_andnot_si256(b.hi, m.hi);
+    const bool present =
+        (_mm256_testz_si256(miss_lo, miss_lo) & _mm256_testz_si256(miss_hi, miss_hi)) != 0;
+    if constexpr (std::is_same_v<Writer, ExclusiveWriter>) {
+      __m256i scratch;
+      store_half_if_changed(block, _mm256_or_si256(b.lo, m.lo), miss_lo, &scratch);
+      store_half_if_changed(block + 4, _mm256_or_si256(b.hi, m.hi), miss_hi, &scratch);
+    } else {
+      alignas(32) uint64_t words[8];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(words), miss_lo);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(words + 4), miss_hi);
+      const uint32_t touched = nonzero_words(m.lo) | nonzero_words(m.hi) << 4;
+      const uint32_t changed = nonzero_words(miss_lo) | nonzero_words(miss_hi) << 4;
+      write_words<Writer, kArrival>(block, words, touched, changed);
+    }
+    return present;
+  }
+};
+
 struct Avx2Probe {
   template <bool kNarrow>
   ABLOOM_AVX2 __attribute__((always_inline)) static bool test(const uint64_t* block, uint64_t h,
@@ -266,7 +326,9 @@ struct Avx2Probe {
 
 namespace abloom {
 
-const BlockedKernels kBlockedAvx2 = make_blocked_kernels<Avx2Probe>(Isa::avx2, "avx2");
+const BlockedKernels kBlockedAvx2[kLayouts] = {
+    make_blocked_kernels<Avx2Probe>(Isa::avx2, "avx2", Layout::distinct),
+    make_blocked_kernels<Avx2SplitProbe>(Isa::avx2, "avx2", Layout::split)};
 
 }  // namespace abloom
 

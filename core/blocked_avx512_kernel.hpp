@@ -7,7 +7,8 @@
 //   ABLOOM_AVX512_FN        attributes of every function here (a target attribute, or nothing);
 //   ABLOOM_AVX512_ASM_LOAD  1 to read and write the block with inline asm (native only: see
 //                           avx512_load_block and avx512_store_words);
-//   ABLOOM_AVX512_WIDE      the kernel table for k > 16 (native: the AVX2 one, which every
+//   ABLOOM_AVX512_WIDE      the distinct layout's kernel table for k > 16 (native: the AVX2 one,
+//   which every
 //                           AVX-512 CPU runs and which handles k <= 32 in four groups; emulated:
 //                           the scalar one, which runs anywhere).
 //
@@ -202,6 +203,48 @@ ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_add(uint64_t*
   return changed == 0;
 }
 
+// ---- The split layout (layout.hpp): one bit in each of k <= 16 consecutive 32-bit words -------
+
+// The key's mask: word w (lane w of the register) holds bit (h2 * C^(w+1)) >> 27 when w is one of
+// its k words: one multiply, one shift and one masked variable shift for the whole block.
+ABLOOM_AVX512_FN inline __m512i avx512_split_mask(uint64_t h, uint32_t k) noexcept {
+  const uint32_t h2 = probe_seed(h);
+  const uint32_t s = split_start(h2);
+  const uint32_t need = (uint32_t{1} << k) - 1;  // k <= 16
+  const auto words = static_cast<uint16_t>((need << s) | (need >> (kSplitWords - s)));
+  const __m512i p = _mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int>(h2)),
+                                       _mm512_loadu_si512(kProbePowers.data() + 1));
+  return _mm512_maskz_mov_epi32(words,
+                                _mm512_sllv_epi32(_mm512_set1_epi32(1), _mm512_srli_epi32(p, 27)));
+}
+
+struct Avx512SplitProbe {
+  template <bool>
+  ABLOOM_AVX512_FN __attribute__((always_inline)) static bool test(const uint64_t* block,
+                                                                   uint64_t h,
+                                                                   uint32_t k) noexcept {
+    const __m512i missing = _mm512_andnot_si512(avx512_load_block(block), avx512_split_mask(h, k));
+    return _mm512_test_epi32_mask(missing, missing) == 0;
+  }
+  // As avx512_add, with no repeat check and no fallback: the k bits are distinct by construction.
+  template <class Writer, Arrival kArrival, bool>
+  ABLOOM_AVX512_FN __attribute__((always_inline)) static bool add(uint64_t* block, uint64_t h,
+                                                                  uint32_t k) noexcept {
+    const __m512i mask = avx512_split_mask(h, k);
+    const __m512i b = avx512_load_block(block);
+    const __m512i missing = _mm512_andnot_si512(b, mask);
+    const uint8_t changed = _mm512_test_epi64_mask(missing, missing);
+    if constexpr (std::is_same_v<Writer, ExclusiveWriter>) {
+      avx512_store_words(block, _mm512_or_si512(b, mask), changed);
+    } else {
+      alignas(64) uint64_t words[8];
+      _mm512_store_si512(words, missing);
+      write_words<Writer, kArrival>(block, words, _mm512_test_epi64_mask(mask, mask), changed);
+    }
+    return changed == 0;
+  }
+};
+
 template <RepeatCheck kCheck>
 struct Avx512Probe {
   template <bool kNarrow>
@@ -229,10 +272,14 @@ namespace {
 // The tables, for the including file to export under its own names. Everything above is `inline`
 // in an unnamed namespace: each including file gets its own copy (the native one and the emulated
 // one must not be merged by the linker).
-inline constexpr BlockedKernels kAvx512Kernels =
-    make_blocked_kernels<Avx512Probe<RepeatCheck::conflict>>(Isa::avx512, "avx512");
-inline constexpr BlockedKernels kAvx512PackedKernels =
-    make_blocked_kernels<Avx512Probe<RepeatCheck::packed>>(Isa::avx512, "avx512-packed");
+inline constexpr BlockedKernels kAvx512Kernels[kLayouts] = {
+    make_blocked_kernels<Avx512Probe<RepeatCheck::conflict>>(Isa::avx512, "avx512",
+                                                             Layout::distinct),
+    make_blocked_kernels<Avx512SplitProbe>(Isa::avx512, "avx512", Layout::split)};
+inline constexpr BlockedKernels kAvx512PackedKernels[kLayouts] = {
+    make_blocked_kernels<Avx512Probe<RepeatCheck::packed>>(Isa::avx512, "avx512-packed",
+                                                           Layout::distinct),
+    make_blocked_kernels<Avx512SplitProbe>(Isa::avx512, "avx512-packed", Layout::split)};
 
 }  // namespace
 }  // namespace abloom

@@ -122,6 +122,7 @@ enum class WriterMode : uint32_t { shared = 0, exclusive = 1 };
 struct BlockedKernels {
   Isa isa;
   const char* name;  // the instruction set, and the variant where a set has two ("avx512-packed")
+  Layout layout;
   // One key whose hash and block are known. test: whether all of its k bits are set (reads
   // only). add: sets them and returns whether they were all set before (Arrival::on_demand).
   bool (*test)(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
@@ -141,20 +142,24 @@ struct BlockedKernels {
                        WriterMode mode) noexcept;
 };
 
+// Every instruction set has one table per layout, in an array indexed by layout_index.
+inline constexpr size_t kLayouts = 2;
+constexpr size_t layout_index(Layout layout) noexcept { return layout == Layout::split ? 1 : 0; }
+
 namespace detail {
-// The active table. Until first use it is kBlockedFirstUse, whose entries pick the real table
-// (init_kernels: from the CPU and ABLOOM_ISA, isa.cpp) and forward the call, so the hot paths
-// read the pointer with no test for "not chosen yet".
+// The active tables (an array of kLayouts). Until first use they are kBlockedFirstUse, whose
+// entries pick the real tables (init_kernels: from the CPU and ABLOOM_ISA, isa.cpp) and forward
+// the call, so the hot paths read the pointer with no test for "not chosen yet".
 extern std::atomic<const BlockedKernels*> active_kernels;
-extern const BlockedKernels kBlockedFirstUse;
-const BlockedKernels& init_kernels() noexcept;
+extern const BlockedKernels kBlockedFirstUse[kLayouts];
+const BlockedKernels* init_kernels() noexcept;
 }  // namespace detail
 
-// The kernels of the active instruction set. Inline: it is on every key's path.
-inline const BlockedKernels& blocked_kernels() noexcept {
-  return *detail::active_kernels.load(std::memory_order_acquire);
+// The active instruction set's kernels for `layout`. Inline: it is on every key's path.
+inline const BlockedKernels& blocked_kernels(Layout layout = Layout::distinct) noexcept {
+  return detail::active_kernels.load(std::memory_order_acquire)[layout_index(layout)];
 }
-// The kernels of one set, or nullptr when this CPU cannot run them (tests compare every set).
+// The tables (kLayouts of them) of one set, or nullptr when this CPU cannot run them.
 const BlockedKernels* blocked_kernels_for(Isa isa) noexcept;
 
 // Where an add's block comes from, which decides how the shared writer's write step may branch.
@@ -233,6 +238,12 @@ inline void set_missing_bits(uint64_t* block, const uint32_t* candidates, uint32
 // The scalar reference: also the fallback the vector kernels take for rare keys (k > 32, or a
 // repeat among the first k candidates).
 bool blocked_test_scalar(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
+// The same for the split layout.
+bool split_test_scalar(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
+template <class Writer>
+bool split_add_scalar(uint64_t* block, uint64_t hash, uint32_t k) noexcept;
+extern template bool split_add_scalar<SharedWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
+extern template bool split_add_scalar<ExclusiveWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
 template <class Writer>
 bool blocked_add_scalar(uint64_t* block, uint64_t hash, uint32_t k) noexcept;
 extern template bool blocked_add_scalar<SharedWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
@@ -240,14 +251,15 @@ extern template bool blocked_add_scalar<ExclusiveWriter>(uint64_t*, uint64_t, ui
 // test for a key known to repeat a candidate among its first k: walks its distinct candidates.
 bool blocked_test_distinct(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
 
-// Every table of every kernel this CPU can run (variants included), for tests and benchmarks.
+// The tables (kLayouts each) of every kernel this CPU can run (variants included), for tests and
+// benchmarks.
 std::vector<const BlockedKernels*> blocked_kernels_runnable();
 
-extern const BlockedKernels kBlockedScalar;
-extern const BlockedKernels kBlockedAvx2;  // only valid where isa_supported() >= avx2
+extern const BlockedKernels kBlockedScalar[kLayouts];
+extern const BlockedKernels kBlockedAvx2[kLayouts];  // only valid where isa_supported() >= avx2
 // Only valid where isa_supported() >= avx512. Two variants that differ in their repeat check
 // (blocked_avx512_kernel.hpp): vpconflictd, and a packed compare; isa.cpp picks one per vendor.
-extern const BlockedKernels kBlockedAvx512;
-extern const BlockedKernels kBlockedAvx512Packed;
+extern const BlockedKernels kBlockedAvx512[kLayouts];
+extern const BlockedKernels kBlockedAvx512Packed[kLayouts];
 
 }  // namespace abloom

@@ -11,7 +11,7 @@
 //   static bool add(uint64_t* block, uint64_t hash, uint32_t k) noexcept;
 // (kNarrow promises k <= kNarrowMaxK, so that a probe can drop its wider paths, and with them
 // the calls that would make the bulk loops around it keep their state on the stack), then makes
-// its table with make_blocked_kernels<Probe>(isa, name). Everything here is `inline` in an
+// its table with make_blocked_kernels<Probe>(isa, name, layout). Everything here is `inline` in an
 // unnamed namespace: each including file gets its own copy, compiled for its own instruction set
 // (the copies must not be merged by the linker).
 //
@@ -153,9 +153,10 @@ ABLOOM_KERNEL_FN uint64_t pipeline_add_many(const BlockedView& v, const KeySourc
 }
 
 template <class Probe>
-constexpr BlockedKernels make_blocked_kernels(Isa isa, const char* name) noexcept {
+constexpr BlockedKernels make_blocked_kernels(Isa isa, const char* name, Layout layout) noexcept {
   return BlockedKernels{isa,
                         name,
+                        layout,
                         pipeline_test<Probe>,
                         pipeline_add<Probe, SharedWriter>,
                         pipeline_add<Probe, ExclusiveWriter>,

@@ -55,6 +55,26 @@ bool blocked_add_scalar(uint64_t* block, uint64_t h, uint32_t k) noexcept {
 template bool blocked_add_scalar<SharedWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
 template bool blocked_add_scalar<ExclusiveWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
 
+bool split_test_scalar(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
+  const BlockMask m = split_mask(h, k);
+  uint64_t missing = 0;
+  for (uint32_t w = 0; w < kBlockWords; ++w) missing |= m.w[w] & ~load_word(block + w);
+  return missing == 0;
+}
+
+template <class Writer>
+bool split_add_scalar(uint64_t* block, uint64_t h, uint32_t k) noexcept {
+  const BlockMask m = split_mask(h, k);
+  bool present = true;
+  for (uint32_t w = 0; w < kBlockWords; ++w) {
+    if (m.w[w] != 0) present &= Writer::set_bits(block + w, m.w[w]) == m.w[w];
+  }
+  return present;
+}
+
+template bool split_add_scalar<SharedWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
+template bool split_add_scalar<ExclusiveWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
+
 }  // namespace abloom
 
 #define ABLOOM_KERNEL_FN
@@ -62,6 +82,17 @@ template bool blocked_add_scalar<ExclusiveWriter>(uint64_t*, uint64_t, uint32_t)
 
 namespace abloom {
 namespace {
+
+struct ScalarSplitProbe {
+  template <bool>
+  static bool test(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
+    return split_test_scalar(block, h, k);
+  }
+  template <class Writer, Arrival, bool>
+  static bool add(uint64_t* block, uint64_t h, uint32_t k) noexcept {
+    return split_add_scalar<Writer>(block, h, k);
+  }
+};
 
 struct ScalarProbe {
   template <bool>
@@ -76,6 +107,8 @@ struct ScalarProbe {
 
 }  // namespace
 
-const BlockedKernels kBlockedScalar = make_blocked_kernels<ScalarProbe>(Isa::scalar, "scalar");
+const BlockedKernels kBlockedScalar[kLayouts] = {
+    make_blocked_kernels<ScalarProbe>(Isa::scalar, "scalar", Layout::distinct),
+    make_blocked_kernels<ScalarSplitProbe>(Isa::scalar, "scalar", Layout::split)};
 
 }  // namespace abloom

@@ -75,7 +75,8 @@ void Filter::classic_loop(const KeySource& keys, size_t n, Fn fn) const noexcept
 }
 
 uint64_t Filter::add_serial(const KeySource& keys, size_t n, WriterMode mode) noexcept {
-  if (shape_.kind == Kind::blocked) return blocked_kernels().add_many(view_, keys, n, mode);
+  if (shape_.kind == Kind::blocked)
+    return blocked_kernels(shape_.layout).add_many(view_, keys, n, mode);
   uint64_t added = 0;
   classic_loop(keys, n, [&](size_t, uint64_t h) {
     const bool present =
@@ -86,7 +87,8 @@ uint64_t Filter::add_serial(const KeySource& keys, size_t n, WriterMode mode) no
 }
 
 uint64_t Filter::test_serial(const KeySource& keys, size_t n, uint8_t* results) const noexcept {
-  if (shape_.kind == Kind::blocked) return blocked_kernels().test_many(view_, keys, n, results);
+  if (shape_.kind == Kind::blocked)
+    return blocked_kernels(shape_.layout).test_many(view_, keys, n, results);
   uint64_t found = 0;
   classic_loop(keys, n, [&](size_t i, uint64_t h) {
     const bool hit = test_classic(h);

@@ -42,7 +42,7 @@ Filter::Filter(const Filter& other) : Filter(other.shape_, other.params_) {
 bool Filter::add_hash_impl(uint64_t h) noexcept {
   const bool shared = writer_ == WriterMode::shared;
   if (shape_.kind == Kind::blocked) {
-    const BlockedKernels& kernels = blocked_kernels();
+    const BlockedKernels& kernels = blocked_kernels(shape_.layout);
     uint64_t* block = view_.block_of(h);
     return shared ? kernels.add(block, h, shape_.k) : kernels.add_exclusive(block, h, shape_.k);
   }
@@ -152,6 +152,23 @@ double block_hit_probability(uint64_t x, uint32_t k) noexcept {
   return p;
 }
 
+// The same for the split layout, exactly for this block: a foreign key's start word is uniform, and
+// each of its k words' bit is set with probability (set bits of that word) / 32.
+double split_hit_probability(const uint64_t* block, uint32_t k) noexcept {
+  double fill[kSplitWords];
+  for (uint32_t w = 0; w < kSplitWords; ++w) {
+    const auto word = static_cast<uint32_t>(load_word(block + w / 2) >> (32 * (w % 2)));
+    fill[w] = std::popcount(word) / 32.0;
+  }
+  double sum = 0;
+  for (uint32_t s = 0; s < kSplitWords; ++s) {
+    double p = 1;
+    for (uint32_t j = 0; j < k; ++j) p *= fill[(s + j) % kSplitWords];
+    sum += p;
+  }
+  return sum / kSplitWords;
+}
+
 }  // namespace
 
 double Filter::estimate_count() const noexcept {
@@ -165,7 +182,8 @@ double Filter::estimate_count() const noexcept {
                          shape_.k * std::log1p(-1.0 / m));
       continue;
     }
-    // k distinct probes per key: a given bit of the block is missed with probability 1 - k/512.
+    // k distinct bits per key (either layout): a given bit of the block is missed with
+    // probability 1 - k/512.
     const double log_clear = std::log1p(-static_cast<double>(shape_.k) / kBlockBits);
     for (uint64_t b = 0; b < shape_.blocks_per_shard; ++b) {
       n +=
@@ -189,7 +207,10 @@ double Filter::estimate_fpr() const noexcept {
       continue;
     }
     for (uint64_t b = 0; b < shape_.blocks_per_shard; ++b) {
-      sum += block_hit_probability(popcount_words(base + b * kBlockWords, kBlockWords), shape_.k);
+      const uint64_t* block = base + b * kBlockWords;
+      sum += shape_.layout == Layout::split
+                 ? split_hit_probability(block, shape_.k)
+                 : block_hit_probability(popcount_words(block, kBlockWords), shape_.k);
       ++units;
     }
   }

@@ -85,13 +85,13 @@ class Filter {
   // 1 if it may be present, else 0 (an int, so the C API's call is a tail call).
   int test_key(const void* key, size_t len) const noexcept {
     if (shape_.kind == Kind::blocked) [[likely]]
-      return blocked_kernels().test_key(view_, key, len);
+      return blocked_kernels(shape_.layout).test_key(view_, key, len);
     return test_classic(hash(key, len)) ? 1 : 0;
   }
   // Adds the key: 1 if all its bits were set before, else 0.
   int add_key(const void* key, size_t len) noexcept {
     if (shape_.kind == Kind::blocked) [[likely]] {
-      const BlockedKernels& kernels = blocked_kernels();
+      const BlockedKernels& kernels = blocked_kernels(shape_.layout);
       return writer_ == WriterMode::shared ? kernels.add_key(view_, key, len)
                                            : kernels.add_key_exclusive(view_, key, len);
     }
@@ -100,7 +100,8 @@ class Filter {
 
   void add_hash(uint64_t h) noexcept { (void)add_hash_impl(h); }
   bool test_hash(uint64_t h) const noexcept {
-    if (shape_.kind == Kind::blocked) return blocked_kernels().test(view_.block_of(h), h, shape_.k);
+    if (shape_.kind == Kind::blocked)
+      return blocked_kernels(shape_.layout).test(view_.block_of(h), h, shape_.k);
     return test_classic(h);
   }
   // Adds h and returns whether all its bits were set before (from the values fetch_or returned).

@@ -95,7 +95,7 @@ void encode_header(const Header& header, unsigned char* out) noexcept {
   put32(out + kOffVersion, kFormatVersion);
   put32(out + kOffHeaderSize, kHeaderBytes);
   put32(out + kOffKind, static_cast<uint32_t>(header.shape.kind));
-  put32(out + kOffLayout, kLayoutV1);
+  put32(out + kOffLayout, static_cast<uint32_t>(header.shape.layout));
   put32(out + kOffHash, kHashXxh3);
   put32(out + kOffK, header.shape.k);
   put64(out + kOffSeed, header.shape.seed);
@@ -133,14 +133,18 @@ Errc parse_header(const unsigned char* d, size_t len, Header* out) noexcept {
       kind != static_cast<uint32_t>(Kind::classic)) {
     return Errc::unsupported;
   }
-  if (get32(d + kOffLayout) != kLayoutV1 || get32(d + kOffHash) != kHashXxh3) {
-    return Errc::unsupported;
-  }
+  // Layout 1 for either kind; layout 2 (split) is a blocked kind's only.
+  const uint32_t layout = get32(d + kOffLayout);
+  const bool layout_known = layout == static_cast<uint32_t>(Layout::distinct) ||
+                            (layout == static_cast<uint32_t>(Layout::split) &&
+                             kind == static_cast<uint32_t>(Kind::blocked));
+  if (!layout_known || get32(d + kOffHash) != kHashXxh3) return Errc::unsupported;
   const uint32_t k = get32(d + kOffK);
   const uint32_t shards = get32(d + kOffShards);
   const uint64_t blocks = get64(d + kOffBlocks);
   const uint32_t flags = get32(d + kOffFlags);
   if (k == 0 || k > kMaxK) return Errc::corrupt;
+  if (layout == static_cast<uint32_t>(Layout::split) && k > kSplitMaxK) return Errc::corrupt;
   if (shards == 0 || shards > kMaxShards || !std::has_single_bit(shards)) return Errc::corrupt;
   if (blocks == 0 || blocks > kMaxBytes / kCacheLine / shards) return Errc::corrupt;
   if ((flags & ~kFlagChecksumStale) != 0 || get64(d + kOffReserved) != 0) return Errc::corrupt;
@@ -148,6 +152,7 @@ Errc parse_header(const unsigned char* d, size_t len, Header* out) noexcept {
   Header h;
   h.shape.kind = static_cast<Kind>(kind);
   h.shape.k = k;
+  h.shape.layout = static_cast<Layout>(layout);
   h.shape.shard_bits = static_cast<uint32_t>(std::countr_zero(shards));
   h.shape.blocks_per_shard = blocks;
   h.shape.seed = get64(d + kOffSeed);

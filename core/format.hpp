@@ -15,7 +15,7 @@ namespace abloom {
 
 inline constexpr size_t kHeaderBytes = 128;
 inline constexpr uint32_t kFormatVersion = 1;
-inline constexpr uint32_t kLayoutV1 = 1;  // layout.hpp as of format version 1
+// Layout ids: Layout's values (layout.hpp): 1 = distinct (format version 1's first), 2 = split.
 inline constexpr uint32_t kHashXxh3 = 1;  // XXH3-64 with the filter's seed
 // Header flag: the body checksum is stale (a read-write mapping has not been synced).
 inline constexpr uint32_t kFlagChecksumStale = 0x1;

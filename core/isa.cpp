@@ -28,10 +28,10 @@ Isa detect() noexcept {
 const BlockedKernels* avx512_variant() noexcept {
 #if defined(__x86_64__)
   __builtin_cpu_init();
-  if (__builtin_cpu_is("intel")) return &kBlockedAvx512Packed;
-  return &kBlockedAvx512;
+  if (__builtin_cpu_is("intel")) return kBlockedAvx512Packed;
+  return kBlockedAvx512;
 #else
-  return &kBlockedScalar;  // never asked for off x86-64 (detect())
+  return kBlockedScalar;  // never asked for off x86-64 (detect())
 #endif
 }
 
@@ -41,7 +41,7 @@ const BlockedKernels* table_of(Isa isa) noexcept {
     case Isa::avx512:
       return avx512_variant();
     case Isa::avx2:
-      return &kBlockedAvx2;
+      return kBlockedAvx2;
 #else
     case Isa::avx512:
     case Isa::avx2:  // never supported off x86-64 (detect())
@@ -49,7 +49,7 @@ const BlockedKernels* table_of(Isa isa) noexcept {
     case Isa::scalar:
       break;
   }
-  return &kBlockedScalar;
+  return kBlockedScalar;
 }
 
 const BlockedKernels* initial() noexcept {
@@ -61,9 +61,9 @@ const BlockedKernels* initial() noexcept {
 #if defined(__x86_64__)
     // The AVX-512 kernel with a given repeat check, whatever the vendor, to measure both on one
     // CPU (avx512_variant() picks one per vendor). On a CPU without AVX-512: as "avx512".
-    if (best == Isa::avx512 && std::strcmp(env, "avx512-conflict") == 0) return &kBlockedAvx512;
+    if (best == Isa::avx512 && std::strcmp(env, "avx512-conflict") == 0) return kBlockedAvx512;
     if (best == Isa::avx512 && std::strcmp(env, "avx512-packed") == 0) {
-      return &kBlockedAvx512Packed;
+      return kBlockedAvx512Packed;
     }
     if (std::strcmp(env, "avx512-conflict") == 0 || std::strcmp(env, "avx512-packed") == 0) {
       env = "avx512";
@@ -84,41 +84,52 @@ Isa isa_supported() noexcept {
 
 namespace detail {
 
-// Each entry chooses the table, then makes the call it stands for on it.
-const BlockedKernels kBlockedFirstUse{
-    Isa::scalar,  // never read: isa_active() chooses first
-    "first use",
-    [](const uint64_t* b, uint64_t h, uint32_t k) noexcept { return init_kernels().test(b, h, k); },
-    [](uint64_t* b, uint64_t h, uint32_t k) noexcept { return init_kernels().add(b, h, k); },
-    [](uint64_t* b, uint64_t h, uint32_t k) noexcept {
-      return init_kernels().add_exclusive(b, h, k);
-    },
-    [](const BlockedView& v, const void* key, size_t len) noexcept {
-      return init_kernels().test_key(v, key, len);
-    },
-    [](const BlockedView& v, const void* key, size_t len) noexcept {
-      return init_kernels().add_key(v, key, len);
-    },
-    [](const BlockedView& v, const void* key, size_t len) noexcept {
-      return init_kernels().add_key_exclusive(v, key, len);
-    },
-    [](const BlockedView& v, const KeySource& keys, size_t n, uint8_t* results) noexcept {
-      return init_kernels().test_many(v, keys, n, results);
-    },
-    [](const BlockedView& v, const KeySource& keys, size_t n, WriterMode mode) noexcept {
-      return init_kernels().add_many(v, keys, n, mode);
-    }};
+// Each entry chooses the tables, then makes the call it stands for on the table of its layout.
+template <size_t kLayout>
+constexpr BlockedKernels first_use_table(Layout layout) noexcept {
+  return BlockedKernels{
+      Isa::scalar,  // never read: isa_active() chooses first
+      "first use",
+      layout,
+      [](const uint64_t* b, uint64_t h, uint32_t k) noexcept {
+        return init_kernels()[kLayout].test(b, h, k);
+      },
+      [](uint64_t* b, uint64_t h, uint32_t k) noexcept {
+        return init_kernels()[kLayout].add(b, h, k);
+      },
+      [](uint64_t* b, uint64_t h, uint32_t k) noexcept {
+        return init_kernels()[kLayout].add_exclusive(b, h, k);
+      },
+      [](const BlockedView& v, const void* key, size_t len) noexcept {
+        return init_kernels()[kLayout].test_key(v, key, len);
+      },
+      [](const BlockedView& v, const void* key, size_t len) noexcept {
+        return init_kernels()[kLayout].add_key(v, key, len);
+      },
+      [](const BlockedView& v, const void* key, size_t len) noexcept {
+        return init_kernels()[kLayout].add_key_exclusive(v, key, len);
+      },
+      [](const BlockedView& v, const KeySource& keys, size_t n, uint8_t* results) noexcept {
+        return init_kernels()[kLayout].test_many(v, keys, n, results);
+      },
+      [](const BlockedView& v, const KeySource& keys, size_t n, WriterMode mode) noexcept {
+        return init_kernels()[kLayout].add_many(v, keys, n, mode);
+      }};
+}
+
+const BlockedKernels kBlockedFirstUse[kLayouts] = {first_use_table<0>(Layout::distinct),
+                                                   first_use_table<1>(Layout::split)};
 
 // kBlockedFirstUse until the first call reads the CPU and ABLOOM_ISA. Two threads racing to
 // initialise compute the same answer; one forced by isa_force() in between wins over the initial
 // choice.
-std::atomic<const BlockedKernels*> active_kernels{&kBlockedFirstUse};
+std::atomic<const BlockedKernels*> active_kernels{kBlockedFirstUse};
 
-const BlockedKernels& init_kernels() noexcept {
-  const BlockedKernels* expected = &kBlockedFirstUse;
+const BlockedKernels* init_kernels() noexcept {
+  const BlockedKernels* expected = kBlockedFirstUse;
   const BlockedKernels* k = initial();
   if (!active_kernels.compare_exchange_strong(expected, k, std::memory_order_acq_rel)) k = expected;
-  return *k;
+  return k;
 }
 
 }  // namespace detail
@@ -129,12 +140,12 @@ const BlockedKernels* blocked_kernels_for(Isa isa) noexcept {
 }
 
 std::vector<const BlockedKernels*> blocked_kernels_runnable() {
-  std::vector<const BlockedKernels*> out{&kBlockedScalar};
+  std::vector<const BlockedKernels*> out{kBlockedScalar};
 #if defined(__x86_64__)
-  if (isa_supported() >= Isa::avx2) out.push_back(&kBlockedAvx2);
+  if (isa_supported() >= Isa::avx2) out.push_back(kBlockedAvx2);
   if (isa_supported() >= Isa::avx512) {
-    out.push_back(&kBlockedAvx512);
-    out.push_back(&kBlockedAvx512Packed);
+    out.push_back(kBlockedAvx512);
+    out.push_back(kBlockedAvx512Packed);
   }
 #endif
   return out;
@@ -142,7 +153,7 @@ std::vector<const BlockedKernels*> blocked_kernels_runnable() {
 
 Isa isa_active() noexcept {
   const BlockedKernels* k = detail::active_kernels.load(std::memory_order_acquire);
-  return (k == &detail::kBlockedFirstUse ? detail::init_kernels() : *k).isa;
+  return (k == detail::kBlockedFirstUse ? detail::init_kernels() : k)->isa;
 }
 
 Errc isa_force(Isa isa) noexcept {

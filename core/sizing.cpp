@@ -1,7 +1,9 @@
 #include "sizing.hpp"
 
+#include <array>
 #include <bit>
 #include <cmath>
+#include <vector>
 
 namespace abloom {
 namespace {
@@ -33,11 +35,26 @@ Errc plan_for_shards(const SizingRequest& req, uint32_t shards, Plan* out) {
   } else {
     auto meets = [&](uint64_t b) {
       const double c = bits_per_key(b, shards, n);
-      const uint32_t k = req.k ? req.k : best_k(req.kind, c);
-      return fpr_model(req.kind, c, k) <= req.fpr;
+      const uint32_t k = req.k ? req.k : best_k(req.kind, req.layout, c);
+      return fpr_model(req.kind, req.layout, c, k) <= req.fpr;
     };
     if (!meets(max_blocks)) return Errc::range;
     uint64_t lo = 0, hi = max_blocks;  // invariant: !meets(lo) (or lo == 0), meets(hi)
+    if (req.kind == Kind::blocked && req.layout == Layout::split) {
+      // The split model costs 2^k terms an evaluation: bracket the answer with the distinct
+      // layout's plan first (cheap; the split layout needs 1.5-2.5% more bits, bench/RESULTS.md),
+      // then search only inside the bracket. Both ends are checked, not assumed: where the
+      // guess is wrong the search keeps its full range.
+      SizingRequest distinct = req;
+      distinct.layout = Layout::distinct;
+      Plan guide;
+      if (plan_for_shards(distinct, shards, &guide) == Errc::ok) {
+        const uint64_t b = guide.blocks_per_shard;
+        const uint64_t above = b + b / 8 + 1;  // +12.5%
+        if (above < max_blocks && meets(above)) hi = above;
+        if (b > 1 && !meets(b - 1)) lo = b - 1;
+      }
+    }
     while (hi - lo > 1) {
       const uint64_t mid = lo + (hi - lo) / 2;
       (meets(mid) ? hi : lo) = mid;
@@ -46,10 +63,11 @@ Errc plan_for_shards(const SizingRequest& req, uint32_t shards, Plan* out) {
   }
   const double c = bits_per_key(blocks, shards, n);
   out->kind = req.kind;
-  out->k = req.k ? req.k : best_k(req.kind, c);
+  out->layout = req.layout;
+  out->k = req.k ? req.k : best_k(req.kind, req.layout, c);
   out->shard_bits = static_cast<uint32_t>(std::countr_zero(shards));
   out->blocks_per_shard = blocks;
-  out->expected_fpr = fpr_model(req.kind, c, out->k);
+  out->expected_fpr = fpr_model(req.kind, req.layout, c, out->k);
   return Errc::ok;
 }
 
@@ -67,7 +85,61 @@ double log_factorial(double i) {
          inv * (1.0 / 12 - inv * inv * (1.0 / 360 - inv * inv / 1260));
 }
 
+// phi(S) of fpr_split for every subset S of the query's k words, and whether |S| is odd, for
+// k = 1..kSplitMaxK: computed once (2^17 values, 2 MiB), on first use.
+struct SplitTerms {
+  std::array<std::vector<long double>, kSplitMaxK + 1> phi;
+  std::array<std::vector<bool>, kSplitMaxK + 1> odd;
+  SplitTerms() {
+    // q^i for i = 0..16, q = 31/32: the probability that i keys covering a word all miss a bit.
+    std::array<long double, kSplitWords + 1> q_pow{};
+    q_pow[0] = 1;
+    for (uint32_t i = 1; i <= kSplitWords; ++i) q_pow[i] = q_pow[i - 1] * (31.0L / 32.0L);
+    for (uint32_t k = 1; k <= kSplitMaxK; ++k) {
+      const uint32_t sets = uint32_t{1} << k;
+      phi[k].resize(sets);
+      odd[k].resize(sets);
+      const uint32_t need = sets - 1;
+      for (uint32_t set = 0; set < sets; ++set) {
+        long double sum = 0;
+        for (uint32_t s = 0; s < kSplitWords; ++s) {
+          const uint32_t window = ((need << s) | (need >> (kSplitWords - s))) & 0xFFFF;
+          sum += q_pow[std::popcount(window & set)];
+        }
+        phi[k][set] = sum / kSplitWords;
+        odd[k][set] = std::popcount(set) % 2 == 1;
+      }
+    }
+  }
+};
+
+const SplitTerms& split_terms() {
+  static const SplitTerms terms;  // thread-safe initialisation
+  return terms;
+}
+
 }  // namespace
+
+double fpr_split(double c, uint32_t k) noexcept {
+  if (!(c > 0) || k == 0 || k > kSplitMaxK) return 1.0;
+  const SplitTerms& t = split_terms();
+  // The terms alternate in sign and are up to 1 each while the sum may be 1e-7: the cancellation
+  // leaves an absolute error near 2^k times the rounding unit. In double that is below 1e-12 up
+  // to k = 12 (FPRs of 1e-5 and more there); above, the sum is taken in long double (a 64-bit
+  // mantissa on x86-64: near 1e-15 at k = 16), which costs about 10x per term.
+  auto sum_terms = [&](auto zero) {
+    using Real = decltype(zero);
+    const Real lam = static_cast<Real>(kBlockBits / c);
+    Real sum = 0;
+    for (size_t set = 0; set < t.phi[k].size(); ++set) {
+      const Real term = std::exp(-lam * (1 - static_cast<Real>(t.phi[k][set])));
+      sum += t.odd[k][set] ? -term : term;
+    }
+    return static_cast<double>(sum);
+  };
+  const double fpr = k <= 12 ? sum_terms(0.0) : sum_terms(0.0L);
+  return fpr < 0 ? 0 : (fpr > 1 ? 1 : fpr);
+}
 
 double fpr_classic(double c, uint32_t k) noexcept {
   if (!(c > 0)) return 1.0;
@@ -102,27 +174,33 @@ double fpr_blocked(double c, uint32_t k) noexcept {
   return sum;
 }
 
-double fpr_model(Kind kind, double c, uint32_t k) noexcept {
-  return kind == Kind::classic ? fpr_classic(c, k) : fpr_blocked(c, k);
+double fpr_model(Kind kind, Layout layout, double c, uint32_t k) noexcept {
+  if (kind == Kind::classic) return fpr_classic(c, k);
+  return layout == Layout::split ? fpr_split(c, k) : fpr_blocked(c, k);
 }
 
-uint32_t best_k(Kind kind, double c) noexcept {
+uint32_t max_k(Kind kind, Layout layout) noexcept {
+  return kind == Kind::blocked && layout == Layout::split ? kSplitMaxK : kMaxK;
+}
+
+uint32_t best_k(Kind kind, Layout layout, double c) noexcept {
   // The model FPR is unimodal in k: start at the classic optimum c ln 2 and walk downhill.
+  const uint32_t top = max_k(kind, layout);
   double guess = std::round(c * 0.6931471805599453);
   if (!(guess >= 1)) guess = 1;
-  if (guess > kMaxK) guess = kMaxK;
+  if (guess > top) guess = top;
   uint32_t k = static_cast<uint32_t>(guess);
-  double f = fpr_model(kind, c, k);
+  double f = fpr_model(kind, layout, c, k);
   bool moved = false;
   while (k > 1) {
-    const double down = fpr_model(kind, c, k - 1);
+    const double down = fpr_model(kind, layout, c, k - 1);
     if (!(down < f)) break;
     f = down;
     --k;
     moved = true;
   }
-  while (!moved && k < kMaxK) {
-    const double up = fpr_model(kind, c, k + 1);
+  while (!moved && k < top) {
+    const double up = fpr_model(kind, layout, c, k + 1);
     if (!(up < f)) break;
     f = up;
     ++k;
@@ -132,8 +210,10 @@ uint32_t best_k(Kind kind, double c) noexcept {
 
 Errc make_plan(const SizingRequest& req, Plan* out) noexcept {
   if (req.kind != Kind::blocked && req.kind != Kind::classic) return Errc::invalid;
+  if (req.layout != Layout::distinct && req.layout != Layout::split) return Errc::invalid;
+  if (req.kind == Kind::classic && req.layout != Layout::distinct) return Errc::invalid;
   if (req.capacity == 0) return Errc::invalid;
-  if (req.k > kMaxK) return Errc::invalid;
+  if (req.k > max_k(req.kind, req.layout)) return Errc::invalid;
   if (req.shards != 0 && (req.shards > kMaxShards || !std::has_single_bit(req.shards))) {
     return Errc::invalid;
   }

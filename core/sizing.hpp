@@ -25,21 +25,34 @@ double fpr_classic(double bits_per_key, uint32_t k) noexcept;
 // (Putze, Sanders, Singler 2007). Measured on our layout (k distinct probes per key) it is
 // exact to within sampling error at k = 3..12 (bench/RESULTS.md).
 double fpr_blocked(double bits_per_key, uint32_t k) noexcept;
-double fpr_model(Kind kind, double bits_per_key, uint32_t k) noexcept;
-// The k in [1, kMaxK] with the lowest model FPR at c bits per key.
-uint32_t best_k(Kind kind, double bits_per_key) noexcept;
+// The blocked kind's split layout (layout.hpp), exactly: a block of 16 32-bit words holding a
+// Poisson(512/c) number of keys, each key one uniform bit in each of k consecutive words from a
+// uniform start. A query's words are 0..k-1 by symmetry, and word j misses the query's bit unless
+// one of the m_j keys covering it set it, so FPR = E[prod_j (1 - q^m_j)], q = 31/32. By
+// inclusion-exclusion over subsets S of the query's words, with Poisson keys,
+//   FPR = sum_S (-1)^|S| exp(-(512/c) (1 - phi(S))),  phi(S) = mean over the 16 starts of
+//         q^|(that start's k words) & S|.
+// 2^k terms (k <= 16). Measured FPRs match it to within sampling error (bench/RESULTS.md).
+double fpr_split(double bits_per_key, uint32_t k) noexcept;
+double fpr_model(Kind kind, Layout layout, double bits_per_key, uint32_t k) noexcept;
+// The largest k a kind and layout allow (kMaxK; kSplitMaxK for the split layout).
+uint32_t max_k(Kind kind, Layout layout) noexcept;
+// The k in [1, max_k] with the lowest model FPR at c bits per key.
+uint32_t best_k(Kind kind, Layout layout, double bits_per_key) noexcept;
 
 struct SizingRequest {
   Kind kind = Kind::blocked;
-  uint64_t capacity = 0;  // > 0
-  double fpr = 0.01;      // used when bits == 0
-  uint32_t shards = 0;    // 0: default rule; else a power of two <= kMaxShards
-  uint64_t bits = 0;      // 0: derive
-  uint32_t k = 0;         // 0: optimum
+  Layout layout = Layout::distinct;  // blocked kind only (the classic kind has one layout)
+  uint64_t capacity = 0;             // > 0
+  double fpr = 0.01;                 // used when bits == 0
+  uint32_t shards = 0;               // 0: default rule; else a power of two <= kMaxShards
+  uint64_t bits = 0;                 // 0: derive
+  uint32_t k = 0;                    // 0: optimum
 };
 
 struct Plan {
   Kind kind = Kind::blocked;
+  Layout layout = Layout::distinct;
   uint32_t k = 0;
   uint32_t shard_bits = 0;
   uint64_t blocks_per_shard = 0;

@@ -6,13 +6,14 @@
 
 #define ABLOOM_AVX512_FN
 #define ABLOOM_AVX512_ASM_LOAD 0
-#define ABLOOM_AVX512_WIDE kBlockedScalar
+#define ABLOOM_AVX512_WIDE kBlockedScalar[0]
 #include "avx512_emulated.hpp"
 #include "blocked_avx512_kernel.hpp"
 
 namespace abloom::testing {
 
-const BlockedKernels kBlockedAvx512Emulated = kAvx512Kernels;
-const BlockedKernels kBlockedAvx512PackedEmulated = kAvx512PackedKernels;
+const BlockedKernels kBlockedAvx512Emulated[kLayouts] = {kAvx512Kernels[0], kAvx512Kernels[1]};
+const BlockedKernels kBlockedAvx512PackedEmulated[kLayouts] = {kAvx512PackedKernels[0],
+                                                               kAvx512PackedKernels[1]};
 
 }  // namespace abloom::testing

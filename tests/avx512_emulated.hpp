@@ -7,7 +7,8 @@
 
 namespace abloom::testing {
 
-extern const BlockedKernels kBlockedAvx512Emulated;        // repeat check: vpconflictd
-extern const BlockedKernels kBlockedAvx512PackedEmulated;  // repeat check: packed compare
+// The tables of both layouts (kLayouts) of the two variants.
+extern const BlockedKernels kBlockedAvx512Emulated[kLayouts];        // repeat check: vpconflictd
+extern const BlockedKernels kBlockedAvx512PackedEmulated[kLayouts];  // repeat check: packed
 
 }  // namespace abloom::testing

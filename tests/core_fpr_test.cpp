@@ -1,4 +1,5 @@
-// False-positive rates at capacity: for each kind and target, a filter sized for n = 1e6 keys is
+// False-positive rates at capacity: for each kind (and the blocked kind's two layouts) and target,
+// a filter sized for n = 1e6 keys is
 // filled with 1e6 distinct keys and queried with keys never added. The count of positives is
 // binomial(N, p); it must stay within 5 standard deviations of the target (and of the model
 // FPR of the plan, which proves the filter sits on the model rather than merely under the
@@ -18,11 +19,13 @@ struct Case {
   Kind kind;
   double p;
   uint32_t shards;
+  Layout layout = Layout::distinct;
 };
 
 std::string name(const ::testing::TestParamInfo<Case>& info) {
   const Case& c = info.param;
   std::string s = c.kind == Kind::blocked ? "Blocked" : "Classic";
+  if (c.layout == Layout::split) s += "Split";
   s += "_p" + std::to_string(static_cast<int>(std::round(-std::log10(c.p))));
   s += "_shards" + std::to_string(c.shards);
   return s;
@@ -35,6 +38,7 @@ TEST_P(FprAtCapacity, WithinBinomialBounds) {
   const uint64_t n = 1'000'000;
   SizingRequest req;
   req.kind = c.kind;
+  req.layout = c.layout;
   req.capacity = n;
   req.fpr = c.p;
   req.shards = c.shards;
@@ -42,6 +46,7 @@ TEST_P(FprAtCapacity, WithinBinomialBounds) {
   ASSERT_EQ(make_plan(req, &plan), Errc::ok);
   Shape shape;
   shape.kind = plan.kind;
+  shape.layout = plan.layout;
   shape.k = plan.k;
   shape.shard_bits = plan.shard_bits;
   shape.blocks_per_shard = plan.blocks_per_shard;
@@ -51,7 +56,8 @@ TEST_P(FprAtCapacity, WithinBinomialBounds) {
   Filter f(shape, params);
 
   // Keys are 16-byte strings from one stream: the first n are added, the rest queried.
-  testing::SplitMix rng(c.shards * 1000 + static_cast<uint64_t>(c.kind));
+  testing::SplitMix rng(c.shards * 1000 + static_cast<uint64_t>(c.kind) +
+                        10 * static_cast<uint64_t>(c.layout));
   std::vector<uint64_t> hashes(n);
   auto next_hash = [&] {
     const uint64_t key[2] = {rng.next(), rng.next()};
@@ -86,13 +92,17 @@ TEST_P(FprAtCapacity, WithinBinomialBounds) {
 
 INSTANTIATE_TEST_SUITE_P(
     Core, FprAtCapacity,
-    ::testing::Values(Case{Kind::blocked, 0.1, 1}, Case{Kind::blocked, 0.01, 1},
-                      Case{Kind::blocked, 0.001, 1}, Case{Kind::blocked, 1e-4, 1},
-                      Case{Kind::classic, 0.1, 1}, Case{Kind::classic, 0.01, 1},
-                      Case{Kind::classic, 0.001, 1}, Case{Kind::classic, 1e-4, 1},
-                      // Sharding must not change the FPR.
-                      Case{Kind::blocked, 0.01, 16}, Case{Kind::classic, 0.01, 16},
-                      Case{Kind::blocked, 0.001, 64}),
+    ::testing::Values(
+        Case{Kind::blocked, 0.1, 1}, Case{Kind::blocked, 0.01, 1}, Case{Kind::blocked, 0.001, 1},
+        Case{Kind::blocked, 1e-4, 1}, Case{Kind::classic, 0.1, 1}, Case{Kind::classic, 0.01, 1},
+        Case{Kind::classic, 0.001, 1}, Case{Kind::classic, 1e-4, 1},
+        // Sharding must not change the FPR.
+        Case{Kind::blocked, 0.01, 16}, Case{Kind::classic, 0.01, 16},
+        Case{Kind::blocked, 0.001, 64},
+        // The split layout (layout.hpp), on its exact model too.
+        Case{Kind::blocked, 0.1, 1, Layout::split}, Case{Kind::blocked, 0.01, 1, Layout::split},
+        Case{Kind::blocked, 0.001, 1, Layout::split}, Case{Kind::blocked, 1e-4, 1, Layout::split},
+        Case{Kind::blocked, 0.01, 16, Layout::split}),
     name);
 
 }  // namespace

@@ -26,19 +26,37 @@ namespace {
 // The vector kernels of this project, in order; each test runs every one the CPU supports.
 constexpr std::array<Isa, 2> kVectorIsas = {Isa::avx2, Isa::avx512};
 
-// How messages name a kernel: the emulated AVX-512 builds are told apart from the native ones.
+constexpr std::array<Layout, 2> kLayoutsTested = {Layout::distinct, Layout::split};
+
+const char* layout_name(Layout layout) { return layout == Layout::split ? "split" : "distinct"; }
+
+// How messages name a kernel's table: its instruction set (the emulated AVX-512 builds told apart
+// from the native ones) and its layout.
 std::string label(const BlockedKernels& kernel) {
-  if (&kernel == &testing::kBlockedAvx512Emulated ||
-      &kernel == &testing::kBlockedAvx512PackedEmulated) {
-    return std::string(kernel.name) + " (SIMDe-emulated)";
+  std::string name = kernel.name;
+  for (const BlockedKernels* emulated :
+       {testing::kBlockedAvx512Emulated, testing::kBlockedAvx512PackedEmulated}) {
+    if (&kernel == &emulated[0] || &kernel == &emulated[1]) name += " (SIMDe-emulated)";
   }
-  return kernel.name;
+  return name + ", " + layout_name(kernel.layout);
 }
 
-// Makes `kernel` the one every filter uses until the next force (the emulated table can only be
-// installed this way: isa_force() knows the native tables only).
-void use_kernels(const BlockedKernels& kernel) {
-  detail::active_kernels.store(&kernel, std::memory_order_release);
+// The largest k a layout's tests use.
+uint32_t max_k_of(Layout layout) { return layout == Layout::split ? kSplitMaxK : kMaxProbeK; }
+
+// The scalar reference of a layout.
+bool ref_test(Layout layout, const uint64_t* b, uint64_t h, uint32_t k) {
+  return layout == Layout::split ? split_test_scalar(b, h, k) : blocked_test_scalar(b, h, k);
+}
+bool ref_add(Layout layout, uint64_t* b, uint64_t h, uint32_t k) {
+  return layout == Layout::split ? split_add_scalar<SharedWriter>(b, h, k)
+                                 : blocked_add_scalar<SharedWriter>(b, h, k);
+}
+
+// Makes `tables` (one per layout) the ones every filter uses until the next force (the emulated
+// tables can only be installed this way: isa_force() knows the native ones only).
+void use_kernels(const BlockedKernels* tables) {
+  detail::active_kernels.store(tables, std::memory_order_release);
 }
 
 // Restores the process-wide kernel choice when a test ends.
@@ -54,8 +72,9 @@ class IsaGuard {
 };
 
 // The vector kernels this CPU can run (both AVX-512 variants where it has AVX-512), then the
-// emulated AVX-512 ones (any CPU, so the list is never empty); prints a skip message naming the
-// native ones it cannot run.
+// emulated AVX-512 ones (any CPU, so the list is never empty), each as its tables (one per
+// layout, kernel[layout_index(layout)]); prints a skip message naming the native ones it cannot
+// run.
 std::vector<const BlockedKernels*> vector_kernels() {
   std::vector<const BlockedKernels*> out;
   for (const BlockedKernels* k : blocked_kernels_runnable()) {
@@ -68,8 +87,8 @@ std::vector<const BlockedKernels*> vector_kernels() {
     }
   }
   if (!skipped.empty()) std::cout << "[ SKIPPED  ] kernels: " << skipped << "\n";
-  out.push_back(&testing::kBlockedAvx512Emulated);
-  out.push_back(&testing::kBlockedAvx512PackedEmulated);
+  out.push_back(testing::kBlockedAvx512Emulated);
+  out.push_back(testing::kBlockedAvx512PackedEmulated);
   return out;
 }
 
@@ -98,13 +117,13 @@ std::vector<uint64_t> hashes_with_repeats(uint32_t k, size_t want, uint64_t seed
   return out;
 }
 
-// Compares one kernel with the scalar reference for hash h on block b: test answer, add answer
-// and the block words after the add, with either writer.
+// Compares one kernel's table with the scalar reference of its layout for hash h on block b: test
+// answer, add answer and the block words after the add, with either writer.
 void expect_same(const BlockedKernels& kernel, const RawBlock& b, uint64_t h, uint32_t k) {
-  const bool want_test = blocked_test_scalar(b.w, h, k);
+  const bool want_test = ref_test(kernel.layout, b.w, h, k);
   ASSERT_EQ(kernel.test(b.w, h, k), want_test) << label(kernel) << " test, k=" << k << " h=" << h;
   RawBlock ref = b, got = b, got_exclusive = b;
-  const bool want_add = blocked_add_scalar<SharedWriter>(ref.w, h, k);
+  const bool want_add = ref_add(kernel.layout, ref.w, h, k);
   const bool got_add = kernel.add(got.w, h, k);
   ASSERT_EQ(got_add, want_add) << label(kernel) << " add result, k=" << k << " h=" << h;
   ASSERT_EQ(std::memcmp(ref.w, got.w, sizeof ref.w), 0)
@@ -126,12 +145,17 @@ const std::vector<uint32_t> kAllK = [] {
 TEST(IsaKernels, MatchScalarOnRandomBlocksAndKeys) {
   const auto kernels = vector_kernels();
   testing::SplitMix rng(42);
-  for (const BlockedKernels* kernel : kernels) {
-    for (uint32_t k : kAllK) {
-      for (double fill : {0.0, 0.2, 0.5, 0.8, 0.95, 0.99, 1.0}) {
-        for (int blocks = 0; blocks < 8; ++blocks) {
-          const RawBlock b = random_block(rng, fill);
-          for (int i = 0; i < 400; ++i) expect_same(*kernel, b, rng.next(), k);
+  for (const BlockedKernels* tables : kernels) {
+    for (Layout layout : kLayoutsTested) {
+      const BlockedKernels& kernel = tables[layout_index(layout)];
+      ASSERT_EQ(kernel.layout, layout);
+      for (uint32_t k : kAllK) {
+        if (k > max_k_of(layout)) continue;
+        for (double fill : {0.0, 0.2, 0.5, 0.8, 0.95, 0.99, 1.0}) {
+          for (int blocks = 0; blocks < 8; ++blocks) {
+            const RawBlock b = random_block(rng, fill);
+            for (int i = 0; i < 400; ++i) expect_same(kernel, b, rng.next(), k);
+          }
         }
       }
     }
@@ -172,10 +196,15 @@ TEST(IsaKernels, MatchScalarOnDegenerateHashes) {
                            uint64_t{1} << 63,
                            0x9E3779B9ull,
                            0xFFFFFFFF00000000ull};
-  for (const BlockedKernels* kernel : kernels) {
-    for (uint32_t k : kAllK) {
-      for (uint64_t h : edge) {
-        for (double fill : {0.0, 0.5, 1.0}) expect_same(*kernel, random_block(rng, fill), h, k);
+  for (const BlockedKernels* tables : kernels) {
+    for (Layout layout : kLayoutsTested) {
+      for (uint32_t k : kAllK) {
+        if (k > max_k_of(layout)) continue;
+        for (uint64_t h : edge) {
+          for (double fill : {0.0, 0.5, 1.0}) {
+            expect_same(tables[layout_index(layout)], random_block(rng, fill), h, k);
+          }
+        }
       }
     }
   }
@@ -238,58 +267,62 @@ struct KeyBytes {
 // shorter and longer than the prefetch distance) against the scalar kernel's single-hash calls.
 TEST(IsaKernels, WholeKeyAndBulkEntriesMatchTheScalarReference) {
   auto kernels = vector_kernels();
-  kernels.push_back(&kBlockedScalar);
+  kernels.push_back(kBlockedScalar);
   testing::SplitMix rng(11);
-  for (const BlockedKernels* kernel : kernels) {
-    for (uint32_t k : {1u, 6u, 7u, 8u, 9u, 16u, 17u, 24u, 25u, 32u, 33u}) {
-      for (uint32_t shard_bits : {0u, 2u}) {
-        const MiniFilter start(rng, k, shard_bits, 5, 0.3);
-        for (size_t n : {size_t{0}, size_t{1}, size_t{31}, size_t{33}, size_t{200}}) {
-          const KeyBytes keys(rng, n, start.view.seed);
-          const std::string what = label(*kernel) + " k=" + std::to_string(k) +
-                                   " shards=" + std::to_string(1u << shard_bits) +
-                                   " n=" + std::to_string(n);
-          // The reference: scalar single-hash calls, in key order.
-          MiniFilter ref = start;
-          std::vector<uint8_t> want_test(n), want_add(n);
-          for (size_t i = 0; i < n; ++i) {
-            const uint64_t h = keys.hashes[i];
-            want_test[i] = blocked_test_scalar(start.view.block_of(h), h, k) ? 1 : 0;
-          }
-          uint64_t want_added = 0;
-          for (size_t i = 0; i < n; ++i) {
-            const uint64_t h = keys.hashes[i];
-            want_add[i] = blocked_add_scalar<SharedWriter>(ref.view.block_of(h), h, k) ? 1 : 0;
-            want_added += want_add[i] == 0 ? 1 : 0;
-          }
-          const uint64_t want_found =
-              static_cast<uint64_t>(std::count(want_test.begin(), want_test.end(), 1));
-
-          for (size_t i = 0; i < n; ++i) {
-            ASSERT_EQ(kernel->test_key(start.view, keys.key(i), keys.lens[i]), want_test[i] == 1)
-                << what << " test_key " << i;
-          }
-          for (auto add_key : {kernel->add_key, kernel->add_key_exclusive}) {
-            MiniFilter got = start;
+  for (const BlockedKernels* tables : kernels) {
+    for (Layout layout : kLayoutsTested) {
+      const BlockedKernels* kernel = &tables[layout_index(layout)];
+      for (uint32_t k : {1u, 6u, 7u, 8u, 9u, 16u, 17u, 24u, 25u, 32u, 33u}) {
+        if (k > max_k_of(layout)) continue;
+        for (uint32_t shard_bits : {0u, 2u}) {
+          const MiniFilter start(rng, k, shard_bits, 5, 0.3);
+          for (size_t n : {size_t{0}, size_t{1}, size_t{31}, size_t{33}, size_t{200}}) {
+            const KeyBytes keys(rng, n, start.view.seed);
+            const std::string what = label(*kernel) + " k=" + std::to_string(k) +
+                                     " shards=" + std::to_string(1u << shard_bits) +
+                                     " n=" + std::to_string(n);
+            // The reference: scalar single-hash calls, in key order.
+            MiniFilter ref = start;
+            std::vector<uint8_t> want_test(n), want_add(n);
             for (size_t i = 0; i < n; ++i) {
-              ASSERT_EQ(add_key(got.view, keys.key(i), keys.lens[i]), want_add[i] == 1)
-                  << what << " add_key " << i;
+              const uint64_t h = keys.hashes[i];
+              want_test[i] = ref_test(layout, start.view.block_of(h), h, k) ? 1 : 0;
             }
-            ASSERT_TRUE(got.same_bits(ref)) << what << " add_key bits";
-          }
-          const KeySource forms[] = {KeySource::of_hashes(keys.hashes.data()),
-                                     KeySource::of_arrays(keys.ptrs.data(), keys.lens.data()),
-                                     KeySource::of_packed(keys.buf.data(), keys.offsets.data())};
-          for (const KeySource& src : forms) {
-            std::vector<uint8_t> have(n, 7);
-            ASSERT_EQ(kernel->test_many(start.view, src, n, have.data()), want_found) << what;
-            ASSERT_EQ(have, want_test) << what << " test_many, form " << int(src.form);
-            for (WriterMode mode : {WriterMode::shared, WriterMode::exclusive}) {
+            uint64_t want_added = 0;
+            for (size_t i = 0; i < n; ++i) {
+              const uint64_t h = keys.hashes[i];
+              want_add[i] = ref_add(layout, ref.view.block_of(h), h, k) ? 1 : 0;
+              want_added += want_add[i] == 0 ? 1 : 0;
+            }
+            const uint64_t want_found =
+                static_cast<uint64_t>(std::count(want_test.begin(), want_test.end(), 1));
+
+            for (size_t i = 0; i < n; ++i) {
+              ASSERT_EQ(kernel->test_key(start.view, keys.key(i), keys.lens[i]), want_test[i] == 1)
+                  << what << " test_key " << i;
+            }
+            for (auto add_key : {kernel->add_key, kernel->add_key_exclusive}) {
               MiniFilter got = start;
-              ASSERT_EQ(kernel->add_many(got.view, src, n, mode), want_added)
-                  << what << " add_many, form " << int(src.form) << " mode " << int(mode);
-              ASSERT_TRUE(got.same_bits(ref))
-                  << what << " add_many bits, form " << int(src.form) << " mode " << int(mode);
+              for (size_t i = 0; i < n; ++i) {
+                ASSERT_EQ(add_key(got.view, keys.key(i), keys.lens[i]), want_add[i] == 1)
+                    << what << " add_key " << i;
+              }
+              ASSERT_TRUE(got.same_bits(ref)) << what << " add_key bits";
+            }
+            const KeySource forms[] = {KeySource::of_hashes(keys.hashes.data()),
+                                       KeySource::of_arrays(keys.ptrs.data(), keys.lens.data()),
+                                       KeySource::of_packed(keys.buf.data(), keys.offsets.data())};
+            for (const KeySource& src : forms) {
+              std::vector<uint8_t> have(n, 7);
+              ASSERT_EQ(kernel->test_many(start.view, src, n, have.data()), want_found) << what;
+              ASSERT_EQ(have, want_test) << what << " test_many, form " << int(src.form);
+              for (WriterMode mode : {WriterMode::shared, WriterMode::exclusive}) {
+                MiniFilter got = start;
+                ASSERT_EQ(kernel->add_many(got.view, src, n, mode), want_added)
+                    << what << " add_many, form " << int(src.form) << " mode " << int(mode);
+                ASSERT_TRUE(got.same_bits(ref))
+                    << what << " add_many bits, form " << int(src.form) << " mode " << int(mode);
+              }
             }
           }
         }
@@ -310,50 +343,56 @@ std::vector<unsigned char> serialized(const Filter& f) {
 TEST(IsaKernels, FiltersBuiltUnderEveryKernelAreIdentical) {
   const auto kernels = vector_kernels();
   IsaGuard guard;
-  for (uint32_t k : {3u, 7u, 10u, 16u, 23u}) {
-    Shape shape;
-    shape.k = k;
-    shape.shard_bits = 2;
-    shape.blocks_per_shard = 301;  // odd: not a power of two
-    shape.seed = 0xABCDEF0123456789ull + k;
-    FilterParams params;
-    params.capacity = 20000;
-    constexpr size_t kKeys = 20000, kQueries = 50000;
-    std::vector<uint64_t> keys(kKeys), absent(kQueries);
-    testing::SplitMix rng(k);
-    for (auto& x : keys) x = rng.next();
-    for (auto& x : absent) x = rng.next();
+  for (Layout layout : kLayoutsTested) {
+    for (uint32_t k : {3u, 7u, 10u, 16u, 23u}) {
+      if (k > max_k_of(layout)) continue;
+      Shape shape;
+      shape.k = k;
+      shape.layout = layout;
+      shape.shard_bits = 2;
+      shape.blocks_per_shard = 301;  // odd: not a power of two
+      shape.seed = 0xABCDEF0123456789ull + k;
+      FilterParams params;
+      params.capacity = 20000;
+      constexpr size_t kKeys = 20000, kQueries = 50000;
+      std::vector<uint64_t> keys(kKeys), absent(kQueries);
+      testing::SplitMix rng(k);
+      for (auto& x : keys) x = rng.next();
+      for (auto& x : absent) x = rng.next();
+      const std::string what = std::string(layout_name(layout)) + " k=" + std::to_string(k);
 
-    auto build = [&](const BlockedKernels& kernel) {
-      use_kernels(kernel);
-      auto f = std::make_unique<Filter>(shape, params);
-      const size_t third = kKeys / 3;
-      for (size_t i = 0; i < third; ++i) f->add_hash(keys[i]);
-      f->add_many(keys.data() + third, third);
-      for (size_t i = 2 * third; i < kKeys; ++i) (void)f->test_and_add_hash(keys[i]);
-      return f;
-    };
-    auto answers = [&](const Filter& f) {
-      std::vector<uint8_t> bulk(kQueries);
-      f.test_many(absent.data(), kQueries, bulk.data());
-      for (size_t i = 0; i < kQueries; i += 7) EXPECT_EQ(f.test_hash(absent[i]), bulk[i] == 1);
-      return bulk;
-    };
-    const auto ref = build(kBlockedScalar);
-    const auto ref_answers = answers(*ref);
-    for (const BlockedKernels* kernel : kernels) {
-      const auto f = build(*kernel);
-      EXPECT_TRUE(f->equals(*ref)) << label(*kernel) << " k=" << k;
-      EXPECT_EQ(serialized(*f), serialized(*ref)) << label(*kernel) << " k=" << k;
-      for (uint32_t s = 0; s < f->shard_count(); ++s) {
-        ASSERT_EQ(std::memcmp(f->shard_words(s), ref->shard_words(s),
-                              shape.words_per_shard() * sizeof(uint64_t)),
-                  0)
-            << label(*kernel) << " k=" << k << " shard " << s;
+      auto build = [&](const BlockedKernels* tables) {
+        use_kernels(tables);
+        auto f = std::make_unique<Filter>(shape, params);
+        const size_t third = kKeys / 3;
+        for (size_t i = 0; i < third; ++i) f->add_hash(keys[i]);
+        f->add_many(keys.data() + third, third);
+        for (size_t i = 2 * third; i < kKeys; ++i) (void)f->test_and_add_hash(keys[i]);
+        return f;
+      };
+      auto answers = [&](const Filter& f) {
+        std::vector<uint8_t> bulk(kQueries);
+        f.test_many(absent.data(), kQueries, bulk.data());
+        for (size_t i = 0; i < kQueries; i += 7) EXPECT_EQ(f.test_hash(absent[i]), bulk[i] == 1);
+        return bulk;
+      };
+      const auto ref = build(kBlockedScalar);
+      const auto ref_answers = answers(*ref);
+      for (const BlockedKernels* tables : kernels) {
+        const auto f = build(tables);
+        const std::string who = label(tables[layout_index(layout)]) + " " + what;
+        EXPECT_TRUE(f->equals(*ref)) << who;
+        EXPECT_EQ(serialized(*f), serialized(*ref)) << who;
+        for (uint32_t s = 0; s < f->shard_count(); ++s) {
+          ASSERT_EQ(std::memcmp(f->shard_words(s), ref->shard_words(s),
+                                shape.words_per_shard() * sizeof(uint64_t)),
+                    0)
+              << who << " shard " << s;
+        }
+        EXPECT_EQ(answers(*f), ref_answers) << who;
+        std::vector<uint8_t> present(kKeys);
+        EXPECT_EQ(f->test_many(keys.data(), kKeys, present.data()), kKeys) << "no false negative";
       }
-      EXPECT_EQ(answers(*f), ref_answers) << label(*kernel) << " k=" << k;
-      std::vector<uint8_t> present(kKeys);
-      EXPECT_EQ(f->test_many(keys.data(), kKeys, present.data()), kKeys) << "no false negative";
     }
   }
 }
@@ -366,8 +405,8 @@ TEST(Isa, FirstUseEntriesChooseAndForward) {
   const MiniFilter start(rng, 7, 1, 3, 0.3);
   const KeyBytes keys(rng, 40, start.view.seed);
   const BlockedKernels& best = *blocked_kernels_for(isa_supported());
-  auto fresh = [] { detail::active_kernels.store(&detail::kBlockedFirstUse); };
-  auto chosen = [] { return detail::active_kernels.load() != &detail::kBlockedFirstUse; };
+  auto fresh = [] { detail::active_kernels.store(detail::kBlockedFirstUse); };
+  auto chosen = [] { return detail::active_kernels.load() != detail::kBlockedFirstUse; };
   const KeySource src = KeySource::of_arrays(keys.ptrs.data(), keys.lens.data());
   for (size_t i = 0; i < keys.size(); ++i) {
     const uint64_t h = keys.hashes[i];
@@ -419,6 +458,20 @@ TEST(Isa, FirstUseEntriesChooseAndForward) {
     EXPECT_TRUE(got.same_bits(ref));
     EXPECT_FALSE(got.same_bits(start)) << "40 keys into 6 blocks set some bit";
   }
+  // The split layout's entries forward to the split tables.
+  const BlockedKernels& best_split = blocked_kernels_for(isa_supported())[1];
+  for (size_t i = 0; i < keys.size(); ++i) {
+    fresh();
+    EXPECT_EQ(blocked_kernels(Layout::split).test_key(start.view, keys.key(i), keys.lens[i]),
+              best_split.test_key(start.view, keys.key(i), keys.lens[i]));
+    EXPECT_TRUE(chosen());
+    MiniFilter got = start, want = start;
+    fresh();
+    EXPECT_EQ(blocked_kernels(Layout::split).add_key(got.view, keys.key(i), keys.lens[i]),
+              best_split.add_key(want.view, keys.key(i), keys.lens[i]));
+    EXPECT_TRUE(got.same_bits(want));
+  }
+  EXPECT_EQ(blocked_kernels(Layout::split).layout, Layout::split);
   fresh();
   (void)isa_active();
   EXPECT_TRUE(chosen()) << "isa_active() chooses too";

@@ -2,7 +2,9 @@
 // and a pinned bit pattern so the layout (frozen by the file format) cannot drift silently.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -206,6 +208,74 @@ TEST(Hash, IsXxh3WithSeedForEveryLength) {
     }
   }
   EXPECT_EQ(hash_key(5, nullptr, 0), XXH3_64bits_withSeed(nullptr, 0, 5)) << "the empty key";
+}
+
+}  // namespace
+}  // namespace abloom
+
+namespace abloom {
+namespace {
+
+// The split layout: exactly k bits, one in each of k consecutive 32-bit words (mod 16) from the
+// start word, at the bit the definition gives.
+TEST(SplitLayout, MaskIsOneBitInEachOfKConsecutiveWords) {
+  testing::SplitMix rng(5);
+  for (uint32_t k = 1; k <= kSplitMaxK; ++k) {
+    for (int i = 0; i < 2000; ++i) {
+      const uint64_t h =
+          i < 4 ? std::array<uint64_t, 4>{0, 1, ~uint64_t{0}, 0xFFFFFFFFull}[i] : rng.next();
+      const BlockMask m = split_mask(h, k);
+      const uint32_t h2 = probe_seed(h), s = split_start(h2);
+      uint32_t bits = 0;
+      for (uint32_t w = 0; w < kSplitWords; ++w) {
+        const auto word = static_cast<uint32_t>(m.w[w / 2] >> (32 * (w % 2)));
+        const bool in_window = (w + kSplitWords - s) % kSplitWords < k;
+        ASSERT_EQ(word, in_window ? uint32_t{1} << split_bit(h2, w) : 0u)
+            << "k=" << k << " h=" << h << " word " << w;
+        bits += static_cast<uint32_t>(std::popcount(word));
+      }
+      ASSERT_EQ(bits, k);
+    }
+  }
+}
+
+// Words and bits are used evenly: every start word and every bit position of a word comes up.
+TEST(SplitLayout, StartsAndBitsAreUniform) {
+  testing::SplitMix rng(6);
+  std::array<int, kSplitWords> starts{};
+  std::array<int, 32> bits{};
+  constexpr int kKeys = 160'000;
+  for (int i = 0; i < kKeys; ++i) {
+    const uint32_t h2 = probe_seed(rng.next());
+    ++starts[split_start(h2)];
+    ++bits[split_bit(h2, static_cast<uint32_t>(i) % kSplitWords)];
+  }
+  for (int c : starts) EXPECT_NEAR(c, kKeys / 16, 6 * std::sqrt(kKeys / 16.0));
+  for (int c : bits) EXPECT_NEAR(c, kKeys / 32, 6 * std::sqrt(kKeys / 32.0));
+}
+
+// The exact bits of a few keys in the split layout (format layout id 2). If this fails, the
+// layout changed: do not update these values.
+TEST(SplitLayout, BitPatternIsPinned) {
+  Shape shape;
+  shape.kind = Kind::blocked;
+  shape.layout = Layout::split;
+  shape.k = 7;
+  shape.shard_bits = 1;
+  shape.blocks_per_shard = 3;
+  shape.seed = 42;
+  FilterParams params;
+  params.capacity = 1000;
+  Filter f(shape, params);
+  for (int i = 0; i < 100; ++i) {
+    const std::string key = "key-" + std::to_string(i);
+    f.add_hash(f.hash(key.data(), key.size()));
+  }
+  XXH64_hash_t d = 0;
+  for (uint32_t s = 0; s < f.shard_count(); ++s) {
+    d = XXH3_64bits_withSeed(f.shard_words(s), f.shape().words_per_shard() * 8, d);
+  }
+  EXPECT_EQ(d, 2188253886263377634u) << "digest";
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // minimal, and every domain error is caught.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "sizing.hpp"
@@ -87,7 +88,8 @@ TEST(Sizing, PlanIsMinimal) {
       ASSERT_LE(plan.expected_fpr, p);
       // One block per shard fewer would miss the target with any k.
       const double c_less = static_cast<double>((plan.blocks_per_shard - 1) * 4 * 512) / 123'457;
-      EXPECT_GT(fpr_model(kind, c_less, best_k(kind, c_less)), p);
+      EXPECT_GT(fpr_model(kind, Layout::distinct, c_less, best_k(kind, Layout::distinct, c_less)),
+                p);
     }
   }
 }
@@ -97,9 +99,13 @@ TEST(Sizing, BestKIsTheArgmin) {
     for (double c = 1.0; c < 60; c *= 1.37) {
       uint32_t brute = 1;
       for (uint32_t k = 2; k <= kMaxK; ++k) {
-        if (fpr_model(kind, c, k) < fpr_model(kind, c, brute)) brute = k;
+        if (fpr_model(kind, Layout::distinct, c, k) < fpr_model(kind, Layout::distinct, c, brute)) {
+          brute = k;
+        }
       }
-      EXPECT_DOUBLE_EQ(fpr_model(kind, c, best_k(kind, c)), fpr_model(kind, c, brute)) << c;
+      EXPECT_DOUBLE_EQ(fpr_model(kind, Layout::distinct, c, best_k(kind, Layout::distinct, c)),
+                       fpr_model(kind, Layout::distinct, c, brute))
+          << c;
     }
   }
 }
@@ -112,7 +118,7 @@ TEST(Sizing, ExplicitBitsAndK) {
   Plan plan;
   ASSERT_EQ(make_plan(req, &plan), Errc::ok);
   EXPECT_EQ(plan.bits(), 10'240u);
-  EXPECT_EQ(plan.k, best_k(Kind::blocked, 10.24));
+  EXPECT_EQ(plan.k, best_k(Kind::blocked, Layout::distinct, 10.24));
   req.k = 3;
   req.shards = 8;  // 20 blocks over 8 shards: 3 blocks each
   ASSERT_EQ(make_plan(req, &plan), Errc::ok);
@@ -202,6 +208,104 @@ TEST(Sizing, DomainErrors) {
               r.k = 1;
             }),
             Errc::range);
+}
+
+}  // namespace
+}  // namespace abloom
+
+namespace abloom {
+namespace {
+
+// The split layout's exact model (sizing.hpp) against closed forms it must reduce to: with k = 1
+// a key sets one uniform bit of the block, as in the distinct layout (and Putze's model is exact
+// there); with k = 16 every key covers every word, so a block of i keys answers (1 - q^i)^16.
+TEST(SplitSizing, ModelReducesToClosedFormsAtKOneAndSixteen) {
+  for (double c : {2.0, 5.0, 9.5, 10.0, 16.0, 24.0, 40.0}) {
+    EXPECT_NEAR(fpr_split(c, 1), fpr_blocked(c, 1), 1e-12 * fpr_blocked(c, 1)) << c;
+    const double lam = 512.0 / c, q = 31.0 / 32.0;
+    double sum = 0, pmf = std::exp(-lam);
+    for (int i = 0; i < 2000; ++i) {
+      sum += pmf * std::pow(1 - std::pow(q, i), 16);
+      pmf *= lam / (i + 1);
+    }
+    // The alternating sum cancels down to an absolute error near 1e-15 (sizing.cpp).
+    EXPECT_NEAR(fpr_split(c, 16), sum, std::max(1e-9 * sum, 1e-14)) << c;
+  }
+}
+
+// Values of the in-block study's exact model (bench/inblock_schemes, WindowModel), which matched
+// the measured FPRs: the two independent implementations agree.
+TEST(SplitSizing, ModelMatchesTheStudy) {
+  EXPECT_NEAR(fpr_split(8, 5), 0.025095, 0.000001);
+  EXPECT_NEAR(fpr_split(10, 7), 0.010555, 0.000001);
+  EXPECT_NEAR(fpr_split(16, 10), 0.000900, 0.0000005);
+  // The bits per key it needs at 1% and 0.1%, at most 3% above the distinct layout's.
+  for (double target : {0.01, 0.001}) {
+    SizingRequest req;
+    req.capacity = 10'000'000;
+    req.fpr = target;
+    req.shards = 1;
+    Plan split_plan, distinct_plan;
+    req.layout = Layout::split;
+    ASSERT_EQ(make_plan(req, &split_plan), Errc::ok);
+    req.layout = Layout::distinct;
+    ASSERT_EQ(make_plan(req, &distinct_plan), Errc::ok);
+    EXPECT_EQ(split_plan.layout, Layout::split);
+    EXPECT_LE(split_plan.expected_fpr, target);
+    const double ratio = static_cast<double>(split_plan.bits()) / distinct_plan.bits();
+    EXPECT_GT(ratio, 1.0) << target;
+    EXPECT_LT(ratio, 1.03) << target;
+  }
+}
+
+TEST(SplitSizing, BestKIsTheArgminUpToSixteen) {
+  for (double c = 1.0; c < 60; c *= 1.37) {
+    uint32_t brute = 1;
+    for (uint32_t k = 2; k <= kSplitMaxK; ++k) {
+      if (fpr_split(c, k) < fpr_split(c, brute)) brute = k;
+    }
+    const uint32_t k = best_k(Kind::blocked, Layout::split, c);
+    EXPECT_LE(k, kSplitMaxK);
+    EXPECT_DOUBLE_EQ(fpr_split(c, k), fpr_split(c, brute)) << c;
+  }
+}
+
+TEST(SplitSizing, PlanIsMinimal) {
+  for (double p : {0.1, 0.01, 0.001, 1e-4}) {
+    SizingRequest req;
+    req.layout = Layout::split;
+    req.capacity = 123'457;
+    req.fpr = p;
+    req.shards = 4;
+    Plan plan;
+    ASSERT_EQ(make_plan(req, &plan), Errc::ok);
+    ASSERT_LE(plan.expected_fpr, p);
+    EXPECT_DOUBLE_EQ(plan.expected_fpr,
+                     fpr_split(static_cast<double>(plan.bits()) / req.capacity, plan.k));
+    const double c_less = static_cast<double>((plan.blocks_per_shard - 1) * 4 * 512) / 123'457;
+    EXPECT_GT(fpr_split(c_less, best_k(Kind::blocked, Layout::split, c_less)), p);
+  }
+}
+
+TEST(SplitSizing, DomainErrors) {
+  Plan plan;
+  SizingRequest req;
+  req.capacity = 1000;
+  req.layout = Layout::split;
+  req.k = kSplitMaxK;
+  EXPECT_EQ(make_plan(req, &plan), Errc::ok);
+  req.k = kSplitMaxK + 1;
+  EXPECT_EQ(make_plan(req, &plan), Errc::invalid) << "one bit per 32-bit word: k <= 16";
+  req.k = 0;
+  req.kind = Kind::classic;
+  EXPECT_EQ(make_plan(req, &plan), Errc::invalid) << "the classic kind has one layout";
+  req.kind = Kind::blocked;
+  req.layout = static_cast<Layout>(3);
+  EXPECT_EQ(make_plan(req, &plan), Errc::invalid);
+  req.layout = static_cast<Layout>(0);
+  EXPECT_EQ(make_plan(req, &plan), Errc::invalid);
+  EXPECT_EQ(fpr_split(10, 0), 1.0);
+  EXPECT_EQ(fpr_split(10, 17), 1.0);
 }
 
 }  // namespace
