@@ -186,8 +186,26 @@ typedef enum abloom_kind {
 } abloom_kind;
 
 /**
+ * In-block layouts of the blocked kind: where a key's k bits go inside its 64-byte block
+ * (abloom_options.layout; abloom_plan.layout and abloom_info.layout report the one in use). Both
+ * are exact to their models, so the FPR asked for is the FPR given; a file records its layout.
+ */
+/** Options only: the library's choice, ABLOOM_LAYOUT_DISTINCT today. */
+#define ABLOOM_LAYOUT_DEFAULT 0u
+/** The first k distinct multiply-shift bits of the 512-bit block (the format's layout id 1): the
+ *  fewest bits for a target FPR, any k up to ABLOOM_MAX_K. The classic kind's only layout. */
+#define ABLOOM_LAYOUT_DISTINCT 1u
+/** One bit in each of k <= ABLOOM_SPLIT_MAX_K consecutive 32-bit words of the block (layout id
+ *  2): a key's bits are one vector shift with no repeat check, so adds run about twice as fast,
+ *  for 1.6-2.4% more bits at the same FPR (1% and 0.1%; bench/RESULTS.md). Blocked kind only. */
+#define ABLOOM_LAYOUT_SPLIT 2u
+/** The largest k of ABLOOM_LAYOUT_SPLIT (one bit per 32-bit word). */
+#define ABLOOM_SPLIT_MAX_K 16
+
+/**
  * How to build a filter. Always initialise with abloom_options_init(), then set fields: the
- * leading struct_size lets later versions add fields without breaking the ABI.
+ * leading struct_size lets later versions add fields without breaking the ABI (a caller built
+ * against an older header, whose struct ends before `layout`, gets that field's default).
  *
  * Sizing rules, applied by abloom_plan() and abloom_create():
  *  - bits == 0 and k == 0: the fewest bits, and the k minimising the FPR for them, such that the
@@ -220,6 +238,9 @@ typedef struct abloom_options {
    *  batches of 65536 keys or more; 0 or 1 means the calling thread only. Sharded filters split the
    * batch by shard, one thread per shard group. */
   uint32_t threads;
+  /** An ABLOOM_LAYOUT_*. Default ABLOOM_LAYOUT_DEFAULT. ABLOOM_LAYOUT_SPLIT needs the blocked kind
+   *  and k <= ABLOOM_SPLIT_MAX_K (the sizing rules then choose k within that range). */
+  uint32_t layout;
 } abloom_options;
 
 /** Fill `opts` with defaults (see field comments). Returns ABLOOM_ERR_NULL if opts is NULL. */
@@ -235,7 +256,8 @@ typedef struct abloom_plan {
   uint32_t k;
   /** Shard count (the default resolved). */
   uint32_t shards;
-  uint32_t reserved_;
+  /** An ABLOOM_LAYOUT_* (the default resolved; ABLOOM_LAYOUT_DISTINCT for the classic kind). */
+  uint32_t layout;
   /** 64-byte blocks in each shard. */
   uint64_t blocks_per_shard;
   /** Total bits: shards * blocks_per_shard * 512. */
@@ -262,6 +284,16 @@ ABLOOM_API int abloom_plan_compute(const abloom_options *opts, abloom_plan *plan
  * > 0 and finite, k outside 1..ABLOOM_MAX_K, unknown kind).
  */
 ABLOOM_API int abloom_model_fpr(uint32_t kind, double bits_per_key, uint32_t k, double *out);
+
+/**
+ * The same for a layout of the blocked kind: abloom_model_fpr for ABLOOM_LAYOUT_DISTINCT (and
+ * ABLOOM_LAYOUT_DEFAULT); for ABLOOM_LAYOUT_SPLIT its exact model (an inclusion-exclusion over
+ * the query's words, mixed over Poisson block loads). Errors as abloom_model_fpr, plus
+ * ABLOOM_ERR_INVALID for an unknown layout, the split layout with the classic kind or with
+ * k > ABLOOM_SPLIT_MAX_K.
+ */
+ABLOOM_API int abloom_layout_model_fpr(uint32_t kind, uint32_t layout, double bits_per_key,
+                                       uint32_t k, double *out);
 
 /* ---- Lifecycle ----------------------------------------------------------------------------- */
 
@@ -418,7 +450,8 @@ typedef struct abloom_info {
   uint32_t k;
   /** Shard count. */
   uint32_t shards;
-  uint32_t reserved_;
+  /** An ABLOOM_LAYOUT_* (never ABLOOM_LAYOUT_DEFAULT). */
+  uint32_t layout;
   /** 64-byte blocks in each shard. */
   uint64_t blocks_per_shard;
   /** Total bits. */

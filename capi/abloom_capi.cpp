@@ -1,6 +1,7 @@
 // The thin extern "C" layer: checks every argument, maps core errors to ABLOOM_ERR_* codes and
 // keeps every exception on this side of the ABI.
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <exception>
 #include <new>
@@ -34,6 +35,9 @@ static_assert(ABLOOM_KIND_CLASSIC == static_cast<int>(abloom::Kind::classic));
 static_assert(ABLOOM_ISA_SCALAR == static_cast<uint32_t>(abloom::Isa::scalar));
 static_assert(ABLOOM_ISA_AVX2 == static_cast<uint32_t>(abloom::Isa::avx2));
 static_assert(ABLOOM_ISA_AVX512 == static_cast<uint32_t>(abloom::Isa::avx512));
+static_assert(ABLOOM_LAYOUT_DISTINCT == static_cast<uint32_t>(abloom::Layout::distinct));
+static_assert(ABLOOM_LAYOUT_SPLIT == static_cast<uint32_t>(abloom::Layout::split));
+static_assert(ABLOOM_SPLIT_MAX_K == abloom::kSplitMaxK);
 
 int to_code(abloom::Errc e) noexcept {
   switch (e) {
@@ -85,12 +89,35 @@ bool valid_kind(uint32_t kind) noexcept {
   return kind == ABLOOM_KIND_BLOCKED || kind == ABLOOM_KIND_CLASSIC;
 }
 
+// A layout of the options (ABLOOM_LAYOUT_DEFAULT resolved), or false for an unknown one.
+bool layout_of(uint32_t layout, abloom::Layout* out) noexcept {
+  switch (layout) {
+    case ABLOOM_LAYOUT_DEFAULT:
+    case ABLOOM_LAYOUT_DISTINCT:
+      *out = abloom::Layout::distinct;
+      return true;
+    case ABLOOM_LAYOUT_SPLIT:
+      *out = abloom::Layout::split;
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The size of abloom_options before `layout` (the first header's): callers built against it pass
+// that struct_size, and get the default layout.
+constexpr size_t kOptionsSizeV1 = offsetof(abloom_options, layout);
+
 // Checks options and computes their plan.
 int plan_from_options(const abloom_options* opts, abloom::Plan* plan) noexcept {
   if (opts == nullptr) return ABLOOM_ERR_NULL;
-  if (opts->struct_size < sizeof(abloom_options)) return ABLOOM_ERR_INVALID;
+  if (opts->struct_size < kOptionsSizeV1) return ABLOOM_ERR_INVALID;
   if (!valid_kind(opts->kind) || opts->threads > ABLOOM_MAX_THREADS) return ABLOOM_ERR_INVALID;
+  const bool has_layout = opts->struct_size >= offsetof(abloom_options, layout) + sizeof(uint32_t);
   abloom::SizingRequest req;
+  if (!layout_of(has_layout ? opts->layout : ABLOOM_LAYOUT_DEFAULT, &req.layout)) {
+    return ABLOOM_ERR_INVALID;
+  }
   req.kind = static_cast<abloom::Kind>(opts->kind);
   req.capacity = opts->capacity;
   req.fpr = opts->fpr;
@@ -221,7 +248,7 @@ int abloom_plan_compute(const abloom_options* opts, abloom_plan* plan) {
     plan->kind = static_cast<uint32_t>(p.kind);
     plan->k = p.k;
     plan->shards = p.shards();
-    plan->reserved_ = 0;
+    plan->layout = static_cast<uint32_t>(p.layout);
     plan->blocks_per_shard = p.blocks_per_shard;
     plan->bits = p.bits();
     plan->bytes = p.bytes();
@@ -239,6 +266,22 @@ int abloom_model_fpr(uint32_t kind, double bits_per_key, uint32_t k, double* out
   }
   *out =
       abloom::fpr_model(static_cast<abloom::Kind>(kind), abloom::Layout::distinct, bits_per_key, k);
+  return ABLOOM_OK;
+}
+
+int abloom_layout_model_fpr(uint32_t kind, uint32_t layout, double bits_per_key, uint32_t k,
+                            double* out) {
+  if (out == nullptr) return ABLOOM_ERR_NULL;
+  abloom::Layout l;
+  if (!valid_kind(kind) || !layout_of(layout, &l) || !(bits_per_key > 0) ||
+      !std::isfinite(bits_per_key) || k == 0) {
+    return ABLOOM_ERR_INVALID;
+  }
+  const auto kd = static_cast<abloom::Kind>(kind);
+  if (k > abloom::max_k(kd, l) || (kd == abloom::Kind::classic && l != abloom::Layout::distinct)) {
+    return ABLOOM_ERR_INVALID;
+  }
+  *out = abloom::fpr_model(kd, l, bits_per_key, k);
   return ABLOOM_OK;
 }
 
@@ -425,7 +468,7 @@ int abloom_get_info(const abloom_filter* filter, abloom_info* info) {
   info->kind = static_cast<uint32_t>(s.kind);
   info->k = s.k;
   info->shards = s.shards();
-  info->reserved_ = 0;
+  info->layout = static_cast<uint32_t>(s.layout);
   info->blocks_per_shard = s.blocks_per_shard;
   info->bits = s.total_bits();
   info->bytes = s.total_bits() / 8;

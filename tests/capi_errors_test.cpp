@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -153,11 +154,31 @@ TEST(CapiErrors, PlanStructSizeWrong) {
 }
 
 TEST(CapiErrors, OptionsStructSizeWrong) {
-  for (size_t size : {size_t{0}, size_t{1}, sizeof(size_t), sizeof(abloom_options) - 1}) {
+  // Anything shorter than the first header's struct (which ended before `layout`).
+  const size_t v1 = offsetof(abloom_options, layout);
+  for (size_t size : {size_t{0}, size_t{1}, sizeof(size_t), v1 - 1}) {
     abloom_options o = Options(1000);
     o.struct_size = size;
     SCOPED_TRACE("struct_size " + std::to_string(size));
     ExpectRejected(o, ABLOOM_ERR_INVALID);
+  }
+}
+
+// A caller built against the first header passes its shorter struct_size: the fields it has are
+// used, and `layout`, which it does not have (here: garbage past its end), is the default.
+TEST(CapiErrors, OptionsFromTheFirstHeaderGetTheDefaultLayout) {
+  const size_t v1 = offsetof(abloom_options, layout);
+  for (size_t size : {v1, v1 + 1, v1 + 3}) {
+    abloom_options o = Options(1000);
+    o.struct_size = size;
+    o.layout = 0xDEADBEEF;  // beyond the caller's struct: never read
+    abloom_plan plan{};
+    plan.struct_size = sizeof plan;
+    ASSERT_EQ(abloom_plan_compute(&o, &plan), ABLOOM_OK) << size;
+    EXPECT_EQ(plan.layout, ABLOOM_LAYOUT_DISTINCT);
+    abloom_filter *f = nullptr;
+    ASSERT_EQ(abloom_create(&o, &f), ABLOOM_OK) << size;
+    abloom_free(f);
   }
 }
 

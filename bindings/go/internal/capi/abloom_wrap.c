@@ -706,6 +706,31 @@ intgo _wrap_abloom_options_threads_get_capi_6963adad7b17eb77(struct abloom_optio
 }
 
 
+void _wrap_abloom_options_layout_set_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
+  struct abloom_options *arg1 = (struct abloom_options *) 0 ;
+  uint32_t arg2 ;
+  
+  arg1 = *(struct abloom_options **)&_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->layout = arg2;
+  
+}
+
+
+intgo _wrap_abloom_options_layout_get_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0) {
+  struct abloom_options *arg1 = (struct abloom_options *) 0 ;
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(struct abloom_options **)&_swig_go_0; 
+  
+  result = (uint32_t) ((arg1)->layout);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
 struct abloom_options *_wrap_new_abloom_options_capi_6963adad7b17eb77() {
   struct abloom_options *result = 0 ;
   struct abloom_options *_swig_go_result;
@@ -840,26 +865,26 @@ intgo _wrap_abloom_plan_shards_get_capi_6963adad7b17eb77(struct abloom_plan *_sw
 }
 
 
-void _wrap_abloom_plan_reserved__set_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_plan_layout_set_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t arg2 ;
   
   arg1 = *(struct abloom_plan **)&_swig_go_0; 
   arg2 = (uint32_t)_swig_go_1; 
   
-  if (arg1) (arg1)->reserved_ = arg2;
+  if (arg1) (arg1)->layout = arg2;
   
 }
 
 
-intgo _wrap_abloom_plan_reserved__get_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0) {
+intgo _wrap_abloom_plan_layout_get_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
   
   arg1 = *(struct abloom_plan **)&_swig_go_0; 
   
-  result = (uint32_t) ((arg1)->reserved_);
+  result = (uint32_t) ((arg1)->layout);
   _swig_go_result = result; 
   return _swig_go_result;
 }
@@ -1042,6 +1067,29 @@ intgo _wrap_abloom_model_fpr_capi_6963adad7b17eb77(intgo _swig_go_0, double _swi
   
   
   result = (int)abloom_model_fpr(arg1,arg2,arg3,arg4);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_abloom_layout_model_fpr_capi_6963adad7b17eb77(intgo _swig_go_0, intgo _swig_go_1, double _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+  uint32_t arg1 ;
+  uint32_t arg2 ;
+  double arg3 ;
+  uint32_t arg4 ;
+  double *arg5 = (double *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (uint32_t)_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  arg3 = (double)_swig_go_2; 
+  arg4 = (uint32_t)_swig_go_3; 
+  
+  arg5 = _swig_go_4.len > 0 ? (double *)_swig_go_4.array : NULL;
+  
+  
+  result = (int)abloom_layout_model_fpr(arg1,arg2,arg3,arg4,arg5);
   _swig_go_result = result; 
   return _swig_go_result;
 }
@@ -1542,26 +1590,26 @@ intgo _wrap_abloom_info_shards_get_capi_6963adad7b17eb77(struct abloom_info *_sw
 }
 
 
-void _wrap_abloom_info_reserved__set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_layout_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
   arg1 = *(struct abloom_info **)&_swig_go_0; 
   arg2 = (uint32_t)_swig_go_1; 
   
-  if (arg1) (arg1)->reserved_ = arg2;
+  if (arg1) (arg1)->layout = arg2;
   
 }
 
 
-intgo _wrap_abloom_info_reserved__get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_layout_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
   
   arg1 = *(struct abloom_info **)&_swig_go_0; 
   
-  result = (uint32_t) ((arg1)->reserved_);
+  result = (uint32_t) ((arg1)->layout);
   _swig_go_result = result; 
   return _swig_go_result;
 }

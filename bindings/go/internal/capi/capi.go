@@ -45,34 +45,34 @@ typedef long long swig_type_15;
 typedef long long swig_type_16;
 typedef _goslice_ swig_type_17;
 typedef _goslice_ swig_type_18;
-typedef long long swig_type_19;
-typedef _goslice_ swig_type_20;
+typedef _goslice_ swig_type_19;
+typedef long long swig_type_20;
 typedef _goslice_ swig_type_21;
 typedef _goslice_ swig_type_22;
 typedef _goslice_ swig_type_23;
 typedef _goslice_ swig_type_24;
 typedef _goslice_ swig_type_25;
 typedef _goslice_ swig_type_26;
-typedef long long swig_type_27;
+typedef _goslice_ swig_type_27;
 typedef long long swig_type_28;
 typedef long long swig_type_29;
-typedef _goslice_ swig_type_30;
+typedef long long swig_type_30;
 typedef _goslice_ swig_type_31;
-typedef long long swig_type_32;
-typedef _goslice_ swig_type_33;
+typedef _goslice_ swig_type_32;
+typedef long long swig_type_33;
 typedef _goslice_ swig_type_34;
 typedef _goslice_ swig_type_35;
-typedef long long swig_type_36;
-typedef _goslice_ swig_type_37;
+typedef _goslice_ swig_type_36;
+typedef long long swig_type_37;
 typedef _goslice_ swig_type_38;
 typedef _goslice_ swig_type_39;
-typedef long long swig_type_40;
-typedef _goslice_ swig_type_41;
+typedef _goslice_ swig_type_40;
+typedef long long swig_type_41;
 typedef _goslice_ swig_type_42;
-typedef long long swig_type_43;
-typedef _goslice_ swig_type_44;
+typedef _goslice_ swig_type_43;
+typedef long long swig_type_44;
 typedef _goslice_ swig_type_45;
-typedef long long swig_type_46;
+typedef _goslice_ swig_type_46;
 typedef long long swig_type_47;
 typedef long long swig_type_48;
 typedef long long swig_type_49;
@@ -84,7 +84,7 @@ typedef long long swig_type_54;
 typedef long long swig_type_55;
 typedef long long swig_type_56;
 typedef long long swig_type_57;
-typedef _goslice_ swig_type_58;
+typedef long long swig_type_58;
 typedef _goslice_ swig_type_59;
 typedef _goslice_ swig_type_60;
 typedef _goslice_ swig_type_61;
@@ -93,11 +93,12 @@ typedef _goslice_ swig_type_63;
 typedef _goslice_ swig_type_64;
 typedef _goslice_ swig_type_65;
 typedef _goslice_ swig_type_66;
-typedef _gostring_ swig_type_67;
+typedef _goslice_ swig_type_67;
 typedef _gostring_ swig_type_68;
-typedef _goslice_ swig_type_69;
-typedef long long swig_type_70;
+typedef _gostring_ swig_type_69;
+typedef _goslice_ swig_type_70;
 typedef long long swig_type_71;
+typedef long long swig_type_72;
 extern void _wrap_Swig_free_capi_6963adad7b17eb77(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_6963adad7b17eb77(swig_intgo arg1);
 extern swig_intgo _wrap_ABLOOM_VERSION_NUMBER_capi_6963adad7b17eb77(void);
@@ -141,6 +142,8 @@ extern void _wrap_abloom_options_k_set_capi_6963adad7b17eb77(uintptr_t arg1, swi
 extern swig_intgo _wrap_abloom_options_k_get_capi_6963adad7b17eb77(uintptr_t arg1);
 extern void _wrap_abloom_options_threads_set_capi_6963adad7b17eb77(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_abloom_options_threads_get_capi_6963adad7b17eb77(uintptr_t arg1);
+extern void _wrap_abloom_options_layout_set_capi_6963adad7b17eb77(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_options_layout_get_capi_6963adad7b17eb77(uintptr_t arg1);
 extern uintptr_t _wrap_new_abloom_options_capi_6963adad7b17eb77(void);
 extern void _wrap_delete_abloom_options_capi_6963adad7b17eb77(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_options_init_capi_6963adad7b17eb77(uintptr_t arg1);
@@ -152,8 +155,8 @@ extern void _wrap_abloom_plan_k_set_capi_6963adad7b17eb77(uintptr_t arg1, swig_i
 extern swig_intgo _wrap_abloom_plan_k_get_capi_6963adad7b17eb77(uintptr_t arg1);
 extern void _wrap_abloom_plan_shards_set_capi_6963adad7b17eb77(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_abloom_plan_shards_get_capi_6963adad7b17eb77(uintptr_t arg1);
-extern void _wrap_abloom_plan_reserved__set_capi_6963adad7b17eb77(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_plan_reserved__get_capi_6963adad7b17eb77(uintptr_t arg1);
+extern void _wrap_abloom_plan_layout_set_capi_6963adad7b17eb77(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_plan_layout_get_capi_6963adad7b17eb77(uintptr_t arg1);
 extern void _wrap_abloom_plan_blocks_per_shard_set_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_11 arg2);
 extern swig_type_12 _wrap_abloom_plan_blocks_per_shard_get_capi_6963adad7b17eb77(uintptr_t arg1);
 extern void _wrap_abloom_plan_bits_set_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_13 arg2);
@@ -168,47 +171,48 @@ extern uintptr_t _wrap_new_abloom_plan_capi_6963adad7b17eb77(void);
 extern void _wrap_delete_abloom_plan_capi_6963adad7b17eb77(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_plan_compute_capi_6963adad7b17eb77(uintptr_t arg1, uintptr_t arg2);
 extern swig_intgo _wrap_abloom_model_fpr_capi_6963adad7b17eb77(swig_intgo arg1, double arg2, swig_intgo arg3, swig_type_17 arg4);
-extern swig_intgo _wrap_abloom_create_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_18 arg2);
-extern swig_intgo _wrap_abloom_new_capi_6963adad7b17eb77(swig_type_19 arg1, double arg2, swig_type_20 arg3);
+extern swig_intgo _wrap_abloom_layout_model_fpr_capi_6963adad7b17eb77(swig_intgo arg1, swig_intgo arg2, double arg3, swig_intgo arg4, swig_type_18 arg5);
+extern swig_intgo _wrap_abloom_create_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_19 arg2);
+extern swig_intgo _wrap_abloom_new_capi_6963adad7b17eb77(swig_type_20 arg1, double arg2, swig_type_21 arg3);
 extern void _wrap_abloom_free_capi_6963adad7b17eb77(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_clone_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_21 arg2);
+extern swig_intgo _wrap_abloom_clone_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_22 arg2);
 extern swig_intgo _wrap_abloom_set_writer_mode_capi_6963adad7b17eb77(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_abloom_writer_mode_capi_6963adad7b17eb77(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_add_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_22 arg2);
-extern swig_intgo _wrap_abloom_test_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_23 arg2);
-extern swig_intgo _wrap_abloom_test_and_add_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_24 arg2);
-extern swig_intgo _wrap_abloom_hash_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_25 arg2, swig_type_26 arg3);
-extern swig_intgo _wrap_abloom_add_hash_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_27 arg2);
-extern swig_intgo _wrap_abloom_test_hash_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_28 arg2);
-extern swig_intgo _wrap_abloom_test_and_add_hash_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_29 arg2);
-extern swig_intgo _wrap_abloom_add_packed_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3, swig_type_32 arg4, swig_type_33 arg5);
-extern swig_intgo _wrap_abloom_test_packed_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_34 arg2, swig_type_35 arg3, swig_type_36 arg4, swig_type_37 arg5, swig_type_38 arg6);
-extern swig_intgo _wrap_abloom_add_hashes_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_39 arg2, swig_type_40 arg3, swig_type_41 arg4);
-extern swig_intgo _wrap_abloom_test_hashes_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_42 arg2, swig_type_43 arg3, swig_type_44 arg4, swig_type_45 arg5);
+extern swig_intgo _wrap_abloom_add_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_23 arg2);
+extern swig_intgo _wrap_abloom_test_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_24 arg2);
+extern swig_intgo _wrap_abloom_test_and_add_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_25 arg2);
+extern swig_intgo _wrap_abloom_hash_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_26 arg2, swig_type_27 arg3);
+extern swig_intgo _wrap_abloom_add_hash_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_28 arg2);
+extern swig_intgo _wrap_abloom_test_hash_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_29 arg2);
+extern swig_intgo _wrap_abloom_test_and_add_hash_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_30 arg2);
+extern swig_intgo _wrap_abloom_add_packed_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_31 arg2, swig_type_32 arg3, swig_type_33 arg4, swig_type_34 arg5);
+extern swig_intgo _wrap_abloom_test_packed_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_35 arg2, swig_type_36 arg3, swig_type_37 arg4, swig_type_38 arg5, swig_type_39 arg6);
+extern swig_intgo _wrap_abloom_add_hashes_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_40 arg2, swig_type_41 arg3, swig_type_42 arg4);
+extern swig_intgo _wrap_abloom_test_hashes_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_43 arg2, swig_type_44 arg3, swig_type_45 arg4, swig_type_46 arg5);
 extern swig_intgo _wrap_abloom_union_capi_6963adad7b17eb77(uintptr_t arg1, uintptr_t arg2);
 extern swig_intgo _wrap_abloom_intersect_capi_6963adad7b17eb77(uintptr_t arg1, uintptr_t arg2);
 extern swig_intgo _wrap_abloom_clear_capi_6963adad7b17eb77(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_equal_capi_6963adad7b17eb77(uintptr_t arg1, uintptr_t arg2);
-extern void _wrap_abloom_info_struct_size_set_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_46 arg2);
-extern swig_type_47 _wrap_abloom_info_struct_size_get_capi_6963adad7b17eb77(uintptr_t arg1);
+extern void _wrap_abloom_info_struct_size_set_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_47 arg2);
+extern swig_type_48 _wrap_abloom_info_struct_size_get_capi_6963adad7b17eb77(uintptr_t arg1);
 extern void _wrap_abloom_info_kind_set_capi_6963adad7b17eb77(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_abloom_info_kind_get_capi_6963adad7b17eb77(uintptr_t arg1);
 extern void _wrap_abloom_info_k_set_capi_6963adad7b17eb77(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_abloom_info_k_get_capi_6963adad7b17eb77(uintptr_t arg1);
 extern void _wrap_abloom_info_shards_set_capi_6963adad7b17eb77(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_abloom_info_shards_get_capi_6963adad7b17eb77(uintptr_t arg1);
-extern void _wrap_abloom_info_reserved__set_capi_6963adad7b17eb77(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_info_reserved__get_capi_6963adad7b17eb77(uintptr_t arg1);
-extern void _wrap_abloom_info_blocks_per_shard_set_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_48 arg2);
-extern swig_type_49 _wrap_abloom_info_blocks_per_shard_get_capi_6963adad7b17eb77(uintptr_t arg1);
-extern void _wrap_abloom_info_bits_set_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_50 arg2);
-extern swig_type_51 _wrap_abloom_info_bits_get_capi_6963adad7b17eb77(uintptr_t arg1);
-extern void _wrap_abloom_info_bytes_set_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_52 arg2);
-extern swig_type_53 _wrap_abloom_info_bytes_get_capi_6963adad7b17eb77(uintptr_t arg1);
-extern void _wrap_abloom_info_capacity_set_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_54 arg2);
-extern swig_type_55 _wrap_abloom_info_capacity_get_capi_6963adad7b17eb77(uintptr_t arg1);
-extern void _wrap_abloom_info_seed_set_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_56 arg2);
-extern swig_type_57 _wrap_abloom_info_seed_get_capi_6963adad7b17eb77(uintptr_t arg1);
+extern void _wrap_abloom_info_layout_set_capi_6963adad7b17eb77(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_info_layout_get_capi_6963adad7b17eb77(uintptr_t arg1);
+extern void _wrap_abloom_info_blocks_per_shard_set_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_49 arg2);
+extern swig_type_50 _wrap_abloom_info_blocks_per_shard_get_capi_6963adad7b17eb77(uintptr_t arg1);
+extern void _wrap_abloom_info_bits_set_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_51 arg2);
+extern swig_type_52 _wrap_abloom_info_bits_get_capi_6963adad7b17eb77(uintptr_t arg1);
+extern void _wrap_abloom_info_bytes_set_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_53 arg2);
+extern swig_type_54 _wrap_abloom_info_bytes_get_capi_6963adad7b17eb77(uintptr_t arg1);
+extern void _wrap_abloom_info_capacity_set_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_55 arg2);
+extern swig_type_56 _wrap_abloom_info_capacity_get_capi_6963adad7b17eb77(uintptr_t arg1);
+extern void _wrap_abloom_info_seed_set_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_57 arg2);
+extern swig_type_58 _wrap_abloom_info_seed_get_capi_6963adad7b17eb77(uintptr_t arg1);
 extern void _wrap_abloom_info_target_fpr_set_capi_6963adad7b17eb77(uintptr_t arg1, double arg2);
 extern double _wrap_abloom_info_target_fpr_get_capi_6963adad7b17eb77(uintptr_t arg1);
 extern void _wrap_abloom_info_expected_fpr_set_capi_6963adad7b17eb77(uintptr_t arg1, double arg2);
@@ -223,17 +227,17 @@ extern swig_intgo _wrap_ABLOOM_STORAGE_OWNED_capi_6963adad7b17eb77(void);
 extern swig_intgo _wrap_ABLOOM_STORAGE_VIEW_capi_6963adad7b17eb77(void);
 extern swig_intgo _wrap_ABLOOM_STORAGE_MAPPED_capi_6963adad7b17eb77(void);
 extern swig_intgo _wrap_abloom_get_info_capi_6963adad7b17eb77(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_abloom_estimate_count_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_58 arg2);
-extern swig_intgo _wrap_abloom_estimate_fpr_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_59 arg2);
-extern swig_intgo _wrap_abloom_serialized_size_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_60 arg2);
-extern swig_intgo _wrap_abloom_serialize_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_61 arg2, swig_type_62 arg3);
-extern swig_intgo _wrap_abloom_deserialize_capi_6963adad7b17eb77(swig_type_63 arg1, swig_type_64 arg2);
-extern swig_intgo _wrap_abloom_view_capi_6963adad7b17eb77(swig_type_65 arg1, swig_intgo arg2, swig_type_66 arg3);
-extern swig_intgo _wrap_abloom_save_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_67 arg2);
-extern swig_intgo _wrap_abloom_open_capi_6963adad7b17eb77(swig_type_68 arg1, swig_intgo arg2, swig_type_69 arg3);
+extern swig_intgo _wrap_abloom_estimate_count_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_59 arg2);
+extern swig_intgo _wrap_abloom_estimate_fpr_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_60 arg2);
+extern swig_intgo _wrap_abloom_serialized_size_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_61 arg2);
+extern swig_intgo _wrap_abloom_serialize_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_62 arg2, swig_type_63 arg3);
+extern swig_intgo _wrap_abloom_deserialize_capi_6963adad7b17eb77(swig_type_64 arg1, swig_type_65 arg2);
+extern swig_intgo _wrap_abloom_view_capi_6963adad7b17eb77(swig_type_66 arg1, swig_intgo arg2, swig_type_67 arg3);
+extern swig_intgo _wrap_abloom_save_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_68 arg2);
+extern swig_intgo _wrap_abloom_open_capi_6963adad7b17eb77(swig_type_69 arg1, swig_intgo arg2, swig_type_70 arg3);
 extern swig_intgo _wrap_abloom_sync_capi_6963adad7b17eb77(uintptr_t arg1);
-extern swig_type_70 _wrap_SIZEOF_INFO_capi_6963adad7b17eb77(void);
-extern swig_type_71 _wrap_SIZEOF_PLAN_capi_6963adad7b17eb77(void);
+extern swig_type_71 _wrap_SIZEOF_INFO_capi_6963adad7b17eb77(void);
+extern swig_type_72 _wrap_SIZEOF_PLAN_capi_6963adad7b17eb77(void);
 #undef intgo
 */
 import "C"
@@ -476,6 +480,11 @@ func _swig_getABLOOM_KIND_CLASSIC() (_swig_ret Enum_SS_abloom_kind) {
 
 var ABLOOM_KIND_CLASSIC Enum_SS_abloom_kind = _swig_getABLOOM_KIND_CLASSIC()
 
+const ABLOOM_LAYOUT_DEFAULT uint = 0
+const ABLOOM_LAYOUT_DISTINCT uint = 1
+const ABLOOM_LAYOUT_SPLIT uint = 2
+const ABLOOM_SPLIT_MAX_K int = 16
+
 type SwigcptrAbloom_options uintptr
 
 func (p SwigcptrAbloom_options) Swigcptr() uintptr {
@@ -602,6 +611,19 @@ func (arg1 SwigcptrAbloom_options) GetThreads() (_swig_ret uint) {
 	return swig_r
 }
 
+func (arg1 SwigcptrAbloom_options) SetLayout(arg2 uint) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_abloom_options_layout_set_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+}
+
+func (arg1 SwigcptrAbloom_options) GetLayout() (_swig_ret uint) {
+	var swig_r uint
+	_swig_i_0 := arg1
+	swig_r = (uint)(C._wrap_abloom_options_layout_get_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
 func NewAbloom_options() (_swig_ret Abloom_options) {
 	var swig_r Abloom_options
 	swig_r = (Abloom_options)(SwigcptrAbloom_options(C._wrap_new_abloom_options_capi_6963adad7b17eb77()))
@@ -634,6 +656,8 @@ type Abloom_options interface {
 	GetK() (_swig_ret uint)
 	SetThreads(arg2 uint)
 	GetThreads() (_swig_ret uint)
+	SetLayout(arg2 uint)
+	GetLayout() (_swig_ret uint)
 }
 
 func Abloom_options_init(arg1 Abloom_options) (_swig_ret int) {
@@ -704,16 +728,16 @@ func (arg1 SwigcptrAbloom_plan) GetShards() (_swig_ret uint) {
 	return swig_r
 }
 
-func (arg1 SwigcptrAbloom_plan) SetReserved_(arg2 uint) {
+func (arg1 SwigcptrAbloom_plan) SetLayout(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_plan_reserved__set_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_plan_layout_set_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
-func (arg1 SwigcptrAbloom_plan) GetReserved_() (_swig_ret uint) {
+func (arg1 SwigcptrAbloom_plan) GetLayout() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_plan_reserved__get_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_plan_layout_get_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -804,8 +828,8 @@ type Abloom_plan interface {
 	GetK() (_swig_ret uint)
 	SetShards(arg2 uint)
 	GetShards() (_swig_ret uint)
-	SetReserved_(arg2 uint)
-	GetReserved_() (_swig_ret uint)
+	SetLayout(arg2 uint)
+	GetLayout() (_swig_ret uint)
 	SetBlocks_per_shard(arg2 uint64)
 	GetBlocks_per_shard() (_swig_ret uint64)
 	SetBits(arg2 uint64)
@@ -839,11 +863,25 @@ func Abloom_model_fpr(arg1 uint, arg2 float64, arg3 uint, arg4 []float64) (_swig
 	return swig_r
 }
 
+func Abloom_layout_model_fpr(arg1 uint, arg2 uint, arg3 float64, arg4 uint, arg5 []float64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	swig_r = (int)(C._wrap_abloom_layout_model_fpr_capi_6963adad7b17eb77(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_4))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	return swig_r
+}
+
 func Abloom_create(arg1 Abloom_options, arg2 []uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_create_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_create_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -855,7 +893,7 @@ func Abloom_new(arg1 uint64, arg2 float64, arg3 []uintptr) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_new_capi_6963adad7b17eb77(C.swig_type_19(_swig_i_0), C.double(_swig_i_1), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_new_capi_6963adad7b17eb77(C.swig_type_20(_swig_i_0), C.double(_swig_i_1), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -871,7 +909,7 @@ func Abloom_clone(arg1 uintptr, arg2 []uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_clone_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_clone_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -900,7 +938,7 @@ func Abloom_add(arg1 uintptr, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_add_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_add_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -911,7 +949,7 @@ func Abloom_test(arg1 uintptr, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_test_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_test_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -922,7 +960,7 @@ func Abloom_test_and_add(arg1 uintptr, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_test_and_add_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_test_and_add_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -934,7 +972,7 @@ func Abloom_hash(arg1 uintptr, arg2 []byte, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_hash_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_hash_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -948,7 +986,7 @@ func Abloom_add_hash(arg1 uintptr, arg2 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_add_hash_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), C.swig_type_27(_swig_i_1)))
+	swig_r = (int)(C._wrap_abloom_add_hash_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), C.swig_type_28(_swig_i_1)))
 	return swig_r
 }
 
@@ -956,7 +994,7 @@ func Abloom_test_hash(arg1 uintptr, arg2 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_test_hash_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), C.swig_type_28(_swig_i_1)))
+	swig_r = (int)(C._wrap_abloom_test_hash_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), C.swig_type_29(_swig_i_1)))
 	return swig_r
 }
 
@@ -964,7 +1002,7 @@ func Abloom_test_and_add_hash(arg1 uintptr, arg2 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_test_and_add_hash_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), C.swig_type_29(_swig_i_1)))
+	swig_r = (int)(C._wrap_abloom_test_and_add_hash_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), C.swig_type_30(_swig_i_1)))
 	return swig_r
 }
 
@@ -975,7 +1013,7 @@ func Abloom_add_packed(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 int64, arg
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_abloom_add_packed_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_2)), C.swig_type_32(_swig_i_3), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_abloom_add_packed_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_2)), C.swig_type_33(_swig_i_3), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -996,7 +1034,7 @@ func Abloom_test_packed(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 int64, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_abloom_test_packed_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2)), C.swig_type_36(_swig_i_3), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_abloom_test_packed_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_2)), C.swig_type_37(_swig_i_3), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1018,7 +1056,7 @@ func Abloom_add_hashes(arg1 uintptr, arg2 []uint64, arg3 int64, arg4 []uint64) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_abloom_add_hashes_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)), C.swig_type_40(_swig_i_2), *(*C.swig_type_41)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_abloom_add_hashes_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_40)(unsafe.Pointer(&_swig_i_1)), C.swig_type_41(_swig_i_2), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1035,7 +1073,7 @@ func Abloom_test_hashes(arg1 uintptr, arg2 []uint64, arg3 int64, arg4 []byte, ar
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_abloom_test_hashes_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), C.swig_type_43(_swig_i_2), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_abloom_test_hashes_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_1)), C.swig_type_44(_swig_i_2), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1091,7 +1129,7 @@ func (p SwigcptrAbloom_info) SwigIsAbloom_info() {
 func (arg1 SwigcptrAbloom_info) SetStruct_size(arg2 int64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_struct_size_set_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), C.swig_type_46(_swig_i_1))
+	C._wrap_abloom_info_struct_size_set_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), C.swig_type_47(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetStruct_size() (_swig_ret int64) {
@@ -1140,23 +1178,23 @@ func (arg1 SwigcptrAbloom_info) GetShards() (_swig_ret uint) {
 	return swig_r
 }
 
-func (arg1 SwigcptrAbloom_info) SetReserved_(arg2 uint) {
+func (arg1 SwigcptrAbloom_info) SetLayout(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_reserved__set_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_info_layout_set_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
-func (arg1 SwigcptrAbloom_info) GetReserved_() (_swig_ret uint) {
+func (arg1 SwigcptrAbloom_info) GetLayout() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_info_reserved__get_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_info_layout_get_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetBlocks_per_shard(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_blocks_per_shard_set_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), C.swig_type_48(_swig_i_1))
+	C._wrap_abloom_info_blocks_per_shard_set_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), C.swig_type_49(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetBlocks_per_shard() (_swig_ret uint64) {
@@ -1169,7 +1207,7 @@ func (arg1 SwigcptrAbloom_info) GetBlocks_per_shard() (_swig_ret uint64) {
 func (arg1 SwigcptrAbloom_info) SetBits(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_bits_set_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), C.swig_type_50(_swig_i_1))
+	C._wrap_abloom_info_bits_set_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), C.swig_type_51(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetBits() (_swig_ret uint64) {
@@ -1182,7 +1220,7 @@ func (arg1 SwigcptrAbloom_info) GetBits() (_swig_ret uint64) {
 func (arg1 SwigcptrAbloom_info) SetBytes(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_bytes_set_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), C.swig_type_52(_swig_i_1))
+	C._wrap_abloom_info_bytes_set_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), C.swig_type_53(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetBytes() (_swig_ret uint64) {
@@ -1195,7 +1233,7 @@ func (arg1 SwigcptrAbloom_info) GetBytes() (_swig_ret uint64) {
 func (arg1 SwigcptrAbloom_info) SetCapacity(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_capacity_set_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), C.swig_type_54(_swig_i_1))
+	C._wrap_abloom_info_capacity_set_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), C.swig_type_55(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetCapacity() (_swig_ret uint64) {
@@ -1208,7 +1246,7 @@ func (arg1 SwigcptrAbloom_info) GetCapacity() (_swig_ret uint64) {
 func (arg1 SwigcptrAbloom_info) SetSeed(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_seed_set_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), C.swig_type_56(_swig_i_1))
+	C._wrap_abloom_info_seed_set_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), C.swig_type_57(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetSeed() (_swig_ret uint64) {
@@ -1292,8 +1330,8 @@ type Abloom_info interface {
 	GetK() (_swig_ret uint)
 	SetShards(arg2 uint)
 	GetShards() (_swig_ret uint)
-	SetReserved_(arg2 uint)
-	GetReserved_() (_swig_ret uint)
+	SetLayout(arg2 uint)
+	GetLayout() (_swig_ret uint)
 	SetBlocks_per_shard(arg2 uint64)
 	GetBlocks_per_shard() (_swig_ret uint64)
 	SetBits(arg2 uint64)
@@ -1352,7 +1390,7 @@ func Abloom_estimate_count(arg1 uintptr, arg2 []float64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_estimate_count_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_estimate_count_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1363,7 +1401,7 @@ func Abloom_estimate_fpr(arg1 uintptr, arg2 []float64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_estimate_fpr_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_estimate_fpr_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1376,7 +1414,7 @@ func Abloom_serialized_size(arg1 uintptr, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_serialized_size_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_serialized_size_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1388,7 +1426,7 @@ func Abloom_serialize(arg1 uintptr, arg2 []byte, arg3 []uint64) (_swig_ret int) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_serialize_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_serialize_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1402,7 +1440,7 @@ func Abloom_deserialize(arg1 []byte, arg2 []uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_deserialize_capi_6963adad7b17eb77(*(*C.swig_type_63)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_deserialize_capi_6963adad7b17eb77(*(*C.swig_type_64)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1421,7 +1459,7 @@ func Abloom_view(arg1 []byte, arg2 uint, arg3 []uintptr) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_view_capi_6963adad7b17eb77(*(*C.swig_type_65)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_view_capi_6963adad7b17eb77(*(*C.swig_type_66)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1435,7 +1473,7 @@ func Abloom_save(arg1 uintptr, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_save_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_save_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1447,7 +1485,7 @@ func Abloom_open(arg1 string, arg2 uint, arg3 []uintptr) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_open_capi_6963adad7b17eb77(*(*C.swig_type_68)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_open_capi_6963adad7b17eb77(*(*C.swig_type_69)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}

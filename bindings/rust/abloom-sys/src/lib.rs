@@ -128,7 +128,18 @@ pub struct abloom_options {
     pub k: u32,
     /// Threads bulk calls may use (0 or 1: the calling thread only).
     pub threads: u32,
+    /// An `ABLOOM_LAYOUT_*` (blocked kind).
+    pub layout: u32,
 }
+
+/// Layout: the library's choice (options only).
+pub const ABLOOM_LAYOUT_DEFAULT: u32 = 0;
+/// Layout: the first k distinct multiply-shift bits of the block (format layout id 1).
+pub const ABLOOM_LAYOUT_DISTINCT: u32 = 1;
+/// Layout: one bit in each of k <= 16 consecutive 32-bit words (format layout id 2).
+pub const ABLOOM_LAYOUT_SPLIT: u32 = 2;
+/// The largest k of [`ABLOOM_LAYOUT_SPLIT`].
+pub const ABLOOM_SPLIT_MAX_K: u32 = 16;
 
 /// A sizing plan: what [`abloom_create`] would allocate.
 #[repr(C)]
@@ -142,8 +153,8 @@ pub struct abloom_plan {
     pub k: u32,
     /// Shard count.
     pub shards: u32,
-    /// Reserved.
-    pub reserved_: u32,
+    /// An `ABLOOM_LAYOUT_*`.
+    pub layout: u32,
     /// 64-byte blocks in each shard.
     pub blocks_per_shard: u64,
     /// Total bits.
@@ -179,8 +190,8 @@ pub struct abloom_info {
     pub k: u32,
     /// Shard count.
     pub shards: u32,
-    /// Reserved.
-    pub reserved_: u32,
+    /// An `ABLOOM_LAYOUT_*`.
+    pub layout: u32,
     /// 64-byte blocks in each shard.
     pub blocks_per_shard: u64,
     /// Total bits.
@@ -258,6 +269,14 @@ extern "C" {
     pub fn abloom_plan_compute(opts: *const abloom_options, plan: *mut abloom_plan) -> c_int;
     /// The model FPR of `kind` for `bits_per_key` and `k`.
     pub fn abloom_model_fpr(kind: u32, bits_per_key: f64, k: u32, out: *mut f64) -> c_int;
+    /// The model FPR of `kind` in `layout` for `bits_per_key` and `k`.
+    pub fn abloom_layout_model_fpr(
+        kind: u32,
+        layout: u32,
+        bits_per_key: f64,
+        k: u32,
+        out: *mut f64,
+    ) -> c_int;
 
     /// Set how `filter` is written from now on (`ABLOOM_WRITER_*`).
     pub fn abloom_set_writer_mode(filter: *mut abloom_filter, mode: u32) -> c_int;

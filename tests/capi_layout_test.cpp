@@ -1,0 +1,297 @@
+// The blocked kind's in-block layouts through the C API (ABLOOM_LAYOUT_*): options and their
+// errors, plans and info, membership through every form, set operations, estimates, every way
+// in and out of the format (the header's layout id), answers that do not depend on the kernel,
+// and the model.
+
+#include <abloom.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "capi_test_support.hpp"
+
+#if defined(ABLOOM_TEST_HAVE_XXHASH)
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+#endif
+
+namespace {
+
+using capi_test::AddAll;
+using capi_test::Batch;
+using capi_test::CountOnes;
+using capi_test::DistinctKeys;
+using capi_test::Filter;
+using capi_test::Hashes;
+using capi_test::InfoOf;
+using capi_test::KeysOfAllLengths;
+using capi_test::LoadInto;
+using capi_test::Make;
+using capi_test::Options;
+using capi_test::TempDir;
+using capi_test::TestMany;
+
+abloom_options SplitOptions(uint64_t capacity, double fpr = 0.01, uint32_t shards = 0,
+                            uint64_t seed = 0) {
+  abloom_options o = Options(capacity, fpr, ABLOOM_KIND_BLOCKED, shards, seed);
+  o.layout = ABLOOM_LAYOUT_SPLIT;
+  return o;
+}
+
+abloom_plan PlanOf(const abloom_options &o) {
+  abloom_plan p{};
+  p.struct_size = sizeof p;
+  EXPECT_EQ(abloom_plan_compute(&o, &p), ABLOOM_OK);
+  return p;
+}
+
+std::vector<unsigned char> Bytes(const abloom_filter *f) {
+  uint64_t size = 0;
+  EXPECT_EQ(abloom_serialized_size(f, &size), ABLOOM_OK);
+  std::vector<unsigned char> out(size);
+  EXPECT_EQ(abloom_serialize(f, out.data(), out.size(), nullptr), ABLOOM_OK);
+  return out;
+}
+
+uint32_t LayoutIdOf(const std::vector<unsigned char> &bytes) {
+  uint32_t id = 0;
+  for (int i = 3; i >= 0; --i) id = id << 8 | bytes[20 + i];
+  return id;
+}
+
+TEST(CapiLayout, DefaultIsDistinctAndEveryValueIsChecked) {
+  abloom_options o = Options(1000);
+  EXPECT_EQ(o.layout, ABLOOM_LAYOUT_DEFAULT);
+  EXPECT_EQ(PlanOf(o).layout, ABLOOM_LAYOUT_DISTINCT);
+  o.layout = ABLOOM_LAYOUT_DISTINCT;
+  EXPECT_EQ(PlanOf(o).layout, ABLOOM_LAYOUT_DISTINCT);
+  o.layout = ABLOOM_LAYOUT_SPLIT;
+  EXPECT_EQ(PlanOf(o).layout, ABLOOM_LAYOUT_SPLIT);
+  abloom_filter *f = nullptr;
+  abloom_plan plan{};
+  plan.struct_size = sizeof plan;
+  for (uint32_t bad : {3u, 4u, 0x80000000u, 0xFFFFFFFFu}) {
+    o.layout = bad;
+    EXPECT_EQ(abloom_plan_compute(&o, &plan), ABLOOM_ERR_INVALID) << bad;
+    EXPECT_EQ(abloom_create(&o, &f), ABLOOM_ERR_INVALID) << bad;
+    EXPECT_EQ(f, nullptr);
+  }
+  // The split layout is the blocked kind's, with at most ABLOOM_SPLIT_MAX_K bits per key.
+  o = SplitOptions(1000);
+  o.kind = ABLOOM_KIND_CLASSIC;
+  EXPECT_EQ(abloom_create(&o, &f), ABLOOM_ERR_INVALID);
+  o = SplitOptions(1000);
+  o.k = ABLOOM_SPLIT_MAX_K + 1;
+  EXPECT_EQ(abloom_create(&o, &f), ABLOOM_ERR_INVALID);
+  o.k = ABLOOM_SPLIT_MAX_K;
+  EXPECT_EQ(PlanOf(o).k, static_cast<uint32_t>(ABLOOM_SPLIT_MAX_K));
+  EXPECT_EQ(f, nullptr);
+}
+
+// The sizing rules hold for the split layout on its own model, within its k range.
+TEST(CapiLayout, SplitPlansMeetTheTargetInTheirOwnModel) {
+  for (double fpr : {0.1, 0.01, 0.001, 1e-4, 1e-5}) {
+    const abloom_plan split = PlanOf(SplitOptions(1'000'000, fpr));
+    const abloom_plan distinct = PlanOf(Options(1'000'000, fpr));
+    SCOPED_TRACE(fpr);
+    EXPECT_LE(split.expected_fpr, fpr);
+    EXPECT_LE(split.k, static_cast<uint32_t>(ABLOOM_SPLIT_MAX_K));
+    double model = 0;
+    ASSERT_EQ(abloom_layout_model_fpr(ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, split.bits_per_key,
+                                      split.k, &model),
+              ABLOOM_OK);
+    EXPECT_DOUBLE_EQ(model, split.expected_fpr);
+    EXPECT_GE(split.bits, distinct.bits) << "the split layout never needs fewer bits";
+    if (fpr >= 1e-3) {
+      EXPECT_LT(split.bits, distinct.bits * 1.03) << "within 3% at 1% and 0.1%";
+    }
+  }
+  // Explicit bits: the best k of the split model, at most 16.
+  abloom_options o = SplitOptions(1000);
+  o.bits = 1000 * 40;
+  EXPECT_EQ(PlanOf(o).k, static_cast<uint32_t>(ABLOOM_SPLIT_MAX_K));
+}
+
+TEST(CapiLayout, LayoutModelFprArguments) {
+  double out = -1;
+  EXPECT_EQ(abloom_layout_model_fpr(ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 10, 7, nullptr),
+            ABLOOM_ERR_NULL);
+  EXPECT_EQ(abloom_layout_model_fpr(ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 10, 17, &out),
+            ABLOOM_ERR_INVALID);
+  EXPECT_EQ(abloom_layout_model_fpr(ABLOOM_KIND_CLASSIC, ABLOOM_LAYOUT_SPLIT, 10, 7, &out),
+            ABLOOM_ERR_INVALID);
+  EXPECT_EQ(abloom_layout_model_fpr(ABLOOM_KIND_BLOCKED, 3, 10, 7, &out), ABLOOM_ERR_INVALID);
+  EXPECT_EQ(abloom_layout_model_fpr(ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 0, 7, &out),
+            ABLOOM_ERR_INVALID);
+  EXPECT_EQ(abloom_layout_model_fpr(ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 10, 0, &out),
+            ABLOOM_ERR_INVALID);
+  EXPECT_EQ(out, -1);
+  ASSERT_EQ(abloom_layout_model_fpr(ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 10, 7, &out),
+            ABLOOM_OK);
+  EXPECT_NEAR(out, 0.010555, 0.000001);  // the in-block study's exact value, on the measurements
+  double distinct = 0, same = 0;
+  ASSERT_EQ(abloom_model_fpr(ABLOOM_KIND_BLOCKED, 10, 7, &distinct), ABLOOM_OK);
+  ASSERT_EQ(abloom_layout_model_fpr(ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_DEFAULT, 10, 7, &same),
+            ABLOOM_OK);
+  EXPECT_EQ(same, distinct);
+  EXPECT_GT(out, distinct);
+}
+
+// Every key length and every input form finds every key added through any other form, and the
+// filters built through every form are equal.
+TEST(CapiLayout, SplitMembershipThroughEveryForm) {
+  for (uint32_t shards : {1u, 4u}) {
+    const abloom_options o = SplitOptions(20000, 0.01, shards, 99);
+    const auto keys = KeysOfAllLengths(300, 3, 5);
+    const auto more = DistinctKeys(5000, 1);
+    Filter single = Make(o), many = Make(o), packed = Make(o), hashed = Make(o);
+    EXPECT_EQ(InfoOf(single.get()).layout, ABLOOM_LAYOUT_SPLIT);
+    for (const auto *set : {&keys, &more}) {
+      AddAll(single.get(), *set);
+      const Batch b(*set);
+      ASSERT_EQ(abloom_add_many(many.get(), b.ptrs.data(), b.lens.data(), b.size(), nullptr),
+                ABLOOM_OK);
+      ASSERT_EQ(abloom_add_packed(packed.get(), b.packed.data(), b.packed.size(), b.offsets.data(),
+                                  b.size(), nullptr),
+                ABLOOM_OK);
+      const auto h = Hashes(hashed.get(), *set);
+      ASSERT_EQ(abloom_add_hashes(hashed.get(), h.data(), h.size(), nullptr), ABLOOM_OK);
+    }
+    for (const Filter *f : {&single, &many, &packed, &hashed}) {
+      EXPECT_EQ(abloom_equal(f->get(), single.get()), 1);
+      EXPECT_EQ(CountOnes(TestMany(f->get(), keys)), keys.size());
+      EXPECT_EQ(CountOnes(TestMany(f->get(), more)), more.size());
+      for (const auto &k : keys) ASSERT_EQ(abloom_test(f->get(), k.data(), k.size()), 1);
+    }
+  }
+}
+
+// Filters of different layouts never combine, even with the same size, k and seed.
+TEST(CapiLayout, LayoutsDoNotMix) {
+  abloom_options split = SplitOptions(10000, 0.01, 1, 7);
+  split.bits = 10000 * 10;
+  split.k = 7;
+  abloom_options distinct = split;
+  distinct.layout = ABLOOM_LAYOUT_DISTINCT;
+  Filter a = Make(split), b = Make(distinct);
+  EXPECT_EQ(InfoOf(a.get()).bits, InfoOf(b.get()).bits);
+  EXPECT_EQ(abloom_union(a.get(), b.get()), ABLOOM_ERR_MISMATCH);
+  EXPECT_EQ(abloom_intersect(b.get(), a.get()), ABLOOM_ERR_MISMATCH);
+  EXPECT_EQ(abloom_equal(a.get(), b.get()), 0);
+  Filter c = Make(split);
+  AddAll(c.get(), DistinctKeys(100, 2));
+  EXPECT_EQ(abloom_union(a.get(), c.get()), ABLOOM_OK);
+  EXPECT_EQ(abloom_equal(a.get(), c.get()), 1);
+}
+
+// Serialize, deserialize, view, save and open keep the layout (header layout id 2) and the
+// bits, byte for byte; estimates follow the split model at capacity.
+TEST(CapiLayout, SplitFilesRoundTripAndRecordTheLayout) {
+  const uint64_t n = 50000;
+  Filter f = Make(SplitOptions(n, 0.01, 4, 3));
+  const auto keys = DistinctKeys(n, 3);
+  AddAll(f.get(), keys);
+  const auto bytes = Bytes(f.get());
+  EXPECT_EQ(LayoutIdOf(bytes), 2u);
+  EXPECT_EQ(LayoutIdOf(Bytes(Make(Options(n)).get())), 1u);
+
+  Filter copy;
+  ASSERT_EQ(
+      LoadInto(
+          [&](abloom_filter **out) { return abloom_deserialize(bytes.data(), bytes.size(), out); },
+          &copy),
+      ABLOOM_OK);
+  EXPECT_EQ(InfoOf(copy.get()).layout, ABLOOM_LAYOUT_SPLIT);
+  EXPECT_EQ(Bytes(copy.get()), bytes);
+  EXPECT_EQ(CountOnes(TestMany(copy.get(), keys)), keys.size());
+
+  TempDir dir;
+  const std::string path = dir / "split.abloom";
+  ASSERT_EQ(abloom_save(f.get(), path.c_str()), ABLOOM_OK);
+  for (uint32_t flags : {0u, ABLOOM_VERIFY_CHECKSUM, ABLOOM_OPEN_COPY_ON_WRITE}) {
+    Filter opened;
+    ASSERT_EQ(LoadInto([&](abloom_filter **out) { return abloom_open(path.c_str(), flags, out); },
+                       &opened),
+              ABLOOM_OK);
+    EXPECT_EQ(InfoOf(opened.get()).layout, ABLOOM_LAYOUT_SPLIT);
+    EXPECT_EQ(abloom_equal(opened.get(), f.get()), 1);
+    EXPECT_EQ(CountOnes(TestMany(opened.get(), keys)), keys.size());
+  }
+  double count = 0, fpr = 0;
+  ASSERT_EQ(abloom_estimate_count(f.get(), &count), ABLOOM_OK);
+  ASSERT_EQ(abloom_estimate_fpr(f.get(), &fpr), ABLOOM_OK);
+  EXPECT_NEAR(count, static_cast<double>(n), 0.02 * n);
+  EXPECT_NEAR(fpr, InfoOf(f.get()).expected_fpr, 0.25 * InfoOf(f.get()).expected_fpr);
+}
+
+// A split filter's bytes and answers do not depend on the kernel: scalar against the best.
+TEST(CapiLayout, SplitFilesAreTheSameUnderEveryKernel) {
+  const uint32_t before = abloom_isa_active();
+  const auto keys = DistinctKeys(30000, 4);
+  const auto absent = DistinctKeys(30000, 5);
+  std::vector<std::vector<unsigned char>> built;
+  std::vector<std::vector<uint8_t>> answers;
+  for (uint32_t isa = ABLOOM_ISA_SCALAR; isa <= abloom_isa_supported(); ++isa) {
+    ASSERT_EQ(abloom_isa_force(isa), ABLOOM_OK);
+    Filter f = Make(SplitOptions(30000, 0.01, 2, 11));
+    AddAll(f.get(), std::vector<std::string>(keys.begin(), keys.begin() + 10000));
+    const Batch b(std::vector<std::string>(keys.begin() + 10000, keys.end()));
+    ASSERT_EQ(abloom_add_packed(f.get(), b.packed.data(), b.packed.size(), b.offsets.data(),
+                                b.size(), nullptr),
+              ABLOOM_OK);
+    built.push_back(Bytes(f.get()));
+    answers.push_back(TestMany(f.get(), absent));
+  }
+  ASSERT_EQ(abloom_isa_force(before), ABLOOM_OK);
+  for (size_t i = 1; i < built.size(); ++i) {
+    EXPECT_EQ(built[i], built[0]) << abloom_isa_name(static_cast<uint32_t>(i));
+    EXPECT_EQ(answers[i], answers[0]) << abloom_isa_name(static_cast<uint32_t>(i));
+  }
+}
+
+#if defined(ABLOOM_TEST_HAVE_XXHASH)
+// Headers that name the split layout where it cannot be: with the classic kind (an unknown
+// combination: unsupported) or with k above 16 (inconsistent: corrupt). The header checksum is
+// resealed, so only the field checks can refuse them.
+TEST(CapiLayout, SplitHeadersOutOfRangeAreRefused) {
+  Filter f = Make(SplitOptions(1000, 0.01, 1, 5));
+  AddAll(f.get(), DistinctKeys(100, 6));
+  const auto bytes = Bytes(f.get());
+  auto put32 = [](unsigned char *p, uint32_t v) {
+    for (int i = 0; i < 4; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+  };
+  auto reseal = [](unsigned char *h) {
+    const uint64_t c = XXH3_64bits(h, 120);
+    for (int i = 0; i < 8; ++i) h[120 + i] = static_cast<unsigned char>(c >> (8 * i));
+  };
+  struct Case {
+    const char *name;
+    uint32_t offset, value;
+    int want;
+  };
+  for (const Case &c :
+       {Case{"classic kind", 16, ABLOOM_KIND_CLASSIC, ABLOOM_ERR_UNSUPPORTED},
+        Case{"k 17", 28, 17, ABLOOM_ERR_CORRUPT}, Case{"k 64", 28, 64, ABLOOM_ERR_CORRUPT},
+        Case{"layout 3", 20, 3, ABLOOM_ERR_UNSUPPORTED}}) {
+    SCOPED_TRACE(c.name);
+    auto crafted = bytes;
+    put32(crafted.data() + c.offset, c.value);
+    reseal(crafted.data());
+    abloom_filter *g = nullptr;
+    EXPECT_EQ(abloom_deserialize(crafted.data(), crafted.size(), &g), c.want);
+    EXPECT_EQ(g, nullptr);
+  }
+  // Control: k 16, in range, resealed, reads (its body checksum then fails: the body is intact
+  // but the checksum covers the header too).
+  auto k16 = bytes;
+  put32(k16.data() + 28, 16);
+  reseal(k16.data());
+  abloom_filter *g = nullptr;
+  EXPECT_EQ(abloom_deserialize(k16.data(), k16.size(), &g), ABLOOM_ERR_CHECKSUM);
+}
+#endif
+
+}  // namespace
