@@ -63,6 +63,10 @@ struct GoldenVector {
   size_t keys;
   size_t absent;
   size_t false_positives;
+  // The layout they gave (abloom_options.layout; ABLOOM_LAYOUT_DEFAULT: not set), and the one the
+  // file records.
+  uint32_t layout_option = ABLOOM_LAYOUT_DEFAULT;
+  uint32_t layout = ABLOOM_LAYOUT_DISTINCT;
 };
 
 // Never edit these numbers: they describe files that must never change (see the README).
@@ -75,6 +79,13 @@ const GoldenVector kVectors[] = {
      0xef1837f245afcc63ull, 0xf5f2631ce44fe9abull, 0xa77e9773cf8527cfull, 450, 2000, 10},
     {"classic_s4", ABLOOM_KIND_CLASSIC, 4, 0x8000000000000001ull, 450, 0.01, 9, 3, 896,
      0x46e1d97ef661d7fdull, 0xd767ca4d0cf46181ull, 0xc7e4c515847bbe18ull, 450, 2000, 1},
+    // The split layout (format layout id 2), added with it.
+    {"split_s1", ABLOOM_KIND_BLOCKED, 1, 0x5B117000000000A1ull, 450, 0.01, 7, 9, 704,
+     0x62e54a482444c811ull, 0x7190b216e3ff6b7eull, 0x2e152cce408273a9ull, 450, 2000, 13,
+     ABLOOM_LAYOUT_SPLIT, ABLOOM_LAYOUT_SPLIT},
+    {"split_s4", ABLOOM_KIND_BLOCKED, 4, 0xA100000000075B11ull, 450, 0.01, 9, 3, 896,
+     0xac1b162d528eba19ull, 0x5c3f962c469ae81aull, 0x8df3e991228d98bfull, 450, 2000, 8,
+     ABLOOM_LAYOUT_SPLIT, ABLOOM_LAYOUT_SPLIT},
 };
 
 // gtest prints a failing parameter with this (instead of its bytes).
@@ -151,6 +162,7 @@ abloom_options OptionsOf(const GoldenVector &v) {
   o.kind = v.kind;
   o.shards = v.shards;
   o.seed = v.seed;
+  o.layout = v.layout_option;
   return o;
 }
 
@@ -163,6 +175,7 @@ void CheckFilter(const GoldenVector &v, const Loaded &l, const abloom_filter *f,
   info.struct_size = sizeof info;
   ASSERT_EQ(abloom_get_info(f, &info), ABLOOM_OK);
   EXPECT_EQ(info.kind, v.kind);
+  EXPECT_EQ(info.layout, v.layout);
   EXPECT_EQ(info.k, v.k);
   EXPECT_EQ(info.shards, v.shards);
   EXPECT_EQ(info.blocks_per_shard, v.blocks_per_shard);

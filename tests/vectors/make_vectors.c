@@ -2,17 +2,18 @@
  * make_vectors.c - writes the golden vectors of tests/vectors/ through the public C API.
  *
  * RUN ONCE. The files it wrote are checked in and must never change (see README.md): they pin
- * format version 1 and the bit layout. This program is kept to document how they were made;
+ * format version 1 and the bit layouts. This program is kept to document how they were made;
  * rerunning it on a correct library reproduces them byte for byte (tests/vectors_test.cpp checks
- * the same thing by rebuilding each filter).
+ * the same thing by rebuilding each filter). The split_* vectors (layout id 2) were added later
+ * with the split layout; rerunning wrote the first four again, unchanged.
  *
  *   cc -std=c99 -Wall -Icapi tests/vectors/make_vectors.c -Lbuild/ci/capi -labloom \
  *      -Wl,-rpath,$PWD/build/ci/capi -o /tmp/make_vectors
  *   /tmp/make_vectors tests/vectors
  *
- * For each vector NAME (blocked_s1, blocked_s4, classic_s1, classic_s4: kind and shard count;
- * capacity 450 and target FPR 1%, so that blocks per shard are odd, 9 and 3, and k varies: 7, 8,
- * 7, 9; an explicit seed each):
+ * For each vector NAME (blocked_s1, blocked_s4, classic_s1, classic_s4, split_s1, split_s4:
+ * kind, layout and shard count; capacity 450 and target FPR 1%, so that blocks per shard are
+ * odd, and k varies; an explicit seed each):
  *   NAME.abloom      abloom_save of the filter after adding the keys, one abloom_add per key,
  *                    in file order;
  *   NAME.keys.txt    the 450 keys added, one per line (printable ASCII 0x21..0x7E, no spaces;
@@ -38,13 +39,16 @@ struct vector_spec {
   uint32_t shards;
   uint64_t seed;
   uint64_t key_seed; /* for the key generator */
+  uint32_t layout;   /* ABLOOM_LAYOUT_DEFAULT: not set (the first four) */
 };
 
 static const struct vector_spec kSpecs[] = {
-    {"blocked_s1", ABLOOM_KIND_BLOCKED, 1, UINT64_C(0x0123456789ABCDEF), 1},
-    {"blocked_s4", ABLOOM_KIND_BLOCKED, 4, UINT64_C(0xFEDCBA9876543210), 2},
-    {"classic_s1", ABLOOM_KIND_CLASSIC, 1, UINT64_C(0x00000000DEADBEEF), 3},
-    {"classic_s4", ABLOOM_KIND_CLASSIC, 4, UINT64_C(0x8000000000000001), 4},
+    {"blocked_s1", ABLOOM_KIND_BLOCKED, 1, UINT64_C(0x0123456789ABCDEF), 1, ABLOOM_LAYOUT_DEFAULT},
+    {"blocked_s4", ABLOOM_KIND_BLOCKED, 4, UINT64_C(0xFEDCBA9876543210), 2, ABLOOM_LAYOUT_DEFAULT},
+    {"classic_s1", ABLOOM_KIND_CLASSIC, 1, UINT64_C(0x00000000DEADBEEF), 3, ABLOOM_LAYOUT_DEFAULT},
+    {"classic_s4", ABLOOM_KIND_CLASSIC, 4, UINT64_C(0x8000000000000001), 4, ABLOOM_LAYOUT_DEFAULT},
+    {"split_s1", ABLOOM_KIND_BLOCKED, 1, UINT64_C(0x5B117000000000A1), 5, ABLOOM_LAYOUT_SPLIT},
+    {"split_s4", ABLOOM_KIND_BLOCKED, 4, UINT64_C(0xA100000000075B11), 6, ABLOOM_LAYOUT_SPLIT},
 };
 
 /* Lengths of the first keys: around every XXH3 size boundary (0-3, 4-8, 9-16, 17-128, 129-240,
@@ -135,6 +139,7 @@ static void make_vector(const char *dir, const struct vector_spec *v) {
   o.kind = v->kind;
   o.shards = v->shards;
   o.seed = v->seed;
+  o.layout = v->layout;
   rc = abloom_create(&o, &f);
   if (rc != ABLOOM_OK) die("abloom_create", rc);
 
@@ -169,9 +174,10 @@ static void make_vector(const char *dir, const struct vector_spec *v) {
   info.struct_size = sizeof info;
   abloom_get_info(back, &info);
   printf(
-      "%s: kind %u k %u shards %u blocks/shard %llu bits %llu file %llu bytes, "
+      "%s: kind %u layout %u k %u shards %u blocks/shard %llu bits %llu file %llu bytes, "
       "%zu/%d absent keys test positive\n",
-      v->name, info.kind, info.k, info.shards, (unsigned long long)info.blocks_per_shard,
+      v->name, info.kind, info.layout, info.k, info.shards,
+      (unsigned long long)info.blocks_per_shard,
       (unsigned long long)info.bits, (unsigned long long)(info.bytes + ABLOOM_HEADER_BYTES), fp,
       N_ABSENT);
 
