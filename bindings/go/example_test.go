@@ -38,6 +38,20 @@ func ExampleNew_options() {
 	// Output: classic 4 42 true
 }
 
+func ExampleWithLayout() {
+	// The split layout: one bit per 32-bit word of the block, for faster SIMD adds and tests
+	// at about 2% more memory than the default layout at 1%. A saved file remembers it.
+	f, err := abloom.New(10_000_000, 0.01, abloom.WithLayout(abloom.LayoutSplit))
+	if err != nil {
+		panic(err)
+	}
+	defer f.Close()
+	info := f.Info()
+	fmt.Printf("%s %s, k=%d, %.2f bits/key\n", info.Kind, info.Layout, info.K,
+		float64(info.Bits)/float64(info.Capacity))
+	// Output: blocked split, k=7, 10.12 bits/key
+}
+
 func ExampleNew_error() {
 	_, err := abloom.New(0, 0.01)
 	fmt.Println(errors.Is(err, abloom.ErrInvalid))

@@ -9,6 +9,7 @@ type Option func(*config)
 
 type config struct {
 	kind    Kind
+	layout  Layout
 	shards  uint32
 	seed    uint64
 	bits    uint64
@@ -16,8 +17,12 @@ type config struct {
 	threads uint32
 }
 
-// WithKind picks the layout: Blocked (the default) or Classic.
+// WithKind picks the kind: Blocked (the default) or Classic.
 func WithKind(k Kind) Option { return func(c *config) { c.kind = k } }
+
+// WithLayout picks the in-block layout of a Blocked filter: LayoutDistinct (the default) or
+// LayoutSplit. LayoutSplit with Classic, or with WithK above 16, fails with ErrInvalid.
+func WithLayout(l Layout) Option { return func(c *config) { c.layout = l } }
 
 // WithShards sets the shard count, a power of two up to 65536. The default (0) is one shard
 // per 16 MiB of filter, at most 64. Sharding never changes the FPR.
@@ -49,6 +54,7 @@ func cOptions(capacity uint64, fpr float64, opts []Option) capi.Abloom_options {
 	co.SetCapacity(capacity)
 	co.SetFpr(fpr)
 	co.SetKind(uint(c.kind))
+	co.SetLayout(uint(c.layout))
 	co.SetShards(uint(c.shards))
 	co.SetSeed(c.seed)
 	co.SetBits(c.bits)
@@ -72,7 +78,8 @@ func New(capacity uint64, fpr float64, opts ...Option) (*Filter, error) {
 
 // Plan is the layout New would allocate for some options.
 type Plan struct {
-	Kind           Kind    // layout
+	Kind           Kind    // where a key's bits go: one block or the whole shard
+	Layout         Layout  // where they go inside the block (the default resolved)
 	K              uint32  // bits set per key
 	Shards         uint32  // shard count (the default resolved)
 	BlocksPerShard uint64  // 64-byte blocks in each shard
@@ -94,6 +101,7 @@ func ComputePlan(capacity uint64, fpr float64, opts ...Option) (Plan, error) {
 	}
 	return Plan{
 		Kind:           Kind(cp.GetKind()),
+		Layout:         Layout(cp.GetLayout()),
 		K:              uint32(cp.GetK()),
 		Shards:         uint32(cp.GetShards()),
 		BlocksPerShard: cp.GetBlocks_per_shard(),
@@ -102,6 +110,19 @@ func ComputePlan(capacity uint64, fpr float64, opts ...Option) (Plan, error) {
 		BitsPerKey:     cp.GetBits_per_key(),
 		ExpectedFPR:    cp.GetExpected_fpr(),
 	}, nil
+}
+
+// ModelFPR returns the sizing model's false-positive rate for a filter of this kind and layout
+// with bitsPerKey bits per distinct key and k bits set per key: what Plan.ExpectedFPR reports
+// for such a plan. A layout of 0 means the default. Errors: ErrInvalid (unknown kind or
+// layout, LayoutSplit with Classic or k above 16, k of 0 or above 64, bitsPerKey not positive
+// and finite).
+func ModelFPR(kind Kind, layout Layout, bitsPerKey float64, k uint32) (float64, error) {
+	out := []float64{0}
+	if rc := capi.Abloom_layout_model_fpr(uint(kind), uint(layout), bitsPerKey, uint(k), out); rc != 0 {
+		return 0, newError("ModelFPR", rc)
+	}
+	return out[0], nil
 }
 
 // Version returns the C library's runtime version, "MAJOR.MINOR.PATCH".

@@ -16,6 +16,7 @@ var vectorDir = filepath.Join("..", "..", "tests", "vectors")
 type vector struct {
 	name           string
 	kind           Kind
+	layout         Layout
 	shards         uint32
 	seed           uint64
 	k              uint32
@@ -25,10 +26,12 @@ type vector struct {
 }
 
 var vectors = []vector{
-	{"blocked_s1", Blocked, 1, 0x0123456789ABCDEF, 7, 9, 704, 31},
-	{"blocked_s4", Blocked, 4, 0xFEDCBA9876543210, 8, 3, 896, 5},
-	{"classic_s1", Classic, 1, 0x00000000DEADBEEF, 7, 9, 704, 10},
-	{"classic_s4", Classic, 4, 0x8000000000000001, 9, 3, 896, 1},
+	{"blocked_s1", Blocked, LayoutDistinct, 1, 0x0123456789ABCDEF, 7, 9, 704, 31},
+	{"blocked_s4", Blocked, LayoutDistinct, 4, 0xFEDCBA9876543210, 8, 3, 896, 5},
+	{"classic_s1", Classic, LayoutDistinct, 1, 0x00000000DEADBEEF, 7, 9, 704, 10},
+	{"classic_s4", Classic, LayoutDistinct, 4, 0x8000000000000001, 9, 3, 896, 1},
+	{"split_s1", Blocked, LayoutSplit, 1, 0x5B117000000000A1, 7, 9, 704, 13},
+	{"split_s4", Blocked, LayoutSplit, 4, 0xA100000000075B11, 9, 3, 896, 8},
 }
 
 func readLines(t *testing.T, path string) []string {
@@ -50,14 +53,18 @@ func readLines(t *testing.T, path string) []string {
 }
 
 func (v vector) options() []Option {
-	return []Option{WithKind(v.kind), WithShards(v.shards), WithSeed(v.seed)}
+	opts := []Option{WithKind(v.kind), WithShards(v.shards), WithSeed(v.seed)}
+	if v.kind == Blocked {
+		opts = append(opts, WithLayout(v.layout))
+	}
+	return opts
 }
 
 // checkVector checks one loaded filter against the vector: info, every key, every absent answer.
 func checkVector(t *testing.T, v vector, f *Filter, keys []string, absent []string) {
 	t.Helper()
 	info := f.Info()
-	if info.Kind != v.kind || info.Shards != v.shards || info.Seed != v.seed || info.K != v.k ||
+	if info.Kind != v.kind || info.Layout != v.layout || info.Shards != v.shards || info.Seed != v.seed || info.K != v.k ||
 		info.BlocksPerShard != v.blocksPerShard || info.Capacity != 450 || info.TargetFPR != 0.01 {
 		t.Fatalf("%s: info %+v", v.name, info)
 	}
@@ -170,8 +177,8 @@ func TestGoldenVectors(t *testing.T) {
 				}
 			}
 			// With the layout given explicitly (bits and k) the body is identical.
-			explicit := mustNew(t, 450, 0.01, WithKind(v.kind), WithShards(v.shards), WithSeed(v.seed),
-				WithBits(uint64(v.shards)*v.blocksPerShard*512), WithK(v.k))
+			explicit := mustNew(t, 450, 0.01, append(v.options(),
+				WithBits(uint64(v.shards)*v.blocksPerShard*512), WithK(v.k))...)
 			if _, err := explicit.AddBatchStrings(keys); err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,192 @@
+package abloom
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/abloom/abloom/bindings/go/internal/capi"
+)
+
+func TestLayoutValuesMatchHeader(t *testing.T) {
+	if uint(LayoutDistinct) != capi.ABLOOM_LAYOUT_DISTINCT || uint(LayoutSplit) != capi.ABLOOM_LAYOUT_SPLIT {
+		t.Fatal("layouts differ from the header")
+	}
+	if LayoutDistinct.String() != "distinct" || LayoutSplit.String() != "split" ||
+		Layout(9).String() != "Layout(9)" {
+		t.Fatal("Layout.String")
+	}
+}
+
+func TestDefaultLayoutIsDistinct(t *testing.T) {
+	for _, kind := range []Kind{Blocked, Classic} {
+		plan, err := ComputePlan(100000, 0.01, WithKind(kind))
+		if err != nil || plan.Layout != LayoutDistinct {
+			t.Fatalf("%v: plan layout %v, %v", kind, plan.Layout, err)
+		}
+		if got := mustNew(t, 100000, 0.01, WithKind(kind)).Info().Layout; got != LayoutDistinct {
+			t.Fatalf("%v: info layout %v", kind, got)
+		}
+	}
+}
+
+// The split layout keeps every key and meets its own model's FPR, which New sized it by.
+func TestSplitLayoutFindsEveryKeyAtItsModelFPR(t *testing.T) {
+	for _, fpr := range []float64{0.01, 0.001} {
+		const capacity = 20000
+		f := mustNew(t, capacity, fpr, WithLayout(LayoutSplit), WithSeed(0x5EED))
+		info := f.Info()
+		if info.Layout != LayoutSplit || info.Kind != Blocked || info.K > 16 || info.ExpectedFPR > fpr {
+			t.Fatalf("info %+v", info)
+		}
+		if _, err := f.AddBatch(keys(0, capacity)); err != nil {
+			t.Fatal(err)
+		}
+		res := make([]bool, capacity)
+		if n, err := f.TestBatch(keys(0, capacity), res); err != nil || n != capacity {
+			t.Fatalf("TestBatch found %d of %d added keys (%v)", n, capacity, err)
+		}
+		for i := uint64(0); i < 1000; i++ {
+			if !f.Test(key(i)) {
+				t.Fatalf("false negative for key %d", i)
+			}
+		}
+		const n = 200000
+		absent := make([]bool, n)
+		fp, err := f.TestBatch(keys(1<<40, n), absent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, hi := binomialBounds(n, info.ExpectedFPR)
+		if float64(fp) < lo || float64(fp) > hi {
+			t.Fatalf("fpr %g: %d false positives of %d, model %g gives [%.0f, %.0f]",
+				fpr, fp, n, info.ExpectedFPR, lo, hi)
+		}
+	}
+}
+
+// Split costs a few percent more bits than distinct for the same target, never less than it
+// needs: the plan's FPR is its model's FPR and meets the target.
+func TestSplitPlanCostsAFewPercentMoreBits(t *testing.T) {
+	for _, fpr := range []float64{0.01, 0.001} {
+		d, err := ComputePlan(10_000_000, fpr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := ComputePlan(10_000_000, fpr, WithLayout(LayoutSplit))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Layout != LayoutSplit || s.ExpectedFPR > fpr || s.K > 16 {
+			t.Fatalf("split plan %+v", s)
+		}
+		if ratio := s.BitsPerKey / d.BitsPerKey; ratio < 1 || ratio > 1.03 {
+			t.Fatalf("fpr %g: split needs %.2f bits/key, distinct %.2f (ratio %.3f)",
+				fpr, s.BitsPerKey, d.BitsPerKey, ratio)
+		}
+		model, err := ModelFPR(Blocked, LayoutSplit, s.BitsPerKey, s.K)
+		if err != nil || math.Abs(model-s.ExpectedFPR) > 1e-12*s.ExpectedFPR {
+			t.Fatalf("ModelFPR %g (%v), plan says %g", model, err, s.ExpectedFPR)
+		}
+		dm, err := ModelFPR(Blocked, 0, d.BitsPerKey, d.K)
+		if err != nil || math.Abs(dm-d.ExpectedFPR) > 1e-12*d.ExpectedFPR {
+			t.Fatalf("ModelFPR default layout %g (%v), plan says %g", dm, err, d.ExpectedFPR)
+		}
+	}
+}
+
+func TestSplitLayoutRefusals(t *testing.T) {
+	cases := map[string][]Option{
+		"classic":       {WithKind(Classic), WithLayout(LayoutSplit)},
+		"k 17":          {WithLayout(LayoutSplit), WithK(17)},
+		"unknown":       {WithLayout(Layout(3))},
+		"unknown large": {WithLayout(Layout(0xFFFFFFFF))},
+	}
+	for name, opts := range cases {
+		if _, err := New(1000, 0.01, opts...); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: New gave %v, want ErrInvalid", name, err)
+		}
+		if _, err := ComputePlan(1000, 0.01, opts...); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: ComputePlan gave %v, want ErrInvalid", name, err)
+		}
+	}
+	if _, err := New(1000, 0.01, WithLayout(LayoutSplit), WithK(16)); err != nil {
+		t.Errorf("k 16 is the split layout's largest and allowed: %v", err)
+	}
+	for name, call := range map[string]func() (float64, error){
+		"classic": func() (float64, error) { return ModelFPR(Classic, LayoutSplit, 10, 7) },
+		"k 17":    func() (float64, error) { return ModelFPR(Blocked, LayoutSplit, 30, 17) },
+		"layout":  func() (float64, error) { return ModelFPR(Blocked, Layout(3), 10, 7) },
+		"bits":    func() (float64, error) { return ModelFPR(Blocked, LayoutSplit, math.NaN(), 7) },
+		"k 0":     func() (float64, error) { return ModelFPR(Blocked, LayoutSplit, 10, 0) },
+	} {
+		if _, err := call(); !errors.Is(err, ErrInvalid) {
+			t.Errorf("ModelFPR %s: %v, want ErrInvalid", name, err)
+		}
+	}
+}
+
+// A file records its layout: every way in gives back a split filter with the same answers, and
+// filters of different layouts never combine even when their sizes agree.
+func TestSplitLayoutSurvivesEveryWayInAndOut(t *testing.T) {
+	f := mustNew(t, 5000, 0.01, WithLayout(LayoutSplit), WithShards(2))
+	if _, err := f.AddBatch(keys(0, 5000)); err != nil {
+		t.Fatal(err)
+	}
+	data, err := f.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "split.abloom")
+	if err := f.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	u, err := Unmarshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Close()
+	var r Filter
+	if _, err := r.ReadFrom(bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	m, err := Open(path, VerifyChecksum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	for name, g := range map[string]*Filter{"Unmarshal": u, "ReadFrom": &r, "Open": m} {
+		if g.Info().Layout != LayoutSplit || !g.Equal(f) {
+			t.Fatalf("%s: layout %v, equal %v", name, g.Info().Layout, g.Equal(f))
+		}
+		for i := uint64(0); i < 5000; i += 7 {
+			if !g.Test(key(i)) {
+				t.Fatalf("%s: false negative for key %d", name, i)
+			}
+		}
+		for i := uint64(1 << 40); i < 1<<40+2000; i++ {
+			if g.Test(key(i)) != f.Test(key(i)) {
+				t.Fatalf("%s: absent key %d answers differently", name, i)
+			}
+		}
+	}
+
+	// Same bits, k, shards and seed; only the layout differs.
+	info := f.Info()
+	distinct := mustNew(t, 5000, 0.01, WithShards(2), WithBits(info.Bits), WithK(info.K))
+	if distinct.Info().Bits != info.Bits || distinct.Info().Layout != LayoutDistinct {
+		t.Fatalf("distinct twin %+v", distinct.Info())
+	}
+	if err := distinct.Union(f); !errors.Is(err, ErrIncompatible) {
+		t.Fatalf("Union across layouts: %v, want ErrIncompatible", err)
+	}
+	if err := f.Intersect(distinct); !errors.Is(err, ErrIncompatible) {
+		t.Fatalf("Intersect across layouts: %v, want ErrIncompatible", err)
+	}
+	if f.Equal(distinct) {
+		t.Fatal("filters of different layouts are Equal")
+	}
+}
