@@ -4,7 +4,7 @@ use std::cell::Cell;
 use std::marker::PhantomData;
 
 use crate::error::check;
-use crate::{sys, BloomFilter, Error};
+use crate::{sys, BloomFilter, Error, Info};
 
 /// A [`BloomFilter`] in the C library's exclusive-writer mode (`ABLOOM_WRITER_EXCLUSIVE`): its
 /// inserts set bits with plain loads and stores instead of atomic read-modify-writes, which
@@ -136,6 +136,11 @@ impl ExclusiveFilter {
     pub fn contains_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [bool]) -> usize {
         self.inner.contains_batch(keys, out)
     }
+
+    /// [`BloomFilter::info`]: shape (kind, [`layout`](crate::Layout), k, ...) and origin.
+    pub fn info(&self) -> Info {
+        self.inner.info()
+    }
 }
 
 impl std::fmt::Debug for ExclusiveFilter {
@@ -147,18 +152,27 @@ impl std::fmt::Debug for ExclusiveFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Layout;
 
     fn keys(n: usize, tag: &str) -> Vec<String> {
         (0..n).map(|i| format!("{tag}:{i}")).collect()
     }
 
-    /// Every insert method, exclusive and shared, sets the same bits and gives the same answers.
+    /// Every insert method, exclusive and shared, sets the same bits and gives the same answers,
+    /// in both in-block layouts.
     #[test]
     fn exclusive_inserts_set_the_bits_shared_ones_set() {
+        for layout in [Layout::Distinct, Layout::Split] {
+            exclusive_inserts_match_shared(layout);
+        }
+    }
+
+    fn exclusive_inserts_match_shared(layout: Layout) {
+        let builder = BloomFilter::builder(20_000).seed(3).layout(layout);
         let build = |exclusive: bool| -> (BloomFilter, Vec<bool>, Vec<u64>) {
-            let other = BloomFilter::builder(20_000).seed(3).build().unwrap();
+            let other = builder.build().unwrap();
             other.insert_batch(&keys(500, "other")).unwrap();
-            let f = BloomFilter::builder(20_000).seed(3).build().unwrap();
+            let f = builder.build().unwrap();
             let (mut checked, mut counts) = (Vec::new(), Vec::new());
             let single = keys(2000, "single");
             let hashes: Vec<u64> = keys(2000, "hash").iter().map(|k| f.hash(k)).collect();
@@ -169,6 +183,7 @@ mod tests {
             }
             if exclusive {
                 let mut x = f.into_exclusive().unwrap();
+                assert_eq!(x.info().layout, layout);
                 for k in &single {
                     x.insert(k).unwrap();
                 }
@@ -199,6 +214,7 @@ mod tests {
         };
         let (shared, shared_checked, shared_counts) = build(false);
         let (exclusive, exclusive_checked, exclusive_counts) = build(true);
+        assert_eq!(exclusive.layout(), layout);
         assert_eq!(exclusive.to_bytes(), shared.to_bytes());
         assert_eq!(exclusive_checked, shared_checked);
         assert_eq!(exclusive_counts, shared_counts);

@@ -1,7 +1,7 @@
 //! [`BloomFilter`]: the owning handle, and everything it does.
 
 use crate::error::{check, check_io, Error};
-use crate::options::{Builder, Kind};
+use crate::options::{Builder, Kind, Layout};
 use abloom_sys as sys;
 use std::ffi::{c_void, CString};
 use std::fmt;
@@ -27,11 +27,14 @@ pub enum Storage {
     Mapped,
 }
 
-/// Everything about a filter's layout and origin ([`BloomFilter::info`]).
+/// Everything about a filter's shape and origin ([`BloomFilter::info`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Info {
     /// The filter kind.
     pub kind: Kind,
+    /// The in-block layout (as built, or as recorded in the file; always [`Layout::Distinct`]
+    /// for [`Kind::Classic`]).
+    pub layout: Layout,
     /// Probes (bits set) per key.
     pub k: u32,
     /// Shard count.
@@ -46,9 +49,9 @@ pub struct Info {
     pub capacity: u64,
     /// Hash seed.
     pub seed: u64,
-    /// Target FPR given at creation (0 when the layout was explicit).
+    /// Target FPR given at creation (0 when bits and k were both given).
     pub target_fpr: f64,
-    /// The model's FPR at `capacity` keys for this layout.
+    /// The model's FPR at `capacity` keys for this kind, layout, size and k.
     pub expected_fpr: f64,
     /// Where the bits live.
     pub storage: Storage,
@@ -237,7 +240,8 @@ impl BloomFilter {
         Ok(unsafe { BloomFilter::from_out(out) })
     }
 
-    /// A [`Builder`] for `capacity` keys, to set kind, shards, seed, bits, k and threads.
+    /// A [`Builder`] for `capacity` keys, to set kind, layout, shards, seed, bits, k and
+    /// threads.
     pub fn builder(capacity: u64) -> Builder {
         Builder::new(capacity)
     }
@@ -589,8 +593,8 @@ impl BloomFilter {
     /// ```
     ///
     /// # Errors
-    /// [`Error::Mismatch`] unless both have the same kind, k, shards, blocks per shard and
-    /// seed; [`Error::ReadOnly`] if `self` is read-only.
+    /// [`Error::Mismatch`] unless both have the same kind, layout, k, shards, blocks per shard
+    /// and seed; [`Error::ReadOnly`] if `self` is read-only.
     pub fn union(&self, other: &BloomFilter) -> Result<(), Error> {
         // SAFETY: both handles are live; dst == src is allowed.
         check(unsafe { sys::abloom_union(self.mut_ptr(), other.ptr()) })?;
@@ -646,6 +650,7 @@ impl BloomFilter {
         assert_eq!(rc, sys::ABLOOM_OK, "abloom_get_info failed");
         Info {
             kind: Kind::from_raw(i.kind),
+            layout: Layout::from_raw(i.layout),
             k: i.k,
             shards: i.shards,
             blocks_per_shard: i.blocks_per_shard,
@@ -667,6 +672,11 @@ impl BloomFilter {
     /// The filter kind.
     pub fn kind(&self) -> Kind {
         self.info().kind
+    }
+
+    /// The in-block layout.
+    pub fn layout(&self) -> Layout {
+        self.info().layout
     }
 
     /// Probes (bits set) per key.
@@ -916,7 +926,7 @@ impl Clone for BloomFilter {
 }
 
 impl PartialEq for BloomFilter {
-    /// Same shape (kind, k, shards, blocks per shard, seed) and the same bits.
+    /// Same shape (kind, layout, k, shards, blocks per shard, seed) and the same bits.
     fn eq(&self, other: &BloomFilter) -> bool {
         // SAFETY: both handles are live.
         let rc = unsafe { sys::abloom_equal(self.ptr(), other.ptr()) };
@@ -932,6 +942,7 @@ impl fmt::Debug for BloomFilter {
         let i = self.info();
         f.debug_struct("BloomFilter")
             .field("kind", &i.kind)
+            .field("layout", &i.layout)
             .field("k", &i.k)
             .field("bits", &i.bits)
             .field("shards", &i.shards)

@@ -2,7 +2,7 @@
 //! mmap-able file format, over the stable C ABI (`abloom.h`, crate `abloom-sys`).
 //!
 //! ```
-//! use abloom::{BloomFilter, Kind};
+//! use abloom::{BloomFilter, Kind, Layout};
 //!
 //! // 1M keys at a 1% false-positive rate, default options.
 //! let filter = BloomFilter::new(1_000_000, 0.01)?;
@@ -13,6 +13,10 @@
 //! // More options through the builder.
 //! let classic = BloomFilter::builder(10_000).fpr(0.0001).kind(Kind::Classic).seed(7).build()?;
 //! assert_eq!(classic.kind(), Kind::Classic);
+//!
+//! // The split in-block layout: faster inserts and lookups, a few percent more bits.
+//! let split = BloomFilter::builder(1_000_000).fpr(0.01).layout(Layout::Split).build()?;
+//! assert_eq!(split.layout(), Layout::Split);
 //! # Ok::<(), abloom::Error>(())
 //! ```
 //!
@@ -20,6 +24,11 @@
 //!   ...). The hash (XXH3-64, seeded per filter) and the bit layout are the C library's, so a
 //!   filter built here answers the same as one built in C, Go or Java, and their files are
 //!   interchangeable.
+//! - **Layouts**: [`Kind::Blocked`] places a key's k bits in its 64-byte block in one of two
+//!   [`Layout`]s, chosen with [`Builder::layout`]: [`Layout::Distinct`] (the default: fewest
+//!   bits for a target FPR, any k) or [`Layout::Split`] (one bit in each of k <= 16 32-bit
+//!   words: faster inserts and lookups with SIMD, for about 1-3% more bits at 1%). A file
+//!   records its layout, so loading needs no option; [`layout_model_fpr`] is the sizing model.
 //! - **Threads**: [`BloomFilter`] is `Send + Sync` and inserts and lookups take `&self`; share
 //!   one through an `Arc` with no lock (see the type's docs for the rules).
 //! - **One writer**: [`BloomFilter::into_exclusive`] gives an [`ExclusiveFilter`], whose inserts
@@ -47,7 +56,7 @@ mod view;
 pub use error::Error;
 pub use exclusive::ExclusiveFilter;
 pub use filter::{BloomFilter, Info, OpenMode, OpenOptions, Storage};
-pub use options::{model_fpr, Builder, Kind, Plan};
+pub use options::{layout_model_fpr, model_fpr, Builder, Kind, Layout, Plan};
 pub use view::{AlignedBytes, FilterView};
 
 /// Re-export of the raw declarations, for calls the safe API does not cover

@@ -1,7 +1,8 @@
 //! Behaviour and every reachable error path of the safe API.
 
 use abloom::{
-    model_fpr, AlignedBytes, BloomFilter, Builder, Error, Kind, OpenMode, OpenOptions, Storage,
+    model_fpr, AlignedBytes, BloomFilter, Builder, Error, Kind, Layout, OpenMode, OpenOptions,
+    Storage,
 };
 use std::io;
 use std::path::PathBuf;
@@ -298,7 +299,8 @@ fn set_operations() {
     let other_size = BloomFilter::new(5000, 0.01).unwrap();
     let other_seed = Builder::new(1000).seed(1).build().unwrap();
     let other_kind = Builder::new(1000).kind(Kind::Classic).build().unwrap();
-    for o in [&other_size, &other_seed, &other_kind] {
+    let other_layout = Builder::new(1000).layout(Layout::Split).build().unwrap();
+    for o in [&other_size, &other_seed, &other_kind, &other_layout] {
         assert!(matches!(a.union(o), Err(Error::Mismatch)));
         assert!(matches!(i.intersect(o), Err(Error::Mismatch)));
         assert_ne!(&a, o);

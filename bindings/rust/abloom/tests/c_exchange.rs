@@ -2,7 +2,7 @@
 //! same installed library, writes filters that this binding reads, and checks filters that this
 //! binding wrote.
 
-use abloom::{BloomFilter, Builder, Kind, OpenMode, OpenOptions, Storage};
+use abloom::{BloomFilter, Builder, Kind, Layout, OpenMode, OpenOptions, Storage};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -61,6 +61,14 @@ fn keys(prefix: &str) -> Vec<String> {
     (0..N).map(|i| format!("{prefix}{i}")).collect()
 }
 
+/// The C header's value of a layout (`ABLOOM_LAYOUT_*`), as the C checker prints it.
+fn layout_id(layout: Layout) -> u32 {
+    match layout {
+        Layout::Distinct => abloom::sys::ABLOOM_LAYOUT_DISTINCT,
+        Layout::Split => abloom::sys::ABLOOM_LAYOUT_SPLIT,
+    }
+}
+
 /// "fp=F" from the C checker's output.
 fn c_false_positives(out: &str) -> u64 {
     out.split_whitespace()
@@ -72,7 +80,7 @@ fn c_false_positives(out: &str) -> u64 {
 
 #[test]
 fn a_filter_written_by_c_is_read_by_rust() {
-    for kind in ["blocked", "classic"] {
+    for kind in ["blocked", "classic", "split"] {
         let path = tmp(&format!("c-wrote-{kind}"));
         assert_eq!(
             c(&[
@@ -84,10 +92,10 @@ fn a_filter_written_by_c_is_read_by_rust() {
             ]),
             "ok\n"
         );
-        let expect_kind = if kind == "classic" {
-            Kind::Classic
-        } else {
-            Kind::Blocked
+        let (expect_kind, expect_layout) = match kind {
+            "classic" => (Kind::Classic, Layout::Distinct),
+            "split" => (Kind::Blocked, Layout::Split),
+            _ => (Kind::Blocked, Layout::Distinct),
         };
         let opened = OpenOptions::new()
             .verify_checksum(true)
@@ -98,8 +106,8 @@ fn a_filter_written_by_c_is_read_by_rust() {
         for f in [&opened, &copied] {
             let i = f.info();
             assert_eq!(
-                (i.kind, i.shards, i.seed, i.capacity),
-                (expect_kind, 4, 42, 2 * N)
+                (i.kind, i.layout, i.shards, i.seed, i.capacity),
+                (expect_kind, expect_layout, 4, 42, 2 * N)
             );
             let ks = keys("c-key-");
             let mut out = vec![false; ks.len()];
@@ -109,6 +117,7 @@ fn a_filter_written_by_c_is_read_by_rust() {
         // The same filter rebuilt in Rust is bit-identical: same hash, same layout.
         let rebuilt = Builder::new(2 * N)
             .kind(expect_kind)
+            .layout(expect_layout)
             .shards(4)
             .seed(42)
             .build()
@@ -122,16 +131,21 @@ fn a_filter_written_by_c_is_read_by_rust() {
 
 #[test]
 fn a_filter_written_by_rust_is_read_by_c() {
-    for kind in [Kind::Blocked, Kind::Classic] {
+    for (kind, layout) in [
+        (Kind::Blocked, Layout::Distinct),
+        (Kind::Classic, Layout::Distinct),
+        (Kind::Blocked, Layout::Split),
+    ] {
         let f = Builder::new(2 * N)
             .kind(kind)
+            .layout(layout)
             .shards(4)
             .seed(42)
             .build()
             .unwrap();
         f.insert_batch(&keys("rust-key-")).unwrap();
         // Through save...
-        let saved = tmp(&format!("rust-saved-{kind:?}"));
+        let saved = tmp(&format!("rust-saved-{kind:?}-{layout:?}"));
         f.save(&saved).unwrap();
         let out = c(&[
             "check",
@@ -141,11 +155,15 @@ fn a_filter_written_by_rust_is_read_by_c() {
         ]);
         assert!(out.starts_with("ok "), "{out}");
         assert!(
-            out.contains(&format!("k={} shards=4 seed=42", f.k())),
+            out.contains(&format!(
+                "layout={} k={} shards=4 seed=42",
+                layout_id(layout),
+                f.k()
+            )),
             "{out}"
         );
         // ... and through to_bytes written as a plain file.
-        let written = tmp(&format!("rust-bytes-{kind:?}"));
+        let written = tmp(&format!("rust-bytes-{kind:?}-{layout:?}"));
         std::fs::write(&written, f.to_bytes()).unwrap();
         let out2 = c(&[
             "check",

@@ -1,13 +1,16 @@
 //! The golden vectors of `tests/vectors/` (format version 1), as their README requires: every
 //! reader accepts each file and reports its options, answers 1 for every added key and the
 //! recorded answer for every absent one, and rebuilding from the keys gives identical bytes.
+//! The `split_*` vectors pin the split in-block layout (format layout id 2): their files record
+//! it, and rebuilding them needs [`Layout::Split`]; the others are [`Layout::Distinct`].
 
-use abloom::{AlignedBytes, BloomFilter, Builder, Kind, OpenOptions, Storage};
+use abloom::{AlignedBytes, BloomFilter, Builder, Kind, Layout, OpenOptions, Storage};
 use std::path::PathBuf;
 
 struct Vector {
     name: &'static str,
     kind: Kind,
+    layout: Layout,
     shards: u32,
     seed: u64,
     k: u32,
@@ -16,10 +19,11 @@ struct Vector {
     absent_positive: usize,
 }
 
-const VECTORS: [Vector; 4] = [
+const VECTORS: [Vector; 6] = [
     Vector {
         name: "blocked_s1",
         kind: Kind::Blocked,
+        layout: Layout::Distinct,
         shards: 1,
         seed: 0x0123_4567_89AB_CDEF,
         k: 7,
@@ -30,6 +34,7 @@ const VECTORS: [Vector; 4] = [
     Vector {
         name: "blocked_s4",
         kind: Kind::Blocked,
+        layout: Layout::Distinct,
         shards: 4,
         seed: 0xFEDC_BA98_7654_3210,
         k: 8,
@@ -40,6 +45,7 @@ const VECTORS: [Vector; 4] = [
     Vector {
         name: "classic_s1",
         kind: Kind::Classic,
+        layout: Layout::Distinct,
         shards: 1,
         seed: 0x0000_0000_DEAD_BEEF,
         k: 7,
@@ -50,12 +56,35 @@ const VECTORS: [Vector; 4] = [
     Vector {
         name: "classic_s4",
         kind: Kind::Classic,
+        layout: Layout::Distinct,
         shards: 4,
         seed: 0x8000_0000_0000_0001,
         k: 9,
         blocks_per_shard: 3,
         file_bytes: 896,
         absent_positive: 1,
+    },
+    Vector {
+        name: "split_s1",
+        kind: Kind::Blocked,
+        layout: Layout::Split,
+        shards: 1,
+        seed: 0x5B11_7000_0000_00A1,
+        k: 7,
+        blocks_per_shard: 9,
+        file_bytes: 704,
+        absent_positive: 13,
+    },
+    Vector {
+        name: "split_s4",
+        kind: Kind::Blocked,
+        layout: Layout::Split,
+        shards: 4,
+        seed: 0xA100_0000_0007_5B11,
+        k: 9,
+        blocks_per_shard: 3,
+        file_bytes: 896,
+        absent_positive: 8,
     },
 ];
 
@@ -107,6 +136,7 @@ fn load(v: &Vector) -> Loaded {
 fn check_filter(v: &Vector, l: &Loaded, f: &BloomFilter, storage: Storage) {
     let i = f.info();
     assert_eq!(i.kind, v.kind, "{}", v.name);
+    assert_eq!(i.layout, v.layout, "{}: layout", v.name);
     assert_eq!(i.k, v.k, "{}", v.name);
     assert_eq!(i.shards, v.shards, "{}", v.name);
     assert_eq!(i.blocks_per_shard, v.blocks_per_shard, "{}", v.name);
@@ -158,6 +188,7 @@ fn builder(v: &Vector) -> Builder {
     Builder::new(450)
         .fpr(0.01)
         .kind(v.kind)
+        .layout(v.layout)
         .shards(v.shards)
         .seed(v.seed)
 }
@@ -169,7 +200,12 @@ fn rebuilding_from_the_keys_gives_identical_bytes() {
     for v in &VECTORS {
         let l = load(v);
         let plan = builder(v).plan().unwrap();
-        assert_eq!((plan.k, plan.blocks_per_shard), (v.k, v.blocks_per_shard));
+        assert_eq!(
+            (plan.layout, plan.k, plan.blocks_per_shard),
+            (v.layout, v.k, v.blocks_per_shard),
+            "{}: plan",
+            v.name
+        );
 
         let one_by_one = builder(v).build().unwrap();
         for k in &l.keys {
@@ -211,6 +247,7 @@ fn rebuilding_from_the_keys_gives_identical_bytes() {
         // Explicit layout: the body (everything after the 128-byte header) is identical.
         let explicit = Builder::new(450)
             .kind(v.kind)
+            .layout(v.layout)
             .shards(v.shards)
             .seed(v.seed)
             .bits(u64::from(v.shards) * v.blocks_per_shard * 512)
@@ -227,6 +264,26 @@ fn rebuilding_from_the_keys_gives_identical_bytes() {
             v.name
         );
         assert_eq!(explicit.info().target_fpr, 0.0);
+        assert_eq!(explicit.layout(), v.layout);
     }
     std::fs::remove_dir_all(&tmp).unwrap();
+}
+
+#[test]
+fn the_layout_matters_for_the_split_vectors() {
+    // Rebuilt without the split layout, a split vector's keys give other bytes: the vectors
+    // really pin the layout. And loading needed no option: the files say which layout they are.
+    for v in VECTORS.iter().filter(|v| v.layout == Layout::Split) {
+        let l = load(v);
+        let distinct = builder(v).layout(Layout::Distinct).build().unwrap();
+        distinct.insert_batch(&l.keys).unwrap();
+        assert_eq!(distinct.layout(), Layout::Distinct);
+        assert_ne!(distinct.to_bytes()[128..], l.bytes[128..], "{}", v.name);
+        let split = BloomFilter::from_bytes(&l.bytes).unwrap();
+        assert_ne!(split, distinct, "{}", v.name);
+        assert!(matches!(
+            split.union(&distinct),
+            Err(abloom::Error::Mismatch)
+        ));
+    }
 }

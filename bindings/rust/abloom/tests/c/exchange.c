@@ -2,12 +2,13 @@
  * exchange.c - the C side of tests/c_exchange.rs: writes filters for the Rust binding to read,
  * and checks filters the Rust binding wrote, through the public C API only.
  *
- *   exchange write PATH N PREFIX KIND   create (capacity 2N, 1%, KIND blocked|classic, 4 shards,
- *                                       seed 42), add PREFIX0..PREFIX{N-1}, abloom_save
+ *   exchange write PATH N PREFIX KIND   create (capacity 2N, 1%, KIND blocked|classic|split (the
+ *                                       blocked kind in ABLOOM_LAYOUT_SPLIT), 4 shards, seed 42),
+ *                                       add PREFIX0..PREFIX{N-1}, abloom_save
  *   exchange check PATH N PREFIX...     abloom_open with the checksum check, and
  *                                       abloom_deserialize of the file's bytes: every key of
  *                                       every PREFIX tests 1, both agree; prints
- *                                       "ok kind=K k=K shards=S seed=S fp=F" (F: false positives
+ *                                       "ok kind=K layout=L k=K shards=S seed=S fp=F" (F: false positives
  *                                       among 10000 "absent-" keys)
  */
 #include <abloom.h>
@@ -26,6 +27,7 @@ static int write_filter(const char *path, unsigned long n, const char *prefix, c
   o.capacity = 2 * n;
   o.fpr = 0.01;
   o.kind = strcmp(kind, "classic") == 0 ? ABLOOM_KIND_CLASSIC : ABLOOM_KIND_BLOCKED;
+  o.layout = strcmp(kind, "split") == 0 ? ABLOOM_LAYOUT_SPLIT : ABLOOM_LAYOUT_DEFAULT;
   o.shards = 4;
   o.seed = 42;
   abloom_filter *f;
@@ -77,8 +79,8 @@ static int check_filter(const char *path, unsigned long n, int nprefix, char **p
   abloom_info info;
   info.struct_size = sizeof info;
   if ((rc = abloom_get_info(f, &info)) != ABLOOM_OK) return fail("info", rc);
-  printf("ok kind=%u k=%u shards=%u seed=%llu fp=%lu\n", info.kind, info.k, info.shards,
-         (unsigned long long)info.seed, fpos);
+  printf("ok kind=%u layout=%u k=%u shards=%u seed=%llu fp=%lu\n", info.kind, info.layout, info.k,
+         info.shards, (unsigned long long)info.seed, fpos);
   abloom_free(f);
   abloom_free(g);
   return 0;

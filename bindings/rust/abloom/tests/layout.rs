@@ -1,0 +1,373 @@
+//! The in-block layouts of the blocked kind ([`Layout`]): the default, building and sizing with
+//! the split layout, its false-positive rate against the model, persistence in every form, and
+//! the combinations the C library refuses.
+
+use abloom::{
+    layout_model_fpr, model_fpr, AlignedBytes, BloomFilter, Builder, Error, Kind, Layout, OpenMode,
+    OpenOptions, Storage,
+};
+use std::path::PathBuf;
+
+const N: u64 = 20_000;
+const ABSENT: u64 = 200_000;
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("abloom-layout");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(format!("{name}-{}.abloom", std::process::id()))
+}
+
+fn present() -> Vec<String> {
+    (0..N).map(|i| format!("layout-present-{i}")).collect()
+}
+
+fn absent() -> Vec<String> {
+    (0..ABSENT).map(|i| format!("layout-absent-{i}")).collect()
+}
+
+fn split_builder(shards: u32) -> Builder {
+    Builder::new(N)
+        .fpr(0.01)
+        .layout(Layout::Split)
+        .shards(shards)
+        .seed(0x5B11_7A11_0000_0001)
+}
+
+/// Every present key tests true and the absent keys give `answers` (when given), through the
+/// single and the batch path.
+fn check_answers(f: &BloomFilter, answers: Option<&[bool]>) -> Vec<bool> {
+    let keys = present();
+    assert!(
+        keys.iter().all(|k| f.contains(k)),
+        "an added key tests false"
+    );
+    let mut out = vec![false; keys.len()];
+    assert_eq!(f.contains_batch(&keys, &mut out), keys.len());
+    let absent = absent();
+    let mut got = vec![false; absent.len()];
+    f.contains_batch(&absent, &mut got);
+    if let Some(want) = answers {
+        assert!(got == want, "absent keys answer differently");
+        assert!(absent.iter().zip(want).all(|(k, &w)| f.contains(k) == w));
+    }
+    got
+}
+
+#[test]
+fn the_default_layout_is_distinct() {
+    assert_eq!(Layout::default(), Layout::Distinct);
+    for kind in [Kind::Blocked, Kind::Classic] {
+        let b = Builder::new(N).fpr(0.01).kind(kind);
+        assert_eq!(b.plan().unwrap().layout, Layout::Distinct, "{kind:?}");
+        let f = b.build().unwrap();
+        assert_eq!(f.info().layout, Layout::Distinct, "{kind:?}");
+        assert_eq!(f.layout(), Layout::Distinct);
+        // Explicitly asking for the default changes nothing.
+        let explicit = b.layout(Layout::Distinct);
+        assert_eq!(explicit.plan().unwrap(), b.plan().unwrap(), "{kind:?}");
+        assert_eq!(explicit.build().unwrap(), f, "{kind:?}");
+    }
+    assert_eq!(
+        BloomFilter::new(N, 0.01).unwrap().layout(),
+        Layout::Distinct
+    );
+}
+
+#[test]
+fn split_filters_find_every_key_and_meet_the_model_fpr() {
+    for shards in [1, 4] {
+        let b = split_builder(shards);
+        let plan = b.plan().unwrap();
+        assert_eq!(
+            (plan.kind, plan.layout, plan.shards),
+            (Kind::Blocked, Layout::Split, shards)
+        );
+        assert!(plan.k >= 1 && plan.k <= Layout::SPLIT_MAX_K, "k {}", plan.k);
+        assert!(plan.expected_fpr > 0.008 && plan.expected_fpr <= 0.01);
+
+        let f = b.build().unwrap();
+        let i = f.info();
+        assert_eq!(
+            (i.kind, i.layout, i.k, i.shards),
+            (Kind::Blocked, Layout::Split, plan.k, shards)
+        );
+        assert_eq!(
+            (i.bits, i.blocks_per_shard, i.capacity),
+            (plan.bits, plan.blocks_per_shard, N)
+        );
+        assert_eq!((i.target_fpr, i.expected_fpr), (0.01, plan.expected_fpr));
+        assert_eq!(f.layout(), Layout::Split);
+        assert!(format!("{f:?}").contains("layout: Split"));
+
+        // Half in one batch, half one by one: both paths set split bits.
+        let keys = present();
+        let (batch, single) = keys.split_at(N as usize / 2);
+        let new = f.insert_batch(batch).unwrap();
+        assert!(new <= batch.len() as u64 && new as f64 > 0.99 * batch.len() as f64);
+        for k in single {
+            f.insert(k).unwrap();
+        }
+
+        // Fixed seed and keys: deterministic. Bound: the binomial mean plus 5 standard
+        // deviations at the plan's model FPR.
+        let fp = check_answers(&f, None).iter().filter(|&&a| a).count() as f64;
+        let p = plan.expected_fpr;
+        let mean = p * ABSENT as f64;
+        let sd = (ABSENT as f64 * p * (1.0 - p)).sqrt();
+        assert!(
+            fp <= mean + 5.0 * sd,
+            "shards {shards}: {fp} false positives of {ABSENT}, model {mean} (sd {sd})"
+        );
+        assert!(
+            fp >= mean - 5.0 * sd,
+            "shards {shards}: only {fp} false positives, model {mean}"
+        );
+        let est = f.estimate_fpr();
+        assert!(
+            (est - p).abs() < 0.25 * p,
+            "estimated FPR {est} vs model {p}"
+        );
+        let count = f.estimate_count();
+        assert!((count - N as f64).abs() < 0.03 * N as f64, "count {count}");
+    }
+}
+
+#[test]
+fn split_needs_a_few_percent_more_bits_than_distinct() {
+    for fpr in [0.01, 0.001] {
+        for capacity in [N, 1_000_000, 100_000_000] {
+            let distinct = Builder::new(capacity).fpr(fpr).plan().unwrap();
+            let split = Builder::new(capacity)
+                .fpr(fpr)
+                .layout(Layout::Split)
+                .plan()
+                .unwrap();
+            assert_eq!(split.layout, Layout::Split);
+            assert!(split.expected_fpr <= fpr && distinct.expected_fpr <= fpr);
+            let ratio = split.bits_per_key / distinct.bits_per_key;
+            assert!(
+                (1.0..=1.03).contains(&ratio),
+                "fpr {fpr}, capacity {capacity}: split {} vs distinct {} bits per key",
+                split.bits_per_key,
+                distinct.bits_per_key
+            );
+        }
+    }
+}
+
+#[test]
+fn split_sizing_respects_a_fixed_k_and_explicit_bits() {
+    for k in [1, 8, 16] {
+        let plan = split_builder(1).k(k).plan().unwrap();
+        assert_eq!((plan.k, plan.layout), (k, Layout::Split));
+        assert!(plan.expected_fpr <= 0.01);
+    }
+    let f = Builder::new(1000)
+        .layout(Layout::Split)
+        .bits(64 * 512)
+        .k(12)
+        .build()
+        .unwrap();
+    let i = f.info();
+    assert_eq!(
+        (i.layout, i.k, i.bits, i.target_fpr),
+        (Layout::Split, 12, 64 * 512, 0.0)
+    );
+    let m = layout_model_fpr(Kind::Blocked, Layout::Split, 64.0 * 512.0 / 1000.0, 12).unwrap();
+    assert!(
+        (m - i.expected_fpr).abs() <= 1e-12 * m,
+        "{m} vs {}",
+        i.expected_fpr
+    );
+}
+
+#[test]
+fn persistence_keeps_the_layout_and_the_answers() {
+    let f = split_builder(4).build().unwrap();
+    f.insert_batch(&present()).unwrap();
+    let answers = check_answers(&f, None);
+    let bytes = f.to_bytes();
+
+    // Deserialized: owned and writable.
+    let g = BloomFilter::from_bytes(&bytes).unwrap();
+    assert_eq!(
+        (g.layout(), g.info().storage),
+        (Layout::Split, Storage::Owned)
+    );
+    assert_eq!(g, f);
+    assert_eq!(g.info(), f.info());
+    check_answers(&g, Some(&answers));
+    g.insert("after").unwrap();
+    assert!(g.contains("after"));
+
+    // Viewed, with and without the checksum check.
+    let aligned = AlignedBytes::from(bytes.as_slice());
+    for verify in [false, true] {
+        let v = BloomFilter::view(&aligned, verify).unwrap();
+        assert_eq!(
+            (v.layout(), v.info().storage),
+            (Layout::Split, Storage::View)
+        );
+        check_answers(&v, Some(&answers));
+        // A clone of a view is an owned filter of the same layout.
+        assert_eq!(v.clone().layout(), Layout::Split);
+    }
+
+    // Saved and opened in every mode.
+    let path = tmp("split");
+    f.save(&path).unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), bytes);
+    for mode in [
+        OpenMode::ReadOnly,
+        OpenMode::CopyOnWrite,
+        OpenMode::ReadWrite,
+    ] {
+        let o = OpenOptions::new()
+            .mode(mode)
+            .verify_checksum(true)
+            .open(&path)
+            .unwrap();
+        assert_eq!(o.layout(), Layout::Split, "{mode:?}");
+        assert_eq!(o.info().storage, Storage::Mapped);
+        check_answers(&o, Some(&answers));
+        o.close().unwrap();
+    }
+    let o = BloomFilter::open(&path).unwrap();
+    assert_eq!(o.info(), BloomFilter::open(&path).unwrap().info());
+    assert_eq!(o.layout(), Layout::Split);
+    drop(o);
+    std::fs::remove_file(&path).unwrap();
+
+    // serde carries the same bytes.
+    #[cfg(feature = "serde")]
+    {
+        let json = serde_json::to_string(&f).unwrap();
+        let s: BloomFilter = serde_json::from_str(&json).unwrap();
+        assert_eq!(s.layout(), Layout::Split);
+        assert_eq!(s, f);
+    }
+}
+
+#[test]
+fn layouts_do_not_mix() {
+    let split = split_builder(1).build().unwrap();
+    let distinct = Builder::new(N)
+        .fpr(0.01)
+        .seed(0x5B11_7A11_0000_0001)
+        .bits(split.bits())
+        .k(split.k())
+        .build()
+        .unwrap();
+    assert_eq!(
+        (distinct.bits(), distinct.k(), distinct.layout()),
+        (split.bits(), split.k(), Layout::Distinct)
+    );
+    assert!(matches!(split.union(&distinct), Err(Error::Mismatch)));
+    assert!(matches!(distinct.union(&split), Err(Error::Mismatch)));
+    assert_ne!(split, distinct);
+    let mut s = split.clone();
+    assert!(matches!(s.intersect(&distinct), Err(Error::Mismatch)));
+    s.union(&split).unwrap();
+    s.intersect(&split).unwrap();
+
+    // The exclusive-writer mode keeps the layout and sets the same bits.
+    let keys = present();
+    let shared = split_builder(1).build().unwrap();
+    shared.insert_batch(&keys).unwrap();
+    let mut x = split_builder(1).build().unwrap().into_exclusive().unwrap();
+    assert_eq!(x.info().layout, Layout::Split);
+    x.insert_batch(&keys).unwrap();
+    let x = x.into_shared().unwrap();
+    assert_eq!((x.layout(), &x), (Layout::Split, &shared));
+}
+
+#[test]
+fn bad_combinations_are_invalid() {
+    for bad in [
+        Builder::new(N).kind(Kind::Classic).layout(Layout::Split),
+        Builder::new(N)
+            .layout(Layout::Split)
+            .k(Layout::SPLIT_MAX_K + 1),
+        Builder::new(N).layout(Layout::Split).k(64),
+        Builder::new(N)
+            .layout(Layout::Split)
+            .kind(Kind::Classic)
+            .bits(1 << 20)
+            .k(4),
+    ] {
+        assert!(matches!(bad.plan(), Err(Error::Invalid)), "{bad:?}");
+        assert!(matches!(bad.build(), Err(Error::Invalid)), "{bad:?}");
+    }
+    assert_eq!(Layout::SPLIT_MAX_K, 16);
+    // The largest split k works, and distinct takes any k.
+    assert!(Builder::new(N).layout(Layout::Split).k(16).build().is_ok());
+    assert!(Builder::new(N)
+        .layout(Layout::Distinct)
+        .k(17)
+        .build()
+        .is_ok());
+    assert!(Builder::new(N)
+        .kind(Kind::Classic)
+        .layout(Layout::Distinct)
+        .build()
+        .is_ok());
+
+    for (kind, layout, bpk, k) in [
+        (Kind::Classic, Layout::Split, 10.0, 7),
+        (Kind::Blocked, Layout::Split, 10.0, 17),
+        (Kind::Blocked, Layout::Split, 10.0, 0),
+        (Kind::Blocked, Layout::Split, -1.0, 7),
+        (Kind::Blocked, Layout::Split, f64::NAN, 7),
+        (Kind::Blocked, Layout::Split, f64::INFINITY, 7),
+        (Kind::Blocked, Layout::Distinct, 10.0, 65),
+    ] {
+        assert!(
+            matches!(layout_model_fpr(kind, layout, bpk, k), Err(Error::Invalid)),
+            "{kind:?} {layout:?} {bpk} {k}"
+        );
+    }
+}
+
+#[test]
+fn layout_model_fpr_agrees_with_the_plans() {
+    for fpr in [0.05, 0.01, 0.001, 0.0001] {
+        for capacity in [1000, N, 1_000_000] {
+            for (kind, layout) in [
+                (Kind::Blocked, Layout::Distinct),
+                (Kind::Blocked, Layout::Split),
+                (Kind::Classic, Layout::Distinct),
+            ] {
+                let plan = Builder::new(capacity)
+                    .fpr(fpr)
+                    .kind(kind)
+                    .layout(layout)
+                    .plan()
+                    .unwrap();
+                assert_eq!((plan.kind, plan.layout), (kind, layout));
+                let m = layout_model_fpr(kind, layout, plan.bits_per_key, plan.k).unwrap();
+                assert!(
+                    (m - plan.expected_fpr).abs() <= 1e-12 * plan.expected_fpr,
+                    "{kind:?} {layout:?} fpr {fpr} capacity {capacity}: {m} vs {}",
+                    plan.expected_fpr
+                );
+                assert!(m <= fpr);
+                if layout == Layout::Distinct {
+                    let d = model_fpr(kind, plan.bits_per_key, plan.k).unwrap();
+                    assert_eq!(d, m, "{kind:?}");
+                }
+            }
+        }
+    }
+    // At equal bits and k, split is a little worse than distinct, and never better.
+    for k in 1..=Layout::SPLIT_MAX_K {
+        for bpk in [4.0, 8.0, 10.0, 16.0, 24.0] {
+            let d = layout_model_fpr(Kind::Blocked, Layout::Distinct, bpk, k).unwrap();
+            let s = layout_model_fpr(Kind::Blocked, Layout::Split, bpk, k).unwrap();
+            assert!(
+                s >= d * (1.0 - 1e-12),
+                "k {k}, {bpk} bits per key: {s} < {d}"
+            );
+            assert!(s > 0.0 && s < 1.0);
+        }
+    }
+}
