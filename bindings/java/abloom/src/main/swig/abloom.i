@@ -179,11 +179,12 @@ static long long jab_handle_or_code(int rc, abloom_filter *f) {
  * error), read right after the call in the same native method. */
 static _Thread_local int jab_errno_value;
 
+/* layout: an ABLOOM_LAYOUT_* (0, ABLOOM_LAYOUT_DEFAULT: the library's choice). */
 static int jab_options(abloom_options *o, long long capacity, double fpr, int kind, int shards,
-                       long long seed, long long bits, int k, int threads) {
+                       long long seed, long long bits, int k, int threads, int layout) {
   int rc = abloom_options_init(o);
   if (rc != ABLOOM_OK) return rc;
-  if (capacity <= 0 || shards < 0 || bits < 0 || k < 0 || threads < 0 || kind < 0)
+  if (capacity <= 0 || shards < 0 || bits < 0 || k < 0 || threads < 0 || kind < 0 || layout < 0)
     return ABLOOM_ERR_INVALID;
   o->capacity = (uint64_t)capacity;
   o->fpr = fpr;
@@ -193,6 +194,7 @@ static int jab_options(abloom_options *o, long long capacity, double fpr, int ki
   o->bits = (uint64_t)bits;
   o->k = (uint32_t)k;
   o->threads = (uint32_t)threads;
+  o->layout = (uint32_t)layout;
   return ABLOOM_OK;
 }
 
@@ -238,23 +240,24 @@ static int jab_last_errno(void) { return jab_errno_value; }
 static const char *jab_errno_string(int e) { return strerror(e); }
 
 static long long jab_create(long long capacity, double fpr, int kind, int shards, long long seed,
-                            long long bits, int k, int threads) {
+                            long long bits, int k, int threads, int layout) {
   abloom_options o;
   abloom_filter *f = NULL;
-  int rc = jab_options(&o, capacity, fpr, kind, shards, seed, bits, k, threads);
+  int rc = jab_options(&o, capacity, fpr, kind, shards, seed, bits, k, threads, layout);
   if (rc == ABLOOM_OK) rc = abloom_create(&o, &f);
   return jab_handle_or_code(rc, f);
 }
 
 /* plan: out[0] k, [1] shards, [2] blocks per shard, [3] bits, [4] bytes,
- * [5] bits per key (double bits), [6] expected FPR (double bits). */
+ * [5] bits per key (double bits), [6] expected FPR (double bits), [7] layout (ABLOOM_LAYOUT_*,
+ * resolved). */
 static int jab_plan(long long capacity, double fpr, int kind, int shards, long long seed,
-                    long long bits, int k, int threads, long long *OUT_INFO) {
+                    long long bits, int k, int threads, int layout, long long *OUT_INFO) {
   abloom_options o;
   abloom_plan p;
   int rc;
   if (!OUT_INFO) return ABLOOM_ERR_NOMEM;
-  rc = jab_options(&o, capacity, fpr, kind, shards, seed, bits, k, threads);
+  rc = jab_options(&o, capacity, fpr, kind, shards, seed, bits, k, threads, layout);
   if (rc != ABLOOM_OK) return rc;
   memset(&p, 0, sizeof p);
   p.struct_size = sizeof p;
@@ -267,6 +270,20 @@ static int jab_plan(long long capacity, double fpr, int kind, int shards, long l
   OUT_INFO[4] = (long long)p.bytes;
   memcpy(&OUT_INFO[5], &p.bits_per_key, 8);
   memcpy(&OUT_INFO[6], &p.expected_fpr, 8);
+  OUT_INFO[7] = p.layout;
+  return ABLOOM_OK;
+}
+
+/* The model FPR of a kind and layout (abloom_layout_model_fpr): out[0] (double bits). */
+static int jab_layout_model_fpr(int kind, int layout, double bits_per_key, int k,
+                                long long *OUT_INFO) {
+  double v = 0.0;
+  int rc;
+  if (!OUT_INFO) return ABLOOM_ERR_NOMEM;
+  if (kind < 0 || layout < 0 || k < 0) return ABLOOM_ERR_INVALID;
+  rc = abloom_layout_model_fpr((uint32_t)kind, (uint32_t)layout, bits_per_key, (uint32_t)k, &v);
+  if (rc != ABLOOM_OK) return rc;
+  memcpy(&OUT_INFO[0], &v, 8);
   return ABLOOM_OK;
 }
 
@@ -278,7 +295,7 @@ static long long jab_clone(const abloom_filter *f) {
 
 /* info: out[0] kind, [1] k, [2] shards, [3] blocks per shard, [4] bits, [5] bytes, [6] capacity,
  * [7] seed, [8] target FPR (double bits), [9] expected FPR (double bits), [10] storage,
- * [11] read-only. */
+ * [11] read-only, [12] layout (ABLOOM_LAYOUT_*). */
 static int jab_info(const abloom_filter *f, long long *OUT_INFO) {
   abloom_info i;
   int rc;
@@ -299,6 +316,7 @@ static int jab_info(const abloom_filter *f, long long *OUT_INFO) {
   memcpy(&OUT_INFO[9], &i.expected_fpr, 8);
   OUT_INFO[10] = i.storage;
   OUT_INFO[11] = i.read_only;
+  OUT_INFO[12] = i.layout;
   return ABLOOM_OK;
 }
 

@@ -68,7 +68,10 @@ import java.util.Objects;
  */
 public final class BloomFilter implements AutoCloseable {
 
-  /** The filter's layout. */
+  /**
+   * The filter's kind: how a key's bits spread over the filter. Within a block, the blocked kind
+   * also has a {@link Layout}.
+   */
   public enum Kind {
     /**
      * The default: every key's bits lie in one 64-byte block (one cache line), so a lookup costs
@@ -128,7 +131,11 @@ public final class BloomFilter implements AutoCloseable {
    * @param shards shard count
    * @param blocksPerShard 64-byte blocks in each shard
    * @param bitsPerKey bits per expected insertion
-   * @param expectedFpp the model's false-positive probability at the expected insertions
+   * @param expectedFpp the model's false-positive probability at the expected insertions, for
+   *     this layout
+   * @param layout the in-block layout (the default resolved: {@link Layout#DISTINCT} unless
+   *     {@link Builder#layout} asked for another; always {@link Layout#DISTINCT} for the classic
+   *     kind)
    */
   public record Plan(
       long bits,
@@ -137,7 +144,8 @@ public final class BloomFilter implements AutoCloseable {
       int shards,
       long blocksPerShard,
       double bitsPerKey,
-      double expectedFpp) {}
+      double expectedFpp,
+      Layout layout) {}
 
   private static final Cleaner CLEANER = Cleaner.create();
   private static final int VERIFY_CHECKSUM = 0x1;
@@ -151,6 +159,7 @@ public final class BloomFilter implements AutoCloseable {
   private final Cleaner.Cleanable cleanable;
   // The shape and fixed facts, read once: they never change for a handle.
   private final Kind kind;
+  private final Layout layout;
   private final int hashFunctions;
   private final int shards;
   private final long blocksPerShard;
@@ -166,13 +175,14 @@ public final class BloomFilter implements AutoCloseable {
   private BloomFilter(long address, Object attachment) {
     this.handle = new NativeHandle(address, attachment);
     this.cleanable = CLEANER.register(this, handle);
-    long[] info = new long[12];
+    long[] info = new long[13];
     int rc = AbloomNative.jab_info(address, info);
     if (rc != 0) {
       cleanable.clean();
       throw Errors.unchecked(rc, "abloom_get_info");
     }
     this.kind = Kind.of(info[0]);
+    this.layout = Layout.of(info[12]);
     this.hashFunctions = (int) info[1];
     this.shards = (int) info[2];
     this.blocksPerShard = info[3];
@@ -231,7 +241,8 @@ public final class BloomFilter implements AutoCloseable {
   }
 
   /**
-   * A builder for all options: kind, shards, seed, explicit layout, bulk threads.
+   * A builder for all options: kind, in-block layout, shards, seed, explicit bits and k, bulk
+   * threads.
    *
    * @return a new builder (expected insertions must still be set)
    */
@@ -240,14 +251,16 @@ public final class BloomFilter implements AutoCloseable {
   }
 
   /**
-   * Options for a new filter. Defaults: fpp 1%, {@link Kind#BLOCKED}, shards chosen by size (one
-   * per 16 MiB, at most 64), seed 0, bits and k derived from expected insertions and fpp, bulk
-   * calls on the calling thread only. Not thread-safe; build() may be called repeatedly.
+   * Options for a new filter. Defaults: fpp 1%, {@link Kind#BLOCKED}, the library's default
+   * {@link Layout} ({@link Layout#DISTINCT}), shards chosen by size (one per 16 MiB, at most 64),
+   * seed 0, bits and k derived from expected insertions and fpp, bulk calls on the calling thread
+   * only. Not thread-safe; build() may be called repeatedly.
    */
   public static final class Builder {
     private long expectedInsertions;
     private double fpp = 0.01;
     private Kind kind = Kind.BLOCKED;
+    private Layout layout; // null: the library's default (ABLOOM_LAYOUT_DEFAULT)
     private int shards;
     private long seed;
     private long bits;
@@ -289,13 +302,28 @@ public final class BloomFilter implements AutoCloseable {
     }
 
     /**
-     * The layout.
+     * The kind: how a key's bits spread over the filter.
      *
      * @param kind {@link Kind#BLOCKED} (default) or {@link Kind#CLASSIC}
      * @return this builder
      */
     public Builder kind(Kind kind) {
       this.kind = Objects.requireNonNull(kind, "kind");
+      return this;
+    }
+
+    /**
+     * The in-block layout of a blocked filter. Without this call the library's default is used,
+     * {@link Layout#DISTINCT}. {@link Layout#SPLIT} needs {@link Kind#BLOCKED} and at most 16
+     * {@link #hashFunctions} (when k is derived, sizing chooses it within 1..16); other
+     * combinations make {@link #plan()} and {@link #build()} throw. The layout is recorded in
+     * the serialized form, so reading a filter back needs no option.
+     *
+     * @param layout {@link Layout#DISTINCT} (default) or {@link Layout#SPLIT}
+     * @return this builder
+     */
+    public Builder layout(Layout layout) {
+      this.layout = Objects.requireNonNull(layout, "layout");
       return this;
     }
 
@@ -376,24 +404,42 @@ public final class BloomFilter implements AutoCloseable {
       return this;
     }
 
-    private void requireCapacity() {
+    /** Checks what the native call would reject with a less specific message. */
+    private void validate(String what) {
       if (expectedInsertions <= 0) {
         throw new IllegalArgumentException("abloom: expectedInsertions must be set");
       }
+      if (layout != null) {
+        layout.check(kind, hashFunctions, what);
+      }
+    }
+
+    private int layoutCode() {
+      return layout == null ? 0 : layout.code();
     }
 
     /**
      * Computes what {@link #build()} would allocate, without allocating.
      *
-     * @return the layout and its model FPP
-     * @throws IllegalArgumentException if the options are invalid or the filter too large
+     * @return the sizes, k, layout and model FPP
+     * @throws IllegalArgumentException if the options are invalid (also {@link Layout#SPLIT} with
+     *     {@link Kind#CLASSIC} or more than 16 hash functions) or the filter too large
      */
     public Plan plan() {
-      requireCapacity();
-      long[] out = new long[7];
+      validate("plan");
+      long[] out = new long[8];
       int rc =
           AbloomNative.jab_plan(
-              expectedInsertions, fpp, kind.code, shards, seed, bits, hashFunctions, threads, out);
+              expectedInsertions,
+              fpp,
+              kind.code,
+              shards,
+              seed,
+              bits,
+              hashFunctions,
+              threads,
+              layoutCode(),
+              out);
       if (rc != 0) {
         throw Errors.unchecked(rc, "abloom_plan_compute");
       }
@@ -404,23 +450,89 @@ public final class BloomFilter implements AutoCloseable {
           (int) out[1],
           out[2],
           Double.longBitsToDouble(out[5]),
-          Double.longBitsToDouble(out[6]));
+          Double.longBitsToDouble(out[6]),
+          Layout.of(out[7]));
     }
 
     /**
      * Allocates a new, empty filter.
      *
      * @return the filter; close it when done
-     * @throws IllegalArgumentException if the options are invalid or the filter too large
+     * @throws IllegalArgumentException if the options are invalid (also {@link Layout#SPLIT} with
+     *     {@link Kind#CLASSIC} or more than 16 hash functions) or the filter too large
      * @throws OutOfMemoryError if its native memory cannot be allocated
      */
     public BloomFilter build() {
-      requireCapacity();
+      validate("build");
       return own(
           AbloomNative.jab_create(
-              expectedInsertions, fpp, kind.code, shards, seed, bits, hashFunctions, threads),
+              expectedInsertions,
+              fpp,
+              kind.code,
+              shards,
+              seed,
+              bits,
+              hashFunctions,
+              threads,
+              layoutCode()),
           "abloom_create");
     }
+  }
+
+  // ---- sizing model -----------------------------------------------------------------------------
+
+  /**
+   * The false-positive probability the exact model of {@code kind} (with its default layout,
+   * {@link Layout#DISTINCT}) predicts for a filter with {@code bitsPerKey} bits per distinct key
+   * and {@code hashFunctions} probes per key, once full. The same as {@link #modelFpp(Kind,
+   * Layout, double, int)} with {@link Layout#DISTINCT}.
+   *
+   * @param kind the filter kind
+   * @param bitsPerKey bits per key, &gt; 0 and finite
+   * @param hashFunctions probes per key, 1..64
+   * @return a probability in (0, 1]
+   * @throws IllegalArgumentException if an argument is out of range
+   */
+  public static double modelFpp(Kind kind, double bitsPerKey, int hashFunctions) {
+    return modelFpp(kind, Layout.DISTINCT, bitsPerKey, hashFunctions);
+  }
+
+  /**
+   * The false-positive probability the exact model of {@code kind} and {@code layout} predicts
+   * for a filter with {@code bitsPerKey} bits per distinct key and {@code hashFunctions} probes
+   * per key, once full: classic, (1 - e^(-k/c))^k; blocked, a Poisson mixture over block loads
+   * (for {@link Layout#SPLIT} with an inclusion-exclusion over the key's words). A {@link Plan}'s
+   * {@link Plan#expectedFpp()} is this at its {@link Plan#bitsPerKey()} and k. Computes only;
+   * allocates nothing.
+   *
+   * @param kind the filter kind
+   * @param layout the in-block layout ({@link Layout#SPLIT} needs {@link Kind#BLOCKED})
+   * @param bitsPerKey bits per key, &gt; 0 and finite
+   * @param hashFunctions probes per key: 1..64, or 1..16 for {@link Layout#SPLIT}
+   * @return a probability in (0, 1]
+   * @throws IllegalArgumentException if an argument is out of range or {@code kind}, {@code
+   *     layout} and {@code hashFunctions} do not go together
+   */
+  public static double modelFpp(Kind kind, Layout layout, double bitsPerKey, int hashFunctions) {
+    Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(layout, "layout");
+    if (!(bitsPerKey > 0.0 && bitsPerKey < Double.POSITIVE_INFINITY)) {
+      throw new IllegalArgumentException(
+          "abloom: modelFpp: bitsPerKey must be > 0 and finite, got " + bitsPerKey);
+    }
+    if (hashFunctions < 1 || hashFunctions > 64) {
+      throw new IllegalArgumentException(
+          "abloom: modelFpp: hashFunctions must be in 1..64, got " + hashFunctions);
+    }
+    layout.check(kind, hashFunctions, "modelFpp");
+    long[] out = new long[1];
+    int rc =
+        AbloomNative.jab_layout_model_fpr(
+            kind.code, layout.code(), bitsPerKey, hashFunctions, out);
+    if (rc != 0) {
+      throw Errors.unchecked(rc, "abloom_layout_model_fpr");
+    }
+    return Double.longBitsToDouble(out[0]);
   }
 
   // ---- single keys ------------------------------------------------------------------------------
@@ -964,14 +1076,15 @@ public final class BloomFilter implements AutoCloseable {
   // ---- set operations ---------------------------------------------------------------------------
 
   /**
-   * Whether {@code other} has this filter's shape (kind, bits, shards, k, seed), so that {@link
-   * #putAll(BloomFilter)}, {@link #intersect} and {@link #equals} can combine them.
+   * Whether {@code other} has this filter's shape (kind, layout, bits, shards, k, seed), so that
+   * {@link #putAll(BloomFilter)}, {@link #intersect} and {@link #equals} can combine them.
    *
    * @param other another filter (open or closed)
    * @return true if the shapes match
    */
   public boolean isCompatible(BloomFilter other) {
     return kind == other.kind
+        && layout == other.layout
         && hashFunctions == other.hashFunctions
         && shards == other.shards
         && blocksPerShard == other.blocksPerShard
@@ -983,7 +1096,8 @@ public final class BloomFilter implements AutoCloseable {
       throw new IllegalArgumentException(
           "abloom: "
               + what
-              + ": filters of different shapes (kind, bits, shards, k and seed must match): "
+              + ": filters of different shapes (kind, layout, bits, shards, k and seed must"
+              + " match): "
               + shape()
               + " vs "
               + other.shape());
@@ -993,6 +1107,8 @@ public final class BloomFilter implements AutoCloseable {
   private String shape() {
     return "{kind="
         + kind
+        + ", layout="
+        + layout
         + ", bits="
         + bits
         + ", shards="
@@ -1213,12 +1329,22 @@ public final class BloomFilter implements AutoCloseable {
   }
 
   /**
-   * The layout kind.
+   * The kind: how a key's bits spread over the filter.
    *
    * @return the kind
    */
   public Kind kind() {
     return kind;
+  }
+
+  /**
+   * The in-block layout, as the filter was created with or as its serialized form records it.
+   *
+   * @return {@link Layout#DISTINCT} or {@link Layout#SPLIT}; always {@link Layout#DISTINCT} for
+   *     the classic kind
+   */
+  public Layout layout() {
+    return layout;
   }
 
   /**
@@ -1557,8 +1683,8 @@ public final class BloomFilter implements AutoCloseable {
   // ---- Object -----------------------------------------------------------------------------------
 
   /**
-   * Two filters are equal when they have the same shape (kind, bits, shards, k, seed) and the
-   * same bits. A closed filter equals only itself. O(size).
+   * Two filters are equal when they have the same shape (kind, layout, bits, shards, k, seed) and
+   * the same bits. A closed filter equals only itself. O(size).
    *
    * @param obj another object
    * @return true if equal
@@ -1604,11 +1730,11 @@ public final class BloomFilter implements AutoCloseable {
    */
   @Override
   public int hashCode() {
-    return Objects.hash(kind, hashFunctions, shards, blocksPerShard, seed);
+    return Objects.hash(kind, layout, hashFunctions, shards, blocksPerShard, seed);
   }
 
   /**
-   * A short description: kind, bits, k, shards, capacity, target fpp, storage, closed.
+   * A short description: kind, layout, bits, k, shards, capacity, target fpp, storage, closed.
    *
    * @return the description
    */
@@ -1616,6 +1742,8 @@ public final class BloomFilter implements AutoCloseable {
   public String toString() {
     return "BloomFilter{kind="
         + kind
+        + ", layout="
+        + layout
         + ", bits="
         + bits
         + ", k="

@@ -19,15 +19,40 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** The golden vectors of tests/vectors (written by C): read them every way, rebuild them bit for bit. */
+/**
+ * The golden vectors of tests/vectors (written by C), both in-block layouts: read them every way,
+ * rebuild them bit for bit.
+ */
 class GoldenVectorsTest {
 
   static Stream<Arguments> vectors() {
+    BloomFilter.Kind blocked = BloomFilter.Kind.BLOCKED;
+    BloomFilter.Kind classic = BloomFilter.Kind.CLASSIC;
     return Stream.of(
-        Arguments.of("blocked_s1", BloomFilter.Kind.BLOCKED, 1, 0x0123456789ABCDEFL, 7, 9L, 704, 31),
-        Arguments.of("blocked_s4", BloomFilter.Kind.BLOCKED, 4, 0xFEDCBA9876543210L, 8, 3L, 896, 5),
-        Arguments.of("classic_s1", BloomFilter.Kind.CLASSIC, 1, 0x00000000DEADBEEFL, 7, 9L, 704, 10),
-        Arguments.of("classic_s4", BloomFilter.Kind.CLASSIC, 4, 0x8000000000000001L, 9, 3L, 896, 1));
+        Arguments.of("blocked_s1", blocked, Layout.DISTINCT, 1, 0x0123456789ABCDEFL, 7, 9L, 704, 31),
+        Arguments.of("blocked_s4", blocked, Layout.DISTINCT, 4, 0xFEDCBA9876543210L, 8, 3L, 896, 5),
+        Arguments.of("classic_s1", classic, Layout.DISTINCT, 1, 0x00000000DEADBEEFL, 7, 9L, 704, 10),
+        Arguments.of("classic_s4", classic, Layout.DISTINCT, 4, 0x8000000000000001L, 9, 3L, 896, 1),
+        // the split layout (format layout id 2), made with ABLOOM_LAYOUT_SPLIT in the options
+        Arguments.of("split_s1", blocked, Layout.SPLIT, 1, 0x5B117000000000A1L, 7, 9L, 704, 13),
+        Arguments.of("split_s4", blocked, Layout.SPLIT, 4, 0xA100000000075B11L, 9, 3L, 896, 8));
+  }
+
+  /**
+   * The builders that must make a vector's bytes: the layout left to the default (distinct) and
+   * given explicitly; the split vectors were made with it given.
+   */
+  private static List<BloomFilter.Builder> builders(
+      BloomFilter.Kind kind, Layout layout, int shards, long seed) {
+    List<BloomFilter.Builder> out = new ArrayList<>();
+    if (layout == Layout.DISTINCT) {
+      out.add(BloomFilter.builder());
+    }
+    out.add(BloomFilter.builder().layout(layout));
+    for (BloomFilter.Builder b : out) {
+      b.expectedInsertions(450).fpp(0.01).kind(kind).shards(shards).seed(seed);
+    }
+    return out;
   }
 
   /** The vector's keys, absent keys and their recorded answers. */
@@ -52,9 +77,10 @@ class GoldenVectorsTest {
   }
 
   private static void check(
-      BloomFilter f, Vector v, BloomFilter.Kind kind, int shards, long seed, int k, long blocks,
-      int falsePositives) {
+      BloomFilter f, Vector v, BloomFilter.Kind kind, Layout layout, int shards, long seed, int k,
+      long blocks, int falsePositives) {
     assertEquals(kind, f.kind());
+    assertEquals(layout, f.layout(), "the layout the file records");
     assertEquals(shards, f.shards());
     assertEquals(seed, f.seed());
     assertEquals(k, f.hashFunctions());
@@ -87,8 +113,8 @@ class GoldenVectorsTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("vectors")
   void readsEveryWay(
-      String name, BloomFilter.Kind kind, int shards, long seed, int k, long blocks, int size,
-      int falsePositives, @TempDir Path tmp) throws IOException {
+      String name, BloomFilter.Kind kind, Layout layout, int shards, long seed, int k, long blocks,
+      int size, int falsePositives, @TempDir Path tmp) throws IOException {
     Vector v = new Vector(name);
     assertEquals(size, v.file.length);
     Path path = TestSupport.vectors().resolve(name + ".abloom");
@@ -96,19 +122,19 @@ class GoldenVectorsTest {
     try (BloomFilter f = BloomFilter.open(path, BloomFilter.OpenMode.READ_ONLY, true)) {
       assertEquals(BloomFilter.Storage.MAPPED, f.storage());
       assertTrue(f.isReadOnly());
-      check(f, v, kind, shards, seed, k, blocks, falsePositives);
+      check(f, v, kind, layout, shards, seed, k, blocks, falsePositives);
       assertArrayEquals(v.file, f.toByteArray());
     }
     try (BloomFilter f = BloomFilter.open(path)) {
-      check(f, v, kind, shards, seed, k, blocks, falsePositives);
+      check(f, v, kind, layout, shards, seed, k, blocks, falsePositives);
     }
     try (BloomFilter f = BloomFilter.fromByteArray(v.file)) {
       assertEquals(BloomFilter.Storage.OWNED, f.storage());
       assertFalse(f.isReadOnly());
-      check(f, v, kind, shards, seed, k, blocks, falsePositives);
+      check(f, v, kind, layout, shards, seed, k, blocks, falsePositives);
     }
     try (BloomFilter f = BloomFilter.readFrom(new ByteArrayInputStream(v.file))) {
-      check(f, v, kind, shards, seed, k, blocks, falsePositives);
+      check(f, v, kind, layout, shards, seed, k, blocks, falsePositives);
     }
     for (boolean verify : new boolean[] {false, true}) {
       ByteBuffer buf = ByteBuffer.allocateDirect(v.file.length + 64).alignedSlice(64);
@@ -116,7 +142,7 @@ class GoldenVectorsTest {
       try (BloomFilter f = BloomFilter.wrap(buf, verify)) {
         assertEquals(BloomFilter.Storage.VIEW, f.storage());
         assertTrue(f.isReadOnly());
-        check(f, v, kind, shards, seed, k, blocks, falsePositives);
+        check(f, v, kind, layout, shards, seed, k, blocks, falsePositives);
       }
     }
   }
@@ -124,14 +150,21 @@ class GoldenVectorsTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("vectors")
   void rebuildsIdenticalBytes(
-      String name, BloomFilter.Kind kind, int shards, long seed, int k, long blocks, int size,
-      int falsePositives, @TempDir Path tmp) throws IOException {
+      String name, BloomFilter.Kind kind, Layout layout, int shards, long seed, int k, long blocks,
+      int size, int falsePositives, @TempDir Path tmp) throws IOException {
     Vector v = new Vector(name);
-    BloomFilter.Builder b =
-        BloomFilter.builder().expectedInsertions(450).fpp(0.01).kind(kind).shards(shards).seed(seed);
+    for (BloomFilter.Builder b : builders(kind, layout, shards, seed)) {
+      rebuild(b, v, name, kind, layout, k, blocks, shards, seed, tmp);
+    }
+  }
+
+  private static void rebuild(
+      BloomFilter.Builder b, Vector v, String name, BloomFilter.Kind kind, Layout layout, int k,
+      long blocks, int shards, long seed, Path tmp) throws IOException {
     try (BloomFilter one = b.build();
         BloomFilter batch = b.build();
         BloomFilter fromOnDisk = BloomFilter.open(TestSupport.vectors().resolve(name + ".abloom"))) {
+      assertEquals(layout, one.layout());
       long newOnes = 0;
       for (byte[] key : v.keys) {
         newOnes += one.put(key) ? 1 : 0;
@@ -149,19 +182,22 @@ class GoldenVectorsTest {
       assertEquals(one, fromOnDisk);
       assertEquals(one.hashCode(), fromOnDisk.hashCode());
     }
-    // explicit layout (bits and k): the same body
+    // explicit bits and k (and the layout): the same body
     BloomFilter.Plan plan = b.plan();
     assertEquals(k, plan.hashFunctions());
     assertEquals(blocks, plan.blocksPerShard());
+    assertEquals(layout, plan.layout());
     try (BloomFilter explicit =
         BloomFilter.builder()
             .expectedInsertions(450)
             .kind(kind)
+            .layout(layout)
             .shards(shards)
             .seed(seed)
             .bits(plan.bits())
             .hashFunctions(plan.hashFunctions())
             .build()) {
+      assertEquals(layout, explicit.layout());
       explicit.putAll(v.keys);
       byte[] bytes = explicit.toByteArray();
       for (int i = 128; i < bytes.length; i++) {
