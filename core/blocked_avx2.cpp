@@ -278,7 +278,9 @@ struct Avx2SplitProbe {
                                                               uint32_t k) noexcept {
     const Block m = split_mask_avx2(h, k);
     const Block b = load_block(block);
-    return (_mm256_testc_si256(b.lo, m.lo) & _mm256_testc_si256(b.hi, m.hi)) != 0;
+    const __m256i missing =
+        _mm256_or_si256(_mm256_andnot_si256(b.lo, m.lo), _mm256_andnot_si256(b.hi, m.hi));
+    return present_unless(_mm256_testz_si256(missing, missing) == 0);
   }
   template <class Writer, Arrival kArrival, bool>
   ABLOOM_AVX2 __attribute__((always_inline)) static bool add(uint64_t* block, uint64_t h,

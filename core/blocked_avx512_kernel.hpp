@@ -224,7 +224,7 @@ struct Avx512SplitProbe {
                                                                    uint64_t h,
                                                                    uint32_t k) noexcept {
     const __m512i missing = _mm512_andnot_si512(avx512_load_block(block), avx512_split_mask(h, k));
-    return _mm512_test_epi32_mask(missing, missing) == 0;
+    return present_unless(_mm512_test_epi32_mask(missing, missing) != 0);
   }
   // As avx512_add, with no repeat check and no fallback: the k bits are distinct by construction.
   template <class Writer, Arrival kArrival, bool>

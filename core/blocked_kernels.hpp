@@ -162,6 +162,18 @@ inline const BlockedKernels& blocked_kernels(Layout layout = Layout::distinct) n
 // The tables (kLayouts of them) of one set, or nullptr when this CPU cannot run them.
 const BlockedKernels* blocked_kernels_for(Isa isa) noexcept;
 
+// A test's answer as a branch: false when any of the key's bits is missing. The empty asm keeps
+// the compiler from turning the branch into a flag copy (setcc), which it otherwise does when
+// both sides return a constant. With a branch, the CPU takes the predicted answer and goes on to
+// the next key while the block is still in flight; with a flag copy, whatever uses the answer
+// waits for the load. Measured on the split layout's single-key test at 100M keys (Zen 4,
+// bench/RESULTS.md): 54.5 -> 49.8 ns for absent keys, 60.7 -> 55.7 for present ones.
+inline bool present_unless(bool missing) noexcept {
+  if (missing) [[likely]] return false;
+  asm volatile("");
+  return true;
+}
+
 // Where an add's block comes from, which decides how the shared writer's write step may branch.
 //  - on_demand (single-key calls): the probe's own load fetches the block. Out of cache, a branch
 //    on its bits resolves only when it arrives, and a mispredicted one keeps the next keys' misses
