@@ -169,7 +169,8 @@ const BlockedKernels* blocked_kernels_for(Isa isa) noexcept;
 // waits for the load. Measured on the split layout's single-key test at 100M keys (Zen 4,
 // bench/RESULTS.md): 54.5 -> 49.8 ns for absent keys, 60.7 -> 55.7 for present ones.
 inline bool present_unless(bool missing) noexcept {
-  if (missing) [[likely]] return false;
+  if (missing) [[likely]]
+    return false;
   asm volatile("");
   return true;
 }
