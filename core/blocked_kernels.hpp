@@ -167,7 +167,7 @@ const BlockedKernels* blocked_kernels_for(Isa isa) noexcept;
 // both sides return a constant. With a branch, the CPU takes the predicted answer and goes on to
 // the next key while the block is still in flight; with a flag copy, whatever uses the answer
 // waits for the load. Measured on the split layout's single-key test at 100M keys (Zen 4,
-// bench/RESULTS.md): 54.5 -> 49.8 ns for absent keys, 60.7 -> 55.7 for present ones.
+// bench/RESULTS.md): 54.2 -> 51.3 ns for absent keys, 60.7 -> 57.4 for present ones.
 inline bool present_unless(bool missing) noexcept {
   if (missing) [[likely]]
     return false;
