@@ -34,7 +34,8 @@
 //
 // Flags (besides --benchmark_*): --quick (= --sizes=1M,10M --bpk=10), --sizes=LIST (of 1M, 10M,
 // 100M, or any count with K/M suffix), --bpk=LIST, --threads=LIST, --no-keylen, --no-mt,
-// --no-isa, --grid-only (= all three no-).
+// --no-isa, --grid-only (= all three no-), --layout=distinct|split (the blocked filters' in-block
+// layout; default: the library's).
 // Defaults: --benchmark_min_time=0.03 --benchmark_repetitions=5
 // --benchmark_enable_random_interleaving=true (repetitions of all benchmarks run in a random
 // order, so that a slow phase of this shared machine hits every benchmark alike instead of a few
@@ -85,6 +86,9 @@ std::string count_label(uint64_t n) {
 
 // ---- Filters ---------------------------------------------------------------------------------
 
+// The blocked kind's in-block layout (--layout=distinct|split); the classic kind has only one.
+uint32_t g_blocked_layout = ABLOOM_LAYOUT_DEFAULT;
+
 struct Filter {
   abloom_filter* f = nullptr;
   Filter(uint64_t n, double bits_per_key, uint32_t kind, uint32_t shards, uint32_t threads) {
@@ -92,6 +96,7 @@ struct Filter {
     abloom_options_init(&o);
     o.capacity = n;
     o.kind = kind;
+    o.layout = kind == ABLOOM_KIND_BLOCKED ? g_blocked_layout : ABLOOM_LAYOUT_DEFAULT;
     o.bits = static_cast<uint64_t>(static_cast<double>(n) * bits_per_key);
     o.shards = shards;
     o.threads = threads;
@@ -222,9 +227,11 @@ struct Group {
       full[kind] = std::make_unique<Filter>(n, bpk, kind, 0, 2);
       fill(full[kind]->f, n);
       const abloom_info i = full[kind]->info();
-      std::fprintf(stderr, "# %s keys:%s bpk:%d: k=%u shards=%u bytes=%llu model FPR %.4g%%\n",
+      std::fprintf(stderr,
+                   "# %s keys:%s bpk:%d: layout=%s k=%u shards=%u bytes=%llu model FPR %.4g%%\n",
                    kind == ABLOOM_KIND_BLOCKED ? "blocked" : "classic", count_label(n).c_str(), bpk,
-                   i.k, i.shards, static_cast<unsigned long long>(i.bytes), 100 * i.expected_fpr);
+                   i.layout == ABLOOM_LAYOUT_SPLIT ? "split" : "distinct", i.k, i.shards,
+                   static_cast<unsigned long long>(i.bytes), 100 * i.expected_fpr);
       // The limit and test_hashes rely on abloom's hash being XXH3-64 with seed 0.
       uint64_t h = 0;
       abloom_hash(full[kind]->f, pool().key(0), 16, &h);
@@ -799,6 +806,12 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "abloom_bench: bad %s (e.g. --bpk=8,12,16,20)\n", a.c_str());
         return 2;
       }
+    } else if (a == "--layout=distinct" || a == "--layout=split") {
+      g_blocked_layout = a == "--layout=split" ? ABLOOM_LAYOUT_SPLIT : ABLOOM_LAYOUT_DISTINCT;
+    } else if (a.rfind("--layout", 0) == 0) {
+      std::fprintf(stderr, "abloom_bench: bad %s (--layout=distinct or --layout=split)\n",
+                   a.c_str());
+      return 2;
     } else if (a == "--no-keylen") {
       keylen = false;
     } else if (a.rfind("--threads=", 0) == 0) {
@@ -824,6 +837,10 @@ int main(int argc, char** argv) {
                                     "--benchmark_enable_random_interleaving=true"})) {
     return 2;
   }
+  benchmark::AddCustomContext("abloom_blocked_layout",
+                              g_blocked_layout == ABLOOM_LAYOUT_SPLIT      ? "split"
+                              : g_blocked_layout == ABLOOM_LAYOUT_DISTINCT ? "distinct"
+                                                                           : "default");
   for (uint64_t n : sizes)
     for (int bpk : bpks) register_grid(n, bpk);
   if (keylen) register_keylen();

@@ -12,7 +12,8 @@
 #   5. variants the AVX-512 kernel with each repeat check (ABLOOM_ISA=avx512-conflict and
 #              avx512-packed): which one the vendor rule in core/isa.cpp should pick on this CPU
 #              (issue 12 chose packed for Intel without an Intel machine to measure);
-#   6. split   bench/split_layout_study (the next in-block layout, against today's);
+#   6. layouts the blocked kind's grid in each in-block layout (abloom_bench --layout=distinct and
+#              --layout=split), against the same run's limits: whether split can be the default;
 #   7. limits  bench/single_key_limits (what bounds a single-key call out of cache).
 # Each step has its own time limit; a step that fails or runs out is reported and the rest still
 # run. Total: about 9 minutes on 16 cores (build included).
@@ -88,13 +89,17 @@ for variant in conflict packed; do
     --benchmark_out="$OUT_DIR/variants-$variant.json" --benchmark_out_format=json
 done
 
-step split 180 "$BUILD/bench/split_layout_study" 1000000 100000000
-grep -E 'keys|limit' "$OUT_DIR/split.log" | sed 's/^/    /' >>"$SUMMARY"
+for layout in distinct split; do
+  step "layout-$layout" 200 "$BUILD/bench/abloom_bench" --layout="$layout" --sizes="$SIZES" \
+    --bpk=10 --grid-only --benchmark_repetitions=3 --benchmark_min_time=0.1 \
+    --benchmark_filter='^grid/(blocked|limit)/' \
+    --benchmark_out="$OUT_DIR/layout-$layout.json" --benchmark_out_format=json
+done
 
 step limits 120 "$BUILD/bench/single_key_limits" --benchmark_repetitions=3 \
   --benchmark_min_time=0.1 --benchmark_out="$OUT_DIR/limits.json" --benchmark_out_format=json
 
-for j in isa threads variants-conflict variants-packed; do
+for j in isa threads variants-conflict variants-packed layout-distinct layout-split; do
   if [[ -s "$OUT_DIR/$j.json" ]]; then
     { echo; python3 bench/summarize.py "$OUT_DIR/$j.json"; } >>"$SUMMARY" 2>&1
   fi

@@ -270,7 +270,8 @@ def main(argv):
                        for c in ctx.get("caches", []))
     print(f"Run: {ctx.get('date', '?')} on {ctx.get('host_name', '?')}, "
           f"{ctx.get('num_cpus', '?')} CPUs at {ctx.get('mhz_per_cpu', '?')} MHz; caches: "
-          f"{caches or '?'}; load average {ctx.get('load_avg', '?')}.\n")
+          f"{caches or '?'}; load average {ctx.get('load_avg', '?')}; blocked layout "
+          f"{ctx.get('abloom_blocked_layout', 'default')}.\n")
     grid_tables(r)
     keylen_table(r)
     isa_table(r)

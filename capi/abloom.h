@@ -196,8 +196,10 @@ typedef enum abloom_kind {
  *  fewest bits for a target FPR, any k up to ABLOOM_MAX_K. The classic kind's only layout. */
 #define ABLOOM_LAYOUT_DISTINCT 1u
 /** One bit in each of k <= ABLOOM_SPLIT_MAX_K consecutive 32-bit words of the block (layout id
- *  2): a key's bits are one vector shift with no repeat check, so adds run about twice as fast,
- *  for 1.6-2.4% more bits at the same FPR (1% and 0.1%; bench/RESULTS.md). Blocked kind only. */
+ *  2): a key's bits are one vector shift with no repeat check, so adds run 1.5-1.9x faster in
+ *  cache and 1.2-1.35x out of it (bulk and exclusive adds), for more bits at the same FPR (+2.3%
+ *  at 1%, +1.6% at 0.1%); single-key tests out of cache run a few percent slower
+ *  (bench/RESULTS.md). Blocked kind only. */
 #define ABLOOM_LAYOUT_SPLIT 2u
 /** The largest k of ABLOOM_LAYOUT_SPLIT (one bit per 32-bit word). */
 #define ABLOOM_SPLIT_MAX_K 16

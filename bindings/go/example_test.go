@@ -39,8 +39,8 @@ func ExampleNew_options() {
 }
 
 func ExampleWithLayout() {
-	// The split layout: one bit per 32-bit word of the block, for faster SIMD adds and tests
-	// at about 2% more memory than the default layout at 1%. A saved file remembers it.
+	// The split layout: one bit per 32-bit word of the block, for faster adds at about 2%
+	// more memory than the default layout at 1%. A saved file remembers it.
 	f, err := abloom.New(10_000_000, 0.01, abloom.WithLayout(abloom.LayoutSplit))
 	if err != nil {
 		panic(err)

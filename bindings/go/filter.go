@@ -41,9 +41,11 @@ const (
 	// LayoutDistinct (the default) sets k distinct bits anywhere in the 512-bit block: the
 	// fewest bits for a target FPR, any k. Classic filters always report it.
 	LayoutDistinct Layout = 1
-	// LayoutSplit sets one bit in each of k <= 16 consecutive 32-bit words of the block: faster
-	// adds and tests with SIMD (one compare per word), for a few percent more bits at the same
-	// FPR (about +1-3% at 1%). Blocked kind only; with WithK, k must be at most 16.
+	// LayoutSplit sets one bit in each of k <= 16 consecutive 32-bit words of the block: one
+	// vector shift per key and no repeat check, so adds run faster (1.5-1.9x in cache, 1.2-1.35x
+	// out of it for bulk and exclusive adds) and tests about the same, for a few percent more
+	// bits at the same FPR (+2.3% at 1%, +1.6% at 0.1%). Blocked kind only; with WithK, k must
+	// be at most 16.
 	LayoutSplit Layout = 2
 )
 
