@@ -177,9 +177,8 @@ static void make_vector(const char *dir, const struct vector_spec *v) {
       "%s: kind %u layout %u k %u shards %u blocks/shard %llu bits %llu file %llu bytes, "
       "%zu/%d absent keys test positive\n",
       v->name, info.kind, info.layout, info.k, info.shards,
-      (unsigned long long)info.blocks_per_shard,
-      (unsigned long long)info.bits, (unsigned long long)(info.bytes + ABLOOM_HEADER_BYTES), fp,
-      N_ABSENT);
+      (unsigned long long)info.blocks_per_shard, (unsigned long long)info.bits,
+      (unsigned long long)(info.bytes + ABLOOM_HEADER_BYTES), fp, N_ABSENT);
 
   abloom_free(back);
   abloom_free(f);
