@@ -198,8 +198,7 @@ typedef enum abloom_kind {
 /** One bit in each of k <= ABLOOM_SPLIT_MAX_K consecutive 32-bit words of the block (layout id
  *  2): a key's bits are one vector shift with no repeat check, so adds run 1.5-1.9x faster in
  *  cache and 1.2-1.35x out of it (bulk and exclusive adds), for more bits at the same FPR (+2.3%
- *  at 1%, +1.6% at 0.1%); single-key tests out of cache run a few percent slower
- *  (bench/RESULTS.md). Blocked kind only. */
+ *  at 1%, +1.6% at 0.1%); tests cost the same or less (bench/RESULTS.md). Blocked kind only. */
 #define ABLOOM_LAYOUT_SPLIT 2u
 /** The largest k of ABLOOM_LAYOUT_SPLIT (one bit per 32-bit word). */
 #define ABLOOM_SPLIT_MAX_K 16

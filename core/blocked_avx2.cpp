@@ -257,14 +257,9 @@ ABLOOM_AVX2 inline uint32_t nonzero_words(__m256i v) noexcept {
 // (h2 * C^(w+1)) >> 27 when w is one of the key's k words, which the start selects.
 ABLOOM_AVX2 inline Block split_mask_avx2(uint64_t h, uint32_t k) noexcept {
   const uint32_t h2 = probe_seed(h);
-  const uint32_t s = split_start(h2);
-  const uint32_t need = (uint32_t{1} << k) - 1;  // k <= 16
-  const uint32_t words = ((need << s) | (need >> (kSplitWords - s))) & 0xFFFF;
-  const __m256i lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-  const __m256i sel_lo = _mm256_cmpeq_epi32(
-      _mm256_and_si256(_mm256_set1_epi32(static_cast<int>(words & 0xFF)), lane_bit), lane_bit);
-  const __m256i sel_hi = _mm256_cmpeq_epi32(
-      _mm256_and_si256(_mm256_set1_epi32(static_cast<int>(words >> 8)), lane_bit), lane_bit);
+  const uint32_t* window = split_window(split_start(h2), k);
+  const __m256i sel_lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(window));
+  const __m256i sel_hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(window + 8));
   const __m256i v = _mm256_set1_epi32(static_cast<int>(h2));
   const __m256i one = _mm256_set1_epi32(1);
   return Block{

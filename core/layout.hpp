@@ -21,7 +21,8 @@
 //     words, w = (s + j) mod 16 for j = 0 .. k-1, starting at s = (h2 * C^17 mod 2^32) >> 28, bit
 //     (h2 * C^(w+1) mod 2^32) >> 27 of word w. Its k bits are distinct by construction, so no
 //     probe needs a repeat check, and a key's 512-bit mask is one masked variable shift: adds run
-//     about twice as fast, for 1.6-2.4% more bits at the same FPR (bench/RESULTS.md, issue 12).
+//     1.5-1.9x faster in cache and 1.2-1.35x out of it, for 1.1-2.3% more bits at the same FPR
+//     (bench/RESULTS.md, "The split layout in the library").
 //   classic kind: over the shard's m = blocks*512 bits, enhanced double hashing in 64-bit
 //     fixed point: x = h << shard_bits, y = h * G; probe i sets bit mulhi64(x, m), then x += y,
 //     y += (i+1) * G, G = 0x9E3779B97F4A7C15. (x/2^64 is the position as a fraction of m; the
@@ -134,6 +135,27 @@ inline uint32_t split_start(uint32_t h2) noexcept { return (h2 * kProbePowers[17
 inline uint32_t split_bit(uint32_t h2, uint32_t word) noexcept {
   return (h2 * kProbePowers[word + 1]) >> 27;
 }
+// Lane masks of the split layout's word window, for the SIMD kernels: row k is 32 words, word i
+// all ones when i % 16 < k. The 16 words from (16 - s) on have lane w set exactly when
+// (w - s) mod 16 < k, i.e. when w is one of the k words from s: one load instead of rotating a
+// 16-bit mask and expanding it into lanes (about ten instructions on AVX2).
+struct SplitWindows {
+  alignas(64) uint32_t rows[kSplitMaxK + 1][2 * kSplitWords];
+};
+inline constexpr SplitWindows kSplitWindows = [] {
+  SplitWindows t{};
+  for (uint32_t k = 0; k <= kSplitMaxK; ++k)
+    for (uint32_t i = 0; i < 2 * kSplitWords; ++i) t.rows[k][i] = i % kSplitWords < k ? ~0u : 0u;
+  return t;
+}();
+// The 16 lane masks of a key whose window starts at word s (s < 16, k <= 16). A split shape
+// never has k > 16 (the options, the format and Shape's checks refuse it); saying so lets the
+// compiler drop the bounds it cannot see from the kernels' generic k paths.
+inline const uint32_t* split_window(uint32_t s, uint32_t k) noexcept {
+  if (k > kSplitMaxK) __builtin_unreachable();
+  return &kSplitWindows.rows[k][kSplitWords - s];
+}
+
 // The k-bit mask of a key in the split layout (the reference every kernel is checked against).
 inline BlockMask split_mask(uint64_t h, uint32_t k) noexcept {
   BlockMask m{};

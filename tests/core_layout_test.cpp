@@ -239,6 +239,20 @@ TEST(SplitLayout, MaskIsOneBitInEachOfKConsecutiveWords) {
   }
 }
 
+// The SIMD kernels' window lanes: for every start and k, lane w is all ones exactly when w is one
+// of the k words from the start (mod 16), as split_mask places them.
+TEST(SplitLayout, WindowLanesAreTheKWordsFromTheStart) {
+  for (uint32_t k = 0; k <= kSplitMaxK; ++k) {
+    for (uint32_t s = 0; s < kSplitWords; ++s) {
+      const uint32_t* lanes = split_window(s, k);
+      for (uint32_t w = 0; w < kSplitWords; ++w) {
+        const bool in_window = (w + kSplitWords - s) % kSplitWords < k;
+        ASSERT_EQ(lanes[w], in_window ? ~0u : 0u) << "k " << k << " start " << s << " word " << w;
+      }
+    }
+  }
+}
+
 // Words and bits are used evenly: every start word and every bit position of a word comes up.
 TEST(SplitLayout, StartsAndBitsAreUniform) {
   testing::SplitMix rng(6);
