@@ -169,11 +169,27 @@ ABLOOM_AVX512_FN inline void avx512_store_words(uint64_t* block, __m512i value,
 #endif
 }
 
+// ORs a key's 512-bit mask into its block; true when every bit was set already. Both layouts'
+// adds end here. The exclusive writer does it with one masked store of the words that change,
+// with no branch on the block's contents (which, out of cache, would resolve only when the block
+// arrives); the shared writer takes one atomic OR per word, as write_words says.
+template <class Writer, Arrival kArrival>
+ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_or_mask(uint64_t* block,
+                                                                           __m512i mask) noexcept {
+  const __m512i b = avx512_load_block(block);
+  const __m512i missing = _mm512_andnot_si512(b, mask);
+  const uint8_t changed = _mm512_test_epi64_mask(missing, missing);
+  if constexpr (std::is_same_v<Writer, ExclusiveWriter>) {
+    avx512_store_words(block, _mm512_or_si512(b, mask), changed);
+  } else {
+    alignas(64) uint64_t words[8];
+    _mm512_store_si512(words, missing);
+    write_words<Writer, kArrival>(block, words, _mm512_test_epi64_mask(mask, mask), changed);
+  }
+  return changed == 0;
+}
+
 // Inlined into the bulk loops (the compiler would otherwise call it per key: it is long).
-//
-// The exclusive writer ORs the key's mask into the block with one masked store of the words that
-// change, with no branch on the block's contents (which, out of cache, would resolve only when the
-// block arrives); the shared writer takes one atomic OR per word, as write_words says.
 template <RepeatCheck kCheck, class Writer, Arrival kArrival, bool kNarrow>
 ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_add(uint64_t* block, uint64_t h,
                                                                        uint32_t k) noexcept {
@@ -189,18 +205,7 @@ ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_add(uint64_t*
   // An add sets exactly the first k distinct candidates: with a repeat among the first k (about
   // k^2/1024 of keys) the further ones decide, which the scalar kernel walks.
   if (avx512_has_repeat<kCheck>(candidates, need)) return blocked_add_scalar<Writer>(block, h, k);
-  const __m512i b = avx512_load_block(block);
-  const __m512i mask = avx512_key_mask(candidates, k);
-  const __m512i missing = _mm512_andnot_si512(b, mask);
-  const uint8_t changed = _mm512_test_epi64_mask(missing, missing);
-  if constexpr (std::is_same_v<Writer, ExclusiveWriter>) {
-    avx512_store_words(block, _mm512_or_si512(b, mask), changed);
-  } else {
-    alignas(64) uint64_t words[8];
-    _mm512_store_si512(words, missing);
-    write_words<Writer, kArrival>(block, words, _mm512_test_epi64_mask(mask, mask), changed);
-  }
-  return changed == 0;
+  return avx512_or_mask<Writer, kArrival>(block, avx512_key_mask(candidates, k));
 }
 
 // ---- The split layout (layout.hpp): one bit in each of k <= 16 consecutive 32-bit words -------
@@ -241,18 +246,7 @@ struct Avx512SplitProbe {
   template <class Writer, Arrival kArrival, bool>
   ABLOOM_AVX512_FN __attribute__((always_inline)) static bool add(uint64_t* block, uint64_t h,
                                                                   uint32_t k) noexcept {
-    const __m512i mask = avx512_split_mask<false>(h, k);
-    const __m512i b = avx512_load_block(block);
-    const __m512i missing = _mm512_andnot_si512(b, mask);
-    const uint8_t changed = _mm512_test_epi64_mask(missing, missing);
-    if constexpr (std::is_same_v<Writer, ExclusiveWriter>) {
-      avx512_store_words(block, _mm512_or_si512(b, mask), changed);
-    } else {
-      alignas(64) uint64_t words[8];
-      _mm512_store_si512(words, missing);
-      write_words<Writer, kArrival>(block, words, _mm512_test_epi64_mask(mask, mask), changed);
-    }
-    return changed == 0;
+    return avx512_or_mask<Writer, kArrival>(block, avx512_split_mask<false>(h, k));
   }
 };
 

@@ -42,14 +42,22 @@ bool blocked_test_distinct(const uint64_t* block, uint64_t h, uint32_t k) noexce
   return true;
 }
 
+namespace {
+// ORs a key's mask into its block, one word at a time (words the mask leaves empty untouched);
+// true when every bit was set already. Both layouts' scalar adds, which differ only in the mask.
 template <class Writer>
-bool blocked_add_scalar(uint64_t* block, uint64_t h, uint32_t k) noexcept {
-  const BlockMask m = block_mask(h, k);
+bool or_mask(uint64_t* block, const BlockMask& m) noexcept {
   bool present = true;
   for (uint32_t w = 0; w < kBlockWords; ++w) {
     if (m.w[w] != 0) present &= Writer::set_bits(block + w, m.w[w]) == m.w[w];
   }
   return present;
+}
+}  // namespace
+
+template <class Writer>
+bool blocked_add_scalar(uint64_t* block, uint64_t h, uint32_t k) noexcept {
+  return or_mask<Writer>(block, block_mask(h, k));
 }
 
 template bool blocked_add_scalar<SharedWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
@@ -64,12 +72,7 @@ bool split_test_scalar(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
 
 template <class Writer>
 bool split_add_scalar(uint64_t* block, uint64_t h, uint32_t k) noexcept {
-  const BlockMask m = split_mask(h, k);
-  bool present = true;
-  for (uint32_t w = 0; w < kBlockWords; ++w) {
-    if (m.w[w] != 0) present &= Writer::set_bits(block + w, m.w[w]) == m.w[w];
-  }
-  return present;
+  return or_mask<Writer>(block, split_mask(h, k));
 }
 
 template bool split_add_scalar<SharedWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
