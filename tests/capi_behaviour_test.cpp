@@ -31,20 +31,13 @@ using capi_test::FilterDeleter;
 using capi_test::KindName;
 using capi_test::Make;
 using capi_test::Options;
+using capi_test::PlanOf;
 
 Filter Clone(const abloom_filter *f) {
   abloom_filter *c = nullptr;
   EXPECT_EQ(abloom_clone(f, &c), ABLOOM_OK);
   EXPECT_NE(c, nullptr);
   return Filter(c);
-}
-
-abloom_plan PlanOf(const abloom_options &o) {
-  abloom_plan p{};
-  p.struct_size = sizeof p;
-  int rc = abloom_plan_compute(&o, &p);
-  EXPECT_EQ(rc, ABLOOM_OK) << abloom_strerror(rc);
-  return p;
 }
 
 using capi_test::InfoOf;

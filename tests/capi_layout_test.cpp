@@ -22,6 +22,7 @@ namespace {
 
 using capi_test::AddAll;
 using capi_test::Batch;
+using capi_test::Bytes;
 using capi_test::CountOnes;
 using capi_test::DistinctKeys;
 using capi_test::Filter;
@@ -31,6 +32,7 @@ using capi_test::KeysOfAllLengths;
 using capi_test::LoadInto;
 using capi_test::Make;
 using capi_test::Options;
+using capi_test::PlanOf;
 using capi_test::TempDir;
 using capi_test::TestMany;
 
@@ -39,21 +41,6 @@ abloom_options SplitOptions(uint64_t capacity, double fpr = 0.01, uint32_t shard
   abloom_options o = Options(capacity, fpr, ABLOOM_KIND_BLOCKED, shards, seed);
   o.layout = ABLOOM_LAYOUT_SPLIT;
   return o;
-}
-
-abloom_plan PlanOf(const abloom_options &o) {
-  abloom_plan p{};
-  p.struct_size = sizeof p;
-  EXPECT_EQ(abloom_plan_compute(&o, &p), ABLOOM_OK);
-  return p;
-}
-
-std::vector<unsigned char> Bytes(const abloom_filter *f) {
-  uint64_t size = 0;
-  EXPECT_EQ(abloom_serialized_size(f, &size), ABLOOM_OK);
-  std::vector<unsigned char> out(size);
-  EXPECT_EQ(abloom_serialize(f, out.data(), out.size(), nullptr), ABLOOM_OK);
-  return out;
 }
 
 uint32_t LayoutIdOf(const std::vector<unsigned char> &bytes) {

@@ -39,6 +39,26 @@ inline abloom_info InfoOf(const abloom_filter *f) {
   return i;
 }
 
+// abloom_plan_compute of o, expected to succeed.
+inline abloom_plan PlanOf(const abloom_options &o) {
+  abloom_plan p{};
+  p.struct_size = sizeof p;
+  const int rc = abloom_plan_compute(&o, &p);
+  EXPECT_EQ(rc, ABLOOM_OK) << abloom_strerror(rc);
+  return p;
+}
+
+// The serialized bytes of f (abloom_serialize), expected to succeed and fill them exactly.
+inline std::vector<unsigned char> Bytes(const abloom_filter *f) {
+  uint64_t size = 0;
+  EXPECT_EQ(abloom_serialized_size(f, &size), ABLOOM_OK);
+  std::vector<unsigned char> out(size);
+  size_t written = 0;
+  EXPECT_EQ(abloom_serialize(f, out.data(), out.size(), &written), ABLOOM_OK);
+  EXPECT_EQ(written, size);
+  return out;
+}
+
 // Options from abloom_options_init with the given fields set.
 inline abloom_options Options(uint64_t capacity, double fpr = 0.01,
                               uint32_t kind = ABLOOM_KIND_BLOCKED, uint32_t shards = 0,

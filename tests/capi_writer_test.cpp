@@ -18,6 +18,7 @@ namespace {
 
 using capi_test::AddAll;
 using capi_test::Batch;
+using capi_test::Bytes;
 using capi_test::CountOnes;
 using capi_test::DistinctKeys;
 using capi_test::Filter;
@@ -28,16 +29,6 @@ using capi_test::Make;
 using capi_test::Options;
 using capi_test::TempDir;
 using capi_test::TestMany;
-
-std::vector<unsigned char> Bytes(const abloom_filter *f) {
-  uint64_t size = 0;
-  EXPECT_EQ(abloom_serialized_size(f, &size), ABLOOM_OK);
-  std::vector<unsigned char> out(size);
-  size_t written = 0;
-  EXPECT_EQ(abloom_serialize(f, out.data(), out.size(), &written), ABLOOM_OK);
-  EXPECT_EQ(written, size);
-  return out;
-}
 
 TEST(CapiWriterErrors, NullAndUnknownModes) {
   EXPECT_EQ(abloom_set_writer_mode(nullptr, ABLOOM_WRITER_EXCLUSIVE), ABLOOM_ERR_NULL);
