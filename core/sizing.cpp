@@ -3,6 +3,8 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <map>
+#include <type_traits>
 #include <vector>
 
 namespace abloom {
@@ -85,11 +87,21 @@ double log_factorial(double i) {
          inv * (1.0 / 12 - inv * inv * (1.0 / 360 - inv * inv / 1260));
 }
 
-// phi(S) of fpr_split for every subset S of the query's k words, and whether |S| is odd, for
-// k = 1..kSplitMaxK: computed once (2^17 values, 2 MiB), on first use.
+// Up to this k, fpr_split sums its 2^k terms in double, one per subset in subset order: cheap
+// (4096 terms at most), and the exact doubles it gives are in files already written (the model
+// FPR in the header; the golden vectors pin them). Above, the sum is long and needs long double.
+inline constexpr uint32_t kSplitDirectMaxK = 12;
+
+// The terms of fpr_split for k = 1..kSplitMaxK, computed once, on first use: phi(S) and the sign
+// of each subset S of the query's k words. For k > kSplitDirectMaxK they are grouped: phi(S)
+// depends only on how many of S's words each of the 16 windows holds, so the 2^k subsets fall
+// into a few hundred classes, one term each, weighted by the class's signed count (+1 per even
+// subset, -1 per odd one). An evaluation then costs a few hundred exps instead of 65536 at k = 16
+// (a split filter with k = 16 took tens of milliseconds to plan), and equal terms cancel exactly,
+// in integers, before any rounding.
 struct SplitTerms {
   std::array<std::vector<long double>, kSplitMaxK + 1> phi;
-  std::array<std::vector<bool>, kSplitMaxK + 1> odd;
+  std::array<std::vector<long double>, kSplitMaxK + 1> weight;  // +1 or -1 per subset up to 12
   SplitTerms() {
     // q^i for i = 0..16, q = 31/32: the probability that i keys covering a word all miss a bit.
     std::array<long double, kSplitWords + 1> q_pow{};
@@ -97,17 +109,32 @@ struct SplitTerms {
     for (uint32_t i = 1; i <= kSplitWords; ++i) q_pow[i] = q_pow[i - 1] * (31.0L / 32.0L);
     for (uint32_t k = 1; k <= kSplitMaxK; ++k) {
       const uint32_t sets = uint32_t{1} << k;
-      phi[k].resize(sets);
-      odd[k].resize(sets);
       const uint32_t need = sets - 1;
+      // A class: how many windows hold 0, 1, ..., 16 of S's words.
+      std::map<std::array<uint8_t, kSplitWords + 1>, int64_t> classes;
       for (uint32_t set = 0; set < sets; ++set) {
+        std::array<uint8_t, kSplitWords + 1> histogram{};
         long double sum = 0;
         for (uint32_t s = 0; s < kSplitWords; ++s) {
           const uint32_t window = ((need << s) | (need >> (kSplitWords - s))) & 0xFFFF;
-          sum += q_pow[std::popcount(window & set)];
+          const int in_window = std::popcount(window & set);
+          sum += q_pow[in_window];
+          ++histogram[in_window];
         }
-        phi[k][set] = sum / kSplitWords;
-        odd[k][set] = std::popcount(set) % 2 == 1;
+        const int sign = std::popcount(set) % 2 == 1 ? -1 : 1;
+        if (k <= kSplitDirectMaxK) {
+          phi[k].push_back(sum / kSplitWords);
+          weight[k].push_back(sign);
+        } else {
+          classes[histogram] += sign;
+        }
+      }
+      for (const auto& [histogram, count] : classes) {
+        if (count == 0) continue;
+        long double sum = 0;
+        for (uint32_t i = 0; i <= kSplitWords; ++i) sum += histogram[i] * q_pow[i];
+        phi[k].push_back(sum / kSplitWords);
+        weight[k].push_back(static_cast<long double>(count));
       }
     }
   }
@@ -131,13 +158,17 @@ double fpr_split(double c, uint32_t k) noexcept {
     using Real = decltype(zero);
     const Real lam = static_cast<Real>(kBlockBits / c);
     Real sum = 0;
-    for (size_t set = 0; set < t.phi[k].size(); ++set) {
-      const Real term = std::exp(-lam * (1 - static_cast<Real>(t.phi[k][set])));
-      sum += t.odd[k][set] ? -term : term;
+    for (size_t c = 0; c < t.phi[k].size(); ++c) {
+      const Real term = std::exp(-lam * (1 - static_cast<Real>(t.phi[k][c])));
+      if constexpr (std::is_same_v<Real, double>) {
+        sum += t.weight[k][c] < 0 ? -term : term;  // one subset each: as files were written
+      } else {
+        sum += static_cast<Real>(t.weight[k][c]) * term;
+      }
     }
     return static_cast<double>(sum);
   };
-  const double fpr = k <= 12 ? sum_terms(0.0) : sum_terms(0.0L);
+  const double fpr = k <= kSplitDirectMaxK ? sum_terms(0.0) : sum_terms(0.0L);
   return fpr < 0 ? 0 : (fpr > 1 ? 1 : fpr);
 }
 
@@ -171,12 +202,21 @@ double fpr_blocked(double c, uint32_t k) noexcept {
     p *= i / lam;  // pmf(i - 1) = pmf(i) * i / lam
     sum += p * block_fpr(i - 1);
   }
-  return sum;
+  // The sum of a probability mixture: rounding can carry it just past 1 when every block is
+  // saturated (1 + 1e-13 at 0.02 bits per key), and an FPR above 1 is a value no reader accepts.
+  return sum < 1 ? sum : 1;
 }
 
 double fpr_model(Kind kind, Layout layout, double c, uint32_t k) noexcept {
-  if (kind == Kind::classic) return fpr_classic(c, k);
-  return layout == Layout::split ? fpr_split(c, k) : fpr_blocked(c, k);
+  double fpr;
+  if (kind == Kind::classic) {
+    fpr = fpr_classic(c, k);
+  } else {
+    fpr = layout == Layout::split ? fpr_split(c, k) : fpr_blocked(c, k);
+  }
+  // Every model is a probability: the file format stores it and its readers refuse anything
+  // outside [0, 1] (format.cpp), so no writer may produce one.
+  return fpr < 0 ? 0 : (fpr > 1 ? 1 : fpr);
 }
 
 uint32_t max_k(Kind kind, Layout layout) noexcept {
