@@ -208,7 +208,13 @@ typedef enum abloom_kind {
  * leading struct_size lets later versions add fields without breaking the ABI (a caller built
  * against an older header, whose struct ends before `layout`, gets that field's default).
  *
- * Sizing rules, applied by abloom_plan() and abloom_create():
+ * struct_size (here and in abloom_plan and abloom_info) must be the sizeof of one version of the
+ * struct that this library knows: abloom_options_init, abloom_plan_init and abloom_info_init set
+ * it. Any other value, larger ones included, is ABLOOM_ERR_INVALID and nothing is read or
+ * written past the struct_size. For abloom_options the known sizes are today's and the first
+ * header's (which ends before `layout`).
+ *
+ * Sizing rules, applied by abloom_plan_compute() and abloom_create():
  *  - bits == 0 and k == 0: the fewest bits, and the k minimising the FPR for them, such that the
  *    exact model of the kind predicts an FPR <= fpr at `capacity` keys (the default).
  *  - bits == 0 and k  > 0: the fewest bits meeting `fpr` with that fixed k.
@@ -249,7 +255,7 @@ ABLOOM_API int abloom_options_init(abloom_options *opts);
 
 /** A sizing plan: what abloom_create would allocate for some options. */
 typedef struct abloom_plan {
-  /** Set by the caller to sizeof(abloom_plan) before calling abloom_plan(). */
+  /** sizeof(abloom_plan), set by abloom_plan_init. */
   size_t struct_size;
   /** An abloom_kind. */
   uint32_t kind;
@@ -271,10 +277,13 @@ typedef struct abloom_plan {
   double expected_fpr;
 } abloom_plan;
 
+/** Zero `plan` and set its struct_size, ready for abloom_plan_compute. ABLOOM_ERR_NULL if NULL. */
+ABLOOM_API int abloom_plan_init(abloom_plan *plan);
+
 /**
- * Compute, without allocating, the layout abloom_create(opts) would build. `plan->struct_size`
- * must be set to sizeof(abloom_plan). Errors: ABLOOM_ERR_NULL, ABLOOM_ERR_INVALID (bad options or
- * struct_size), ABLOOM_ERR_RANGE (too large).
+ * Compute, without allocating, the layout abloom_create(opts) would build. Initialise `plan` with
+ * abloom_plan_init first. Errors: ABLOOM_ERR_NULL, ABLOOM_ERR_INVALID (bad options, or a
+ * struct_size of `opts` or `plan` that is not a known size), ABLOOM_ERR_RANGE (too large).
  */
 ABLOOM_API int abloom_plan_compute(const abloom_options *opts, abloom_plan *plan);
 
@@ -443,7 +452,7 @@ ABLOOM_API int abloom_equal(const abloom_filter *a, const abloom_filter *b);
 
 /** What a filter is. */
 typedef struct abloom_info {
-  /** Set by the caller to sizeof(abloom_info) before calling abloom_get_info(). */
+  /** sizeof(abloom_info), set by abloom_info_init. */
   size_t struct_size;
   /** An abloom_kind. */
   uint32_t kind;
@@ -483,7 +492,11 @@ typedef enum abloom_storage {
   ABLOOM_STORAGE_MAPPED = 2
 } abloom_storage;
 
-/** Describe `filter` in *info (info->struct_size must be sizeof(abloom_info)). */
+/** Zero `info` and set its struct_size, ready for abloom_get_info. ABLOOM_ERR_NULL if NULL. */
+ABLOOM_API int abloom_info_init(abloom_info *info);
+
+/** Describe `filter` in *info. Initialise `info` with abloom_info_init first. Errors:
+ *  ABLOOM_ERR_NULL, ABLOOM_ERR_INVALID (a struct_size that is not a known size). */
 ABLOOM_API int abloom_get_info(const abloom_filter *filter, abloom_info *info);
 
 /**

@@ -111,9 +111,12 @@ constexpr size_t kOptionsSizeV1 = offsetof(abloom_options, layout);
 // Checks options and computes their plan.
 int plan_from_options(const abloom_options* opts, abloom::Plan* plan) noexcept {
   if (opts == nullptr) return ABLOOM_ERR_NULL;
-  if (opts->struct_size < kOptionsSizeV1) return ABLOOM_ERR_INVALID;
+  // Only the sizes of versions this library knows (abloom.h): nothing is read past struct_size.
+  if (opts->struct_size != kOptionsSizeV1 && opts->struct_size != sizeof(abloom_options)) {
+    return ABLOOM_ERR_INVALID;
+  }
   if (!valid_kind(opts->kind) || opts->threads > ABLOOM_MAX_THREADS) return ABLOOM_ERR_INVALID;
-  const bool has_layout = opts->struct_size >= offsetof(abloom_options, layout) + sizeof(uint32_t);
+  const bool has_layout = opts->struct_size == sizeof(abloom_options);
   abloom::SizingRequest req;
   if (!layout_of(has_layout ? opts->layout : ABLOOM_LAYOUT_DEFAULT, &req.layout)) {
     return ABLOOM_ERR_INVALID;
@@ -239,9 +242,16 @@ int abloom_options_init(abloom_options* opts) {
   return ABLOOM_OK;
 }
 
+int abloom_plan_init(abloom_plan* plan) {
+  if (plan == nullptr) return ABLOOM_ERR_NULL;
+  std::memset(plan, 0, sizeof *plan);
+  plan->struct_size = sizeof *plan;
+  return ABLOOM_OK;
+}
+
 int abloom_plan_compute(const abloom_options* opts, abloom_plan* plan) {
   if (opts == nullptr || plan == nullptr) return ABLOOM_ERR_NULL;
-  if (plan->struct_size < sizeof(abloom_plan)) return ABLOOM_ERR_INVALID;
+  if (plan->struct_size != sizeof(abloom_plan)) return ABLOOM_ERR_INVALID;
   return guarded([&] {
     abloom::Plan p;
     if (int rc = plan_from_options(opts, &p); rc != ABLOOM_OK) return rc;
@@ -460,9 +470,16 @@ int abloom_equal(const abloom_filter* a, const abloom_filter* b) {
   return a->impl->equals(*b->impl) ? 1 : 0;
 }
 
+int abloom_info_init(abloom_info* info) {
+  if (info == nullptr) return ABLOOM_ERR_NULL;
+  std::memset(info, 0, sizeof *info);
+  info->struct_size = sizeof *info;
+  return ABLOOM_OK;
+}
+
 int abloom_get_info(const abloom_filter* filter, abloom_info* info) {
   if (filter == nullptr || info == nullptr) return ABLOOM_ERR_NULL;
-  if (info->struct_size < sizeof(abloom_info)) return ABLOOM_ERR_INVALID;
+  if (info->struct_size != sizeof(abloom_info)) return ABLOOM_ERR_INVALID;
   const abloom::Shape& s = filter->impl->shape();
   const abloom::FilterParams& p = filter->impl->params();
   info->kind = static_cast<uint32_t>(s.kind);

@@ -175,8 +175,7 @@ int main(int argc, char **argv) {
   opts.shards = (uint32_t)shards;
   opts.threads = (uint32_t)threads;
 
-  memset(&plan, 0, sizeof plan);
-  plan.struct_size = sizeof plan;
+  abloom_plan_init(&plan);
   rc = abloom_plan_compute(&opts, &plan);
   if (rc < 0) {
     fprintf(stderr, "abloom_demo: cannot plan this filter: %s\n", abloom_strerror(rc));
@@ -218,8 +217,7 @@ int main(int argc, char **argv) {
     goto done;
   }
 
-  memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
+  abloom_info_init(&info);
   if (check(abloom_get_info(f, &info), "abloom_get_info") < 0 ||
       check(abloom_estimate_count(f, &est_count), "abloom_estimate_count") < 0 ||
       check(abloom_estimate_fpr(f, &est_fpr), "abloom_estimate_fpr") < 0) {

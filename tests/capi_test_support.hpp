@@ -33,16 +33,16 @@ inline const char *KindName(uint32_t kind) {
 
 // abloom_get_info of f, expected to succeed.
 inline abloom_info InfoOf(const abloom_filter *f) {
-  abloom_info i{};
-  i.struct_size = sizeof i;
+  abloom_info i;
+  EXPECT_EQ(abloom_info_init(&i), ABLOOM_OK);
   EXPECT_EQ(abloom_get_info(f, &i), ABLOOM_OK);
   return i;
 }
 
 // abloom_plan_compute of o, expected to succeed.
 inline abloom_plan PlanOf(const abloom_options &o) {
-  abloom_plan p{};
-  p.struct_size = sizeof p;
+  abloom_plan p;
+  EXPECT_EQ(abloom_plan_init(&p), ABLOOM_OK);
   const int rc = abloom_plan_compute(&o, &p);
   EXPECT_EQ(rc, ABLOOM_OK) << abloom_strerror(rc);
   return p;

@@ -76,8 +76,8 @@ int main(void) {
   opts.fpr = 0.001;
   opts.seed = 42;
 
-  memset(&plan, 0, sizeof plan);
-  plan.struct_size = sizeof plan;
+  CHECK_OK(abloom_plan_init(&plan));
+  CHECK(plan.struct_size == sizeof plan);
   CHECK_OK(abloom_plan_compute(&opts, &plan));
   CHECK(plan.kind == ABLOOM_KIND_BLOCKED);
   CHECK(plan.k >= 1 && plan.k <= ABLOOM_MAX_K);
@@ -100,8 +100,8 @@ int main(void) {
     fprintf(stderr, "cannot continue without a filter\n");
     return 1;
   }
-  memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
+  CHECK_OK(abloom_info_init(&info));
+  CHECK(info.struct_size == sizeof info);
   CHECK_OK(abloom_get_info(f, &info));
   CHECK(info.kind == plan.kind && info.k == plan.k && info.shards == plan.shards);
   CHECK(info.blocks_per_shard == plan.blocks_per_shard && info.bits == plan.bits);
