@@ -23,6 +23,8 @@
 //        checksums recomputed (a view without the check may have been given wrong ones);
 //      * the re-serialized bytes deserialize again, equal to the filter, and serialize to the
 //        same bytes (a fixpoint).
+// And the writer side (RunWriter): the input's first bytes read as abloom_options; what
+// abloom_create accepts must serialize to bytes every reader accepts and re-serializes unchanged.
 // Any violation aborts (a crash for libFuzzer).
 //
 // Build: see tests/fuzz/CMakeLists.txt; run: scripts/test-all.sh fuzz.
@@ -110,9 +112,32 @@ bool IsReaderError(int rc) {
   }
 }
 
-// The inserted-key estimate a writer stores for an estimate_count() result (docs/FORMAT.md).
-uint64_t StoredEstimate(double e) {
-  return std::isfinite(e) && e < 1.8e19 ? static_cast<uint64_t>(std::llround(e)) : UINT64_MAX;
+// The inserted-key estimate a writer must store for the valid serialized filter `b`, computed
+// here from the bytes as docs/FORMAT.md defines it (independently of the library): per block
+// (blocked kind) or per shard (classic kind), ln(1 - X/m) / ln(1 - p), summed and rounded;
+// UINT64_MAX when any unit is full.
+uint64_t HeaderEstimate(const std::vector<unsigned char>& b) {
+  const uint32_t kind = static_cast<uint32_t>(Get64(b.data() + 16));
+  const uint32_t k = static_cast<uint32_t>(Get64(b.data() + 28));
+  const uint64_t blocks = Get64(b.data() + 40);
+  const uint32_t shards = static_cast<uint32_t>(Get64(b.data() + 48));
+  const bool classic = kind == ABLOOM_KIND_CLASSIC;
+  const uint64_t unit_bytes = classic ? blocks * 64 : 64;
+  const uint64_t units = classic ? shards : blocks * shards;
+  const double m = static_cast<double>(unit_bytes * 8);
+  const double log_clear =
+      classic ? k * std::log1p(-1.0 / m) : std::log1p(-static_cast<double>(k) / 512);
+  double sum = 0;
+  for (uint64_t u = 0; u < units; ++u) {
+    uint64_t x = 0;
+    for (uint64_t i = 0; i < unit_bytes; ++i) {
+      x += static_cast<uint64_t>(__builtin_popcount(b[ABLOOM_HEADER_BYTES + u * unit_bytes + i]));
+    }
+    if (x == 0) continue;
+    if (static_cast<double>(x) >= m) return UINT64_MAX;
+    sum += std::log1p(-static_cast<double>(x) / m) / log_clear;
+  }
+  return sum < 1.8e19 ? static_cast<uint64_t>(std::llround(sum)) : UINT64_MAX;
 }
 
 // Keys to test: a few fixed ones and up to 8 slices of the input itself.
@@ -214,7 +239,7 @@ std::vector<uint8_t> Exercise(const abloom_filter* f, const std::vector<unsigned
   size_t written = 0;
   CHECK_EQ(abloom_serialize(f, out.data(), out.size(), &written), ABLOOM_OK);
   CHECK_EQ(written, in.size());
-  CHECK_EQ(Get64(out.data() + kOffInserted), StoredEstimate(count));
+  CHECK_EQ(Get64(out.data() + kOffInserted), HeaderEstimate(out));
   const bool same_estimate = Get64(out.data() + kOffInserted) == Get64(in.data() + kOffInserted);
   const bool stale = (in[kOffFlags] & 1) != 0;
   CHECK(expect_storage == ABLOOM_STORAGE_VIEW || !stale);
@@ -326,8 +351,62 @@ void Run(const std::vector<unsigned char>& in) {
 
 }  // namespace
 
+// The writer side: the input's first bytes as options. Whatever abloom_create accepts (up to
+// 1 MiB of bits, to keep runs fast), a few keys added, must serialize to bytes that
+// abloom_deserialize and abloom_view accept and that serialize again to the same bytes: no
+// writer produces bytes its own readers refuse.
+void RunWriter(const unsigned char* d, size_t size) {
+  constexpr size_t kNeed = 8 + 8 + 8 + 4 + 4 + 4 + 4 + 8;
+  if (size < kNeed) return;
+  abloom_options o;
+  CHECK_EQ(abloom_options_init(&o), ABLOOM_OK);
+  o.capacity = Get64(d);
+  o.bits = Get64(d + 8) % (uint64_t{8} << 20);  // up to 1 MiB of bits
+  uint64_t fpr_bits = Get64(d + 16);
+  std::memcpy(&o.fpr, &fpr_bits, sizeof o.fpr);  // any double: NaN, infinities, subnormals
+  o.k = static_cast<uint32_t>(Get64(d + 24) & 0x7F);
+  o.shards = static_cast<uint32_t>(Get64(d + 28) & 0x7F);
+  o.kind = d[32] & 3;
+  o.layout = d[36] & 3;
+  o.seed = Get64(d + 40);
+  abloom_plan plan;
+  CHECK_EQ(abloom_plan_init(&plan), ABLOOM_OK);
+  const int planned = abloom_plan_compute(&o, &plan);
+  if (planned != ABLOOM_OK) {
+    CHECK(planned == ABLOOM_ERR_INVALID || planned == ABLOOM_ERR_RANGE);
+    return;
+  }
+  CHECK(plan.expected_fpr >= 0 && plan.expected_fpr <= 1);
+  if (plan.bytes > (size_t{1} << 20)) return;
+  abloom_filter* f = nullptr;
+  CHECK_EQ(abloom_create(&o, &f), ABLOOM_OK);
+  for (size_t i = kNeed; i < size; i += 8)
+    CHECK_EQ(abloom_add(f, d + i, size - i < 8 ? size - i : 8), ABLOOM_OK);
+  uint64_t n = 0;
+  CHECK_EQ(abloom_serialized_size(f, &n), ABLOOM_OK);
+  std::vector<unsigned char> bytes(n);
+  CHECK_EQ(abloom_serialize(f, bytes.data(), bytes.size(), nullptr), ABLOOM_OK);
+  abloom_filter* back = nullptr;
+  CHECK_EQ(abloom_deserialize(bytes.data(), bytes.size(), &back), ABLOOM_OK);
+  CHECK_EQ(abloom_equal(f, back), 1);
+  std::vector<unsigned char> again(n);
+  CHECK_EQ(abloom_serialize(back, again.data(), again.size(), nullptr), ABLOOM_OK);
+  CHECK(again == bytes);
+  void* aligned = std::aligned_alloc(64, (n + 63) / 64 * 64);
+  CHECK(aligned != nullptr);
+  std::memcpy(aligned, bytes.data(), n);
+  abloom_filter* view = nullptr;
+  CHECK_EQ(abloom_view(aligned, n, ABLOOM_VERIFY_CHECKSUM, &view), ABLOOM_OK);
+  CHECK_EQ(abloom_equal(f, view), 1);
+  abloom_free(view);
+  std::free(aligned);
+  abloom_free(back);
+  abloom_free(f);
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<unsigned char> in(data, data + size);
+  RunWriter(in.data(), in.size());
   Run(in);
   if (in.size() >= ABLOOM_HEADER_BYTES) {
     std::vector<unsigned char> repaired = in;
