@@ -566,8 +566,23 @@ ABLOOM_API int abloom_view(const void *buf, size_t len, uint32_t flags, abloom_f
 /**
  * Save `filter` to `path`, crash-safely: the bytes go to a temporary file in the same directory,
  * which is fsynced, renamed over `path`, and the directory fsynced. A crash at any point leaves
- * either the old file or the new one, complete. Safe while other threads add. Errors:
- * ABLOOM_ERR_NULL, ABLOOM_ERR_IO (errno tells why; no temporary file is left behind).
+ * either the old file or the new one, complete. Safe while other threads add.
+ *  - Symbolic links are followed: the file they lead to is replaced and the links stay (as
+ *    editors and databases do); a dangling link gets its target created. An existing file keeps
+ *    its permission bits; a new one gets 0644.
+ *  - Only a regular file is ever replaced: errno EISDIR for a directory, ENODEV for a FIFO,
+ *    socket or device, ELOOP for a loop of links.
+ *  - Temporary files: where the file system supports O_TMPFILE (ext4, XFS, Btrfs, tmpfs, ...)
+ *    the temporary file has no name until it is complete, so a crash leaves nothing. Elsewhere,
+ *    or for the instant between naming it and the rename, it is "<path>.tmp.<pid>.<6
+ *    characters>"; each save first removes the files of that pattern beside its target whose
+ *    process no longer exists, so crashed saves leave at most one behind at a time. (Processes
+ *    that share a directory from different machines or PID namespaces should not save to the same
+ *    path: a live writer's temporary there could look abandoned.)
+ *  - A mapped filter stays valid while its file is replaced this way: replace a file that
+ *    readers have open with abloom_save (or another rename), never by truncating or rewriting it
+ *    in place (see abloom_open).
+ * Errors: ABLOOM_ERR_NULL, ABLOOM_ERR_IO (errno tells why; no temporary file is left behind).
  */
 ABLOOM_API int abloom_save(const abloom_filter *filter, const char *path);
 
@@ -575,7 +590,16 @@ ABLOOM_API int abloom_save(const abloom_filter *filter, const char *path);
  * Open a saved filter by mmap. flags: 0 (read-only: writes return ABLOOM_ERR_READONLY),
  * ABLOOM_OPEN_COPY_ON_WRITE or ABLOOM_OPEN_READ_WRITE, optionally | ABLOOM_VERIFY_CHECKSUM.
  * Without the checksum check, opening is O(1) whatever the size: only the header is read and
- * validated, and pages load on first use. The file must not be truncated while mapped.
+ * validated, and pages load on first use. Only regular files open (symbolic links to them too):
+ * ABLOOM_ERR_IO with errno EISDIR for a directory, ENODEV for a FIFO, socket or device, at once.
+ *
+ * The file must not be truncated or rewritten in place while it is mapped: the mapping IS the
+ * file. Whole pages cut off by truncation raise SIGBUS when touched (truncated to 0 bytes: at
+ * the first test); the cut part of the last page reads as zeros, so tests there silently answer
+ * 0; and bytes rewritten in place change the answers under the filter. To update a
+ * file that others have open, write a new one and rename it over the old, which abloom_save
+ * does: the old mappings keep the old file, whole, until abloom_free.
+ *
  * Errors: as abloom_deserialize, plus ABLOOM_ERR_IO and ABLOOM_ERR_INVALID (unknown or
  * conflicting flags).
  */

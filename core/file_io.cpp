@@ -1,11 +1,15 @@
 #include "file_io.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -94,30 +98,212 @@ class MappedFile final : public ExternalMemory {
   bool shared_writable_;
 };
 
-}  // namespace
+// ---- Saving -------------------------------------------------------------------------------------
+//
+// The bytes go to a temporary file in the target's directory, which is fsynced and renamed over
+// the target, and the directory fsynced: a crash leaves the old file or the new one, whole.
+// What a crash may leave besides is kept to one file per killed writer, removed by the next save:
+//  - The temporary is created unnamed (O_TMPFILE) where the file system allows, and named only
+//    for the instant between its fsync and the rename (linkat): a crash before that leaves
+//    nothing, the kernel frees the inode.
+//  - Elsewhere it is named from the start. Either way the name is
+//    "<target name>.tmp.<writer's pid>.<6 random characters>", and every save first removes the
+//    files of that pattern, beside its target, whose writer process is gone.
 
-Errc save_file(const Filter& filter, const char* path) noexcept {
-  try {
-    const std::string target(path);
-    std::string tmp = target + ".tmp.XXXXXX";
-    Fd fd;
-    fd.fd = ::mkstemp(tmp.data());
-    if (fd.fd < 0) return Errc::io;
-    auto fail = [&] {
+// The temporary-name prefix of a target: "<target name>.tmp.".
+std::string temp_prefix(const std::string& target) {
+  const size_t slash = target.rfind('/');
+  return (slash == std::string::npos ? target : target.substr(slash + 1)) + ".tmp.";
+}
+
+// Whether `name` is prefix + "<pid>.<6 characters>"; the pid in *pid.
+bool parse_temp_name(const std::string& name, const std::string& prefix, pid_t* pid) {
+  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return false;
+  const std::string rest = name.substr(prefix.size());
+  const size_t dot = rest.find('.');
+  if (dot == 0 || dot == std::string::npos || dot > 9 || rest.size() - dot - 1 != 6) return false;
+  long value = 0;
+  for (size_t i = 0; i < dot; ++i) {
+    if (rest[i] < '0' || rest[i] > '9') return false;
+    value = value * 10 + (rest[i] - '0');
+  }
+  if (value <= 0) return false;
+  *pid = static_cast<pid_t>(value);
+  return true;
+}
+
+// Removes the temporary files of `target`'s earlier saves whose writer process no longer exists
+// (kill(pid, 0) says ESRCH). Best effort: a failure here never fails the save. Files of live
+// writers (this process's other threads included), other names and non-regular files are kept.
+void remove_stale_temporaries(const std::string& target) {
+  const std::string dir = dir_of(target);
+  const std::string prefix = temp_prefix(target);
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return;
+  const int saved = errno;
+  std::vector<std::string> stale;
+  // NOLINTNEXTLINE(concurrency-mt-unsafe): readdir is safe on a stream no other thread uses
+  while (const dirent* e = ::readdir(d)) {
+    pid_t pid = 0;
+    const std::string name = e->d_name;
+    if (!parse_temp_name(name, prefix, &pid)) continue;
+    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge (EPERM)
+    std::string path = dir;
+    path += '/';
+    path += name;
+    stale.push_back(std::move(path));
+  }
+  ::closedir(d);
+  for (const std::string& path : stale) {
+    struct stat st;
+    if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::unlink(path.c_str());
+  }
+  errno = saved;
+}
+
+// A fresh temporary name for `target` in its directory (see above).
+std::string temp_name(const std::string& target) {
+  static constexpr char kChars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  static std::atomic<uint64_t> counter{0};
+  // Unique within the process by the counter, across processes by the pid; the clock only
+  // spreads names so that retries after EEXIST (a name left by a writer with a reused pid) move on.
+  uint64_t x = counter.fetch_add(1, std::memory_order_relaxed) * 0x9E3779B97F4A7C15ull ^
+               static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  std::string suffix(6, 'A');
+  for (char& c : suffix) {
+    c = kChars[x % 62];
+    x /= 62;
+  }
+  return target + ".tmp." + std::to_string(::getpid()) + "." + suffix;
+}
+
+// The file a save writes: `path` itself, or where its chain of symbolic links ends (editors and
+// databases write the target and keep the link). An existing target must be a regular file.
+// Its permission bits, when it exists, in *mode (else 0644).
+Errc resolve_target(const char* path, std::string* out, mode_t* mode) {
+  std::string p = path;
+  for (int hops = 0;; ++hops) {
+    struct stat st;
+    if (::lstat(p.c_str(), &st) != 0) {
+      if (errno != ENOENT) return Errc::io;
+      *mode = 0644;
+      break;  // a new file (a dangling link's target is created, as editors do)
+    }
+    if (S_ISLNK(st.st_mode)) {
+      if (hops == 40) {  // the kernel's own limit (SYMLOOP_MAX)
+        errno = ELOOP;
+        return Errc::io;
+      }
+      std::string link(static_cast<size_t>(st.st_size > 0 ? st.st_size : 255) + 1, '\0');
+      const ssize_t n = ::readlink(p.c_str(), link.data(), link.size());
+      if (n < 0) return Errc::io;
+      if (static_cast<size_t>(n) == link.size()) continue;  // grew under us: read it again
+      link.resize(static_cast<size_t>(n));
+      if (link.front() == '/') {
+        p = std::move(link);
+      } else {
+        std::string next = dir_of(p);
+        next += '/';
+        next += link;
+        p = std::move(next);
+      }
+      continue;
+    }
+    if (S_ISDIR(st.st_mode)) {
+      errno = EISDIR;
+      return Errc::io;
+    }
+    if (!S_ISREG(st.st_mode)) {  // a FIFO, socket or device is never replaced by a file
+      errno = ENODEV;
+      return Errc::io;
+    }
+    *mode = st.st_mode & 07777;
+    break;
+  }
+  *out = std::move(p);
+  return Errc::ok;
+}
+
+// Writes the filter to fd, fsyncs it and sets its mode.
+bool write_and_sync(int fd, const Filter& filter, mode_t mode) {
+  return ::fchmod(fd, mode) == 0 && write_filter(fd, filter) && ::fsync(fd) == 0;
+}
+
+// Closes fd (owned by the caller's Fd), reporting close's error: with some file systems (NFS) it
+// is the first to see a failed write.
+bool close_checked(Fd& fd) {
+  const int raw = fd.fd;
+  fd.fd = -1;
+  return ::close(raw) == 0;
+}
+
+// The unnamed-temporary save: Errc::ok when done; Errc::unsupported when this file system or
+// system cannot do it (nothing written or left; the caller falls back); else Errc::io.
+Errc save_unnamed(const Filter& filter, const std::string& target, mode_t mode) {
+#if defined(O_TMPFILE)
+  Fd fd;
+  fd.fd = ::open(dir_of(target).c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  if (fd.fd < 0) return Errc::unsupported;
+  if (!write_and_sync(fd.fd, filter, mode)) return Errc::io;  // the inode goes with the fd
+  // Name it (linkat through /proc; AT_EMPTY_PATH would need CAP_DAC_READ_SEARCH), then rename.
+  const std::string proc = "/proc/self/fd/" + std::to_string(fd.fd);
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    const std::string tmp = temp_name(target);
+    if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, tmp.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+      if (errno == EEXIST) continue;
+      // No /proc, or a file system that cannot link: nothing was named.
+      return errno == ENOENT || errno == EOPNOTSUPP || errno == EPERM ? Errc::unsupported
+                                                                      : Errc::io;
+    }
+    if (!close_checked(fd) || ::rename(tmp.c_str(), target.c_str()) != 0) {
       const int saved = errno;
       ::unlink(tmp.c_str());
       errno = saved;
       return Errc::io;
-    };
-    if (::fchmod(fd.fd, 0644) != 0) return fail();
-    if (!write_filter(fd.fd, filter)) return fail();
-    if (::fsync(fd.fd) != 0) return fail();
-    if (::close(fd.fd) != 0) {
-      fd.fd = -1;
-      return fail();
     }
-    fd.fd = -1;
-    if (::rename(tmp.c_str(), target.c_str()) != 0) return fail();
+    return Errc::ok;
+  }
+  return Errc::io;  // errno is EEXIST
+#else
+  (void)filter;
+  (void)target;
+  (void)mode;
+  return Errc::unsupported;
+#endif
+}
+
+// The named-temporary save (file systems without O_TMPFILE).
+Errc save_named(const Filter& filter, const std::string& target, mode_t mode) {
+  Fd fd;
+  std::string tmp;
+  for (int attempt = 0; attempt < 16 && fd.fd < 0; ++attempt) {
+    tmp = temp_name(target);
+    fd.fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd.fd < 0 && errno != EEXIST) return Errc::io;
+  }
+  if (fd.fd < 0) return Errc::io;
+  if (!write_and_sync(fd.fd, filter, mode) || !close_checked(fd) ||
+      ::rename(tmp.c_str(), target.c_str()) != 0) {
+    const int saved = errno;
+    ::unlink(tmp.c_str());
+    errno = saved;
+    return Errc::io;
+  }
+  return Errc::ok;
+}
+
+}  // namespace
+
+Errc save_file(const Filter& filter, const char* path, SaveMethod method) noexcept {
+  try {
+    std::string target;
+    mode_t mode = 0644;
+    if (Errc e = resolve_target(path, &target, &mode); e != Errc::ok) return e;
+    remove_stale_temporaries(target);
+    Errc e =
+        method == SaveMethod::automatic ? save_unnamed(filter, target, mode) : Errc::unsupported;
+    if (e == Errc::unsupported) e = save_named(filter, target, mode);
+    if (e != Errc::ok) return e;
     // The rename is durable only once the directory entry is.
     Fd dir;
     dir.fd = ::open(dir_of(target).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -132,12 +318,16 @@ Errc save_file(const Filter& filter, const char* path) noexcept {
 Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Filter>* out) {
   Fd fd;
   const bool writable = mode == OpenMode::read_write;
-  fd.fd = ::open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused just below); it changes
+  // nothing for a regular file. A directory opened for writing fails here with EISDIR.
+  fd.fd = ::open(path, (writable ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_CLOEXEC);
   if (fd.fd < 0) return Errc::io;
   struct stat st;
   if (::fstat(fd.fd, &st) != 0) return Errc::io;
   if (!S_ISREG(st.st_mode)) {
-    errno = EINVAL;
+    // Only a regular file can be mapped as a filter: EISDIR for a directory, ENODEV (mmap's
+    // "cannot map this kind of file") for a FIFO, socket or device.
+    errno = S_ISDIR(st.st_mode) ? EISDIR : ENODEV;
     return Errc::io;
   }
   const auto len = static_cast<size_t>(st.st_size);

@@ -11,8 +11,15 @@ namespace abloom {
 
 enum class OpenMode { read_only, copy_on_write, read_write };
 
-// Saves crash-safely. Errc::io with errno set on failure; no temporary file is left behind.
-Errc save_file(const Filter& filter, const char* path) noexcept;
+// How save_file makes its temporary file: unnamed (O_TMPFILE) where the file system allows,
+// else named (the only way on some file systems; tests force it to check that path).
+enum class SaveMethod { automatic, named_temporary };
+
+// Saves crash-safely, writing through symbolic links to their target. Errc::io with errno set on
+// failure; no temporary file is left behind, and a crash leaves at most one, which the next save
+// of the same path removes (file_io.cpp, "Saving").
+Errc save_file(const Filter& filter, const char* path,
+               SaveMethod method = SaveMethod::automatic) noexcept;
 
 // Maps `path` and validates its header (and, when verify, its checksum).
 Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Filter>* out);
