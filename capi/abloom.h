@@ -500,9 +500,12 @@ ABLOOM_API int abloom_info_init(abloom_info *info);
 ABLOOM_API int abloom_get_info(const abloom_filter *filter, abloom_info *info);
 
 /**
- * Estimate the number of distinct keys added, from the number of set bits (Swamidass and
- * Baldi: n = -(m/k) ln(1 - X/m), per block for the blocked kind). Reads every word: O(bits).
- * Writes the estimate to *out (+infinity when every bit is set).
+ * Estimate the number of distinct keys added, from the number of set bits X of the filter's M
+ * (Swamidass and Baldi): n = ln(1 - X/M) / ln(1 - p), where p is the chance that one key sets a
+ * given bit (k/M for the blocked kind). Reads every word: O(bits). Writes the estimate to *out.
+ * It is finite and grows with the fill until every bit is set (+infinity then). Within a few
+ * percent up to several times the capacity; far past it, few clear bits are left to count and
+ * the estimate is only a rough one (tests/capi_behaviour_test.cpp measures it up to 20x).
  */
 ABLOOM_API int abloom_estimate_count(const abloom_filter *filter, double *out);
 

@@ -172,18 +172,45 @@ double split_hit_probability(const uint64_t* block, uint32_t k) noexcept {
 }  // namespace
 
 double Filter::estimate_count() const noexcept {
+  // One estimate over the whole filter: n keys leave a given bit clear with probability
+  // (1 - p)^n, where p is the chance that one key sets it, so the expected fill is
+  // M (1 - (1 - p)^n) and n = ln(1 - X/M) / ln(1 - p) (Swamidass and Baldi). It is finite until
+  // every bit is set. (Summing per-block estimates, as before, was infinite as soon as any one
+  // block was full: at a few times capacity, or with one crowded block in a tiny filter.)
+  uint64_t set = 0;
+  for (uint32_t s = 0; s < shape_.shards(); ++s) {
+    set += popcount_words(shard_ptrs_[s], shape_.words_per_shard());
+  }
+  const double total = static_cast<double>(shape_.total_bits());
+  double log_clear;  // ln(1 - p)
+  if (shape_.kind == Kind::classic) {
+    // A key picks a shard, then k probes there, each of which misses a given bit with
+    // probability 1 - 1/m.
+    const double m = static_cast<double>(shape_.bits_per_shard());
+    const double p = -std::expm1(shape_.k * std::log1p(-1.0 / m)) / shape_.shards();
+    log_clear = std::log1p(-p);
+  } else {
+    // k distinct bits in one of the filter's blocks (either layout): p = k / M.
+    log_clear = std::log1p(-static_cast<double>(shape_.k) / total);
+  }
+  return keys_for_fill(set, total, log_clear);
+}
+
+double Filter::header_key_estimate() const noexcept {
+  // The file format's inserted-key estimate (docs/FORMAT.md, offset 72), frozen with format
+  // version 1 so that the same keys give the same bytes in every version and language (the
+  // golden vectors pin it): the sum of per-unit estimates, per shard for the classic kind and
+  // per block for the blocked kind, infinite (the format's "saturated") when any unit is full.
+  // estimate_count is the better estimate for callers: finite until every bit is set.
   double n = 0;
   for (uint32_t s = 0; s < shape_.shards(); ++s) {
     const uint64_t* base = shard_ptrs_[s];
     if (shape_.kind == Kind::classic) {
-      // k probes, each missing a given bit with probability 1 - 1/m.
       const double m = static_cast<double>(shape_.bits_per_shard());
       n += keys_for_fill(popcount_words(base, shape_.words_per_shard()), m,
                          shape_.k * std::log1p(-1.0 / m));
       continue;
     }
-    // k distinct bits per key (either layout): a given bit of the block is missed with
-    // probability 1 - k/512.
     const double log_clear = std::log1p(-static_cast<double>(shape_.k) / kBlockBits);
     for (uint64_t b = 0; b < shape_.blocks_per_shard; ++b) {
       n +=

@@ -126,6 +126,8 @@ class Filter {
 
   // Introspection (each reads every word).
   double estimate_count() const noexcept;
+  // The value the file header records (format.cpp): see filter.cpp.
+  double header_key_estimate() const noexcept;
   double estimate_fpr() const noexcept;
 
   // Raw shard storage, for serialization and tests.

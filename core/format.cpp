@@ -82,7 +82,7 @@ Header header_for(const Filter& filter) noexcept {
   Header h;
   h.shape = filter.shape();
   h.params = filter.params();
-  const double estimate = filter.estimate_count();
+  const double estimate = filter.header_key_estimate();
   h.inserted_estimate = std::isfinite(estimate) && estimate < 1.8e19
                             ? static_cast<uint64_t>(std::llround(estimate))
                             : UINT64_MAX;

@@ -25,6 +25,7 @@
 
 namespace {
 
+using capi_test::Bytes;
 using capi_test::Filter;
 using capi_test::FilterDeleter;
 
@@ -828,6 +829,65 @@ TEST_P(CapiEstimates, SaturatedFilter) {
   EXPECT_TRUE(std::isinf(count) && count > 0) << count;
   EXPECT_EQ(Fpr(f.get()), 1.0);
   EXPECT_EQ(abloom_test(f.get(), "never added", 11), 1);
+}
+
+// The count estimate is finite until every bit is set, grows with the fill, and stays close to
+// the true count from a tenth of the capacity to twenty times it. The keys are random hashes
+// (abloom_add_hashes: the same bits as keys with those hashes), 20 million of them at the end; at
+// 20x capacity about 4 of the ~9.6 million bits are still clear, so the last checkpoint allows
+// more.
+TEST_P(CapiEstimates, CountFollowsTheFillUpToTwentyTimesCapacity) {
+  const uint64_t capacity = 1000000;
+  Filter f = Make(Options(capacity, 0.01, GetParam(), 2, 99));
+  const struct {
+    double times;
+    double tolerance;
+  } checkpoints[] = {{0.1, 0.02}, {0.5, 0.02}, {1, 0.02}, {2, 0.02},
+                     {5, 0.03},   {10, 0.05},  {20, 0.2}};
+  std::mt19937_64 rng(2026);
+  std::vector<uint64_t> chunk;
+  uint64_t added = 0;
+  double previous = 0;
+  for (const auto &c : checkpoints) {
+    const auto target = static_cast<uint64_t>(c.times * capacity);
+    while (added < target) {
+      chunk.resize(std::min<uint64_t>(target - added, 1 << 20));
+      for (auto &h : chunk) h = rng();
+      ASSERT_EQ(abloom_add_hashes(f.get(), chunk.data(), chunk.size(), nullptr), ABLOOM_OK);
+      added += chunk.size();
+    }
+    const double count = Count(f.get());
+    SCOPED_TRACE(std::to_string(c.times) + "x capacity: estimate " + std::to_string(count));
+    ASSERT_TRUE(std::isfinite(count));
+    EXPECT_NEAR(count, static_cast<double>(added), c.tolerance * static_cast<double>(added));
+    EXPECT_GT(count, previous);
+    previous = count;
+  }
+}
+
+// One full block among eight (512 of 4096 bits set) is a crowded block, not a full filter.
+TEST(CapiEstimatesBlocked, OneFullBlockIsNotInfinity) {
+  abloom_options o = Options(100, 0.01, ABLOOM_KIND_BLOCKED, 1);
+  o.bits = 4096;
+  o.k = 8;
+  Filter f = Make(o);
+  // Hashes that all land in block 0: the block index comes from the hash's top bits.
+  std::mt19937_64 rng(7);
+  std::vector<uint64_t> hashes(5000);
+  for (auto &h : hashes) h = rng() >> 4;  // below 2^60: block 0 of 8
+  ASSERT_EQ(abloom_add_hashes(f.get(), hashes.data(), hashes.size(), nullptr), ABLOOM_OK);
+  uint64_t set_bits = 0;  // the block is full: all 512 bits, and only those
+  {
+    std::vector<unsigned char> bytes = Bytes(f.get());
+    for (size_t i = ABLOOM_HEADER_BYTES; i < bytes.size(); ++i)
+      set_bits += __builtin_popcount(bytes[i]);
+  }
+  ASSERT_EQ(set_bits, 512u);
+  // The estimate assumes keys spread over the blocks as hashes spread them: these 5000, all in
+  // one block, set the bits that about 68 spread keys would, and it says so, finitely.
+  const double count = Count(f.get());
+  EXPECT_TRUE(std::isfinite(count)) << count;
+  EXPECT_NEAR(count, std::log1p(-512.0 / 4096) / std::log1p(-8.0 / 4096), 1e-9);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kinds, CapiEstimates,
