@@ -242,8 +242,10 @@ typedef struct abloom_options {
   /** Explicit number of probes (1..ABLOOM_MAX_K), or 0 to choose the optimum. */
   uint32_t k;
   /** Threads (up to ABLOOM_MAX_THREADS) that bulk calls (abloom_add_many & co.) may use for
-   *  batches of 65536 keys or more; 0 or 1 means the calling thread only. Sharded filters split the
-   * batch by shard, one thread per shard group. */
+   *  batches of 65536 keys or more; 0 or 1 means the calling thread only. Bulk tests split the
+   *  batch by range. Bulk adds split the filter: each thread owns a range of blocks (the classic
+   *  kind: of shards, so it uses at most `shards` threads) and adds the keys that land there, so
+   *  the bits and the count of new keys are exactly the single-threaded ones. */
   uint32_t threads;
   /** An ABLOOM_LAYOUT_*. Default ABLOOM_LAYOUT_DEFAULT. ABLOOM_LAYOUT_SPLIT needs the blocked kind
    *  and k <= ABLOOM_SPLIT_MAX_K (the sizing rules then choose k within that range). */
@@ -396,7 +398,12 @@ ABLOOM_API int abloom_test_and_add_hash(abloom_filter *filter, uint64_t hash);
  * latency of a large filter overlaps. Three input forms: parallel arrays of key pointers and
  * lengths; one packed buffer plus n+1 offsets (key i is buf[offsets[i] .. offsets[i+1]) ); and
  * precomputed hashes. The add calls write the number of keys that were new (see test_and_add)
- * to *added when added is not NULL. The test calls write 1 (may be present) or 0 (absent) to
+ * to *added when added is not NULL: the keys that found one of their bits clear when added in
+ * batch order, so a repeated key counts once, and a new key whose bits were all set by keys
+ * added before it (a false positive) does not count. The count is exact and the same with any
+ * abloom_options.threads: threads split a batch by the part of the filter each key lands in, and
+ * keep the batch order within each part (adds from other calls running at the same time may of
+ * course change it). The test calls write 1 (may be present) or 0 (absent) to
  * results[i] and the number of 1s to *found when found is not NULL. n == 0 is valid; the
  * arrays may then be NULL. All arguments are validated before any bit changes.
  */

@@ -1,9 +1,11 @@
 // Bulk add/test: hash keys and prefetch their blocks ahead of probing, so the cache misses of a
 // large filter overlap instead of queueing one by one (the blocked kind's loops are its kernels':
-// blocked_pipeline.hpp). With
-// params().threads > 1, large batches are split across threads: by shard for sharded filters
-// (each thread owns whole shards, so no cache line is shared between writers), by range
-// otherwise.
+// blocked_pipeline.hpp). With params().threads > 1, large batches are split across threads.
+// Tests split the keys by range. Adds split the bits: each thread owns a contiguous part of the
+// filter (a range of blocks for the blocked kind, whole shards for the classic kind, whose probes
+// span a shard) and adds, in batch order, the keys that land there. So no two threads write one
+// cache line, and every key meets the bits it would meet single-threaded: the count of new keys
+// is exactly the single-threaded count, whatever the thread count and timing.
 #include <algorithm>
 #include <new>
 #include <system_error>
@@ -44,8 +46,8 @@ void parallel_for(uint32_t threads, Fn fn) noexcept {
 }
 
 // [begin, end) of part t of n items split into `parts`.
-inline size_t part_begin(size_t n, uint32_t parts, uint32_t t) noexcept {
-  return static_cast<size_t>((static_cast<unsigned __int128>(n) * t) / parts);
+inline uint64_t part_begin(uint64_t n, uint32_t parts, uint32_t t) noexcept {
+  return static_cast<uint64_t>((static_cast<unsigned __int128>(n) * t) / parts);
 }
 
 }  // namespace
@@ -109,7 +111,17 @@ uint64_t Filter::add_many(const KeySource& keys, size_t n) noexcept {
   } catch (const std::bad_alloc&) {
     return add_serial(keys, n, writer_);  // no room for the hashes: still correct, just serial
   }
+  // Thread t owns units [part_begin(units, parts, t), part_begin(units, parts, t + 1)) in filter
+  // order: blocks (shard by shard) for the blocked kind, shards for the classic kind.
   const uint32_t shards = shape_.shards();
+  const bool blocked = shape_.kind == Kind::blocked;
+  const uint32_t parts = blocked ? threads : std::min(threads, shards);
+  const uint64_t units = blocked ? shape_.blocks_per_shard << shape_.shard_bits : shards;
+  auto unit_of = [&](uint64_t h) -> uint64_t {
+    if (!blocked) return shape_.shard_of(h);
+    return uint64_t{shape_.shard_of(h)} * shape_.blocks_per_shard +
+           shape_.block_word_offset(h) / kBlockWords;
+  };
   for (size_t base = 0; base < n; base += kParallelChunk) {
     const size_t m = std::min(kParallelChunk, n - base);
     parallel_for(threads, [&](uint32_t t) {
@@ -119,24 +131,12 @@ uint64_t Filter::add_many(const KeySource& keys, size_t n) noexcept {
         return 0;
       });
     });
-    if (shards < threads) {
-      // Too few shards for every thread to own some: split by range. Threads then share cache
-      // lines, so these adds are atomic whatever the writer mode (one caller is still one writer).
-      parallel_for(threads, [&](uint32_t t) {
-        const size_t b = part_begin(m, threads, t);
-        added_by[t] += add_serial(KeySource::of_hashes(hashes.data() + b),
-                                  part_begin(m, threads, t + 1) - b, WriterMode::shared);
-      });
-      continue;
-    }
-    // Sharded: thread t owns shards [lo, hi) and adds only the keys that fall there, gathered
-    // through a small local buffer, so no two threads ever write the same cache line (which is
-    // also what lets an exclusive writer's plain stores run on many threads). Each thread reads
-    // every hash of the chunk (sequential, cheap next to a cache miss per key): no sort, no shared
-    // scatter step.
-    parallel_for(threads, [&](uint32_t t) {
-      const uint32_t lo = static_cast<uint32_t>(part_begin(shards, threads, t));
-      const uint32_t hi = static_cast<uint32_t>(part_begin(shards, threads, t + 1));
+    // Thread t adds only its own keys, gathered in batch order through a small local buffer.
+    // Each thread reads every hash of the chunk (sequential, cheap next to a cache miss per key):
+    // no sort, no shared scatter step. Owning whole cache lines is also what lets an exclusive
+    // writer's plain stores run on many threads.
+    parallel_for(parts, [&](uint32_t t) {
+      const uint64_t lo = part_begin(units, parts, t), hi = part_begin(units, parts, t + 1);
       if (lo == hi) return;
       constexpr size_t kLocal = 4096;
       uint64_t local[kLocal];
@@ -148,9 +148,8 @@ uint64_t Filter::add_many(const KeySource& keys, size_t n) noexcept {
       for (size_t i = 0; i < m; ++i) {
         // Branch-free compaction: which thread owns a key is a coin flip the predictor can't
         // learn, so always write and advance the cursor only for our own keys.
-        const uint32_t s = shape_.shard_of(hashes[i]);
         local[count] = hashes[i];
-        count += (s - lo < hi - lo) ? 1 : 0;
+        count += unit_of(hashes[i]) - lo < hi - lo ? 1 : 0;
         if (count == kLocal) flush();
       }
       flush();

@@ -113,10 +113,9 @@ class CapiWriterModes : public ::testing::TestWithParam<KindShardsThreads> {};
 TEST_P(CapiWriterModes, ExclusiveSetsTheBitsSharedSets) {
   const auto [kind, shards, threads] = GetParam();
   const size_t n = 120000;
-  // At capacity some keys find their bits already set, and which ones depends on the order keys
-  // are added in; threads splitting a batch by range make that order vary between runs, so with
-  // threads the filter is sized for ten times the keys (and then no key finds its bits set).
-  abloom_options o = Options(threads > 1 ? 10 * n : n, 0.01, kind, shards, 1234);
+  // At capacity some keys find their bits already set. Threads keep each key's order among the
+  // keys that share its bits (bulk.cpp), so the counts are exact with threads too.
+  abloom_options o = Options(n, 0.01, kind, shards, 1234);
   o.threads = threads;
   const auto single = DistinctKeys(n / 6, 10), tests_and_adds = DistinctKeys(n / 6, 11);
   const auto arrays = DistinctKeys(n / 6, 12), packed = DistinctKeys(n / 6, 13);
@@ -235,14 +234,13 @@ TEST(CapiWriterConcurrency, OneExclusiveWriterWithConcurrentReaders) {
   }
 }
 
-// A bulk call with threads > 1 on an exclusive filter is one writer: with fewer shards than
-// threads its threads share words (they must stay atomic), with more each owns its shards. The
-// filter is sized for ten times the keys, so that no key's bits are all set by others before it
-// whatever order the threads add in, and the counts must match exactly.
+// A bulk call with threads > 1 on an exclusive filter is one writer: each of its threads owns a
+// part of the bits (blocks, whatever the shard count), so their plain stores never share a word.
+// At capacity, where keys find bits set by others, the counts still match exactly.
 TEST(CapiWriterConcurrency, ExclusiveBulkCallsWithThreadsLoseNothing) {
   for (uint32_t shards : {1u, 2u, 16u}) {
     SCOPED_TRACE("shards " + std::to_string(shards));
-    abloom_options o = Options(1500000, 0.01, ABLOOM_KIND_BLOCKED, shards, 5);
+    abloom_options o = Options(150000, 0.01, ABLOOM_KIND_BLOCKED, shards, 5);
     o.threads = 4;
     const auto keys = DistinctKeys(150000, 21, 8);
     const Batch b(keys);
@@ -259,8 +257,9 @@ TEST(CapiWriterConcurrency, ExclusiveBulkCallsWithThreadsLoseNothing) {
     ASSERT_EQ(abloom_add_packed(g.get(), b.packed.data(), b.packed.size(), b.offsets.data(),
                                 b.size(), &added_serial),
               ABLOOM_OK);
-    EXPECT_EQ(added, keys.size());
-    EXPECT_EQ(added_serial, keys.size());
+    EXPECT_EQ(added, added_serial);
+    EXPECT_LT(added_serial, keys.size());  // at capacity some keys find their bits set
+    EXPECT_GT(added_serial, keys.size() * 98 / 100);
     EXPECT_EQ(abloom_equal(f.get(), g.get()), 1);
   }
 }
