@@ -129,12 +129,14 @@ ABLOOM_API const char *abloom_version_string(void);
 /*
  * The blocked kind's hot loops have one kernel per instruction set. The library picks the best one
  * the CPU supports at run time (one binary runs on any x86-64), unless the environment variable
- * ABLOOM_ISA ("scalar", "avx2", "avx512", "auto"; read once, at the first call that needs a
- * kernel) or abloom_isa_force() asks for less. Every kernel sets and tests exactly the same bits,
- * so the choice changes speed only: filters, files and answers are identical. The AVX-512 kernel
- * checks a key's candidates for repeats with vpconflictd, or on Intel CPUs (where that instruction
- * is slow) with a packed compare; ABLOOM_ISA=avx512-conflict or avx512-packed asks for one of the
- * two whatever the CPU, to measure both (both are ABLOOM_ISA_AVX512 to the calls below).
+ * ABLOOM_ISA ("scalar", "avx2", "avx512", "auto", in any case; read once, at the first call that
+ * needs a kernel) or abloom_isa_force() asks for less. An unknown value is ignored: the best
+ * kernel runs, as with "auto" (abloom_isa_active() tells which one does). Every kernel sets and
+ * tests exactly the same bits, so the choice changes speed only: filters, files and answers are
+ * identical. The AVX-512 kernel checks a key's candidates for repeats with vpconflictd, or on Intel
+ * CPUs (where that instruction is slow) with a packed compare; ABLOOM_ISA=avx512-conflict or
+ * avx512-packed asks for one of the two whatever the CPU, to measure both (both are
+ * ABLOOM_ISA_AVX512 to the calls below).
  */
 
 /** Portable scalar kernel: every CPU. */

@@ -52,12 +52,35 @@ const BlockedKernels* table_of(Isa isa) noexcept {
   return kBlockedScalar;
 }
 
+// ABLOOM_ISA's value as a word: surrounding blanks dropped, ASCII letters lower-cased (not
+// tolower: locale-dependent). A value too long for any known name becomes "?" (unknown).
+struct EnvWord {
+  char text[24];
+  explicit EnvWord(const char* raw) noexcept {
+    while (*raw == ' ' || *raw == '\t') ++raw;
+    size_t n = 0;
+    for (; raw[n] != '\0'; ++n) {
+      if (n + 1 == sizeof text) {
+        std::strcpy(text, "?");
+        return;
+      }
+      const char c = raw[n];
+      text[n] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+    }
+    while (n > 0 && (text[n - 1] == ' ' || text[n - 1] == '\t' || text[n - 1] == '\n')) --n;
+    text[n] = '\0';
+  }
+};
+
 const BlockedKernels* initial() noexcept {
   const Isa best = isa_supported();
   Isa want = best;
-  // getenv is read once, here; a value we cannot parse is ignored rather than failing calls.
+  // getenv is read once, here. Any case is accepted; a value we cannot parse is ignored (the best
+  // kernel runs, as with "auto") rather than failing calls, which have no way to report it.
   // NOLINTNEXTLINE(concurrency-mt-unsafe): only racy against setenv, which abloom never calls
-  if (const char* env = std::getenv("ABLOOM_ISA"); env != nullptr) {
+  if (const char* raw = std::getenv("ABLOOM_ISA"); raw != nullptr) {
+    const EnvWord word(raw);
+    const char* env = word.text;
 #if defined(__x86_64__)
     // The AVX-512 kernel with a given repeat check, whatever the vendor, to measure both on one
     // CPU (avx512_variant() picks one per vendor). On a CPU without AVX-512: as "avx512".
