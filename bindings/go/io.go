@@ -193,9 +193,19 @@ const (
 )
 
 // Open opens a saved filter by mmap. Without VerifyChecksum it is O(1): the header is
-// validated and pages load on first use. The file must not be truncated while it is open.
-// Errors: those of Unmarshal, plus ErrIO (with the system error: errors.Is(err,
-// fs.ErrNotExist) works) and ErrInvalid (conflicting flags).
+// validated and pages load on first use. Errors: those of Unmarshal, plus ErrIO (with the
+// system error: errors.Is(err, fs.ErrNotExist) works) and ErrInvalid (conflicting flags).
+//
+// The file must not be truncated or rewritten in place while the filter is open, by this
+// process or another: the filter reads the file's pages themselves. A read past the file's new
+// end raises SIGBUS, which kills the program (a file truncated to 0 bytes, or a large one to
+// its header), and the rest of its last page reads as zeros, so Test silently answers false
+// (every key of a small filter truncated to its 128-byte header). Copying over the file in
+// place (cp, a shell > redirection, any open with O_TRUNC) truncates it first. To update a file
+// that is open, replace it instead: Save writes a temporary file and renames it over the path,
+// so the open filter keeps the old file, which stays valid until Close; Open the path again to
+// read the new one. (A filter opened with OpenReadWrite then writes to the old file, which is
+// gone once closed.)
 func Open(path string, flags ...OpenFlag) (*Filter, error) {
 	var fl OpenFlag
 	for _, x := range flags {
