@@ -1696,7 +1696,9 @@ public final class BloomFilter implements AutoCloseable {
 
   /**
    * Opens a saved filter read-only by mmap, in O(1) whatever its size: only the 128-byte header
-   * is read and validated; pages load on first use. The file must not be truncated while open.
+   * is read and validated; pages load on first use. The file must not be truncated or rewritten
+   * in place while the filter is open (see {@link #open(Path, OpenMode, boolean)}): replace it
+   * with {@link #save} instead.
    *
    * @param path the file
    * @return a read-only filter ({@link Storage#MAPPED}); close it to unmap
@@ -1709,6 +1711,18 @@ public final class BloomFilter implements AutoCloseable {
 
   /**
    * Opens a saved filter by mmap.
+   *
+   * <p><b>The file must not be truncated or rewritten in place while the filter is open</b>, by
+   * this process or another: the filter reads the file's pages themselves. A read past the file's
+   * new end raises {@code SIGBUS}, which kills the JVM (a file truncated to 0 bytes, or a large
+   * one to its header), and the rest of its last page reads as zeros, so {@code mightContain}
+   * silently answers false (every key of a small filter truncated to its 128-byte header).
+   * Copying over the file in place ({@code cp}, a shell {@code >} redirection, {@link
+   * java.nio.file.StandardOpenOption#TRUNCATE_EXISTING}, {@link java.io.FileOutputStream})
+   * truncates it first. To update a file that is open, replace it instead: {@link #save} writes a
+   * temporary file and renames it over the path, so the open filter keeps the old file, which
+   * stays valid until {@link #close()}; open the path again to read the new one. (A filter opened
+   * {@link OpenMode#READ_WRITE} then writes to the old file, which is gone once closed.)
    *
    * @param path the file
    * @param mode read-only, copy-on-write (adds stay in memory) or read-write (adds persist)
