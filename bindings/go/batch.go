@@ -72,6 +72,11 @@ func (f *Filter) testPacked(op string, p *packed, n int, results []bool) (int, e
 	if ref == nil {
 		return 0, errClosed(op)
 	}
+	if len(results) < n { // checked once open: a closed filter is ErrClosed whatever the arguments
+		ref.release()
+		runtime.KeepAlive(f)
+		return 0, &Error{Op: op, Code: codeInvalid}
+	}
 	found, rc := capi.TestPacked(f.h, p.buf, p.offs, n, unsafe.Pointer(unsafe.SliceData(results)))
 	ref.release()
 	runtime.KeepAlive(f)
@@ -101,9 +106,6 @@ func (f *Filter) AddBatchStrings(keys []string) (int, error) {
 // and returning how many are true. results must be at least as long as keys (else ErrInvalid);
 // elements past len(keys) are left alone.
 func (f *Filter) TestBatch(keys [][]byte, results []bool) (int, error) {
-	if len(results) < len(keys) {
-		return 0, &Error{Op: "TestBatch", Code: codeInvalid}
-	}
 	p := pack(keys)
 	defer putPacked(p)
 	return f.testPacked("TestBatch", p, len(keys), results)
@@ -111,9 +113,6 @@ func (f *Filter) TestBatch(keys [][]byte, results []bool) (int, error) {
 
 // TestBatchStrings is TestBatch for string keys.
 func (f *Filter) TestBatchStrings(keys []string, results []bool) (int, error) {
-	if len(results) < len(keys) {
-		return 0, &Error{Op: "TestBatchStrings", Code: codeInvalid}
-	}
 	p := pack(keys)
 	defer putPacked(p)
 	return f.testPacked("TestBatchStrings", p, len(keys), results)

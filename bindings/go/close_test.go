@@ -3,13 +3,21 @@ package abloom
 import (
 	"bytes"
 	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 )
+
+// closedMessage is the message of the *Error a method named op gives on a closed filter.
+func closedMessage(op string) string {
+	return "abloom: " + op + ": filter is closed (or was never initialised)"
+}
 
 // mustPanicClosed runs fn and checks it panics with an *Error matching ErrClosed that names op.
 func mustPanicClosed(t *testing.T, op string, fn func()) {
@@ -21,69 +29,245 @@ func mustPanicClosed(t *testing.T, op string, fn func()) {
 		if !ok || !errors.Is(err, ErrClosed) {
 			t.Fatalf("%s: recovered %v, want an ErrClosed panic", op, r)
 		}
-		if want := "abloom: " + op + ": filter is closed (or was never initialised)"; err.Error() != want {
+		if want := closedMessage(op); err.Error() != want {
 			t.Fatalf("%s: panic message %q, want %q", op, err.Error(), want)
 		}
 	}()
 	fn()
 }
 
+// closedCall is one method called on a closed filter f (other is an open filter).
+type closedCall struct {
+	method string // the *Filter method called
+	panics bool   // a method without an error result: it panics
+	asArg  bool   // f is the argument: a nil *Filter there is a nil argument, not a closed filter
+	call   func(t *testing.T, f, other *Filter) error
+}
+
+// closedCalls holds every exported method of *Filter, but UnmarshalBinary and ReadFrom (they
+// reopen a closed filter: TestReopenClosed, TestNilFilter), with arguments that would succeed on
+// an open filter, and checks that nothing is returned or written beside the error.
+var closedCalls = []closedCall{
+	{method: "Close", call: func(t *testing.T, f, _ *Filter) error { return f.Close() }},
+	{method: "Info", panics: true, call: func(t *testing.T, f, _ *Filter) error { f.Info(); return nil }},
+	{method: "Cap", panics: true, call: func(t *testing.T, f, _ *Filter) error { f.Cap(); return nil }},
+	{method: "K", panics: true, call: func(t *testing.T, f, _ *Filter) error { f.K(); return nil }},
+	{method: "Bits", panics: true, call: func(t *testing.T, f, _ *Filter) error { f.Bits(); return nil }},
+	{method: "Add", call: func(t *testing.T, f, _ *Filter) error { return f.Add([]byte("a")) }},
+	{method: "AddString", call: func(t *testing.T, f, _ *Filter) error { return f.AddString("a") }},
+	{method: "Test", panics: true, call: func(t *testing.T, f, _ *Filter) error { f.Test([]byte("a")); return nil }},
+	{method: "TestString", panics: true, call: func(t *testing.T, f, _ *Filter) error { f.TestString("a"); return nil }},
+	{method: "TestAndAdd", call: func(t *testing.T, f, _ *Filter) error {
+		found, err := f.TestAndAdd([]byte("a"))
+		if found {
+			t.Error("TestAndAdd: true on a closed filter")
+		}
+		return err
+	}},
+	{method: "TestAndAddString", call: func(t *testing.T, f, _ *Filter) error {
+		found, err := f.TestAndAddString("a")
+		if found {
+			t.Error("TestAndAddString: true on a closed filter")
+		}
+		return err
+	}},
+	{method: "AddBatch", call: func(t *testing.T, f, _ *Filter) error {
+		n, err := f.AddBatch([][]byte{[]byte("a"), []byte("b")})
+		if n != 0 {
+			t.Errorf("AddBatch: %d added on a closed filter", n)
+		}
+		return err
+	}},
+	{method: "AddBatchStrings", call: func(t *testing.T, f, _ *Filter) error {
+		n, err := f.AddBatchStrings([]string{"a", "b"})
+		if n != 0 {
+			t.Errorf("AddBatchStrings: %d added on a closed filter", n)
+		}
+		return err
+	}},
+	{method: "TestBatch", call: func(t *testing.T, f, _ *Filter) error {
+		res := []bool{false, true}
+		n, err := f.TestBatch([][]byte{[]byte("a"), []byte("b")}, res)
+		if n != 0 || res[0] || !res[1] {
+			t.Errorf("TestBatch on a closed filter: %d, results written %v", n, res)
+		}
+		return err
+	}},
+	{method: "TestBatchStrings", call: func(t *testing.T, f, _ *Filter) error {
+		res := []bool{false, true}
+		n, err := f.TestBatchStrings([]string{"a", "b"}, res)
+		if n != 0 || res[0] || !res[1] {
+			t.Errorf("TestBatchStrings on a closed filter: %d, results written %v", n, res)
+		}
+		return err
+	}},
+	{method: "Union", call: func(t *testing.T, f, other *Filter) error { return f.Union(other) }},
+	{method: "Intersect", call: func(t *testing.T, f, other *Filter) error { return f.Intersect(other) }},
+	{method: "Clear", call: func(t *testing.T, f, _ *Filter) error { return f.Clear() }},
+	{method: "Equal", panics: true, call: func(t *testing.T, f, other *Filter) error { f.Equal(other); return nil }},
+	{method: "Clone", call: func(t *testing.T, f, _ *Filter) error {
+		g, err := f.Clone()
+		if g != nil {
+			t.Error("Clone: a filter from a closed one")
+		}
+		return err
+	}},
+	{method: "EstimateCount", call: func(t *testing.T, f, _ *Filter) error {
+		v, err := f.EstimateCount()
+		if v != 0 {
+			t.Errorf("EstimateCount: %g on a closed filter", v)
+		}
+		return err
+	}},
+	{method: "EstimateFPR", call: func(t *testing.T, f, _ *Filter) error {
+		v, err := f.EstimateFPR()
+		if v != 0 {
+			t.Errorf("EstimateFPR: %g on a closed filter", v)
+		}
+		return err
+	}},
+	{method: "MarshalBinary", call: func(t *testing.T, f, _ *Filter) error {
+		b, err := f.MarshalBinary()
+		if b != nil {
+			t.Errorf("MarshalBinary: %d bytes from a closed filter", len(b))
+		}
+		return err
+	}},
+	{method: "WriteTo", call: func(t *testing.T, f, _ *Filter) error {
+		var buf bytes.Buffer
+		n, err := f.WriteTo(&buf)
+		if n != 0 || buf.Len() != 0 {
+			t.Errorf("WriteTo: %d bytes (%d written) from a closed filter", n, buf.Len())
+		}
+		return err
+	}},
+	{method: "Save", call: func(t *testing.T, f, _ *Filter) error {
+		path := filepath.Join(t.TempDir(), "x.abloom")
+		err := f.Save(path)
+		if _, serr := os.Stat(path); !errors.Is(serr, fs.ErrNotExist) {
+			t.Errorf("Save of a closed filter made %s (%v)", path, serr)
+		}
+		return err
+	}},
+	{method: "Sync", call: func(t *testing.T, f, _ *Filter) error { return f.Sync() }},
+	{method: "SetWriterMode", call: func(t *testing.T, f, _ *Filter) error { return f.SetWriterMode(ExclusiveWriter) }},
+	{method: "WriterMode", panics: true, call: func(t *testing.T, f, _ *Filter) error { f.WriterMode(); return nil }},
+
+	// A closed filter as the argument of another's method.
+	{method: "Union", asArg: true, call: func(t *testing.T, f, other *Filter) error { return other.Union(f) }},
+	{method: "Intersect", asArg: true, call: func(t *testing.T, f, other *Filter) error { return other.Intersect(f) }},
+	{method: "Equal", asArg: true, panics: true, call: func(t *testing.T, f, other *Filter) error { other.Equal(f); return nil }},
+	// Closed is told before a bad argument.
+	{method: "Union", call: func(t *testing.T, f, _ *Filter) error { return f.Union(nil) }},
+	{method: "Intersect", call: func(t *testing.T, f, _ *Filter) error { return f.Intersect(nil) }},
+	{method: "Equal", panics: true, call: func(t *testing.T, f, _ *Filter) error { f.Equal(nil); return nil }},
+	{method: "TestBatch", call: func(t *testing.T, f, _ *Filter) error {
+		_, err := f.TestBatch([][]byte{[]byte("a")}, nil)
+		return err
+	}},
+	{method: "TestBatchStrings", call: func(t *testing.T, f, _ *Filter) error {
+		_, err := f.TestBatchStrings([]string{"a"}, nil)
+		return err
+	}},
+	{method: "SetWriterMode", call: func(t *testing.T, f, _ *Filter) error { return f.SetWriterMode(WriterMode(99)) }},
+}
+
+// checkClosed calls every method on the closed filter f: those with an error result return an
+// *Error matching ErrClosed that names them, the others panic with one. other stays usable.
 func checkClosed(t *testing.T, f *Filter, other *Filter) {
 	t.Helper()
-	errs := map[string]error{}
-	errs["Add"] = f.Add([]byte("a"))
-	errs["AddString"] = f.AddString("a")
-	_, errs["TestAndAdd"] = f.TestAndAdd([]byte("a"))
-	_, errs["TestAndAddString"] = f.TestAndAddString("a")
-	_, errs["AddBatch"] = f.AddBatch([][]byte{[]byte("a")})
-	_, errs["AddBatchStrings"] = f.AddBatchStrings([]string{"a"})
-	_, errs["TestBatch"] = f.TestBatch([][]byte{[]byte("a")}, make([]bool, 1))
-	_, errs["TestBatchStrings"] = f.TestBatchStrings(nil, nil)
-	errs["Union"] = f.Union(other)
-	errs["Intersect"] = f.Intersect(other)
-	errs["Union"+"From"] = other.Union(f)
-	errs["Clear"] = f.Clear()
-	_, errs["Clone"] = f.Clone()
-	_, errs["EstimateCount"] = f.EstimateCount()
-	_, errs["EstimateFPR"] = f.EstimateFPR()
-	_, errs["MarshalBinary"] = f.MarshalBinary()
-	_, errs["WriteTo"] = f.WriteTo(&bytes.Buffer{})
-	errs["Save"] = f.Save(filepath.Join(t.TempDir(), "x.abloom"))
-	errs["Sync"] = f.Sync()
-	for op, err := range errs {
+	for _, c := range closedCalls {
+		if c.asArg && f == nil {
+			continue // TestNilFilter: ErrInvalid, or false for Equal
+		}
+		op := c.method
+		if c.panics {
+			mustPanicClosed(t, op, func() { _ = c.call(t, f, other) })
+			continue
+		}
+		err := c.call(t, f, other)
 		if !errors.Is(err, ErrClosed) {
-			t.Errorf("%s after Close: %v, want ErrClosed", op, err)
+			t.Errorf("%s on a closed filter: %v, want ErrClosed", c.method, err)
+		} else if err.Error() != closedMessage(op) {
+			t.Errorf("%s on a closed filter: %q, want %q", c.method, err.Error(), closedMessage(op))
 		}
 	}
-	mustPanicClosed(t, "Test", func() { f.Test([]byte("a")) })
-	mustPanicClosed(t, "TestString", func() { f.TestString("a") })
-	mustPanicClosed(t, "Equal", func() { f.Equal(other) })
-	mustPanicClosed(t, "Equal", func() { other.Equal(f) })
-	if err := f.Close(); err != nil {
-		t.Fatalf("second Close: %v", err)
+	// other was neither changed nor closed by the failed calls.
+	if !other.TestString("other") || other.TestString("a") {
+		t.Error("the open filter changed")
 	}
 }
 
-func TestUseAfterClose(t *testing.T) {
+// Every exported method of *Filter is in closedCalls, or reopens a closed filter.
+func TestClosedCallsCoverEveryMethod(t *testing.T) {
+	covered := map[string]bool{"UnmarshalBinary": true, "ReadFrom": true}
+	for _, c := range closedCalls {
+		covered[c.method] = true
+	}
+	typ := reflect.TypeOf((*Filter)(nil))
+	for i := 0; i < typ.NumMethod(); i++ {
+		if name := typ.Method(i).Name; !covered[name] {
+			t.Errorf("method %s is not tested on a closed filter (add it to closedCalls)", name)
+		}
+	}
+	if len(covered) != typ.NumMethod() {
+		t.Errorf("closedCalls names %d methods, *Filter has %d", len(covered), typ.NumMethod())
+	}
+}
+
+// openOther is an open filter holding the key "other", the second operand of checkClosed.
+func openOther(t *testing.T) *Filter {
 	other := mustNew(t, 1000, 0.01)
+	if err := other.AddString("other"); err != nil {
+		t.Fatal(err)
+	}
+	return other
+}
+
+func TestUseAfterClose(t *testing.T) {
+	other := openOther(t)
 	f, err := New(1000, 0.01)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_ = f.AddString("a")
-	info := f.Info()
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
 	checkClosed(t, f, other)
-	// The shape stays readable.
-	if f.Info() != info || f.Cap() != 1000 {
-		t.Fatal("Info changed by Close")
+}
+
+// A closed read-write mapping: Close synced it once; the second Close and Sync fail and write
+// nothing.
+func TestUseAfterCloseMapped(t *testing.T) {
+	other := openOther(t)
+	path := filepath.Join(t.TempDir(), "rw.abloom")
+	if err := mustNew(t, 1000, 0.01).Save(path); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(path, OpenReadWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.AddString("a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	checkClosed(t, f, other)
+	g, err := Open(path, VerifyChecksum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if !g.TestString("a") {
+		t.Fatal("key added before Close not in the file")
 	}
 }
 
 func TestZeroFilter(t *testing.T) {
-	other := mustNew(t, 1000, 0.01)
+	other := openOther(t)
 	var f Filter
 	checkClosed(t, &f, other)
 
@@ -97,6 +281,66 @@ func TestZeroFilter(t *testing.T) {
 	defer g.Close()
 	if !g.TestString("x") || !g.Equal(other) {
 		t.Fatal("unmarshalled zero Filter wrong")
+	}
+}
+
+// Methods on a nil *Filter behave as on a closed filter: no nil dereference.
+func TestNilFilter(t *testing.T) {
+	other := openOther(t)
+	var f *Filter
+	checkClosed(t, f, other)
+
+	b, _ := other.MarshalBinary()
+	if err := f.UnmarshalBinary(b); !errors.Is(err, ErrClosed) || err.Error() != closedMessage("UnmarshalBinary") {
+		t.Errorf("UnmarshalBinary on nil: %v", err)
+	}
+	r := bytes.NewReader(b)
+	if n, err := f.ReadFrom(r); n != 0 || !errors.Is(err, ErrClosed) || err.Error() != closedMessage("ReadFrom") {
+		t.Errorf("ReadFrom on nil: %d, %v", n, err)
+	}
+	if r.Len() != len(b) {
+		t.Errorf("ReadFrom on nil read %d bytes", len(b)-r.Len())
+	}
+	// As an argument, a nil *Filter is a bad argument, as documented, not a closed filter.
+	if err := other.Union(f); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Union(nil): %v, want ErrInvalid", err)
+	}
+	if err := other.Intersect(f); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Intersect(nil): %v, want ErrInvalid", err)
+	}
+	if other.Equal(f) {
+		t.Error("Equal(nil) is true")
+	}
+}
+
+// UnmarshalBinary and ReadFrom reopen a closed filter, with the new filter's shape.
+func TestReopenClosed(t *testing.T) {
+	src := mustNew(t, 5000, 0.001, WithSeed(7))
+	_ = src.AddString("x")
+	b, _ := src.MarshalBinary()
+	for _, how := range []string{"UnmarshalBinary", "ReadFrom"} {
+		f, err := New(1000, 0.01)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = f.Close()
+		if how == "UnmarshalBinary" {
+			err = f.UnmarshalBinary(b)
+		} else {
+			_, err = f.ReadFrom(bytes.NewReader(b))
+		}
+		if err != nil {
+			t.Fatalf("%s on a closed filter: %v", how, err)
+		}
+		if !f.TestString("x") || !f.Equal(src) || f.Info() != src.Info() || f.Cap() != 5000 {
+			t.Fatalf("%s: reopened filter differs", how)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); !errors.Is(err, ErrClosed) {
+			t.Fatalf("%s: second Close: %v", how, err)
+		}
 	}
 }
 
@@ -160,21 +404,28 @@ func TestCloseWhileInUse(t *testing.T) {
 	}
 }
 
-// Concurrent Close calls: exactly one frees, all return nil.
+// Concurrent Close calls: exactly one frees and returns nil, the others ErrClosed.
 func TestConcurrentClose(t *testing.T) {
 	for round := 0; round < 50; round++ {
 		f, _ := New(1000, 0.01)
 		var wg sync.WaitGroup
+		var ok atomic.Int64
 		for i := 0; i < 4; i++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if err := f.Close(); err != nil {
+				switch err := f.Close(); {
+				case err == nil:
+					ok.Add(1)
+				case !errors.Is(err, ErrClosed):
 					t.Error(err)
 				}
 			}()
 		}
 		wg.Wait()
+		if ok.Load() != 1 {
+			t.Fatalf("%d of 4 concurrent Close calls returned nil, want 1", ok.Load())
+		}
 	}
 }
 

@@ -33,6 +33,21 @@
 // # Errors
 //
 // Failures are *Error values; test them with errors.Is against the sentinels (ErrCorrupt,
-// ErrIncompatible, ErrReadOnly, ErrClosed, ...). Methods that return no error (Test,
-// TestString, Equal) panic, with an *Error matching ErrClosed, when the filter is closed.
+// ErrIncompatible, ErrReadOnly, ErrClosed, ...).
+//
+// # Closed filters
+//
+// A filter is closed after Close, and so are the zero Filter (until UnmarshalBinary or ReadFrom
+// fills it) and a nil *Filter. On a closed filter:
+//
+//   - every method with an error result returns an *Error matching ErrClosed that names the
+//     method, as the methods of a closed *os.File return errors matching os.ErrClosed. That
+//     includes Close: only the first Close of a filter does anything. UnmarshalBinary and
+//     ReadFrom are the exception: they reopen a closed or zero Filter (on a nil *Filter they
+//     return ErrClosed);
+//   - every method without one (Test, TestString, Equal, WriterMode, and the accessors Info,
+//     Cap, K and Bits) panics with such an *Error: there is no answer to give, and a zero value
+//     (a filter of 0 bits, a key reported absent) would be a wrong one.
+//
+// No method reads the filter's C memory once Close has begun freeing it.
 package abloom

@@ -1,6 +1,7 @@
 package abloom
 
 import (
+	"errors"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -140,8 +141,9 @@ type stripe struct {
 // does not see its size. A filter that becomes unreachable is freed by a cleanup
 // (runtime.AddCleanup) as a safety net.
 //
-// The zero Filter is closed; it becomes usable through UnmarshalBinary or ReadFrom. A Filter
-// must not be copied (go vet reports copies).
+// The zero Filter is closed; it becomes usable through UnmarshalBinary or ReadFrom. A nil
+// *Filter is closed too, for good: its methods fail or panic as a closed filter's do, never
+// with a nil dereference. A Filter must not be copied (go vet reports copies).
 type Filter struct {
 	open     atomic.Bool
 	inflight *[stripes]stripe // nil in a zero Filter
@@ -158,11 +160,14 @@ func stripeIndex() uintptr {
 	return (a * 0x9E3779B97F4A7C15) >> (64 - 4) // top 4 bits: 0..15
 }
 
-// acquire registers a call in flight and returns its stripe, or nil when the filter is closed
-// (or zero). Pair with release. The count is raised before open is read, and Close clears
+// acquire registers a call in flight and returns its stripe, or nil when the filter is closed,
+// zero or nil. Pair with release. The count is raised before open is read, and Close clears
 // open before reading the counts (both sequentially consistent), so either the call sees the
 // filter closed, or Close sees the call and waits for it.
 func (f *Filter) acquire() *stripe {
+	if f == nil {
+		return nil
+	}
 	in := f.inflight
 	if in == nil {
 		return nil
@@ -238,12 +243,13 @@ func readInfo(h uintptr) (Info, int) {
 }
 
 // Close frees the filter (for a file opened with OpenReadWrite, after writing its header and
-// flushing it, as Sync does, whose error it returns). It waits for calls in flight on other goroutines; calls after it
-// fail with ErrClosed, or panic for the methods that return no error. Closing a closed filter
-// does nothing and returns nil.
+// flushing it, as Sync does, whose error it returns). It waits for calls in flight on other
+// goroutines; calls after it fail with ErrClosed, or panic for the methods that return no error.
+// As with os.File, only the first Close does anything: closing a closed, zero or nil filter
+// returns an error matching ErrClosed (which a deferred Close after an explicit one may ignore).
 func (f *Filter) Close() error {
-	if !f.open.CompareAndSwap(true, false) {
-		return nil
+	if f == nil || !f.open.CompareAndSwap(true, false) {
+		return errClosed("Close")
 	}
 	// Wait for the calls that got in before open was cleared; later ones back off.
 	for spin := 0; ; spin++ {
@@ -273,18 +279,32 @@ func (f *Filter) Close() error {
 	return err
 }
 
-// Info describes the filter. It is read once when the filter is made (the shape never
-// changes), so it works even after Close.
-func (f *Filter) Info() Info { return f.info }
+// opened returns f, or panics with an *Error matching ErrClosed that names op when f is closed,
+// zero or nil. It is the check of the accessors that read the Go copy of the filter's info: the
+// info stays in f after Close, but a closed filter has no shape to report.
+func (f *Filter) opened(op string) *Filter {
+	if f == nil || !f.open.Load() {
+		panicClosed(op)
+	}
+	return f
+}
 
-// Cap returns the number of keys the filter was sized for (its capacity).
-func (f *Filter) Cap() uint64 { return f.info.Capacity }
+// Info describes the filter: its shape, its sizing and where it lives. It is read once when the
+// filter is made (the shape never changes), so it costs no call into C. It panics, with an
+// *Error matching ErrClosed, if the filter is closed, zero or nil.
+func (f *Filter) Info() Info { return f.opened("Info").info }
 
-// K returns the number of bits set per key.
-func (f *Filter) K() uint { return uint(f.info.K) }
+// Cap returns the number of keys the filter was sized for (its capacity). It panics, with an
+// *Error matching ErrClosed, if the filter is closed, zero or nil.
+func (f *Filter) Cap() uint64 { return f.opened("Cap").info.Capacity }
 
-// Bits returns the filter's size in bits.
-func (f *Filter) Bits() uint64 { return f.info.Bits }
+// K returns the number of bits set per key. It panics, with an *Error matching ErrClosed, if the
+// filter is closed, zero or nil.
+func (f *Filter) K() uint { return uint(f.opened("K").info.K) }
+
+// Bits returns the filter's size in bits. It panics, with an *Error matching ErrClosed, if the
+// filter is closed, zero or nil.
+func (f *Filter) Bits() uint64 { return f.opened("Bits").info.Bits }
 
 // Add adds key. It fails only with ErrClosed or, for a file opened read-only, ErrReadOnly.
 func (f *Filter) Add(key []byte) error {
@@ -318,7 +338,7 @@ func (f *Filter) AddString(key string) error {
 
 // Test reports whether key may have been added: false means it definitely was not; true
 // means it was, or is a false positive (with about the filter's FPR for keys never added).
-// It panics if the filter is closed.
+// It panics, with an *Error matching ErrClosed, if the filter is closed, zero or nil.
 func (f *Filter) Test(key []byte) bool {
 	ref := f.acquire()
 	if ref == nil {
@@ -330,8 +350,8 @@ func (f *Filter) Test(key []byte) bool {
 	return rc == 1
 }
 
-// TestString is Test for the bytes of key, without copying them. It panics if the filter is
-// closed.
+// TestString is Test for the bytes of key, without copying them. It panics, with an *Error
+// matching ErrClosed, if the filter is closed, zero or nil.
 func (f *Filter) TestString(key string) bool {
 	ref := f.acquire()
 	if ref == nil {
@@ -381,14 +401,17 @@ type pair struct {
 	rf, rg *stripe
 }
 
-// acquire2 acquires f and g (which may be the same filter).
+// acquire2 acquires f and g (which may be the same filter). The receiver f is checked first: a
+// closed f is ErrClosed whatever g is; then a nil g is ErrInvalid and a closed one ErrClosed.
 func acquire2(f, g *Filter, op string) (pair, error) {
-	if g == nil {
-		return pair{}, &Error{Op: op, Code: codeInvalid}
-	}
 	rf := f.acquire()
 	if rf == nil {
 		return pair{}, errClosed(op)
+	}
+	if g == nil {
+		rf.release()
+		runtime.KeepAlive(f)
+		return pair{}, &Error{Op: op, Code: codeInvalid}
 	}
 	rg := g.acquire()
 	if rg == nil {
@@ -407,8 +430,8 @@ func (p pair) release() {
 
 // Union adds every key of other to f (f |= other): f then reports every key of either. The
 // filters must have the same shape (kind, k, shards, blocks per shard and seed: made with the
-// same options), else ErrIncompatible; a nil other is ErrInvalid. Safe while other goroutines
-// add to either filter.
+// same options), else ErrIncompatible; a nil other is ErrInvalid; ErrClosed if either filter is
+// closed. Safe while other goroutines add to either filter.
 func (f *Filter) Union(other *Filter) error {
 	p, err := acquire2(f, other, "Union")
 	if err != nil {
@@ -444,13 +467,14 @@ func (f *Filter) Clear() error {
 }
 
 // Equal reports whether f and other have the same shape and the same bits. A nil other is
-// never equal. It panics if either filter is closed.
+// never equal. It panics, with an *Error matching ErrClosed, if f is closed, zero or nil, or if
+// other is closed or zero.
 func (f *Filter) Equal(other *Filter) bool {
-	if other == nil {
-		return false
-	}
 	p, err := acquire2(f, other, "Equal")
 	if err != nil {
+		if errors.Is(err, ErrInvalid) { // other is nil
+			return false
+		}
 		panic(err)
 	}
 	rc := capi.Abloom_equal(f.h, other.h)

@@ -21,21 +21,24 @@ const (
 
 // MarshalBinary returns the filter's serialized bytes (docs/FORMAT.md). Safe while other
 // goroutines add: the checksum covers exactly the bits written.
-func (f *Filter) MarshalBinary() ([]byte, error) {
+func (f *Filter) MarshalBinary() ([]byte, error) { return f.marshal("MarshalBinary") }
+
+// marshal is MarshalBinary, its errors naming op.
+func (f *Filter) marshal(op string) ([]byte, error) {
 	ref := f.acquire()
 	if ref == nil {
-		return nil, errClosed("MarshalBinary")
+		return nil, errClosed(op)
 	}
 	defer runtime.KeepAlive(f)
 	defer ref.release()
 	size := []uint64{0}
 	if rc := capi.Abloom_serialized_size(f.h, size); rc != 0 {
-		return nil, newError("MarshalBinary", rc)
+		return nil, newError(op, rc)
 	}
 	buf := make([]byte, size[0])
 	written := []uint64{0}
 	if rc := capi.Abloom_serialize(f.h, buf, written); rc != 0 {
-		return nil, newError("MarshalBinary", rc)
+		return nil, newError(op, rc)
 	}
 	return buf[:written[0]], nil
 }
@@ -64,9 +67,13 @@ func deserialize(op string, data []byte) (uintptr, error) {
 }
 
 // UnmarshalBinary replaces f with the filter serialized in data (as Unmarshal does; data is
-// not retained). It works on a zero Filter. If f is open it is closed first, so UnmarshalBinary
-// must not run concurrently with other calls on f. On error f is left unchanged.
+// not retained). It works on a zero or closed Filter, which it reopens; a nil *Filter gives
+// ErrClosed. If f is open it is closed first, so UnmarshalBinary must not run concurrently with
+// other calls on f. On error f is left unchanged.
 func (f *Filter) UnmarshalBinary(data []byte) error {
+	if f == nil {
+		return errClosed("UnmarshalBinary")
+	}
 	h, err := deserialize("UnmarshalBinary", data)
 	if err != nil {
 		return err
@@ -77,7 +84,7 @@ func (f *Filter) UnmarshalBinary(data []byte) error {
 
 // WriteTo writes the serialized filter to w, implementing io.WriterTo.
 func (f *Filter) WriteTo(w io.Writer) (int64, error) {
-	b, err := f.MarshalBinary()
+	b, err := f.marshal("WriteTo")
 	if err != nil {
 		return 0, err
 	}
@@ -134,8 +141,12 @@ func readSerialized(op string, r io.Reader) ([]byte, int64, error) {
 // ReadFrom replaces f with a filter read from r, implementing io.ReaderFrom. Unlike most
 // ReadFrom methods it does not read to EOF: it reads exactly one serialized filter (the size
 // comes from its header, validated first), so filters can follow one another in a stream. A
-// stream that ends early gives ErrTruncated. The same rules as UnmarshalBinary apply.
+// stream that ends early gives ErrTruncated. The same rules as UnmarshalBinary apply; on a nil
+// *Filter it returns ErrClosed without reading.
 func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
+	if f == nil {
+		return 0, errClosed("ReadFrom")
+	}
 	buf, n, err := readSerialized("ReadFrom", r)
 	if err != nil {
 		return n, err
@@ -182,9 +193,19 @@ const (
 )
 
 // Open opens a saved filter by mmap. Without VerifyChecksum it is O(1): the header is
-// validated and pages load on first use. The file must not be truncated while it is open.
-// Errors: those of Unmarshal, plus ErrIO (with the system error: errors.Is(err,
-// fs.ErrNotExist) works) and ErrInvalid (conflicting flags).
+// validated and pages load on first use. Errors: those of Unmarshal, plus ErrIO (with the
+// system error: errors.Is(err, fs.ErrNotExist) works) and ErrInvalid (conflicting flags).
+//
+// The file must not be truncated or rewritten in place while the filter is open, by this
+// process or another: the filter reads the file's pages themselves. A read past the file's new
+// end raises SIGBUS, which kills the program (a file truncated to 0 bytes, or a large one to
+// its header), and the rest of its last page reads as zeros, so Test silently answers false
+// (every key of a small filter truncated to its 128-byte header). Copying over the file in
+// place (cp, a shell > redirection, any open with O_TRUNC) truncates it first. To update a file
+// that is open, replace it instead: Save writes a temporary file and renames it over the path,
+// so the open filter keeps the old file, which stays valid until Close; Open the path again to
+// read the new one. (A filter opened with OpenReadWrite then writes to the old file, which is
+// gone once closed.)
 func Open(path string, flags ...OpenFlag) (*Filter, error) {
 	var fl OpenFlag
 	for _, x := range flags {

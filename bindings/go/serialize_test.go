@@ -246,6 +246,42 @@ func TestSaveOpen(t *testing.T) {
 	}
 }
 
+// The safe way to update a file that is open (Open's doc): Save over it. Save renames a new
+// file over the path, so the open filter keeps reading the old one, whole, until it is closed.
+// (Truncating it in place instead would make its tests raise SIGBUS or read zeros.)
+func TestSaveOverOpenFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.abloom")
+	f := filled(t, 100000) // 121 KiB of bits: many pages past the new file's end
+	if err := f.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	old, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	small := mustNew(t, 10, 0.01, WithSeed(9))
+	_ = small.AddString("new")
+	if err := small.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	res := make([]bool, 100000)
+	if n, err := old.TestBatch(keys(0, 100000), res); err != nil || n != 100000 {
+		t.Fatalf("the open filter after Save over its file: %d of 100000 keys, %v", n, err)
+	}
+	if !old.Equal(f) {
+		t.Fatal("the open filter changed when its file was replaced")
+	}
+	g, err := Open(path, VerifyChecksum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if !g.Equal(small) || !g.TestString("new") {
+		t.Fatal("Open after Save does not read the new file")
+	}
+}
+
 func TestFileErrors(t *testing.T) {
 	dir := t.TempDir()
 	f := filled(t, 100)

@@ -37,8 +37,8 @@ func (m WriterMode) String() string {
 // f: for example, switch to ExclusiveWriter for a bulk load and back to SharedWriters before
 // other goroutines start adding. The mode belongs to this *Filter, not to its bits: it is not
 // saved, and every new, cloned, read or opened filter starts with SharedWriters. It returns an
-// error matching ErrInvalid for an unknown mode (nothing changes then) and ErrClosed after
-// Close.
+// error matching ErrInvalid for an unknown mode (nothing changes then) and ErrClosed on a
+// closed, zero or nil filter.
 func (f *Filter) SetWriterMode(mode WriterMode) error {
 	ref := f.acquire()
 	if ref == nil {
@@ -50,7 +50,8 @@ func (f *Filter) SetWriterMode(mode WriterMode) error {
 	return newError("SetWriterMode", rc)
 }
 
-// WriterMode returns f's writer mode. It panics if the filter is closed.
+// WriterMode returns f's writer mode. It panics, with an *Error matching ErrClosed, if the
+// filter is closed, zero or nil.
 func (f *Filter) WriterMode() WriterMode {
 	ref := f.acquire()
 	if ref == nil {

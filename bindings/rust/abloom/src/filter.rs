@@ -113,7 +113,23 @@ impl OpenOptions {
         self
     }
 
-    /// Opens the filter saved at `path`. The file must not be truncated while mapped.
+    /// Opens the filter saved at `path`.
+    ///
+    /// # The file must not be truncated while mapped
+    /// Nor rewritten in place, by this process or another, while the filter is alive (a clone
+    /// of it is owned memory and is not concerned): the filter reads the file's pages
+    /// themselves. A read past the file's new end raises `SIGBUS`, which kills the process (a
+    /// file truncated to 0 bytes, or a large one to its header), and the rest of its last page
+    /// reads as zeros, so `contains` silently answers `false` (every key of a small filter
+    /// truncated to its 128-byte header). Copying over the file in place (`cp`, a shell `>`
+    /// redirection, [`std::fs::write`], [`std::fs::File::create`]) truncates it first. Like every
+    /// mmap (memmap2's `Mmap::map` is `unsafe` for this reason), this is a condition on the
+    /// file that Rust's type system cannot check.
+    ///
+    /// To update a file that is open, replace it instead: [`BloomFilter::save`] writes a
+    /// temporary file and renames it over the path, so the open filter keeps the old file, which
+    /// stays valid until dropped; open the path again to read the new one. (A filter opened with
+    /// [`OpenMode::ReadWrite`] then writes to the old file, which is gone once dropped.)
     ///
     /// # Errors
     /// [`Error::Io`] (missing file, permissions, ...), and for bad contents
@@ -852,6 +868,10 @@ impl BloomFilter {
     /// Opens a saved filter read-only by mmap, in O(1) whatever its size (only the header is
     /// read and validated; see [`OpenOptions`] for the checksum check and writable mappings).
     /// Inserts into it return [`Error::ReadOnly`].
+    ///
+    /// The file must not be truncated or rewritten in place while the filter is alive (that
+    /// raises `SIGBUS` or makes lookups read zeros: see [`OpenOptions::open`]); replace it with
+    /// [`BloomFilter::save`], which renames a new file over the path, instead.
     ///
     /// ```
     /// use abloom::BloomFilter;

@@ -475,6 +475,29 @@ fn files_save_open_and_modes() {
     std::fs::remove_file(&path).unwrap();
 }
 
+/// The safe way to update a file that is open (`OpenOptions::open`'s docs): save over it. `save`
+/// renames a new file over the path, so the open filter keeps reading the old one, whole.
+/// (Truncating it in place instead would make lookups raise SIGBUS or read zeros.)
+#[test]
+fn save_over_an_open_file() {
+    let path = tmp("replace");
+    let f = filled(100_000); // 121 KiB of bits: many pages past the new file's end
+    f.save(&path).unwrap();
+    let old = BloomFilter::open(&path).unwrap();
+    let small = Builder::new(10).seed(9).build().unwrap();
+    small.insert("new").unwrap();
+    small.save(&path).unwrap();
+    assert!((0..100_000).all(|i| old.contains(&format!("key-{i}"))));
+    assert_eq!(old, f);
+    let new = OpenOptions::new()
+        .verify_checksum(true)
+        .open(&path)
+        .unwrap();
+    assert_eq!(new, small);
+    assert!(new.contains("new"));
+    std::fs::remove_file(&path).unwrap();
+}
+
 #[test]
 fn file_errors() {
     let missing = tmp("does-not-exist");

@@ -51,10 +51,23 @@ import java.util.Objects;
  *
  * <p>The filter's bits live in native memory (or a mapped file) until {@link #close()}, which is
  * idempotent and safe to call while other threads use the filter: it waits for calls already in
- * native code to return, and every later call throws {@link IllegalStateException}. A filter
- * that becomes unreachable without being closed is freed by a {@link Cleaner}, but large filters
- * should be closed explicitly (try-with-resources), since the garbage collector does not see
- * their native size.
+ * native code to return. After it, <b>every method throws {@link IllegalStateException}</b>, the
+ * shape accessors ({@link #bitSize()}, {@link #kind()}, {@link #isCompatible}, ...) included,
+ * except these, which never throw:
+ *
+ * <ul>
+ *   <li>{@link #close()} (does nothing more) and {@link #isClosed()};
+ *   <li>{@link #toString()}, which still describes the filter and says it is closed, so that
+ *       loggers and debuggers can print any filter;
+ *   <li>{@link #equals} and {@link #hashCode}: a closed filter equals only itself, and its hash
+ *       code does not change on close, so the two stay consistent and a closed filter can still
+ *       be found in and removed from a hash-based collection.
+ * </ul>
+ *
+ * <p>Argument checks (null keys, bad indices or offsets) may come before the closed check. A
+ * filter that becomes unreachable without being closed is freed by a {@link Cleaner}, but large
+ * filters should be closed explicitly (try-with-resources), since the garbage collector does not
+ * see their native size.
  *
  * <h2>Errors</h2>
  *
@@ -566,6 +579,7 @@ public final class BloomFilter implements AutoCloseable {
    * @param length the key's length in bytes
    * @return true if the key was new (see {@link #put(byte[])})
    * @throws IndexOutOfBoundsException if the slice is outside the array
+   * @throws IllegalStateException if the filter is closed
    */
   public boolean put(byte[] key, int offset, int length) {
     Objects.checkFromIndexSize(offset, length, key.length);
@@ -587,6 +601,7 @@ public final class BloomFilter implements AutoCloseable {
    *
    * @param key the key
    * @return true if the key was new (see {@link #put(byte[])})
+   * @throws IllegalStateException if the filter is closed
    */
   public boolean put(String key) {
     return put(key.getBytes(StandardCharsets.UTF_8));
@@ -598,6 +613,7 @@ public final class BloomFilter implements AutoCloseable {
    *
    * @param key the key
    * @return true if the key was new (see {@link #put(byte[])})
+   * @throws IllegalStateException if the filter is closed
    */
   public boolean put(long key) {
     long h = handle.enter();
@@ -615,6 +631,7 @@ public final class BloomFilter implements AutoCloseable {
    *
    * @param key the key
    * @return true if the key was new (see {@link #put(byte[])})
+   * @throws IllegalStateException if the filter is closed
    */
   public boolean put(ByteBuffer key) {
     return !keyOp(key, Op.TEST_AND_ADD);
@@ -628,6 +645,7 @@ public final class BloomFilter implements AutoCloseable {
    *
    * @param key the key's bytes
    * @return true if the key was definitely absent before this call (and is now added)
+   * @throws IllegalStateException if the filter is closed
    */
   public boolean putIfAbsent(byte[] key) {
     return put(key, 0, key.length);
@@ -638,6 +656,7 @@ public final class BloomFilter implements AutoCloseable {
    *
    * @param key the key
    * @return true if the key was definitely absent before this call
+   * @throws IllegalStateException if the filter is closed
    */
   public boolean putIfAbsent(String key) {
     return put(key);
@@ -648,6 +667,7 @@ public final class BloomFilter implements AutoCloseable {
    *
    * @param key the key
    * @return true if the key was definitely absent before this call
+   * @throws IllegalStateException if the filter is closed
    */
   public boolean putIfAbsent(long key) {
     return put(key);
@@ -684,6 +704,7 @@ public final class BloomFilter implements AutoCloseable {
    * @param length the key's length in bytes
    * @return false if the key is definitely absent
    * @throws IndexOutOfBoundsException if the slice is outside the array
+   * @throws IllegalStateException if the filter is closed
    */
   public boolean mightContain(byte[] key, int offset, int length) {
     Objects.checkFromIndexSize(offset, length, key.length);
@@ -705,6 +726,7 @@ public final class BloomFilter implements AutoCloseable {
    *
    * @param key the key
    * @return false if the key is definitely absent
+   * @throws IllegalStateException if the filter is closed
    */
   public boolean mightContain(String key) {
     return mightContain(key.getBytes(StandardCharsets.UTF_8));
@@ -715,6 +737,7 @@ public final class BloomFilter implements AutoCloseable {
    *
    * @param key the key
    * @return false if the key is definitely absent
+   * @throws IllegalStateException if the filter is closed
    */
   public boolean mightContain(long key) {
     long h = handle.enter();
@@ -731,6 +754,7 @@ public final class BloomFilter implements AutoCloseable {
    *
    * @param key the key
    * @return false if the key is definitely absent
+   * @throws IllegalStateException if the filter is closed
    */
   public boolean mightContain(ByteBuffer key) {
     return keyOp(key, Op.TEST);
@@ -814,6 +838,7 @@ public final class BloomFilter implements AutoCloseable {
    * @param offsets n + 1 non-decreasing offsets into {@code packed}
    * @return how many of the keys were new (as {@link #put(byte[])} counts them)
    * @throws IllegalArgumentException if the offsets are empty, decrease or leave the array
+   * @throws IllegalStateException if the filter is closed
    */
   public long putAll(byte[] packed, long[] offsets) {
     int n = batchSize(offsets.length);
@@ -834,6 +859,7 @@ public final class BloomFilter implements AutoCloseable {
    * @return how many of the keys were new
    * @throws IllegalArgumentException if the offsets are empty, negative, decrease or leave the
    *     array (then nothing is added)
+   * @throws IllegalStateException if the filter is closed
    */
   public long putAll(byte[] packed, int[] offsets) {
     int n = batchSize(offsets.length);
@@ -856,6 +882,7 @@ public final class BloomFilter implements AutoCloseable {
    * @param offsets n + 1 non-decreasing offsets, relative to the position
    * @return how many of the keys were new
    * @throws IllegalArgumentException if the buffer is not direct or the offsets are bad
+   * @throws IllegalStateException if the filter is closed
    */
   public long putAll(ByteBuffer packed, long[] offsets) {
     int n = batchSize(offsets.length);
@@ -880,6 +907,7 @@ public final class BloomFilter implements AutoCloseable {
    * @param keys the keys; no element may be null; at most 2 GiB in all
    * @return how many of the keys were new
    * @throws IllegalArgumentException if the keys total more than 2 GiB
+   * @throws IllegalStateException if the filter is closed
    */
   public long putAll(List<byte[]> keys) {
     Packed p = Packed.of(keys);
@@ -891,6 +919,7 @@ public final class BloomFilter implements AutoCloseable {
    *
    * @param keys the keys
    * @return how many of the keys were new
+   * @throws IllegalStateException if the filter is closed
    */
   public long putAll(long[] keys) {
     long h = handle.enter();
@@ -909,6 +938,7 @@ public final class BloomFilter implements AutoCloseable {
    * @param offsets n + 1 non-decreasing offsets
    * @return n answers: false where a key is definitely absent
    * @throws IllegalArgumentException if the offsets are empty, decrease or leave the array
+   * @throws IllegalStateException if the filter is closed
    */
   public boolean[] mightContainAll(byte[] packed, long[] offsets) {
     boolean[] results = new boolean[batchSize(offsets.length)];
@@ -924,6 +954,7 @@ public final class BloomFilter implements AutoCloseable {
    * @param results receives answer i at index i; at least n long
    * @return how many keys might be present (the number of true answers)
    * @throws IllegalArgumentException if the offsets are bad or {@code results} is too short
+   * @throws IllegalStateException if the filter is closed
    */
   public long mightContainAll(byte[] packed, long[] offsets, boolean[] results) {
     int n = batchSize(offsets.length);
@@ -946,6 +977,7 @@ public final class BloomFilter implements AutoCloseable {
    * @param offsets n + 1 non-decreasing, non-negative offsets
    * @return n answers
    * @throws IllegalArgumentException if the offsets are bad
+   * @throws IllegalStateException if the filter is closed
    */
   public boolean[] mightContainAll(byte[] packed, int[] offsets) {
     boolean[] results = new boolean[batchSize(offsets.length)];
@@ -961,6 +993,7 @@ public final class BloomFilter implements AutoCloseable {
    * @param results receives the answers; at least n long
    * @return how many keys might be present
    * @throws IllegalArgumentException if the offsets are bad or {@code results} is too short
+   * @throws IllegalStateException if the filter is closed
    */
   public long mightContainAll(byte[] packed, int[] offsets, boolean[] results) {
     int n = batchSize(offsets.length);
@@ -984,6 +1017,7 @@ public final class BloomFilter implements AutoCloseable {
    * @param results receives the answers; at least n long
    * @return how many keys might be present
    * @throws IllegalArgumentException if the buffer is not direct or the offsets are bad
+   * @throws IllegalStateException if the filter is closed
    */
   public long mightContainAll(ByteBuffer packed, long[] offsets, boolean[] results) {
     int n = batchSize(offsets.length);
@@ -1007,6 +1041,7 @@ public final class BloomFilter implements AutoCloseable {
    *
    * @param keys the keys; no element may be null
    * @return one answer per key, in list order
+   * @throws IllegalStateException if the filter is closed
    */
   public boolean[] mightContainAll(List<byte[]> keys) {
     Packed p = Packed.of(keys);
@@ -1018,6 +1053,7 @@ public final class BloomFilter implements AutoCloseable {
    *
    * @param keys the keys
    * @return one answer per key
+   * @throws IllegalStateException if the filter is closed
    */
   public boolean[] mightContainAll(long[] keys) {
     boolean[] results = new boolean[keys.length];
@@ -1079,10 +1115,18 @@ public final class BloomFilter implements AutoCloseable {
    * Whether {@code other} has this filter's shape (kind, layout, bits, shards, k, seed), so that
    * {@link #putAll(BloomFilter)}, {@link #intersect} and {@link #equals} can combine them.
    *
-   * @param other another filter (open or closed)
+   * @param other another open filter
    * @return true if the shapes match
+   * @throws IllegalStateException if this filter or {@code other} is closed
    */
   public boolean isCompatible(BloomFilter other) {
+    handle.checkOpen();
+    other.handle.checkOpen();
+    return sameShape(other);
+  }
+
+  /** {@link #isCompatible} without the open checks (for {@link #equals}). */
+  private boolean sameShape(BloomFilter other) {
     return kind == other.kind
         && layout == other.layout
         && hashFunctions == other.hashFunctions
@@ -1175,6 +1219,7 @@ public final class BloomFilter implements AutoCloseable {
    *
    * @param mode the writer mode
    * @throws NullPointerException if {@code mode} is null
+   * @throws IllegalStateException if the filter is closed
    */
   public void setWriterMode(WriterMode mode) {
     Objects.requireNonNull(mode, "mode");
@@ -1194,6 +1239,7 @@ public final class BloomFilter implements AutoCloseable {
    * How this filter is written now (see {@link #setWriterMode}).
    *
    * @return the writer mode
+   * @throws IllegalStateException if the filter is closed
    */
   public WriterMode writerMode() {
     long h = handle.enter();
@@ -1209,6 +1255,7 @@ public final class BloomFilter implements AutoCloseable {
    * Clears every bit: the filter is empty again, its shape unchanged.
    *
    * @throws UnsupportedOperationException if the filter is read-only
+   * @throws IllegalStateException if the filter is closed
    */
   public void clear() {
     long h = handle.enter();
@@ -1227,6 +1274,7 @@ public final class BloomFilter implements AutoCloseable {
    * A deep copy in newly allocated native memory (writable even if this one is read-only).
    *
    * @return a new filter with the same shape and bits; close it when done
+   * @throws IllegalStateException if the filter is closed
    */
   public BloomFilter copy() {
     long h = handle.enter();
@@ -1245,6 +1293,7 @@ public final class BloomFilter implements AutoCloseable {
    * Baldi). Reads every bit: O(size).
    *
    * @return the estimate, rounded; {@code Long.MAX_VALUE} when every bit is set
+   * @throws IllegalStateException if the filter is closed
    */
   public long approximateElementCount() {
     long h = handle.enter();
@@ -1266,6 +1315,7 @@ public final class BloomFilter implements AutoCloseable {
    * every bit: O(size).
    *
    * @return a probability in [0, 1]
+   * @throws IllegalStateException if the filter is closed
    */
   public double expectedFpp() {
     long h = handle.enter();
@@ -1286,8 +1336,10 @@ public final class BloomFilter implements AutoCloseable {
    * explicitly).
    *
    * @return the target fpp
+   * @throws IllegalStateException if the filter is closed
    */
   public double targetFpp() {
+    handle.checkOpen();
     return targetFpp;
   }
 
@@ -1296,8 +1348,10 @@ public final class BloomFilter implements AutoCloseable {
    * in: at most {@link #targetFpp()} for filters sized from it.
    *
    * @return the model fpp at capacity
+   * @throws IllegalStateException if the filter is closed
    */
   public double modelFpp() {
+    handle.checkOpen();
     return modelFpp;
   }
 
@@ -1305,8 +1359,10 @@ public final class BloomFilter implements AutoCloseable {
    * The number of bits (Guava's {@code bitSize}); the native memory is bitSize / 8 bytes.
    *
    * @return total bits
+   * @throws IllegalStateException if the filter is closed
    */
   public long bitSize() {
+    handle.checkOpen();
     return bits;
   }
 
@@ -1314,8 +1370,10 @@ public final class BloomFilter implements AutoCloseable {
    * The capacity the filter was sized for.
    *
    * @return expected insertions
+   * @throws IllegalStateException if the filter is closed
    */
   public long expectedInsertions() {
+    handle.checkOpen();
     return capacity;
   }
 
@@ -1323,8 +1381,10 @@ public final class BloomFilter implements AutoCloseable {
    * Probes (bits set) per key, k.
    *
    * @return 1..64
+   * @throws IllegalStateException if the filter is closed
    */
   public int hashFunctions() {
+    handle.checkOpen();
     return hashFunctions;
   }
 
@@ -1332,8 +1392,10 @@ public final class BloomFilter implements AutoCloseable {
    * The kind: how a key's bits spread over the filter.
    *
    * @return the kind
+   * @throws IllegalStateException if the filter is closed
    */
   public Kind kind() {
+    handle.checkOpen();
     return kind;
   }
 
@@ -1342,8 +1404,10 @@ public final class BloomFilter implements AutoCloseable {
    *
    * @return {@link Layout#DISTINCT} or {@link Layout#SPLIT}; always {@link Layout#DISTINCT} for
    *     the classic kind
+   * @throws IllegalStateException if the filter is closed
    */
   public Layout layout() {
+    handle.checkOpen();
     return layout;
   }
 
@@ -1351,8 +1415,10 @@ public final class BloomFilter implements AutoCloseable {
    * The shard count.
    *
    * @return a power of two
+   * @throws IllegalStateException if the filter is closed
    */
   public int shards() {
+    handle.checkOpen();
     return shards;
   }
 
@@ -1360,8 +1426,10 @@ public final class BloomFilter implements AutoCloseable {
    * The hash seed.
    *
    * @return the seed
+   * @throws IllegalStateException if the filter is closed
    */
   public long seed() {
+    handle.checkOpen();
     return seed;
   }
 
@@ -1369,8 +1437,10 @@ public final class BloomFilter implements AutoCloseable {
    * Where the bits live.
    *
    * @return the storage
+   * @throws IllegalStateException if the filter is closed
    */
   public Storage storage() {
+    handle.checkOpen();
     return storage;
   }
 
@@ -1379,13 +1449,15 @@ public final class BloomFilter implements AutoCloseable {
    * read-only).
    *
    * @return true if read-only
+   * @throws IllegalStateException if the filter is closed
    */
   public boolean isReadOnly() {
+    handle.checkOpen();
     return readOnly;
   }
 
   /**
-   * Whether {@link #close()} has been called.
+   * Whether {@link #close()} has been called. Never throws.
    *
    * @return true once closed
    */
@@ -1409,8 +1481,10 @@ public final class BloomFilter implements AutoCloseable {
    * #save}): a 128-byte header plus bitSize / 8.
    *
    * @return bytes
+   * @throws IllegalStateException if the filter is closed
    */
   public long serializedSize() {
+    handle.checkOpen();
     return 128 + bits / 8;
   }
 
@@ -1419,8 +1493,8 @@ public final class BloomFilter implements AutoCloseable {
    * other threads add.
    *
    * @return a new array of {@link #serializedSize()} bytes
-   * @throws IllegalStateException if the filter does not fit in a Java array (use {@link
-   *     #writeTo} or {@link #save})
+   * @throws IllegalStateException if the filter is closed, or does not fit in a Java array (use
+   *     {@link #writeTo} or {@link #save})
    */
   public byte[] toByteArray() {
     long size = serializedSize();
@@ -1448,6 +1522,7 @@ public final class BloomFilter implements AutoCloseable {
    *
    * @param out the stream
    * @throws IOException if the stream fails
+   * @throws IllegalStateException if the filter is closed
    */
   public void writeTo(OutputStream out) throws IOException {
     Objects.requireNonNull(out, "out");
@@ -1603,6 +1678,7 @@ public final class BloomFilter implements AutoCloseable {
    * @param path the file (default file system)
    * @throws IOException if a file system call fails (e.g. {@link
    *     java.nio.file.NoSuchFileException} for a missing directory)
+   * @throws IllegalStateException if the filter is closed
    */
   public void save(Path path) throws IOException {
     byte[] name = nativePath(path);
@@ -1620,7 +1696,9 @@ public final class BloomFilter implements AutoCloseable {
 
   /**
    * Opens a saved filter read-only by mmap, in O(1) whatever its size: only the 128-byte header
-   * is read and validated; pages load on first use. The file must not be truncated while open.
+   * is read and validated; pages load on first use. The file must not be truncated or rewritten
+   * in place while the filter is open (see {@link #open(Path, OpenMode, boolean)}): replace it
+   * with {@link #save} instead.
    *
    * @param path the file
    * @return a read-only filter ({@link Storage#MAPPED}); close it to unmap
@@ -1633,6 +1711,18 @@ public final class BloomFilter implements AutoCloseable {
 
   /**
    * Opens a saved filter by mmap.
+   *
+   * <p><b>The file must not be truncated or rewritten in place while the filter is open</b>, by
+   * this process or another: the filter reads the file's pages themselves. A read past the file's
+   * new end raises {@code SIGBUS}, which kills the JVM (a file truncated to 0 bytes, or a large
+   * one to its header), and the rest of its last page reads as zeros, so {@code mightContain}
+   * silently answers false (every key of a small filter truncated to its 128-byte header).
+   * Copying over the file in place ({@code cp}, a shell {@code >} redirection, {@link
+   * java.nio.file.StandardOpenOption#TRUNCATE_EXISTING}, {@link java.io.FileOutputStream})
+   * truncates it first. To update a file that is open, replace it instead: {@link #save} writes a
+   * temporary file and renames it over the path, so the open filter keeps the old file, which
+   * stays valid until {@link #close()}; open the path again to read the new one. (A filter opened
+   * {@link OpenMode#READ_WRITE} then writes to the old file, which is gone once closed.)
    *
    * @param path the file
    * @param mode read-only, copy-on-write (adds stay in memory) or read-write (adds persist)
@@ -1654,6 +1744,7 @@ public final class BloomFilter implements AutoCloseable {
    * while other threads add to this filter.
    *
    * @throws IOException if flushing fails
+   * @throws IllegalStateException if the filter is closed
    */
   public void sync() throws IOException {
     long h = handle.enter();
@@ -1684,7 +1775,8 @@ public final class BloomFilter implements AutoCloseable {
 
   /**
    * Two filters are equal when they have the same shape (kind, layout, bits, shards, k, seed) and
-   * the same bits. A closed filter equals only itself. O(size).
+   * the same bits. A closed filter equals only itself (and no filter equals a closed one). Never
+   * throws, even after {@link #close()}. O(size).
    *
    * @param obj another object
    * @return true if equal
@@ -1698,7 +1790,7 @@ public final class BloomFilter implements AutoCloseable {
       return false;
     }
     BloomFilter other = (BloomFilter) obj;
-    if (!isCompatible(other)) {
+    if (!sameShape(other)) {
       return false;
     }
     long h = handle.tryEnter();
@@ -1724,7 +1816,9 @@ public final class BloomFilter implements AutoCloseable {
 
   /**
    * A hash of the shape only (like Guava's), so it is cheap, stable while keys are added, and
-   * consistent with {@link #equals}.
+   * consistent with {@link #equals}. Never throws: after {@link #close()} it is unchanged, so a
+   * closed filter can still be removed from a {@link java.util.HashSet} or {@link
+   * java.util.HashMap} it was put in while open.
    *
    * @return the hash code
    */
@@ -1734,7 +1828,9 @@ public final class BloomFilter implements AutoCloseable {
   }
 
   /**
-   * A short description: kind, layout, bits, k, shards, capacity, target fpp, storage, closed.
+   * A short description: kind, layout, bits, k, shards, capacity, target fpp, storage, and
+   * "closed" once closed. Never throws, even after {@link #close()} (loggers and debuggers call
+   * it on any object).
    *
    * @return the description
    */
@@ -1763,8 +1859,10 @@ public final class BloomFilter implements AutoCloseable {
 
   /**
    * Frees the native filter (unmaps a mapped one; a read-write mapping is synced first).
-   * Idempotent; safe while other threads use the filter: it waits for their calls already in
-   * native code to return, and every later call throws {@link IllegalStateException}.
+   * Idempotent: a second call does nothing and does not throw. Safe while other threads use the
+   * filter: it waits for their calls already in native code to return, and every later call
+   * throws {@link IllegalStateException}, but for {@link #isClosed()}, {@link #toString()},
+   * {@link #equals} and {@link #hashCode} (see "Lifecycle" in the class documentation).
    */
   @Override
   public void close() {

@@ -58,9 +58,24 @@ final class NativeHandle implements Runnable {
     COUNTS.getAndAdd(counts, i, 1L);
     if ((boolean) CLOSED.getVolatile(this)) {
       COUNTS.getAndAdd(counts, i, -1L);
-      throw new IllegalStateException("abloom: the BloomFilter is closed");
+      throw closed();
     }
     return address;
+  }
+
+  /**
+   * Checks that the filter is open, for calls that read no native memory (the shape accessors).
+   *
+   * @throws IllegalStateException if the filter is closed
+   */
+  void checkOpen() {
+    if ((boolean) CLOSED.getVolatile(this)) {
+      throw closed();
+    }
+  }
+
+  private static IllegalStateException closed() {
+    return new IllegalStateException("abloom: the BloomFilter is closed");
   }
 
   /** Like {@link #enter} but returns 0 instead of throwing when closed. */

@@ -8,6 +8,8 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.nio.ByteBuffer;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
@@ -15,7 +17,13 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.StringJoiner;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
@@ -315,55 +323,150 @@ class ExceptionsTest {
     assertThrows(NullPointerException.class, () -> BloomFilter.readFrom(null));
   }
 
+  /** The public methods that never throw after close (BloomFilter's "Lifecycle" javadoc). */
+  private static final Set<String> NEVER_THROW =
+      Set.of("close()", "isClosed()", "equals(Object)", "hashCode()", "toString()");
+
+  private static String signature(Method m) {
+    StringJoiner params = new StringJoiner(",", m.getName() + "(", ")");
+    for (Class<?> p : m.getParameterTypes()) {
+      params.add(p.getSimpleName());
+    }
+    return params.toString();
+  }
+
+  /**
+   * Every public method of a closed filter {@code f}, keyed by signature, with valid arguments
+   * ({@code other} is open and compatible).
+   */
+  private static Map<String, Executable> callsAfterClose(BloomFilter f, BloomFilter other, Path tmp) {
+    Map<String, Executable> calls = new LinkedHashMap<>();
+    calls.put("put(byte[])", () -> f.put(new byte[1]));
+    calls.put("put(byte[],int,int)", () -> f.put(new byte[4], 1, 2));
+    calls.put("put(String)", () -> f.put("k"));
+    calls.put("put(long)", () -> f.put(1L));
+    calls.put("put(ByteBuffer)", () -> f.put(ByteBuffer.allocateDirect(4)));
+    calls.put("putIfAbsent(byte[])", () -> f.putIfAbsent(new byte[1]));
+    calls.put("putIfAbsent(String)", () -> f.putIfAbsent("k"));
+    calls.put("putIfAbsent(long)", () -> f.putIfAbsent(1L));
+    calls.put("mightContain(byte[])", () -> f.mightContain(new byte[1]));
+    calls.put("mightContain(byte[],int,int)", () -> f.mightContain(new byte[1], 0, 1));
+    calls.put("mightContain(String)", () -> f.mightContain("k"));
+    calls.put("mightContain(long)", () -> f.mightContain(7L));
+    calls.put("mightContain(ByteBuffer)", () -> f.mightContain(ByteBuffer.allocateDirect(4)));
+    calls.put("putAll(byte[],long[])", () -> f.putAll(new byte[2], new long[] {0, 1, 2}));
+    calls.put("putAll(byte[],int[])", () -> f.putAll(new byte[2], new int[] {0, 1, 2}));
+    calls.put(
+        "putAll(ByteBuffer,long[])", () -> f.putAll(ByteBuffer.allocateDirect(2), new long[] {0, 1}));
+    calls.put("putAll(List)", () -> f.putAll(List.of(new byte[1])));
+    calls.put("putAll(long[])", () -> f.putAll(new long[] {1, 2}));
+    calls.put("putAll(BloomFilter)", () -> f.putAll(other));
+    calls.put(
+        "mightContainAll(byte[],long[])", () -> f.mightContainAll(new byte[2], new long[] {0, 1, 2}));
+    calls.put(
+        "mightContainAll(byte[],long[],boolean[])",
+        () -> f.mightContainAll(new byte[2], new long[] {0, 1, 2}, new boolean[2]));
+    calls.put(
+        "mightContainAll(byte[],int[])", () -> f.mightContainAll(new byte[2], new int[] {0, 1, 2}));
+    calls.put(
+        "mightContainAll(byte[],int[],boolean[])",
+        () -> f.mightContainAll(new byte[2], new int[] {0, 1, 2}, new boolean[2]));
+    calls.put(
+        "mightContainAll(ByteBuffer,long[],boolean[])",
+        () -> f.mightContainAll(ByteBuffer.allocateDirect(2), new long[] {0, 1}, new boolean[1]));
+    calls.put("mightContainAll(List)", () -> f.mightContainAll(List.of(new byte[1])));
+    calls.put("mightContainAll(long[])", () -> f.mightContainAll(new long[] {1}));
+    calls.put("isCompatible(BloomFilter)", () -> f.isCompatible(other));
+    calls.put("intersect(BloomFilter)", () -> f.intersect(other));
+    calls.put("setWriterMode(WriterMode)", () -> f.setWriterMode(WriterMode.EXCLUSIVE));
+    calls.put("writerMode()", f::writerMode);
+    calls.put("clear()", f::clear);
+    calls.put("copy()", f::copy);
+    calls.put("approximateElementCount()", f::approximateElementCount);
+    calls.put("expectedFpp()", f::expectedFpp);
+    calls.put("targetFpp()", f::targetFpp);
+    calls.put("modelFpp()", f::modelFpp);
+    calls.put("bitSize()", f::bitSize);
+    calls.put("expectedInsertions()", f::expectedInsertions);
+    calls.put("hashFunctions()", f::hashFunctions);
+    calls.put("kind()", f::kind);
+    calls.put("layout()", f::layout);
+    calls.put("shards()", f::shards);
+    calls.put("seed()", f::seed);
+    calls.put("storage()", f::storage);
+    calls.put("isReadOnly()", f::isReadOnly);
+    calls.put("serializedSize()", f::serializedSize);
+    calls.put("toByteArray()", f::toByteArray);
+    calls.put("writeTo(OutputStream)", () -> f.writeTo(OutputStream.nullOutputStream()));
+    calls.put("save(Path)", () -> f.save(tmp.resolve("x.abloom")));
+    calls.put("sync()", f::sync);
+    return calls;
+  }
+
   @Test
   void useAfterClose(@TempDir Path tmp) throws IOException {
     BloomFilter f = BloomFilter.create(1000, 0.01);
     f.put("k");
     BloomFilter other = BloomFilter.create(1000, 0.01);
+    other.put("k");
+    assertEquals(f, other); // same shape, same bits
+    int hash = f.hashCode();
+    String open = f.toString();
+    Set<BloomFilter> set = new HashSet<>(Set.of(f));
     f.close();
-    List<Executable> calls = new ArrayList<>();
-    calls.add(() -> f.put("k"));
-    calls.add(() -> f.put(new byte[1]));
-    calls.add(() -> f.put(new byte[4], 1, 2));
-    calls.add(() -> f.put(1L));
-    calls.add(() -> f.put(ByteBuffer.allocateDirect(4)));
-    calls.add(() -> f.put(ByteBuffer.allocate(4)));
-    calls.add(() -> f.putIfAbsent("k"));
-    calls.add(() -> f.mightContain("k"));
-    calls.add(() -> f.mightContain(new byte[1]));
-    calls.add(() -> f.mightContain(new byte[1], 0, 1));
-    calls.add(() -> f.mightContain(7L));
-    calls.add(() -> f.mightContain(ByteBuffer.allocateDirect(4)));
-    calls.add(() -> f.putAll(new byte[2], new long[] {0, 1, 2}));
-    calls.add(() -> f.putAll(new byte[2], new int[] {0, 1, 2}));
-    calls.add(() -> f.putAll(List.of(new byte[1])));
-    calls.add(() -> f.putAll(new long[] {1, 2}));
-    calls.add(() -> f.putAll(ByteBuffer.allocateDirect(2), new long[] {0, 1}));
-    calls.add(() -> f.mightContainAll(new byte[2], new long[] {0, 1, 2}));
-    calls.add(() -> f.mightContainAll(new byte[2], new int[] {0, 1, 2}));
-    calls.add(() -> f.mightContainAll(List.of(new byte[1])));
-    calls.add(() -> f.mightContainAll(new long[] {1}));
-    calls.add(() -> f.mightContainAll(ByteBuffer.allocateDirect(2), new long[] {0, 1}, new boolean[1]));
-    calls.add(() -> f.putAll(other));
-    calls.add(() -> other.putAll(f));
-    calls.add(() -> f.intersect(other));
-    calls.add(() -> other.intersect(f));
-    calls.add(f::clear);
-    calls.add(f::copy);
-    calls.add(f::approximateElementCount);
-    calls.add(f::expectedFpp);
-    calls.add(f::toByteArray);
-    calls.add(() -> f.writeTo(OutputStream.nullOutputStream()));
-    calls.add(() -> f.save(tmp.resolve("x.abloom")));
-    calls.add(f::sync);
-    for (Executable call : calls) {
+
+    // Every public instance method is called below, or is one of the five that never throw.
+    Map<String, Executable> calls = callsAfterClose(f, other, tmp);
+    Set<String> methods = new TreeSet<>();
+    for (Method m : BloomFilter.class.getDeclaredMethods()) {
+      if (Modifier.isPublic(m.getModifiers()) && !Modifier.isStatic(m.getModifiers())) {
+        methods.add(signature(m));
+      }
+    }
+    Set<String> covered = new TreeSet<>(calls.keySet());
+    covered.addAll(NEVER_THROW);
+    assertEquals(methods, covered);
+
+    for (Map.Entry<String, Executable> call : calls.entrySet()) {
+      IllegalStateException e =
+          assertThrows(IllegalStateException.class, call.getValue(), call.getKey());
+      assertEquals("abloom: the BloomFilter is closed", e.getMessage(), call.getKey());
+    }
+    assertTrue(Files.notExists(tmp.resolve("x.abloom")));
+    // Key forms that take other paths (heap and read-only heap buffers).
+    assertThrows(IllegalStateException.class, () -> f.put(ByteBuffer.allocate(4)));
+    assertThrows(IllegalStateException.class, () -> f.mightContain(ByteBuffer.allocate(4)));
+    assertThrows(
+        IllegalStateException.class, () -> f.put(ByteBuffer.allocate(4).asReadOnlyBuffer()));
+    assertThrows(
+        IllegalStateException.class,
+        () -> f.mightContain(ByteBuffer.allocate(4).asReadOnlyBuffer()));
+
+    // A closed filter as the argument of an open one's method.
+    List<Executable> asArgument = new ArrayList<>();
+    asArgument.add(() -> other.putAll(f));
+    asArgument.add(() -> other.intersect(f));
+    asArgument.add(() -> other.isCompatible(f));
+    for (Executable call : asArgument) {
       IllegalStateException e = assertThrows(IllegalStateException.class, call);
       assertTrue(e.getMessage().contains("closed"), e.getMessage());
     }
-    // shape accessors, equals and hashCode still answer
-    assertEquals(1000, f.expectedInsertions());
-    assertTrue(f.bitSize() > 0);
-    assertTrue(!f.equals(other) && !other.equals(f));
+    // Closed is told before an incompatible shape.
+    try (BloomFilter small = BloomFilter.create(10, 0.5)) {
+      assertThrows(IllegalStateException.class, () -> f.putAll(small));
+      assertThrows(IllegalStateException.class, () -> small.intersect(f));
+      assertThrows(IllegalStateException.class, () -> small.isCompatible(f));
+    }
+
+    // The five that never throw.
+    f.close(); // idempotent
+    assertTrue(f.isClosed());
+    assertEquals(open.substring(0, open.length() - 1) + ", closed}", f.toString());
+    assertEquals(hash, f.hashCode()); // unchanged by close
+    assertTrue(f.equals(f));
+    assertTrue(!f.equals(other) && !other.equals(f)); // equal before close, not after
+    assertTrue(set.contains(f) && set.remove(f) && set.isEmpty());
+    assertTrue(other.mightContain("k")); // the failed calls left other alone
     other.close();
   }
 
