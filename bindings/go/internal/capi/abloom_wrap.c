@@ -1036,6 +1036,19 @@ void _wrap_delete_abloom_plan_capi_6963adad7b17eb77(struct abloom_plan *_swig_go
 }
 
 
+intgo _wrap_abloom_plan_init_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0) {
+  abloom_plan *arg1 = (abloom_plan *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(abloom_plan **)&_swig_go_0; 
+  
+  result = (int)abloom_plan_init(arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
 intgo _wrap_abloom_plan_compute_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0, struct abloom_plan *_swig_go_1) {
   abloom_options *arg1 = (abloom_options *) 0 ;
   abloom_plan *arg2 = (abloom_plan *) 0 ;
@@ -1893,6 +1906,19 @@ intgo _wrap_ABLOOM_STORAGE_MAPPED_capi_6963adad7b17eb77() {
   result = ABLOOM_STORAGE_MAPPED;
   
   _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_abloom_info_init_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
+  abloom_info *arg1 = (abloom_info *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(abloom_info **)&_swig_go_0; 
+  
+  result = (int)abloom_info_init(arg1);
+  _swig_go_result = result; 
   return _swig_go_result;
 }
 

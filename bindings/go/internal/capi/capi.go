@@ -169,6 +169,7 @@ extern void _wrap_abloom_plan_expected_fpr_set_capi_6963adad7b17eb77(uintptr_t a
 extern double _wrap_abloom_plan_expected_fpr_get_capi_6963adad7b17eb77(uintptr_t arg1);
 extern uintptr_t _wrap_new_abloom_plan_capi_6963adad7b17eb77(void);
 extern void _wrap_delete_abloom_plan_capi_6963adad7b17eb77(uintptr_t arg1);
+extern swig_intgo _wrap_abloom_plan_init_capi_6963adad7b17eb77(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_plan_compute_capi_6963adad7b17eb77(uintptr_t arg1, uintptr_t arg2);
 extern swig_intgo _wrap_abloom_model_fpr_capi_6963adad7b17eb77(swig_intgo arg1, double arg2, swig_intgo arg3, swig_type_17 arg4);
 extern swig_intgo _wrap_abloom_layout_model_fpr_capi_6963adad7b17eb77(swig_intgo arg1, swig_intgo arg2, double arg3, swig_intgo arg4, swig_type_18 arg5);
@@ -226,6 +227,7 @@ extern void _wrap_delete_abloom_info_capi_6963adad7b17eb77(uintptr_t arg1);
 extern swig_intgo _wrap_ABLOOM_STORAGE_OWNED_capi_6963adad7b17eb77(void);
 extern swig_intgo _wrap_ABLOOM_STORAGE_VIEW_capi_6963adad7b17eb77(void);
 extern swig_intgo _wrap_ABLOOM_STORAGE_MAPPED_capi_6963adad7b17eb77(void);
+extern swig_intgo _wrap_abloom_info_init_capi_6963adad7b17eb77(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_get_info_capi_6963adad7b17eb77(uintptr_t arg1, uintptr_t arg2);
 extern swig_intgo _wrap_abloom_estimate_count_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_59 arg2);
 extern swig_intgo _wrap_abloom_estimate_fpr_capi_6963adad7b17eb77(uintptr_t arg1, swig_type_60 arg2);
@@ -842,6 +844,13 @@ type Abloom_plan interface {
 	GetExpected_fpr() (_swig_ret float64)
 }
 
+func Abloom_plan_init(arg1 Abloom_plan) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	swig_r = (int)(C._wrap_abloom_plan_init_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
 func Abloom_plan_compute(arg1 Abloom_options, arg2 Abloom_plan) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
@@ -1377,6 +1386,13 @@ func _swig_getABLOOM_STORAGE_MAPPED() (_swig_ret Enum_SS_abloom_storage) {
 }
 
 var ABLOOM_STORAGE_MAPPED Enum_SS_abloom_storage = _swig_getABLOOM_STORAGE_MAPPED()
+
+func Abloom_info_init(arg1 Abloom_info) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	swig_r = (int)(C._wrap_abloom_info_init_capi_6963adad7b17eb77(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
 
 func Abloom_get_info(arg1 uintptr, arg2 Abloom_info) (_swig_ret int) {
 	var swig_r int
