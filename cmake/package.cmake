@@ -1,0 +1,40 @@
+# Debian packages with CPack (`cpack -G DEB` in a build tree; scripts/build-debs.sh does it all):
+#
+#   libabloom0      Runtime: the SONAME'd shared library, libabloom.so.0 and libabloom.so.0.1.0
+#   libabloom-dev   Development: abloom.h, libabloom.so (namelink), libabloom.a, abloom.pc and the
+#                   CMake package; depends on libabloom0 of the same version
+#
+# Configure the tree with -DCMAKE_INSTALL_PREFIX=/usr so that GNUInstallDirs picks Debian's
+# multiarch library directory (lib/x86_64-linux-gnu) and abloom.pc names /usr.
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME abloom)
+set(CPACK_PACKAGE_VENDOR "The abloom authors")
+set(CPACK_PACKAGE_CONTACT "The abloom authors <abloom@users.noreply.github.com>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
+set(CPACK_PACKAGE_HOMEPAGE_URL "https://github.com/abloom/abloom")
+set(CPACK_RESOURCE_FILE_LICENSE "${PROJECT_SOURCE_DIR}/LICENSE")
+set(CPACK_PACKAGING_INSTALL_PREFIX "${CMAKE_INSTALL_PREFIX}")
+set(CPACK_COMPONENTS_ALL Runtime Development)
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # <name>_<version>-<release>_<arch>.deb
+set(CPACK_DEBIAN_PACKAGE_RELEASE 1)
+
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME "libabloom${ABLOOM_SOVERSION}")
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION libs)
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_SHLIBDEPS ON)  # libc6, libstdc++6, libgcc-s1 from dpkg-shlibdeps
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_GENERATE_SHLIBS ON)
+# Under the synopsis (CPACK_PACKAGE_DESCRIPTION_SUMMARY, the project's description).
+string(CONCAT CPACK_DEBIAN_RUNTIME_DESCRIPTION
+       "The shared library. abloom's C ABI, libabloom.so.${ABLOOM_SOVERSION}: blocked and classic Bloom filters with "
+       "atomic, sharded bit arrays, SIMD probes chosen at run time, bulk calls and a portable "
+       "file format opened by mmap.")
+
+set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_NAME "libabloom-dev")
+set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)
+set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS
+    "libabloom${ABLOOM_SOVERSION} (= ${PROJECT_VERSION}-${CPACK_DEBIAN_PACKAGE_RELEASE})")
+string(CONCAT CPACK_DEBIAN_DEVELOPMENT_DESCRIPTION
+       "The development files: the header abloom.h, the static library, the pkg-config file abloom.pc and the CMake "
+       "package (find_package(abloom CONFIG)) of abloom's C ABI.")
+
+include(CPack)
