@@ -16,7 +16,13 @@
 #                  no test at all is a failure
 #   fuzz           build/fuzz: clang, ASan+UBSan+libFuzzer; runs tests/fuzz/fuzz_deserialize on a
 #                  copy of tests/fuzz/corpus for ABLOOM_FUZZ_SECONDS (default 60); any crash fails
+#   bundled        scripts/bundle-engine.sh regenerates the engine copies of the Go module and the
+#                  Rust -sys crate; any difference from the committed ones fails
 #   go, java, rust bindings/LANG/ci.sh against build/ci installed into $ABLOOM_BUILD_ROOT/prefix
+#   packages       each package from nothing but itself (bindings/LANG/package_check.sh: a consumer
+#                  project outside the repo), then the Debian packages (tests/install/deb/): built,
+#                  installed, used by the README's hello example and by C consumers that read the
+#                  files the other languages wrote, removed
 #
 # Usage: scripts/test-all.sh [STAGE...]     (no argument: every stage, in the order above)
 # Env:   ABLOOM_JOBS (default 2) build and ctest parallelism; ABLOOM_FAIL_FAST=1 stops at the first
@@ -39,8 +45,8 @@ TSAN_DIR=$BUILD_ROOT/tsan
 FUZZ_DIR=$BUILD_ROOT/fuzz
 TSAN_TEST_REGEX='Concurren|Thread'
 
-ALL_STAGES=(setup build ctest exports install format tidy asan-build asan-ctest tsan-build tsan-ctest fuzz
-  go java rust)
+ALL_STAGES=(setup build ctest exports install format bundled tidy asan-build asan-ctest tsan-build
+  tsan-ctest fuzz go java rust packages)
 # Prerequisites: a stage is skipped when one of these ran in this invocation and did not pass.
 declare -A NEEDS=(
   [build]=setup
@@ -57,6 +63,8 @@ declare -A NEEDS=(
   [go]=build
   [java]=build
   [rust]=build
+  [bundled]=setup
+  [packages]=build
 )
 
 # ---- Stage bodies (each runs in a subshell with set -euo pipefail) -------------------------------
@@ -217,6 +225,40 @@ run_binding() { # LANG
 stage_go() { run_binding go; }
 stage_java() { run_binding java; }
 stage_rust() { run_binding rust; }
+
+# The engine copies inside the Go module and the Rust -sys crate are generated, never edited:
+# regenerate them and fail if anything differs from what is committed (or is new).
+stage_bundled() {
+  local dirs=(bindings/go/internal/engine bindings/rust/abloom-sys/bundled)
+  bash scripts/bundle-engine.sh
+  git diff --exit-code --stat -- "${dirs[@]}" ||
+    { echo "the bundled engine is stale: run bash scripts/bundle-engine.sh and commit" && return 1; }
+  local untracked
+  untracked=$(git ls-files --others --exclude-standard -- "${dirs[@]}")
+  [[ -z "$untracked" ]] || { echo "untracked bundled files:"$'\n'"$untracked" && return 1; }
+  echo "the bundled engine copies are what scripts/bundle-engine.sh generates"
+}
+
+# Every package, used from nothing but the package, the way its ecosystem installs it: a consumer
+# project per language in a temporary directory outside the repo, with no environment variables
+# the READMEs do not ask for. Each creates a filter, adds and tests keys, opens a file written by
+# another language (the golden vectors, written through the C API) and writes one of its own into
+# an exchange directory; the C consumer of the Debian packages then reads every file written there.
+stage_packages() {
+  local exchange pairs=() lang f
+  exchange=$(mktemp -d "${TMPDIR:-/tmp}/abloom-exchange.XXXXXX")
+  for lang in go rust java; do
+    echo "== $lang"
+    bash "bindings/$lang/package_check.sh" "$exchange"
+  done
+  for f in "$exchange"/*.abloom; do
+    [[ -e "$f" ]] && pairs+=("$f=${f%.abloom}.keys.txt")
+  done
+  [[ ${#pairs[@]} -ge 3 ]] || { echo "expected a file from each of go, rust, java in $exchange" && return 1; }
+  echo "== c (Debian packages)"
+  bash tests/install/deb/run_deb_tests.sh "${pairs[@]}"
+  rm -rf "$exchange"
+}
 
 # ---- Driver --------------------------------------------------------------------------------------
 
