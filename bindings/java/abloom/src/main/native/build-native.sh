@@ -90,6 +90,9 @@ jdk=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")}
 gen="$out/generated-sources/swig/io/abloom"
 nat="$out/native"
 natives="$out/classes/natives"
+# This script owns classes/natives: start empty, so no stale platform (or the older layout's
+# classes/native/, whose library needed libabloom.so) reaches the jar without a `mvn clean`.
+rm -rf "$natives" "$out/classes/native"
 mkdir -p "$gen" "$nat" "$natives/$platform"
 rm -f "$gen"/*.java
 
