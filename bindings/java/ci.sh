@@ -10,8 +10,9 @@
 # library loads) and packages the jar and the JMH benchmark jar. Then: the jar's native library
 # has no RUNPATH, needs only glibc and exports only JNI entry points; the jar, alone in a folder,
 # loads it with nothing on java.library.path or LD_LIBRARY_PATH; every JMH benchmark runs one
-# tiny smoke iteration (not a measurement); and package_check.sh installs the package with the
-# README's command and builds and runs a consumer project outside the repository.
+# tiny smoke iteration (not a measurement). The package as users get it (the README's
+# `mvn install`, a consumer project outside the repository, `java -cp`) is package_check.sh,
+# which scripts/test-all.sh runs in its stage `packages`.
 set -euo pipefail
 
 prefix=${1:?usage: bash bindings/java/ci.sh PREFIX (absolute path of an abloom install)}
@@ -89,8 +90,4 @@ fi
 smoke=$(grep -cE "^AbloomVsGuava\.[a-zA-Z]+ +20000 " "$log_dir/jmh.log" || true)
 [[ "$smoke" -ge 7 ]] || { tail -30 "$log_dir/jmh.log"; die "JMH smoke: expected 7 benchmark rows, got $smoke"; }
 echo "java ci: JMH smoke pass of $smoke benchmarks: ok"
-
-# ---- the package as users get it: install, a consumer project outside the repo, java -cp ----
-# (no PREFIX: the README's plain command, which builds the engine from this repository)
-bash "$here/package_check.sh" || die "package_check.sh failed"
 echo "java ci: all passed"

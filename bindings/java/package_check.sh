@@ -1,27 +1,42 @@
 #!/usr/bin/env bash
-# The Java package, checked as its users get it:   bash bindings/java/package_check.sh [PREFIX]
+# The Java package, checked as its users get it:
+#
+#   bash bindings/java/package_check.sh [--prefix=PREFIX] [EXCHANGE_DIR]
 #
 # 1. Installs the binding with the README's command, `mvn -f bindings/java/pom.xml install`
-#    (run from the repository root, after a `clean`; with -Dabloom.prefix=PREFIX when PREFIX is
-#    given, else the engine is built from this repository's sources), into a temporary local
-#    Maven repository. Maven plugins come from ~/.m2/repository, used read-only as a file://
-#    repository, then Maven Central; io.abloom comes only from this install.
+#    (run from the repository root, after a `clean`; with -Dabloom.prefix=PREFIX when --prefix is
+#    given, else the engine is built from this repository's sources, as the README's first
+#    command does), into a temporary local Maven repository. Maven plugins come from
+#    ~/.m2/repository, used read-only as a file:// repository, then Maven Central; io.abloom
+#    comes only from this install (checked by hash).
 # 2. Checks the installed jar: natives/linux-x86_64/libabloom_jni.so with no RUNPATH/RPATH,
 #    needing only glibc libraries, exporting only JNI entry points.
 # 3. Builds a consumer Maven project in a temporary folder outside the repository that depends
 #    on io.abloom:abloom:0.1.0 and nothing else, and runs it through Maven (exec:exec, the
 #    dependency classpath); then runs the same classes with a plain
 #    `java -cp abloom-0.1.0.jar:classes`. The consumer creates a filter, adds and tests keys
-#    (String, long, byte[], a batch), and opens tests/vectors/blocked_s1.abloom, written by the
-#    C library: its shape, every one of its 450 keys present, every recorded answer for its 2000
-#    absent keys.
+#    (String, long, byte[], a batch), opens tests/vectors/blocked_s1.abloom, written by the C
+#    library (its shape, every one of its 450 keys present, every recorded answer for its 2000
+#    absent keys), and saves a filter of its own, java.abloom, with its keys, java.keys.txt (one
+#    per line), which it reopens and checks. The plain run saves them into EXCHANGE_DIR when
+#    given (scripts/test-all.sh, stage packages: the C consumer of the Debian packages reads
+#    them), both runs must save the same bytes.
 #
 # Every step runs with the environment a user has (env -i: PATH and HOME only; no JAVA_HOME, no
 # LD_LIBRARY_PATH, no MAVEN_OPTS), so a step that needs a variable the README does not ask for
 # fails here. Exits non-zero on any failure. Needs what the build needs (README, "Build").
 set -euo pipefail
 
-prefix=${1:-}
+usage="usage: bash bindings/java/package_check.sh [--prefix=PREFIX] [EXCHANGE_DIR]"
+prefix=""
+exchange=""
+for arg in "$@"; do
+  case "$arg" in
+    --prefix=*) prefix=${arg#--prefix=} ;;
+    -*) echo "$usage" >&2; exit 2 ;;
+    *) [[ -z "$exchange" ]] || { echo "$usage" >&2; exit 2; }; exchange=$arg ;;
+  esac
+done
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 version=0.1.0
@@ -33,6 +48,10 @@ die() {
 }
 
 [[ -z "$prefix" || "$prefix" == /* ]] || die "PREFIX must be an absolute path, got '$prefix'"
+if [[ -n "$exchange" ]]; then
+  [[ -d "$exchange" ]] || die "EXCHANGE_DIR $exchange is not a folder"
+  exchange=$(cd "$exchange" && pwd)
+fi
 for tool in java javac jar mvn readelf nm objdump sha256sum; do
   command -v "$tool" >/dev/null || die "'$tool' not found"
 done
@@ -181,6 +200,7 @@ cat >"$consumer/pom.xml" <<EOF
                 <classpath/>
                 <argument>consumer.Main</argument>
                 <argument>$data/blocked_s1</argument>
+                <argument>$work/out-maven</argument>
               </arguments>
             </configuration>
           </execution>
@@ -199,7 +219,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-/** Uses io.abloom as an application would; args[0]: a golden vector's path without extension. */
+/**
+ * Uses io.abloom as an application would. args[0]: a golden vector's path without extension;
+ * args[1]: the folder to save java.abloom and java.keys.txt into.
+ */
 public final class Main {
   private static void check(boolean ok, String what) {
     if (!ok) {
@@ -257,6 +280,27 @@ public final class Main {
       System.out.println("consumer: opened " + file.getFileName() + " (written by the C library): "
           + present + " keys present, " + answers + " recorded absent-key answers match");
     }
+    // A filter of its own, for other languages to read: OUT/java.abloom and its keys.
+    Path out = Path.of(args[1]);
+    Files.createDirectories(out);
+    StringBuilder keyLines = new StringBuilder();
+    try (BloomFilter mine = BloomFilter.builder().expectedInsertions(2_000).fpp(0.01).shards(4)
+        .seed(0x4A415641L).build()) {
+      for (int i = 0; i < 1_000; i++) {
+        String key = "java-key-" + i;
+        mine.put(key);
+        keyLines.append(key).append('\n');
+      }
+      mine.save(out.resolve("java.abloom"));
+    }
+    Files.writeString(out.resolve("java.keys.txt"), keyLines, StandardCharsets.UTF_8);
+    try (BloomFilter back = BloomFilter.open(out.resolve("java.abloom"))) {
+      for (int i = 0; i < 1_000; i++) {
+        check(back.mightContain("java-key-" + i), "java-key-" + i + " missing from the saved file");
+      }
+      System.out.println("consumer: saved java.abloom (" + back + ") and java.keys.txt, reopened:"
+          + " 1000 keys present");
+    }
     System.out.println("consumer: ok");
   }
 }
@@ -278,15 +322,20 @@ cp "$jar" "$plain/abloom-$version.jar"
 cp -r "$consumer/target/classes" "$plain/classes"
 run_plain() {
   (cd "$plain" && as_user "$@" java -Djava.io.tmpdir="$plain/tmp" -cp "abloom-$version.jar:classes" \
-    consumer.Main "$data/blocked_s1")
+    consumer.Main "$data/blocked_s1" "$out_dir")
 }
+out_dir=${exchange:-$work/out-plain}
 out=$(run_plain 2>&1) || { echo "$out"; die "the plain java -cp run failed"; }
 sed 's/^/   java -cp: /' <<<"$out"
 [[ "$(tail -1 <<<"$out")" == "consumer: ok" ]] || die "the plain java -cp run did not say ok"
 [[ -z "$(ls -A "$plain/tmp")" ]] || die "the extracted library was left in $plain/tmp: $(ls -A "$plain/tmp")"
+cmp -s "$work/out-maven/java.abloom" "$out_dir/java.abloom" || die "the two runs saved different java.abloom"
+cmp -s "$work/out-maven/java.keys.txt" "$out_dir/java.keys.txt" || die "the two runs saved different java.keys.txt"
+say "   both runs saved the same java.abloom and java.keys.txt; the plain run's are in $out_dir"
 
 # Which shared objects the dynamic loader opened for that run (LD_DEBUG only observes): the JNI
 # library from the private temporary folder, and no libabloom.so.
+out_dir=$work/out-ld
 run_plain LD_DEBUG=libs >/dev/null 2>"$work/ld.log" || die "the LD_DEBUG run failed"
 loaded=$(grep -oE "calling init: [^ ]*libabloom[^ ]*" "$work/ld.log" | sed 's/calling init: //' | sort -u)
 [[ -n "$loaded" ]] || die "LD_DEBUG saw no libabloom_jni.so loaded"
