@@ -2,7 +2,7 @@
 # CI for the Java binding of abloom:   bash bindings/java/ci.sh PREFIX
 #
 # PREFIX: an absolute path where the abloom C library is installed (include/abloom.h,
-# lib/libabloom.a). Checks the toolchain (JDK 17+, Maven, SWIG 4, a C and C++ compiler, CMake),
+# lib/libabloom.a). Checks the toolchain (JDK 17+, Maven, SWIG 4, a C and a C++ compiler),
 # then runs `mvn verify` on bindings/java, which fetches the dependencies from Maven Central,
 # generates the JNI layer with SWIG, links libabloom_jni.so against PREFIX/lib/libabloom.a
 # statically, compiles with -Xlint:all -Werror (and doclint on the public API), runs the JUnit 5
@@ -29,7 +29,6 @@ command -v mvn >/dev/null || die "mvn not found (apt-get install maven)"
 command -v swig >/dev/null || die "swig not found (apt-get install swig; SWIG 4.x)"
 command -v cc >/dev/null || die "cc not found (apt-get install gcc)"
 command -v c++ >/dev/null || die "c++ not found (apt-get install g++)"
-command -v cmake >/dev/null || die "cmake not found (apt-get install cmake; package_check.sh builds the engine)"
 java_major=$(javac -version 2>&1 | sed -E 's/^javac ([0-9]+).*/\1/')
 [[ "$java_major" =~ ^[0-9]+$ && "$java_major" -ge 17 ]] || die "JDK 17+ needed, javac says: $(javac -version 2>&1)"
 swig_major=$(swig -version | sed -nE 's/^SWIG Version ([0-9]+).*/\1/p')
