@@ -2,13 +2,17 @@
 # CI for the Java binding of abloom:   bash bindings/java/ci.sh PREFIX
 #
 # PREFIX: an absolute path where the abloom C library is installed (include/abloom.h,
-# lib/libabloom.so). Checks the toolchain (JDK 17+, Maven, SWIG 4, a C compiler), then runs
-# `mvn verify` on bindings/java, which fetches the dependencies from Maven Central, generates the
-# JNI layer with SWIG, builds libabloom_jni.so against PREFIX, compiles with -Xlint:all -Werror
-# (and doclint on the public API), runs the JUnit 5 tests (golden vectors, files exchanged with C,
-# threads, every exception path, both library-loading ways) and packages the jar and the JMH
-# benchmark jar. Then: the packaged jar loads its bundled library with no java.library.path, and
-# every JMH benchmark runs one tiny smoke iteration (not a measurement).
+# lib/libabloom.a). Checks the toolchain (JDK 17+, Maven, SWIG 4, a C and a C++ compiler),
+# then runs `mvn verify` on bindings/java, which fetches the dependencies from Maven Central,
+# generates the JNI layer with SWIG, links libabloom_jni.so against PREFIX/lib/libabloom.a
+# statically, compiles with -Xlint:all -Werror (and doclint on the public API), runs the JUnit 5
+# tests (golden vectors, files exchanged with C, threads, every exception path, every way the
+# library loads) and packages the jar and the JMH benchmark jar. Then: the jar's native library
+# has no RUNPATH, needs only glibc and exports only JNI entry points; the jar, alone in a folder,
+# loads it with nothing on java.library.path or LD_LIBRARY_PATH; every JMH benchmark runs one
+# tiny smoke iteration (not a measurement). The package as users get it (the README's
+# `mvn install`, a consumer project outside the repository, `java -cp`) is package_check.sh,
+# which scripts/test-all.sh runs in its stage `packages`.
 set -euo pipefail
 
 prefix=${1:?usage: bash bindings/java/ci.sh PREFIX (absolute path of an abloom install)}
@@ -24,14 +28,16 @@ command -v javac >/dev/null || die "javac not found (install a JDK 17+, not only
 command -v mvn >/dev/null || die "mvn not found (apt-get install maven)"
 command -v swig >/dev/null || die "swig not found (apt-get install swig; SWIG 4.x)"
 command -v cc >/dev/null || die "cc not found (apt-get install gcc)"
+command -v c++ >/dev/null || die "c++ not found (apt-get install g++)"
 java_major=$(javac -version 2>&1 | sed -E 's/^javac ([0-9]+).*/\1/')
 [[ "$java_major" =~ ^[0-9]+$ && "$java_major" -ge 17 ]] || die "JDK 17+ needed, javac says: $(javac -version 2>&1)"
 swig_major=$(swig -version | sed -nE 's/^SWIG Version ([0-9]+).*/\1/p')
 [[ "${swig_major:-0}" -ge 4 ]] || die "SWIG 4.x needed, found: $(swig -version | grep -i version)"
 [[ -f "$prefix/include/abloom.h" ]] || die "$prefix/include/abloom.h not found: PREFIX must be an abloom install"
-ls "$prefix"/lib/libabloom.so* >/dev/null 2>&1 || die "$prefix/lib/libabloom.so not found"
+[[ -f "$prefix/lib/libabloom.a" ]] || die "$prefix/lib/libabloom.a not found (the JNI library links the engine statically)"
 
-export LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# Nothing may need the prefix at run time: no library path into it.
+unset LD_LIBRARY_PATH
 export MAVEN_OPTS="${MAVEN_OPTS:--Xmx1g}"
 cd "$here"
 
@@ -47,13 +53,32 @@ grep -E "^\[INFO\] Tests run:|^\[(WARNING|ERROR)\]" "$log_dir/mvn.log" | grep -v
 grep -qE "Tests run: [0-9]+, Failures: 0, Errors: 0, Skipped: [0-9]+$" "$log_dir/mvn.log" \
   || die "no Surefire summary in the Maven log"
 
-# ---- the jar's bundled native library, without java.library.path ----
+# ---- the jar's native library: self-contained, loaded from a folder with nothing else ----
 jar=$(ls abloom/target/abloom-*.jar | grep -v -- '-sources\|-javadoc' | head -1)
 jar tf "$jar" >"$log_dir/jar.txt"
-grep -q "^native/linux-x86_64/libabloom_jni.so$" "$log_dir/jar.txt" || die "$jar does not bundle libabloom_jni.so"
-out=$(java -Djava.library.path=/nonexistent -cp "$jar:abloom/target/test-classes" io.abloom.NativeLoaderTest)
-[[ "$out" == "jar:/native/linux-x86_64/libabloom_jni.so true false" ]] || die "loading from the jar: got '$out'"
-echo "java ci: $jar loads its bundled libabloom_jni.so: ok"
+grep -q "^natives/linux-x86_64/libabloom_jni.so$" "$log_dir/jar.txt" || die "$jar does not bundle natives/linux-x86_64/libabloom_jni.so"
+(cd "$log_dir" && jar xf "$here/$jar" natives/linux-x86_64/libabloom_jni.so)
+so="$log_dir/natives/linux-x86_64/libabloom_jni.so"
+readelf -d "$so" >"$log_dir/dynamic.txt"
+if grep -E "\((RUNPATH|RPATH)\)" "$log_dir/dynamic.txt"; then die "the bundled libabloom_jni.so has a RUNPATH/RPATH"; fi
+needed=$(sed -nE 's/.*\(NEEDED\).*\[(.*)\]/\1/p' "$log_dir/dynamic.txt" | sort | tr '\n' ' ')
+for lib in $needed; do
+  case "$lib" in
+    libc.so.6 | libm.so.6 | libpthread.so.0 | libdl.so.2 | librt.so.1 | ld-linux-x86-64.so.2) ;;
+    *) die "the bundled libabloom_jni.so needs $lib: only glibc libraries are allowed (NEEDED: $needed)" ;;
+  esac
+done
+extra=$(nm -D --defined-only "$so" | awk '{print $3}' | grep -vE '^(Java_io_abloom_|JNI_On(Load|Unload)$)' || true)
+[[ -z "$extra" ]] || die "the bundled libabloom_jni.so exports more than JNI entry points: $(echo $extra | head -c 300)"
+echo "java ci: bundled libabloom_jni.so: NEEDED $needed, no RUNPATH, only Java_io_abloom_* exported"
+alone="$log_dir/alone"
+mkdir -p "$alone"
+cp "$jar" "$alone/abloom.jar"
+cp -r abloom/target/test-classes "$alone/test-classes"
+out=$(cd "$alone" && env -i PATH="$PATH" HOME="$HOME" java -Djava.library.path=/nonexistent \
+  -cp abloom.jar:test-classes io.abloom.NativeLoaderTest)
+[[ "$out" == "jar:/natives/linux-x86_64/libabloom_jni.so true false" ]] || die "loading from the jar: got '$out'"
+echo "java ci: $jar, alone in a folder, loads its bundled libabloom_jni.so: ok"
 
 # ---- JMH: one tiny smoke iteration of every benchmark (no measurement) ----
 if ! java -jar bench/target/benchmarks.jar -f 0 -wi 0 -i 1 -r 50ms -p n=20000 -foe true \

@@ -3,7 +3,8 @@
 #
 #   bash bindings/java/bench/run-bench.sh [--quick] [PREFIX]
 #
-# Builds the benchmark jar if needed (PREFIX: the abloom install, else pkg-config), then runs
+# Builds the benchmark jar if needed (PREFIX: the abloom install whose lib/libabloom.a is linked
+# in; none: the engine is built from this repository's sources), then runs
 # mightContain (single and 1024-key batches), put and putAll at 1M keys, and mightContain
 # (single and batch) at 100M keys (skipped with --quick). Each run prints the JMH table and the
 # ratios Guava/abloom of time per key, measured in the same run. Results go to
@@ -24,7 +25,6 @@ jar=bench/target/benchmarks.jar
 if [[ ! -f $jar ]]; then
   mvn -B -q -ntp -Dabloom.prefix="$prefix" -DskipTests package
 fi
-[[ -n "$prefix" ]] && export LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 out=bench-results
 mkdir -p "$out"
 stamp=$(date -u +%Y%m%dT%H%M%SZ)

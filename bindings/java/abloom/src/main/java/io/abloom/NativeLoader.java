@@ -2,18 +2,30 @@ package io.abloom;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Locale;
 
 /**
- * Loads {@code libabloom_jni} once per JVM: from {@code -Dabloom.jni.path=/abs/file.so} when set;
- * else by {@link System#loadLibrary} from {@code java.library.path}; else by extracting the copy
- * bundled in the jar ({@code /native/<os>-<arch>/libabloom_jni.so}) to a temporary file and
- * {@link System#load loading} that, from a folder under {@code -Dabloom.jni.tmpdir} if set (for
- * hosts whose {@code java.io.tmpdir} is mounted noexec), else {@code java.io.tmpdir}.
- * {@code -Dabloom.jni.extract=true} skips the second step (the tests use it to exercise the jar
- * path).
+ * Loads {@code libabloom_jni} once per JVM, in this order (the convention of zstd-jni):
+ *
+ * <ol>
+ *   <li>{@code -Dabloom.jni.path=/abs/libabloom_jni.so} when set: that file, and nothing else;
+ *   <li>the copy this jar carries for the platform, {@code /natives/<os>-<arch>/<library>} (for
+ *       example {@code natives/linux-x86_64/libabloom_jni.so}), extracted to a fresh private
+ *       folder (mode 0700, a new one per load, so concurrent JVMs and class loaders never share
+ *       or overwrite a file) under {@code -Dabloom.jni.tmpdir} if set (for hosts whose {@code
+ *       java.io.tmpdir} is mounted noexec), else {@code java.io.tmpdir}; loaded, then deleted at
+ *       once (the mapping outlives the file on POSIX; elsewhere it goes at exit);
+ *   <li>only when the jar has no native for this platform: {@link System#loadLibrary} from
+ *       {@code java.library.path}, for builds that ship their own library.
+ * </ol>
+ *
+ * The jar's copy comes before {@code java.library.path} so that a stale {@code libabloom_jni} on
+ * the library path can never be paired with these classes. When nothing loads, the {@link
+ * UnsatisfiedLinkError} says which platform was looked for and how to supply a library.
  */
 final class NativeLoader {
   static final String LIBRARY = "abloom_jni";
@@ -29,91 +41,138 @@ final class NativeLoader {
     }
     String explicit = System.getProperty("abloom.jni.path");
     if (explicit != null && !explicit.isEmpty()) {
-      System.load(explicit);
+      try {
+        System.load(explicit);
+      } catch (UnsatisfiedLinkError e) {
+        throw withCause("abloom: cannot load -Dabloom.jni.path=" + explicit + ": " + e.getMessage(), e);
+      }
       source = "abloom.jni.path:" + explicit;
       return;
     }
-    UnsatisfiedLinkError fromPath = null;
-    if (!Boolean.getBoolean("abloom.jni.extract")) {
+    String platform = platform();
+    String resource = resource(platform);
+    if (NativeLoader.class.getResource(resource) != null) {
       try {
-        System.loadLibrary(LIBRARY);
-        source = "java.library.path";
-        return;
-      } catch (UnsatisfiedLinkError e) {
-        fromPath = e;
+        extractAndLoad(resource);
+      } catch (IOException | UnsatisfiedLinkError e) {
+        throw withCause(
+            "abloom: cannot load the library bundled at "
+                + resource
+                + " ("
+                + e
+                + "). If the temporary folder ("
+                + tmpRoot()
+                + ") is mounted noexec, set -Dabloom.jni.tmpdir to a folder that allows"
+                + " executables; the bundled Linux library needs glibc (not musl) no older than"
+                + " the build machine's",
+            e);
       }
+      source = "jar:" + resource;
+      return;
     }
-    String resource = "/native/" + platform() + "/" + System.mapLibraryName(LIBRARY);
     try {
-      source = "jar:" + extractAndLoad(resource);
-    } catch (IOException | UnsatisfiedLinkError e) {
-      UnsatisfiedLinkError error =
-          new UnsatisfiedLinkError(
-              "abloom: cannot load "
-                  + System.mapLibraryName(LIBRARY)
-                  + " from java.library.path ("
-                  + System.getProperty("java.library.path")
-                  + ") nor from the jar resource "
-                  + resource
-                  + ": "
-                  + e.getMessage());
-      if (fromPath != null) {
-        error.addSuppressed(fromPath);
-      }
-      error.addSuppressed(e);
-      throw error;
+      System.loadLibrary(LIBRARY);
+    } catch (UnsatisfiedLinkError e) {
+      throw withCause(
+          "abloom: this jar has no native library for "
+              + platform
+              + " (os.name="
+              + System.getProperty("os.name")
+              + ", os.arch="
+              + System.getProperty("os.arch")
+              + "; it looked for "
+              + resource.substring(1)
+              + ") and none was found on java.library.path ("
+              + System.getProperty("java.library.path")
+              + "). Build libabloom_jni for this platform (bindings/java/README.md, 'Other"
+              + " platforms') and add it to the jar at "
+              + resource.substring(1)
+              + ", or load it with -Dabloom.jni.path=/abs/path/"
+              + System.mapLibraryName(LIBRARY)
+              + " or from -Djava.library.path",
+          e);
     }
+    source = "java.library.path";
   }
 
-  /** Where the library came from: "java.library.path", "jar:/native/...", or "abloom.jni.path:...". */
+  /** Where the library came from: "jar:/natives/...", "java.library.path" or "abloom.jni.path:...". */
   static synchronized String source() {
     return source;
   }
 
-  private static String extractAndLoad(String resource) throws IOException {
-    try (InputStream in = NativeLoader.class.getResourceAsStream(resource)) {
-      if (in == null) {
-        throw new IOException("no such resource in the jar");
-      }
-      String tmp = System.getProperty("abloom.jni.tmpdir");
-      Path dir =
-          tmp != null && !tmp.isEmpty()
-              ? Files.createTempDirectory(Path.of(tmp), "abloom-jni")
-              : Files.createTempDirectory("abloom-jni");
-      Path file = dir.resolve(System.mapLibraryName(LIBRARY));
-      try {
-        Files.copy(in, file);
-        System.load(file.toAbsolutePath().toString());
-      } finally {
-        // Once loaded, the mapping stays valid after the file is deleted (POSIX); elsewhere the
-        // delete fails and the file goes at exit.
-        try {
-          Files.deleteIfExists(file);
-          Files.deleteIfExists(dir);
-        } catch (IOException e) {
-          file.toFile().deleteOnExit();
-          dir.toFile().deleteOnExit();
+  /** The jar resource of this platform's library, e.g. "/natives/linux-x86_64/libabloom_jni.so". */
+  static String resource(String platform) {
+    return "/natives/" + platform + "/" + System.mapLibraryName(LIBRARY);
+  }
+
+  private static UnsatisfiedLinkError withCause(String message, Throwable cause) {
+    UnsatisfiedLinkError error = new UnsatisfiedLinkError(message);
+    error.initCause(cause);
+    return error;
+  }
+
+  private static Path tmpRoot() {
+    String tmp = System.getProperty("abloom.jni.tmpdir");
+    return Path.of(tmp != null && !tmp.isEmpty() ? tmp : System.getProperty("java.io.tmpdir"));
+  }
+
+  private static void extractAndLoad(String resource) throws IOException {
+    // createTempDirectory: a new folder with a random name, owner-only (0700) on POSIX, so no
+    // other user can swap the file between the write and the load, and no other JVM shares it.
+    Path dir = Files.createTempDirectory(tmpRoot(), "abloom-jni");
+    Path file = dir.resolve(System.mapLibraryName(LIBRARY));
+    try {
+      try (InputStream in = NativeLoader.class.getResourceAsStream(resource);
+          OutputStream os = Files.newOutputStream(file, StandardOpenOption.CREATE_NEW)) {
+        if (in == null) {
+          throw new IOException("no resource " + resource);
         }
+        in.transferTo(os);
       }
-      return resource;
+      System.load(file.toAbsolutePath().toString());
+    } finally {
+      // Once loaded, the mapping stays valid after the file is deleted (POSIX); where the delete
+      // fails (Windows keeps a loaded DLL open), the file and folder go at exit.
+      try {
+        Files.deleteIfExists(file);
+        Files.deleteIfExists(dir);
+      } catch (IOException e) {
+        dir.toFile().deleteOnExit();
+        file.toFile().deleteOnExit(); // registered last, deleted first
+      }
     }
   }
 
-  /** The resource folder name for this platform, e.g. "linux-x86_64". */
+  /**
+   * The natives folder for this platform, {@code <os>-<arch>}: os is {@code linux}, {@code
+   * darwin} (macOS), {@code windows}, else os.name lower-cased without blanks; arch is {@code
+   * x86_64} (amd64), {@code aarch64} (arm64), {@code x86} (i386..i686), else os.arch lower-cased.
+   */
   static String platform() {
-    String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-    String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+    return platform(System.getProperty("os.name", ""), System.getProperty("os.arch", ""));
+  }
+
+  /** {@link #platform()} of the given os.name and os.arch. */
+  static String platform(String osName, String osArch) {
+    String os = osName.toLowerCase(Locale.ROOT);
+    String arch = osArch.toLowerCase(Locale.ROOT);
     if (os.startsWith("linux")) {
       os = "linux";
-    } else if (os.startsWith("mac")) {
+    } else if (os.startsWith("mac") || os.startsWith("darwin")) {
       os = "darwin";
     } else if (os.startsWith("windows")) {
       os = "windows";
+    } else {
+      os = os.replaceAll("[^a-z0-9]", "");
     }
     if (arch.equals("amd64") || arch.equals("x86_64")) {
       arch = "x86_64";
-    } else if (arch.equals("arm64")) {
+    } else if (arch.equals("arm64") || arch.equals("aarch64")) {
       arch = "aarch64";
+    } else if (arch.matches("i[3-6]86|x86")) {
+      arch = "x86";
+    } else {
+      arch = arch.replaceAll("[^a-z0-9_]", "");
     }
     return os + "-" + arch;
   }

@@ -1,15 +1,26 @@
 package io.abloom;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
-/** Both ways the JNI library loads: java.library.path (this JVM) and extraction from the jar. */
+/**
+ * Every way the JNI library loads: the natives bundled under natives/&lt;os&gt;-&lt;arch&gt;/
+ * (this JVM and child JVMs, also several at once), an explicit file, java.library.path when the
+ * jar has nothing for the platform, and the error when nothing is found.
+ */
 class NativeLoaderTest {
+  static final String BUNDLED = "jar:/natives/linux-x86_64/libabloom_jni.so";
 
   /** Run in a child JVM: prints where the library came from and a working answer. */
   public static void main(String[] args) {
@@ -19,14 +30,7 @@ class NativeLoaderTest {
     }
   }
 
-  @Test
-  void loadsFromJavaLibraryPath() {
-    assertEquals(0.01, BloomFilter.create(100, 0.01).targetFpp());
-    assertEquals("java.library.path", NativeLoader.source());
-    assertEquals("linux-x86_64", NativeLoader.platform());
-  }
-
-  private static String child(String... props) throws Exception {
+  private static List<String> childCommand(String... props) {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     List<String> cmd = new ArrayList<>();
     cmd.add(java);
@@ -37,7 +41,47 @@ class NativeLoaderTest {
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.add(NativeLoaderTest.class.getName());
-    return TestSupport.run(cmd).trim();
+    return cmd;
+  }
+
+  private static String child(String... props) throws Exception {
+    return TestSupport.run(childCommand(props)).trim();
+  }
+
+  /** A child JVM expected to fail: its exit code must not be 0; returns its output. */
+  private static String failingChild(String... props) throws Exception {
+    Process p = new ProcessBuilder(childCommand(props)).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(120, TimeUnit.SECONDS));
+    assertNotEquals(0, p.exitValue(), out);
+    return out;
+  }
+
+  private static String jniFile() {
+    return Path.of(System.getProperty("abloom.test.jni", "target/native/libabloom_jni.so"))
+        .toAbsolutePath()
+        .toString();
+  }
+
+  @Test
+  void loadsTheBundledNative() {
+    assertEquals(0.01, BloomFilter.create(100, 0.01).targetFpp());
+    assertEquals(BUNDLED, NativeLoader.source());
+    assertEquals("linux-x86_64", NativeLoader.platform());
+    assertEquals("/natives/linux-x86_64/libabloom_jni.so", NativeLoader.resource("linux-x86_64"));
+  }
+
+  @Test
+  void platformNames() {
+    assertEquals("linux-x86_64", NativeLoader.platform("Linux", "amd64"));
+    assertEquals("linux-aarch64", NativeLoader.platform("Linux", "aarch64"));
+    assertEquals("linux-aarch64", NativeLoader.platform("Linux", "arm64"));
+    assertEquals("linux-x86", NativeLoader.platform("Linux", "i386"));
+    assertEquals("linux-ppc64le", NativeLoader.platform("Linux", "ppc64le"));
+    assertEquals("darwin-aarch64", NativeLoader.platform("Mac OS X", "aarch64"));
+    assertEquals("darwin-x86_64", NativeLoader.platform("Mac OS X", "x86_64"));
+    assertEquals("windows-x86_64", NativeLoader.platform("Windows 11", "amd64"));
+    assertEquals("freebsd-x86_64", NativeLoader.platform("FreeBSD", "amd64"));
   }
 
   @Test
@@ -48,27 +92,64 @@ class NativeLoaderTest {
   }
 
   @Test
-  void extractsFromTheJarWhenNotOnTheLibraryPath() throws Exception {
-    String out = child("-Djava.library.path=/nonexistent", "-Dabloom.jni.extract=false");
-    assertTrue(out.endsWith("jar:/native/linux-x86_64/libabloom_jni.so true false"), out);
-    out = child("-Dabloom.jni.extract=true");
-    assertTrue(out.endsWith("jar:/native/linux-x86_64/libabloom_jni.so true false"), out);
+  void theBundledNativeComesBeforeJavaLibraryPath() throws Exception {
+    assertTrue(child("-Djava.library.path=/nonexistent").endsWith(BUNDLED + " true false"));
+    String dir = Path.of(jniFile()).getParent().toString();
+    assertTrue(child("-Djava.library.path=" + dir).endsWith(BUNDLED + " true false"));
   }
 
   @Test
-  void extractsIntoTheGivenFolderAndCleansUp(@org.junit.jupiter.api.io.TempDir Path tmp)
-      throws Exception {
-    String out = child("-Dabloom.jni.extract=true", "-Dabloom.jni.tmpdir=" + tmp);
-    assertTrue(out.endsWith("jar:/native/linux-x86_64/libabloom_jni.so true false"), out);
-    try (java.util.stream.Stream<Path> left = java.nio.file.Files.list(tmp)) {
+  void extractsIntoAPrivateFolderAndCleansUp(@TempDir Path tmp) throws Exception {
+    String out = child("-Dabloom.jni.tmpdir=" + tmp);
+    assertTrue(out.endsWith(BUNDLED + " true false"), out);
+    try (Stream<Path> left = Files.list(tmp)) {
       assertEquals(0, left.count(), "the extracted library is deleted once loaded");
     }
   }
 
   @Test
+  void concurrentJvmsEachLoadTheirOwnCopy(@TempDir Path tmp) throws Exception {
+    List<Process> jvms = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      jvms.add(
+          new ProcessBuilder(childCommand("-Dabloom.jni.tmpdir=" + tmp))
+              .redirectErrorStream(true)
+              .start());
+    }
+    for (Process p : jvms) {
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+      assertTrue(p.waitFor(120, TimeUnit.SECONDS));
+      assertEquals(0, p.exitValue(), out);
+      assertTrue(out.endsWith(BUNDLED + " true false"), out);
+    }
+    try (Stream<Path> left = Files.list(tmp)) {
+      assertEquals(0, left.count(), "every JVM deleted its copy");
+    }
+  }
+
+  @Test
   void loadsAnExplicitFile() throws Exception {
-    String lib = Path.of("target", "native", "libabloom_jni.so").toAbsolutePath().toString();
+    String lib = jniFile();
     String out = child("-Dabloom.jni.path=" + lib, "-Djava.library.path=/nonexistent");
     assertTrue(out.endsWith("abloom.jni.path:" + lib + " true false"), out);
+    out = failingChild("-Dabloom.jni.path=/nonexistent/libabloom_jni.so");
+    assertTrue(out.contains("abloom: cannot load -Dabloom.jni.path=/nonexistent/libabloom_jni.so"), out);
+  }
+
+  @Test
+  void javaLibraryPathWhenTheJarHasNoNativeForThePlatform() throws Exception {
+    // os.arch riscv64: the jar (here target/classes) has no natives/linux-riscv64/.
+    String dir = Path.of(jniFile()).getParent().toString();
+    String out = child("-Dos.arch=riscv64", "-Djava.library.path=" + dir);
+    assertTrue(out.endsWith("java.library.path true false"), out);
+  }
+
+  @Test
+  void aClearErrorWhenNothingLoads() throws Exception {
+    String out = failingChild("-Dos.arch=riscv64", "-Djava.library.path=/nonexistent");
+    assertTrue(out.contains("UnsatisfiedLinkError"), out);
+    assertTrue(out.contains("abloom: this jar has no native library for linux-riscv64"), out);
+    assertTrue(out.contains("natives/linux-riscv64/libabloom_jni.so"), out);
+    assertTrue(out.contains("-Dabloom.jni.path="), out);
   }
 }

@@ -18,10 +18,6 @@ final class TestSupport {
     return Path.of(System.getProperty("abloom.test.vectors", "../../../tests/vectors"));
   }
 
-  static String prefix() {
-    return System.getProperty("abloom.test.prefix", "");
-  }
-
   static Path csrc() {
     return Path.of(System.getProperty("abloom.test.csrc", "src/test/c"));
   }
@@ -63,25 +59,13 @@ final class TestSupport {
     return text;
   }
 
-  /** Compiler and linker flags for a C program against the abloom under test. */
-  static List<String> cFlags() throws IOException, InterruptedException {
-    List<String> flags = new ArrayList<>();
-    String prefix = prefix();
-    if (prefix.isEmpty()) {
-      for (String f : run(List.of("pkg-config", "--cflags", "--libs", "abloom")).trim().split("\\s+")) {
-        if (!f.isEmpty()) {
-          flags.add(f);
-        }
-      }
-      String libdir = run(List.of("pkg-config", "--variable=libdir", "abloom")).trim();
-      flags.add("-Wl,-rpath," + libdir);
-    } else {
-      flags.add("-I" + prefix + "/include");
-      flags.add("-L" + prefix + "/lib");
-      flags.add("-labloom");
-      flags.add("-Wl,-rpath," + prefix + "/lib");
-    }
-    return flags;
+  /**
+   * Compiler and linker flags for a C program against the abloom under test: the same engine the
+   * JNI library links in (libabloom.a), as build-native.sh wrote them to target/native/engine.cflags.
+   */
+  static List<String> cFlags() throws IOException {
+    Path file = Path.of(System.getProperty("abloom.test.cflags", "target/native/engine.cflags"));
+    return lines(file);
   }
 
   static List<String> lines(Path p) throws IOException {

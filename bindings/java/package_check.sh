@@ -1,0 +1,345 @@
+#!/usr/bin/env bash
+# The Java package, checked as its users get it:
+#
+#   bash bindings/java/package_check.sh [--prefix=PREFIX] [EXCHANGE_DIR]
+#
+# 1. Installs the binding with the README's command, `mvn -f bindings/java/pom.xml install`
+#    (run from the repository root, after a `clean`; with -Dabloom.prefix=PREFIX when --prefix is
+#    given, else the engine is built from this repository's sources, as the README's first
+#    command does), into a temporary local Maven repository. Maven plugins come from
+#    ~/.m2/repository, used read-only as a file:// repository, then Maven Central; io.abloom
+#    comes only from this install (checked by hash).
+# 2. Checks the installed jar: natives/linux-x86_64/libabloom_jni.so with no RUNPATH/RPATH,
+#    needing only glibc libraries, exporting only JNI entry points.
+# 3. Builds a consumer Maven project in a temporary folder outside the repository that depends
+#    on io.abloom:abloom:0.1.0 and nothing else, and runs it through Maven (exec:exec, the
+#    dependency classpath); then runs the same classes with a plain
+#    `java -cp abloom-0.1.0.jar:classes`. The consumer creates a filter, adds and tests keys
+#    (String, long, byte[], a batch), opens tests/vectors/blocked_s1.abloom, written by the C
+#    library (its shape, every one of its 450 keys present, every recorded answer for its 2000
+#    absent keys), and saves a filter of its own, java.abloom, with its keys, java.keys.txt (one
+#    per line), which it reopens and checks. The plain run saves them into EXCHANGE_DIR when
+#    given (scripts/test-all.sh, stage packages: the C consumer of the Debian packages reads
+#    them), both runs must save the same bytes.
+#
+# Every step runs with the environment a user has (env -i: PATH and HOME only; no JAVA_HOME, no
+# LD_LIBRARY_PATH, no MAVEN_OPTS), so a step that needs a variable the README does not ask for
+# fails here. Exits non-zero on any failure. Needs what the build needs (README, "Build").
+set -euo pipefail
+
+usage="usage: bash bindings/java/package_check.sh [--prefix=PREFIX] [EXCHANGE_DIR]"
+prefix=""
+exchange=""
+for arg in "$@"; do
+  case "$arg" in
+    --prefix=*) prefix=${arg#--prefix=} ;;
+    -*) echo "$usage" >&2; exit 2 ;;
+    *) [[ -z "$exchange" ]] || { echo "$usage" >&2; exit 2; }; exchange=$arg ;;
+  esac
+done
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+version=0.1.0
+
+say() { echo "java package: $*"; }
+die() {
+  echo "java package: FAILED: $*" >&2
+  exit 1
+}
+
+[[ -z "$prefix" || "$prefix" == /* ]] || die "PREFIX must be an absolute path, got '$prefix'"
+if [[ -n "$exchange" ]]; then
+  [[ -d "$exchange" ]] || die "EXCHANGE_DIR $exchange is not a folder"
+  exchange=$(cd "$exchange" && pwd)
+fi
+for tool in java javac jar mvn readelf nm objdump sha256sum; do
+  command -v "$tool" >/dev/null || die "'$tool' not found"
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/abloom-java-package.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+case "$work/" in "$root"/*) die "the temporary folder $work is inside the repository" ;; esac
+
+# A user's environment: the PATH where the tools are (the folders of the ones this check and the
+# build use, then the usual ones) and HOME. Nothing else.
+user_path=""
+for tool in java javac mvn swig cc c++ cmake; do
+  p=$(command -v "$tool" 2>/dev/null) || continue
+  d=$(dirname "$p")
+  case ":$user_path:" in *":$d:"*) ;; *) user_path="${user_path:+$user_path:}$d" ;; esac
+done
+user_path="$user_path:/usr/local/bin:/usr/bin:/bin"
+as_user() { env -i PATH="$user_path" HOME="$HOME" "$@"; }
+
+# ---- the temporary local repository; plugins from ~/.m2/repository (read-only), then Central ----
+repo="$work/m2"
+settings="$work/settings.xml"
+seed="$HOME/.m2/repository"
+{
+  echo '<settings>'
+  if [[ -d "$seed" ]]; then
+    cat <<EOF
+  <profiles>
+    <profile>
+      <id>seed</id>
+      <repositories>
+        <repository>
+          <id>seed</id>
+          <url>file://$seed</url>
+          <releases><enabled>true</enabled><checksumPolicy>ignore</checksumPolicy></releases>
+          <snapshots><enabled>false</enabled></snapshots>
+        </repository>
+      </repositories>
+      <pluginRepositories>
+        <pluginRepository>
+          <id>seed</id>
+          <url>file://$seed</url>
+          <releases><enabled>true</enabled><checksumPolicy>ignore</checksumPolicy></releases>
+          <snapshots><enabled>false</enabled></snapshots>
+        </pluginRepository>
+      </pluginRepositories>
+    </profile>
+  </profiles>
+  <activeProfiles><activeProfile>seed</activeProfile></activeProfiles>
+EOF
+  fi
+  echo '</settings>'
+} >"$settings"
+mvn_opts=(-B -ntp -Dstyle.color=never -s "$settings" -Dmaven.repo.local="$repo")
+
+# ---- 1. the README's install ----
+install_cmd=(mvn -f bindings/java/pom.xml)
+[[ -n "$prefix" ]] && install_cmd+=("-Dabloom.prefix=$prefix")
+install_cmd+=(clean install)
+say "1. (cd $root && ${install_cmd[*]}) into $repo"
+if ! (cd "$root" && as_user "${install_cmd[@]}" "${mvn_opts[@]}") >"$work/install.log" 2>&1; then
+  grep -E "Tests run:|ERROR|build-native" "$work/install.log" | head -60 || true
+  tail -60 "$work/install.log"
+  die "mvn install failed"
+fi
+grep -E "^\[INFO\] Tests run: [0-9]+, Failures" "$work/install.log" | tail -1 || true
+installed="$repo/io/abloom/abloom/$version"
+jar="$installed/abloom-$version.jar"
+for f in "$jar" "$installed/abloom-$version.pom" "$repo/io/abloom/abloom-parent/$version/abloom-parent-$version.pom"; do
+  [[ -f "$f" ]] || die "mvn install left no $f"
+done
+built="$here/abloom/target/abloom-$version.jar"
+[[ "$(sha256sum <"$jar")" == "$(sha256sum <"$built")" ]] || die "$jar is not the jar just built ($built)"
+say "   installed io.abloom:abloom:$version: $(du -k "$jar" | cut -f1) KiB"
+
+# ---- 2. the jar and its native library ----
+mkdir -p "$work/jar"
+(cd "$work/jar" && jar xf "$jar")
+natives=$(cd "$work/jar" && find natives -type f | sort)
+say "2. natives in the jar: $(echo $natives)"
+so="$work/jar/natives/linux-x86_64/libabloom_jni.so"
+[[ -f "$so" ]] || die "the jar has no natives/linux-x86_64/libabloom_jni.so"
+dyn=$(readelf -d "$so")
+if grep -qE "\((RUNPATH|RPATH)\)" <<<"$dyn"; then die "libabloom_jni.so has a RUNPATH/RPATH: $(grep -E 'PATH' <<<"$dyn")"; fi
+needed=$(sed -nE 's/.*\(NEEDED\).*\[(.*)\]/\1/p' <<<"$dyn" | sort | tr '\n' ' ')
+for lib in $needed; do
+  case "$lib" in
+    libc.so.6 | libm.so.6 | libpthread.so.0 | libdl.so.2 | librt.so.1 | ld-linux-x86-64.so.2) ;;
+    *) die "libabloom_jni.so needs $lib (only glibc libraries are allowed)" ;;
+  esac
+done
+exports=$(nm -D --defined-only "$so" | awk '{print $3}' | grep -vE '^(Java_io_abloom_|JNI_On(Load|Unload)$)' || true)
+[[ -z "$exports" ]] || die "libabloom_jni.so exports more than its JNI entry points: $(echo $exports | head -c 300)"
+glibc=$(objdump -T "$so" | grep -oE "GLIBC_[0-9.]+" | sort -uV | tail -1)
+say "   libabloom_jni.so: NEEDED $needed; no RUNPATH; exports only Java_io_abloom_*; needs $glibc"
+
+# ---- 3. a consumer project, outside the repository, from nothing but the package ----
+data="$work/data"
+mkdir -p "$data"
+cp "$root"/tests/vectors/blocked_s1.{abloom,keys.txt,absent.txt} "$data/"
+consumer="$work/consumer"
+mkdir -p "$consumer/src/main/java/consumer"
+cat >"$consumer/pom.xml" <<EOF
+<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0"
+         xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
+         xsi:schemaLocation="http://maven.apache.org/POM/4.0.0 https://maven.apache.org/xsd/maven-4.0.0.xsd">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>example</groupId>
+  <artifactId>abloom-consumer</artifactId>
+  <version>1.0</version>
+  <properties>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+    <maven.compiler.release>17</maven.compiler.release>
+  </properties>
+  <dependencies>
+    <dependency>
+      <groupId>io.abloom</groupId>
+      <artifactId>abloom</artifactId>
+      <version>$version</version>
+    </dependency>
+  </dependencies>
+  <build>
+    <pluginManagement>
+      <plugins>
+        <plugin><artifactId>maven-resources-plugin</artifactId><version>3.3.1</version></plugin>
+        <plugin><artifactId>maven-compiler-plugin</artifactId><version>3.13.0</version></plugin>
+        <plugin><artifactId>maven-surefire-plugin</artifactId><version>3.5.2</version></plugin>
+        <plugin><artifactId>maven-jar-plugin</artifactId><version>3.4.2</version></plugin>
+      </plugins>
+    </pluginManagement>
+    <plugins>
+      <plugin>
+        <groupId>org.codehaus.mojo</groupId>
+        <artifactId>exec-maven-plugin</artifactId>
+        <version>3.5.0</version>
+        <executions>
+          <execution>
+            <id>run</id>
+            <phase>package</phase>
+            <goals><goal>exec</goal></goals>
+            <configuration>
+              <executable>java</executable>
+              <arguments>
+                <argument>-classpath</argument>
+                <classpath/>
+                <argument>consumer.Main</argument>
+                <argument>$data/blocked_s1</argument>
+                <argument>$work/out-maven</argument>
+              </arguments>
+            </configuration>
+          </execution>
+        </executions>
+      </plugin>
+    </plugins>
+  </build>
+</project>
+EOF
+cat >"$consumer/src/main/java/consumer/Main.java" <<'EOF'
+package consumer;
+
+import io.abloom.BloomFilter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Uses io.abloom as an application would. args[0]: a golden vector's path without extension;
+ * args[1]: the folder to save java.abloom and java.keys.txt into.
+ */
+public final class Main {
+  private static void check(boolean ok, String what) {
+    if (!ok) {
+      throw new AssertionError("consumer: " + what);
+    }
+  }
+
+  public static void main(String[] args) throws Exception {
+    try (BloomFilter f = BloomFilter.create(10_000, 0.01)) {
+      int changed = 0;
+      for (int i = 0; i < 10_000; i++) {
+        changed += f.put("key-" + i) ? 1 : 0; // false only for a key that was a false positive
+      }
+      check(changed > 9_700, "only " + changed + " of 10000 new keys changed the filter");
+      f.put(42L);
+      f.put(new byte[] {1, 2, 3});
+      byte[] packed = "abcdefgh".getBytes(StandardCharsets.UTF_8);
+      f.putAll(packed, new long[] {0, 3, 8});
+      for (int i = 0; i < 10_000; i++) {
+        check(f.mightContain("key-" + i), "key-" + i + " missing");
+      }
+      check(f.mightContain(42L) && f.mightContain(new byte[] {1, 2, 3}), "long/byte[] key missing");
+      boolean[] hits = f.mightContainAll(packed, new long[] {0, 3, 8});
+      check(hits[0] && hits[1], "batch keys missing");
+      int fp = 0;
+      for (int i = 0; i < 10_000; i++) {
+        fp += f.mightContain("absent-" + i) ? 1 : 0;
+      }
+      check(fp < 300, fp + " false positives in 10000 absent keys, at 1%");
+      System.out.println("consumer: created a filter, added 10003 keys, all present, " + fp
+          + " false positives in 10000 absent keys");
+    }
+    Path file = Path.of(args[0] + ".abloom");
+    try (BloomFilter g = BloomFilter.open(file)) {
+      check(g.kind() == BloomFilter.Kind.BLOCKED && g.shards() == 1 && g.hashFunctions() == 7
+          && g.seed() == 0x0123456789ABCDEFL, "the shape of " + file + ": " + g);
+      List<String> keys = Files.readAllLines(Path.of(args[0] + ".keys.txt"), StandardCharsets.UTF_8);
+      int present = 0;
+      for (String key : keys) {
+        if (!key.isEmpty()) {
+          check(g.mightContain(key), "key '" + key + "' of " + file + " missing");
+          present++;
+        }
+      }
+      check(present == 450, present + " keys, expected 450");
+      int answers = 0;
+      for (String line : Files.readAllLines(Path.of(args[0] + ".absent.txt"), StandardCharsets.UTF_8)) {
+        if (!line.isEmpty()) {
+          int sp = line.indexOf(' ');
+          check(g.mightContain(line.substring(sp + 1)) == line.startsWith("1 "),
+              "absent key answer differs: " + line);
+          answers++;
+        }
+      }
+      System.out.println("consumer: opened " + file.getFileName() + " (written by the C library): "
+          + present + " keys present, " + answers + " recorded absent-key answers match");
+    }
+    // A filter of its own, for other languages to read: OUT/java.abloom and its keys.
+    Path out = Path.of(args[1]);
+    Files.createDirectories(out);
+    StringBuilder keyLines = new StringBuilder();
+    try (BloomFilter mine = BloomFilter.builder().expectedInsertions(2_000).fpp(0.01).shards(4)
+        .seed(0x4A415641L).build()) {
+      for (int i = 0; i < 1_000; i++) {
+        String key = "java-key-" + i;
+        mine.put(key);
+        keyLines.append(key).append('\n');
+      }
+      mine.save(out.resolve("java.abloom"));
+    }
+    Files.writeString(out.resolve("java.keys.txt"), keyLines, StandardCharsets.UTF_8);
+    try (BloomFilter back = BloomFilter.open(out.resolve("java.abloom"))) {
+      for (int i = 0; i < 1_000; i++) {
+        check(back.mightContain("java-key-" + i), "java-key-" + i + " missing from the saved file");
+      }
+      System.out.println("consumer: saved java.abloom (" + back + ") and java.keys.txt, reopened:"
+          + " 1000 keys present");
+    }
+    System.out.println("consumer: ok");
+  }
+}
+EOF
+
+say "3. consumer project $consumer (depends on io.abloom:abloom:$version only): mvn package, run by exec:exec"
+if ! (cd "$consumer" && as_user mvn "${mvn_opts[@]}" package) >"$work/consumer.log" 2>&1; then
+  tail -60 "$work/consumer.log"
+  die "the consumer's Maven build or run failed"
+fi
+grep "^consumer:" "$work/consumer.log" | sed 's/^/   maven: /'
+grep -q "^consumer: ok$" "$work/consumer.log" || die "the consumer run through Maven did not say ok"
+[[ -f "$repo/io/abloom/abloom/$version/abloom-$version.jar" ]] || die "io.abloom vanished"
+
+say "   plain java -cp abloom-$version.jar:classes (copied to $work/plain, cwd there)"
+plain="$work/plain"
+mkdir -p "$plain/tmp"
+cp "$jar" "$plain/abloom-$version.jar"
+cp -r "$consumer/target/classes" "$plain/classes"
+run_plain() {
+  (cd "$plain" && as_user "$@" java -Djava.io.tmpdir="$plain/tmp" -cp "abloom-$version.jar:classes" \
+    consumer.Main "$data/blocked_s1" "$out_dir")
+}
+out_dir=${exchange:-$work/out-plain}
+out=$(run_plain 2>&1) || { echo "$out"; die "the plain java -cp run failed"; }
+sed 's/^/   java -cp: /' <<<"$out"
+[[ "$(tail -1 <<<"$out")" == "consumer: ok" ]] || die "the plain java -cp run did not say ok"
+[[ -z "$(ls -A "$plain/tmp")" ]] || die "the extracted library was left in $plain/tmp: $(ls -A "$plain/tmp")"
+cmp -s "$work/out-maven/java.abloom" "$out_dir/java.abloom" || die "the two runs saved different java.abloom"
+cmp -s "$work/out-maven/java.keys.txt" "$out_dir/java.keys.txt" || die "the two runs saved different java.keys.txt"
+say "   both runs saved the same java.abloom and java.keys.txt; the plain run's are in $out_dir"
+
+# Which shared objects the dynamic loader opened for that run (LD_DEBUG only observes): the JNI
+# library from the private temporary folder, and no libabloom.so.
+out_dir=$work/out-ld
+run_plain LD_DEBUG=libs >/dev/null 2>"$work/ld.log" || die "the LD_DEBUG run failed"
+loaded=$(grep -oE "calling init: [^ ]*libabloom[^ ]*" "$work/ld.log" | sed 's/calling init: //' | sort -u)
+[[ -n "$loaded" ]] || die "LD_DEBUG saw no libabloom_jni.so loaded"
+grep -qE "libabloom\.so" <<<"$loaded" && die "a libabloom.so was loaded: $loaded"
+case "$loaded" in "$plain/tmp/abloom-jni"*/libabloom_jni.so) ;; *) die "unexpected libraries: $loaded" ;; esac
+say "   the loader opened $loaded (extracted from the jar, then deleted), no libabloom.so"
+say "all passed"
