@@ -6,6 +6,11 @@
 #   bash bindings/go/bench/run.sh PREFIX                 # quick: 1M keys, 3 runs
 #   bash bindings/go/bench/run.sh PREFIX --full          # 1M and 100M keys, 3 runs
 #   RUNS=5 BENCH='Test$|TestBatch' bash bindings/go/bench/run.sh PREFIX
+#   GOFLAGS=-tags=abloom_system bash bindings/go/bench/run.sh PREFIX   # against PREFIX's library
+#
+# The binding is built in its default mode, the engine compiled from internal/engine (PREFIX is
+# then not used); with the build tag abloom_system it links PREFIX's libabloom.so instead (found
+# with PKG_CONFIG_PATH, loaded through an rpath: both set here from PREFIX).
 #
 # Raw `go test -bench` output goes to bindings/go/bench/out-<sizes>.txt (ignored by git).
 set -euo pipefail
@@ -14,7 +19,7 @@ prefix=${1:?usage: run.sh PREFIX [--full]}
 sizes=1M
 [[ "${2:-}" == "--full" ]] && sizes=1M,100M
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
-export LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export CGO_LDFLAGS="-Wl,-rpath,$prefix/lib${CGO_LDFLAGS:+ $CGO_LDFLAGS}" # also keys Go's build cache on PREFIX
 cd "$here"
 out="$here/out-${sizes//,/_}.txt"
 go test -c -o "$here/bench.test" . >/dev/null

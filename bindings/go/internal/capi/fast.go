@@ -12,7 +12,6 @@ package capi
 // stack and nothing is allocated). bench_test.go measures both paths.
 
 /*
-#cgo pkg-config: abloom
 #cgo nocallback abloomgo_add
 #cgo nocallback abloomgo_test
 #cgo nocallback abloomgo_test_and_add
