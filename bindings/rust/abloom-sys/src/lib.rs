@@ -6,15 +6,19 @@
 //! short form. Use the safe `abloom` crate unless you need the raw calls.
 //!
 //! The declarations are written by hand. The crate's `tests/header.rs` compiles a C program
-//! against the installed header that checks, with the C compiler, every function signature,
-//! every struct's size, alignment and field offsets, and every macro and enum value against
-//! this file, and fails if the header declares anything this file lacks.
+//! against the header in use (the bundled one, or the installed one in system mode) that checks,
+//! with the C compiler, every function signature, every struct's size, alignment and field
+//! offsets, and every macro and enum value against this file, and fails if the header declares
+//! anything this file lacks.
 //!
 //! # Linking
 //!
-//! The build script looks for the library in `ABLOOM_LIB_DIR` (a directory holding
-//! `libabloom.so` or `libabloom.a`), else with pkg-config (`abloom.pc`). `ABLOOM_STATIC=1` links
-//! `libabloom.a` and the C++ runtime it needs.
+//! By default (feature `bundled`) the build script compiles the engine from the sources bundled
+//! with this crate (`bundled/`: a C++20 compiler is all it needs) and links it statically, with
+//! the C++ runtime. The feature `system`, or `ABLOOM_SYSTEM=1`, links an installed libabloom
+//! instead: from `ABLOOM_LIB_DIR` (a directory holding `libabloom.so` or `libabloom.a`), else
+//! found with pkg-config (`abloom.pc`); `ABLOOM_STATIC=1` then links `libabloom.a` and the C++
+//! runtime it needs. `ABLOOM_SYSTEM=0` builds the bundled engine whatever the features say.
 //!
 //! ```no_run
 //! use abloom_sys::*;
