@@ -64,6 +64,14 @@ fn main() {
         let (include, lib) = system_library();
         ("system", include, lib)
     } else {
+        for var in ["ABLOOM_LIB_DIR", "ABLOOM_INCLUDE_DIR", "ABLOOM_STATIC"] {
+            if env::var_os(var).is_some() {
+                println!(
+                    "cargo:warning={var} is set but ignored: the bundled engine is built (it \
+                     applies to an installed libabloom: feature `system` or ABLOOM_SYSTEM=1)"
+                );
+            }
+        }
         let (include, lib) = bundled_engine();
         ("bundled", Some(include), Some(lib))
     };
