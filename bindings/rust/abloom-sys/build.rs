@@ -29,6 +29,7 @@
 
 use std::env;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
@@ -116,7 +117,6 @@ fn bundled_engine() -> (PathBuf, PathBuf) {
     build
         .cpp(true)
         .std("c++20")
-        .files(&sources)
         // First on the include path, so the bundled (pinned) xxhash.h wins over a system one.
         .include(&dir)
         // A static library: ABLOOM_API is empty, no dllimport/visibility attributes.
@@ -135,7 +135,9 @@ fn bundled_engine() -> (PathBuf, PathBuf) {
     }
     // The SIMD kernels carry their own target attributes and are chosen at run time: no -m or
     // -march flags here, so one binary runs on any CPU of the target architecture.
-    build.compile("abloom"); // $OUT_DIR/libabloom.a, linked statically, plus the C++ runtime
+    let objects = compile_in_parallel(&build, &sources);
+    // $OUT_DIR/libabloom.a, linked statically, plus the C++ runtime.
+    build.objects(&objects).compile("abloom");
 
     if env::var("CARGO_CFG_TARGET_OS").map_or(true, |os| os != "windows") {
         println!("cargo:rustc-link-lib=dylib=m");
@@ -143,6 +145,49 @@ fn bundled_engine() -> (PathBuf, PathBuf) {
     }
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
     (dir, out)
+}
+
+/// Compiles each source file with `build`, on up to `NUM_JOBS` threads (the `-j` cargo runs
+/// with; by default the CPU count), like `make -j` in other `-sys` crates: one file after another
+/// would make the engine's first build take the sum of its files' compile times. (cc's own
+/// `parallel` feature needs jobserver 0.1.35, which needs Rust 1.85; these crates support 1.77.)
+/// Returns the object files in the order of `sources`.
+fn compile_in_parallel(build: &cc::Build, sources: &[PathBuf]) -> Vec<PathBuf> {
+    let jobs = env::var("NUM_JOBS")
+        .ok()
+        .and_then(|j| j.parse::<usize>().ok())
+        .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
+        .unwrap_or(1)
+        .clamp(1, sources.len());
+    let next = AtomicUsize::new(0);
+    let mut results: Vec<(usize, Result<Vec<PathBuf>, cc::Error>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    // Files in name order, each to the next free thread.
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(src) = sources.get(i) else {
+                            return done;
+                        };
+                        done.push((i, build.clone().file(src).try_compile_intermediates()));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a compile thread panicked"))
+            .collect()
+    });
+    results.sort_by_key(|(i, _)| *i);
+    results
+        .into_iter()
+        .flat_map(|(i, result)| {
+            result.unwrap_or_else(|e| panic!("compiling {}: {e}", sources[i].display()))
+        })
+        .collect()
 }
 
 /// Finds an installed libabloom (`ABLOOM_LIB_DIR`, else pkg-config) and links it. Returns the
