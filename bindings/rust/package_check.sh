@@ -11,13 +11,14 @@
 #    directory); the -sys crate must hold the bundled engine (bundled/*.cpp, *.hpp, abloom.h,
 #    xxhash.h, LICENSE.xxhash), and both crates LICENSE and README.md.
 # 2. consumer "path": `abloom = { path = ".../bindings/rust/abloom" }` (the README's path form),
-#    `cargo run` (dev profile).
+#    `cargo build` (dev profile), then run.
 # 3. consumer "crate": `abloom = "0.1"` (the README's crates.io line) with `[patch.crates-io]`
 #    pointing abloom and abloom-sys at the unpacked .crate files of step 1, so only what the
-#    packages hold is built; `cargo run --release`. This is what `cargo package`'s own
+#    packages hold is built; `cargo build --release`, then run. This is what `cargo package`'s own
 #    verification would build, and more: it runs.
 # 4. with --git: consumer "git": `abloom = { git = "file://REPO", rev = HEAD }` (the README's git
-#    form; committed files only), `cargo run`.
+#    form; committed files only), `cargo build`, then run: online (cargo fetches no git
+#    dependency offline).
 #
 # Each consumer creates a filter, adds 10000 keys and tests them (and 10000 absent ones: the
 # false positives must be near 1%), then opens tests/vectors/blocked_s1.abloom, a file the C
@@ -184,14 +185,15 @@ fn main() -> ExitCode {
 EOF
 }
 
-run_consumer() { # NAME [cargo args...]
+run_consumer() { # NAME [cargo args...]   (crates offline, from the local cache, unless ONLINE=1)
   local name=$1 dir="$WORK/$1" exe
   shift
   local t0=$SECONDS
-  (cd "$dir" && "${user_env[@]}" cargo build --offline -q "$@") ||
+  [[ "${ONLINE:-0}" == 1 ]] || set -- --offline "$@"
+  (cd "$dir" && "${user_env[@]}" cargo build -q "$@") ||
     die "consumer '$name': the build failed (with no environment beyond PATH and HOME)"
   echo "   built in $((SECONDS - t0)) s (cargo build${*:+ $*}, from scratch: the engine compiled by abloom-sys)"
-  exe=$(cd "$dir" && "${user_env[@]}" cargo build --offline -q "$@" --message-format=json |
+  exe=$(cd "$dir" && "${user_env[@]}" cargo build -q "$@" --message-format=json |
     grep -o '"executable":"[^"]*"' | cut -d'"' -f4 | tail -1)
   [[ -x "$exe" ]] || die "consumer '$name': no executable"
   if command -v ldd >/dev/null && ldd "$exe" | grep -q libabloom; then
@@ -223,7 +225,8 @@ if [[ $GIT == 1 ]]; then
   rev=$(git -C "$ROOT" rev-parse HEAD)
   step "4. consumer 'git': abloom = { git = \"file://$ROOT\", rev = \"$rev\" } (committed files only); cargo build, run"
   write_consumer "$WORK/git" "abloom = { git = \"file://$ROOT\", rev = \"$rev\" }"
-  run_consumer git
+  # cargo fetches git dependencies only online (and then updates the crates.io index too).
+  ONLINE=1 run_consumer git
 fi
 
 echo "package_check: all passed in ${SECONDS}s"
