@@ -1,32 +1,200 @@
-//! Finds libabloom and tells rustc how to link it.
+//! Builds or finds libabloom and tells rustc how to link it.
 //!
-//! Order of lookup:
-//! 1. `ABLOOM_LIB_DIR`: a directory holding `libabloom.so` / `libabloom.a`. The header is looked
-//!    for in `ABLOOM_INCLUDE_DIR`, else in `$ABLOOM_LIB_DIR/../include`.
-//! 2. pkg-config, probing the `abloom` package (set `PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig` for
-//!    an install outside the system directories).
+//! Two modes:
 //!
-//! `ABLOOM_STATIC=1` links `libabloom.a` statically (and then the C++ runtime it needs,
-//! `libstdc++`, `libm` and `libpthread`, dynamically).
+//! * **bundled** (the default, feature `bundled`): compiles the engine from the sources in
+//!   `bundled/` (a generated copy of `core/` and `capi/`, with xxHash's header; see
+//!   `scripts/bundle-engine.sh`) with the `cc` crate into a static library, and links it with the
+//!   C++ runtime. Needs a C++20 compiler, nothing else. The engine is always compiled with `-O3
+//!   -DNDEBUG` (as CMake's Release build), whatever the cargo profile: it is a library, not code
+//!   under development, and a `-O0` engine would make debug builds of its users needlessly slow.
+//!   `CXX` and `CXXFLAGS` are honoured (cc appends `CXXFLAGS` last, so `CXXFLAGS=-O0` wins).
+//! * **system** (feature `system`, or `ABLOOM_SYSTEM=1`): an installed libabloom, found
+//!   1. with `ABLOOM_LIB_DIR`: a directory holding `libabloom.so` / `libabloom.a`. The header is
+//!      looked for in `ABLOOM_INCLUDE_DIR`, else in `$ABLOOM_LIB_DIR/../include`;
+//!   2. otherwise with pkg-config, probing the `abloom` package (set
+//!      `PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig` for an install outside the system directories).
 //!
-//! For dependents' build scripts this exports `DEP_ABLOOM_INCLUDE` (the header directory, empty
-//! when the header is in a system directory) and `DEP_ABLOOM_LIB_DIR` (likewise).
+//!   `ABLOOM_STATIC=1` links `libabloom.a` statically (and then the C++ runtime it needs,
+//!   `libstdc++`, `libm` and `libpthread`, dynamically).
+//!
+//! The `system` feature wins over `bundled` (features add up across a dependency graph, and
+//! `bundled` is on by default). `ABLOOM_SYSTEM=1` selects the system library and `ABLOOM_SYSTEM=0`
+//! the bundled engine whatever the features say. With neither feature, the system library is used.
+//!
+//! For dependents' build scripts this exports `DEP_ABLOOM_MODE` (`bundled` or `system`),
+//! `DEP_ABLOOM_INCLUDE` (the header directory: the bundled sources, or the system one, empty when
+//! the header is in a system directory) and `DEP_ABLOOM_LIB_DIR` (the directory of the library
+//! linked: the bundled build's `libabloom.a`, or the system one, likewise).
 
 use std::env;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
     for var in [
+        "ABLOOM_SYSTEM",
         "ABLOOM_LIB_DIR",
         "ABLOOM_INCLUDE_DIR",
         "ABLOOM_STATIC",
         "PKG_CONFIG_PATH",
+        "DOCS_RS",
     ] {
         println!("cargo:rerun-if-env-changed={var}");
     }
-    let want_static = env::var("ABLOOM_STATIC").map(|v| v == "1").unwrap_or(false);
+    let system = match env::var("ABLOOM_SYSTEM").as_deref().map(str::trim) {
+        Ok("1") => true,
+        Ok("0") => false,
+        Ok("") | Err(_) => {
+            env::var_os("CARGO_FEATURE_SYSTEM").is_some()
+                || env::var_os("CARGO_FEATURE_BUNDLED").is_none()
+        }
+        Ok(other) => panic!(
+            "ABLOOM_SYSTEM={other:?}: use 1 (link an installed libabloom) or 0 (build the \
+             bundled engine)"
+        ),
+    };
 
-    let (include_dir, lib_dir) = if let Some(dir) = env::var_os("ABLOOM_LIB_DIR") {
+    // docs.rs documents the declarations; there is nothing to link.
+    if env::var_os("DOCS_RS").is_some() {
+        return;
+    }
+
+    let (mode, include_dir, lib_dir) = if system {
+        let (include, lib) = system_library();
+        ("system", include, lib)
+    } else {
+        for var in ["ABLOOM_LIB_DIR", "ABLOOM_INCLUDE_DIR", "ABLOOM_STATIC"] {
+            if env::var_os(var).is_some() {
+                println!(
+                    "cargo:warning={var} is set but ignored: the bundled engine is built (it \
+                     applies to an installed libabloom: feature `system` or ABLOOM_SYSTEM=1)"
+                );
+            }
+        }
+        let (include, lib) = bundled_engine();
+        ("bundled", Some(include), Some(lib))
+    };
+    let show = |p: Option<PathBuf>| p.map(|p| p.display().to_string()).unwrap_or_default();
+    let include = show(include_dir);
+    let lib = show(lib_dir);
+    // Metadata for dependents (DEP_ABLOOM_*) and for this crate's tests.
+    println!("cargo:mode={mode}");
+    println!("cargo:include={include}");
+    println!("cargo:lib_dir={lib}");
+    println!("cargo:rustc-env=ABLOOM_SYS_MODE={mode}");
+    println!("cargo:rustc-env=ABLOOM_SYS_INCLUDE_DIR={include}");
+    println!("cargo:rustc-env=ABLOOM_SYS_LIB_DIR={lib}");
+}
+
+/// Compiles `bundled/*.cpp` into `$OUT_DIR/libabloom.a` and links it statically. Returns the
+/// include and library directories.
+fn bundled_engine() -> (PathBuf, PathBuf) {
+    let dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"))
+        .join("bundled");
+    // A directory: cargo reruns the script when any file in it changes.
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| {
+            panic!(
+                "{}: {e}; the bundled engine sources are missing (scripts/bundle-engine.sh \
+                 generates them)",
+                dir.display()
+            )
+        })
+        .map(|entry| entry.expect("reading bundled/").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cpp"))
+        .collect();
+    sources.sort();
+    assert!(
+        sources.iter().any(|p| p.ends_with("abloom_capi.cpp")) && sources.len() > 5,
+        "{}: the bundled engine sources are incomplete",
+        dir.display()
+    );
+
+    let mut build = cc::Build::new();
+    build
+        .cpp(true)
+        .std("c++20")
+        // First on the include path, so the bundled (pinned) xxhash.h wins over a system one.
+        .include(&dir)
+        // A static library: ABLOOM_API is empty, no dllimport/visibility attributes.
+        .define("ABLOOM_STATIC_DEFINE", None)
+        // As CMake's Release build, in every cargo profile (see the top of this file).
+        .opt_level(3)
+        .define("NDEBUG", None);
+    let compiler = build.get_compiler();
+    if compiler.is_like_gnu() || compiler.is_like_clang() {
+        // As the CMake build: only what is used from Rust needs to be visible, and hidden
+        // symbols let the compiler inline and optimise across the engine's functions (-fPIC code
+        // with default visibility assumes every global function can be interposed).
+        build
+            .flag("-fvisibility=hidden")
+            .flag("-fvisibility-inlines-hidden");
+    }
+    // The SIMD kernels carry their own target attributes and are chosen at run time: no -m or
+    // -march flags here, so one binary runs on any CPU of the target architecture.
+    let objects = compile_in_parallel(&build, &sources);
+    // $OUT_DIR/libabloom.a, linked statically, plus the C++ runtime.
+    build.objects(&objects).compile("abloom");
+
+    if env::var("CARGO_CFG_TARGET_OS").map_or(true, |os| os != "windows") {
+        println!("cargo:rustc-link-lib=dylib=m");
+        println!("cargo:rustc-link-lib=dylib=pthread");
+    }
+    let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
+    (dir, out)
+}
+
+/// Compiles each source file with `build`, on up to `NUM_JOBS` threads (the `-j` cargo runs
+/// with; by default the CPU count), like `make -j` in other `-sys` crates: one file after another
+/// would make the engine's first build take the sum of its files' compile times. (cc's own
+/// `parallel` feature needs jobserver 0.1.35, which needs Rust 1.85; these crates support 1.77.)
+/// Returns the object files in the order of `sources`.
+fn compile_in_parallel(build: &cc::Build, sources: &[PathBuf]) -> Vec<PathBuf> {
+    let jobs = env::var("NUM_JOBS")
+        .ok()
+        .and_then(|j| j.parse::<usize>().ok())
+        .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
+        .unwrap_or(1)
+        .clamp(1, sources.len());
+    let next = AtomicUsize::new(0);
+    let mut results: Vec<(usize, Result<Vec<PathBuf>, cc::Error>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    // Files in name order, each to the next free thread.
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(src) = sources.get(i) else {
+                            return done;
+                        };
+                        done.push((i, build.clone().file(src).try_compile_intermediates()));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a compile thread panicked"))
+            .collect()
+    });
+    results.sort_by_key(|(i, _)| *i);
+    results
+        .into_iter()
+        .flat_map(|(i, result)| {
+            result.unwrap_or_else(|e| panic!("compiling {}: {e}", sources[i].display()))
+        })
+        .collect()
+}
+
+/// Finds an installed libabloom (`ABLOOM_LIB_DIR`, else pkg-config) and links it. Returns the
+/// include and library directories when known.
+fn system_library() -> (Option<PathBuf>, Option<PathBuf>) {
+    let want_static = env::var("ABLOOM_STATIC").map(|v| v == "1").unwrap_or(false);
+    if let Some(dir) = env::var_os("ABLOOM_LIB_DIR") {
         let dir = PathBuf::from(dir);
         if !dir.is_dir() {
             panic!("ABLOOM_LIB_DIR={} is not a directory", dir.display());
@@ -61,9 +229,11 @@ fn main() {
             .probe("abloom")
             .unwrap_or_else(|e| {
                 panic!(
-                    "libabloom not found.\n{e}\nInstall abloom and set \
+                    "libabloom not found (system mode: the `system` feature or \
+                     ABLOOM_SYSTEM=1).\n{e}\nInstall abloom and set \
                      PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig, or set ABLOOM_LIB_DIR=$PREFIX/lib \
-                     (optionally with ABLOOM_STATIC=1)."
+                     (optionally with ABLOOM_STATIC=1); or build the bundled engine instead \
+                     (the default `bundled` feature, or ABLOOM_SYSTEM=0)."
                 )
             });
         if want_static {
@@ -73,15 +243,7 @@ fn main() {
             lib.include_paths.first().cloned(),
             lib.link_paths.first().cloned(),
         )
-    };
-    let show = |p: Option<PathBuf>| p.map(|p| p.display().to_string()).unwrap_or_default();
-    let include = show(include_dir);
-    let lib = show(lib_dir);
-    // Metadata for dependents (DEP_ABLOOM_INCLUDE, DEP_ABLOOM_LIB_DIR) and for this crate's tests.
-    println!("cargo:include={include}");
-    println!("cargo:lib_dir={lib}");
-    println!("cargo:rustc-env=ABLOOM_SYS_INCLUDE_DIR={include}");
-    println!("cargo:rustc-env=ABLOOM_SYS_LIB_DIR={lib}");
+    }
 }
 
 /// The static library is C++: it needs the C++ runtime, libm and threads.

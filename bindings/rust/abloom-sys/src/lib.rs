@@ -6,15 +6,19 @@
 //! short form. Use the safe `abloom` crate unless you need the raw calls.
 //!
 //! The declarations are written by hand. The crate's `tests/header.rs` compiles a C program
-//! against the installed header that checks, with the C compiler, every function signature,
-//! every struct's size, alignment and field offsets, and every macro and enum value against
-//! this file, and fails if the header declares anything this file lacks.
+//! against the header in use (the bundled one, or the installed one in system mode) that checks,
+//! with the C compiler, every function signature, every struct's size, alignment and field
+//! offsets, and every macro and enum value against this file, and fails if the header declares
+//! anything this file lacks.
 //!
 //! # Linking
 //!
-//! The build script looks for the library in `ABLOOM_LIB_DIR` (a directory holding
-//! `libabloom.so` or `libabloom.a`), else with pkg-config (`abloom.pc`). `ABLOOM_STATIC=1` links
-//! `libabloom.a` and the C++ runtime it needs.
+//! By default (feature `bundled`) the build script compiles the engine from the sources bundled
+//! with this crate (`bundled/`: a C++20 compiler is all it needs) and links it statically, with
+//! the C++ runtime. The feature `system`, or `ABLOOM_SYSTEM=1`, links an installed libabloom
+//! instead: from `ABLOOM_LIB_DIR` (a directory holding `libabloom.so` or `libabloom.a`), else
+//! found with pkg-config (`abloom.pc`); `ABLOOM_STATIC=1` then links `libabloom.a` and the C++
+//! runtime it needs. `ABLOOM_SYSTEM=0` builds the bundled engine whatever the features say.
 //!
 //! ```no_run
 //! use abloom_sys::*;
@@ -145,7 +149,7 @@ pub const ABLOOM_SPLIT_MAX_K: u32 = 16;
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct abloom_plan {
-    /// Set by the caller to `sizeof(abloom_plan)`.
+    /// `sizeof(abloom_plan)`, set by [`abloom_plan_init`] (or by the caller).
     pub struct_size: usize,
     /// An [`abloom_kind`].
     pub kind: u32,
@@ -182,7 +186,7 @@ pub struct abloom_filter {
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct abloom_info {
-    /// Set by the caller to `sizeof(abloom_info)`.
+    /// `sizeof(abloom_info)`, set by [`abloom_info_init`] (or by the caller).
     pub struct_size: usize,
     /// An [`abloom_kind`].
     pub kind: u32,
@@ -265,6 +269,8 @@ extern "C" {
 
     /// Fill `opts` with defaults.
     pub fn abloom_options_init(opts: *mut abloom_options) -> c_int;
+    /// Zero `plan` and set its `struct_size`, ready for [`abloom_plan_compute`].
+    pub fn abloom_plan_init(plan: *mut abloom_plan) -> c_int;
     /// Compute the layout [`abloom_create`] would build.
     pub fn abloom_plan_compute(opts: *const abloom_options, plan: *mut abloom_plan) -> c_int;
     /// The model FPR of `kind` for `bits_per_key` and `k`.
@@ -374,6 +380,8 @@ extern "C" {
     /// 1 if `a` and `b` have the same shape and bits, 0 if not, or a negative error.
     pub fn abloom_equal(a: *const abloom_filter, b: *const abloom_filter) -> c_int;
 
+    /// Zero `info` and set its `struct_size`, ready for [`abloom_get_info`].
+    pub fn abloom_info_init(info: *mut abloom_info) -> c_int;
     /// Describe `filter` in `*info`.
     pub fn abloom_get_info(filter: *const abloom_filter, info: *mut abloom_info) -> c_int;
     /// Estimate the number of distinct keys added.

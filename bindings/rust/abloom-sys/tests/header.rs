@@ -1,5 +1,5 @@
-//! Checks the hand-written declarations of `src/lib.rs` against the installed `abloom.h`, with
-//! the C compiler as the judge.
+//! Checks the hand-written declarations of `src/lib.rs` against `abloom.h` (the bundled copy, or
+//! the installed one in system mode), with the C compiler as the judge.
 //!
 //! The test parses the header for its `ABLOOM_API` functions, object-like macros, enumerators and
 //! struct fields, and `src/lib.rs` for its `extern "C"` functions. It fails when either side has

@@ -41,6 +41,9 @@
 //!   [`BloomFilter::open`] / [`OpenOptions`] (mmap: read-only, copy-on-write or read-write).
 //! - **Errors** are [`Error`], one variant per C error code.
 //! - Feature `serde`: `Serialize`/`Deserialize` as the portable bytes.
+//! - **Building**: by default (feature `bundled`) `abloom-sys` compiles the C++ engine from the
+//!   sources it bundles and links it statically: a C++20 compiler is all it needs. Feature
+//!   `system` (or `ABLOOM_SYSTEM=1`) links an installed libabloom instead.
 #![deny(missing_docs)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 

@@ -1,5 +1,6 @@
 //! Files exchanged with C: a small C program (tests/c/exchange.c), compiled here against the
-//! same installed library, writes filters that this binding reads, and checks filters that this
+//! same library (the installed one in system mode, abloom-sys's static build of the bundled
+//! sources otherwise), writes filters that this binding reads, and checks filters that this
 //! binding wrote.
 
 use abloom::{BloomFilter, Builder, Kind, Layout, OpenMode, OpenOptions, Storage};
@@ -25,10 +26,24 @@ fn exchange_binary() -> &'static Path {
         }
         cmd.arg(&src).arg("-o").arg(&exe);
         let lib = env!("ABLOOM_TEST_LIB_DIR");
-        if !lib.is_empty() {
-            cmd.arg(format!("-L{lib}")).arg(format!("-Wl,-rpath,{lib}"));
+        if env!("ABLOOM_TEST_MODE") == "bundled" {
+            // The static libabloom.a that abloom-sys built from its bundled sources (alone in
+            // its directory), and the C++ runtime it needs.
+            cmd.arg("-DABLOOM_STATIC_DEFINE")
+                .arg(format!("-L{lib}"))
+                .arg("-labloom");
+            let cxx = if cfg!(target_vendor = "apple") {
+                "-lc++"
+            } else {
+                "-lstdc++"
+            };
+            cmd.args([cxx, "-lm", "-lpthread"]);
+        } else {
+            if !lib.is_empty() {
+                cmd.arg(format!("-L{lib}")).arg(format!("-Wl,-rpath,{lib}"));
+            }
+            cmd.arg("-labloom");
         }
-        cmd.arg("-labloom");
         let out = cmd
             .output()
             .unwrap_or_else(|e| panic!("cannot run the C compiler {cc:?}: {e}"));

@@ -1,0 +1,232 @@
+#!/usr/bin/env bash
+# Builds and runs a consumer of the `abloom` crate the way a user does: in a temporary directory
+# outside the repository, with nothing installed (no libabloom, no pkg-config file) and an
+# environment stripped to what a user has (PATH and HOME, and where the Rust toolchain lives:
+# CARGO_HOME, RUSTUP_HOME, RUSTUP_TOOLCHAIN when set). Any build or run step that needs another
+# environment variable fails here, and bindings/rust/README.md asks a user to set none.
+#
+#   bash bindings/rust/package_check.sh [--git]      (from the repository root, or anywhere)
+#
+# 1. `cargo package --workspace --no-verify` packages abloom-sys and abloom (into the temporary
+#    directory); the -sys crate must hold the bundled engine (bundled/*.cpp, *.hpp, abloom.h,
+#    xxhash.h, LICENSE.xxhash), and both crates LICENSE and README.md.
+# 2. consumer "path": `abloom = { path = ".../bindings/rust/abloom" }` (the README's path form),
+#    `cargo build` (dev profile), then run.
+# 3. consumer "crate": `abloom = "0.1"` (the README's crates.io line) with `[patch.crates-io]`
+#    pointing abloom and abloom-sys at the unpacked .crate files of step 1, so only what the
+#    packages hold is built; `cargo build --release`, then run. This is what `cargo package`'s own
+#    verification would build, and more: it runs.
+# 4. with --git: consumer "git": `abloom = { git = "file://REPO", rev = HEAD }` (the README's git
+#    form; committed files only), `cargo build`, then run: online (cargo fetches no git
+#    dependency offline).
+#
+# Each consumer creates a filter, adds 10000 keys and tests them (and 10000 absent ones: the
+# false positives must be near 1%), then opens tests/vectors/blocked_s1.abloom, a file the C
+# library wrote, and checks that all 450 keys of blocked_s1.keys.txt test present and that the
+# 2000 keys of blocked_s1.absent.txt give their recorded answers. The consumer binary must not
+# need libabloom.so. Crates come from the local registry cache, offline (step 0 fills it from
+# bindings/rust/Cargo.lock). Exits non-zero on the first failure; ABLOOM_KEEP=1 keeps the
+# temporary directory.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+GIT=0
+for arg in "$@"; do
+  case $arg in
+    --git) GIT=1 ;;
+    *)
+      echo "usage: bash bindings/rust/package_check.sh [--git]" >&2
+      exit 2
+      ;;
+  esac
+done
+
+die() {
+  echo "package_check: $*" >&2
+  exit 1
+}
+step() { echo "== package_check: $* (at ${SECONDS}s)"; }
+
+command -v cargo >/dev/null || die "cargo not found on PATH"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/abloom-package-check.XXXXXX")
+if [[ "${ABLOOM_KEEP:-0}" == 1 ]]; then
+  echo "package_check: keeping $WORK"
+else
+  trap 'rm -rf "$WORK"' EXIT
+fi
+case "$WORK" in "$ROOT"/*) die "the temporary directory $WORK is inside the repository" ;; esac
+
+# What a user's shell has: the toolchain, nothing of abloom's.
+user_env=(env -i "PATH=$PATH" "HOME=$HOME")
+for var in CARGO_HOME RUSTUP_HOME RUSTUP_TOOLCHAIN; do
+  if [[ -n "${!var:-}" ]]; then user_env+=("$var=${!var}"); fi
+done
+
+step "0. fetch the workspace's crates into the registry cache (Cargo.lock)"
+(cd "$HERE" && cargo fetch --locked -q)
+
+step "1. cargo package --workspace --no-verify"
+(cd "$HERE" && cargo package --workspace --locked --no-verify --allow-dirty -q \
+  --target-dir "$WORK/package-target")
+mkdir -p "$WORK/crates"
+for crate in abloom-sys abloom; do
+  file="$WORK/package-target/package/$crate-0.1.0.crate"
+  [[ -f "$file" ]] || die "$file was not produced"
+  tar -xzf "$file" -C "$WORK/crates"
+  for f in Cargo.toml LICENSE README.md src/lib.rs build.rs; do
+    [[ -s "$WORK/crates/$crate-0.1.0/$f" ]] || die "$crate-0.1.0.crate lacks $f"
+  done
+  echo "   $crate-0.1.0.crate: $(tar -tzf "$file" | wc -l) files, $(wc -c <"$file") bytes"
+done
+sys="$WORK/crates/abloom-sys-0.1.0"
+for f in abloom.h xxhash.h LICENSE.xxhash abloom_capi.cpp filter.hpp; do
+  [[ -s "$sys/bundled/$f" ]] || die "abloom-sys-0.1.0.crate lacks bundled/$f"
+done
+for f in "$ROOT"/core/*.cpp "$ROOT"/core/*.hpp; do
+  [[ -s "$sys/bundled/$(basename "$f")" ]] || die "abloom-sys-0.1.0.crate lacks bundled/$(basename "$f") (core/$(basename "$f"))"
+done
+grep -q '^license = "MIT AND BSD-2-Clause"' "$sys/Cargo.toml" || die "abloom-sys: not licensed MIT AND BSD-2-Clause (the engine, xxHash) in Cargo.toml"
+grep -q '^links = "abloom"' "$sys/Cargo.toml" || die "abloom-sys: no links in Cargo.toml"
+
+# The consumer's data: a file written by the C library, and its keys.
+mkdir -p "$WORK/data"
+cp "$ROOT"/tests/vectors/blocked_s1.{abloom,keys.txt,absent.txt} "$WORK/data/"
+
+# One program, three ways to depend on abloom.
+write_consumer() { # DIR DEPENDENCY-LINES
+  local dir=$1
+  mkdir -p "$dir/src"
+  cat >"$dir/Cargo.toml" <<EOF
+[package]
+name = "abloom-consumer"
+version = "0.1.0"
+edition = "2021"
+publish = false
+
+[dependencies]
+$2
+EOF
+  cat >"$dir/src/main.rs" <<'EOF'
+//! A user's program: a new filter, then a file written by the C library.
+use abloom::BloomFilter;
+use std::error::Error;
+use std::process::ExitCode;
+
+fn run(vector: &str, keys: &str, absent: &str) -> Result<(), Box<dyn Error>> {
+    println!(
+        "   consumer: abloom {} (C library {}), kernel {}",
+        env!("CARGO_PKG_VERSION"),
+        abloom::version(),
+        abloom::isa::active().name()
+    );
+    let n = 10_000u32;
+    let filter = BloomFilter::new(u64::from(n), 0.01)?;
+    for i in 0..n {
+        filter.insert(&format!("user:{i}"))?;
+    }
+    let missing = (0..n).filter(|i| !filter.contains(&format!("user:{i}"))).count();
+    let fp = (0..n).filter(|i| filter.contains(&format!("absent:{i}"))).count();
+    println!("   consumer: new filter, {n} keys added: {missing} missing, {fp} of {n} absent keys test present");
+    if missing != 0 {
+        return Err(format!("{missing} added keys test absent").into());
+    }
+    if fp > 300 {
+        return Err(format!("{fp} false positives of {n} at a 1% target").into());
+    }
+
+    let file = BloomFilter::open(vector)?;
+    let keys = std::fs::read_to_string(keys)?;
+    let keys: Vec<&str> = keys.lines().collect();
+    let missing_keys: Vec<&&str> = keys.iter().filter(|k| !file.contains(k)).collect();
+    let mut wrong = 0;
+    let mut positives = 0;
+    let absent = std::fs::read_to_string(absent)?;
+    for line in absent.lines() {
+        let (answer, key) = line.split_once(' ').ok_or("bad absent line")?;
+        let got = file.contains(key);
+        positives += usize::from(got);
+        wrong += usize::from(got != (answer == "1"));
+    }
+    println!(
+        "   consumer: {vector} ({:?}, k={}): {} of {} keys present, {wrong} absent-key answers differ from C's ({positives} of {} test present)",
+        file.kind(),
+        file.info().k,
+        keys.len() - missing_keys.len(),
+        keys.len(),
+        absent.lines().count()
+    );
+    if keys.len() != 450 || !missing_keys.is_empty() {
+        return Err(format!("keys missing from the C file: {missing_keys:?}").into());
+    }
+    if wrong != 0 {
+        return Err(format!("{wrong} absent keys answer differently than in C").into());
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    let [_, vector, keys, absent] = &args[..] else {
+        eprintln!("usage: abloom-consumer FILE.abloom KEYS.txt ABSENT.txt");
+        return ExitCode::from(2);
+    };
+    match run(vector, keys, absent) {
+        Ok(()) => {
+            println!("   consumer: ok");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("   consumer: FAILED: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+EOF
+}
+
+run_consumer() { # NAME [cargo args...]   (crates offline, from the local cache, unless ONLINE=1)
+  local name=$1 dir="$WORK/$1" exe
+  shift
+  local t0=$SECONDS
+  [[ "${ONLINE:-0}" == 1 ]] || set -- --offline "$@"
+  (cd "$dir" && "${user_env[@]}" cargo build -q "$@") ||
+    die "consumer '$name': the build failed (with no environment beyond PATH and HOME)"
+  echo "   built in $((SECONDS - t0)) s (cargo build${*:+ $*}, from scratch: the engine compiled by abloom-sys)"
+  exe=$(cd "$dir" && "${user_env[@]}" cargo build -q "$@" --message-format=json |
+    grep -o '"executable":"[^"]*"' | cut -d'"' -f4 | tail -1)
+  [[ -x "$exe" ]] || die "consumer '$name': no executable"
+  if command -v ldd >/dev/null && ldd "$exe" | grep -q libabloom; then
+    die "consumer '$name': $exe needs libabloom.so: $(ldd "$exe" | grep libabloom)"
+  fi
+  (cd "$WORK/data" && "${user_env[@]}" "$exe" blocked_s1.abloom blocked_s1.keys.txt blocked_s1.absent.txt) ||
+    die "consumer '$name' failed"
+}
+
+step "2. consumer 'path': abloom = { path = \"$HERE/abloom\" }; cargo build, run"
+write_consumer "$WORK/path" "abloom = { path = \"$HERE/abloom\" }"
+run_consumer path
+
+step "3. consumer 'crate': abloom = \"0.1\", patched to the unpacked .crate files; cargo build --release, run"
+write_consumer "$WORK/crate" "abloom = \"0.1\"
+
+[patch.crates-io]
+abloom = { path = \"$WORK/crates/abloom-0.1.0\" }
+abloom-sys = { path = \"$WORK/crates/abloom-sys-0.1.0\" }"
+run_consumer crate --release
+# Both crates must come from the packages, not from the repository or a registry.
+tree=$(cd "$WORK/crate" && "${user_env[@]}" cargo tree --offline -e normal,build --prefix none)
+grep -q "^abloom v0.1.0 ($WORK/crates/abloom-0.1.0)" <<<"$tree" || die "consumer 'crate' did not use the packaged abloom:
+$tree"
+grep -q "^abloom-sys v0.1.0 ($WORK/crates/abloom-sys-0.1.0)" <<<"$tree" || die "consumer 'crate' did not use the packaged abloom-sys:
+$tree"
+
+if [[ $GIT == 1 ]]; then
+  rev=$(git -C "$ROOT" rev-parse HEAD)
+  step "4. consumer 'git': abloom = { git = \"file://$ROOT\", rev = \"$rev\" } (committed files only); cargo build, run"
+  write_consumer "$WORK/git" "abloom = { git = \"file://$ROOT\", rev = \"$rev\" }"
+  # cargo fetches git dependencies only online (and then updates the crates.io index too).
+  ONLINE=1 run_consumer git
+fi
+
+echo "package_check: all passed in ${SECONDS}s"
