@@ -498,6 +498,38 @@ int abloom_get_info(const abloom_filter* filter, abloom_info* info) {
   return ABLOOM_OK;
 }
 
+int abloom_memory_init(abloom_memory* mem) {
+  if (mem == nullptr) return ABLOOM_ERR_NULL;
+  *mem = abloom_memory{};
+  mem->struct_size = sizeof(abloom_memory);
+  return ABLOOM_OK;
+}
+
+int abloom_get_memory(const abloom_filter* filter, abloom_memory* mem) {
+  if (filter == nullptr || mem == nullptr) return ABLOOM_ERR_NULL;
+  if (mem->struct_size != sizeof(abloom_memory)) return ABLOOM_ERR_INVALID;
+  const abloom::Shape& s = filter->impl->shape();
+  mem->kind = static_cast<uint32_t>(s.kind);
+  mem->layout = static_cast<uint32_t>(s.layout);
+  mem->hash_id = abloom::kHashXxh3;
+  mem->k = s.k;
+  mem->shard_bits = s.shard_bits;
+  mem->shards = s.shards();
+  mem->blocks_per_shard = s.blocks_per_shard;
+  mem->seed = s.seed;
+  mem->read_only = filter->impl->read_only() ? 1 : 0;
+  mem->reserved = 0;
+  mem->shard_words = filter->impl->shard_pointers();
+  return ABLOOM_OK;
+}
+
+int abloom_get_writable_shards(abloom_filter* filter, uint64_t* const** out) {
+  if (filter == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
+  if (filter->impl->read_only()) return ABLOOM_ERR_READONLY;
+  *out = filter->impl->writable_shard_pointers();
+  return ABLOOM_OK;
+}
+
 int abloom_estimate_count(const abloom_filter* filter, double* out) {
   if (filter == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
   *out = filter->impl->estimate_count();

@@ -77,6 +77,11 @@ ABLOOM_OUT(size_t, uint64, size_t *written)
 %ignore abloom_strerror;
 %ignore abloom_version_string;
 %ignore abloom_isa_name; // a const char *, like the two above: the Go side names the kernels itself
+// Direct access to the bits: fast.go calls these by hand (the Go side keeps the pointers).
+%ignore abloom_memory;
+%ignore abloom_memory_init;
+%ignore abloom_get_memory;
+%ignore abloom_get_writable_shards;
 
 #define ABLOOM_API
 %include <abloom.h>

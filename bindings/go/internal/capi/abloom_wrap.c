@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_6963adad7b17eb77(const char*);
+  void cgo_panic__capi_e29edf60158fbc42(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_6963adad7b17eb77(p);
+  cgo_panic__capi_e29edf60158fbc42(p);
 }
 
 
@@ -201,7 +201,7 @@ static void* Swig_malloc(int c) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_6963adad7b17eb77(void *_swig_go_0) {
+void _wrap_Swig_free_capi_e29edf60158fbc42(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -211,7 +211,7 @@ void _wrap_Swig_free_capi_6963adad7b17eb77(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_6963adad7b17eb77(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_e29edf60158fbc42(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -224,7 +224,7 @@ void *_wrap_Swig_malloc_capi_6963adad7b17eb77(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ABLOOM_VERSION_NUMBER_capi_6963adad7b17eb77() {
+intgo _wrap_ABLOOM_VERSION_NUMBER_capi_e29edf60158fbc42() {
   int result;
   intgo _swig_go_result;
   
@@ -235,7 +235,7 @@ intgo _wrap_ABLOOM_VERSION_NUMBER_capi_6963adad7b17eb77() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_NULL_capi_6963adad7b17eb77() {
+intgo _wrap_ABLOOM_ERR_NULL_capi_e29edf60158fbc42() {
   int result;
   intgo _swig_go_result;
   
@@ -246,7 +246,7 @@ intgo _wrap_ABLOOM_ERR_NULL_capi_6963adad7b17eb77() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_INVALID_capi_6963adad7b17eb77() {
+intgo _wrap_ABLOOM_ERR_INVALID_capi_e29edf60158fbc42() {
   int result;
   intgo _swig_go_result;
   
@@ -257,7 +257,7 @@ intgo _wrap_ABLOOM_ERR_INVALID_capi_6963adad7b17eb77() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_RANGE_capi_6963adad7b17eb77() {
+intgo _wrap_ABLOOM_ERR_RANGE_capi_e29edf60158fbc42() {
   int result;
   intgo _swig_go_result;
   
@@ -268,7 +268,7 @@ intgo _wrap_ABLOOM_ERR_RANGE_capi_6963adad7b17eb77() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_NOMEM_capi_6963adad7b17eb77() {
+intgo _wrap_ABLOOM_ERR_NOMEM_capi_e29edf60158fbc42() {
   int result;
   intgo _swig_go_result;
   
@@ -279,7 +279,7 @@ intgo _wrap_ABLOOM_ERR_NOMEM_capi_6963adad7b17eb77() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_MISMATCH_capi_6963adad7b17eb77() {
+intgo _wrap_ABLOOM_ERR_MISMATCH_capi_e29edf60158fbc42() {
   int result;
   intgo _swig_go_result;
   
@@ -290,7 +290,7 @@ intgo _wrap_ABLOOM_ERR_MISMATCH_capi_6963adad7b17eb77() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_INTERNAL_capi_6963adad7b17eb77() {
+intgo _wrap_ABLOOM_ERR_INTERNAL_capi_e29edf60158fbc42() {
   int result;
   intgo _swig_go_result;
   
@@ -301,7 +301,7 @@ intgo _wrap_ABLOOM_ERR_INTERNAL_capi_6963adad7b17eb77() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_READONLY_capi_6963adad7b17eb77() {
+intgo _wrap_ABLOOM_ERR_READONLY_capi_e29edf60158fbc42() {
   int result;
   intgo _swig_go_result;
   
@@ -312,7 +312,7 @@ intgo _wrap_ABLOOM_ERR_READONLY_capi_6963adad7b17eb77() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_BAD_MAGIC_capi_6963adad7b17eb77() {
+intgo _wrap_ABLOOM_ERR_BAD_MAGIC_capi_e29edf60158fbc42() {
   int result;
   intgo _swig_go_result;
   
@@ -323,7 +323,7 @@ intgo _wrap_ABLOOM_ERR_BAD_MAGIC_capi_6963adad7b17eb77() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_VERSION_capi_6963adad7b17eb77() {
+intgo _wrap_ABLOOM_ERR_VERSION_capi_e29edf60158fbc42() {
   int result;
   intgo _swig_go_result;
   
@@ -334,7 +334,7 @@ intgo _wrap_ABLOOM_ERR_VERSION_capi_6963adad7b17eb77() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_UNSUPPORTED_capi_6963adad7b17eb77() {
+intgo _wrap_ABLOOM_ERR_UNSUPPORTED_capi_e29edf60158fbc42() {
   int result;
   intgo _swig_go_result;
   
@@ -345,7 +345,7 @@ intgo _wrap_ABLOOM_ERR_UNSUPPORTED_capi_6963adad7b17eb77() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_TRUNCATED_capi_6963adad7b17eb77() {
+intgo _wrap_ABLOOM_ERR_TRUNCATED_capi_e29edf60158fbc42() {
   int result;
   intgo _swig_go_result;
   
@@ -356,7 +356,7 @@ intgo _wrap_ABLOOM_ERR_TRUNCATED_capi_6963adad7b17eb77() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_CORRUPT_capi_6963adad7b17eb77() {
+intgo _wrap_ABLOOM_ERR_CORRUPT_capi_e29edf60158fbc42() {
   int result;
   intgo _swig_go_result;
   
@@ -367,7 +367,7 @@ intgo _wrap_ABLOOM_ERR_CORRUPT_capi_6963adad7b17eb77() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_CHECKSUM_capi_6963adad7b17eb77() {
+intgo _wrap_ABLOOM_ERR_CHECKSUM_capi_e29edf60158fbc42() {
   int result;
   intgo _swig_go_result;
   
@@ -378,7 +378,7 @@ intgo _wrap_ABLOOM_ERR_CHECKSUM_capi_6963adad7b17eb77() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_ALIGNMENT_capi_6963adad7b17eb77() {
+intgo _wrap_ABLOOM_ERR_ALIGNMENT_capi_e29edf60158fbc42() {
   int result;
   intgo _swig_go_result;
   
@@ -389,7 +389,7 @@ intgo _wrap_ABLOOM_ERR_ALIGNMENT_capi_6963adad7b17eb77() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_IO_capi_6963adad7b17eb77() {
+intgo _wrap_ABLOOM_ERR_IO_capi_e29edf60158fbc42() {
   int result;
   intgo _swig_go_result;
   
@@ -400,7 +400,7 @@ intgo _wrap_ABLOOM_ERR_IO_capi_6963adad7b17eb77() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_TOO_SMALL_capi_6963adad7b17eb77() {
+intgo _wrap_ABLOOM_ERR_TOO_SMALL_capi_e29edf60158fbc42() {
   int result;
   intgo _swig_go_result;
   
@@ -411,7 +411,7 @@ intgo _wrap_ABLOOM_ERR_TOO_SMALL_capi_6963adad7b17eb77() {
 }
 
 
-intgo _wrap_abloom_version_number_capi_6963adad7b17eb77() {
+intgo _wrap_abloom_version_number_capi_e29edf60158fbc42() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -422,7 +422,7 @@ intgo _wrap_abloom_version_number_capi_6963adad7b17eb77() {
 }
 
 
-intgo _wrap_abloom_isa_supported_capi_6963adad7b17eb77() {
+intgo _wrap_abloom_isa_supported_capi_e29edf60158fbc42() {
   uint32_t result;
   intgo _swig_go_result;
   
@@ -433,7 +433,7 @@ intgo _wrap_abloom_isa_supported_capi_6963adad7b17eb77() {
 }
 
 
-intgo _wrap_abloom_isa_active_capi_6963adad7b17eb77() {
+intgo _wrap_abloom_isa_active_capi_e29edf60158fbc42() {
   uint32_t result;
   intgo _swig_go_result;
   
@@ -444,7 +444,7 @@ intgo _wrap_abloom_isa_active_capi_6963adad7b17eb77() {
 }
 
 
-intgo _wrap_abloom_isa_force_capi_6963adad7b17eb77(intgo _swig_go_0) {
+intgo _wrap_abloom_isa_force_capi_e29edf60158fbc42(intgo _swig_go_0) {
   uint32_t arg1 ;
   int result;
   intgo _swig_go_result;
@@ -457,7 +457,7 @@ intgo _wrap_abloom_isa_force_capi_6963adad7b17eb77(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ABLOOM_KIND_BLOCKED_capi_6963adad7b17eb77() {
+intgo _wrap_ABLOOM_KIND_BLOCKED_capi_e29edf60158fbc42() {
   enum abloom_kind result;
   intgo _swig_go_result;
   
@@ -469,7 +469,7 @@ intgo _wrap_ABLOOM_KIND_BLOCKED_capi_6963adad7b17eb77() {
 }
 
 
-intgo _wrap_ABLOOM_KIND_CLASSIC_capi_6963adad7b17eb77() {
+intgo _wrap_ABLOOM_KIND_CLASSIC_capi_e29edf60158fbc42() {
   enum abloom_kind result;
   intgo _swig_go_result;
   
@@ -481,7 +481,7 @@ intgo _wrap_ABLOOM_KIND_CLASSIC_capi_6963adad7b17eb77() {
 }
 
 
-void _wrap_abloom_options_struct_size_set_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_options_struct_size_set_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0, long long _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   size_t arg2 ;
   
@@ -493,7 +493,7 @@ void _wrap_abloom_options_struct_size_set_capi_6963adad7b17eb77(struct abloom_op
 }
 
 
-long long _wrap_abloom_options_struct_size_get_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0) {
+long long _wrap_abloom_options_struct_size_get_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -506,7 +506,7 @@ long long _wrap_abloom_options_struct_size_get_capi_6963adad7b17eb77(struct ablo
 }
 
 
-void _wrap_abloom_options_capacity_set_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_options_capacity_set_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0, long long _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint64_t arg2 ;
   
@@ -518,7 +518,7 @@ void _wrap_abloom_options_capacity_set_capi_6963adad7b17eb77(struct abloom_optio
 }
 
 
-long long _wrap_abloom_options_capacity_get_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0) {
+long long _wrap_abloom_options_capacity_get_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -531,7 +531,7 @@ long long _wrap_abloom_options_capacity_get_capi_6963adad7b17eb77(struct abloom_
 }
 
 
-void _wrap_abloom_options_fpr_set_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0, double _swig_go_1) {
+void _wrap_abloom_options_fpr_set_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0, double _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   double arg2 ;
   
@@ -543,7 +543,7 @@ void _wrap_abloom_options_fpr_set_capi_6963adad7b17eb77(struct abloom_options *_
 }
 
 
-double _wrap_abloom_options_fpr_get_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0) {
+double _wrap_abloom_options_fpr_get_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   double result;
   double _swig_go_result;
@@ -556,7 +556,7 @@ double _wrap_abloom_options_fpr_get_capi_6963adad7b17eb77(struct abloom_options 
 }
 
 
-void _wrap_abloom_options_kind_set_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_options_kind_set_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t arg2 ;
   
@@ -568,7 +568,7 @@ void _wrap_abloom_options_kind_set_capi_6963adad7b17eb77(struct abloom_options *
 }
 
 
-intgo _wrap_abloom_options_kind_get_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0) {
+intgo _wrap_abloom_options_kind_get_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -581,7 +581,7 @@ intgo _wrap_abloom_options_kind_get_capi_6963adad7b17eb77(struct abloom_options 
 }
 
 
-void _wrap_abloom_options_shards_set_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_options_shards_set_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t arg2 ;
   
@@ -593,7 +593,7 @@ void _wrap_abloom_options_shards_set_capi_6963adad7b17eb77(struct abloom_options
 }
 
 
-intgo _wrap_abloom_options_shards_get_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0) {
+intgo _wrap_abloom_options_shards_get_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -606,7 +606,7 @@ intgo _wrap_abloom_options_shards_get_capi_6963adad7b17eb77(struct abloom_option
 }
 
 
-void _wrap_abloom_options_seed_set_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_options_seed_set_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0, long long _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint64_t arg2 ;
   
@@ -618,7 +618,7 @@ void _wrap_abloom_options_seed_set_capi_6963adad7b17eb77(struct abloom_options *
 }
 
 
-long long _wrap_abloom_options_seed_get_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0) {
+long long _wrap_abloom_options_seed_get_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -631,7 +631,7 @@ long long _wrap_abloom_options_seed_get_capi_6963adad7b17eb77(struct abloom_opti
 }
 
 
-void _wrap_abloom_options_bits_set_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_options_bits_set_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0, long long _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint64_t arg2 ;
   
@@ -643,7 +643,7 @@ void _wrap_abloom_options_bits_set_capi_6963adad7b17eb77(struct abloom_options *
 }
 
 
-long long _wrap_abloom_options_bits_get_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0) {
+long long _wrap_abloom_options_bits_get_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -656,7 +656,7 @@ long long _wrap_abloom_options_bits_get_capi_6963adad7b17eb77(struct abloom_opti
 }
 
 
-void _wrap_abloom_options_k_set_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_options_k_set_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t arg2 ;
   
@@ -668,7 +668,7 @@ void _wrap_abloom_options_k_set_capi_6963adad7b17eb77(struct abloom_options *_sw
 }
 
 
-intgo _wrap_abloom_options_k_get_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0) {
+intgo _wrap_abloom_options_k_get_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -681,7 +681,7 @@ intgo _wrap_abloom_options_k_get_capi_6963adad7b17eb77(struct abloom_options *_s
 }
 
 
-void _wrap_abloom_options_threads_set_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_options_threads_set_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t arg2 ;
   
@@ -693,7 +693,7 @@ void _wrap_abloom_options_threads_set_capi_6963adad7b17eb77(struct abloom_option
 }
 
 
-intgo _wrap_abloom_options_threads_get_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0) {
+intgo _wrap_abloom_options_threads_get_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -706,7 +706,7 @@ intgo _wrap_abloom_options_threads_get_capi_6963adad7b17eb77(struct abloom_optio
 }
 
 
-void _wrap_abloom_options_layout_set_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_options_layout_set_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t arg2 ;
   
@@ -718,7 +718,7 @@ void _wrap_abloom_options_layout_set_capi_6963adad7b17eb77(struct abloom_options
 }
 
 
-intgo _wrap_abloom_options_layout_get_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0) {
+intgo _wrap_abloom_options_layout_get_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -731,7 +731,7 @@ intgo _wrap_abloom_options_layout_get_capi_6963adad7b17eb77(struct abloom_option
 }
 
 
-struct abloom_options *_wrap_new_abloom_options_capi_6963adad7b17eb77() {
+struct abloom_options *_wrap_new_abloom_options_capi_e29edf60158fbc42() {
   struct abloom_options *result = 0 ;
   struct abloom_options *_swig_go_result;
   
@@ -742,7 +742,7 @@ struct abloom_options *_wrap_new_abloom_options_capi_6963adad7b17eb77() {
 }
 
 
-void _wrap_delete_abloom_options_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0) {
+void _wrap_delete_abloom_options_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   
   arg1 = *(struct abloom_options **)&_swig_go_0; 
@@ -752,7 +752,7 @@ void _wrap_delete_abloom_options_capi_6963adad7b17eb77(struct abloom_options *_s
 }
 
 
-intgo _wrap_abloom_options_init_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0) {
+intgo _wrap_abloom_options_init_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0) {
   abloom_options *arg1 = (abloom_options *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -765,7 +765,7 @@ intgo _wrap_abloom_options_init_capi_6963adad7b17eb77(struct abloom_options *_sw
 }
 
 
-void _wrap_abloom_plan_struct_size_set_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_plan_struct_size_set_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   size_t arg2 ;
   
@@ -777,7 +777,7 @@ void _wrap_abloom_plan_struct_size_set_capi_6963adad7b17eb77(struct abloom_plan 
 }
 
 
-long long _wrap_abloom_plan_struct_size_get_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0) {
+long long _wrap_abloom_plan_struct_size_get_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -790,7 +790,7 @@ long long _wrap_abloom_plan_struct_size_get_capi_6963adad7b17eb77(struct abloom_
 }
 
 
-void _wrap_abloom_plan_kind_set_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_plan_kind_set_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t arg2 ;
   
@@ -802,7 +802,7 @@ void _wrap_abloom_plan_kind_set_capi_6963adad7b17eb77(struct abloom_plan *_swig_
 }
 
 
-intgo _wrap_abloom_plan_kind_get_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0) {
+intgo _wrap_abloom_plan_kind_get_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -815,7 +815,7 @@ intgo _wrap_abloom_plan_kind_get_capi_6963adad7b17eb77(struct abloom_plan *_swig
 }
 
 
-void _wrap_abloom_plan_k_set_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_plan_k_set_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t arg2 ;
   
@@ -827,7 +827,7 @@ void _wrap_abloom_plan_k_set_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_
 }
 
 
-intgo _wrap_abloom_plan_k_get_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0) {
+intgo _wrap_abloom_plan_k_get_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -840,7 +840,7 @@ intgo _wrap_abloom_plan_k_get_capi_6963adad7b17eb77(struct abloom_plan *_swig_go
 }
 
 
-void _wrap_abloom_plan_shards_set_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_plan_shards_set_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t arg2 ;
   
@@ -852,7 +852,7 @@ void _wrap_abloom_plan_shards_set_capi_6963adad7b17eb77(struct abloom_plan *_swi
 }
 
 
-intgo _wrap_abloom_plan_shards_get_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0) {
+intgo _wrap_abloom_plan_shards_get_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -865,7 +865,7 @@ intgo _wrap_abloom_plan_shards_get_capi_6963adad7b17eb77(struct abloom_plan *_sw
 }
 
 
-void _wrap_abloom_plan_layout_set_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_plan_layout_set_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t arg2 ;
   
@@ -877,7 +877,7 @@ void _wrap_abloom_plan_layout_set_capi_6963adad7b17eb77(struct abloom_plan *_swi
 }
 
 
-intgo _wrap_abloom_plan_layout_get_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0) {
+intgo _wrap_abloom_plan_layout_get_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -890,7 +890,7 @@ intgo _wrap_abloom_plan_layout_get_capi_6963adad7b17eb77(struct abloom_plan *_sw
 }
 
 
-void _wrap_abloom_plan_blocks_per_shard_set_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_plan_blocks_per_shard_set_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint64_t arg2 ;
   
@@ -902,7 +902,7 @@ void _wrap_abloom_plan_blocks_per_shard_set_capi_6963adad7b17eb77(struct abloom_
 }
 
 
-long long _wrap_abloom_plan_blocks_per_shard_get_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0) {
+long long _wrap_abloom_plan_blocks_per_shard_get_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -915,7 +915,7 @@ long long _wrap_abloom_plan_blocks_per_shard_get_capi_6963adad7b17eb77(struct ab
 }
 
 
-void _wrap_abloom_plan_bits_set_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_plan_bits_set_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint64_t arg2 ;
   
@@ -927,7 +927,7 @@ void _wrap_abloom_plan_bits_set_capi_6963adad7b17eb77(struct abloom_plan *_swig_
 }
 
 
-long long _wrap_abloom_plan_bits_get_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0) {
+long long _wrap_abloom_plan_bits_get_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -940,7 +940,7 @@ long long _wrap_abloom_plan_bits_get_capi_6963adad7b17eb77(struct abloom_plan *_
 }
 
 
-void _wrap_abloom_plan_bytes_set_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_plan_bytes_set_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint64_t arg2 ;
   
@@ -952,7 +952,7 @@ void _wrap_abloom_plan_bytes_set_capi_6963adad7b17eb77(struct abloom_plan *_swig
 }
 
 
-long long _wrap_abloom_plan_bytes_get_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0) {
+long long _wrap_abloom_plan_bytes_get_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -965,7 +965,7 @@ long long _wrap_abloom_plan_bytes_get_capi_6963adad7b17eb77(struct abloom_plan *
 }
 
 
-void _wrap_abloom_plan_bits_per_key_set_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0, double _swig_go_1) {
+void _wrap_abloom_plan_bits_per_key_set_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0, double _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   double arg2 ;
   
@@ -977,7 +977,7 @@ void _wrap_abloom_plan_bits_per_key_set_capi_6963adad7b17eb77(struct abloom_plan
 }
 
 
-double _wrap_abloom_plan_bits_per_key_get_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0) {
+double _wrap_abloom_plan_bits_per_key_get_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   double result;
   double _swig_go_result;
@@ -990,7 +990,7 @@ double _wrap_abloom_plan_bits_per_key_get_capi_6963adad7b17eb77(struct abloom_pl
 }
 
 
-void _wrap_abloom_plan_expected_fpr_set_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0, double _swig_go_1) {
+void _wrap_abloom_plan_expected_fpr_set_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0, double _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   double arg2 ;
   
@@ -1002,7 +1002,7 @@ void _wrap_abloom_plan_expected_fpr_set_capi_6963adad7b17eb77(struct abloom_plan
 }
 
 
-double _wrap_abloom_plan_expected_fpr_get_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0) {
+double _wrap_abloom_plan_expected_fpr_get_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   double result;
   double _swig_go_result;
@@ -1015,7 +1015,7 @@ double _wrap_abloom_plan_expected_fpr_get_capi_6963adad7b17eb77(struct abloom_pl
 }
 
 
-struct abloom_plan *_wrap_new_abloom_plan_capi_6963adad7b17eb77() {
+struct abloom_plan *_wrap_new_abloom_plan_capi_e29edf60158fbc42() {
   struct abloom_plan *result = 0 ;
   struct abloom_plan *_swig_go_result;
   
@@ -1026,7 +1026,7 @@ struct abloom_plan *_wrap_new_abloom_plan_capi_6963adad7b17eb77() {
 }
 
 
-void _wrap_delete_abloom_plan_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0) {
+void _wrap_delete_abloom_plan_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   
   arg1 = *(struct abloom_plan **)&_swig_go_0; 
@@ -1036,7 +1036,7 @@ void _wrap_delete_abloom_plan_capi_6963adad7b17eb77(struct abloom_plan *_swig_go
 }
 
 
-intgo _wrap_abloom_plan_init_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_0) {
+intgo _wrap_abloom_plan_init_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0) {
   abloom_plan *arg1 = (abloom_plan *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1049,7 +1049,7 @@ intgo _wrap_abloom_plan_init_capi_6963adad7b17eb77(struct abloom_plan *_swig_go_
 }
 
 
-intgo _wrap_abloom_plan_compute_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0, struct abloom_plan *_swig_go_1) {
+intgo _wrap_abloom_plan_compute_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0, struct abloom_plan *_swig_go_1) {
   abloom_options *arg1 = (abloom_options *) 0 ;
   abloom_plan *arg2 = (abloom_plan *) 0 ;
   int result;
@@ -1064,7 +1064,7 @@ intgo _wrap_abloom_plan_compute_capi_6963adad7b17eb77(struct abloom_options *_sw
 }
 
 
-intgo _wrap_abloom_model_fpr_capi_6963adad7b17eb77(intgo _swig_go_0, double _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_abloom_model_fpr_capi_e29edf60158fbc42(intgo _swig_go_0, double _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
   uint32_t arg1 ;
   double arg2 ;
   uint32_t arg3 ;
@@ -1085,7 +1085,7 @@ intgo _wrap_abloom_model_fpr_capi_6963adad7b17eb77(intgo _swig_go_0, double _swi
 }
 
 
-intgo _wrap_abloom_layout_model_fpr_capi_6963adad7b17eb77(intgo _swig_go_0, intgo _swig_go_1, double _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_abloom_layout_model_fpr_capi_e29edf60158fbc42(intgo _swig_go_0, intgo _swig_go_1, double _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   uint32_t arg1 ;
   uint32_t arg2 ;
   double arg3 ;
@@ -1108,7 +1108,7 @@ intgo _wrap_abloom_layout_model_fpr_capi_6963adad7b17eb77(intgo _swig_go_0, intg
 }
 
 
-intgo _wrap_abloom_create_capi_6963adad7b17eb77(struct abloom_options *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_create_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_options *arg1 = (abloom_options *) 0 ;
   abloom_filter **arg2 = (abloom_filter **) 0 ;
   abloom_filter *temp2 = NULL ;
@@ -1132,7 +1132,7 @@ intgo _wrap_abloom_create_capi_6963adad7b17eb77(struct abloom_options *_swig_go_
 }
 
 
-intgo _wrap_abloom_new_capi_6963adad7b17eb77(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_abloom_new_capi_e29edf60158fbc42(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   double arg2 ;
   abloom_filter **arg3 = (abloom_filter **) 0 ;
@@ -1158,7 +1158,7 @@ intgo _wrap_abloom_new_capi_6963adad7b17eb77(long long _swig_go_0, double _swig_
 }
 
 
-void _wrap_abloom_free_capi_6963adad7b17eb77(abloom_filter *_swig_go_0) {
+void _wrap_abloom_free_capi_e29edf60158fbc42(abloom_filter *_swig_go_0) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   
   arg1 = (abloom_filter *)_swig_go_0; 
@@ -1168,7 +1168,7 @@ void _wrap_abloom_free_capi_6963adad7b17eb77(abloom_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_abloom_clone_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_clone_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   abloom_filter **arg2 = (abloom_filter **) 0 ;
   abloom_filter *temp2 = NULL ;
@@ -1192,7 +1192,7 @@ intgo _wrap_abloom_clone_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _gosli
 }
 
 
-intgo _wrap_abloom_set_writer_mode_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, intgo _swig_go_1) {
+intgo _wrap_abloom_set_writer_mode_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, intgo _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint32_t arg2 ;
   int result;
@@ -1207,7 +1207,7 @@ intgo _wrap_abloom_set_writer_mode_capi_6963adad7b17eb77(abloom_filter *_swig_go
 }
 
 
-intgo _wrap_abloom_writer_mode_capi_6963adad7b17eb77(abloom_filter *_swig_go_0) {
+intgo _wrap_abloom_writer_mode_capi_e29edf60158fbc42(abloom_filter *_swig_go_0) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1220,7 +1220,7 @@ intgo _wrap_abloom_writer_mode_capi_6963adad7b17eb77(abloom_filter *_swig_go_0) 
 }
 
 
-intgo _wrap_abloom_add_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_add_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1239,7 +1239,7 @@ intgo _wrap_abloom_add_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslice
 }
 
 
-intgo _wrap_abloom_test_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_test_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1258,7 +1258,7 @@ intgo _wrap_abloom_test_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslic
 }
 
 
-intgo _wrap_abloom_test_and_add_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_test_and_add_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1277,7 +1277,7 @@ intgo _wrap_abloom_test_and_add_capi_6963adad7b17eb77(abloom_filter *_swig_go_0,
 }
 
 
-intgo _wrap_abloom_hash_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_abloom_hash_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1300,7 +1300,7 @@ intgo _wrap_abloom_hash_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslic
 }
 
 
-intgo _wrap_abloom_add_hash_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_abloom_add_hash_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, long long _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint64_t arg2 ;
   int result;
@@ -1315,7 +1315,7 @@ intgo _wrap_abloom_add_hash_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, lon
 }
 
 
-intgo _wrap_abloom_test_hash_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_abloom_test_hash_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, long long _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint64_t arg2 ;
   int result;
@@ -1330,7 +1330,7 @@ intgo _wrap_abloom_test_hash_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, lo
 }
 
 
-intgo _wrap_abloom_test_and_add_hash_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_abloom_test_and_add_hash_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, long long _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint64_t arg2 ;
   int result;
@@ -1345,7 +1345,7 @@ intgo _wrap_abloom_test_and_add_hash_capi_6963adad7b17eb77(abloom_filter *_swig_
 }
 
 
-intgo _wrap_abloom_add_packed_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_abloom_add_packed_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1372,7 +1372,7 @@ intgo _wrap_abloom_add_packed_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _
 }
 
 
-intgo _wrap_abloom_test_packed_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_abloom_test_packed_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1401,7 +1401,7 @@ intgo _wrap_abloom_test_packed_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, 
 }
 
 
-intgo _wrap_abloom_add_hashes_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_abloom_add_hashes_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1422,7 +1422,7 @@ intgo _wrap_abloom_add_hashes_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _
 }
 
 
-intgo _wrap_abloom_test_hashes_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_abloom_test_hashes_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1445,7 +1445,7 @@ intgo _wrap_abloom_test_hashes_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, 
 }
 
 
-intgo _wrap_abloom_union_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, abloom_filter *_swig_go_1) {
+intgo _wrap_abloom_union_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, abloom_filter *_swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   abloom_filter *arg2 = (abloom_filter *) 0 ;
   int result;
@@ -1460,7 +1460,7 @@ intgo _wrap_abloom_union_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, abloom
 }
 
 
-intgo _wrap_abloom_intersect_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, abloom_filter *_swig_go_1) {
+intgo _wrap_abloom_intersect_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, abloom_filter *_swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   abloom_filter *arg2 = (abloom_filter *) 0 ;
   int result;
@@ -1475,7 +1475,7 @@ intgo _wrap_abloom_intersect_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, ab
 }
 
 
-intgo _wrap_abloom_clear_capi_6963adad7b17eb77(abloom_filter *_swig_go_0) {
+intgo _wrap_abloom_clear_capi_e29edf60158fbc42(abloom_filter *_swig_go_0) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1488,7 +1488,7 @@ intgo _wrap_abloom_clear_capi_6963adad7b17eb77(abloom_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_abloom_equal_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, abloom_filter *_swig_go_1) {
+intgo _wrap_abloom_equal_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, abloom_filter *_swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   abloom_filter *arg2 = (abloom_filter *) 0 ;
   int result;
@@ -1503,7 +1503,7 @@ intgo _wrap_abloom_equal_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, abloom
 }
 
 
-void _wrap_abloom_info_struct_size_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_info_struct_size_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, long long _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   size_t arg2 ;
   
@@ -1515,7 +1515,7 @@ void _wrap_abloom_info_struct_size_set_capi_6963adad7b17eb77(struct abloom_info 
 }
 
 
-long long _wrap_abloom_info_struct_size_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
+long long _wrap_abloom_info_struct_size_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1528,7 +1528,7 @@ long long _wrap_abloom_info_struct_size_get_capi_6963adad7b17eb77(struct abloom_
 }
 
 
-void _wrap_abloom_info_kind_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_kind_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1540,7 +1540,7 @@ void _wrap_abloom_info_kind_set_capi_6963adad7b17eb77(struct abloom_info *_swig_
 }
 
 
-intgo _wrap_abloom_info_kind_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_kind_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1553,7 +1553,7 @@ intgo _wrap_abloom_info_kind_get_capi_6963adad7b17eb77(struct abloom_info *_swig
 }
 
 
-void _wrap_abloom_info_k_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_k_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1565,7 +1565,7 @@ void _wrap_abloom_info_k_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_
 }
 
 
-intgo _wrap_abloom_info_k_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_k_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1578,7 +1578,7 @@ intgo _wrap_abloom_info_k_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go
 }
 
 
-void _wrap_abloom_info_shards_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_shards_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1590,7 +1590,7 @@ void _wrap_abloom_info_shards_set_capi_6963adad7b17eb77(struct abloom_info *_swi
 }
 
 
-intgo _wrap_abloom_info_shards_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_shards_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1603,7 +1603,7 @@ intgo _wrap_abloom_info_shards_get_capi_6963adad7b17eb77(struct abloom_info *_sw
 }
 
 
-void _wrap_abloom_info_layout_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_layout_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1615,7 +1615,7 @@ void _wrap_abloom_info_layout_set_capi_6963adad7b17eb77(struct abloom_info *_swi
 }
 
 
-intgo _wrap_abloom_info_layout_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_layout_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1628,7 +1628,7 @@ intgo _wrap_abloom_info_layout_get_capi_6963adad7b17eb77(struct abloom_info *_sw
 }
 
 
-void _wrap_abloom_info_blocks_per_shard_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_info_blocks_per_shard_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, long long _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1640,7 +1640,7 @@ void _wrap_abloom_info_blocks_per_shard_set_capi_6963adad7b17eb77(struct abloom_
 }
 
 
-long long _wrap_abloom_info_blocks_per_shard_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
+long long _wrap_abloom_info_blocks_per_shard_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1653,7 +1653,7 @@ long long _wrap_abloom_info_blocks_per_shard_get_capi_6963adad7b17eb77(struct ab
 }
 
 
-void _wrap_abloom_info_bits_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_info_bits_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, long long _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1665,7 +1665,7 @@ void _wrap_abloom_info_bits_set_capi_6963adad7b17eb77(struct abloom_info *_swig_
 }
 
 
-long long _wrap_abloom_info_bits_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
+long long _wrap_abloom_info_bits_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1678,7 +1678,7 @@ long long _wrap_abloom_info_bits_get_capi_6963adad7b17eb77(struct abloom_info *_
 }
 
 
-void _wrap_abloom_info_bytes_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_info_bytes_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, long long _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1690,7 +1690,7 @@ void _wrap_abloom_info_bytes_set_capi_6963adad7b17eb77(struct abloom_info *_swig
 }
 
 
-long long _wrap_abloom_info_bytes_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
+long long _wrap_abloom_info_bytes_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1703,7 +1703,7 @@ long long _wrap_abloom_info_bytes_get_capi_6963adad7b17eb77(struct abloom_info *
 }
 
 
-void _wrap_abloom_info_capacity_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_info_capacity_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, long long _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1715,7 +1715,7 @@ void _wrap_abloom_info_capacity_set_capi_6963adad7b17eb77(struct abloom_info *_s
 }
 
 
-long long _wrap_abloom_info_capacity_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
+long long _wrap_abloom_info_capacity_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1728,7 +1728,7 @@ long long _wrap_abloom_info_capacity_get_capi_6963adad7b17eb77(struct abloom_inf
 }
 
 
-void _wrap_abloom_info_seed_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_info_seed_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, long long _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1740,7 +1740,7 @@ void _wrap_abloom_info_seed_set_capi_6963adad7b17eb77(struct abloom_info *_swig_
 }
 
 
-long long _wrap_abloom_info_seed_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
+long long _wrap_abloom_info_seed_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1753,7 +1753,7 @@ long long _wrap_abloom_info_seed_get_capi_6963adad7b17eb77(struct abloom_info *_
 }
 
 
-void _wrap_abloom_info_target_fpr_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, double _swig_go_1) {
+void _wrap_abloom_info_target_fpr_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, double _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   double arg2 ;
   
@@ -1765,7 +1765,7 @@ void _wrap_abloom_info_target_fpr_set_capi_6963adad7b17eb77(struct abloom_info *
 }
 
 
-double _wrap_abloom_info_target_fpr_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
+double _wrap_abloom_info_target_fpr_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   double result;
   double _swig_go_result;
@@ -1778,7 +1778,7 @@ double _wrap_abloom_info_target_fpr_get_capi_6963adad7b17eb77(struct abloom_info
 }
 
 
-void _wrap_abloom_info_expected_fpr_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, double _swig_go_1) {
+void _wrap_abloom_info_expected_fpr_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, double _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   double arg2 ;
   
@@ -1790,7 +1790,7 @@ void _wrap_abloom_info_expected_fpr_set_capi_6963adad7b17eb77(struct abloom_info
 }
 
 
-double _wrap_abloom_info_expected_fpr_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
+double _wrap_abloom_info_expected_fpr_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   double result;
   double _swig_go_result;
@@ -1803,7 +1803,7 @@ double _wrap_abloom_info_expected_fpr_get_capi_6963adad7b17eb77(struct abloom_in
 }
 
 
-void _wrap_abloom_info_storage_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_storage_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1815,7 +1815,7 @@ void _wrap_abloom_info_storage_set_capi_6963adad7b17eb77(struct abloom_info *_sw
 }
 
 
-intgo _wrap_abloom_info_storage_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_storage_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1828,7 +1828,7 @@ intgo _wrap_abloom_info_storage_get_capi_6963adad7b17eb77(struct abloom_info *_s
 }
 
 
-void _wrap_abloom_info_read_only_set_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_read_only_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1840,7 +1840,7 @@ void _wrap_abloom_info_read_only_set_capi_6963adad7b17eb77(struct abloom_info *_
 }
 
 
-intgo _wrap_abloom_info_read_only_get_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_read_only_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1853,7 +1853,7 @@ intgo _wrap_abloom_info_read_only_get_capi_6963adad7b17eb77(struct abloom_info *
 }
 
 
-struct abloom_info *_wrap_new_abloom_info_capi_6963adad7b17eb77() {
+struct abloom_info *_wrap_new_abloom_info_capi_e29edf60158fbc42() {
   struct abloom_info *result = 0 ;
   struct abloom_info *_swig_go_result;
   
@@ -1864,7 +1864,7 @@ struct abloom_info *_wrap_new_abloom_info_capi_6963adad7b17eb77() {
 }
 
 
-void _wrap_delete_abloom_info_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
+void _wrap_delete_abloom_info_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   
   arg1 = *(struct abloom_info **)&_swig_go_0; 
@@ -1874,7 +1874,7 @@ void _wrap_delete_abloom_info_capi_6963adad7b17eb77(struct abloom_info *_swig_go
 }
 
 
-intgo _wrap_ABLOOM_STORAGE_OWNED_capi_6963adad7b17eb77() {
+intgo _wrap_ABLOOM_STORAGE_OWNED_capi_e29edf60158fbc42() {
   enum abloom_storage result;
   intgo _swig_go_result;
   
@@ -1886,7 +1886,7 @@ intgo _wrap_ABLOOM_STORAGE_OWNED_capi_6963adad7b17eb77() {
 }
 
 
-intgo _wrap_ABLOOM_STORAGE_VIEW_capi_6963adad7b17eb77() {
+intgo _wrap_ABLOOM_STORAGE_VIEW_capi_e29edf60158fbc42() {
   enum abloom_storage result;
   intgo _swig_go_result;
   
@@ -1898,7 +1898,7 @@ intgo _wrap_ABLOOM_STORAGE_VIEW_capi_6963adad7b17eb77() {
 }
 
 
-intgo _wrap_ABLOOM_STORAGE_MAPPED_capi_6963adad7b17eb77() {
+intgo _wrap_ABLOOM_STORAGE_MAPPED_capi_e29edf60158fbc42() {
   enum abloom_storage result;
   intgo _swig_go_result;
   
@@ -1910,7 +1910,7 @@ intgo _wrap_ABLOOM_STORAGE_MAPPED_capi_6963adad7b17eb77() {
 }
 
 
-intgo _wrap_abloom_info_init_capi_6963adad7b17eb77(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_init_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
   abloom_info *arg1 = (abloom_info *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1923,7 +1923,7 @@ intgo _wrap_abloom_info_init_capi_6963adad7b17eb77(struct abloom_info *_swig_go_
 }
 
 
-intgo _wrap_abloom_get_info_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, struct abloom_info *_swig_go_1) {
+intgo _wrap_abloom_get_info_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, struct abloom_info *_swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   abloom_info *arg2 = (abloom_info *) 0 ;
   int result;
@@ -1938,7 +1938,7 @@ intgo _wrap_abloom_get_info_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, str
 }
 
 
-intgo _wrap_abloom_estimate_count_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_estimate_count_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   double *arg2 = (double *) 0 ;
   int result;
@@ -1955,7 +1955,7 @@ intgo _wrap_abloom_estimate_count_capi_6963adad7b17eb77(abloom_filter *_swig_go_
 }
 
 
-intgo _wrap_abloom_estimate_fpr_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_estimate_fpr_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   double *arg2 = (double *) 0 ;
   int result;
@@ -1972,7 +1972,7 @@ intgo _wrap_abloom_estimate_fpr_capi_6963adad7b17eb77(abloom_filter *_swig_go_0,
 }
 
 
-intgo _wrap_abloom_serialized_size_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_serialized_size_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   int result;
@@ -1989,7 +1989,7 @@ intgo _wrap_abloom_serialized_size_capi_6963adad7b17eb77(abloom_filter *_swig_go
 }
 
 
-intgo _wrap_abloom_serialize_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_abloom_serialize_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -2012,7 +2012,7 @@ intgo _wrap_abloom_serialize_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _g
 }
 
 
-intgo _wrap_abloom_deserialize_capi_6963adad7b17eb77(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_deserialize_capi_e29edf60158fbc42(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   abloom_filter **arg3 = (abloom_filter **) 0 ;
@@ -2040,7 +2040,7 @@ intgo _wrap_abloom_deserialize_capi_6963adad7b17eb77(_goslice_ _swig_go_0, _gosl
 }
 
 
-intgo _wrap_abloom_view_capi_6963adad7b17eb77(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_abloom_view_capi_e29edf60158fbc42(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   uint32_t arg3 ;
@@ -2070,7 +2070,7 @@ intgo _wrap_abloom_view_capi_6963adad7b17eb77(_goslice_ _swig_go_0, intgo _swig_
 }
 
 
-intgo _wrap_abloom_save_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_abloom_save_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _gostring_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2090,7 +2090,7 @@ intgo _wrap_abloom_save_capi_6963adad7b17eb77(abloom_filter *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_abloom_open_capi_6963adad7b17eb77(_gostring_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_abloom_open_capi_e29edf60158fbc42(_gostring_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   char *arg1 = (char *) 0 ;
   uint32_t arg2 ;
   abloom_filter **arg3 = (abloom_filter **) 0 ;
@@ -2121,7 +2121,7 @@ intgo _wrap_abloom_open_capi_6963adad7b17eb77(_gostring_ _swig_go_0, intgo _swig
 }
 
 
-intgo _wrap_abloom_sync_capi_6963adad7b17eb77(abloom_filter *_swig_go_0) {
+intgo _wrap_abloom_sync_capi_e29edf60158fbc42(abloom_filter *_swig_go_0) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2134,7 +2134,7 @@ intgo _wrap_abloom_sync_capi_6963adad7b17eb77(abloom_filter *_swig_go_0) {
 }
 
 
-long long _wrap_SIZEOF_INFO_capi_6963adad7b17eb77() {
+long long _wrap_SIZEOF_INFO_capi_e29edf60158fbc42() {
   size_t result;
   long long _swig_go_result;
   
@@ -2145,7 +2145,7 @@ long long _wrap_SIZEOF_INFO_capi_6963adad7b17eb77() {
 }
 
 
-long long _wrap_SIZEOF_PLAN_capi_6963adad7b17eb77() {
+long long _wrap_SIZEOF_PLAN_capi_e29edf60158fbc42() {
   size_t result;
   long long _swig_go_result;
   

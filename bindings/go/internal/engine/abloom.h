@@ -525,6 +525,79 @@ ABLOOM_API int abloom_estimate_count(const abloom_filter *filter, double *out);
  */
 ABLOOM_API int abloom_estimate_fpr(const abloom_filter *filter, double *out);
 
+/* ---- Direct access to the bits ------------------------------------------------------------ */
+/*
+ * For a binding that tests and adds single keys in its own language, with no call into the
+ * library per key (the Go package does: a cgo call costs more than the whole test). This is a
+ * stable part of the ABI, because it adds nothing the format does not already freeze: the bits
+ * are laid out in memory exactly as in the file body, and docs/FORMAT.md ("Body") defines
+ * where each key's bits go, from h = XXH3-64(key, seed) (xxHash's XXH3_64bits_withSeed), for
+ * every kind and layout id.
+ *
+ * Shard s is `blocks_per_shard` 64-byte blocks, i.e. blocks_per_shard * 8 uint64_t words, at
+ * shard_words[s] (64-byte aligned). Bit b of a shard is bit b % 64 of word b / 64. The words are
+ * native uint64_t, which is the file's little-endian order on every machine the library builds
+ * for.
+ *
+ * Code that uses the words directly must keep the library's rules, so that it and the library's
+ * own calls can run on one filter at once from any threads:
+ *  - read a word with one 64-bit atomic load (relaxed ordering is enough);
+ *  - set bits with a 64-bit atomic OR (relaxed; `lock or` on x86), and only on a writable
+ *    filter (abloom_get_writable_shards). Never clear a bit, never write a word whole: the
+ *    library's adds OR into the same words concurrently. While the filter is in
+ *    ABLOOM_WRITER_EXCLUSIVE mode, its one writing thread may instead load, OR and store each
+ *    word (one 64-bit store each), as the library then does;
+ *  - stop before abloom_free: the pointers are valid until then, and only then. Nothing else
+ *    moves the bits (abloom_clear, abloom_union, abloom_intersect and abloom_sync change them in
+ *    place).
+ * The layout never changes for the life of a filter, so read it once, when the handle is made.
+ */
+
+/** The shape and the memory of a filter's bits, for abloom_get_memory. */
+typedef struct abloom_memory {
+  /** sizeof(abloom_memory), set by abloom_memory_init. */
+  size_t struct_size;
+  /** An abloom_kind. */
+  uint32_t kind;
+  /** An ABLOOM_LAYOUT_* (never ABLOOM_LAYOUT_DEFAULT; ABLOOM_LAYOUT_DISTINCT for classic). */
+  uint32_t layout;
+  /** The hash: 1 = XXH3-64 with `seed` (the format's hash id; the only one so far). */
+  uint32_t hash_id;
+  /** Bits per key. */
+  uint32_t k;
+  /** log2 of the shard count: a key's shard is the top shard_bits bits of its hash. */
+  uint32_t shard_bits;
+  /** 1 << shard_bits: the number of entries of shard_words. */
+  uint32_t shards;
+  /** 64-byte blocks in each shard. */
+  uint64_t blocks_per_shard;
+  /** The hash seed. */
+  uint64_t seed;
+  /** 1 if the filter is read-only (writes return ABLOOM_ERR_READONLY), else 0. */
+  uint32_t read_only;
+  /** 0; keeps the layout the same on every ABI. */
+  uint32_t reserved;
+  /** shard_words[s]: the first word of shard s, for s < shards. Owned by the filter. */
+  const uint64_t *const *shard_words;
+} abloom_memory;
+
+/** Zero `mem` and set its struct_size, ready for abloom_get_memory. ABLOOM_ERR_NULL if NULL. */
+ABLOOM_API int abloom_memory_init(abloom_memory *mem);
+
+/**
+ * Describe where `filter`'s bits are and how keys map to them, in *mem (initialised with
+ * abloom_memory_init). The pointers are read-only; see abloom_get_writable_shards to write.
+ * Errors: ABLOOM_ERR_NULL, ABLOOM_ERR_INVALID (a struct_size that is not a known size).
+ */
+ABLOOM_API int abloom_get_memory(const abloom_filter *filter, abloom_memory *mem);
+
+/**
+ * The same shard pointers as abloom_get_memory, writable: *out = an array of the filter's shard
+ * count of pointers, owned by the filter, valid until abloom_free. Errors: ABLOOM_ERR_NULL,
+ * ABLOOM_ERR_READONLY (a view, or a file opened read-only: *out is left unchanged).
+ */
+ABLOOM_API int abloom_get_writable_shards(abloom_filter *filter, uint64_t *const **out);
+
 /* ---- Serialization ------------------------------------------------------------------------- */
 /*
  * The portable file format (docs/FORMAT.md): a 128-byte little-endian header (magic, format

@@ -134,6 +134,10 @@ class Filter {
   // Raw shard storage, for serialization and tests.
   uint32_t shard_count() const noexcept { return shape_.shards(); }
   const uint64_t* shard_words(uint32_t s) const noexcept { return shard_ptrs_[s]; }
+  // Every shard's first word, shard_count() of them; the array and the shards stay where they
+  // are for the filter's life (the C API hands them out: abloom_get_memory).
+  const uint64_t* const* shard_pointers() const noexcept { return shard_ptrs_.data(); }
+  uint64_t* const* writable_shard_pointers() noexcept { return shard_ptrs_.data(); }
 
  private:
   bool add_hash_impl(uint64_t h) noexcept;

@@ -216,6 +216,56 @@ pub struct abloom_info {
     pub read_only: u32,
 }
 
+/// The shape and the memory of a filter's bits (see [`abloom_get_memory`]), for code that probes
+/// keys itself; `abloom.h` gives the rules (atomic loads, atomic ORs, valid until free).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct abloom_memory {
+    /// `sizeof(abloom_memory)`, set by [`abloom_memory_init`].
+    pub struct_size: usize,
+    /// An [`abloom_kind`].
+    pub kind: u32,
+    /// An `ABLOOM_LAYOUT_*` (never the default).
+    pub layout: u32,
+    /// The hash: 1 = XXH3-64 with `seed`.
+    pub hash_id: u32,
+    /// Bits per key.
+    pub k: u32,
+    /// log2 of the shard count.
+    pub shard_bits: u32,
+    /// The shard count (entries of `shard_words`).
+    pub shards: u32,
+    /// 64-byte blocks in each shard.
+    pub blocks_per_shard: u64,
+    /// Hash seed.
+    pub seed: u64,
+    /// 1 if writes return [`ABLOOM_ERR_READONLY`].
+    pub read_only: u32,
+    /// 0.
+    pub reserved: u32,
+    /// `shard_words[s]`: the first word of shard `s`. Owned by the filter.
+    pub shard_words: *const *const u64,
+}
+
+impl Default for abloom_memory {
+    fn default() -> Self {
+        Self {
+            struct_size: 0,
+            kind: 0,
+            layout: 0,
+            hash_id: 0,
+            k: 0,
+            shard_bits: 0,
+            shards: 0,
+            blocks_per_shard: 0,
+            seed: 0,
+            read_only: 0,
+            reserved: 0,
+            shard_words: core::ptr::null(),
+        }
+    }
+}
+
 /// Where a filter's bits live (`enum abloom_storage`; [`abloom_info::storage`]).
 pub type abloom_storage = c_uint;
 /// Memory the library allocated.
@@ -384,6 +434,15 @@ extern "C" {
     pub fn abloom_info_init(info: *mut abloom_info) -> c_int;
     /// Describe `filter` in `*info`.
     pub fn abloom_get_info(filter: *const abloom_filter, info: *mut abloom_info) -> c_int;
+    /// Zero `mem` and set its `struct_size`, ready for [`abloom_get_memory`].
+    pub fn abloom_memory_init(mem: *mut abloom_memory) -> c_int;
+    /// Where `filter`'s bits are and how keys map to them (read-only pointers).
+    pub fn abloom_get_memory(filter: *const abloom_filter, mem: *mut abloom_memory) -> c_int;
+    /// The shard pointers, writable; [`ABLOOM_ERR_READONLY`] for a read-only filter.
+    pub fn abloom_get_writable_shards(
+        filter: *mut abloom_filter,
+        out: *mut *const *mut u64,
+    ) -> c_int;
     /// Estimate the number of distinct keys added.
     pub fn abloom_estimate_count(filter: *const abloom_filter, out: *mut f64) -> c_int;
     /// Estimate the current false-positive probability.

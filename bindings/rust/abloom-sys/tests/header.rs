@@ -206,7 +206,9 @@ fn c_type(rust: &str) -> String {
         "u64" => "uint64_t",
         "usize" => "size_t",
         "f64" => "double",
-        "abloom_filter" | "abloom_options" | "abloom_plan" | "abloom_info" => rust,
+        "abloom_filter" | "abloom_options" | "abloom_plan" | "abloom_info" | "abloom_memory" => {
+            rust
+        }
         other => panic!("no C spelling for Rust type {other:?}"),
     }
     .to_string()
@@ -278,6 +280,20 @@ fn rust_layouts() -> Vec<(
             expected_fpr,
             storage,
             read_only
+        }),
+        layout!(abloom_memory {
+            struct_size,
+            kind,
+            layout,
+            hash_id,
+            k,
+            shard_bits,
+            shards,
+            blocks_per_shard,
+            seed,
+            read_only,
+            reserved,
+            shard_words
         }),
     ]
 }
