@@ -137,6 +137,10 @@ func newError(op string, rc int) error {
 // errClosed is the error of an operation on a closed filter.
 func errClosed(op string) error { return &Error{Op: op, Code: codeClosed} }
 
+// errReadOnly is the error of a write to a read-only filter (a file opened read-only), the one
+// abloom_add would return.
+func errReadOnly(op string) error { return &Error{Op: op, Code: codeReadOnly} }
+
 // panicClosed is how methods without an error result report use after Close: the panic value
 // is an *Error matching ErrClosed, whose message names the method.
 func panicClosed(op string) {

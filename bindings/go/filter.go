@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/abloom/abloom/bindings/go/internal/capi"
+	"github.com/zeebo/xxh3"
 )
 
 // Kind is how a filter spreads a key's bits: in one cache line or over the whole shard.
@@ -150,6 +151,7 @@ type Filter struct {
 	h        uintptr          // the abloom_filter* (C memory), valid while open
 	cleanup  runtime.Cleanup
 	info     Info
+	nat      native // the shape and words, for single keys without a cgo call (native.go)
 }
 
 // stripeIndex picks a stripe from the address of the calling goroutine's stack: goroutines
@@ -198,6 +200,9 @@ func freeHandle(h uintptr) {
 // the cleanup and opens f.
 func (f *Filter) adopt(h uintptr) error {
 	info, rc := readInfo(h)
+	if rc == 0 {
+		rc = readNative(h, &f.nat)
+	}
 	if rc != 0 {
 		capi.Abloom_free(h)
 		return newError("Info", rc)
@@ -307,16 +312,17 @@ func (f *Filter) K() uint { return uint(f.opened("K").info.K) }
 func (f *Filter) Bits() uint64 { return f.opened("Bits").info.Bits }
 
 // Add adds key. It fails only with ErrClosed or, for a file opened read-only, ErrReadOnly.
+// Single-key calls run in Go, on the filter's memory, with no cgo call (native.go).
 func (f *Filter) Add(key []byte) error {
 	ref := f.acquire()
 	if ref == nil {
 		return errClosed("Add")
 	}
-	rc := capi.Add(f.h, key)
+	_, ok := f.nat.add(xxh3.HashSeed(key, f.nat.seed))
 	ref.release()
 	runtime.KeepAlive(f)
-	if rc != 0 {
-		return newError("Add", rc)
+	if !ok {
+		return errReadOnly("Add")
 	}
 	return nil
 }
@@ -327,11 +333,11 @@ func (f *Filter) AddString(key string) error {
 	if ref == nil {
 		return errClosed("AddString")
 	}
-	rc := capi.AddString(f.h, key)
+	_, ok := f.nat.add(xxh3.HashStringSeed(key, f.nat.seed))
 	ref.release()
 	runtime.KeepAlive(f)
-	if rc != 0 {
-		return newError("AddString", rc)
+	if !ok {
+		return errReadOnly("AddString")
 	}
 	return nil
 }
@@ -344,10 +350,10 @@ func (f *Filter) Test(key []byte) bool {
 	if ref == nil {
 		panicClosed("Test")
 	}
-	rc := capi.Test(f.h, key)
+	present := f.nat.test(xxh3.HashSeed(key, f.nat.seed))
 	ref.release()
 	runtime.KeepAlive(f)
-	return rc == 1
+	return present
 }
 
 // TestString is Test for the bytes of key, without copying them. It panics, with an *Error
@@ -357,10 +363,10 @@ func (f *Filter) TestString(key string) bool {
 	if ref == nil {
 		panicClosed("TestString")
 	}
-	rc := capi.TestString(f.h, key)
+	present := f.nat.test(xxh3.HashStringSeed(key, f.nat.seed))
 	ref.release()
 	runtime.KeepAlive(f)
-	return rc == 1
+	return present
 }
 
 // TestAndAdd adds key and reports, from the same pass over its bits, whether it was already
@@ -371,13 +377,13 @@ func (f *Filter) TestAndAdd(key []byte) (bool, error) {
 	if ref == nil {
 		return false, errClosed("TestAndAdd")
 	}
-	rc := capi.TestAndAdd(f.h, key)
+	present, ok := f.nat.add(xxh3.HashSeed(key, f.nat.seed))
 	ref.release()
 	runtime.KeepAlive(f)
-	if rc < 0 {
-		return false, newError("TestAndAdd", rc)
+	if !ok {
+		return false, errReadOnly("TestAndAdd")
 	}
-	return rc == 1, nil
+	return present, nil
 }
 
 // TestAndAddString is TestAndAdd for the bytes of key, without copying them.
@@ -386,13 +392,13 @@ func (f *Filter) TestAndAddString(key string) (bool, error) {
 	if ref == nil {
 		return false, errClosed("TestAndAddString")
 	}
-	rc := capi.TestAndAddString(f.h, key)
+	present, ok := f.nat.add(xxh3.HashStringSeed(key, f.nat.seed))
 	ref.release()
 	runtime.KeepAlive(f)
-	if rc < 0 {
-		return false, newError("TestAndAddString", rc)
+	if !ok {
+		return false, errReadOnly("TestAndAddString")
 	}
-	return rc == 1, nil
+	return present, nil
 }
 
 // pair is two acquired filters (possibly the same one).

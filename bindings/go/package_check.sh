@@ -24,7 +24,9 @@
 # `env -i` with PATH and HOME (as they are here), plus, only when they are set here, GOCACHE,
 # GOMODCACHE and GOPATH (where Go keeps its caches: they change no result, and sharing them saves
 # recompiling the engine) and CC, CXX (the compilers, as for any cgo package); and GOPROXY=off:
-# the build fetches nothing, so the package needs no network at all. No PKG_CONFIG_PATH,
+# the build fetches nothing. The package's one Go dependency (github.com/zeebo/xxh3, the hash of
+# its Go-native single-key path) is downloaded into the module cache first, from the proxy, as a
+# user's `go mod tidy` would; everything else comes from the module itself. No PKG_CONFIG_PATH,
 # LD_LIBRARY_PATH or CGO_* variable: the default build compiles the engine from the module's own
 # sources, and the check fails if the program loads a libabloom.
 #
@@ -251,6 +253,9 @@ build_and_run() {
     echo "   libabloom.so.0 => $loaded"
   fi
 }
+
+step "go mod download (the binding's dependencies, into the module cache)"
+(cd "$here" && go mod download) || die "cannot download the binding's Go dependencies"
 
 step "go mod init, go mod edit (require v0.0.0, replace), go mod tidy"
 (

@@ -45,6 +45,9 @@ func (f *Filter) SetWriterMode(mode WriterMode) error {
 		return errClosed("SetWriterMode")
 	}
 	rc := capi.Abloom_set_writer_mode(f.h, uint(mode))
+	if rc == 0 {
+		f.nat.exclusive.Store(mode == ExclusiveWriter) // the Go-native adds follow it too
+	}
 	ref.release()
 	runtime.KeepAlive(f)
 	return newError("SetWriterMode", rc)

@@ -1,0 +1,5 @@
+//go:build !race
+
+package abloom
+
+const raceEnabled = false
