@@ -350,7 +350,13 @@ func (f *Filter) Test(key []byte) bool {
 	if ref == nil {
 		panicClosed("Test")
 	}
-	present := f.nat.test(xxh3.HashSeed(key, f.nat.seed))
+	h := xxh3.HashSeed(key, f.nat.seed)
+	var present bool
+	if f.nat.probe == probeDistinct { // the default layout, without a call to dispatch
+		present = testDistinct(f.nat.block(f.nat.shards, h), h, f.nat.k)
+	} else {
+		present = f.nat.test(h)
+	}
 	ref.release()
 	runtime.KeepAlive(f)
 	return present
@@ -363,7 +369,13 @@ func (f *Filter) TestString(key string) bool {
 	if ref == nil {
 		panicClosed("TestString")
 	}
-	present := f.nat.test(xxh3.HashStringSeed(key, f.nat.seed))
+	h := xxh3.HashStringSeed(key, f.nat.seed)
+	var present bool
+	if f.nat.probe == probeDistinct { // the default layout, without a call to dispatch
+		present = testDistinct(f.nat.block(f.nat.shards, h), h, f.nat.k)
+	} else {
+		present = f.nat.test(h)
+	}
 	ref.release()
 	runtime.KeepAlive(f)
 	return present
