@@ -252,17 +252,15 @@ stage_packages() {
   exchange=$(mktemp -d "${TMPDIR:-/tmp}/abloom-exchange.XXXXXX")
   for lang in go rust java; do
     echo "== $lang"
-    if [[ $lang == rust ]]; then
-      bash "bindings/$lang/package_check.sh"  # takes no exchange directory yet (issue 14)
-    else
-      bash "bindings/$lang/package_check.sh" "$exchange"
-    fi
+    bash "bindings/$lang/package_check.sh" "$exchange"
   done
-  for f in "$exchange"/*.abloom; do
-    [[ -e "$f" ]] && pairs+=("$f=${f%.abloom}.keys.txt")
+  # Each package check writes LANG.abloom and LANG.keys.txt; all three are required.
+  for lang in go java rust; do
+    for f in "$exchange/$lang.abloom" "$exchange/$lang.keys.txt"; do
+      [[ -s "$f" ]] || { echo "the $lang package check wrote no $(basename "$f") into $exchange" && return 1; }
+    done
+    pairs+=("$exchange/$lang.abloom=$exchange/$lang.keys.txt")
   done
-  # Go and Java write one; the Rust check does not yet (issue 14, still open).
-  [[ ${#pairs[@]} -ge 2 ]] || { echo "expected files from go and java in $exchange" && return 1; }
   echo "== c (Debian packages)"
   bash tests/install/deb/run_deb_tests.sh "${pairs[@]}"
   rm -rf "$exchange"
