@@ -237,6 +237,13 @@ bool close_checked(Fd& fd) {
   return ::close(raw) == 0;
 }
 
+// Removes the temporary file of a failed save, keeping errno (the failure's cause) as it was.
+void unlink_keeping_errno(const std::string& path) noexcept {
+  const int saved = errno;
+  ::unlink(path.c_str());
+  errno = saved;
+}
+
 // The unnamed-temporary save: Errc::ok when done; Errc::unsupported when this file system or
 // system cannot do it (nothing written or left; the caller falls back); else Errc::io.
 Errc save_unnamed(const Filter& filter, const std::string& target, mode_t mode) {
@@ -256,9 +263,7 @@ Errc save_unnamed(const Filter& filter, const std::string& target, mode_t mode) 
                                                                       : Errc::io;
     }
     if (!close_checked(fd) || ::rename(tmp.c_str(), target.c_str()) != 0) {
-      const int saved = errno;
-      ::unlink(tmp.c_str());
-      errno = saved;
+      unlink_keeping_errno(tmp);
       return Errc::io;
     }
     return Errc::ok;
@@ -284,9 +289,7 @@ Errc save_named(const Filter& filter, const std::string& target, mode_t mode) {
   if (fd.fd < 0) return Errc::io;
   if (!write_and_sync(fd.fd, filter, mode) || !close_checked(fd) ||
       ::rename(tmp.c_str(), target.c_str()) != 0) {
-    const int saved = errno;
-    ::unlink(tmp.c_str());
-    errno = saved;
+    unlink_keeping_errno(tmp);
     return Errc::io;
   }
   return Errc::ok;

@@ -17,7 +17,8 @@
 #   fuzz           build/fuzz: clang, ASan+UBSan+libFuzzer; runs tests/fuzz/fuzz_deserialize on a
 #                  copy of tests/fuzz/corpus for ABLOOM_FUZZ_SECONDS (default 60); any crash fails
 #   bundled        scripts/bundle-engine.sh regenerates the engine copies of the Go module and the
-#                  Rust -sys crate; any difference from the committed ones fails
+#                  Rust -sys crate, and the golden vectors' copies of the Go module and the Rust
+#                  abloom crate; any difference from the committed ones fails
 #   go, java, rust bindings/LANG/ci.sh against build/ci installed into $ABLOOM_BUILD_ROOT/prefix
 #   packages       each package from nothing but itself (bindings/LANG/package_check.sh: a consumer
 #                  project outside the repo), then the Debian packages (tests/install/deb/): built,
@@ -226,17 +227,19 @@ stage_go() { run_binding go; }
 stage_java() { run_binding java; }
 stage_rust() { run_binding rust; }
 
-# The engine copies inside the Go module and the Rust -sys crate are generated, never edited:
-# regenerate them and fail if anything differs from what is committed (or is new).
+# The engine copies inside the Go module and the Rust -sys crate, and the golden vectors' copies
+# inside the Go module and the Rust abloom crate (for their own tests), are generated, never
+# edited: regenerate them and fail if anything differs from what is committed (or is new).
 stage_bundled() {
-  local dirs=(bindings/go/internal/engine bindings/rust/abloom-sys/bundled)
+  local dirs=(bindings/go/internal/engine bindings/rust/abloom-sys/bundled
+    bindings/go/testdata/vectors bindings/rust/abloom/tests/data/vectors)
   bash scripts/bundle-engine.sh
   git diff --exit-code --stat -- "${dirs[@]}" ||
-    { echo "the bundled engine is stale: run bash scripts/bundle-engine.sh and commit" && return 1; }
+    { echo "the bundled copies are stale: run bash scripts/bundle-engine.sh and commit" && return 1; }
   local untracked
   untracked=$(git ls-files --others --exclude-standard -- "${dirs[@]}")
   [[ -z "$untracked" ]] || { echo "untracked bundled files:"$'\n'"$untracked" && return 1; }
-  echo "the bundled engine copies are what scripts/bundle-engine.sh generates"
+  echo "the bundled copies (engine, golden vectors) are what scripts/bundle-engine.sh generates"
 }
 
 # Every package, used from nothing but the package, the way its ecosystem installs it: a consumer
@@ -249,17 +252,15 @@ stage_packages() {
   exchange=$(mktemp -d "${TMPDIR:-/tmp}/abloom-exchange.XXXXXX")
   for lang in go rust java; do
     echo "== $lang"
-    if [[ $lang == rust ]]; then
-      bash "bindings/$lang/package_check.sh"  # takes no exchange directory yet (issue 14)
-    else
-      bash "bindings/$lang/package_check.sh" "$exchange"
-    fi
+    bash "bindings/$lang/package_check.sh" "$exchange"
   done
-  for f in "$exchange"/*.abloom; do
-    [[ -e "$f" ]] && pairs+=("$f=${f%.abloom}.keys.txt")
+  # Each package check writes LANG.abloom and LANG.keys.txt; all three are required.
+  for lang in go java rust; do
+    for f in "$exchange/$lang.abloom" "$exchange/$lang.keys.txt"; do
+      [[ -s "$f" ]] || { echo "the $lang package check wrote no $(basename "$f") into $exchange" && return 1; }
+    done
+    pairs+=("$exchange/$lang.abloom=$exchange/$lang.keys.txt")
   done
-  # Go and Java write one; the Rust check does not yet (issue 14, still open).
-  [[ ${#pairs[@]} -ge 2 ]] || { echo "expected files from go and java in $exchange" && return 1; }
   echo "== c (Debian packages)"
   bash tests/install/deb/run_deb_tests.sh "${pairs[@]}"
   rm -rf "$exchange"

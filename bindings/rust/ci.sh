@@ -19,10 +19,12 @@
 #     libabloom.so.
 # packages: bash package_check.sh: cargo package --workspace, then a consumer crate built in a
 #   temporary directory outside the repository with a stripped environment, from a path
-#   dependency and from the packaged .crate files, and run.
+#   dependency and from the packaged .crate files, and run; then the crates' own tests from the
+#   packaged .crate files.
 #
-# The bundled engine is compiled three times from scratch: once for the tests (cached in
-# bindings/rust/target between runs) and once per consumer of package_check.sh (always fresh).
+# The bundled engine is compiled up to four times from scratch: once for the tests (cached in
+# bindings/rust/target between runs), once per consumer of package_check.sh (always fresh) and
+# for the packaged crates' tests.
 # Crates come from crates.io at the versions of Cargo.lock (--locked); build output goes to
 # bindings/rust/target (ignored).
 set -euo pipefail

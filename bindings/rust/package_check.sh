@@ -5,17 +5,20 @@
 # CARGO_HOME, RUSTUP_HOME, RUSTUP_TOOLCHAIN when set). Any build or run step that needs another
 # environment variable fails here, and bindings/rust/README.md asks a user to set none.
 #
-#   bash bindings/rust/package_check.sh [--git]      (from the repository root, or anywhere)
+#   bash bindings/rust/package_check.sh [--git] [EXCHANGE_DIR]   (from the repository root, or anywhere)
 #
 # 1. `cargo package --workspace --no-verify` packages abloom-sys and abloom (into the temporary
 #    directory); the -sys crate must hold the bundled engine (bundled/*.cpp, *.hpp, abloom.h,
-#    xxhash.h, LICENSE.xxhash), and both crates LICENSE and README.md.
+#    xxhash.h, LICENSE.xxhash), the abloom crate the golden vectors its tests read
+#    (tests/data/vectors/, identical to tests/vectors/), and both crates LICENSE and README.md.
 # 2. consumer "path": `abloom = { path = ".../bindings/rust/abloom" }` (the README's path form),
 #    `cargo build` (dev profile), then run.
 # 3. consumer "crate": `abloom = "0.1"` (the README's crates.io line) with `[patch.crates-io]`
 #    pointing abloom and abloom-sys at the unpacked .crate files of step 1, so only what the
 #    packages hold is built; `cargo build --release`, then run. This is what `cargo package`'s own
-#    verification would build, and more: it runs.
+#    verification would build, and more: it runs. Then the crates' own tests, `cargo test
+#    --release` in each unpacked crate (abloom's with abloom-sys patched to the unpacked one), so
+#    no test may read a file outside its crate.
 # 4. with --git: consumer "git": `abloom = { git = "file://REPO", rev = HEAD }` (the README's git
 #    form; committed files only), `cargo build`, then run: online (cargo fetches no git
 #    dependency offline).
@@ -23,21 +26,34 @@
 # Each consumer creates a filter, adds 10000 keys and tests them (and 10000 absent ones: the
 # false positives must be near 1%), then opens tests/vectors/blocked_s1.abloom, a file the C
 # library wrote, and checks that all 450 keys of blocked_s1.keys.txt test present and that the
-# 2000 keys of blocked_s1.absent.txt give their recorded answers. The consumer binary must not
-# need libabloom.so. Crates come from the local registry cache, offline (step 0 fills it from
-# bindings/rust/Cargo.lock). Exits non-zero on the first failure; ABLOOM_KEEP=1 keeps the
-# temporary directory.
+# 2000 keys of blocked_s1.absent.txt give their recorded answers. Then it saves a filter of its
+# own, rust.abloom (blocked, 4 shards, 1000 keys), with its keys one per line, rust.keys.txt,
+# reopens the file (checksum verified) and checks every key; every consumer must save the same
+# bytes. With EXCHANGE_DIR the "crate" consumer's two files (built from the packages) are copied
+# there (scripts/test-all.sh, stage packages: the C consumer of the Debian packages reads them).
+# The consumer binary must not need libabloom.so. Crates come from the local registry cache,
+# offline (step 0 fills it from bindings/rust/Cargo.lock). Exits non-zero on the first failure;
+# ABLOOM_KEEP=1 keeps the temporary directory.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 GIT=0
+EXCHANGE=
+usage="usage: bash bindings/rust/package_check.sh [--git] [EXCHANGE_DIR]"
 for arg in "$@"; do
   case $arg in
     --git) GIT=1 ;;
-    *)
-      echo "usage: bash bindings/rust/package_check.sh [--git]" >&2
+    -*)
+      echo "$usage" >&2
       exit 2
+      ;;
+    *)
+      [[ -z "$EXCHANGE" ]] || {
+        echo "$usage" >&2
+        exit 2
+      }
+      EXCHANGE=$arg
       ;;
   esac
 done
@@ -49,6 +65,10 @@ die() {
 step() { echo "== package_check: $* (at ${SECONDS}s)"; }
 
 command -v cargo >/dev/null || die "cargo not found on PATH"
+if [[ -n "$EXCHANGE" ]]; then
+  [[ -d "$EXCHANGE" ]] || die "EXCHANGE_DIR $EXCHANGE is not a directory"
+  EXCHANGE=$(cd "$EXCHANGE" && pwd)
+fi
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/abloom-package-check.XXXXXX")
 if [[ "${ABLOOM_KEEP:-0}" == 1 ]]; then
   echo "package_check: keeping $WORK"
@@ -88,6 +108,14 @@ for f in "$ROOT"/core/*.cpp "$ROOT"/core/*.hpp; do
 done
 grep -q '^license = "MIT AND BSD-2-Clause"' "$sys/Cargo.toml" || die "abloom-sys: not licensed MIT AND BSD-2-Clause (the engine, xxHash) in Cargo.toml"
 grep -q '^links = "abloom"' "$sys/Cargo.toml" || die "abloom-sys: no links in Cargo.toml"
+# The golden vectors the abloom crate's tests read (tests/vectors.rs), byte for byte.
+n=0
+for f in "$ROOT"/tests/vectors/*.abloom "$ROOT"/tests/vectors/*.keys.txt "$ROOT"/tests/vectors/*.absent.txt; do
+  cmp -s "$f" "$WORK/crates/abloom-0.1.0/tests/data/vectors/$(basename "$f")" ||
+    die "abloom-0.1.0.crate lacks tests/data/vectors/$(basename "$f"), or it differs from tests/vectors/ (run scripts/bundle-engine.sh)"
+  n=$((n + 1))
+done
+echo "   abloom-0.1.0.crate holds the $n golden vector files of tests/vectors/ in tests/data/vectors/"
 
 # The consumer's data: a file written by the C library, and its keys.
 mkdir -p "$WORK/data"
@@ -113,7 +141,7 @@ use abloom::BloomFilter;
 use std::error::Error;
 use std::process::ExitCode;
 
-fn run(vector: &str, keys: &str, absent: &str) -> Result<(), Box<dyn Error>> {
+fn run(vector: &str, keys: &str, absent: &str, out: &str) -> Result<(), Box<dyn Error>> {
     println!(
         "   consumer: abloom {} (C library {}), kernel {}",
         env!("CARGO_PKG_VERSION"),
@@ -162,16 +190,47 @@ fn run(vector: &str, keys: &str, absent: &str) -> Result<(), Box<dyn Error>> {
     if wrong != 0 {
         return Err(format!("{wrong} absent keys answer differently than in C").into());
     }
+
+    // A filter of its own, for other languages to read: OUT/rust.abloom and its keys.
+    let out = std::path::Path::new(out);
+    let mine = BloomFilter::builder(2_000)
+        .fpr(0.01)
+        .shards(4)
+        .seed(0x5255_5354)
+        .build()?;
+    let mut key_lines = String::new();
+    for i in 0..1_000 {
+        let key = format!("rust-key-{i}");
+        mine.insert(&key)?;
+        key_lines.push_str(&key);
+        key_lines.push('\n');
+    }
+    mine.save(out.join("rust.abloom"))?;
+    drop(mine);
+    std::fs::write(out.join("rust.keys.txt"), key_lines)?;
+    let back = abloom::OpenOptions::new()
+        .verify_checksum(true)
+        .open(out.join("rust.abloom"))?;
+    if back.kind() != abloom::Kind::Blocked || back.shards() != 4 || back.capacity() != 2_000 {
+        return Err(format!("rust.abloom: unexpected filter {:?}", back.info()).into());
+    }
+    let lost = (0..1_000)
+        .filter(|i| !back.contains(&format!("rust-key-{i}")))
+        .count();
+    if lost != 0 {
+        return Err(format!("{lost} keys missing from the saved rust.abloom").into());
+    }
+    println!("   consumer: saved rust.abloom (blocked, 4 shards, 1000 keys) and rust.keys.txt, reopened: 1000 keys present");
     Ok(())
 }
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
-    let [_, vector, keys, absent] = &args[..] else {
-        eprintln!("usage: abloom-consumer FILE.abloom KEYS.txt ABSENT.txt");
+    let [_, vector, keys, absent, out] = &args[..] else {
+        eprintln!("usage: abloom-consumer FILE.abloom KEYS.txt ABSENT.txt OUTDIR");
         return ExitCode::from(2);
     };
-    match run(vector, keys, absent) {
+    match run(vector, keys, absent, out) {
         Ok(()) => {
             println!("   consumer: ok");
             ExitCode::SUCCESS
@@ -199,8 +258,15 @@ run_consumer() { # NAME [cargo args...]   (crates offline, from the local cache,
   if command -v ldd >/dev/null && ldd "$exe" | grep -q libabloom; then
     die "consumer '$name': $exe needs libabloom.so: $(ldd "$exe" | grep libabloom)"
   fi
-  (cd "$WORK/data" && "${user_env[@]}" "$exe" blocked_s1.abloom blocked_s1.keys.txt blocked_s1.absent.txt) ||
+  mkdir -p "$WORK/out-$name"
+  (cd "$WORK/data" && "${user_env[@]}" "$exe" blocked_s1.abloom blocked_s1.keys.txt blocked_s1.absent.txt "$WORK/out-$name") ||
     die "consumer '$name' failed"
+  if [[ "$name" != path ]]; then # every consumer saves the same bytes as the first
+    for f in rust.abloom rust.keys.txt; do
+      cmp -s "$WORK/out-path/$f" "$WORK/out-$name/$f" || die "consumers 'path' and '$name' saved different $f"
+    done
+    echo "   the same rust.abloom and rust.keys.txt as consumer 'path'"
+  fi
 }
 
 step "2. consumer 'path': abloom = { path = \"$HERE/abloom\" }; cargo build, run"
@@ -220,6 +286,30 @@ grep -q "^abloom v0.1.0 ($WORK/crates/abloom-0.1.0)" <<<"$tree" || die "consumer
 $tree"
 grep -q "^abloom-sys v0.1.0 ($WORK/crates/abloom-sys-0.1.0)" <<<"$tree" || die "consumer 'crate' did not use the packaged abloom-sys:
 $tree"
+
+# The crates' own tests, from the unpacked packages alone: no test may read a file outside its
+# crate (the golden vectors are the abloom crate's tests/data/vectors). Release, in the 'crate'
+# consumer's target directory, so the engine it compiled is reused; offline, from the registry
+# cache; abloom's abloom-sys is the unpacked one (patched, as a user testing both would).
+for crate in abloom-sys abloom; do
+  step "3b. cargo test --release in the unpacked $crate-0.1.0.crate"
+  t0=$SECONDS
+  patch=()
+  [[ $crate == abloom ]] && patch=(--config "patch.crates-io.abloom-sys.path=\"$WORK/crates/abloom-sys-0.1.0\"")
+  log="$WORK/test-$crate.log"
+  if ! (cd "$WORK/crates/$crate-0.1.0" && "${user_env[@]}" cargo test -q --offline --release \
+    "${patch[@]}" --target-dir "$WORK/crate/target" >"$log" 2>&1); then
+    tail -60 "$log" >&2
+    die "$crate-0.1.0.crate: its own tests fail when run from the package"
+  fi
+  tests=$(awk '/^test result: ok/ {n += $4} END {print n + 0}' "$log")
+  echo "   $tests tests passed in $((SECONDS - t0)) s"
+done
+
+if [[ -n "$EXCHANGE" ]]; then
+  cp "$WORK/out-crate/rust.abloom" "$WORK/out-crate/rust.keys.txt" "$EXCHANGE/"
+  step "rust.abloom and rust.keys.txt (from consumer 'crate') copied into $EXCHANGE"
+fi
 
 if [[ $GIT == 1 ]]; then
   rev=$(git -C "$ROOT" rev-parse HEAD)

@@ -1,6 +1,8 @@
 /*
  * A C consumer of the installed packages: reads a filter file that another program (another
- * language's binding) wrote, and checks that every key it lists tests present.
+ * language's binding) wrote, with the checksum verified, and checks that every key it lists
+ * tests present, and that keys nobody added mostly test absent (at most 5% false positives, so
+ * a filter with every bit set does not pass).
  *
  *   file_reader FILE KEYS   KEYS: one key per line ('\n'), as tests/vectors/NAME.keys.txt
  *
@@ -14,7 +16,7 @@ int main(int argc, char **argv) {
   abloom_filter *f = NULL, *mine = NULL;
   abloom_info info;
   char line[4096];
-  unsigned long keys = 0, present = 0;
+  unsigned long keys = 0, present = 0, others = 10000, positives = 0, i;
   int rc;
   FILE *in;
 
@@ -48,9 +50,25 @@ int main(int argc, char **argv) {
     present += abloom_test(f, line, len) == 1;
   }
   fclose(in);
+  for (i = 0; i < others; ++i) {
+    int n = snprintf(line, sizeof line, "file_reader-never-added-%lu", i);
+    positives += abloom_test(f, line, (size_t)n) == 1;
+  }
   abloom_free(f);
-  printf("file_reader: %s (%s, k %u, %u shards): %lu of %lu keys present\n", argv[1],
-         info.kind == ABLOOM_KIND_BLOCKED ? "blocked" : "classic", info.k, info.shards, present,
-         keys);
-  return keys > 0 && present == keys ? 0 : 1;
+  printf(
+      "file_reader: %s (%s, k %u, %u shards): %lu of %lu keys present; %lu of %lu keys never "
+      "added test present\n",
+      argv[1], info.kind == ABLOOM_KIND_BLOCKED ? "blocked" : "classic", info.k, info.shards,
+      present, keys, positives, others);
+  if (keys == 0 || present != keys) {
+    fprintf(stderr, "file_reader: %s: %lu of its %lu keys test absent\n", argv[1], keys - present,
+            keys);
+    return 1;
+  }
+  if (positives * 20 > others) {
+    fprintf(stderr, "file_reader: %s: %lu false positives in %lu: the filter is saturated\n",
+            argv[1], positives, others);
+    return 1;
+  }
+  return 0;
 }

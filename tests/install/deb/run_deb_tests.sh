@@ -6,9 +6,10 @@
 #     `cc hello.c $(pkg-config --cflags --libs abloom)` and prints "1 0";
 #   - the pkg-config consumer (tests/install/pkgconfig_consumer) builds and runs, dynamic and static;
 #   - the CMake consumer (tests/install/cmake_consumer) finds the package with no hint and runs;
-#   - file_reader opens filter files written by other programs (the golden vector, written by C,
-#     and any FILE=KEYS pairs given, e.g. files the Go, Rust and Java package checks wrote) and
-#     checks every key;
+#   - file_reader (file_reader.c) opens filter files written by other programs (the golden
+#     vector, written by C, and every FILE=KEYS pair given: scripts/test-all.sh, stage packages,
+#     gives the go, java and rust files its package checks wrote), verifies the checksum, checks
+#     that every key of KEYS tests present and that keys nobody added mostly test absent;
 # then removes the packages and checks that nothing of them is left.
 #
 # Needs root (apt-get). Refuses to run when libabloom0 or libabloom-dev is already installed.
@@ -82,8 +83,10 @@ echo "== files written by other programs"
 "${user_env[@]}" sh -c "cc -std=c99 '$here/file_reader.c' \$(pkg-config --cflags --libs abloom) -o file_reader"
 pairs=("$root/tests/vectors/blocked_s1.abloom=$root/tests/vectors/blocked_s1.keys.txt" "$@")
 for pair in "${pairs[@]}"; do
+  [[ "$pair" == *=* ]] || die "not FILE=KEYS: $pair"
   "${user_env[@]}" ./file_reader "${pair%%=*}" "${pair#*=}"
 done
+echo "PASS: file_reader read ${#pairs[@]} files, every key present"
 
 echo "== apt-get remove"
 cd /
