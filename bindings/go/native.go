@@ -185,7 +185,9 @@ var bitMask = func() (t [64]uint64) {
 
 // presentDistinct decides a key whose first k candidates are all set: present if they are k
 // distinct bits; otherwise (a repeat among them: about k^2/1024 of keys) its next distinct
-// candidates, up to k distinct in all, must be set too.
+// candidates, up to k distinct in all, must be set too. It repeats distinctMask's walk rather than
+// calling it and checking the mask: that shorter form cost present keys about 21 more
+// instructions and 0.2 more mispredicted branches each (cachegrind, 200K-key harness).
 func presentDistinct(blk *[blockWords]uint64, h2, k uint32) bool {
 	var m [blockWords]uint64
 	var repeats uint64
