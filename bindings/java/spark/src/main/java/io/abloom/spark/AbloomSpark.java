@@ -162,7 +162,8 @@ public final class AbloomSpark {
   public static UserDefinedFunction mightContain(SparkSession spark, String path)
       throws IOException {
     String name = ship(spark, path);
-    return org.apache.spark.sql.functions.udf(new MightContain(name), DataTypes.BooleanType);
+    return org.apache.spark.sql.functions.udf(
+        new MightContain(name, SHIPPED.get(name)), DataTypes.BooleanType);
   }
 
   /**
@@ -175,7 +176,8 @@ public final class AbloomSpark {
    * per array; a shipped file is fetched once per executor and mapped, costs no heap, opens in
    * O(1), and its pages are shared through the page cache by every executor of a host. It is also
    * how services open the same file. One file is one filter: write a new version under a new
-   * name (Spark does not ship a path twice), never over a file in use.
+   * name (Spark does not ship a path twice), never over a file in use, and keep the file while
+   * the session runs (executors started later fetch it from its path).
    *
    * @param spark the session
    * @param name the SQL function's name, e.g. {@code abloom_might_contain}

@@ -1,11 +1,17 @@
 package io.abloom.spark;
 
 import io.abloom.BloomFilter;
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.spark.SparkEnv;
 import org.apache.spark.SparkFiles;
+import org.apache.spark.deploy.SparkHadoopUtil;
 
 /**
  * The filters this JVM (an executor, or the driver in local mode) has opened, by the name they
@@ -20,18 +26,37 @@ final class LoadedFilters {
 
   private LoadedFilters() {}
 
-  static BloomFilter get(String shippedName) {
-    return OPEN.computeIfAbsent(shippedName, LoadedFilters::open);
+  static BloomFilter get(String shippedName, String source) {
+    return OPEN.computeIfAbsent(shippedName, name -> open(name, source));
   }
 
-  private static BloomFilter open(String shippedName) {
-    String local = SparkFiles.get(shippedName);
+  private static BloomFilter open(String shippedName, String source) {
+    Path local = Path.of(SparkFiles.get(shippedName));
     try {
-      return BloomFilter.open(Path.of(local));
+      if (!Files.exists(local)) {
+        // Not a task: the optimizer evaluates a function over a local relation (a Dataset made
+        // from a driver-side list) on the driver, where no task has fetched the shipped copy.
+        local = driverCopy(source);
+      }
+      return BloomFilter.open(local);
     } catch (IOException e) {
       throw new UncheckedIOException(
-          "abloom_might_contain: cannot open the shipped filter " + shippedName + " at " + local,
+          "abloom_might_contain: cannot open the filter " + shippedName + " (from " + source + ")",
           e);
     }
+  }
+
+  /** The source file itself when local, else a copy in a temporary file deleted at exit. */
+  private static Path driverCopy(String source) throws IOException {
+    org.apache.hadoop.fs.Path src = new org.apache.hadoop.fs.Path(source);
+    if ("file".equals(src.toUri().getScheme())) {
+      return Path.of(src.toUri());
+    }
+    Configuration conf = SparkHadoopUtil.get().newConfiguration(SparkEnv.get().conf());
+    FileSystem fs = src.getFileSystem(conf);
+    File tmp = File.createTempFile("abloom-driver-", "-" + src.getName());
+    tmp.deleteOnExit();
+    fs.copyToLocalFile(false, src, new org.apache.hadoop.fs.Path(tmp.toURI()), true);
+    return tmp.toPath();
   }
 }

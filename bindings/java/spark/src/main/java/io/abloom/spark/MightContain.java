@@ -15,12 +15,14 @@ final class MightContain implements UDF1<Object, Boolean> {
   private static final long serialVersionUID = 1L;
 
   private final String shippedName;
+  private final String source;
 
   /** This task's copy's filter, looked up once (the map is per JVM; the field saves the lookup). */
   private transient BloomFilter filter;
 
-  MightContain(String shippedName) {
+  MightContain(String shippedName, String source) {
     this.shippedName = shippedName;
+    this.source = source;
   }
 
   @Override
@@ -30,7 +32,7 @@ final class MightContain implements UDF1<Object, Boolean> {
     }
     BloomFilter f = filter;
     if (f == null) {
-      f = LoadedFilters.get(shippedName);
+      f = LoadedFilters.get(shippedName, source);
       filter = f;
     }
     if (key instanceof Long l) {
