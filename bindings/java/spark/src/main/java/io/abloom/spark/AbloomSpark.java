@@ -9,12 +9,15 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.expressions.UserDefinedFunction;
-import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.classic.ExpressionUtils;
+import scala.Function1;
+import scala.collection.immutable.Seq;
 
 /**
  * abloom filters over Spark: build one from a column of a Dataset, write it to any Hadoop file
@@ -26,6 +29,8 @@ import org.apache.spark.sql.types.DataTypes;
  * }
  * AbloomSpark.register(spark, "known_user", "hdfs:///filters/users-2026-11-30.abloom");
  * spark.sql("SELECT * FROM events WHERE known_user(user_id)");
+ * events.where(AbloomSpark.mightContain(spark, "hdfs:///filters/users-2026-11-30.abloom",
+ *     col("user_id")));
  * }</pre>
  *
  * <p>Keys: string columns add their UTF-8 bytes, binary columns their bytes, bigint columns 8
@@ -148,28 +153,34 @@ public final class AbloomSpark {
   }
 
   /**
-   * A column function over a saved filter: {@code mightContain(spark, path).apply(col("key"))} is
-   * true where the key might be in the filter, false where it is not, null where the key is null.
-   * The file is shipped to the executors with {@code SparkContext.addFile}, and each executor
-   * opens its local copy once, by mmap (see {@link #register}).
+   * Tests a column against a saved filter: {@code mightContain(spark, path, col("key"))} is true
+   * where the key might be in the filter, false where it is not, null where the key is null. The
+   * key column must be string, binary, bigint or int (checked when the query is analyzed), encoded
+   * as {@link #build} encodes it. The file is shipped to the executors with {@code
+   * SparkContext.addFile}, and each executor opens its local copy once, by mmap (see {@link
+   * #register}).
    *
    * @param spark the session
    * @param path the filter file, on any Hadoop file system
-   * @return the function, of one string, binary, bigint or int column
+   * @param key the key column
+   * @return a boolean column
    * @throws IOException if the file is missing
    * @throws IllegalArgumentException if another file of the same name was shipped before
    */
-  public static UserDefinedFunction mightContain(SparkSession spark, String path)
+  public static Column mightContain(SparkSession spark, String path, Column key)
       throws IOException {
+    Objects.requireNonNull(key, "key");
     String name = ship(spark, path);
-    return org.apache.spark.sql.functions.udf(
-        new MightContain(name, SHIPPED.get(name)), DataTypes.BooleanType);
+    return ExpressionUtils.column(
+        new MightContainExpression(
+            ExpressionUtils.expression(key), name, SHIPPED.get(name), "abloom_might_contain"));
   }
 
   /**
-   * Registers {@link #mightContain} as a SQL function, callable from SQL ({@code SELECT ... WHERE
-   * name(key)}) and PySpark ({@code F.expr("name(key)")}, after calling this method through
-   * {@code spark._jvm.io.abloom.spark.AbloomSpark.register(spark._jsparkSession, name, path)}).
+   * Registers a SQL function of one key over a saved filter, callable from SQL ({@code SELECT ...
+   * WHERE name(key)}) and PySpark ({@code F.expr("name(key)")}, after calling this method through
+   * {@code spark._jvm.io.abloom.spark.AbloomSpark.register(spark._jsparkSession, name, path)}), as
+   * a temporary function of the session. Same answers as {@link #mightContain}.
    *
    * <p>Why {@code addFile} and mmap rather than a broadcast of the bytes: a broadcast
    * deserializes the whole filter into each executor's heap (and the driver's), capped at 2 GiB
@@ -179,17 +190,30 @@ public final class AbloomSpark {
    * name (Spark does not ship a path twice), never over a file in use, and keep the file while
    * the session runs (executors started later fetch it from its path).
    *
-   * @param spark the session
+   * @param spark the session (Spark classic; not a Spark Connect client)
    * @param name the SQL function's name, e.g. {@code abloom_might_contain}
    * @param path the filter file, on any Hadoop file system
-   * @return the registered function
    * @throws IOException if the file is missing
-   * @throws IllegalArgumentException if another file of the same name was shipped before
+   * @throws IllegalArgumentException if another file of the same name was shipped before, or the
+   *     session is not a classic one
    */
-  public static UserDefinedFunction register(SparkSession spark, String name, String path)
-      throws IOException {
+  public static void register(SparkSession spark, String name, String path) throws IOException {
     Objects.requireNonNull(name, "name");
-    return spark.udf().register(name, mightContain(spark, path));
+    if (!(spark instanceof org.apache.spark.sql.classic.SparkSession classic)) {
+      throw new IllegalArgumentException(
+          "abloom: register needs a classic SparkSession, got " + spark.getClass().getName());
+    }
+    String shipped = ship(spark, path);
+    String source = SHIPPED.get(shipped);
+    Function1<Seq<Expression>, Expression> builder =
+        args -> {
+          if (args.size() != 1) {
+            throw new IllegalArgumentException(
+                name + " takes one argument (the key), got " + args.size());
+          }
+          return new MightContainExpression(args.head(), shipped, source, name);
+        };
+    classic.sessionState().functionRegistry().createOrReplaceTempFunction(name, builder, "scala_udf");
   }
 
   /**

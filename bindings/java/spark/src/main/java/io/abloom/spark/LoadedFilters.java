@@ -19,14 +19,26 @@ import org.apache.spark.deploy.SparkHadoopUtil;
  * the executor's local copy, and shared by every task and thread (lookups are thread-safe). They
  * stay open for the JVM's life: a mapping costs no heap, and its pages are the OS page cache's,
  * shared by every executor on the host that maps the same file.
+ *
+ * <p>Public only because the code Spark generates for {@code abloom_might_contain} calls {@link
+ * #get} from another class loader's package; not an API.
  */
-final class LoadedFilters {
+public final class LoadedFilters {
 
   private static final ConcurrentHashMap<String, BloomFilter> OPEN = new ConcurrentHashMap<>();
 
   private LoadedFilters() {}
 
-  static BloomFilter get(String shippedName, String source) {
+  /**
+   * The filter shipped under a name, opened on first use in this JVM.
+   *
+   * @param shippedName the name given to {@code SparkContext.addFile}
+   * @param source the path it was shipped from (opened directly on the driver, where no task
+   *     fetched a copy)
+   * @return the open filter, shared; never close it
+   * @throws java.io.UncheckedIOException if it cannot be opened
+   */
+  public static BloomFilter get(String shippedName, String source) {
     return OPEN.computeIfAbsent(shippedName, name -> open(name, source));
   }
 

@@ -15,7 +15,6 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.expressions.UserDefinedFunction;
 import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
@@ -114,8 +113,7 @@ class QueryTest {
     try (BloomFilter f = AbloomSpark.build(small, "key", 500, 0.01)) {
       AbloomSpark.save(SPARK, f, file.toString());
     }
-    UserDefinedFunction inSmall = AbloomSpark.mightContain(SPARK, file.toString());
-    Dataset<Row> pre = big.where(inSmall.apply(functions.col("key")));
+    Dataset<Row> pre = big.where(AbloomSpark.mightContain(SPARK, file.toString(), functions.col("key")));
     long kept = pre.count();
     long joined = pre.join(small, "key").count();
     long plain = big.join(small, "key").count();
@@ -126,10 +124,30 @@ class QueryTest {
   }
 
   @Test
-  void anUnsupportedKeyTypeFailsTheQueryNamingIt() {
-    Exception e =
-        assertThrows(Exception.class, () -> SPARK.sql("SELECT in_longs(1.5D)").collectAsList());
-    assertTrue(causes(e).contains("unsupported key type java.lang.Double"), causes(e));
+  void anUnsupportedKeyTypeFailsTheQueryWhenAnalyzed() {
+    // Analysis fails (sql() analyzes eagerly): no task runs.
+    Exception e = assertThrows(Exception.class, () -> SPARK.sql("SELECT in_longs(1.5D)"));
+    assertTrue(causes(e).contains("in_longs: abloom: column '1.5D' has type double"), causes(e));
+    Exception c =
+        assertThrows(
+            Exception.class,
+            () -> SPARK.range(3).select(AbloomSpark.mightContain(SPARK, longs.toString(), functions.col("id").cast("timestamp"))));
+    assertTrue(causes(c).contains("has type timestamp"), causes(c));
+  }
+
+  @Test
+  void theWrongNumberOfArgumentsIsAClearError() {
+    Exception e = assertThrows(Exception.class, () -> SPARK.sql("SELECT in_longs(1L, 2L)"));
+    assertTrue(causes(e).contains("in_longs takes one argument (the key), got 2"), causes(e));
+  }
+
+  @Test
+  void theColumnFunctionAndTheSqlFunctionAgree() throws IOException {
+    Dataset<Row> ids = SPARK.range(0, 7 * KEYS, 3, 3).toDF();
+    long viaColumn = ids.where(AbloomSpark.mightContain(SPARK, longs.toString(), functions.col("id"))).count();
+    long viaSql = ids.where("in_longs(id)").count();
+    assertEquals(viaSql, viaColumn);
+    assertTrue(viaColumn > 0);
   }
 
   @Test
