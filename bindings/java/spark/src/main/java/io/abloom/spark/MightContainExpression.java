@@ -79,8 +79,19 @@ final class MightContainExpression extends Expression {
     }
   }
 
+  /** The key type, found once per node (only valid once analysis has resolved the child). */
+  private transient KeyType type;
+
+  /** The filter of the interpreted path, looked up once per deserialized node. */
+  private transient BloomFilter interpreted;
+
   private KeyType keyType() {
-    return KeyType.of(key.dataType(), key.sql());
+    KeyType t = type;
+    if (t == null) {
+      t = KeyType.of(key.dataType(), key.sql());
+      type = t;
+    }
+    return t;
   }
 
   /** The interpreted path (used when whole-stage code generation is off or falls back). */
@@ -90,7 +101,11 @@ final class MightContainExpression extends Expression {
     if (v == null) {
       return null;
     }
-    BloomFilter f = LoadedFilters.get(shippedName, source);
+    BloomFilter f = interpreted;
+    if (f == null) {
+      f = LoadedFilters.get(shippedName, source);
+      interpreted = f;
+    }
     return switch (keyType()) {
       case LONG -> f.mightContain((long) (Long) v);
       case INT -> f.mightContain((long) (Integer) v);

@@ -15,7 +15,7 @@ import java.util.Objects;
  * @param expectedKeys the keys the filter is sized for, &gt;= 1
  * @param fpp the target false-positive rate at {@code expectedKeys}, in (0, 1)
  * @param seed the hash seed (the binding's default is 0)
- * @param shards the shard count, a power of two in 1..64, or 0 to let the library choose (one
+ * @param shards the shard count, a power of two in 1..65536, or 0 to let the library choose (one
  *     per 16 MiB)
  * @param layout the block layout, or null for the library's default ({@link Layout#DISTINCT})
  */
@@ -73,7 +73,7 @@ public record Shape(long expectedKeys, double fpp, long seed, int shards, Layout
   /**
    * This shape with an explicit shard count.
    *
-   * @param newShards a power of two in 1..64 (checked by {@link #create()})
+   * @param newShards a power of two in 1..65536 (checked by {@link #create()})
    * @return a new shape
    */
   public Shape withShards(int newShards) {
