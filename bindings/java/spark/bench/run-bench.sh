@@ -16,5 +16,5 @@ trap 'rm -f "$cp_file"' EXIT
 mvn -B -ntp -q dependency:build-classpath -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=test
 flags=$(sed -n 's:.*<spark.jvm.flags>\(.*\)</spark.jvm.flags>.*:\1:p' pom.xml)
 # shellcheck disable=SC2086 # $flags is a list of JVM options
-exec java -Xmx"${ABLOOM_BENCH_HEAP:-8g}" $flags -cp "target/classes:target/test-classes:$(cat "$cp_file")" \
+exec java -Xmx"${ABLOOM_BENCH_HEAP:-8g}" ${ABLOOM_BENCH_JVM:-} $flags -cp "target/classes:target/test-classes:$(cat "$cp_file")" \
   io.abloom.spark.bench.SparkBench "$@"

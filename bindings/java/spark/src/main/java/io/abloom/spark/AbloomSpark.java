@@ -177,6 +177,40 @@ public final class AbloomSpark {
   }
 
   /**
+   * The rows of {@code ds} whose key might be in a saved filter: the rows {@code
+   * ds.where(mightContain(spark, path, col(column)))} keeps, but tested in batches of 4096 keys
+   * per native call, with each key's block prefetched ahead of its probe, instead of one call and
+   * one waited-for cache miss per row. For pre-filtering the big side of a semi-join when the
+   * filter is larger than the CPU caches. Rows with a null key are dropped.
+   *
+   * @param ds the dataset
+   * @param column the key column (string, binary, bigint or int)
+   * @param path the filter file, on any Hadoop file system
+   * @param spark the session (classic)
+   * @return the rows kept, with the schema of {@code ds}
+   * @throws IOException if the file is missing
+   * @throws IllegalArgumentException if the column is missing or of an unsupported type, or
+   *     another file of the same name was shipped before
+   */
+  public static Dataset<Row> whereMightContain(
+      SparkSession spark, Dataset<Row> ds, String column, String path) throws IOException {
+    Objects.requireNonNull(ds, "ds");
+    Objects.requireNonNull(column, "column");
+    if (!(spark instanceof org.apache.spark.sql.classic.SparkSession classic)) {
+      throw new IllegalArgumentException(
+          "abloom: whereMightContain needs a classic SparkSession, got " + spark.getClass().getName());
+    }
+    Dataset<Row> key = selectColumn(ds, column);
+    KeyType type = KeyType.of(key.schema().fields()[0].dataType(), column);
+    int ordinal = ds.schema().fieldIndex(key.schema().fields()[0].name());
+    String shipped = ship(spark, path);
+    JavaRDD<InternalRow> rows = ds.queryExecution().toRdd().toJavaRDD();
+    JavaRDD<InternalRow> kept =
+        rows.mapPartitions(new BatchProbe(shipped, SHIPPED.get(shipped), type, ordinal));
+    return classic.internalCreateDataFrame(kept.rdd(), ds.schema(), false);
+  }
+
+  /**
    * Registers a SQL function of one key over a saved filter, callable from SQL ({@code SELECT ...
    * WHERE name(key)}) and PySpark ({@code F.expr("name(key)")}, after calling this method through
    * {@code spark._jvm.io.abloom.spark.AbloomSpark.register(spark._jsparkSession, name, path)}), as

@@ -98,6 +98,41 @@ class QueryTest {
   }
 
   @Test
+  void theBatchedFilterKeepsTheRowsTheFunctionKeeps() throws IOException {
+    // 10,007 rows in 3 partitions: more than two batches of 4096 and a partial one; every 11th
+    // key is null (dropped by both).
+    Dataset<Row> longRows =
+        SPARK
+            .range(0, 10_007, 1, 3)
+            .selectExpr("IF(id % 11 = 0, NULL, id * 7 + id % 2) AS k", "id AS v", "CAST(id AS STRING) AS s");
+    Dataset<Row> viaFunction =
+        longRows.where(AbloomSpark.mightContain(SPARK, longs.toString(), functions.col("k")));
+    Dataset<Row> viaBatch = AbloomSpark.whereMightContain(SPARK, longRows, "k", longs.toString());
+    List<Row> want = viaFunction.orderBy("v").collectAsList();
+    assertEquals(want, viaBatch.orderBy("v").collectAsList());
+    assertTrue(want.size() > 1000 && want.size() < 9000, "rows kept: " + want.size());
+
+    Dataset<Row> stringRows =
+        SPARK.range(0, 9000, 1, 2).selectExpr("IF(id % 13 = 0, NULL, CONCAT('k', id)) AS key", "id");
+    List<Row> wantS =
+        stringRows
+            .where(AbloomSpark.mightContain(SPARK, strings.toString(), functions.col("key")))
+            .orderBy("id")
+            .collectAsList();
+    List<Row> gotS =
+        AbloomSpark.whereMightContain(SPARK, stringRows, "key", strings.toString())
+            .orderBy("id")
+            .collectAsList();
+    assertEquals(wantS, gotS);
+    assertTrue(gotS.size() > 8000, "string rows kept: " + gotS.size());
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> AbloomSpark.whereMightContain(SPARK, stringRows, "nope", strings.toString()));
+    assertTrue(e.getMessage().contains("'nope'"), e.getMessage());
+  }
+
+  @Test
   void aNullKeyGivesNull() {
     Row r = SPARK.sql("SELECT in_longs(CAST(NULL AS BIGINT)), in_strings(CAST(NULL AS STRING))").first();
     assertNull(r.get(0));
