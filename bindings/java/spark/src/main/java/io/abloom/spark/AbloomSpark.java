@@ -89,7 +89,7 @@ public final class AbloomSpark {
     Objects.requireNonNull(shape, "shape");
     Dataset<Row> keys = selectColumn(ds, column);
     KeyType type = KeyType.of(keys.schema().fields()[0].dataType(), column);
-    shape.create().close(); // a shape the library rejects fails here, on the driver, not in tasks
+    shape.builder().plan(); // a shape the library rejects fails here, on the driver, not in tasks
     // Internal rows: the keys' bytes as Spark holds them (see PartitionBuilder).
     JavaRDD<InternalRow> rows = keys.queryExecution().toRdd().toJavaRDD();
     byte[] merged =

@@ -54,7 +54,6 @@ final class PartitionBuilder implements FlatMapFunction<Iterator<InternalRow>, b
       if (keys == 0) {
         return Collections.emptyIterator();
       }
-      f.setWriterMode(WriterMode.SHARED);
       return Collections.singletonList(f.toByteArray()).iterator();
     }
   }
