@@ -20,6 +20,9 @@
 #                  Rust -sys crate, and the golden vectors' copies of the Go module and the Rust
 #                  abloom crate; any difference from the committed ones fails
 #   go, java, rust bindings/LANG/ci.sh against build/ci installed into $ABLOOM_BUILD_ROOT/prefix
+#   spark          bindings/java/spark/ci.sh against the same prefix: installs the Java binding into
+#                  the local Maven repository, builds the Spark module against Spark 4 and runs its
+#                  local-mode tests; a C program then reads the file the Spark job wrote
 #   packages       each package from nothing but itself (bindings/LANG/package_check.sh: a consumer
 #                  project outside the repo), then the Debian packages (tests/install/deb/): built,
 #                  installed, used by the README's hello example and by C consumers that read the
@@ -47,7 +50,7 @@ FUZZ_DIR=$BUILD_ROOT/fuzz
 TSAN_TEST_REGEX='Concurren|Thread'
 
 ALL_STAGES=(setup build ctest exports install format bundled tidy asan-build asan-ctest tsan-build
-  tsan-ctest fuzz go java rust packages)
+  tsan-ctest fuzz go java spark rust packages)
 # Prerequisites: a stage is skipped when one of these ran in this invocation and did not pass.
 declare -A NEEDS=(
   [build]=setup
@@ -63,6 +66,7 @@ declare -A NEEDS=(
   [fuzz]=setup
   [go]=build
   [java]=build
+  [spark]=build
   [rust]=build
   [bundled]=setup
   [packages]=build
@@ -226,6 +230,11 @@ run_binding() { # LANG
 stage_go() { run_binding go; }
 stage_java() { run_binding java; }
 stage_rust() { run_binding rust; }
+stage_spark() {
+  local prefix
+  prefix=$(ci_prefix)
+  bash bindings/java/spark/ci.sh "$prefix"
+}
 
 # The engine copies inside the Go module and the Rust -sys crate, and the golden vectors' copies
 # inside the Go module and the Rust abloom crate (for their own tests), are generated, never
