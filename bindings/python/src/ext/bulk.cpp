@@ -1,0 +1,208 @@
+#include "bulk.hpp"
+
+#include <bit>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "keys.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace abloom_py {
+
+// An int array's memory is the keys' bytes only on a little-endian machine.
+static_assert(std::endian::native == std::endian::little, "int arrays are passed as LE bytes");
+
+namespace {
+
+// Keys per packed C call for iterables: large enough that the per-call cost (and the GIL release)
+// vanishes, small enough that the copy stays in cache.
+constexpr size_t kChunk = 1 << 16;
+// Below this many keys the GIL is kept: releasing and taking it back costs more than the work.
+constexpr size_t kReleaseGilFrom = 256;
+
+void check(int rc, const char *what) {
+  if (rc < 0) throw CodeError{rc, 0, what, {}};
+}
+
+// The packed call for n keys, GIL released when worth it. `results` may be null for adds.
+void run_packed(Filter &f, const char *buf, size_t len, const uint64_t *offs, size_t n,
+                uint8_t *results, uint64_t *added) {
+  Use use(f);
+  int rc;
+  const bool release = n >= kReleaseGilFrom;
+  PyThreadState *ts = release ? PyEval_SaveThread() : nullptr;
+  if (results == nullptr) {
+    rc = abloom_add_packed(use.handle(), buf, len, offs, n, added);
+  } else {
+    rc = abloom_test_packed(use.handle(), buf, len, offs, n, results, nullptr);
+  }
+  if (release) PyEval_RestoreThread(ts);
+  check(rc, results == nullptr ? "add_many" : "contains_many");
+}
+
+// numpy.ndarray, if NumPy is loaded (a NumPy array cannot exist without it).
+bool is_numpy_array(PyObject *o) {
+  PyObject *np = PyImport_GetModule(nb::str("numpy").ptr());  // new ref or null, never imports
+  if (np == nullptr) {
+    PyErr_Clear();
+    return false;
+  }
+  nb::object mod = nb::steal(np);
+  return PyObject_IsInstance(o, mod.attr("ndarray").ptr()) == 1;
+}
+
+// An 8-byte integer buffer of 1 dimension: the int-array fast path. Returns false (no error) when
+// `o` is not a buffer to treat that way (bytes, str, bytearray: iterated instead).
+class IntArray {
+ public:
+  IntArray() = default;
+  IntArray(const IntArray &) = delete;
+  IntArray &operator=(const IntArray &) = delete;
+  ~IntArray() {
+    if (held_) PyBuffer_Release(&view_);
+  }
+  bool open(nb::handle keys) {
+    PyObject *o = keys.ptr();
+    if (PyBytes_Check(o) || PyByteArray_Check(o) || PyUnicode_Check(o) || !PyObject_CheckBuffer(o))
+      return false;
+    numpy_ = is_numpy_array(o);
+    if (numpy_) {  // a strided view becomes a contiguous copy, as NumPy users expect
+      obj_ = nb::module_::import_("numpy").attr("ascontiguousarray")(keys);
+      o = obj_.ptr();
+    }
+    if (PyObject_GetBuffer(o, &view_, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) {
+      PyErr_Clear();
+      throw nb::value_error("an array of keys must be C-contiguous");
+    }
+    held_ = true;
+    std::string fmt = view_.format != nullptr ? view_.format : "B";
+    if (!fmt.empty() && (fmt[0] == '@' || fmt[0] == '=' || fmt[0] == '<')) fmt.erase(0, 1);
+    const bool int8 = fmt.size() == 1 && std::strchr("qQlLnN", fmt[0]) != nullptr &&
+                      view_.itemsize == 8;
+    if (!int8) {
+      throw nb::type_error(
+          ("an array of keys must hold 8-byte integers (uint64 or int64, native order), not "
+           "format '" +
+           std::string(view_.format != nullptr ? view_.format : "B") +
+           "' of itemsize " + std::to_string(view_.itemsize) +
+           "; convert it with .astype(numpy.uint64)")
+              .c_str());
+    }
+    if (view_.ndim != 1) throw nb::value_error("an array of keys must be 1-dimensional");
+    return true;
+  }
+  size_t size() const { return static_cast<size_t>(view_.shape[0]); }
+  const char *data() const { return static_cast<const char *>(view_.buf); }
+  bool numpy() const { return numpy_; }
+
+ private:
+  Py_buffer view_{};
+  bool held_ = false;
+  bool numpy_ = false;
+  nb::object obj_;
+};
+
+std::vector<uint64_t> int_offsets(size_t n) {
+  std::vector<uint64_t> offs(n + 1);
+  for (size_t i = 0; i <= n; i++) offs[i] = 8 * static_cast<uint64_t>(i);
+  return offs;
+}
+
+// Feeds the keys of an iterable to `flush` in packed chunks. Lists and tuples are indexed (each
+// item held while it is converted: __index__ may run Python code that changes the list).
+template <class Flush>
+void for_chunks(nb::handle keys, Flush &&flush) {
+  Packed packed;
+  PyObject *o = keys.ptr();
+  if (PyList_Check(o) || PyTuple_Check(o)) {
+    packed.buf.reserve(std::min<size_t>(static_cast<size_t>(PySequence_Fast_GET_SIZE(o)), kChunk) * 16);
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); i++) {
+      nb::object item = nb::borrow(PySequence_Fast_GET_ITEM(o, i));
+      if (!packed.append(item.ptr())) throw nb::python_error();
+      if (packed.size() == kChunk) {
+        flush(packed);
+        packed.clear();
+      }
+    }
+  } else {
+    nb::object it = nb::steal(PyObject_GetIter(o));
+    if (!it.is_valid()) throw nb::python_error();
+    while (PyObject *raw = PyIter_Next(it.ptr())) {
+      nb::object item = nb::steal(raw);
+      if (!packed.append(item.ptr())) throw nb::python_error();
+      if (packed.size() == kChunk) {
+        flush(packed);
+        packed.clear();
+      }
+    }
+    if (PyErr_Occurred()) throw nb::python_error();
+  }
+  if (packed.size() > 0) flush(packed);
+}
+
+}  // namespace
+
+uint64_t add_keys(Filter &f, nb::handle keys) {
+  IntArray arr;
+  uint64_t added = 0;
+  if (arr.open(keys)) {
+    const size_t n = arr.size();
+    const std::vector<uint64_t> offs = int_offsets(n);
+    run_packed(f, arr.data(), 8 * n, offs.data(), n, nullptr, &added);
+    return added;
+  }
+  for_chunks(keys, [&](const Packed &p) {
+    uint64_t a = 0;
+    run_packed(f, p.buf.data(), p.buf.size(), p.offs.data(), p.size(), nullptr, &a);
+    added += a;
+  });
+  return added;
+}
+
+nb::object test_keys(Filter &f, nb::handle keys) {
+  IntArray arr;
+  if (arr.open(keys)) {
+    const size_t n = arr.size();
+    const std::vector<uint64_t> offs = int_offsets(n);
+    if (arr.numpy()) {
+      // numpy.bool_ is one byte, 0 or 1: exactly what the C call writes.
+      nb::object np = nb::module_::import_("numpy");
+      nb::object out = np.attr("empty")(n, "dtype"_a = np.attr("bool_"));
+      Py_buffer ob;
+      if (PyObject_GetBuffer(out.ptr(), &ob, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) != 0)
+        throw nb::python_error();
+      try {
+        run_packed(f, arr.data(), 8 * n, offs.data(), n, static_cast<uint8_t *>(ob.buf), nullptr);
+      } catch (...) {
+        PyBuffer_Release(&ob);
+        throw;
+      }
+      PyBuffer_Release(&ob);
+      return out;
+    }
+    std::vector<uint8_t> res(n);
+    run_packed(f, arr.data(), 8 * n, offs.data(), n, res.data(), nullptr);
+    nb::list out;
+    for (uint8_t r : res) out.append(nb::bool_(r != 0));
+    return out;
+  }
+  std::vector<uint8_t> res;
+  for_chunks(keys, [&](const Packed &p) {
+    const size_t at = res.size();
+    res.resize(at + p.size());
+    run_packed(f, p.buf.data(), p.buf.size(), p.offs.data(), p.size(), res.data() + at, nullptr);
+  });
+  PyObject *list = PyList_New(static_cast<Py_ssize_t>(res.size()));
+  if (list == nullptr) throw nb::python_error();
+  for (size_t i = 0; i < res.size(); i++) {
+    PyObject *b = res[i] ? Py_True : Py_False;
+    Py_INCREF(b);
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), b);
+  }
+  return nb::steal(list);
+}
+
+}  // namespace abloom_py
