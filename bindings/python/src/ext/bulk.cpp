@@ -79,6 +79,11 @@ class IntArray {
     }
     held_ = true;
     std::string fmt = view_.format != nullptr ? view_.format : "B";
+    if (fmt == "O") {  // a NumPy array of Python objects: iterate it as any sequence of keys
+      PyBuffer_Release(&view_);
+      held_ = false;
+      return false;
+    }
     if (!fmt.empty() && (fmt[0] == '@' || fmt[0] == '=' || fmt[0] == '<')) fmt.erase(0, 1);
     const bool int8 = fmt.size() == 1 && std::strchr("qQlLnN", fmt[0]) != nullptr &&
                       view_.itemsize == 8;
