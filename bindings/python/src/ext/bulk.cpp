@@ -27,6 +27,23 @@ void check(int rc, const char *what) {
   if (rc < 0) throw CodeError{rc, 0, what, {}};
 }
 
+// The pointer-and-length call for a Batch, GIL released when worth it. `results` may be null
+// for adds.
+void run_batch(Filter &f, const Batch &b, uint8_t *results, uint64_t *added) {
+  Use use(f);
+  int rc;
+  const size_t n = b.size();
+  const bool release = n >= kReleaseGilFrom;
+  PyThreadState *ts = release ? PyEval_SaveThread() : nullptr;
+  if (results == nullptr) {
+    rc = abloom_add_many(use.handle(), b.ptrs(), b.lens(), n, added);
+  } else {
+    rc = abloom_test_many(use.handle(), b.ptrs(), b.lens(), n, results, nullptr);
+  }
+  if (release) PyEval_RestoreThread(ts);
+  check(rc, results == nullptr ? "add_many" : "contains_many");
+}
+
 // The packed call for n keys, GIL released when worth it. `results` may be null for adds.
 void run_packed(Filter &f, const char *buf, size_t len, const uint64_t *offs, size_t n,
                 uint8_t *results, uint64_t *added) {
@@ -116,36 +133,37 @@ std::vector<uint64_t> int_offsets(size_t n) {
   return offs;
 }
 
-// Feeds the keys of an iterable to `flush` in packed chunks. Lists and tuples are indexed (each
-// item held while it is converted: __index__ may run Python code that changes the list).
+// Feeds the keys of an iterable to `flush` in batches of up to kChunk keys. Lists and tuples are
+// indexed (each item is referenced by the batch before anything else runs: __index__ may run
+// Python code that changes the list); other iterables are iterated.
 template <class Flush>
 void for_chunks(nb::handle keys, Flush &&flush) {
-  Packed packed;
   PyObject *o = keys.ptr();
-  if (PyList_Check(o) || PyTuple_Check(o)) {
-    packed.buf.reserve(std::min<size_t>(static_cast<size_t>(PySequence_Fast_GET_SIZE(o)), kChunk) * 16);
+  const bool indexed = PyList_Check(o) || PyTuple_Check(o);
+  Batch batch(indexed ? std::min<size_t>(static_cast<size_t>(PySequence_Fast_GET_SIZE(o)), kChunk)
+                      : kChunk);
+  auto add = [&](PyObject *item) {
+    if (!batch.append(item)) throw nb::python_error();
+    if (batch.full()) {
+      flush(batch);
+      batch.clear();
+    }
+  };
+  if (indexed) {
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); i++) {
       nb::object item = nb::borrow(PySequence_Fast_GET_ITEM(o, i));
-      if (!packed.append(item.ptr())) throw nb::python_error();
-      if (packed.size() == kChunk) {
-        flush(packed);
-        packed.clear();
-      }
+      add(item.ptr());
     }
   } else {
     nb::object it = nb::steal(PyObject_GetIter(o));
     if (!it.is_valid()) throw nb::python_error();
     while (PyObject *raw = PyIter_Next(it.ptr())) {
       nb::object item = nb::steal(raw);
-      if (!packed.append(item.ptr())) throw nb::python_error();
-      if (packed.size() == kChunk) {
-        flush(packed);
-        packed.clear();
-      }
+      add(item.ptr());
     }
     if (PyErr_Occurred()) throw nb::python_error();
   }
-  if (packed.size() > 0) flush(packed);
+  if (batch.size() > 0) flush(batch);
 }
 
 }  // namespace
@@ -159,9 +177,9 @@ uint64_t add_keys(Filter &f, nb::handle keys) {
     run_packed(f, arr.data(), 8 * n, offs.data(), n, nullptr, &added);
     return added;
   }
-  for_chunks(keys, [&](const Packed &p) {
+  for_chunks(keys, [&](const Batch &b) {
     uint64_t a = 0;
-    run_packed(f, p.buf.data(), p.buf.size(), p.offs.data(), p.size(), nullptr, &a);
+    run_batch(f, b, nullptr, &a);
     added += a;
   });
   return added;
@@ -195,10 +213,10 @@ nb::object test_keys(Filter &f, nb::handle keys) {
     return out;
   }
   std::vector<uint8_t> res;
-  for_chunks(keys, [&](const Packed &p) {
+  for_chunks(keys, [&](const Batch &b) {
     const size_t at = res.size();
-    res.resize(at + p.size());
-    run_packed(f, p.buf.data(), p.buf.size(), p.offs.data(), p.size(), res.data() + at, nullptr);
+    res.resize(at + b.size());
+    run_batch(f, b, res.data() + at, nullptr);
   });
   PyObject *list = PyList_New(static_cast<Py_ssize_t>(res.size()));
   if (list == nullptr) throw nb::python_error();

@@ -38,17 +38,31 @@ class Key {
 // The 8 little-endian bytes of an int key; false with OverflowError/TypeError set.
 bool int_key_bytes(PyObject *o, unsigned char out[8]);
 
-// Keys copied into one buffer plus n+1 offsets: the packed form of the bulk C calls, which the
-// GIL can be released around (the bytes are ours, no Python object is touched).
-struct Packed {
-  std::vector<char> buf;
-  std::vector<uint64_t> offs{0};
-  size_t size() const { return offs.size() - 1; }
-  void clear() {
-    buf.clear();
-    offs.assign(1, 0);
-  }
+// A batch of keys for the pointer-and-length bulk calls (abloom_add_many / abloom_test_many),
+// with no copy of the keys: each pointer goes into the key object itself (bytes, the UTF-8 that
+// str caches, a buffer export of a bytearray or memoryview), or into `ints` for an int. The batch
+// holds a reference to every object (and every buffer export) until clear(), so the GIL can be
+// released around the C call: no other thread can free or resize what the pointers point at.
+class Batch {
+ public:
+  explicit Batch(size_t capacity);
+  Batch(const Batch &) = delete;
+  Batch &operator=(const Batch &) = delete;
+  ~Batch() { clear(); }
   bool append(PyObject *o);  // false with a Python exception set
+  size_t size() const { return ptrs_.size(); }
+  bool full() const { return ptrs_.size() == capacity_; }
+  const void *const *ptrs() const { return ptrs_.data(); }
+  const size_t *lens() const { return lens_.data(); }
+  void clear();
+
+ private:
+  size_t capacity_;
+  std::vector<const void *> ptrs_;
+  std::vector<size_t> lens_;
+  std::vector<PyObject *> refs_;
+  std::vector<Py_buffer> views_;
+  std::vector<uint64_t> ints_;  // reserved to capacity_: never reallocates, so pointers hold
 };
 
 }  // namespace abloom_py
