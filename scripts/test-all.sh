@@ -20,6 +20,9 @@
 #                  Rust -sys crate, and the golden vectors' copies of the Go module and the Rust
 #                  abloom crate; any difference from the committed ones fails
 #   go, java, rust bindings/LANG/ci.sh against build/ci installed into $ABLOOM_BUILD_ROOT/prefix
+#   python         bindings/python/ci.sh: fresh venvs, pip install of the package (the engine
+#                  compiled from the checkout, then from an sdist), ruff, mypy --strict, pytest
+#                  (incl. a file read by a C program built in $ABLOOM_BUILD_ROOT/python-ci)
 #   packages       each package from nothing but itself (bindings/LANG/package_check.sh: a consumer
 #                  project outside the repo), then the Debian packages (tests/install/deb/): built,
 #                  installed, used by the README's hello example and by C consumers that read the
@@ -47,7 +50,7 @@ FUZZ_DIR=$BUILD_ROOT/fuzz
 TSAN_TEST_REGEX='Concurren|Thread'
 
 ALL_STAGES=(setup build ctest exports install format bundled tidy asan-build asan-ctest tsan-build
-  tsan-ctest fuzz go java rust packages)
+  tsan-ctest fuzz go java rust python packages)
 # Prerequisites: a stage is skipped when one of these ran in this invocation and did not pass.
 declare -A NEEDS=(
   [build]=setup
@@ -64,6 +67,7 @@ declare -A NEEDS=(
   [go]=build
   [java]=build
   [rust]=build
+  [python]=setup
   [bundled]=setup
   [packages]=build
 )
@@ -226,6 +230,8 @@ run_binding() { # LANG
 stage_go() { run_binding go; }
 stage_java() { run_binding java; }
 stage_rust() { run_binding rust; }
+# The Python package builds the engine itself (as pip does for its users): no install needed.
+stage_python() { bash bindings/python/ci.sh "$BUILD_ROOT/python-ci"; }
 
 # The engine copies inside the Go module and the Rust -sys crate, and the golden vectors' copies
 # inside the Go module and the Rust abloom crate (for their own tests), are generated, never

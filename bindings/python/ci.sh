@@ -27,7 +27,7 @@ build=${1:-$root/build/python-ci}
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
 export CMAKE_BUILD_PARALLEL_LEVEL=${ABLOOM_JOBS:-2}
-export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PYTHONDONTWRITEBYTECODE=1
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PYTHONDONTWRITEBYTECODE=1 NO_COLOR=1
 unset PYTHONPATH ABLOOM_C_FILE_READER
 
 step() { echo "== python: $* (at ${SECONDS}s)"; }
@@ -54,7 +54,7 @@ grep -E "abloom: engine from" "$work/install.log"
 
 step "ruff + mypy --strict"
 cd "$here"
-"$venv/ruff" check src tests bench
+"$venv/ruff" check --output-format concise src tests bench
 "$venv/ruff" format --check src tests bench
 "$venv/mypy"
 

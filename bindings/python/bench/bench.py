@@ -17,10 +17,11 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
+from importlib.metadata import version
 from typing import Any
 
 import numpy as np
-import pybloom_live  # type: ignore[import-untyped]
+import pybloom_live
 import rbloom
 
 import abloom
@@ -37,6 +38,11 @@ def best(repeat: int, setup: Callable[[], Any], run: Callable[[Any], object]) ->
         run(state)
         times.append(time.perf_counter() - t0)
     return min(times)
+
+
+def const(x: Any) -> Callable[[], Any]:
+    """A setup function returning x (binds it now, not when called)."""
+    return lambda: x
 
 
 def ns(seconds: float, n: int) -> float:
@@ -69,12 +75,14 @@ def single_keys(n: int, repeat: int, pybloom_keys: int) -> None:
         t_add = best(repeat, make, lambda f: add_loop(f, keys))
         full = make()
         add_loop(full, keys)
-        t_in = best(repeat, lambda full=full: full, lambda f: contains_loop(f, keys))
+        t_in = best(repeat, const(full), lambda f: contains_loop(f, keys))
         res[name] = (ns(t_add, n), ns(t_in, n))
     # pybloom-live is pure Python (~100x slower): timed on the first keys only, into a filter of
     # the full size.
     sub = keys[:pybloom_keys]
-    pb = best(1, lambda: pybloom_live.BloomFilter(capacity=n, error_rate=FPR), lambda f: add_loop(f, sub))
+    pb = best(
+        1, lambda: pybloom_live.BloomFilter(capacity=n, error_rate=FPR), lambda f: add_loop(f, sub)
+    )
     pf = pybloom_live.BloomFilter(capacity=n, error_rate=FPR)
     add_loop(pf, sub)
     pin = best(1, lambda: pf, lambda f: contains_loop(f, sub))
@@ -83,7 +91,10 @@ def single_keys(n: int, repeat: int, pybloom_keys: int) -> None:
     print("| library | add ns/key | `in` ns/key | abloom add speed-up | abloom `in` speed-up |")
     print("|---|---|---|---|---|")
     for name, (t_add_ns, t_in_ns) in res.items():
-        print(f"| {name} | {t_add_ns:.1f} | {t_in_ns:.1f} | {t_add_ns / a_add:.2f}x | {t_in_ns / a_in:.2f}x |")
+        print(
+            f"| {name} | {t_add_ns:.1f} | {t_in_ns:.1f} "
+            f"| {t_add_ns / a_add:.2f}x | {t_in_ns / a_in:.2f}x |"
+        )
 
 
 def batches(n: int, repeat: int) -> None:
@@ -126,10 +137,18 @@ def numpy_keys(n: int, repeat: int) -> None:
     print("|---|---|---|")
     print(f"| `add_many(arr)` | {ns(t_many, n):.1f} | |")
     print(f"| `for k in arr.tolist(): f.add(k)` | {ns(t_list, n):.1f} | {t_list / t_many:.1f}x |")
-    print(f"| `for k in arr: f.add(k)` (NumPy scalars) | {ns(t_np, n):.1f} | {t_np / t_many:.1f}x |")
+    print(
+        f"| `for k in arr: f.add(k)` (NumPy scalars) | {ns(t_np, n):.1f} | {t_np / t_many:.1f}x |"
+    )
     print(f"| `contains_many(arr)` | {ns(c_many, n):.1f} | |")
     print(f"| `[k in f for k in arr.tolist()]` | {ns(c_list, n):.1f} | {c_list / c_many:.1f}x |")
     print(f"| `[k in f for k in arr]` (NumPy scalars) | {ns(c_np, n):.1f} | {c_np / c_many:.1f}x |")
+
+
+def open_50(path: str) -> None:
+    for _ in range(50):
+        with abloom.BloomFilter.open(path) as m:
+            assert "k" in m
 
 
 def open_times(repeat: int, big_gib: float) -> None:
@@ -146,18 +165,15 @@ def open_times(repeat: int, big_gib: float) -> None:
                 f.save(path)
             size = os.path.getsize(path)
 
-            def once(_: object) -> None:
-                for _ in range(50):
-                    with abloom.BloomFilter.open(path) as m:
-                        assert "k" in m
-
-            t = best(repeat, lambda: None, once) / 50
+            t = best(repeat, const(path), open_50) / 50
             print(f"| {label} | {size:,} | {t * 1e6:.1f} us |")
             os.unlink(path)
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--sizes", default="1000000,10000000")
     ap.add_argument("--batch", type=int, default=1_000_000)
     ap.add_argument("--repeat", type=int, default=3)
@@ -169,10 +185,19 @@ def main() -> None:
     if a.quick:
         sizes, a.batch, a.repeat, a.pybloom_keys, a.big_gib = [10_000], 10_000, 1, 1000, 1 / 32
     cpu = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
-    model = next((ln.split(":", 1)[1].strip() for ln in cpu.splitlines() if ln.startswith("Model name")), "?")
-    print(f"# abloom {abloom.__version__} (library {abloom.library_version}, kernel {abloom.isa()}), ", end="")
-    print(f"rbloom {rbloom.__version__ if hasattr(rbloom, '__version__') else '1.5.4'}, pybloom-live 4.0.0")
-    print(f"# Python {platform.python_version()}, numpy {np.__version__}, CPU: {model}, {os.cpu_count()} CPUs")
+    model = next(
+        (ln.split(":", 1)[1].strip() for ln in cpu.splitlines() if ln.startswith("Model name")), "?"
+    )
+    print(
+        f"# abloom {abloom.__version__} (library {abloom.library_version}, "
+        f"kernel {abloom.isa()}), ",
+        end="",
+    )
+    print(f"rbloom {version('rbloom')}, pybloom-live {version('pybloom-live')}")
+    print(
+        f"# Python {platform.python_version()}, numpy {np.__version__}, "
+        f"CPU: {model}, {os.cpu_count()} CPUs"
+    )
     for n in sizes:
         single_keys(n, a.repeat, a.pybloom_keys)
     batches(a.batch, a.repeat)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import array
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pytest
@@ -67,7 +68,7 @@ def test_mixed_key_types_in_one_batch() -> None:
 
 @pytest.mark.parametrize("dtype", [np.uint64, np.int64])
 def test_numpy_int_arrays_in_one_call(dtype: type) -> None:
-    a = np.arange(0, 100_000, dtype=dtype)
+    a: np.ndarray[Any, Any] = np.arange(0, 100_000, dtype=dtype)
     f = BloomFilter(200_000, seed=8)
     assert 99_500 < f.add_many(a) <= 100_000
     g = BloomFilter(200_000, seed=8)
@@ -95,7 +96,11 @@ def test_numpy_strided_arrays_and_array_module() -> None:
 
 def test_numpy_bad_arrays() -> None:
     f = BloomFilter(1000)
-    for bad in (np.arange(3, dtype=np.int32), np.arange(3, dtype=np.float64), np.zeros(3, dtype=">u8")):
+    for bad in (
+        np.arange(3, dtype=np.int32),
+        np.arange(3, dtype=np.float64),
+        np.zeros(3, dtype=">u8"),
+    ):
         with pytest.raises(TypeError, match="8-byte integers"):
             f.add_many(bad)
         with pytest.raises(TypeError):

@@ -13,7 +13,8 @@ import pytest
 import abloom
 from abloom import BloomFilter
 
-# tests/vectors/README.md: name -> (kind, shards, seed, layout, k, blocks per shard, false positives)
+# tests/vectors/README.md: name -> (kind, shards, seed, layout, k, blocks per shard,
+# absent keys testing 1)
 VECTORS = {
     "blocked_s1": ("blocked", 1, 0x0123456789ABCDEF, "default", 7, 9, 31),
     "blocked_s4": ("blocked", 4, 0xFEDCBA9876543210, "default", 8, 3, 5),
@@ -36,10 +37,18 @@ def test_golden_vectors_read(vectors_dir: Path, name: str, how: str) -> None:
     if how == "from_bytes":
         f = BloomFilter.from_bytes(path.read_bytes())
     else:
-        f = BloomFilter.open(path, mode="c" if how == "open-copy" else "r", verify=how == "open-verify")
+        f = BloomFilter.open(
+            path, mode="c" if how == "open-copy" else "r", verify=how == "open-verify"
+        )
     with f:
         i = f.info
-        assert (i.kind, i.shards, i.seed, i.k, i.blocks_per_shard) == (kind, shards, seed, k, blocks)
+        assert (i.kind, i.shards, i.seed, i.k, i.blocks_per_shard) == (
+            kind,
+            shards,
+            seed,
+            k,
+            blocks,
+        )
         assert (i.capacity, i.target_fpr) == (450, 0.01)
         assert i.layout == ("split" if layout == "split" else "distinct")
         assert i.storage == ("owned" if how == "from_bytes" else "mapped")
@@ -52,7 +61,9 @@ def test_golden_vectors_read(vectors_dir: Path, name: str, how: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(VECTORS))
-def test_golden_vectors_are_rebuilt_byte_for_byte(vectors_dir: Path, name: str, tmp_path: Path) -> None:
+def test_golden_vectors_are_rebuilt_byte_for_byte(
+    vectors_dir: Path, name: str, tmp_path: Path
+) -> None:
     kind, shards, seed, layout, *_ = VECTORS[name]
     added = read_lines(vectors_dir / f"{name}.keys.txt")
     want = (vectors_dir / f"{name}.abloom").read_bytes()

@@ -84,16 +84,20 @@ def test_union_and_intersection() -> None:
 
 def test_set_operations_refuse_other_shapes_and_types() -> None:
     a = BloomFilter(1000, seed=1)
-    for other in (BloomFilter(1000, seed=2), BloomFilter(2000, seed=1), BloomFilter(1000, kind="classic", seed=1)):
+    for other in (
+        BloomFilter(1000, seed=2),
+        BloomFilter(2000, seed=1),
+        BloomFilter(1000, kind="classic", seed=1),
+    ):
         with pytest.raises(abloom.ShapeMismatchError) as e:
-            a | other  # noqa: B018
+            a | other
         assert isinstance(e.value, ValueError) and e.value.code == -5
         with pytest.raises(ValueError):
             a &= other
     with pytest.raises(TypeError):
-        a | {"a"}  # type: ignore[operator]  # noqa: B018
+        a | {"a"}  # type: ignore[operator]
     with pytest.raises(TypeError):
-        a &= 3  # type: ignore[assignment, operator]
+        a &= 3  # type: ignore[arg-type]
 
 
 def test_equality_and_copies() -> None:
@@ -125,7 +129,7 @@ def test_bad_constructor_arguments() -> None:
             BloomFilter(100, fpr)
     with pytest.raises(TypeError):
         BloomFilter(100, "0.1")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="too large|range|large"):
+    with pytest.raises(ValueError, match=r"too large|range|large"):
         BloomFilter(2**62, 1e-9)  # absurd: far above the library's 256 TiB limit
     with pytest.raises(ValueError):
         BloomFilter(100, kind="cuckoo")  # type: ignore[arg-type]
@@ -142,7 +146,7 @@ def test_bad_constructor_arguments() -> None:
     with pytest.raises(TypeError):
         BloomFilter(100, seed="1")  # type: ignore[arg-type]
     with pytest.raises(TypeError):
-        BloomFilter(100, 0.01, "blocked")  # type: ignore[misc]  # keyword-only
+        BloomFilter(100, 0.01, "blocked")  # type: ignore[call-arg]  # keyword-only
     with pytest.raises(ValueError):
         BloomFilter.plan(0)
 

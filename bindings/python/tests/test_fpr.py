@@ -13,7 +13,12 @@ from abloom import BloomFilter
 
 @pytest.mark.parametrize(
     ("kind", "layout", "fpr"),
-    [("blocked", "default", 0.01), ("blocked", "split", 0.01), ("classic", "default", 0.01), ("blocked", "default", 0.001)],
+    [
+        ("blocked", "default", 0.01),
+        ("blocked", "split", 0.01),
+        ("classic", "default", 0.01),
+        ("blocked", "default", 0.001),
+    ],
 )
 def test_fpr_at_capacity(kind: str, layout: str, fpr: float) -> None:
     n, trials = 200_000, 1_000_000

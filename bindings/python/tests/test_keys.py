@@ -14,7 +14,9 @@ def le8(v: int) -> bytes:
     return (v % 2**64).to_bytes(8, "little")
 
 
-@pytest.mark.parametrize("v", [0, 1, 255, 256, 2**32, 2**63 - 1, -1, -(2**63), 2**64 - 1, 0x0102030405060708])
+@pytest.mark.parametrize(
+    "v", [0, 1, 255, 256, 2**32, 2**63 - 1, -1, -(2**63), 2**64 - 1, 0x0102030405060708]
+)
 def test_int_key_is_its_8_little_endian_bytes(v: int) -> None:
     # Java's put(long) and the Go and Rust batches of 64-bit keys hash exactly these 8 bytes.
     f = BloomFilter(1000, seed=99)
@@ -41,7 +43,7 @@ def test_int_likes_are_ints_but_bool_is_refused() -> None:
     assert np.uint64(5) in f and np.int64(5) in f
     for b in (True, False, np.bool_(True)):
         with pytest.raises(TypeError):
-            f.add(b)
+            f.add(b)  # type: ignore[arg-type]
         with pytest.raises(TypeError):
             b in f  # noqa: B015
 

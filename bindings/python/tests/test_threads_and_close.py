@@ -50,37 +50,41 @@ def test_concurrent_adds_lose_nothing() -> None:
         assert all(f.contains_many([f"t{i}:{j}" for j in range(20_000)]))
 
 
-def test_close_while_other_threads_use_it(tmp_path: Path) -> None:
-    for _ in range(5):
-        f = BloomFilter(1_000_000, seed=3)
-        keys = np.arange(200_000, dtype=np.uint64)
-        started = threading.Barrier(5)
-        closed_seen: list[int] = []
+def close_under_use() -> None:
+    f = BloomFilter(1_000_000, seed=3)
+    keys = np.arange(200_000, dtype=np.uint64)
+    started = threading.Barrier(5)
+    closed_seen: list[int] = []
 
-        def user(i: int, f: BloomFilter = f) -> None:
-            started.wait()
-            calls: list[Callable[[], Any]] = [
-                lambda: f.add_many(keys),
-                lambda: f.contains_many(keys),
-                lambda: f.to_bytes(),
-                lambda: f.approx_len(),
-            ]
-            try:
-                while True:
-                    calls[i % 4]()
-                    _ = i in f
-            except abloom.ClosedError:
-                closed_seen.append(i)
-
-        threads = [threading.Thread(target=user, args=(i,)) for i in range(4)]
-        for t in threads:
-            t.start()
+    def user(i: int) -> None:
         started.wait()
-        f.close()
-        for t in threads:
-            t.join()
-        assert sorted(closed_seen) == [0, 1, 2, 3]
-        assert f.closed
+        calls: list[Callable[[], Any]] = [
+            lambda: f.add_many(keys),
+            lambda: f.contains_many(keys),
+            lambda: f.to_bytes(),
+            lambda: f.approx_len(),
+        ]
+        try:
+            while True:
+                calls[i % 4]()
+                _ = i in f
+        except abloom.ClosedError:
+            closed_seen.append(i)
+
+    threads = [threading.Thread(target=user, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    started.wait()
+    f.close()
+    for t in threads:
+        t.join()
+    assert sorted(closed_seen) == [0, 1, 2, 3]
+    assert f.closed
+
+
+def test_close_while_other_threads_use_it() -> None:
+    for _ in range(5):
+        close_under_use()
 
 
 def every_call(f: BloomFilter, tmp_path: Path) -> list[Callable[[], object]]:

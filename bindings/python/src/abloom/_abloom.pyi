@@ -3,12 +3,12 @@ against the tests and benchmarks)."""
 
 import os
 from collections.abc import Iterable
-from typing import Any, Literal, Union, overload
+from typing import Any, Literal, overload
 
 from typing_extensions import Buffer, Self, TypeAlias
 
-Key: TypeAlias = Union[str, bytes, bytearray, memoryview, int]
-StrPath: TypeAlias = Union[str, bytes, os.PathLike[str], os.PathLike[bytes]]
+Key: TypeAlias = str | bytes | bytearray | memoryview | int
+StrPath: TypeAlias = str | bytes | os.PathLike[str] | os.PathLike[bytes]
 Kind: TypeAlias = Literal["blocked", "classic"]
 LayoutName: TypeAlias = Literal["default", "distinct", "split"]
 
@@ -118,7 +118,9 @@ class BloomFilter:
     def from_bytes(data: Buffer) -> BloomFilter: ...
     def save(self, path: StrPath) -> None: ...
     @staticmethod
-    def open(path: StrPath, mode: Literal["r", "r+", "c"] = "r", verify: bool = False) -> BloomFilter: ...
+    def open(
+        path: StrPath, mode: Literal["r", "r+", "c"] = "r", verify: bool = False
+    ) -> BloomFilter: ...
     def sync(self) -> None: ...
     def close(self) -> None: ...
     @property
