@@ -71,7 +71,7 @@ step "sdist, installed into a fresh venv from outside the repository"
 bash "$here/make_sdist.sh" "$work/dist" "$venv/python" >"$work/sdist.log" 2>&1 ||
   { tail -30 "$work/sdist.log" && die "make_sdist.sh failed"; }
 sdist=$(ls "$work"/dist/abloom-*.tar.gz)
-tar -tzf "$sdist" | grep -q '/engine/abloom_capi.cpp$' || die "the sdist carries no engine"
+tar -tzf "$sdist" | grep '/engine/abloom_capi.cpp$' >/dev/null || die "the sdist carries no engine"
 python3 -m venv "$work/venv2"
 "$work/venv2/bin/pip" install -q --no-cache-dir "$sdist[numpy]" pytest==9.2.0
 "$work/venv2/bin/python" -c 'import abloom, sys; assert abloom.__file__.startswith(sys.prefix)'
