@@ -24,7 +24,7 @@
 #                  compiled from the checkout, then from an sdist), ruff, mypy --strict, pytest
 #                  (incl. a file read by a C program built in $ABLOOM_BUILD_ROOT/python-ci)
 #   packages       each package from nothing but itself (bindings/LANG/package_check.sh: a consumer
-#                  project outside the repo), then the Debian packages (tests/install/deb/): built,
+#                  project outside the repo; Python's from its sdist, reading the others' files), then the Debian packages (tests/install/deb/): built,
 #                  installed, used by the README's hello example and by C consumers that read the
 #                  files the other languages wrote, removed
 #
@@ -256,12 +256,13 @@ stage_bundled() {
 stage_packages() {
   local exchange pairs=() lang f
   exchange=$(mktemp -d "${TMPDIR:-/tmp}/abloom-exchange.XXXXXX")
-  for lang in go rust java; do
+  # Python runs last: its consumer also reads the files the other three wrote.
+  for lang in go rust java python; do
     echo "== $lang"
     bash "bindings/$lang/package_check.sh" "$exchange"
   done
-  # Each package check writes LANG.abloom and LANG.keys.txt; all three are required.
-  for lang in go java rust; do
+  # Each package check writes LANG.abloom and LANG.keys.txt; all four are required.
+  for lang in go java rust python; do
     for f in "$exchange/$lang.abloom" "$exchange/$lang.keys.txt"; do
       [[ -s "$f" ]] || { echo "the $lang package check wrote no $(basename "$f") into $exchange" && return 1; }
     done
