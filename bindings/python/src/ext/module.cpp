@@ -246,7 +246,7 @@ PyObject *add_method(PyObject *self, PyObject *key) {
 
 PyMethodDef raw_methods[] = {
     {"add", add_method, METH_O,
-     "add(key, /)\n--\n\nAdd one key (str, bytes, bytearray, memoryview or int)."},
+     "add($self, key, /)\n--\n\nAdd one key (str, bytes, bytearray, memoryview or int)."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyType_Slot filter_slots[] = {{Py_sq_contains, reinterpret_cast<void *>(contains_slot)},
