@@ -134,8 +134,8 @@ std::vector<uint64_t> int_offsets(size_t n) {
 }
 
 // Feeds the keys of an iterable to `flush` in batches of up to kChunk keys. Lists and tuples are
-// indexed (each item is referenced by the batch before anything else runs: __index__ may run
-// Python code that changes the list); other iterables are iterated.
+// indexed (the list's size is read again for each item: __index__ may run Python code that
+// changes it); other iterables are iterated.
 template <class Flush>
 void for_chunks(nb::handle keys, Flush &&flush) {
   PyObject *o = keys.ptr();
@@ -150,10 +150,8 @@ void for_chunks(nb::handle keys, Flush &&flush) {
     }
   };
   if (indexed) {
-    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); i++) {
-      nb::object item = nb::borrow(PySequence_Fast_GET_ITEM(o, i));
-      add(item.ptr());
-    }
+    // Items are borrowed: Batch::append references each before running any Python code.
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); i++) add(PySequence_Fast_GET_ITEM(o, i));
   } else {
     nb::object it = nb::steal(PyObject_GetIter(o));
     if (!it.is_valid()) throw nb::python_error();

@@ -77,56 +77,42 @@ bool Key::set(PyObject *o) {
   return type_error(o);
 }
 
-Batch::Batch(size_t capacity) : capacity_(capacity) {
-  ptrs_.reserve(capacity);
-  lens_.reserve(capacity);
-  refs_.reserve(capacity);
-  ints_.reserve(capacity);
-}
-
-bool Batch::append(PyObject *o) {
-  const char *p;
-  Py_ssize_t n;
-  if (PyBytes_Check(o)) {
-    p = PyBytes_AS_STRING(o);
-    n = PyBytes_GET_SIZE(o);
-  } else if (PyUnicode_Check(o)) {
-    p = PyUnicode_AsUTF8AndSize(o, &n);
+bool Batch::append_other(PyObject *o) {
+  if (PyUnicode_Check(o)) {
+    Py_ssize_t n;
+    const char *p = PyUnicode_AsUTF8AndSize(o, &n);  // cached in the str
     if (p == nullptr) return false;
-  } else if (PyByteArray_Check(o) || PyMemoryView_Check(o)) {
+    push(o, p, static_cast<size_t>(n));
+    return true;
+  }
+  if (PyByteArray_Check(o) || PyMemoryView_Check(o)) {
     Py_buffer view;
     if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) != 0) return false;
-    views_.push_back(view);
-    ptrs_.push_back(view.buf);
-    lens_.push_back(static_cast<size_t>(view.len));
+    views_.push_back(view);  // the export holds the object
+    ptrs_[n_] = view.buf;
+    lens_[n_++] = static_cast<size_t>(view.len);
     return true;
-  } else if (PyLong_Check(o) || (!PyFloat_Check(o) && PyIndex_Check(o))) {
-    unsigned char le[8];
-    if (!int_key_bytes(o, le)) return false;
-    uint64_t v;
-    std::memcpy(&v, le, 8);
-    ints_.push_back(v);
-    ptrs_.push_back(&ints_.back());
-    lens_.push_back(8);
-    return true;
-  } else {
-    return type_error(o);
   }
-  Py_INCREF(o);
-  refs_.push_back(o);
-  ptrs_.push_back(p);
-  lens_.push_back(static_cast<size_t>(n));
-  return true;
+  if (PyLong_Check(o) || (!PyFloat_Check(o) && PyIndex_Check(o))) {
+    unsigned char le[8];
+    Py_INCREF(o);  // __index__ may run Python code that drops the caller's reference
+    const bool ok = int_key_bytes(o, le);
+    Py_DECREF(o);
+    if (!ok) return false;
+    uint64_t *slot = &ints_[nints_++];
+    std::memcpy(slot, le, 8);
+    ptrs_[n_] = slot;
+    lens_[n_++] = 8;
+    return true;
+  }
+  return type_error(o);
 }
 
 void Batch::clear() {
-  for (PyObject *o : refs_) Py_DECREF(o);
+  for (size_t i = 0; i < nrefs_; i++) Py_DECREF(refs_[i]);
   for (Py_buffer &v : views_) PyBuffer_Release(&v);
-  refs_.clear();
   views_.clear();
-  ints_.clear();
-  ptrs_.clear();
-  lens_.clear();
+  n_ = nrefs_ = nints_ = 0;
 }
 
 }  // namespace abloom_py

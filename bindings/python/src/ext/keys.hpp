@@ -8,6 +8,7 @@
 #include <Python.h>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace abloom_py {
@@ -43,26 +44,49 @@ bool int_key_bytes(PyObject *o, unsigned char out[8]);
 // str caches, a buffer export of a bytearray or memoryview), or into `ints` for an int. The batch
 // holds a reference to every object (and every buffer export) until clear(), so the GIL can be
 // released around the C call: no other thread can free or resize what the pointers point at.
+// Fixed-capacity arrays with one counter: append() is on the per-key path of every batch.
 class Batch {
  public:
-  explicit Batch(size_t capacity);
+  explicit Batch(size_t capacity)
+      : capacity_(capacity),
+        ptrs_(new const void *[capacity]),
+        lens_(new size_t[capacity]),
+        refs_(new PyObject *[capacity]),
+        ints_(new uint64_t[capacity]) {}
   Batch(const Batch &) = delete;
   Batch &operator=(const Batch &) = delete;
   ~Batch() { clear(); }
-  bool append(PyObject *o);  // false with a Python exception set
-  size_t size() const { return ptrs_.size(); }
-  bool full() const { return ptrs_.size() == capacity_; }
-  const void *const *ptrs() const { return ptrs_.data(); }
-  const size_t *lens() const { return lens_.data(); }
+  // Adds `o` (a borrowed reference: append takes its own before any Python code can run). False
+  // with a Python exception set when `o` is not a key. Only when !full().
+  bool append(PyObject *o) {
+    if (PyBytes_Check(o)) {
+      push(o, PyBytes_AS_STRING(o), static_cast<size_t>(PyBytes_GET_SIZE(o)));
+      return true;
+    }
+    return append_other(o);
+  }
+  size_t size() const { return n_; }
+  bool full() const { return n_ == capacity_; }
+  const void *const *ptrs() const { return ptrs_.get(); }
+  const size_t *lens() const { return lens_.get(); }
   void clear();
 
  private:
+  void push(PyObject *ref, const void *p, size_t len) {
+    Py_INCREF(ref);
+    refs_[nrefs_++] = ref;
+    ptrs_[n_] = p;
+    lens_[n_++] = len;
+  }
+  bool append_other(PyObject *o);
+
   size_t capacity_;
-  std::vector<const void *> ptrs_;
-  std::vector<size_t> lens_;
-  std::vector<PyObject *> refs_;
+  size_t n_ = 0, nrefs_ = 0, nints_ = 0;
+  std::unique_ptr<const void *[]> ptrs_;
+  std::unique_ptr<size_t[]> lens_;
+  std::unique_ptr<PyObject *[]> refs_;
+  std::unique_ptr<uint64_t[]> ints_;
   std::vector<Py_buffer> views_;
-  std::vector<uint64_t> ints_;  // reserved to capacity_: never reallocates, so pointers hold
 };
 
 }  // namespace abloom_py
