@@ -8,8 +8,8 @@
 #     extension and the engine from this checkout (scikit-build-core, CMake, nanobind), with no
 #     installed libabloom and no environment variable; the extension's compile must print no
 #     warning;
-#  2. ruff (lint and format) and mypy --strict over the package, its stubs, the tests and the
-#     benchmark;
+#  2. clang-format over the extension's C++; ruff (lint and format) and mypy --strict over the
+#     package, its stubs, the tests and the benchmark;
 #  3. the C reader (tests/install/deb/file_reader.c against a static libabloom of this checkout),
 #     for the test that a C program reads a file Python wrote;
 #  4. pytest;
@@ -35,7 +35,7 @@ die() {
   echo "python ci: $*" >&2
   exit 1
 }
-for tool in python3 cmake ninja cc c++; do
+for tool in python3 cmake ninja cc c++ clang-format; do
   command -v "$tool" >/dev/null || die "'$tool' not found on PATH (scripts/setup.sh installs it)"
 done
 python3 -c 'import sys; sys.exit(sys.version_info < (3, 9))' || die "python3 must be >= 3.9"
@@ -52,8 +52,9 @@ venv=$work/venv/bin
 if grep -E "warning:" "$work/install.log"; then die "the build printed compiler warnings (above)"; fi
 grep -E "abloom: engine from" "$work/install.log"
 
-step "ruff + mypy --strict"
+step "clang-format (the repository's .clang-format), ruff, mypy --strict"
 cd "$here"
+clang-format --dry-run --Werror src/ext/*.cpp src/ext/*.hpp
 "$venv/ruff" check --output-format concise src tests bench
 "$venv/ruff" format --check src tests bench
 "$venv/mypy"

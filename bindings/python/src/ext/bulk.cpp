@@ -102,15 +102,14 @@ class IntArray {
       return false;
     }
     if (!fmt.empty() && (fmt[0] == '@' || fmt[0] == '=' || fmt[0] == '<')) fmt.erase(0, 1);
-    const bool int8 = fmt.size() == 1 && std::strchr("qQlLnN", fmt[0]) != nullptr &&
-                      view_.itemsize == 8;
+    const bool int8 =
+        fmt.size() == 1 && std::strchr("qQlLnN", fmt[0]) != nullptr && view_.itemsize == 8;
     if (!int8) {
       throw nb::type_error(
           ("an array of keys must hold 8-byte integers (uint64 or int64, native order), not "
            "format '" +
-           std::string(view_.format != nullptr ? view_.format : "B") +
-           "' of itemsize " + std::to_string(view_.itemsize) +
-           "; convert it with .astype(numpy.uint64)")
+           std::string(view_.format != nullptr ? view_.format : "B") + "' of itemsize " +
+           std::to_string(view_.itemsize) + "; convert it with .astype(numpy.uint64)")
               .c_str());
     }
     if (view_.ndim != 1) throw nb::value_error("an array of keys must be 1-dimensional");
@@ -151,7 +150,8 @@ void for_chunks(nb::handle keys, Flush &&flush) {
   };
   if (indexed) {
     // Items are borrowed: Batch::append references each before running any Python code.
-    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); i++) add(PySequence_Fast_GET_ITEM(o, i));
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); i++)
+      add(PySequence_Fast_GET_ITEM(o, i));
   } else {
     nb::object it = nb::steal(PyObject_GetIter(o));
     if (!it.is_valid()) throw nb::python_error();

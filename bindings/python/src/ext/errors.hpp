@@ -12,8 +12,8 @@ namespace abloom_py {
 
 // Thrown by the nanobind-bound functions; translated by the translator registered in module.cpp.
 struct CodeError {
-  int code;        // a negative ABLOOM_ERR_*
-  int err_no;      // errno right after the call, for ABLOOM_ERR_IO; 0 otherwise
+  int code;          // a negative ABLOOM_ERR_*
+  int err_no;        // errno right after the call, for ABLOOM_ERR_IO; 0 otherwise
   std::string what;  // the operation ("open", "save", ...)
   std::string path;  // the file, for file calls; empty otherwise
 };

@@ -267,8 +267,9 @@ NB_MODULE(_abloom, m) {
   });
 
   m.attr("library_version") = abloom_version_string();
-  m.def("isa", [] { return abloom_isa_name(abloom_isa_active()); },
-        "The SIMD kernel the library uses: 'scalar', 'avx2' or 'avx512'.");
+  m.def(
+      "isa", [] { return abloom_isa_name(abloom_isa_active()); },
+      "The SIMD kernel the library uses: 'scalar', 'avx2' or 'avx512'.");
 
   nb::class_<abloom_plan>(m, "Plan", "What BloomFilter(...) would allocate (BloomFilter.plan).")
       .def_prop_ro("kind", [](const abloom_plan &p) { return kind_name(p.kind); })
@@ -281,8 +282,9 @@ NB_MODULE(_abloom, m) {
       .def_ro("bits_per_key", &abloom_plan::bits_per_key)
       .def_ro("expected_fpr", &abloom_plan::expected_fpr, "The model's FPR at capacity.")
       .def("__repr__", [](const abloom_plan &p) {
-        return nb::str("Plan(kind={!r}, layout={!r}, k={}, shards={}, bits={}, bytes={}, "
-                       "expected_fpr={:.6g})")
+        return nb::str(
+                   "Plan(kind={!r}, layout={!r}, k={}, shards={}, bits={}, bytes={}, "
+                   "expected_fpr={:.6g})")
             .format(kind_name(p.kind), layout_name(p.layout), p.k, p.shards, p.bits, p.bytes,
                     p.expected_fpr);
       });
@@ -302,8 +304,9 @@ NB_MODULE(_abloom, m) {
       .def_prop_ro("storage", [](const abloom_info &i) { return storage_name(i.storage); })
       .def_prop_ro("read_only", [](const abloom_info &i) { return i.read_only != 0; })
       .def("__repr__", [](const abloom_info &i) {
-        return nb::str("Info(kind={!r}, layout={!r}, k={}, shards={}, bits={}, capacity={}, "
-                       "seed={}, storage={!r}, read_only={})")
+        return nb::str(
+                   "Info(kind={!r}, layout={!r}, k={}, shards={}, bits={}, capacity={}, "
+                   "seed={}, storage={!r}, read_only={})")
             .format(kind_name(i.kind), layout_name(i.layout), i.k, i.shards, i.bits, i.capacity,
                     i.seed, storage_name(i.storage), i.read_only != 0);
       });
@@ -323,8 +326,8 @@ NB_MODULE(_abloom, m) {
            check(rc, "BloomFilter");
            new (self) Filter(h);
          },
-         "capacity"_a, "fpr"_a = 0.01, nb::kw_only(), "kind"_a = "blocked",
-         "shards"_a = nb::none(), "seed"_a = 0, "layout"_a = "default",
+         "capacity"_a, "fpr"_a = 0.01, nb::kw_only(), "kind"_a = "blocked", "shards"_a = nb::none(),
+         "seed"_a = 0, "layout"_a = "default",
          "A filter sized so that `capacity` distinct keys give a false-positive rate of `fpr`.")
       .def_static(
           "plan",
@@ -339,27 +342,26 @@ NB_MODULE(_abloom, m) {
           "capacity"_a, "fpr"_a = 0.01, nb::kw_only(), "kind"_a = "blocked",
           "shards"_a = nb::none(), "layout"_a = "default",
           "The layout BloomFilter(capacity, fpr, ...) would allocate, without allocating it.")
-      .def("update",
-           [](Filter &f, nb::args iterables) {
-             for (nb::handle it : iterables) abloom_py::add_keys(f, it);
-           },
-           "Add every key of each iterable (batches of keys per C call, GIL released).")
-      .def("add_many", [](Filter &f, nb::handle keys) { return abloom_py::add_keys(f, keys); },
-           "keys"_a,
-           "Add the keys (an iterable, or a NumPy uint64/int64 array in one C call); return how "
-           "many were new.")
-      .def("contains_many",
-           [](Filter &f, nb::handle keys) { return abloom_py::test_keys(f, keys); }, "keys"_a,
-           "Test the keys: a list of bools, or a NumPy bool array for a NumPy array.")
+      .def(
+          "update",
+          [](Filter &f, nb::args iterables) {
+            for (nb::handle it : iterables) abloom_py::add_keys(f, it);
+          },
+          "Add every key of each iterable (batches of keys per C call, GIL released).")
+      .def(
+          "add_many", [](Filter &f, nb::handle keys) { return abloom_py::add_keys(f, keys); },
+          "keys"_a,
+          "Add the keys (an iterable, or a NumPy uint64/int64 array in one C call); return how "
+          "many were new.")
+      .def(
+          "contains_many", [](Filter &f, nb::handle keys) { return abloom_py::test_keys(f, keys); },
+          "keys"_a, "Test the keys: a list of bools, or a NumPy bool array for a NumPy array.")
       .def("__or__", [](Filter &a, nb::handle b) { return combine(a, b, abloom_union, "|"); })
-      .def("__and__",
-           [](Filter &a, nb::handle b) { return combine(a, b, abloom_intersect, "&"); })
-      .def("__ior__", [](nb::handle a, nb::handle b) {
-        return combine_in_place(a, b, abloom_union, "|=");
-      })
-      .def("__iand__", [](nb::handle a, nb::handle b) {
-        return combine_in_place(a, b, abloom_intersect, "&=");
-      })
+      .def("__and__", [](Filter &a, nb::handle b) { return combine(a, b, abloom_intersect, "&"); })
+      .def("__ior__",
+           [](nb::handle a, nb::handle b) { return combine_in_place(a, b, abloom_union, "|="); })
+      .def("__iand__", [](nb::handle a,
+                          nb::handle b) { return combine_in_place(a, b, abloom_intersect, "&="); })
       .def("__eq__",
            [](Filter &a, nb::handle other) -> nb::object {
              if (!nb::isinstance<Filter>(other)) return nb::borrow(Py_NotImplemented);
@@ -372,33 +374,35 @@ NB_MODULE(_abloom, m) {
              check(rc, "==");
              return nb::bool_(rc == 1);
            })
-      .def("copy",
-           [](Filter &f) {
-             Use u(f);
-             abloom_filter *out = nullptr;
-             int rc;
-             {
-               nb::gil_scoped_release r;
-               rc = abloom_clone(u.handle(), &out);
-             }
-             check(rc, "copy");
-             return new_filter(out);
-           },
-           "An independent filter with the same shape and bits (always in memory, writable).")
-      .def("clear",
-           [](Filter &f) {
-             Use u(f);
-             int rc;
-             {
-               nb::gil_scoped_release r;
-               rc = abloom_clear(u.handle());
-             }
-             check(rc, "clear");
-           },
-           "Remove every key: all bits cleared, shape unchanged.")
-      .def("approx_len",
-           [](Filter &f) { return estimate(f, abloom_estimate_count, "approx_len"); },
-           "Estimated number of distinct keys added (from the set bits; inf when all are set).")
+      .def(
+          "copy",
+          [](Filter &f) {
+            Use u(f);
+            abloom_filter *out = nullptr;
+            int rc;
+            {
+              nb::gil_scoped_release r;
+              rc = abloom_clone(u.handle(), &out);
+            }
+            check(rc, "copy");
+            return new_filter(out);
+          },
+          "An independent filter with the same shape and bits (always in memory, writable).")
+      .def(
+          "clear",
+          [](Filter &f) {
+            Use u(f);
+            int rc;
+            {
+              nb::gil_scoped_release r;
+              rc = abloom_clear(u.handle());
+            }
+            check(rc, "clear");
+          },
+          "Remove every key: all bits cleared, shape unchanged.")
+      .def(
+          "approx_len", [](Filter &f) { return estimate(f, abloom_estimate_count, "approx_len"); },
+          "Estimated number of distinct keys added (from the set bits; inf when all are set).")
       .def_prop_ro(
           "approx_items",
           [](Filter &f) { return estimate(f, abloom_estimate_count, "approx_items"); },
@@ -417,9 +421,9 @@ NB_MODULE(_abloom, m) {
           },
           "The filter's shape, sizing, seed and storage.")
       .def("to_bytes", &to_bytes, "The portable serialized form (docs/FORMAT.md).")
-      .def_static("from_bytes", [](nb::handle data) { return new_filter(from_buffer(data)); },
-                  "data"_a,
-                  "A filter from to_bytes() output (any bytes-like), fully validated.")
+      .def_static(
+          "from_bytes", [](nb::handle data) { return new_filter(from_buffer(data)); }, "data"_a,
+          "A filter from to_bytes() output (any bytes-like), fully validated.")
       .def("save", &save, "path"_a,
            "Write the filter to `path` crash-safely (temporary file, fsync, rename).")
       .def_static(
@@ -430,26 +434,27 @@ NB_MODULE(_abloom, m) {
           "path"_a, "mode"_a = "r", "verify"_a = false,
           "Open a saved filter by mmap in O(1): mode 'r' read-only, 'c' copy-on-write, 'r+' "
           "read-write (adds reach the file); verify=True also checks the checksum (O(size)).")
-      .def("sync",
-           [](Filter &f) {
-             Use u(f);
-             int rc, err;
-             {
-               nb::gil_scoped_release r;
-               errno = 0;
-               rc = abloom_sync(u.handle());
-               err = errno;
-             }
-             if (rc < 0) throw CodeError{rc, err, "sync", {}};
-           },
-           "For mode 'r+': write the header and flush the mapping to the file.")
-      .def("close", [](Filter &f) { f.close(); },
-           "Free the filter (unmapping its file); later use raises ClosedError.")
+      .def(
+          "sync",
+          [](Filter &f) {
+            Use u(f);
+            int rc, err;
+            {
+              nb::gil_scoped_release r;
+              errno = 0;
+              rc = abloom_sync(u.handle());
+              err = errno;
+            }
+            if (rc < 0) throw CodeError{rc, err, "sync", {}};
+          },
+          "For mode 'r+': write the header and flush the mapping to the file.")
+      .def(
+          "close", [](Filter &f) { f.close(); },
+          "Free the filter (unmapping its file); later use raises ClosedError.")
       .def_prop_ro("closed", [](Filter &f) { return f.closed; })
       .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
       .def("__exit__", [](Filter &f, nb::args) { f.close(); })
-      .def("__copy__",
-           [](nb::handle self) { return self.attr("copy")(); })
+      .def("__copy__", [](nb::handle self) { return self.attr("copy")(); })
       .def("__deepcopy__", [](nb::handle self, nb::handle) { return self.attr("copy")(); })
       .def("__getstate__", &to_bytes)
       .def("__setstate__",
