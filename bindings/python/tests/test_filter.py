@@ -159,3 +159,14 @@ def test_uninitialised_instance_is_refused() -> None:
         f.add("a")
     with pytest.raises(TypeError), pytest.warns(RuntimeWarning, match="uninitialized"):
         f.copy()  # nanobind's own check, with its warning
+
+
+def test_init_and_setstate_twice_are_refused() -> None:
+    f = BloomFilter(100)
+    f.add("a")
+    with pytest.raises(TypeError), pytest.warns(RuntimeWarning, match="already-initialized"):
+        f.__init__(200)  # type: ignore[misc]
+    with pytest.raises(TypeError), pytest.warns(RuntimeWarning, match="already-initialized"):
+        f.__setstate__(f.to_bytes())
+    assert "a" in f and f.info.capacity == 100
+    assert "Bloom filter" in (BloomFilter.__doc__ or "")

@@ -311,7 +311,12 @@ NB_MODULE(_abloom, m) {
                     i.seed, storage_name(i.storage), i.read_only != 0);
       });
 
-  nb::class_<Filter> cls(m, "BloomFilter", nb::type_slots(filter_slots));
+  nb::class_<Filter> cls(
+      m, "BloomFilter", nb::type_slots(filter_slots),
+      "A Bloom filter: add keys, then `key in f` is True for every key added and, for a key never "
+      "added, True only at about the rate it was sized for. Keys are str (UTF-8), bytes, "
+      "bytearray, memoryview or int (8 little-endian bytes), hashed as every abloom binding "
+      "hashes them. Safe to share between threads; batches and file I/O release the GIL.");
   cls.def(
          "__init__",
          [](Filter *self, nb::handle capacity, double fpr, const std::string &kind,
