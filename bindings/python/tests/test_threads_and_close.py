@@ -112,6 +112,7 @@ def every_call(f: BloomFilter, tmp_path: Path) -> list[Callable[[], object]]:
         f.to_bytes,
         lambda: f.save(tmp_path / "x.abloom"),
         f.sync,
+        lambda: f.writer_mode,
         lambda: f.__getstate__(),
     ]
 
@@ -143,3 +144,61 @@ def test_mapped_filter_close_unmaps_and_keeps_the_file(tmp_path: Path) -> None:
         "k" in m  # noqa: B015
     with BloomFilter.open(path, verify=True) as again:
         assert "k2" in again
+
+
+def test_exclusive_writer_mode_loses_nothing_under_threads() -> None:
+    f = BloomFilter(600_000, seed=4)
+    assert f.writer_mode == "shared"
+    f.writer_mode = "exclusive"
+    assert f.writer_mode == "exclusive"
+
+    def work(i: int) -> None:
+        base = i * 100_000
+        f.add_many(np.arange(base, base + 50_000, dtype=np.uint64))  # GIL released
+        f.update(f"x{i}:{j}" for j in range(20_000))
+        for j in range(base + 50_000, base + 60_000):
+            f.add(j)  # waits while another thread's batch writes
+        f.__ior__(BloomFilter(600_000, seed=4))  # a GIL-free write too
+
+    run_threads(4, work)
+    for i in range(4):
+        base = i * 100_000
+        assert f.contains_many(np.arange(base, base + 60_000, dtype=np.uint64)).all()
+        assert all(f.contains_many([f"x{i}:{j}" for j in range(20_000)]))
+    g = BloomFilter(600_000, seed=4)
+    for i in range(4):
+        g.add_many(np.arange(i * 100_000, i * 100_000 + 60_000, dtype=np.uint64))
+        g.update(f"x{i}:{j}" for j in range(20_000))
+    assert f == g  # the same bits as one thread in the shared mode
+    assert f.copy().writer_mode == "shared"  # the mode belongs to the handle
+    f.writer_mode = "shared"
+    assert f.writer_mode == "shared"
+    with pytest.raises(ValueError, match="writer_mode"):
+        f.writer_mode = "solo"  # type: ignore[assignment]
+    f.close()
+    with pytest.raises(abloom.ClosedError):
+        f.writer_mode = "exclusive"
+    with pytest.raises(abloom.ClosedError):
+        _ = f.writer_mode
+
+
+def test_exclusive_mode_close_under_use() -> None:
+    f = BloomFilter(1_000_000, seed=3)
+    f.writer_mode = "exclusive"
+    keys = np.arange(100_000, dtype=np.uint64)
+    stop: list[int] = []
+
+    def user(i: int) -> None:
+        try:
+            while True:
+                f.add_many(keys) if i % 2 else f.add(i)
+        except abloom.ClosedError:
+            stop.append(i)
+
+    threads = [threading.Thread(target=user, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    f.close()
+    for t in threads:
+        t.join()
+    assert sorted(stop) == [0, 1, 2, 3]

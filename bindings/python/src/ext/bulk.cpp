@@ -30,33 +30,39 @@ void check(int rc, const char *what) {
 // The pointer-and-length call for a Batch, GIL released when worth it. `results` may be null
 // for adds.
 void run_batch(Filter &f, const Batch &b, uint8_t *results, uint64_t *added) {
-  Use use(f);
   int rc;
   const size_t n = b.size();
   const bool release = n >= kReleaseGilFrom;
-  PyThreadState *ts = release ? PyEval_SaveThread() : nullptr;
   if (results == nullptr) {
+    WriteUse use(f);
+    PyThreadState *ts = release ? PyEval_SaveThread() : nullptr;
     rc = abloom_add_many(use.handle(), b.ptrs(), b.lens(), n, added);
+    if (release) PyEval_RestoreThread(ts);
   } else {
+    Use use(f);
+    PyThreadState *ts = release ? PyEval_SaveThread() : nullptr;
     rc = abloom_test_many(use.handle(), b.ptrs(), b.lens(), n, results, nullptr);
+    if (release) PyEval_RestoreThread(ts);
   }
-  if (release) PyEval_RestoreThread(ts);
   check(rc, results == nullptr ? "add_many" : "contains_many");
 }
 
 // The packed call for n keys, GIL released when worth it. `results` may be null for adds.
 void run_packed(Filter &f, const char *buf, size_t len, const uint64_t *offs, size_t n,
                 uint8_t *results, uint64_t *added) {
-  Use use(f);
   int rc;
   const bool release = n >= kReleaseGilFrom;
-  PyThreadState *ts = release ? PyEval_SaveThread() : nullptr;
   if (results == nullptr) {
+    WriteUse use(f);
+    PyThreadState *ts = release ? PyEval_SaveThread() : nullptr;
     rc = abloom_add_packed(use.handle(), buf, len, offs, n, added);
+    if (release) PyEval_RestoreThread(ts);
   } else {
+    Use use(f);
+    PyThreadState *ts = release ? PyEval_SaveThread() : nullptr;
     rc = abloom_test_packed(use.handle(), buf, len, offs, n, results, nullptr);
+    if (release) PyEval_RestoreThread(ts);
   }
-  if (release) PyEval_RestoreThread(ts);
   check(rc, results == nullptr ? "add_many" : "contains_many");
 }
 
