@@ -122,7 +122,8 @@ def batches(n: int, repeat: int) -> None:
     print(f"| abloom `update(keys)` | {ns(a_upd, n):.1f} | {r_upd / a_upd:.2f}x |")
     print(f"| abloom `for k in keys: f.add(k)` | {ns(a_loop, n):.1f} | {r_upd / a_loop:.2f}x |")
     print(
-        f"| abloom `update(keys)`, writer_mode exclusive | {ns(a_excl, n):.1f} | {r_upd / a_excl:.2f}x |"
+        f"| abloom `update(keys)`, writer_mode exclusive | {ns(a_excl, n):.1f} "
+        f"| {r_upd / a_excl:.2f}x |"
     )
     print(f"| rbloom `update(keys)` | {ns(r_upd, n):.1f} | |")
     print(f"| abloom `contains_many(keys)` | {ns(a_cm, n):.1f} | {r_best / a_cm:.2f}x |")
