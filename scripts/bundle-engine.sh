@@ -29,7 +29,11 @@
 # be version 0.8.1, the one the golden vectors and every binding were checked with. A different
 # version is refused rather than bundled silently.
 #
-# Usage: scripts/bundle-engine.sh            regenerate the copies in place
+# It can also write the engine copy alone into another folder, for a package that is built from a
+# copy made at packaging time and never committed (the Python sdist: bindings/python/make_sdist.sh).
+#
+# Usage: scripts/bundle-engine.sh                  regenerate the copies in place
+#        scripts/bundle-engine.sh --engine-to DIR  only the engine copy, into DIR (nothing else)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -47,6 +51,12 @@ version=$(awk '/^#define XXH_VERSION_(MAJOR|MINOR|RELEASE)[ \t]/ {v = v (v == ""
 [[ "$version" == "$pinned_version" ]] || die "$xxhash_h is xxHash $version, not the pinned $pinned_version"
 
 destinations=(bindings/go/internal/engine bindings/rust/abloom-sys/bundled)
+engine_only=0
+if [[ $# -gt 0 ]]; then
+  [[ $# -eq 2 && "$1" == --engine-to && -n "$2" ]] || die "usage: $0 [--engine-to DIR]"
+  destinations=("$2")
+  engine_only=1
+fi
 
 # The engine's files, relative to the root, in a fixed order.
 sources=()
@@ -54,7 +64,10 @@ for f in "$root"/core/*.cpp "$root"/core/*.hpp; do sources+=("core/$(basename "$
 sources+=(capi/abloom_capi.cpp capi/abloom.h)
 
 for dest in "${destinations[@]}"; do
-  out="$root/$dest"
+  case $dest in
+  /*) out=$dest ;;
+  *) out="$root/$dest" ;;
+  esac
   mkdir -p "$out"
   # Remove the previous copies (everything this script writes), keep hand-written files.
   find "$out" -maxdepth 1 -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' \
@@ -78,6 +91,7 @@ for dest in "${destinations[@]}"; do
   } >"$out/LICENSE.xxhash"
 done
 echo "bundle-engine: ${#sources[@]} engine files and xxhash.h $version into ${destinations[*]}"
+[[ $engine_only == 0 ]] || exit 0
 
 # ---- the golden vectors, for the packages' own tests ----------------------------------------------
 vector_destinations=(bindings/go/testdata/vectors bindings/rust/abloom/tests/data/vectors)

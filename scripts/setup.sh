@@ -29,6 +29,11 @@ PACKAGES=(
 # binding's ci.sh says so clearly when one is missing.
 command -v javac >/dev/null 2>&1 || PACKAGES+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null 2>&1 || PACKAGES+=(maven)
+# The Python binding's: a python3 (>= 3.9) with venv, ensurepip and its C headers, from apt when the
+# python3 on the PATH lacks one of them (a Python installed some other way, e.g. pyenv, is used).
+python3 -c 'import ensurepip, os, sys, sysconfig, venv
+sys.exit(sys.version_info < (3, 9) or not os.path.isfile(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
+  >/dev/null 2>&1 || PACKAGES+=(python3-dev python3-venv)
 
 is_installed() {
   [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" == "install ok installed" ]]

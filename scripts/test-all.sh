@@ -23,8 +23,11 @@
 #   spark          bindings/java/spark/ci.sh against the same prefix: installs the Java binding into
 #                  the local Maven repository, builds the Spark module against Spark 4 and runs its
 #                  local-mode tests; a C program then reads the file the Spark job wrote
+#   python         bindings/python/ci.sh: fresh venvs, pip install of the package (the engine
+#                  compiled from the checkout, then from an sdist), ruff, mypy --strict, pytest
+#                  (incl. a file read by a C program built in $ABLOOM_BUILD_ROOT/python-ci)
 #   packages       each package from nothing but itself (bindings/LANG/package_check.sh: a consumer
-#                  project outside the repo), then the Debian packages (tests/install/deb/): built,
+#                  project outside the repo; Python's from its sdist, reading the others' files), then the Debian packages (tests/install/deb/): built,
 #                  installed, used by the README's hello example and by C consumers that read the
 #                  files the other languages wrote, removed
 #
@@ -50,7 +53,7 @@ FUZZ_DIR=$BUILD_ROOT/fuzz
 TSAN_TEST_REGEX='Concurren|Thread'
 
 ALL_STAGES=(setup build ctest exports install format bundled tidy asan-build asan-ctest tsan-build
-  tsan-ctest fuzz go java spark rust packages)
+  tsan-ctest fuzz go java spark rust python packages)
 # Prerequisites: a stage is skipped when one of these ran in this invocation and did not pass.
 declare -A NEEDS=(
   [build]=setup
@@ -68,6 +71,7 @@ declare -A NEEDS=(
   [java]=build
   [spark]=build
   [rust]=build
+  [python]=setup
   [bundled]=setup
   [packages]=build
 )
@@ -235,6 +239,8 @@ stage_spark() {
   prefix=$(ci_prefix)
   bash bindings/java/spark/ci.sh "$prefix"
 }
+# The Python package builds the engine itself (as pip does for its users): no install needed.
+stage_python() { bash bindings/python/ci.sh "$BUILD_ROOT/python-ci"; }
 
 # The engine copies inside the Go module and the Rust -sys crate, and the golden vectors' copies
 # inside the Go module and the Rust abloom crate (for their own tests), are generated, never
@@ -259,12 +265,13 @@ stage_bundled() {
 stage_packages() {
   local exchange pairs=() lang f
   exchange=$(mktemp -d "${TMPDIR:-/tmp}/abloom-exchange.XXXXXX")
-  for lang in go rust java; do
+  # Python runs last: its consumer also reads the files the other three wrote.
+  for lang in go rust java python; do
     echo "== $lang"
     bash "bindings/$lang/package_check.sh" "$exchange"
   done
-  # Each package check writes LANG.abloom and LANG.keys.txt; all three are required.
-  for lang in go java rust; do
+  # Each package check writes LANG.abloom and LANG.keys.txt; all four are required.
+  for lang in go java rust python; do
     for f in "$exchange/$lang.abloom" "$exchange/$lang.keys.txt"; do
       [[ -s "$f" ]] || { echo "the $lang package check wrote no $(basename "$f") into $exchange" && return 1; }
     done

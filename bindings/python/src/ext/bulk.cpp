@@ -1,0 +1,235 @@
+#include "bulk.hpp"
+
+#include <bit>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "keys.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace abloom_py {
+
+// An int array's memory is the keys' bytes only on a little-endian machine.
+static_assert(std::endian::native == std::endian::little, "int arrays are passed as LE bytes");
+
+namespace {
+
+// Keys per packed C call for iterables: large enough that the per-call cost (and the GIL release)
+// vanishes, small enough that the copy stays in cache.
+constexpr size_t kChunk = 1 << 16;
+// Below this many keys the GIL is kept: releasing and taking it back costs more than the work.
+constexpr size_t kReleaseGilFrom = 256;
+
+void check(int rc, const char *what) {
+  if (rc < 0) throw CodeError{rc, 0, what, {}};
+}
+
+// The pointer-and-length call for a Batch, GIL released when worth it. `results` may be null
+// for adds.
+void run_batch(Filter &f, const Batch &b, uint8_t *results, uint64_t *added) {
+  int rc;
+  const size_t n = b.size();
+  const bool release = n >= kReleaseGilFrom;
+  if (results == nullptr) {
+    WriteUse use(f);
+    PyThreadState *ts = release ? PyEval_SaveThread() : nullptr;
+    rc = abloom_add_many(use.handle(), b.ptrs(), b.lens(), n, added);
+    if (release) PyEval_RestoreThread(ts);
+  } else {
+    Use use(f);
+    PyThreadState *ts = release ? PyEval_SaveThread() : nullptr;
+    rc = abloom_test_many(use.handle(), b.ptrs(), b.lens(), n, results, nullptr);
+    if (release) PyEval_RestoreThread(ts);
+  }
+  check(rc, results == nullptr ? "add_many" : "contains_many");
+}
+
+// The packed call for n keys, GIL released when worth it. `results` may be null for adds.
+void run_packed(Filter &f, const char *buf, size_t len, const uint64_t *offs, size_t n,
+                uint8_t *results, uint64_t *added) {
+  int rc;
+  const bool release = n >= kReleaseGilFrom;
+  if (results == nullptr) {
+    WriteUse use(f);
+    PyThreadState *ts = release ? PyEval_SaveThread() : nullptr;
+    rc = abloom_add_packed(use.handle(), buf, len, offs, n, added);
+    if (release) PyEval_RestoreThread(ts);
+  } else {
+    Use use(f);
+    PyThreadState *ts = release ? PyEval_SaveThread() : nullptr;
+    rc = abloom_test_packed(use.handle(), buf, len, offs, n, results, nullptr);
+    if (release) PyEval_RestoreThread(ts);
+  }
+  check(rc, results == nullptr ? "add_many" : "contains_many");
+}
+
+// numpy.ndarray, if NumPy is loaded (a NumPy array cannot exist without it).
+bool is_numpy_array(PyObject *o) {
+  PyObject *np = PyImport_GetModule(nb::str("numpy").ptr());  // new ref or null, never imports
+  if (np == nullptr) {
+    PyErr_Clear();
+    return false;
+  }
+  nb::object mod = nb::steal(np);
+  return PyObject_IsInstance(o, mod.attr("ndarray").ptr()) == 1;
+}
+
+// An 8-byte integer buffer of 1 dimension: the int-array fast path. Returns false (no error) when
+// `o` is not a buffer to treat that way (bytes, str, bytearray: iterated instead).
+class IntArray {
+ public:
+  IntArray() = default;
+  IntArray(const IntArray &) = delete;
+  IntArray &operator=(const IntArray &) = delete;
+  ~IntArray() {
+    if (held_) PyBuffer_Release(&view_);
+  }
+  bool open(nb::handle keys) {
+    PyObject *o = keys.ptr();
+    if (PyBytes_Check(o) || PyByteArray_Check(o) || PyUnicode_Check(o) || !PyObject_CheckBuffer(o))
+      return false;
+    numpy_ = is_numpy_array(o);
+    if (numpy_) {  // a strided view becomes a contiguous copy, as NumPy users expect
+      obj_ = nb::module_::import_("numpy").attr("ascontiguousarray")(keys);
+      o = obj_.ptr();
+    }
+    if (PyObject_GetBuffer(o, &view_, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) {
+      PyErr_Clear();
+      throw nb::value_error("an array of keys must be C-contiguous");
+    }
+    held_ = true;
+    std::string fmt = view_.format != nullptr ? view_.format : "B";
+    if (fmt == "O") {  // a NumPy array of Python objects: iterate it as any sequence of keys
+      PyBuffer_Release(&view_);
+      held_ = false;
+      return false;
+    }
+    if (!fmt.empty() && (fmt[0] == '@' || fmt[0] == '=' || fmt[0] == '<')) fmt.erase(0, 1);
+    const bool int8 =
+        fmt.size() == 1 && std::strchr("qQlLnN", fmt[0]) != nullptr && view_.itemsize == 8;
+    if (!int8) {
+      throw nb::type_error(
+          ("an array of keys must hold 8-byte integers (uint64 or int64, native order), not "
+           "format '" +
+           std::string(view_.format != nullptr ? view_.format : "B") + "' of itemsize " +
+           std::to_string(view_.itemsize) + "; convert it with .astype(numpy.uint64)")
+              .c_str());
+    }
+    if (view_.ndim != 1) throw nb::value_error("an array of keys must be 1-dimensional");
+    return true;
+  }
+  size_t size() const { return static_cast<size_t>(view_.shape[0]); }
+  const char *data() const { return static_cast<const char *>(view_.buf); }
+  bool numpy() const { return numpy_; }
+
+ private:
+  Py_buffer view_{};
+  bool held_ = false;
+  bool numpy_ = false;
+  nb::object obj_;
+};
+
+std::vector<uint64_t> int_offsets(size_t n) {
+  std::vector<uint64_t> offs(n + 1);
+  for (size_t i = 0; i <= n; i++) offs[i] = 8 * static_cast<uint64_t>(i);
+  return offs;
+}
+
+// Feeds the keys of an iterable to `flush` in batches of up to kChunk keys. Lists and tuples are
+// indexed (the list's size is read again for each item: __index__ may run Python code that
+// changes it); other iterables are iterated.
+template <class Flush>
+void for_chunks(nb::handle keys, Flush &&flush) {
+  PyObject *o = keys.ptr();
+  const bool indexed = PyList_Check(o) || PyTuple_Check(o);
+  Batch batch(indexed ? std::min<size_t>(static_cast<size_t>(PySequence_Fast_GET_SIZE(o)), kChunk)
+                      : kChunk);
+  auto add = [&](PyObject *item) {
+    if (!batch.append(item)) throw nb::python_error();
+    if (batch.full()) {
+      flush(batch);
+      batch.clear();
+    }
+  };
+  if (indexed) {
+    // Items are borrowed: Batch::append references each before running any Python code.
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); i++)
+      add(PySequence_Fast_GET_ITEM(o, i));
+  } else {
+    nb::object it = nb::steal(PyObject_GetIter(o));
+    if (!it.is_valid()) throw nb::python_error();
+    while (PyObject *raw = PyIter_Next(it.ptr())) {
+      nb::object item = nb::steal(raw);
+      add(item.ptr());
+    }
+    if (PyErr_Occurred()) throw nb::python_error();
+  }
+  if (batch.size() > 0) flush(batch);
+}
+
+}  // namespace
+
+uint64_t add_keys(Filter &f, nb::handle keys) {
+  IntArray arr;
+  uint64_t added = 0;
+  if (arr.open(keys)) {
+    const size_t n = arr.size();
+    const std::vector<uint64_t> offs = int_offsets(n);
+    run_packed(f, arr.data(), 8 * n, offs.data(), n, nullptr, &added);
+    return added;
+  }
+  for_chunks(keys, [&](const Batch &b) {
+    uint64_t a = 0;
+    run_batch(f, b, nullptr, &a);
+    added += a;
+  });
+  return added;
+}
+
+nb::object test_keys(Filter &f, nb::handle keys) {
+  IntArray arr;
+  if (arr.open(keys)) {
+    const size_t n = arr.size();
+    const std::vector<uint64_t> offs = int_offsets(n);
+    if (arr.numpy()) {
+      // numpy.bool_ is one byte, 0 or 1: exactly what the C call writes.
+      nb::object np = nb::module_::import_("numpy");
+      nb::object out = np.attr("empty")(n, "dtype"_a = np.attr("bool_"));
+      Py_buffer ob;
+      if (PyObject_GetBuffer(out.ptr(), &ob, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) != 0)
+        throw nb::python_error();
+      try {
+        run_packed(f, arr.data(), 8 * n, offs.data(), n, static_cast<uint8_t *>(ob.buf), nullptr);
+      } catch (...) {
+        PyBuffer_Release(&ob);
+        throw;
+      }
+      PyBuffer_Release(&ob);
+      return out;
+    }
+    std::vector<uint8_t> res(n);
+    run_packed(f, arr.data(), 8 * n, offs.data(), n, res.data(), nullptr);
+    nb::list out;
+    for (uint8_t r : res) out.append(nb::bool_(r != 0));
+    return out;
+  }
+  std::vector<uint8_t> res;
+  for_chunks(keys, [&](const Batch &b) {
+    const size_t at = res.size();
+    res.resize(at + b.size());
+    run_batch(f, b, res.data() + at, nullptr);
+  });
+  PyObject *list = PyList_New(static_cast<Py_ssize_t>(res.size()));
+  if (list == nullptr) throw nb::python_error();
+  for (size_t i = 0; i < res.size(); i++) {
+    PyObject *b = res[i] ? Py_True : Py_False;
+    Py_INCREF(b);
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), b);
+  }
+  return nb::steal(list);
+}
+
+}  // namespace abloom_py

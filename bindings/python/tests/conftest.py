@@ -1,0 +1,31 @@
+"""Shared fixtures: the repository's golden vectors and the C file reader."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+VECTORS = ROOT / "tests" / "vectors"
+
+
+@pytest.fixture(scope="session")
+def vectors_dir() -> Path:
+    assert (VECTORS / "blocked_s1.abloom").is_file(), f"no golden vectors in {VECTORS}"
+    return VECTORS
+
+
+@pytest.fixture(scope="session")
+def c_file_reader(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/install/deb/file_reader.c built against libabloom: $ABLOOM_C_FILE_READER (ci.sh
+    builds it once), or built here by build_c_reader.sh."""
+    given = os.environ.get("ABLOOM_C_FILE_READER")
+    if given:
+        return Path(given)
+    out = tmp_path_factory.mktemp("c-reader")
+    subprocess.run(["bash", str(HERE / "build_c_reader.sh"), str(out)], check=True)
+    return out / "file_reader"

@@ -1,0 +1,119 @@
+"""Batches: update, add_many, contains_many, over lists, iterables and NumPy arrays."""
+
+from __future__ import annotations
+
+import array
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+from abloom import BloomFilter
+
+
+def keys(n: int, tag: str = "k") -> list[bytes]:
+    return [f"{tag}{i}".encode() for i in range(n)]
+
+
+def test_batches_match_single_keys_across_chunks() -> None:
+    ks = keys(150_000)  # more than one packed chunk (65536 keys)
+    a, b = BloomFilter(200_000, seed=5), BloomFilter(200_000, seed=5)
+    for k in ks:
+        a.add(k)
+    assert 149_000 < b.add_many(ks) <= 150_000  # a few collide with earlier keys
+    assert a == b
+    assert b.contains_many(ks) == [True] * len(ks)
+    absent = b.contains_many(keys(10_000, "absent"))
+    assert isinstance(absent, list) and 0 < sum(absent) < 300
+
+
+def test_add_many_counts_new_keys() -> None:
+    f = BloomFilter(1000)
+    assert f.add_many(["a", "b", "a"]) == 2
+    assert f.add_many(["a", "b"]) == 0
+    assert f.add_many([]) == 0 and f.contains_many([]) == []
+
+
+def test_update_takes_any_iterables() -> None:
+    f = BloomFilter(1000)
+
+    def gen() -> Iterator[str]:
+        yield from ("g1", "g2")
+
+    f.update(gen(), ("t1", 2), {"s1"}, range(3, 5), (x for x in [b"x"]))
+    assert all(k in f for k in ("g1", "g2", "t1", 2, "s1", 3, 4, b"x"))
+    assert f.update() is None  # type: ignore[func-returns-value]
+    with pytest.raises(TypeError):
+        f.update(5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        f.add_many(None)  # type: ignore[arg-type]
+
+
+def test_iterator_errors_propagate() -> None:
+    def bad() -> Iterator[str]:
+        yield "a"
+        raise RuntimeError("boom")
+
+    f = BloomFilter(100)
+    with pytest.raises(RuntimeError, match="boom"):
+        f.update(bad())
+
+
+def test_mixed_key_types_in_one_batch() -> None:
+    f = BloomFilter(1000)
+    f.add_many(["s", b"b", bytearray(b"ba"), memoryview(b"m"), 1, -1])
+    assert f.contains_many(["s", b"b", b"ba", b"m", 1, 2**64 - 1, "no"]) == [True] * 6 + [False]
+
+
+@pytest.mark.parametrize("dtype", [np.uint64, np.int64])
+def test_numpy_int_arrays_in_one_call(dtype: type) -> None:
+    a: np.ndarray[Any, Any] = np.arange(0, 100_000, dtype=dtype)
+    f = BloomFilter(200_000, seed=8)
+    assert 99_500 < f.add_many(a) <= 100_000
+    g = BloomFilter(200_000, seed=8)
+    g.update(int(x) for x in a)
+    assert f == g  # the same 8-byte keys as Python ints
+    r = f.contains_many(a)
+    assert isinstance(r, np.ndarray) and r.dtype == np.bool_ and r.shape == (100_000,) and r.all()
+    absent = f.contains_many(np.arange(10**9, 10**9 + 20_000, dtype=dtype))
+    assert 0 < int(absent.sum()) < 500
+
+
+def test_numpy_strided_arrays_and_array_module() -> None:
+    f = BloomFilter(1000)
+    a = np.arange(20, dtype=np.uint64)
+    f.add_many(a[::2])
+    assert f.contains_many(a).tolist() == [i % 2 == 0 for i in range(20)]
+    arr = array.array("Q", [7, 8])
+    f.add_many(arr)
+    assert f.contains_many(array.array("q", [7, 8, 9])) == [True, True, False]
+    f.add_many(memoryview(array.array("Q", [10])))
+    assert 10 in f
+    bigendian = np.arange(5, dtype=">u8")
+    assert f.contains_many(bigendian.astype(np.uint64)).tolist() == [True, False, True, False, True]
+
+
+def test_numpy_bad_arrays() -> None:
+    f = BloomFilter(1000)
+    for bad in (
+        np.arange(3, dtype=np.int32),
+        np.arange(3, dtype=np.float64),
+        np.zeros(3, dtype=">u8"),
+    ):
+        with pytest.raises(TypeError, match="8-byte integers"):
+            f.add_many(bad)
+        with pytest.raises(TypeError):
+            f.contains_many(bad)
+    with pytest.raises(ValueError, match="1-dimensional"):
+        f.add_many(np.zeros((2, 2), dtype=np.uint64))
+    assert f.approx_len() == 0.0
+    objs = np.array(["a", "b"], dtype=object)  # no buffer: iterated as Python keys
+    f.add_many(objs)
+    assert "a" in f
+
+
+def test_bytes_object_is_iterated_like_a_set_would() -> None:
+    f = BloomFilter(100)
+    f.update(b"ab")  # set().update(b"ab") adds 97 and 98
+    assert 97 in f and 98 in f and b"ab" not in f

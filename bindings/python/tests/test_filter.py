@@ -1,0 +1,172 @@
+"""Construction, single keys, the set operations and the introspection calls."""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import pytest
+
+import abloom
+from abloom import BloomFilter
+
+
+def test_add_and_contains_every_key_type() -> None:
+    f = BloomFilter(1000, 0.01)
+    keys: list[abloom._abloom.Key] = ["héllo", b"bytes", bytearray(b"ba"), memoryview(b"mv"), 7, -3]
+    for k in keys:
+        assert k not in f
+        f.add(k)
+        assert k in f
+    assert "absent" not in f
+    assert f.approx_len() == pytest.approx(6, abs=0.5)
+    assert f.approx_items == f.approx_len()
+
+
+def test_equivalent_keys_are_one_key() -> None:
+    f = BloomFilter(1000, seed=11)
+    f.add("héllo")
+    assert "héllo".encode() in f
+    assert bytearray("héllo".encode()) in f
+    assert memoryview("héllo".encode()) in f
+    f.add(1)
+    assert (1).to_bytes(8, "little") in f
+
+
+def test_plan_and_info() -> None:
+    p = BloomFilter.plan(100_000, 0.01)
+    assert (p.kind, p.layout, p.shards) == ("blocked", "distinct", 1)
+    assert p.bits == p.shards * p.blocks_per_shard * 512 and p.bytes == p.bits // 8
+    assert 0 < p.expected_fpr <= 0.01
+    f = BloomFilter(100_000, 0.01, seed=42)
+    i = f.info
+    assert (i.kind, i.k, i.bits, i.capacity, i.seed) == ("blocked", p.k, p.bits, 100_000, 42)
+    assert (i.storage, i.read_only, i.target_fpr) == ("owned", False, 0.01)
+    c = BloomFilter(1000, 0.001, kind="classic", shards=4, layout="distinct")
+    assert (c.info.kind, c.info.shards) == ("classic", 4)
+    s = BloomFilter(1000, layout="split")
+    assert s.info.layout == "split"
+    assert "blocked" in repr(f) and "Info(" in repr(i) and "Plan(" in repr(p)
+
+
+def test_estimated_fpr_grows_with_the_fill() -> None:
+    f = BloomFilter(10_000, 0.01)
+    assert f.estimated_fpr == 0.0
+    f.update(range(10_000))
+    assert 0.002 < f.estimated_fpr < 0.02
+
+
+def test_clear() -> None:
+    f = BloomFilter(100)
+    f.add("a")
+    f.clear()
+    assert "a" not in f and f.approx_len() == 0.0
+
+
+def test_union_and_intersection() -> None:
+    a, b = BloomFilter(1000, seed=1), BloomFilter(1000, seed=1)
+    a.update(["a", "both"])
+    b.update(["b", "both"])
+    u = a | b
+    assert all(k in u for k in ("a", "b", "both"))
+    assert "a" not in b and "b" not in a  # the operands are unchanged
+    i = a & b
+    assert "both" in i and i.approx_len() < u.approx_len()
+    c = a.copy()
+    c |= b
+    assert c == u
+    c &= b
+    assert "b" in c and "both" in c
+    same = a
+    same |= a
+    assert same is a
+
+
+def test_set_operations_refuse_other_shapes_and_types() -> None:
+    a = BloomFilter(1000, seed=1)
+    for other in (
+        BloomFilter(1000, seed=2),
+        BloomFilter(2000, seed=1),
+        BloomFilter(1000, kind="classic", seed=1),
+    ):
+        with pytest.raises(abloom.ShapeMismatchError) as e:
+            a | other
+        assert isinstance(e.value, ValueError) and e.value.code == -5
+        with pytest.raises(ValueError):
+            a &= other
+    with pytest.raises(TypeError):
+        a | {"a"}  # type: ignore[operator]
+    with pytest.raises(TypeError):
+        a &= 3  # type: ignore[arg-type]
+
+
+def test_equality_and_copies() -> None:
+    a = BloomFilter(1000, seed=3)
+    a.add("x")
+    b = a.copy()
+    assert a == b and a is not b
+    b.add("y")
+    assert a != b
+    assert a != BloomFilter(1000, seed=4)
+    assert (a == "x") is False
+    assert copy.copy(a) == a and copy.deepcopy(a) == a
+    with pytest.raises(TypeError):
+        hash(a)
+
+
+def test_bad_constructor_arguments() -> None:
+    for capacity in (0,):
+        with pytest.raises(abloom.InvalidArgumentError):
+            BloomFilter(capacity)
+    for capacity in (-1, 2**64):
+        with pytest.raises(ValueError):
+            BloomFilter(capacity)
+    for bad in (1.5, "10", None, True):
+        with pytest.raises(TypeError):
+            BloomFilter(bad)  # type: ignore[arg-type]
+    for fpr in (0.0, 1.0, -0.1, 1.5, math.nan, math.inf):
+        with pytest.raises(ValueError):
+            BloomFilter(100, fpr)
+    with pytest.raises(TypeError):
+        BloomFilter(100, "0.1")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"too large|range|large"):
+        BloomFilter(2**62, 1e-9)  # absurd: far above the library's 256 TiB limit
+    with pytest.raises(ValueError):
+        BloomFilter(100, kind="cuckoo")  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        BloomFilter(100, layout="zigzag")  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        BloomFilter(100, kind="classic", layout="split")
+    for shards in (3, -1, 2**20, 2**40):
+        with pytest.raises(ValueError):
+            BloomFilter(100, shards=shards)
+    for seed in (-1, 2**64):
+        with pytest.raises(ValueError):
+            BloomFilter(100, seed=seed)
+    with pytest.raises(TypeError):
+        BloomFilter(100, seed="1")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        BloomFilter(100, 0.01, "blocked")  # type: ignore[call-arg]  # keyword-only
+    with pytest.raises(ValueError):
+        BloomFilter.plan(0)
+
+
+def test_uninitialised_instance_is_refused() -> None:
+    f = BloomFilter.__new__(BloomFilter)
+    with pytest.raises(TypeError):
+        "a" in f  # noqa: B015
+    with pytest.raises(TypeError):
+        f.add("a")
+    with pytest.raises(TypeError), pytest.warns(RuntimeWarning, match="uninitialized"):
+        f.copy()  # nanobind's own check, with its warning
+
+
+def test_init_and_setstate_twice_are_refused() -> None:
+    f = BloomFilter(100)
+    f.add("a")
+    with pytest.raises(TypeError), pytest.warns(RuntimeWarning, match="already-initialized"):
+        f.__init__(200)  # type: ignore[misc]
+    with pytest.raises(TypeError), pytest.warns(RuntimeWarning, match="already-initialized"):
+        f.__setstate__(f.to_bytes())
+    assert "a" in f and f.info.capacity == 100
+    assert "Bloom filter" in (BloomFilter.__doc__ or "")
