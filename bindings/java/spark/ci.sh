@@ -60,8 +60,14 @@ cc -std=c99 -Wall -Werror -I"$prefix/include" "$root/tests/install/deb/file_read
   -o "$work/file_reader" -L"$prefix/lib" -labloom -Wl,-rpath,"$prefix/lib"
 "$work/file_reader" "$exchange/spark.abloom" "$exchange/spark.keys.txt"
 
-echo "spark ci: benchmark smoke run (200k keys, 1 run; not a measurement)"
-if ! ABLOOM_BENCH_HEAP=1g bash "$here/bench/run-bench.sh" 200000 1 2 >"$work/bench.log" 2>&1; then
+echo "spark ci: the jar carries hash4j, relocated, and nothing else of it"
+jar="$here/target/abloom-spark-0.1.0.jar"
+listing=$(jar tf "$jar")
+grep -q "io/abloom/spark/shaded/hash4j/hashing/XXH3_64.class" <<<"$listing" || die "$jar lacks the shaded hash4j"
+if grep -q "com/dynatrace/" <<<"$listing"; then die "$jar carries hash4j unrelocated"; fi
+
+echo "spark ci: benchmark smoke run from the packaged jar (200k keys, 1 run; not a measurement)"
+if ! ABLOOM_BENCH_JAR="$jar" ABLOOM_BENCH_HEAP=1g bash "$here/bench/run-bench.sh" 200000 1 2 >"$work/bench.log" 2>&1; then
   tail -40 "$work/bench.log"
   die "benchmark smoke run failed"
 fi

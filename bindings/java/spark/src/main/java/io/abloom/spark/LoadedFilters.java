@@ -25,7 +25,10 @@ import org.apache.spark.deploy.SparkHadoopUtil;
  */
 public final class LoadedFilters {
 
-  private static final ConcurrentHashMap<String, BloomFilter> OPEN = new ConcurrentHashMap<>();
+  /** A shipped file, opened by the engine (batched tests) and mapped for per-row tests. */
+  private record Loaded(BloomFilter filter, MappedProbe probe) {}
+
+  private static final ConcurrentHashMap<String, Loaded> OPEN = new ConcurrentHashMap<>();
 
   private LoadedFilters() {}
 
@@ -39,10 +42,23 @@ public final class LoadedFilters {
    * @throws java.io.UncheckedIOException if it cannot be opened
    */
   public static BloomFilter get(String shippedName, String source) {
-    return OPEN.computeIfAbsent(shippedName, name -> open(name, source));
+    return OPEN.computeIfAbsent(shippedName, name -> open(name, source)).filter();
   }
 
-  private static BloomFilter open(String shippedName, String source) {
+  /**
+   * The same filter's per-row probe: Java reads of the same file's mapped pages, with no native
+   * call per key (see {@link MappedProbe}).
+   *
+   * @param shippedName the name given to {@code SparkContext.addFile}
+   * @param source the path it was shipped from
+   * @return the probe, shared
+   * @throws java.io.UncheckedIOException if the filter cannot be opened
+   */
+  public static MappedProbe probe(String shippedName, String source) {
+    return OPEN.computeIfAbsent(shippedName, name -> open(name, source)).probe();
+  }
+
+  private static Loaded open(String shippedName, String source) {
     Path local = Path.of(SparkFiles.get(shippedName));
     try {
       if (!Files.exists(local)) {
@@ -50,7 +66,13 @@ public final class LoadedFilters {
         // from a driver-side list) on the driver, where no task has fetched the shipped copy.
         local = driverCopy(source);
       }
-      return BloomFilter.open(local);
+      BloomFilter filter = BloomFilter.open(local);
+      try {
+        return new Loaded(filter, MappedProbe.of(filter, local));
+      } catch (IOException | RuntimeException e) {
+        filter.close();
+        throw e;
+      }
     } catch (IOException e) {
       throw new UncheckedIOException(
           "abloom_might_contain: cannot open the filter " + shippedName + " (from " + source + ")",

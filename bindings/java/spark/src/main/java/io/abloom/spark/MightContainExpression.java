@@ -1,6 +1,5 @@
 package io.abloom.spark;
 
-import io.abloom.BloomFilter;
 import java.util.List;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult;
@@ -22,8 +21,8 @@ import scala.jdk.javaapi.CollectionConverters;
  * (decode) that the binding then re-encodes to UTF-8; this expression takes Spark's own values
  * (a primitive long, the UTF-8 bytes), is compiled into the stage's generated code, and checks the
  * key's type when the query is analyzed, so an unsupported column fails before any task runs. The
- * generated code fetches the filter once per partition from {@link LoadedFilters} (opened once
- * per JVM, by mmap).
+ * generated code fetches the filter's {@link MappedProbe} once per partition from {@link
+ * LoadedFilters} (opened once per JVM, by mmap) and tests each row in Java, with no native call.
  *
  * <p>It extends {@code Expression}, not {@code UnaryExpression}: javac cannot subclass the latter
  * (its Scala-mixed generic signatures clash under erasure), so the one-child plumbing is here.
@@ -82,8 +81,8 @@ final class MightContainExpression extends Expression {
   /** The key type, found once per node (only valid once analysis has resolved the child). */
   private transient KeyType type;
 
-  /** The filter of the interpreted path, looked up once per deserialized node. */
-  private transient BloomFilter interpreted;
+  /** The probe of the interpreted path, looked up once per deserialized node. */
+  private transient MappedProbe interpreted;
 
   private KeyType keyType() {
     KeyType t = type;
@@ -101,15 +100,15 @@ final class MightContainExpression extends Expression {
     if (v == null) {
       return null;
     }
-    BloomFilter f = interpreted;
+    MappedProbe f = interpreted;
     if (f == null) {
-      f = LoadedFilters.get(shippedName, source);
+      f = LoadedFilters.probe(shippedName, source);
       interpreted = f;
     }
     return switch (keyType()) {
       case LONG -> f.mightContain((long) (Long) v);
       case INT -> f.mightContain((long) (Integer) v);
-      case STRING -> f.mightContain(((UTF8String) v).getBytes());
+      case STRING -> f.mightContain((UTF8String) v);
       case BINARY -> f.mightContain((byte[]) v);
     };
   }
@@ -120,13 +119,13 @@ final class MightContainExpression extends Expression {
         ctx.addReferenceObj("abloomNames", new String[] {shippedName, source}, "java.lang.String[]");
     String filter =
         ctx.addMutableState(
-            BloomFilter.class.getName(),
-            "abloomFilter",
+            MappedProbe.class.getName(),
+            "abloomProbe",
             v ->
                 v
                     + " = "
                     + LoadedFilters.class.getName()
-                    + ".get("
+                    + ".probe("
                     + names
                     + "[0], "
                     + names
@@ -137,7 +136,7 @@ final class MightContainExpression extends Expression {
         switch (keyType()) {
           case LONG, BINARY -> "%s.mightContain(%s)";
           case INT -> "%s.mightContain((long) %s)";
-          case STRING -> "%s.mightContain(%s.getBytes())";
+          case STRING -> "%s.mightContain(%s)";
         };
     ExprCode k = key.genCode(ctx);
     // The child's code goes in as an input, not as text: CodeBlock unescapes its text parts, which
