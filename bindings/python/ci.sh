@@ -9,13 +9,15 @@
 #     installed libabloom and no environment variable; the extension's compile must print no
 #     warning;
 #  2. clang-format over the extension's C++; ruff (lint and format) and mypy --strict over the
-#     package, its stubs, the tests and the benchmark;
+#     package, its stubs, the tests and the benchmark; stubtest (the stubs against the installed
+#     extension, with stubtest-allowlist.txt for what nanobind does differently);
 #  3. the C reader (tests/install/deb/file_reader.c against a static libabloom of this checkout),
 #     for the test that a C program reads a file Python wrote;
 #  4. pytest;
 #  5. the sdist (make_sdist.sh: carries a generated copy of the engine), pip-installed with its
-#     `numpy` extra into a second fresh environment, from a directory outside the repository
-#     (so nothing of the checkout can leak into the build), and pytest again against it.
+#     `numpy` extra into a second fresh environment of the newest CPython 3.12+ that pyenv has
+#     here (else python3), from a directory outside the repository (so nothing of the checkout
+#     can leak into the build), and pytest again against it.
 #
 # Tools come from PyPI at the versions pinned in pyproject.toml. ABLOOM_JOBS (default 2) bounds
 # the compile jobs. Nothing is left behind but BUILD_DIR and bindings/python/build (ignored).
@@ -52,12 +54,15 @@ venv=$work/venv/bin
 if grep -E "warning:" "$work/install.log"; then die "the build printed compiler warnings (above)"; fi
 grep -E "abloom: engine from" "$work/install.log"
 
-step "clang-format (the repository's .clang-format), ruff, mypy --strict"
+step "clang-format (the repository's .clang-format), ruff, mypy --strict, stubtest"
 cd "$here"
 clang-format --dry-run --Werror src/ext/*.cpp src/ext/*.hpp
 "$venv/ruff" check --output-format concise src tests bench
 "$venv/ruff" format --check src tests bench
 "$venv/mypy"
+# The stubs against the installed extension (run outside the checkout, so that `abloom` is the
+# installed package): every public name on both sides.
+(cd "$work" && "$venv/python" -m mypy.stubtest abloom --allowlist "$here/stubtest-allowlist.txt")
 
 step "the C file reader (tests/install/deb/file_reader.c, static libabloom)"
 ABLOOM_C_FILE_READER=$(bash "$here/tests/build_c_reader.sh" "$build/c-reader")
@@ -68,12 +73,17 @@ cd "$work"
 "$venv/python" -c 'import abloom, sys; assert abloom.__file__.startswith(sys.prefix), abloom.__file__'
 "$venv/python" -m pytest -q -p no:cacheprovider "$here/tests"
 
-step "sdist, installed into a fresh venv from outside the repository"
+step "sdist, installed into a fresh venv (newest CPython here) from outside the repository"
 bash "$here/make_sdist.sh" "$work/dist" "$venv/python" >"$work/sdist.log" 2>&1 ||
   { tail -30 "$work/sdist.log" && die "make_sdist.sh failed"; }
 sdist=$(ls "$work"/dist/abloom-*.tar.gz)
 tar -tzf "$sdist" | grep '/engine/abloom_capi.cpp$' >/dev/null || die "the sdist carries no engine"
-python3 -m venv "$work/venv2"
+# Into the newest CPython 3.12+ that pyenv has here (3.13 on the project's machines), so that the
+# suite also runs on a second Python version; python3 where there is none.
+py2=$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[2-9]*/bin/python3 2>/dev/null | sort -V | tail -1)
+py2=${py2:-python3}
+echo "sdist into: $("$py2" --version) ($py2)"
+"$py2" -m venv "$work/venv2"
 "$work/venv2/bin/pip" install -q --no-cache-dir "$sdist[numpy]" pytest==9.2.0
 "$work/venv2/bin/python" -c 'import abloom, sys; assert abloom.__file__.startswith(sys.prefix)'
 "$work/venv2/bin/python" -m pytest -q -p no:cacheprovider "$here/tests"

@@ -111,7 +111,12 @@ def test_open_modes(tmp_path: Path) -> None:
         with pytest.raises(abloom.ReadOnlyError) as e:
             r.add("new")
         assert isinstance(e.value, TypeError)
-        for write in (lambda: r.update(["x"]), r.clear, lambda: r.__ior__(f)):
+        for write in (
+            lambda: r.update(["x"]),
+            r.clear,
+            lambda: r.__ior__(f),
+            lambda: r.test_and_add("old"),
+        ):
             with pytest.raises(abloom.ReadOnlyError):
                 write()
         c = r.copy()  # a copy is in memory and writable

@@ -91,6 +91,7 @@ def every_call(f: BloomFilter, tmp_path: Path) -> list[Callable[[], object]]:
     g = BloomFilter(100)
     return [
         lambda: f.add("a"),
+        lambda: f.test_and_add("a"),
         lambda: "a" in f,
         lambda: f.update(["a"]),
         lambda: f.add_many(["a"]),

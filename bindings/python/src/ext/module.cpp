@@ -232,30 +232,50 @@ int contains_slot(PyObject *self, PyObject *key) {
   return rc;
 }
 
-PyObject *add_method(PyObject *self, PyObject *key) {
+// The one-key writes (add, test_and_add): wait out a batch that writes with plain stores, then
+// call `op`. Its result (>= 0), or -1 with a Python error set.
+int write_one(PyObject *self, PyObject *key, int (*op)(abloom_filter *, const void *, size_t),
+              const char *what) {
   Filter *f = ready_filter(self);
-  if (f == nullptr) return nullptr;
-  if (f->exclusive && f->gil_free_writers.load() != 0) {  // a batch writes with plain stores
+  if (f == nullptr) return -1;
+  if (f->exclusive && f->gil_free_writers.load() != 0) {
     try {
       abloom_py::wait_for_writers(*f, true);
     } catch (const ClosedFilter &) {
       abloom_py::set_closed_error();
-      return nullptr;
+      return -1;
     }
   }
   Key k;
-  if (!k.set(key)) return nullptr;
-  const int rc = abloom_add(f->h, k.data(), k.size());
+  if (!k.set(key)) return -1;
+  const int rc = op(f->h, k.data(), k.size());
   if (rc < 0) {
-    abloom_py::set_code_error(CodeError{rc, 0, "add", {}});
-    return nullptr;
+    abloom_py::set_code_error(CodeError{rc, 0, what, {}});
+    return -1;
   }
+  return rc;
+}
+
+PyObject *add_method(PyObject *self, PyObject *key) {
+  if (write_one(self, key, abloom_add, "add") < 0) return nullptr;
   Py_RETURN_NONE;
+}
+
+// abloom_test_and_add: 1 if every bit was set before, from the same pass that sets them.
+PyObject *test_and_add_method(PyObject *self, PyObject *key) {
+  const int rc = write_one(self, key, abloom_test_and_add, "test_and_add");
+  return rc < 0 ? nullptr : PyBool_FromLong(rc);
 }
 
 PyMethodDef raw_methods[] = {
     {"add", add_method, METH_O,
      "add($self, key, /)\n--\n\nAdd one key (str, bytes, bytearray, memoryview or int)."},
+    {"test_and_add", test_and_add_method, METH_O,
+     "test_and_add($self, key, /)\n--\n\nAdd one key and say whether it may have been there "
+     "before: False means it\nwas definitely new, True that all its bits were already set (added "
+     "before, or a\nfalse positive). One pass over the key's bits, atomic: when threads add one "
+     "new\nkey at once, at least one of them gets False. For dedup: "
+     "`if not f.test_and_add(k): ...`."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyType_Slot filter_slots[] = {{Py_sq_contains, reinterpret_cast<void *>(contains_slot)},
