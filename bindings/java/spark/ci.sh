@@ -66,11 +66,16 @@ listing=$(jar tf "$jar")
 grep -q "io/abloom/spark/shaded/hash4j/hashing/XXH3_64.class" <<<"$listing" || die "$jar lacks the shaded hash4j"
 if grep -q "com/dynatrace/" <<<"$listing"; then die "$jar carries hash4j unrelocated"; fi
 
-echo "spark ci: benchmark smoke run from the packaged jar (200k keys, 1 run; not a measurement)"
+echo "spark ci: benchmark smoke runs from the packaged jar (200k bigint and 100k string keys, 1 run; not a measurement)"
 if ! ABLOOM_BENCH_JAR="$jar" ABLOOM_BENCH_HEAP=1g bash "$here/bench/run-bench.sh" 200000 1 2 >"$work/bench.log" 2>&1; then
   tail -40 "$work/bench.log"
   die "benchmark smoke run failed"
 fi
 grep -qE "^\| query over 200,000 rows" "$work/bench.log" || { tail -20 "$work/bench.log"; die "benchmark smoke: no result table"; }
+if ! ABLOOM_BENCH_JAR="$jar" ABLOOM_BENCH_HEAP=1g bash "$here/bench/run-bench.sh" 100000 1 2 string >"$work/bench-s.log" 2>&1; then
+  tail -40 "$work/bench-s.log"
+  die "benchmark smoke run (string keys) failed"
+fi
+grep -qE "^\| query over 100,000 rows" "$work/bench-s.log" || { tail -20 "$work/bench-s.log"; die "benchmark smoke (string keys): no result table"; }
 echo "spark ci: benchmark smoke run: ok"
 echo "spark ci: all passed"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Spark module's benchmark against Spark's own Bloom filter (bench/RESULTS.md, "Spark module
-# (issue 17)"):   bash bindings/java/spark/bench/run-bench.sh N [REPS] [PARTITIONS]
+# (issue 17)"):   bash bindings/java/spark/bench/run-bench.sh N [REPS] [PARTITIONS] [bigint|string]
 #
 # Needs the Java binding installed in the local Maven repository (bindings/java/spark/ci.sh does
 # it, or: mvn -f bindings/java/pom.xml -pl abloom -am -DskipTests install). Compiles the module
@@ -10,7 +10,7 @@
 # compiled classes; ABLOOM_BENCH_MAIN=io.abloom.spark.bench.ProbeBench runs the per-row micro-benchmark.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-[[ $# -ge 1 ]] || { echo "usage: $0 N [REPS] [PARTITIONS]" >&2; exit 2; }
+[[ $# -ge 1 ]] || { echo "usage: $0 N [REPS] [PARTITIONS] [bigint|string]" >&2; exit 2; }
 cd "$here"
 mvn -B -ntp -q -Dabloom.exchange.dir= test-compile
 cp_file=$(mktemp)
