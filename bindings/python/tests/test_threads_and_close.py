@@ -149,7 +149,7 @@ def test_mapped_filter_close_unmaps_and_keeps_the_file(tmp_path: Path) -> None:
 
 def test_exclusive_writer_mode_loses_nothing_under_threads() -> None:
     f = BloomFilter(600_000, seed=4)
-    assert f.writer_mode == "shared"
+    assert f.writer_mode == "auto"
     f.writer_mode = "exclusive"
     assert f.writer_mode == "exclusive"
 
@@ -167,11 +167,12 @@ def test_exclusive_writer_mode_loses_nothing_under_threads() -> None:
         assert f.contains_many(np.arange(base, base + 60_000, dtype=np.uint64)).all()
         assert all(f.contains_many([f"x{i}:{j}" for j in range(20_000)]))
     g = BloomFilter(600_000, seed=4)
+    g.writer_mode = "shared"
     for i in range(4):
         g.add_many(np.arange(i * 100_000, i * 100_000 + 60_000, dtype=np.uint64))
         g.update(f"x{i}:{j}" for j in range(20_000))
     assert f == g  # the same bits as one thread in the shared mode
-    assert f.copy().writer_mode == "shared"  # the mode belongs to the handle
+    assert f.copy().writer_mode == "auto"  # the mode belongs to the handle
     f.writer_mode = "shared"
     assert f.writer_mode == "shared"
     with pytest.raises(ValueError, match="writer_mode"):
@@ -203,3 +204,82 @@ def test_exclusive_mode_close_under_use() -> None:
     for t in threads:
         t.join()
     assert sorted(stop) == [0, 1, 2, 3]
+
+
+def state(f: BloomFilter) -> str:
+    """How writes run now ("exclusive" or "shared"), read afresh (mypy would narrow a property)."""
+    return f._writer_state
+
+
+def test_auto_mode_is_exclusive_for_one_writing_thread() -> None:
+    f = BloomFilter(200_000, seed=9)
+    assert (f.writer_mode, state(f)) == ("auto", "exclusive")
+    keys = np.arange(50_000, dtype=np.uint64)
+
+    def load() -> None:  # one worker thread does every write: it becomes the owner
+        f.add_many(keys)
+        f.update(f"s{j}" for j in range(10_000))
+        for j in range(1_000):
+            f.add(f"one{j}")
+        f.__ior__(BloomFilter(200_000, seed=9))
+
+    run_threads(1, lambda _: load())
+    assert state(f) == "exclusive"
+    assert f.contains_many(keys).all()
+    assert all(
+        f.contains_many([f"s{j}" for j in range(10_000)] + [f"one{j}" for j in range(1_000)])
+    )
+    g = BloomFilter(200_000, seed=9, layout="default")
+    g.writer_mode = "shared"
+    g.add_many(keys)
+    g.update(f"s{j}" for j in range(10_000))
+    g.update(f"one{j}" for j in range(1_000))
+    assert f == g  # plain stores set the same bits
+    # Reading from other threads keeps it exclusive; only a second writer switches it.
+    run_threads(3, lambda _: f.contains_many(keys))
+    assert state(f) == "exclusive"
+    f.add("from the main thread")  # a second writing thread
+    assert (f.writer_mode, state(f)) == ("auto", "shared")
+    f.add("again")
+    assert state(f) == "shared"  # for good
+    f.writer_mode = "auto"  # a fresh start: the next writer owns it
+    assert state(f) == "exclusive"
+    f.add("mine now")
+    assert state(f) == "exclusive"
+
+
+def test_auto_mode_switches_under_concurrent_writers_and_loses_nothing() -> None:
+    # Four threads write at once from the start: the first becomes the owner, the others switch
+    # the filter to shared while its batches run. No key may be lost on the way.
+    f = BloomFilter(1_000_000, seed=12)
+    chunk = np.arange(300_000, dtype=np.uint64)
+
+    def work(i: int) -> None:
+        base = np.uint64(i * 1_000_000)
+        for r in range(3):
+            f.add_many(chunk + base + np.uint64(r * 300_000))  # GIL released, 65536-key chunks
+            for j in range(2_000):
+                f.add(f"t{i}:{r}:{j}")
+        f.update(f"u{i}:{j}" for j in range(20_000))
+
+    run_threads(4, work)
+    assert state(f) == "shared"
+    for i in range(4):
+        base = np.uint64(i * 1_000_000)
+        assert f.contains_many(np.arange(900_000, dtype=np.uint64) + base).all()
+        assert all(f.contains_many([f"t{i}:{r}:{j}" for r in range(3) for j in range(2_000)]))
+        assert all(f.contains_many([f"u{i}:{j}" for j in range(20_000)]))
+
+
+def test_auto_mode_never_writes_plain_stores_to_a_read_write_file(tmp_path: Path) -> None:
+    path = tmp_path / "rw.abloom"
+    BloomFilter(1000).save(path)
+    with BloomFilter.open(path, mode="r+") as rw:
+        assert (rw.writer_mode, state(rw)) == ("auto", "shared")
+        rw.add("k")
+        rw.writer_mode = "auto"
+        assert state(rw) == "shared"
+    with BloomFilter.open(path, mode="c") as cow:  # a private copy: exclusive is safe
+        assert state(cow) == "exclusive"
+    with BloomFilter.open(path) as r:
+        assert "k" in r

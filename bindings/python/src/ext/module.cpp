@@ -87,8 +87,8 @@ std::string fs_path(nb::handle path) {
 
 Filter &filter_of(nb::handle self) { return *nb::inst_ptr<Filter>(self); }
 
-nb::object new_filter(abloom_filter *h) {
-  return nb::cast(new Filter(h), nb::rv_policy::take_ownership);
+nb::object new_filter(abloom_filter *h, bool mapped_read_write = false) {
+  return nb::cast(new Filter(h, mapped_read_write), nb::rv_policy::take_ownership);
 }
 
 // A binary set operation on copies: op(copy of a, b).
@@ -238,13 +238,12 @@ int write_one(PyObject *self, PyObject *key, int (*op)(abloom_filter *, const vo
               const char *what) {
   Filter *f = ready_filter(self);
   if (f == nullptr) return -1;
-  if (f->exclusive && f->gil_free_writers.load() != 0) {
-    try {
-      abloom_py::wait_for_writers(*f, true);
-    } catch (const ClosedFilter &) {
-      abloom_py::set_closed_error();
-      return -1;
-    }
+  try {
+    abloom_py::before_write(*f);
+    if (f->exclusive && f->gil_free_writers.load() != 0) abloom_py::wait_for_writers(*f, true);
+  } catch (const ClosedFilter &) {
+    abloom_py::set_closed_error();
+    return -1;
   }
   Key k;
   if (!k.set(key)) return -1;
@@ -463,7 +462,7 @@ NB_MODULE(_abloom, m) {
       .def_static(
           "open",
           [](nb::handle path, const std::string &mode, bool verify) {
-            return new_filter(open_file(path, mode, verify));
+            return new_filter(open_file(path, mode, verify), mode == "r+");
           },
           "path"_a, "mode"_a = "r", "verify"_a = false,
           "Open a saved filter by mmap in O(1): mode 'r' read-only, 'c' copy-on-write, 'r+' "
@@ -486,7 +485,7 @@ NB_MODULE(_abloom, m) {
           "writer_mode",
           [](Filter &f) {
             f.get();
-            return f.exclusive ? "exclusive" : "shared";
+            return f.auto_mode ? "auto" : f.exclusive ? "exclusive" : "shared";
           },
           [](Filter &f, const std::string &mode) {
             uint32_t m;
@@ -494,17 +493,33 @@ NB_MODULE(_abloom, m) {
               m = ABLOOM_WRITER_SHARED;
             } else if (mode == "exclusive") {
               m = ABLOOM_WRITER_EXCLUSIVE;
-            } else {
+            } else if (mode != "auto") {
               throw nb::value_error(
-                  ("writer_mode must be 'shared' or 'exclusive', not '" + mode + "'").c_str());
+                  ("writer_mode must be 'auto', 'shared' or 'exclusive', not '" + mode + "'")
+                      .c_str());
             }
             abloom_filter *h = f.get();
             abloom_py::wait_for_writers(f, false);  // the C API: change it while nobody writes
+            if (mode == "auto") {
+              f.start_auto();
+              return;
+            }
             check(abloom_set_writer_mode(h, m), "writer_mode");
+            f.auto_mode = false;
             f.exclusive = m == ABLOOM_WRITER_EXCLUSIVE;
           },
-          "'shared' (default: lock-free atomic adds) or 'exclusive' (plain stores, 1.4-2x faster "
-          "adds; the binding then runs one write at a time, so it stays safe with threads).")
+          "'auto' (default): plain stores while one thread is the only writer, lock-free atomic "
+          "adds from the first write of a second thread on (never plain stores for a file opened "
+          "'r+'); 'shared': always lock-free atomic adds; 'exclusive': always plain stores (1.4-2x "
+          "faster adds; the binding then runs one write at a time, so it stays safe with "
+          "threads).")
+      .def_prop_ro(
+          "_writer_state",
+          [](Filter &f) {
+            f.get();
+            return f.exclusive ? "exclusive" : "shared";
+          },
+          "How writes run now (for tests): 'exclusive' (plain stores) or 'shared' (atomic).")
       .def(
           "close", [](Filter &f) { f.close(); },
           "Free the filter (unmapping its file); later use raises ClosedError.")
