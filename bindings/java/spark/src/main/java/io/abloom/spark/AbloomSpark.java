@@ -16,6 +16,9 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.classic.ExpressionUtils;
+import org.apache.spark.sql.expressions.UserDefinedFunction;
+import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.DataType;
 import scala.Function1;
 import scala.collection.immutable.Seq;
 
@@ -117,6 +120,54 @@ public final class AbloomSpark {
             + "): "
             + e.getMessage(),
         e);
+  }
+
+  /**
+   * An aggregate function that builds one filter per group: {@code
+   * df.groupBy("day").agg(AbloomSpark.aggregate(shape, DataTypes.StringType).apply(col("user")))}
+   * gives each group's filter as a binary column, its serialized bytes ({@link
+   * BloomFilter#fromByteArray} reads them; write them to a file to serve them). Each is bit for
+   * bit the filter one process builds by adding the group's non-null keys to {@code
+   * shape.create()}, encoded as {@link #build} encodes them; a group with no non-null key gives
+   * the empty filter of the shape.
+   *
+   * <p>Every group holds a whole filter of the shape while it aggregates (native memory, then its
+   * bytes between stages): size the shape for one group's keys, and mind how many groups a task
+   * aggregates at once. For one filter over a whole column, {@link #build} is faster (no
+   * per-row conversion to a Java value).
+   *
+   * @param shape each group's filter's shape
+   * @param keyType the input column's type: string, binary, bigint or int
+   * @return the function, for {@code agg} or {@link #registerAggregate}
+   * @throws IllegalArgumentException for another key type, or a shape the library rejects
+   */
+  public static UserDefinedFunction aggregate(Shape shape, DataType keyType) {
+    Objects.requireNonNull(shape, "shape");
+    Objects.requireNonNull(keyType, "keyType");
+    KeyType type = KeyType.of(keyType, "key");
+    shape.builder().plan(); // fails here, on the driver, not in tasks
+    return udaf(GroupFilterAggregator.of(shape, type));
+  }
+
+  private static <K> UserDefinedFunction udaf(GroupFilterAggregator<K> aggregator) {
+    return functions.udaf(aggregator, aggregator.inputEncoder());
+  }
+
+  /**
+   * Registers {@link #aggregate} as a SQL aggregate function: {@code SELECT day, name(user) FROM
+   * events GROUP BY day}.
+   *
+   * @param spark the session
+   * @param name the function's name
+   * @param shape each group's filter's shape
+   * @param keyType the input column's type: string, binary, bigint or int
+   * @throws IllegalArgumentException for another key type, or a shape the library rejects
+   */
+  public static void registerAggregate(
+      SparkSession spark, String name, Shape shape, DataType keyType) {
+    Objects.requireNonNull(spark, "spark");
+    Objects.requireNonNull(name, "name");
+    spark.udf().register(name, aggregate(shape, keyType));
   }
 
   /**
