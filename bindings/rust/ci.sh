@@ -60,13 +60,15 @@ system_env=(env "PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig" "LD_LIBRARY_PATH=$PREFIX
 test_exes() {
   "$@" --no-run --message-format=json | grep -o '"executable":"[^"]*"' | cut -d'"' -f4
 }
-# Fails when one of the executables needs (or does not need, with "needs") libabloom.so.
+# Fails when one of the executables needs (or does not need, with "needs") libabloom.so. grep
+# reads all of ldd's output (no -q): under pipefail an early exit made ldd die of SIGPIPE and
+# the check fail at random.
 check_links() { # needs|static EXE...
   local want=$1 exe
   shift
   [ $# -gt 0 ] || die "no test executable found"
   for exe in "$@"; do
-    if ldd "$exe" | grep -q libabloom; then
+    if ldd "$exe" | grep libabloom >/dev/null; then
       [ "$want" = needs ] || die "$exe needs libabloom.so: $(ldd "$exe" | grep libabloom)"
     else
       [ "$want" = static ] || die "$exe does not link libabloom.so: the system library was not used"

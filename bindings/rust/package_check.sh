@@ -255,7 +255,7 @@ run_consumer() { # NAME [cargo args...]   (crates offline, from the local cache,
   exe=$(cd "$dir" && "${user_env[@]}" cargo build -q "$@" --message-format=json |
     grep -o '"executable":"[^"]*"' | cut -d'"' -f4 | tail -1)
   [[ -x "$exe" ]] || die "consumer '$name': no executable"
-  if command -v ldd >/dev/null && ldd "$exe" | grep -q libabloom; then
+  if command -v ldd >/dev/null && ldd "$exe" | grep libabloom >/dev/null; then
     die "consumer '$name': $exe needs libabloom.so: $(ldd "$exe" | grep libabloom)"
   fi
   mkdir -p "$WORK/out-$name"

@@ -24,7 +24,7 @@ die() {
 }
 [[ $(id -u) == 0 ]] || die "needs root (apt-get install)"
 for p in libabloom0 libabloom-dev; do
-  if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+  if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep 'install ok installed' >/dev/null; then
     die "$p is already installed: remove it first"
   fi
 done
@@ -56,8 +56,8 @@ grep -q 'pkg-config --cflags --libs abloom' hello.c || die "no hello example fou
 "${user_env[@]}" sh -c 'cc hello.c $(pkg-config --cflags --libs abloom) -o hello'
 out=$("${user_env[@]}" ./hello)
 [[ "$out" == "1 0" ]] || die "hello printed '$out', not '1 0'"
-readelf -d hello | grep -q 'NEEDED.*libabloom.so.0' || die "hello does not link libabloom.so.0"
-! readelf -d hello | grep -qE 'RPATH|RUNPATH' || die "hello needed an rpath"
+readelf -d hello | grep 'NEEDED.*libabloom.so.0' >/dev/null || die "hello does not link libabloom.so.0"
+! readelf -d hello | grep -E 'RPATH|RUNPATH' >/dev/null || die "hello needed an rpath"
 echo "PASS: hello.c built with pkg-config and ran: $out"
 
 echo "== pkg-config consumer, dynamic and static"
@@ -69,7 +69,7 @@ static_libs=$(pkg-config --static --libs abloom | sed 's/-labloom/-Wl,-Bstatic -
 "${user_env[@]}" sh -c "cc -std=c99 consumer.c \$(pkg-config --static --cflags abloom) $static_libs -o consumer_static"
 "${user_env[@]}" ./consumer_dyn >/dev/null
 "${user_env[@]}" ./consumer_static >/dev/null
-! readelf -d consumer_static | grep -q 'libabloom.so' || die "the static consumer needs libabloom.so"
+! readelf -d consumer_static | grep 'libabloom.so' >/dev/null || die "the static consumer needs libabloom.so"
 echo "PASS: pkg-config consumer ran, dynamic and static"
 
 echo "== CMake consumer"
