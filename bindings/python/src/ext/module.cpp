@@ -488,7 +488,7 @@ NB_MODULE(_abloom, m) {
             return f.auto_mode ? "auto" : f.exclusive ? "exclusive" : "shared";
           },
           [](Filter &f, const std::string &mode) {
-            uint32_t m;
+            uint32_t m = ABLOOM_WRITER_SHARED;
             if (mode == "shared") {
               m = ABLOOM_WRITER_SHARED;
             } else if (mode == "exclusive") {
