@@ -154,16 +154,6 @@ public final class MappedProbe {
     }
   }
 
-  /** The hash of a key's bytes: XXH3-64 with the filter's seed, as the engine hashes it. */
-  long hash(byte[] key, int offset, int length) {
-    return hasher.hashBytesToLong(key, offset, length);
-  }
-
-  /** The hash of a 64-bit key: its 8 bytes little-endian, as the bindings encode it. */
-  long hash(long key) {
-    return hasher.hashLongToLong(key);
-  }
-
   /**
    * @param key a 64-bit key (as {@code BloomFilter.put(long)} adds it)
    * @return false if the key is definitely absent
