@@ -71,6 +71,25 @@ def test_test_and_add_tells_one_thread_of_each_new_key() -> None:
     assert new.count(0) <= 5
 
 
+def test_hash_is_xxh3_64_with_the_filters_seed() -> None:
+    f = BloomFilter(1000)  # seed 0
+    # XXH3-64 of the empty input with seed 0, xxHash's own test value.
+    assert f.hash(b"") == 0x2D06800538D394C2
+    assert f.hash("") == f.hash(bytearray()) == f.hash(memoryview(b""))
+    assert f.hash("héllo") == f.hash("héllo".encode())
+    assert f.hash(7) == f.hash((7).to_bytes(8, "little"))
+    assert f.hash(-1) == f.hash(b"\xff" * 8)
+    g = BloomFilter(1000, seed=5)
+    assert g.hash(b"k") != f.hash(b"k")  # the seed is part of the hash
+    assert g.hash(b"k") == BloomFilter(10, seed=5).hash(b"k")  # and only the seed
+    assert all(0 <= f.hash(i) < 2**64 for i in range(1000))
+    with pytest.raises(TypeError):
+        f.hash(1.5)  # type: ignore[arg-type]
+    f.close()
+    with pytest.raises(abloom.ClosedError):
+        f.hash(b"k")
+
+
 def test_equivalent_keys_are_one_key() -> None:
     f = BloomFilter(1000, seed=11)
     f.add("héllo")

@@ -92,6 +92,7 @@ def every_call(f: BloomFilter, tmp_path: Path) -> list[Callable[[], object]]:
     return [
         lambda: f.add("a"),
         lambda: f.test_and_add("a"),
+        lambda: f.hash("a"),
         lambda: "a" in f,
         lambda: f.update(["a"]),
         lambda: f.add_many(["a"]),

@@ -434,6 +434,21 @@ NB_MODULE(_abloom, m) {
           },
           "Remove every key: all bits cleared, shape unchanged.")
       .def(
+          "hash",
+          [](Filter &f, nb::handle key) {
+            abloom_filter *h = f.get();
+            Key k;
+            if (!k.set(key.ptr())) throw nb::python_error();
+            uint64_t out = 0;
+            check(abloom_hash(h, k.data(), k.size(), &out), "hash");
+            return out;
+          },
+          "key"_a,
+          "The key's 64-bit hash, an int in [0, 2**64): XXH3-64 of its bytes with the filter's "
+          "seed, as\nevery binding computes it (Rust's Filter::hash, C's abloom_hash). Filters of "
+          "one seed agree;\nits top log2(shards) bits are the key's shard. For routing keys "
+          "between filters or\nprocesses the same way in every language.")
+      .def(
           "approx_len", [](Filter &f) { return estimate(f, abloom_estimate_count, "approx_len"); },
           "Estimated number of distinct keys added (from the set bits; inf when all are set).")
       .def_prop_ro(
