@@ -189,18 +189,8 @@ public final class SparkBench {
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
     Broadcast<BloomFilter> bc = jsc.broadcast(sf);
     Broadcast<BloomFilter> bf = jsc.broadcast(ff);
-    UserDefinedFunction sparkFn =
-        strings
-            ? functions.udf(
-                (UDF1<String, Boolean>) x -> bc.value().mightContainString(x), DataTypes.BooleanType)
-            : functions.udf(
-                (UDF1<Long, Boolean>) x -> bc.value().mightContainLong(x), DataTypes.BooleanType);
-    UserDefinedFunction fullFn =
-        strings
-            ? functions.udf(
-                (UDF1<String, Boolean>) x -> bf.value().mightContainString(x), DataTypes.BooleanType)
-            : functions.udf(
-                (UDF1<Long, Boolean>) x -> bf.value().mightContainLong(x), DataTypes.BooleanType);
+    UserDefinedFunction sparkFn = sparkMightContain(bc, strings);
+    UserDefinedFunction fullFn = sparkMightContain(bf, strings);
     // The floor computes each row's key as the filtered queries do (a string the optimizer
     // cannot fold away), but tests nothing.
     org.apache.spark.sql.Column floor =
@@ -256,7 +246,16 @@ public final class SparkBench {
     Files.deleteIfExists(dir);
   }
 
-  private static void uncapped(SparkSession spark, boolean raise) {
+  /** A UDF calling Spark's own test on a broadcast filter, as a Spark user would write it. */
+  private static UserDefinedFunction sparkMightContain(Broadcast<BloomFilter> b, boolean strings) {
+    return strings
+        ? functions.udf(
+            (UDF1<String, Boolean>) x -> b.value().mightContainString(x), DataTypes.BooleanType)
+        : functions.udf(
+            (UDF1<Long, Boolean>) x -> b.value().mightContainLong(x), DataTypes.BooleanType);
+  }
+
+    private static void uncapped(SparkSession spark, boolean raise) {
     String items = "spark.sql.optimizer.runtime.bloomFilter.maxNumItems";
     String bits = "spark.sql.optimizer.runtime.bloomFilter.maxNumBits";
     if (raise) {

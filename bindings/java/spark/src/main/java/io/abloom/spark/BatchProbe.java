@@ -1,13 +1,10 @@
 package io.abloom.spark;
 
 import io.abloom.BloomFilter;
-import java.util.Arrays;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.unsafe.Platform;
-import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * The rows of a partition whose key might be in a shipped filter, tested in batches: one native
@@ -44,9 +41,7 @@ final class BatchProbe implements FlatMapFunction<Iterator<InternalRow>, Interna
     private final Iterator<InternalRow> in;
     private final BloomFilter filter;
     private final InternalRow[] batch = new InternalRow[BATCH];
-    private final long[] longs = new long[BATCH];
-    private byte[] packed = new byte[1 << 16];
-    private final int[] offsets = new int[BATCH + 1];
+    private final KeyBatch keys = new KeyBatch(BATCH, 1 << 16);
     private boolean[] hits = new boolean[0];
     private int size;
     private int next;
@@ -85,40 +80,20 @@ final class BatchProbe implements FlatMapFunction<Iterator<InternalRow>, Interna
     private void fill() {
       size = 0;
       next = 0;
-      int used = 0;
       while (size < BATCH && in.hasNext()) {
         InternalRow row = in.next();
         if (row.isNullAt(ordinal)) {
           continue;
         }
         switch (type) {
-          case LONG -> longs[size] = row.getLong(ordinal);
-          case INT -> longs[size] = row.getInt(ordinal);
-          case STRING, BINARY -> {
-            UTF8String s = type == KeyType.STRING ? row.getUTF8String(ordinal) : null;
-            byte[] b = s == null ? row.getBinary(ordinal) : null;
-            int len = s != null ? s.numBytes() : b.length;
-            if (used + len > packed.length) {
-              packed = Arrays.copyOf(packed, Math.max(packed.length * 2, used + len));
-            }
-            if (s != null) {
-              s.writeToMemory(packed, Platform.BYTE_ARRAY_OFFSET + used);
-            } else {
-              System.arraycopy(b, 0, packed, used, len);
-            }
-            used += len;
-            offsets[size + 1] = used;
-          }
+          case LONG -> keys.add(row.getLong(ordinal));
+          case INT -> keys.add(row.getInt(ordinal));
+          case STRING -> keys.add(row.getUTF8String(ordinal));
+          case BINARY -> keys.add(row.getBinary(ordinal));
         }
         batch[size++] = row.copy();
       }
-      if (size == 0) {
-        hits = new boolean[0];
-      } else if (type == KeyType.LONG || type == KeyType.INT) {
-        hits = filter.mightContainAll(size == BATCH ? longs : Arrays.copyOf(longs, size));
-      } else {
-        hits = filter.mightContainAll(packed, size == BATCH ? offsets : Arrays.copyOf(offsets, size + 1));
-      }
+      hits = keys.testIn(filter);
     }
   }
 }

@@ -7,7 +7,6 @@ import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import org.apache.spark.sql.Encoder;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.expressions.Aggregator;
@@ -106,13 +105,12 @@ final class GroupFilterAggregator<K> extends Aggregator<K, GroupFilterAggregator
 
     private static final long serialVersionUID = 1L;
 
+    /** Bytes of packed keys per bulk call, at most (a longer single key gets its own call). */
+    private static final int BATCH_BYTES = 1 << 16;
+
     private final Shape shape;
     private transient BloomFilter filter;
-    private transient long[] longs;
-    private transient int longCount;
-    private transient byte[] packed;
-    private transient int[] offsets;
-    private transient int byteKeys;
+    private transient KeyBatch queued;
 
     Partial(Shape shape) {
       this.shape = shape;
@@ -126,54 +124,35 @@ final class GroupFilterAggregator<K> extends Aggregator<K, GroupFilterAggregator
       return filter;
     }
 
-    void add(long key) {
-      if (longs == null) {
-        longs = new long[BATCH];
+    private KeyBatch queued() {
+      if (queued == null) {
+        queued = new KeyBatch(BATCH, BATCH_BYTES);
       }
-      longs[longCount++] = key;
-      if (longCount == BATCH) {
-        flushLongs();
+      return queued;
+    }
+
+    void add(long key) {
+      queued().add(key);
+      if (queued.isFull()) {
+        flush();
       }
     }
 
     void add(byte[] key) {
-      if (packed == null) {
-        packed = new byte[Math.max(1 << 16, key.length)];
-        offsets = new int[BATCH + 1];
+      KeyBatch q = queued();
+      if (!q.fits(key.length)) {
+        flush();
       }
-      int used = offsets[byteKeys];
-      if (used + key.length > packed.length) {
-        flushBytes();
-        used = 0;
-        if (key.length > packed.length) {
-          packed = new byte[key.length];
-        }
-      }
-      System.arraycopy(key, 0, packed, used, key.length);
-      offsets[++byteKeys] = used + key.length;
-      if (byteKeys == BATCH) {
-        flushBytes();
-      }
-    }
-
-    private void flushLongs() {
-      if (longCount > 0) {
-        filter().putAll(longCount == longs.length ? longs : Arrays.copyOf(longs, longCount));
-        longCount = 0;
-      }
-    }
-
-    private void flushBytes() {
-      if (byteKeys > 0) {
-        filter().putAll(packed, Arrays.copyOf(offsets, byteKeys + 1));
-        byteKeys = 0;
-        offsets[0] = 0;
+      q.add(key);
+      if (q.isFull()) {
+        flush();
       }
     }
 
     private void flush() {
-      flushLongs();
-      flushBytes();
+      if (queued != null && queued.size() > 0) {
+        queued.putInto(filter());
+      }
     }
 
     /** The union of this and {@code other} (of the same shape), here; other is spent. */

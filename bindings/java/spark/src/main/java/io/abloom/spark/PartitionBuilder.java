@@ -2,12 +2,10 @@ package io.abloom.spark;
 
 import io.abloom.BloomFilter;
 import io.abloom.WriterMode;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.Iterator;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.unsafe.Platform;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
@@ -46,11 +44,7 @@ final class PartitionBuilder implements FlatMapFunction<Iterator<InternalRow>, b
     }
     try (BloomFilter f = shape.create()) {
       f.setWriterMode(WriterMode.EXCLUSIVE);
-      long keys =
-          switch (type) {
-            case LONG, INT -> addLongs(f, rows, type == KeyType.INT);
-            case STRING, BINARY -> addBytes(f, rows, type == KeyType.STRING);
-          };
+      long keys = addKeys(f, rows);
       if (keys == 0) {
         return Collections.emptyIterator();
       }
@@ -58,70 +52,32 @@ final class PartitionBuilder implements FlatMapFunction<Iterator<InternalRow>, b
     }
   }
 
-  private static long addLongs(BloomFilter f, Iterator<InternalRow> rows, boolean ints) {
-    long[] batch = new long[BATCH_KEYS];
-    int n = 0;
+  private long addKeys(BloomFilter f, Iterator<InternalRow> rows) {
+    KeyBatch batch = new KeyBatch(BATCH_KEYS, BATCH_BYTES);
     long total = 0;
     while (rows.hasNext()) {
       InternalRow row = rows.next();
       if (row.isNullAt(0)) {
         continue;
       }
-      batch[n++] = ints ? row.getInt(0) : row.getLong(0);
-      if (n == batch.length) {
-        f.putAll(batch);
-        total += n;
-        n = 0;
+      switch (type) {
+        case LONG -> batch.add(row.getLong(0));
+        case INT -> batch.add(row.getInt(0));
+        case STRING -> {
+          UTF8String s = row.getUTF8String(0);
+          total += batch.fits(s.numBytes()) ? 0 : batch.putInto(f);
+          batch.add(s);
+        }
+        case BINARY -> {
+          byte[] b = row.getBinary(0);
+          total += batch.fits(b.length) ? 0 : batch.putInto(f);
+          batch.add(b);
+        }
+      }
+      if (batch.isFull()) {
+        total += batch.putInto(f);
       }
     }
-    if (n > 0) {
-      f.putAll(Arrays.copyOf(batch, n));
-      total += n;
-    }
-    return total;
-  }
-
-  private static long addBytes(BloomFilter f, Iterator<InternalRow> rows, boolean strings) {
-    byte[] packed = new byte[BATCH_BYTES];
-    int[] offsets = new int[BATCH_KEYS + 1];
-    int n = 0;
-    int used = 0;
-    long total = 0;
-    while (rows.hasNext()) {
-      InternalRow row = rows.next();
-      if (row.isNullAt(0)) {
-        continue;
-      }
-      UTF8String s = strings ? row.getUTF8String(0) : null;
-      byte[] b = strings ? null : row.getBinary(0);
-      int len = strings ? s.numBytes() : b.length;
-      if (used + len > packed.length && n > 0) {
-        f.putAll(packed, Arrays.copyOf(offsets, n + 1));
-        total += n;
-        n = 0;
-        used = 0;
-      }
-      if (len > packed.length) {
-        packed = new byte[len];
-      }
-      if (strings) {
-        s.writeToMemory(packed, Platform.BYTE_ARRAY_OFFSET + used);
-      } else {
-        System.arraycopy(b, 0, packed, used, len);
-      }
-      used += len;
-      offsets[++n] = used;
-      if (n == BATCH_KEYS) {
-        f.putAll(packed, offsets);
-        total += n;
-        n = 0;
-        used = 0;
-      }
-    }
-    if (n > 0) {
-      f.putAll(packed, Arrays.copyOf(offsets, n + 1));
-      total += n;
-    }
-    return total;
+    return total + batch.putInto(f);
   }
 }
