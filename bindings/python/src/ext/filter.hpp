@@ -111,6 +111,13 @@ inline void before_write(Filter &f) {
     f.exclusive = false;
 }
 
+// The start of every write, with the GIL held: the "auto" bookkeeping, then, in the exclusive
+// mode, a wait until no other write runs. Throws ClosedFilter if closed meanwhile.
+inline void begin_write(Filter &f) {
+  before_write(f);
+  wait_for_writers(f, true);
+}
+
 // A use of a filter across a GIL release (see the rules above). Construct and destroy it with the
 // GIL held.
 class Use {
@@ -133,8 +140,7 @@ class WriteUse {
  public:
   explicit WriteUse(Filter &f) : f_(f) {
     if (f.closed) throw ClosedFilter{};
-    before_write(f);
-    wait_for_writers(f, true);
+    begin_write(f);
     f_.users.fetch_add(1);
     f_.gil_free_writers.fetch_add(1);
   }

@@ -239,8 +239,7 @@ int write_one(PyObject *self, PyObject *key, int (*op)(abloom_filter *, const vo
   Filter *f = ready_filter(self);
   if (f == nullptr) return -1;
   try {
-    abloom_py::before_write(*f);
-    if (f->exclusive && f->gil_free_writers.load() != 0) abloom_py::wait_for_writers(*f, true);
+    abloom_py::begin_write(*f);
   } catch (const ClosedFilter &) {
     abloom_py::set_closed_error();
     return -1;
