@@ -21,7 +21,7 @@ import org.apache.spark.deploy.SparkHadoopUtil;
  * shared by every executor on the host that maps the same file.
  *
  * <p>Public only because the code Spark generates for {@code abloom_might_contain} calls {@link
- * #get} from another class loader's package; not an API.
+ * #probe} from another class loader's package; not an API.
  */
 public final class LoadedFilters {
 
