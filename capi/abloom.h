@@ -192,15 +192,22 @@ typedef enum abloom_kind {
  * (abloom_options.layout; abloom_plan.layout and abloom_info.layout report the one in use). Both
  * are exact to their models, so the FPR asked for is the FPR given; a file records its layout.
  */
-/** Options only: the library's choice, ABLOOM_LAYOUT_DISTINCT today. */
+/** Options only: the library's choice. ABLOOM_LAYOUT_SPLIT for the blocked kind wherever its k is
+ *  enough (an explicit k <= ABLOOM_SPLIT_MAX_K, or a target FPR whose best distinct k is no
+ *  higher: down to about 1e-6); ABLOOM_LAYOUT_DISTINCT otherwise (the classic kind, a larger k,
+ *  lower targets, where split would cost 3-14% more bits). abloom_plan and abloom_info say which.
+ *  Callers built against the first header (its shorter abloom_options) get ABLOOM_LAYOUT_DISTINCT,
+ *  the only layout that header knew, so that the files they write stay readable by their peers. */
 #define ABLOOM_LAYOUT_DEFAULT 0u
 /** The first k distinct multiply-shift bits of the 512-bit block (the format's layout id 1): the
- *  fewest bits for a target FPR, any k up to ABLOOM_MAX_K. The classic kind's only layout. */
+ *  fewest bits for a target FPR, any k up to ABLOOM_MAX_K. The classic kind's only layout, and
+ *  the blocked kind's default below about 1e-6. */
 #define ABLOOM_LAYOUT_DISTINCT 1u
 /** One bit in each of k <= ABLOOM_SPLIT_MAX_K consecutive 32-bit words of the block (layout id
  *  2): a key's bits are one vector shift with no repeat check, so adds run 1.5-1.9x faster in
  *  cache and 1.2-1.35x out of it (bulk and exclusive adds), for more bits at the same FPR (+2.3%
- *  at 1%, +1.6% at 0.1%); tests cost the same or less (bench/RESULTS.md). Blocked kind only. */
+ *  at 1%, +1.6% at 0.1%); tests cost the same or less (bench/RESULTS.md). Blocked kind only; its
+ *  default. */
 #define ABLOOM_LAYOUT_SPLIT 2u
 /** The largest k of ABLOOM_LAYOUT_SPLIT (one bit per 32-bit word). */
 #define ABLOOM_SPLIT_MAX_K 16
@@ -249,8 +256,9 @@ typedef struct abloom_options {
    *  kind: of shards, so it uses at most `shards` threads) and adds the keys that land there, so
    *  the bits and the count of new keys are exactly the single-threaded ones. */
   uint32_t threads;
-  /** An ABLOOM_LAYOUT_*. Default ABLOOM_LAYOUT_DEFAULT. ABLOOM_LAYOUT_SPLIT needs the blocked kind
-   *  and k <= ABLOOM_SPLIT_MAX_K (the sizing rules then choose k within that range). */
+  /** An ABLOOM_LAYOUT_*. Default ABLOOM_LAYOUT_DEFAULT (the library's choice, see there).
+   *  ABLOOM_LAYOUT_SPLIT needs the blocked kind and k <= ABLOOM_SPLIT_MAX_K (the sizing rules then
+   *  choose k within that range). */
   uint32_t layout;
 } abloom_options;
 
@@ -300,11 +308,11 @@ ABLOOM_API int abloom_plan_compute(const abloom_options *opts, abloom_plan *plan
 ABLOOM_API int abloom_model_fpr(uint32_t kind, double bits_per_key, uint32_t k, double *out);
 
 /**
- * The same for a layout of the blocked kind: abloom_model_fpr for ABLOOM_LAYOUT_DISTINCT (and
- * ABLOOM_LAYOUT_DEFAULT); for ABLOOM_LAYOUT_SPLIT its exact model (an inclusion-exclusion over
- * the query's words, mixed over Poisson block loads). Errors as abloom_model_fpr, plus
- * ABLOOM_ERR_INVALID for an unknown layout, the split layout with the classic kind or with
- * k > ABLOOM_SPLIT_MAX_K.
+ * The same for a layout of the blocked kind: abloom_model_fpr for ABLOOM_LAYOUT_DISTINCT; for
+ * ABLOOM_LAYOUT_SPLIT its exact model (an inclusion-exclusion over the query's words, mixed over
+ * Poisson block loads); ABLOOM_LAYOUT_DEFAULT is the layout options with this kind and k get.
+ * Errors as abloom_model_fpr, plus ABLOOM_ERR_INVALID for an unknown layout, the split layout with
+ * the classic kind or with k > ABLOOM_SPLIT_MAX_K.
  */
 ABLOOM_API int abloom_layout_model_fpr(uint32_t kind, uint32_t layout, double bits_per_key,
                                        uint32_t k, double *out);

@@ -89,10 +89,13 @@ bool valid_kind(uint32_t kind) noexcept {
   return kind == ABLOOM_KIND_BLOCKED || kind == ABLOOM_KIND_CLASSIC;
 }
 
-// A layout of the options (ABLOOM_LAYOUT_DEFAULT resolved), or false for an unknown one.
-bool layout_of(uint32_t layout, abloom::Layout* out) noexcept {
+// The layout a request asked for (ABLOOM_LAYOUT_DEFAULT: the engine's choice for the rest of the
+// request, abloom::default_layout), or false for an unknown one.
+bool layout_of(uint32_t layout, const abloom::SizingRequest& req, abloom::Layout* out) noexcept {
   switch (layout) {
     case ABLOOM_LAYOUT_DEFAULT:
+      *out = abloom::default_layout(req);
+      return true;
     case ABLOOM_LAYOUT_DISTINCT:
       *out = abloom::Layout::distinct;
       return true;
@@ -104,8 +107,9 @@ bool layout_of(uint32_t layout, abloom::Layout* out) noexcept {
   }
 }
 
-// The size of abloom_options before `layout` (the first header's): callers built against it pass
-// that struct_size, and get the default layout.
+// The size of abloom_options before `layout` (the first header's). Callers built against it get
+// the distinct layout, the only one that header knew: the files they write stay readable by the
+// readers they were built with.
 constexpr size_t kOptionsSizeV1 = offsetof(abloom_options, layout);
 
 // Checks options and computes their plan.
@@ -116,17 +120,17 @@ int plan_from_options(const abloom_options* opts, abloom::Plan* plan) noexcept {
     return ABLOOM_ERR_INVALID;
   }
   if (!valid_kind(opts->kind) || opts->threads > ABLOOM_MAX_THREADS) return ABLOOM_ERR_INVALID;
-  const bool has_layout = opts->struct_size == sizeof(abloom_options);
   abloom::SizingRequest req;
-  if (!layout_of(has_layout ? opts->layout : ABLOOM_LAYOUT_DEFAULT, &req.layout)) {
-    return ABLOOM_ERR_INVALID;
-  }
   req.kind = static_cast<abloom::Kind>(opts->kind);
   req.capacity = opts->capacity;
   req.fpr = opts->fpr;
   req.shards = opts->shards;
   req.bits = opts->bits;
   req.k = opts->k;
+  const bool has_layout = opts->struct_size == sizeof(abloom_options);
+  if (!layout_of(has_layout ? opts->layout : ABLOOM_LAYOUT_DISTINCT, req, &req.layout)) {
+    return ABLOOM_ERR_INVALID;
+  }
   return to_code(abloom::make_plan(req, plan));
 }
 
@@ -282,12 +286,15 @@ int abloom_model_fpr(uint32_t kind, double bits_per_key, uint32_t k, double* out
 int abloom_layout_model_fpr(uint32_t kind, uint32_t layout, double bits_per_key, uint32_t k,
                             double* out) {
   if (out == nullptr) return ABLOOM_ERR_NULL;
-  abloom::Layout l;
-  if (!valid_kind(kind) || !layout_of(layout, &l) || !(bits_per_key > 0) ||
-      !std::isfinite(bits_per_key) || k == 0) {
+  if (!valid_kind(kind) || !(bits_per_key > 0) || !std::isfinite(bits_per_key) || k == 0) {
     return ABLOOM_ERR_INVALID;
   }
   const auto kd = static_cast<abloom::Kind>(kind);
+  abloom::SizingRequest req;  // what a filter with these options would get
+  req.kind = kd;
+  req.k = k;
+  abloom::Layout l;
+  if (!layout_of(layout, req, &l)) return ABLOOM_ERR_INVALID;
   if (k > abloom::max_k(kd, l) || (kd == abloom::Kind::classic && l != abloom::Layout::distinct)) {
     return ABLOOM_ERR_INVALID;
   }

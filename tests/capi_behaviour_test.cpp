@@ -61,6 +61,19 @@ double Model(uint32_t kind, double bpk, uint32_t k) {
   return d;
 }
 
+// The model of a plan's layout (plans of the default options use split or distinct).
+double Model(uint32_t kind, uint32_t layout, double bpk, uint32_t k) {
+  double d = -1;
+  EXPECT_EQ(abloom_layout_model_fpr(kind, layout, bpk, k, &d), ABLOOM_OK)
+      << "layout " << layout << " bpk " << bpk << " k " << k;
+  return d;
+}
+
+// The largest k of a layout.
+uint32_t MaxK(uint32_t layout) {
+  return layout == ABLOOM_LAYOUT_SPLIT ? ABLOOM_SPLIT_MAX_K : ABLOOM_MAX_K;
+}
+
 using capi_test::AddAll;
 using capi_test::AddMany;
 using capi_test::Batch;
@@ -183,6 +196,12 @@ TEST_P(CapiPlan, MatchesCreateAndIsMinimal) {
   abloom_options o = Options(sc.capacity, sc.fpr, kind, shards, 1234);
   abloom_plan p = PlanOf(o);
 
+  // The default layout: split wherever its k suffices (the distinct plan's k is no higher).
+  abloom_options distinct = o;
+  distinct.layout = ABLOOM_LAYOUT_DISTINCT;
+  const bool split_suffices =
+      kind == ABLOOM_KIND_BLOCKED && PlanOf(distinct).k <= uint32_t{ABLOOM_SPLIT_MAX_K};
+  EXPECT_EQ(p.layout, split_suffices ? ABLOOM_LAYOUT_SPLIT : ABLOOM_LAYOUT_DISTINCT);
   EXPECT_EQ(p.struct_size, sizeof(abloom_plan));
   EXPECT_EQ(p.kind, kind);
   EXPECT_GE(p.k, 1u);
@@ -197,15 +216,16 @@ TEST_P(CapiPlan, MatchesCreateAndIsMinimal) {
   EXPECT_DOUBLE_EQ(p.bits_per_key, static_cast<double>(p.bits) / sc.capacity);
   EXPECT_LE(p.expected_fpr, sc.fpr);
   EXPECT_GT(p.expected_fpr, 0.0);
-  EXPECT_NEAR(p.expected_fpr, Model(kind, p.bits_per_key, p.k), p.expected_fpr * 1e-6);
-  for (uint32_t k = 1; k <= ABLOOM_MAX_K; ++k)
-    EXPECT_GE(Model(kind, p.bits_per_key, k), p.expected_fpr * (1 - 1e-9))
+  EXPECT_NEAR(p.expected_fpr, Model(kind, p.layout, p.bits_per_key, p.k), p.expected_fpr * 1e-6);
+  for (uint32_t k = 1; k <= MaxK(p.layout); ++k)
+    EXPECT_GE(Model(kind, p.layout, p.bits_per_key, k), p.expected_fpr * (1 - 1e-9))
         << "k " << k << " beats " << p.k;
   if (shards != 0 && p.blocks_per_shard > 1) {
     double smaller =
         static_cast<double>(uint64_t{p.shards} * (p.blocks_per_shard - 1) * 512) / sc.capacity;
     double best = 1.0;
-    for (uint32_t k = 1; k <= ABLOOM_MAX_K; ++k) best = std::min(best, Model(kind, smaller, k));
+    for (uint32_t k = 1; k <= MaxK(p.layout); ++k)
+      best = std::min(best, Model(kind, p.layout, smaller, k));
     EXPECT_GT(best, sc.fpr) << "one block fewer per shard would do";
   }
 
@@ -213,6 +233,7 @@ TEST_P(CapiPlan, MatchesCreateAndIsMinimal) {
   abloom_info i = InfoOf(f.get());
   EXPECT_EQ(i.struct_size, sizeof(abloom_info));
   EXPECT_EQ(i.kind, p.kind);
+  EXPECT_EQ(i.layout, p.layout);
   EXPECT_EQ(i.k, p.k);
   EXPECT_EQ(i.shards, p.shards);
   EXPECT_EQ(i.blocks_per_shard, p.blocks_per_shard);
@@ -226,11 +247,11 @@ TEST_P(CapiPlan, MatchesCreateAndIsMinimal) {
 
 INSTANTIATE_TEST_SUITE_P(
     Sizes, CapiPlan,
-    ::testing::Combine(::testing::Values(uint32_t{ABLOOM_KIND_BLOCKED},
-                                         uint32_t{ABLOOM_KIND_CLASSIC}),
-                       ::testing::Values(0u, 1u, 2u, 8u, 64u),
-                       ::testing::Values(SizingCase{1000, 0.01}, SizingCase{100000, 0.001},
-                                         SizingCase{12345, 0.05}, SizingCase{777, 1e-6})),
+    ::testing::Combine(
+        ::testing::Values(uint32_t{ABLOOM_KIND_BLOCKED}, uint32_t{ABLOOM_KIND_CLASSIC}),
+        ::testing::Values(0u, 1u, 2u, 8u, 64u),
+        ::testing::Values(SizingCase{1000, 0.01}, SizingCase{100000, 0.001},
+                          SizingCase{12345, 0.05}, SizingCase{777, 1e-6}, SizingCase{5000, 1e-9})),
     [](const auto &info) {
       const SizingCase sc = std::get<2>(info.param);
       return std::string(KindName(std::get<0>(info.param))) + "_Shards" +
@@ -246,9 +267,9 @@ TEST(CapiPlanRules, FixedKGetsTheFewestBitsForThatK) {
       abloom_plan p = PlanOf(o);
       EXPECT_EQ(p.k, k);
       EXPECT_LE(p.expected_fpr, 0.01);
-      EXPECT_NEAR(p.expected_fpr, Model(kind, p.bits_per_key, k), p.expected_fpr * 1e-6);
+      EXPECT_NEAR(p.expected_fpr, Model(kind, p.layout, p.bits_per_key, k), p.expected_fpr * 1e-6);
       ASSERT_GT(p.blocks_per_shard, 1u);
-      EXPECT_GT(Model(kind, (p.bits - 512.0) / 20000, k), 0.01);
+      EXPECT_GT(Model(kind, p.layout, (p.bits - 512.0) / 20000, k), 0.01);
       Filter f = Make(o);
       EXPECT_EQ(InfoOf(f.get()).k, k);
       EXPECT_EQ(InfoOf(f.get()).bits, p.bits);
@@ -287,8 +308,8 @@ TEST(CapiPlanRules, ExplicitBitsRoundUpToWholeBlocksPerShard) {
       EXPECT_EQ(p.blocks_per_shard, c.want_blocks_per_shard);
       EXPECT_EQ(p.shards, c.shards);
       // k == 0: the k minimising the model FPR for this layout at `capacity`.
-      for (uint32_t k = 1; k <= ABLOOM_MAX_K; ++k)
-        EXPECT_GE(Model(kind, p.bits_per_key, k), p.expected_fpr * (1 - 1e-9));
+      for (uint32_t k = 1; k <= MaxK(p.layout); ++k)
+        EXPECT_GE(Model(kind, p.layout, p.bits_per_key, k), p.expected_fpr * (1 - 1e-9));
       Filter f = Make(o);
       abloom_info i = InfoOf(f.get());
       EXPECT_EQ(i.bits, c.want_bits);
@@ -307,7 +328,7 @@ TEST(CapiPlanRules, ExplicitBitsAndKAreExactAndIgnoreFpr) {
     EXPECT_EQ(p.k, 5u);
     EXPECT_EQ(p.bits, o.bits);
     EXPECT_EQ(p.blocks_per_shard, 40u);
-    EXPECT_NEAR(p.expected_fpr, Model(kind, static_cast<double>(o.bits) / 5000, 5),
+    EXPECT_NEAR(p.expected_fpr, Model(kind, p.layout, static_cast<double>(o.bits) / 5000, 5),
                 p.expected_fpr * 1e-6);
     abloom_options o2 = o;
     o2.fpr = 1e-9;  // not used with an explicit layout

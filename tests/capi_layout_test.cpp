@@ -49,10 +49,48 @@ uint32_t LayoutIdOf(const std::vector<unsigned char> &bytes) {
   return id;
 }
 
-TEST(CapiLayout, DefaultIsDistinctAndEveryValueIsChecked) {
+// The default is split wherever its k suffices, distinct elsewhere; the filter records the choice.
+TEST(CapiLayout, DefaultIsSplitWhereItsKSufficesAndEveryValueIsChecked) {
+  struct Case {
+    uint32_t kind;
+    double fpr;
+    uint64_t bits;
+    uint32_t k;
+    uint32_t want;
+  };
+  const Case cases[] = {
+      {ABLOOM_KIND_BLOCKED, 0.5, 0, 0, ABLOOM_LAYOUT_SPLIT},
+      {ABLOOM_KIND_BLOCKED, 0.01, 0, 0, ABLOOM_LAYOUT_SPLIT},
+      {ABLOOM_KIND_BLOCKED, 0.001, 0, 0, ABLOOM_LAYOUT_SPLIT},
+      {ABLOOM_KIND_BLOCKED, 1e-6, 0, 0, ABLOOM_LAYOUT_SPLIT},     // distinct k 16: split's too
+      {ABLOOM_KIND_BLOCKED, 1e-7, 0, 0, ABLOOM_LAYOUT_DISTINCT},  // distinct k 18
+      {ABLOOM_KIND_BLOCKED, 1e-9, 0, 0, ABLOOM_LAYOUT_DISTINCT},
+      {ABLOOM_KIND_BLOCKED, 0.01, 0, ABLOOM_SPLIT_MAX_K, ABLOOM_LAYOUT_SPLIT},
+      {ABLOOM_KIND_BLOCKED, 0.01, 0, ABLOOM_SPLIT_MAX_K + 1, ABLOOM_LAYOUT_DISTINCT},
+      {ABLOOM_KIND_BLOCKED, 0.01, 10 * 100000, 0, ABLOOM_LAYOUT_SPLIT},     // 10 bits/key: k 7
+      {ABLOOM_KIND_BLOCKED, 0.01, 60 * 100000, 0, ABLOOM_LAYOUT_DISTINCT},  // 60: k 20+
+      {ABLOOM_KIND_CLASSIC, 0.01, 0, 0, ABLOOM_LAYOUT_DISTINCT},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE("kind " + std::to_string(c.kind) + " fpr " + std::to_string(c.fpr) + " bits " +
+                 std::to_string(c.bits) + " k " + std::to_string(c.k));
+    abloom_options o = Options(100000, c.fpr, c.kind);
+    o.bits = c.bits;
+    o.k = c.k;
+    EXPECT_EQ(o.layout, ABLOOM_LAYOUT_DEFAULT);
+    const abloom_plan p = PlanOf(o);
+    EXPECT_EQ(p.layout, c.want);
+    o.layout = c.want;  // the same plan as asking for that layout
+    const abloom_plan same = PlanOf(o);
+    EXPECT_EQ(same.k, p.k);
+    EXPECT_EQ(same.bits, p.bits);
+    o.layout = ABLOOM_LAYOUT_DEFAULT;
+    Filter f = Make(o);
+    EXPECT_EQ(InfoOf(f.get()).layout, c.want);
+    EXPECT_EQ(LayoutIdOf(Bytes(f.get())), c.want);
+  }
+
   abloom_options o = Options(1000);
-  EXPECT_EQ(o.layout, ABLOOM_LAYOUT_DEFAULT);
-  EXPECT_EQ(PlanOf(o).layout, ABLOOM_LAYOUT_DISTINCT);
   o.layout = ABLOOM_LAYOUT_DISTINCT;
   EXPECT_EQ(PlanOf(o).layout, ABLOOM_LAYOUT_DISTINCT);
   o.layout = ABLOOM_LAYOUT_SPLIT;
@@ -121,10 +159,19 @@ TEST(CapiLayout, LayoutModelFprArguments) {
   EXPECT_NEAR(out, 0.010555, 0.000001);  // the in-block study's exact value, on the measurements
   double distinct = 0, same = 0;
   ASSERT_EQ(abloom_model_fpr(ABLOOM_KIND_BLOCKED, 10, 7, &distinct), ABLOOM_OK);
+  EXPECT_GT(out, distinct);
+  // ABLOOM_LAYOUT_DEFAULT: the layout options with that kind and k get.
   ASSERT_EQ(abloom_layout_model_fpr(ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_DEFAULT, 10, 7, &same),
             ABLOOM_OK);
+  EXPECT_EQ(same, out);
+  ASSERT_EQ(abloom_layout_model_fpr(ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_DEFAULT, 40, 20, &same),
+            ABLOOM_OK);
+  ASSERT_EQ(abloom_model_fpr(ABLOOM_KIND_BLOCKED, 40, 20, &distinct), ABLOOM_OK);
   EXPECT_EQ(same, distinct);
-  EXPECT_GT(out, distinct);
+  ASSERT_EQ(abloom_layout_model_fpr(ABLOOM_KIND_CLASSIC, ABLOOM_LAYOUT_DEFAULT, 10, 7, &same),
+            ABLOOM_OK);
+  ASSERT_EQ(abloom_model_fpr(ABLOOM_KIND_CLASSIC, 10, 7, &distinct), ABLOOM_OK);
+  EXPECT_EQ(same, distinct);
 }
 
 // Every key length and every input form finds every key added through any other form, and the
@@ -183,7 +230,9 @@ TEST(CapiLayout, SplitFilesRoundTripAndRecordTheLayout) {
   AddAll(f.get(), keys);
   const auto bytes = Bytes(f.get());
   EXPECT_EQ(LayoutIdOf(bytes), 2u);
-  EXPECT_EQ(LayoutIdOf(Bytes(Make(Options(n)).get())), 1u);
+  abloom_options distinct = Options(n);
+  distinct.layout = ABLOOM_LAYOUT_DISTINCT;
+  EXPECT_EQ(LayoutIdOf(Bytes(Make(distinct).get())), 1u);
 
   Filter copy;
   ASSERT_EQ(

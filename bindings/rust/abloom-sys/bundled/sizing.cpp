@@ -271,4 +271,14 @@ Errc make_plan(const SizingRequest& req, Plan* out) noexcept {
   return plan_for_shards(req, shards, out);
 }
 
+Layout default_layout(const SizingRequest& req) noexcept {
+  if (req.kind != Kind::blocked || req.k > kSplitMaxK) return Layout::distinct;
+  if (req.k != 0) return Layout::split;
+  SizingRequest distinct = req;
+  distinct.layout = Layout::distinct;
+  Plan plan;
+  if (make_plan(distinct, &plan) != Errc::ok) return Layout::distinct;
+  return plan.k <= kSplitMaxK ? Layout::split : Layout::distinct;
+}
+
 }  // namespace abloom
