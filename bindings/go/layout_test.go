@@ -2,6 +2,7 @@ package abloom
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"math"
 	"path/filepath"
@@ -20,14 +21,40 @@ func TestLayoutValuesMatchHeader(t *testing.T) {
 	}
 }
 
-func TestDefaultLayoutIsDistinct(t *testing.T) {
-	for _, kind := range []Kind{Blocked, Classic} {
-		plan, err := ComputePlan(100000, 0.01, WithKind(kind))
-		if err != nil || plan.Layout != LayoutDistinct {
-			t.Fatalf("%v: plan layout %v, %v", kind, plan.Layout, err)
+// Without WithLayout the library chooses split wherever its k is enough, distinct elsewhere, and
+// the choice is exactly the plan of that layout asked for explicitly.
+func TestDefaultLayoutIsSplitWhereItsKSuffices(t *testing.T) {
+	cases := []struct {
+		name string
+		fpr  float64
+		opts []Option
+		want Layout
+	}{
+		{"1%", 0.01, nil, LayoutSplit},
+		{"0.1%", 0.001, nil, LayoutSplit},
+		{"1e-6", 1e-6, nil, LayoutSplit},
+		{"1e-7", 1e-7, nil, LayoutDistinct},
+		{"1e-9", 1e-9, nil, LayoutDistinct},
+		{"k 16", 0.01, []Option{WithK(16)}, LayoutSplit},
+		{"k 17", 0.01, []Option{WithK(17)}, LayoutDistinct},
+		{"classic", 0.01, []Option{WithKind(Classic)}, LayoutDistinct},
+	}
+	for _, c := range cases {
+		plan, err := ComputePlan(100000, c.fpr, c.opts...)
+		if err != nil || plan.Layout != c.want {
+			t.Fatalf("%s: plan layout %v, %v", c.name, plan.Layout, err)
 		}
-		if got := mustNew(t, 100000, 0.01, WithKind(kind)).Info().Layout; got != LayoutDistinct {
-			t.Fatalf("%v: info layout %v", kind, got)
+		same, err := ComputePlan(100000, c.fpr, append(c.opts, WithLayout(c.want))...)
+		if err != nil || same.Bits != plan.Bits || same.K != plan.K {
+			t.Fatalf("%s: default plan %+v, explicit %+v (%v)", c.name, plan, same, err)
+		}
+		f := mustNew(t, 100000, c.fpr, c.opts...)
+		if got := f.Info().Layout; got != c.want {
+			t.Fatalf("%s: info layout %v", c.name, got)
+		}
+		b, err := f.MarshalBinary()
+		if err != nil || Layout(binary.LittleEndian.Uint32(b[20:])) != c.want {
+			t.Fatalf("%s: the file's layout id is not %d (%v)", c.name, c.want, err)
 		}
 	}
 }
@@ -71,7 +98,7 @@ func TestSplitLayoutFindsEveryKeyAtItsModelFPR(t *testing.T) {
 // needs: the plan's FPR is its model's FPR and meets the target.
 func TestSplitPlanCostsAFewPercentMoreBits(t *testing.T) {
 	for _, fpr := range []float64{0.01, 0.001} {
-		d, err := ComputePlan(10_000_000, fpr)
+		d, err := ComputePlan(10_000_000, fpr, WithLayout(LayoutDistinct))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,11 +117,27 @@ func TestSplitPlanCostsAFewPercentMoreBits(t *testing.T) {
 		if err != nil || math.Abs(model-s.ExpectedFPR) > 1e-12*s.ExpectedFPR {
 			t.Fatalf("ModelFPR %g (%v), plan says %g", model, err, s.ExpectedFPR)
 		}
-		dm, err := ModelFPR(Blocked, 0, d.BitsPerKey, d.K)
+		dm, err := ModelFPR(Blocked, LayoutDistinct, d.BitsPerKey, d.K)
 		if err != nil || math.Abs(dm-d.ExpectedFPR) > 1e-12*d.ExpectedFPR {
-			t.Fatalf("ModelFPR default layout %g (%v), plan says %g", dm, err, d.ExpectedFPR)
+			t.Fatalf("ModelFPR distinct %g (%v), plan says %g", dm, err, d.ExpectedFPR)
+		}
+		// Layout 0: the model of the layout New chooses for that kind and k (split up to k 16).
+		if m0, err := ModelFPR(Blocked, 0, s.BitsPerKey, s.K); err != nil || m0 != model {
+			t.Fatalf("ModelFPR default layout %g (%v), split %g", m0, err, model)
+		}
+		if m0, err := ModelFPR(Blocked, 0, 40, 20); err != nil || m0 != mustModel(t, Blocked, LayoutDistinct, 40, 20) {
+			t.Fatalf("ModelFPR default layout at k 20 %g (%v)", m0, err)
 		}
 	}
+}
+
+func mustModel(t *testing.T, kind Kind, layout Layout, bitsPerKey float64, k uint32) float64 {
+	t.Helper()
+	m, err := ModelFPR(kind, layout, bitsPerKey, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 func TestSplitLayoutRefusals(t *testing.T) {
@@ -176,7 +219,8 @@ func TestSplitLayoutSurvivesEveryWayInAndOut(t *testing.T) {
 
 	// Same bits, k, shards and seed; only the layout differs.
 	info := f.Info()
-	distinct := mustNew(t, 5000, 0.01, WithShards(2), WithBits(info.Bits), WithK(info.K))
+	distinct := mustNew(t, 5000, 0.01, WithShards(2), WithBits(info.Bits), WithK(info.K),
+		WithLayout(LayoutDistinct))
 	if distinct.Info().Bits != info.Bits || distinct.Info().Layout != LayoutDistinct {
 		t.Fatalf("distinct twin %+v", distinct.Info())
 	}

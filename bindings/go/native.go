@@ -112,7 +112,7 @@ func (n *native) block(shards []unsafe.Pointer, h uint64) *[blockWords]uint64 {
 }
 
 // test reports whether all of hash h's bits are set. (Filter.Test and TestString call
-// testDistinct themselves for the default layout: one call frame less.)
+// testSplit themselves for the default layout: one call frame less.)
 func (n *native) test(h uint64) bool {
 	switch n.probe {
 	case probeDistinct:

@@ -102,18 +102,47 @@ def test_equivalent_keys_are_one_key() -> None:
 
 def test_plan_and_info() -> None:
     p = BloomFilter.plan(100_000, 0.01)
-    assert (p.kind, p.layout, p.shards) == ("blocked", "distinct", 1)
+    assert (p.kind, p.layout, p.shards) == ("blocked", "split", 1)
     assert p.bits == p.shards * p.blocks_per_shard * 512 and p.bytes == p.bits // 8
     assert 0 < p.expected_fpr <= 0.01
     f = BloomFilter(100_000, 0.01, seed=42)
     i = f.info
-    assert (i.kind, i.k, i.bits, i.capacity, i.seed) == ("blocked", p.k, p.bits, 100_000, 42)
+    assert (i.kind, i.layout, i.k, i.bits, i.capacity, i.seed) == (
+        "blocked",
+        "split",
+        p.k,
+        p.bits,
+        100_000,
+        42,
+    )
     assert (i.storage, i.read_only, i.target_fpr) == ("owned", False, 0.01)
     c = BloomFilter(1000, 0.001, kind="classic", shards=4, layout="distinct")
     assert (c.info.kind, c.info.shards) == ("classic", 4)
     s = BloomFilter(1000, layout="split")
     assert s.info.layout == "split"
     assert "blocked" in repr(f) and "Info(" in repr(i) and "Plan(" in repr(p)
+
+
+@pytest.mark.parametrize(
+    ("fpr", "kind", "want"),
+    [
+        (0.01, "blocked", "split"),
+        (0.001, "blocked", "split"),
+        (1e-6, "blocked", "split"),  # distinct's best k is 16: split's k suffices
+        (1e-7, "blocked", "distinct"),  # distinct's k 18: split would cost 3% more bits
+        (1e-9, "blocked", "distinct"),
+        (0.01, "classic", "distinct"),
+    ],
+)
+def test_default_layout_is_split_where_its_k_suffices(fpr: float, kind: str, want: str) -> None:
+    p = BloomFilter.plan(100_000, fpr, kind=kind)  # type: ignore[arg-type]
+    assert p.layout == want
+    same = BloomFilter.plan(100_000, fpr, kind=kind, layout=want)  # type: ignore[arg-type]
+    assert (same.bits, same.k) == (p.bits, p.k)
+    f = BloomFilter(100_000, fpr, kind=kind)  # type: ignore[arg-type]
+    assert f.info.layout == want
+    layout_id = int.from_bytes(f.to_bytes()[20:24], "little")
+    assert layout_id == {"distinct": 1, "split": 2}[want]
 
 
 def test_estimated_fpr_grows_with_the_fill() -> None:

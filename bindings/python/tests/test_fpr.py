@@ -15,6 +15,7 @@ from abloom import BloomFilter
     ("kind", "layout", "fpr"),
     [
         ("blocked", "default", 0.01),
+        ("blocked", "distinct", 0.01),
         ("blocked", "split", 0.01),
         ("classic", "default", 0.01),
         ("blocked", "default", 0.001),
