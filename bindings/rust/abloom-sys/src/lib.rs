@@ -136,11 +136,17 @@ pub struct abloom_options {
     pub layout: u32,
 }
 
-/// Layout: the library's choice (options only).
+/// Layout: the library's choice (options only): [`ABLOOM_LAYOUT_SPLIT`] for the blocked kind
+/// wherever its k is enough (an explicit k <= [`ABLOOM_SPLIT_MAX_K`], or a target FPR whose best
+/// distinct k is no higher: down to about 1e-6), [`ABLOOM_LAYOUT_DISTINCT`] otherwise (the
+/// classic kind, a larger k, lower targets). `abloom_plan` and `abloom_info` say which.
 pub const ABLOOM_LAYOUT_DEFAULT: u32 = 0;
-/// Layout: the first k distinct multiply-shift bits of the block (format layout id 1).
+/// Layout: the first k distinct multiply-shift bits of the block (format layout id 1): the
+/// fewest bits, any k. The classic kind's only layout, and the blocked kind's default below
+/// about 1e-6.
 pub const ABLOOM_LAYOUT_DISTINCT: u32 = 1;
-/// Layout: one bit in each of k <= 16 consecutive 32-bit words (format layout id 2).
+/// Layout: one bit in each of k <= 16 consecutive 32-bit words (format layout id 2). Blocked kind
+/// only; its default wherever k <= 16 suffices.
 pub const ABLOOM_LAYOUT_SPLIT: u32 = 2;
 /// The largest k of [`ABLOOM_LAYOUT_SPLIT`].
 pub const ABLOOM_SPLIT_MAX_K: u32 = 16;
@@ -323,9 +329,10 @@ extern "C" {
     pub fn abloom_plan_init(plan: *mut abloom_plan) -> c_int;
     /// Compute the layout [`abloom_create`] would build.
     pub fn abloom_plan_compute(opts: *const abloom_options, plan: *mut abloom_plan) -> c_int;
-    /// The model FPR of `kind` for `bits_per_key` and `k`.
+    /// The model FPR of `kind` for `bits_per_key` and `k`, in the distinct layout.
     pub fn abloom_model_fpr(kind: u32, bits_per_key: f64, k: u32, out: *mut f64) -> c_int;
-    /// The model FPR of `kind` in `layout` for `bits_per_key` and `k`.
+    /// The model FPR of `kind` in `layout` for `bits_per_key` and `k`
+    /// ([`ABLOOM_LAYOUT_DEFAULT`]: the layout options with this kind and k get).
     pub fn abloom_layout_model_fpr(
         kind: u32,
         layout: u32,

@@ -4,7 +4,8 @@
 //!   ABLOOM_BENCH_QUICK=1 cargo bench -p abloom --bench vs_fastbloom   # 1M only, fewer reps
 //!   ABLOOM_BENCH_SIZES=1000000,10000000 cargo bench ...       # any sizes
 //!
-//! Both filters are sized for n keys at 1% FPR and get the same n keys. Then, for query sets of
+//! Both filters are sized for n keys at 1% FPR (abloom with its default options, so the
+//! library's in-block layout: split at 1%) and get the same n keys. Then, for query sets of
 //! present and of absent keys (all n for n <= 1M, else 2M random ones), it times, per key:
 //! fastbloom's `contains` (its default SipHash-1-3 hasher, and with foldhash, the hasher of
 //! fastbloom's own benchmarks), abloom's single `contains`, and abloom's `contains_batch`
@@ -120,9 +121,10 @@ fn run(n: u64, quick: bool) {
 
     println!();
     println!(
-        "n = {n}: abloom {} bytes (k={}), fastbloom {} bytes (k={}); queries: {q} present, {q} absent",
+        "n = {n}: abloom {} bytes (k={}, {:?} layout), fastbloom {} bytes (k={}); queries: {q} present, {q} absent",
         ab.info().bytes,
         ab.k(),
+        ab.layout(),
         fb.num_bits() / 8,
         fb.num_hashes()
     );

@@ -32,8 +32,9 @@ pub enum Storage {
 pub struct Info {
     /// The filter kind.
     pub kind: Kind,
-    /// The in-block layout (as built, or as recorded in the file; always [`Layout::Distinct`]
-    /// for [`Kind::Classic`]).
+    /// The in-block layout (as built: the one asked for with [`Builder::layout`], or the
+    /// library's choice, see [`Layout`]; or as recorded in the file). Always
+    /// [`Layout::Distinct`] for [`Kind::Classic`].
     pub layout: Layout,
     /// Probes (bits set) per key.
     pub k: u32,
@@ -243,7 +244,8 @@ unsafe impl Sync for BloomFilter {}
 
 impl BloomFilter {
     /// A filter for `capacity` distinct keys at false-positive rate `fpr`, with default options
-    /// (blocked kind, seed 0). See [`Builder`] for more.
+    /// (blocked kind, seed 0, the library's layout: [`Layout::Split`] down to about 1e-6,
+    /// [`Layout::Distinct`] below, see [`Layout`]). See [`Builder`] for more.
     ///
     /// # Errors
     /// [`Error::Invalid`] for capacity 0 or `fpr` not in (0, 1), [`Error::Range`] when too
@@ -690,7 +692,8 @@ impl BloomFilter {
         self.info().kind
     }
 
-    /// The in-block layout.
+    /// The in-block layout: the one asked for with [`Builder::layout`], or the one the library
+    /// chose when the builder did not say (see [`Layout`]), or the one recorded in the file.
     pub fn layout(&self) -> Layout {
         self.info().layout
     }

@@ -14,9 +14,11 @@
 //! let classic = BloomFilter::builder(10_000).fpr(0.0001).kind(Kind::Classic).seed(7).build()?;
 //! assert_eq!(classic.kind(), Kind::Classic);
 //!
-//! // The split in-block layout: faster inserts and lookups, a few percent more bits.
-//! let split = BloomFilter::builder(1_000_000).fpr(0.01).layout(Layout::Split).build()?;
-//! assert_eq!(split.layout(), Layout::Split);
+//! // The in-block layout is the library's choice unless asked for: split (faster inserts) at
+//! // 1%; distinct when the fewest bits matter more.
+//! assert_eq!(filter.layout(), Layout::Split);
+//! let smallest = BloomFilter::builder(1_000_000).fpr(0.01).layout(Layout::Distinct).build()?;
+//! assert_eq!(smallest.layout(), Layout::Distinct);
 //! # Ok::<(), abloom::Error>(())
 //! ```
 //!
@@ -25,10 +27,13 @@
 //!   filter built here answers the same as one built in C, Go or Java, and their files are
 //!   interchangeable.
 //! - **Layouts**: [`Kind::Blocked`] places a key's k bits in its 64-byte block in one of two
-//!   [`Layout`]s, chosen with [`Builder::layout`]: [`Layout::Distinct`] (the default: fewest
-//!   bits for a target FPR, any k) or [`Layout::Split`] (one bit in each of k <= 16 32-bit
-//!   words: faster inserts and lookups with SIMD, for about 1-3% more bits at 1%). A file
-//!   records its layout, so loading needs no option; [`layout_model_fpr`] is the sizing model.
+//!   [`Layout`]s: [`Layout::Split`] (one bit in each of k <= 16 32-bit words: faster inserts
+//!   and lookups with SIMD, for about 1-3% more bits at 1%) or [`Layout::Distinct`] (fewest
+//!   bits for a target FPR, any k). Unless [`Builder::layout`] asks for one, the library
+//!   chooses: split wherever its k is enough (targets down to about 1e-6, or an explicit
+//!   k <= 16), distinct otherwise (and always for [`Kind::Classic`]);
+//!   [`BloomFilter::layout`] says which. A file records its layout, so loading needs no
+//!   option; [`layout_model_fpr`] is the sizing model.
 //! - **Threads**: [`BloomFilter`] is `Send + Sync` and inserts and lookups take `&self`; share
 //!   one through an `Arc` with no lock (see the type's docs for the rules).
 //! - **One writer**: [`BloomFilter::into_exclusive`] gives an [`ExclusiveFilter`], whose inserts

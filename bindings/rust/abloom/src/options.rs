@@ -45,10 +45,30 @@ impl Kind {
 /// ([`BloomFilter::from_bytes`](crate::BloomFilter::from_bytes),
 /// [`view`](crate::BloomFilter::view), [`open`](crate::BloomFilter::open)) needs no option.
 ///
-/// ```
-/// use abloom::{Builder, Layout};
+/// There is no fixed default variant (`Layout` does not implement `Default`): a [`Builder`]
+/// that is not given [`Builder::layout`] (and [`BloomFilter::new`](crate::BloomFilter::new))
+/// leaves the choice to the library, which depends on the kind, k and target:
 ///
-/// let distinct = Builder::new(1_000_000).fpr(0.01).plan()?;
+/// - [`Layout::Split`] for [`Kind::Blocked`] wherever split's k (at most
+///   [`SPLIT_MAX_K`](Layout::SPLIT_MAX_K), 16) is enough: an explicit [`k`](Builder::k) <= 16,
+///   or a target FPR whose best distinct k is <= 16 (targets down to about 1e-6; with explicit
+///   [`bits`](Builder::bits) and no k, the best distinct k at those bits per key decides);
+/// - [`Layout::Distinct`] otherwise: [`Kind::Classic`], an explicit k above 16, and lower
+///   targets (1e-7 and below), where split's capped k would cost 3-14% more bits.
+///
+/// [`Plan::layout`], [`BloomFilter::layout`](crate::BloomFilter::layout) and
+/// [`Info::layout`](crate::Info::layout) say which one a filter got.
+///
+/// ```
+/// use abloom::{Builder, Kind, Layout};
+///
+/// // The library's choice: split at 1%, distinct at 1e-9, for the classic kind and for k > 16.
+/// assert_eq!(Builder::new(1_000_000).fpr(0.01).plan()?.layout, Layout::Split);
+/// assert_eq!(Builder::new(1_000_000).fpr(1e-9).plan()?.layout, Layout::Distinct);
+/// assert_eq!(Builder::new(1_000).kind(Kind::Classic).plan()?.layout, Layout::Distinct);
+/// assert_eq!(Builder::new(1_000).k(17).plan()?.layout, Layout::Distinct);
+///
+/// let distinct = Builder::new(1_000_000).fpr(0.01).layout(Layout::Distinct).plan()?;
 /// let split = Builder::new(1_000_000).fpr(0.01).layout(Layout::Split).plan()?;
 /// assert_eq!((distinct.layout, split.layout), (Layout::Distinct, Layout::Split));
 /// assert!(split.k <= Layout::SPLIT_MAX_K);
@@ -57,17 +77,19 @@ impl Kind {
 /// assert!(split.bits_per_key < 1.03 * distinct.bits_per_key);
 /// # Ok::<(), abloom::Error>(())
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Layout {
-    /// The default: k distinct bits anywhere in the 512-bit block (format layout id 1). The
-    /// fewest bits for a target FPR, any k (up to 64). The only layout of [`Kind::Classic`].
-    #[default]
+    /// k distinct bits anywhere in the 512-bit block (format layout id 1). The fewest bits for
+    /// a target FPR, any k (up to 64). The only layout of [`Kind::Classic`], and the blocked
+    /// kind's default where split's k is not enough (explicit k above 16, targets below about
+    /// 1e-6).
     Distinct,
     /// One bit in each of k <= [`SPLIT_MAX_K`](Layout::SPLIT_MAX_K) (16) consecutive 32-bit
     /// words of the block (format layout id 2): a key's bits are one vector shift with no repeat
     /// check, so inserts run faster (1.5-1.9x in cache, 1.2-1.35x out of it for bulk and
     /// exclusive inserts; lookups about the same), for a few percent more bits at the same FPR
-    /// (+2.3% at 1%, +1.6% at 0.1%). [`Kind::Blocked`] only.
+    /// (+2.3% at 1%, +1.6% at 0.1%). [`Kind::Blocked`] only; its default wherever k <= 16
+    /// suffices (targets down to about 1e-6, or an explicit k <= 16).
     Split,
 }
 
@@ -98,14 +120,16 @@ impl Layout {
 /// assert!(plan.bits_per_key > 9.0 && plan.bits_per_key < 11.0);
 /// assert!(plan.expected_fpr <= 0.01);
 /// assert_eq!(plan.bytes * 8, plan.bits);
-/// assert_eq!(plan.layout, abloom::Layout::Distinct);
+/// // The library's layout at 1% (see Layout).
+/// assert_eq!(plan.layout, abloom::Layout::Split);
 /// # Ok::<(), abloom::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Plan {
     /// The filter kind.
     pub kind: Kind,
-    /// The in-block layout (always [`Layout::Distinct`] for [`Kind::Classic`]).
+    /// The in-block layout: the one asked for with [`Builder::layout`], or the library's choice
+    /// (see [`Layout`]); always [`Layout::Distinct`] for [`Kind::Classic`].
     pub layout: Layout,
     /// Probes (bits set) per key.
     pub k: u32,
@@ -153,7 +177,8 @@ pub struct Builder {
 
 impl Builder {
     /// Options for `capacity` expected distinct keys, with the defaults: FPR 1%, blocked kind,
-    /// default shards, seed 0, bits and k chosen, single-threaded bulk calls.
+    /// the library's layout (see [`Layout`]), default shards, seed 0, bits and k chosen,
+    /// single-threaded bulk calls.
     pub fn new(capacity: u64) -> Builder {
         let mut opts = sys::abloom_options::default();
         // SAFETY: opts is a valid, writable abloom_options.
@@ -175,10 +200,17 @@ impl Builder {
         self
     }
 
-    /// The in-block layout of the blocked kind. Default [`Layout::Distinct`] (fewest bits);
-    /// [`Layout::Split`] trades a few percent more bits for faster inserts. It needs
+    /// The in-block layout of the blocked kind. [`Layout::Split`] trades a few percent more bits
+    /// for faster inserts; [`Layout::Distinct`] gives the fewest bits and any k. Split needs
     /// [`Kind::Blocked`] and k <= [`Layout::SPLIT_MAX_K`]: other combinations make
     /// [`build`](Builder::build) and [`plan`](Builder::plan) fail with [`Error::Invalid`].
+    ///
+    /// Without this call the library chooses (see [`Layout`]): split for the blocked kind
+    /// wherever its k is enough (an explicit k <= 16, or a target FPR whose best distinct k is
+    /// <= 16: targets down to about 1e-6), distinct otherwise (the classic kind, an explicit
+    /// k > 16, lower targets). [`Plan::layout`], [`BloomFilter::layout`] and
+    /// [`Info::layout`](crate::Info::layout) say which one a filter got; ask for
+    /// [`Layout::Distinct`] when the last 2% of memory matters more than insert speed.
     ///
     /// ```
     /// use abloom::{BloomFilter, Builder, Error, Kind, Layout};
@@ -192,6 +224,12 @@ impl Builder {
     /// let copy = BloomFilter::from_bytes(&filter.to_bytes())?;
     /// assert_eq!(copy.layout(), Layout::Split);
     /// assert!(copy.contains("alice:bob"));
+    ///
+    /// // Without the call: the library's choice, here split (1%); distinct when asked for.
+    /// assert_eq!(Builder::new(100_000).fpr(0.01).build()?.layout(), Layout::Split);
+    /// let smallest = Builder::new(100_000).fpr(0.01).layout(Layout::Distinct).build()?;
+    /// assert_eq!(smallest.layout(), Layout::Distinct);
+    /// assert!(smallest.bits() <= filter.bits());
     ///
     /// // Blocked kind only, and at most 16 probes.
     /// let classic = Builder::new(1000).kind(Kind::Classic).layout(Layout::Split);
@@ -284,7 +322,9 @@ impl Builder {
 
 /// The false-positive rate the model of `kind` predicts with `bits_per_key` bits per key and
 /// `k` probes per key (classic: `(1-e^(-k/c))^k`; blocked: the Poisson mixture over block loads),
-/// in the default layout, [`Layout::Distinct`] (see [`layout_model_fpr`] for the others).
+/// always in the distinct layout ([`Layout::Distinct`]), whatever layout a filter built with
+/// default options gets. See [`layout_model_fpr`] for the split layout, and for the model of
+/// a given [`Plan`] (`layout_model_fpr(plan.kind, plan.layout, plan.bits_per_key, plan.k)`).
 ///
 /// ```
 /// let p = abloom::model_fpr(abloom::Kind::Classic, 9.59, 7)?;

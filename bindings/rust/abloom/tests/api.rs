@@ -1,8 +1,8 @@
 //! Behaviour and every reachable error path of the safe API.
 
 use abloom::{
-    model_fpr, AlignedBytes, BloomFilter, Builder, Error, Kind, Layout, OpenMode, OpenOptions,
-    Storage,
+    layout_model_fpr, model_fpr, AlignedBytes, BloomFilter, Builder, Error, Kind, Layout, OpenMode,
+    OpenOptions, Storage,
 };
 use std::io;
 use std::path::PathBuf;
@@ -61,8 +61,14 @@ fn false_positive_rate_matches_the_model() {
         let absent: Vec<String> = (0..trials).map(|i| format!("absent-{i}")).collect();
         let mut out = vec![false; absent.len()];
         let fp = f.contains_batch(&absent, &mut out) as f64;
-        let p = f.info().expected_fpr;
+        let i = f.info();
+        let p = i.expected_fpr;
         assert!(p > 0.008 && p <= 0.01, "{kind:?}: model FPR {p}");
+        // The model of the layout the filter got (the library's choice: split for blocked at
+        // 1%, distinct for classic), not necessarily model_fpr's (distinct).
+        let bpk = i.bits as f64 / n as f64;
+        let m = layout_model_fpr(kind, i.layout, bpk, i.k).unwrap();
+        assert!((m - p).abs() <= 1e-12 * p, "{kind:?}: {m} vs {p}");
         let mean = p * trials as f64;
         let sd = (trials as f64 * p * (1.0 - p)).sqrt();
         assert!(
@@ -299,7 +305,9 @@ fn set_operations() {
     let other_size = BloomFilter::new(5000, 0.01).unwrap();
     let other_seed = Builder::new(1000).seed(1).build().unwrap();
     let other_kind = Builder::new(1000).kind(Kind::Classic).build().unwrap();
-    let other_layout = Builder::new(1000).layout(Layout::Split).build().unwrap();
+    // `a` has the library's layout at 1% (split); the same shape in the other layout differs.
+    assert_eq!(a.layout(), Layout::Split);
+    let other_layout = Builder::new(1000).layout(Layout::Distinct).build().unwrap();
     for o in [&other_size, &other_seed, &other_kind, &other_layout] {
         assert!(matches!(a.union(o), Err(Error::Mismatch)));
         assert!(matches!(i.intersect(o), Err(Error::Mismatch)));

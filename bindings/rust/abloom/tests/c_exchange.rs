@@ -1,7 +1,8 @@
 //! Files exchanged with C: a small C program (tests/c/exchange.c), compiled here against the
 //! same library (the installed one in system mode, abloom-sys's static build of the bundled
 //! sources otherwise), writes filters that this binding reads, and checks filters that this
-//! binding wrote.
+//! binding wrote. Both sides ask for the same layout (distinct, split), or both leave it to the
+//! library (blocked with the default layout: split at 1%; classic: distinct).
 
 use abloom::{BloomFilter, Builder, Kind, Layout, OpenMode, OpenOptions, Storage};
 use std::path::{Path, PathBuf};
@@ -95,7 +96,18 @@ fn c_false_positives(out: &str) -> u64 {
 
 #[test]
 fn a_filter_written_by_c_is_read_by_rust() {
-    for kind in ["blocked", "classic", "split"] {
+    // (C's KIND argument, the kind and layout Rust builds it with (None: the library's choice,
+    // like C's ABLOOM_LAYOUT_DEFAULT), the layout the file must record.)
+    for (kind, (expect_kind, asked, expect_layout)) in [
+        (
+            "blocked",
+            (Kind::Blocked, Some(Layout::Distinct), Layout::Distinct),
+        ),
+        ("split", (Kind::Blocked, Some(Layout::Split), Layout::Split)),
+        // Both sides leave the layout to the library, which gives split at 1%.
+        ("default", (Kind::Blocked, None, Layout::Split)),
+        ("classic", (Kind::Classic, None, Layout::Distinct)),
+    ] {
         let path = tmp(&format!("c-wrote-{kind}"));
         assert_eq!(
             c(&[
@@ -107,11 +119,6 @@ fn a_filter_written_by_c_is_read_by_rust() {
             ]),
             "ok\n"
         );
-        let (expect_kind, expect_layout) = match kind {
-            "classic" => (Kind::Classic, Layout::Distinct),
-            "split" => (Kind::Blocked, Layout::Split),
-            _ => (Kind::Blocked, Layout::Distinct),
-        };
         let opened = OpenOptions::new()
             .verify_checksum(true)
             .open(&path)
@@ -130,13 +137,12 @@ fn a_filter_written_by_c_is_read_by_rust() {
             assert!(ks.iter().all(|k| f.contains(k)));
         }
         // The same filter rebuilt in Rust is bit-identical: same hash, same layout.
-        let rebuilt = Builder::new(2 * N)
-            .kind(expect_kind)
-            .layout(expect_layout)
-            .shards(4)
-            .seed(42)
-            .build()
-            .unwrap();
+        let mut b = Builder::new(2 * N).kind(expect_kind).shards(4).seed(42);
+        if let Some(layout) = asked {
+            b = b.layout(layout);
+        }
+        let rebuilt = b.build().unwrap();
+        assert_eq!(rebuilt.layout(), expect_layout, "{kind}");
         rebuilt.insert_batch(&keys("c-key-")).unwrap();
         assert_eq!(rebuilt, opened);
         assert_eq!(rebuilt.to_bytes(), std::fs::read(&path).unwrap());
@@ -146,21 +152,26 @@ fn a_filter_written_by_c_is_read_by_rust() {
 
 #[test]
 fn a_filter_written_by_rust_is_read_by_c() {
-    for (kind, layout) in [
-        (Kind::Blocked, Layout::Distinct),
-        (Kind::Classic, Layout::Distinct),
-        (Kind::Blocked, Layout::Split),
+    // (kind, the layout asked for (None: the library's choice), the layout C must see.)
+    for (kind, asked, layout) in [
+        (Kind::Blocked, Some(Layout::Distinct), Layout::Distinct),
+        (Kind::Blocked, Some(Layout::Split), Layout::Split),
+        (Kind::Blocked, None, Layout::Split),
+        (Kind::Classic, None, Layout::Distinct),
     ] {
-        let f = Builder::new(2 * N)
-            .kind(kind)
-            .layout(layout)
-            .shards(4)
-            .seed(42)
-            .build()
-            .unwrap();
+        let mut b = Builder::new(2 * N).kind(kind).shards(4).seed(42);
+        if let Some(l) = asked {
+            b = b.layout(l);
+        }
+        let f = b.build().unwrap();
+        assert_eq!(f.layout(), layout, "{kind:?} {asked:?}");
         f.insert_batch(&keys("rust-key-")).unwrap();
         // Through save...
-        let saved = tmp(&format!("rust-saved-{kind:?}-{layout:?}"));
+        let name = format!(
+            "{kind:?}-{layout:?}-{}",
+            if asked.is_some() { "asked" } else { "default" }
+        );
+        let saved = tmp(&format!("rust-saved-{name}"));
         f.save(&saved).unwrap();
         let out = c(&[
             "check",
@@ -178,7 +189,7 @@ fn a_filter_written_by_rust_is_read_by_c() {
             "{out}"
         );
         // ... and through to_bytes written as a plain file.
-        let written = tmp(&format!("rust-bytes-{kind:?}-{layout:?}"));
+        let written = tmp(&format!("rust-bytes-{name}"));
         std::fs::write(&written, f.to_bytes()).unwrap();
         let out2 = c(&[
             "check",

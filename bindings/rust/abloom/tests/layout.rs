@@ -1,4 +1,5 @@
-//! The in-block layouts of the blocked kind ([`Layout`]): the default, building and sizing with
+//! The in-block layouts of the blocked kind ([`Layout`]): the library's default choice (split
+//! wherever its k is enough, distinct otherwise), building and sizing with
 //! the split layout, its false-positive rate against the model, persistence in every form, and
 //! the combinations the C library refuses.
 
@@ -53,24 +54,134 @@ fn check_answers(f: &BloomFilter, answers: Option<&[bool]>) -> Vec<bool> {
     got
 }
 
+/// The format's layout id of a serialized filter (header bytes 20..24, little-endian).
+fn header_layout_id(bytes: &[u8]) -> u32 {
+    u32::from_le_bytes(bytes[20..24].try_into().unwrap())
+}
+
 #[test]
-fn the_default_layout_is_distinct() {
-    assert_eq!(Layout::default(), Layout::Distinct);
-    for kind in [Kind::Blocked, Kind::Classic] {
-        let b = Builder::new(N).fpr(0.01).kind(kind);
-        assert_eq!(b.plan().unwrap().layout, Layout::Distinct, "{kind:?}");
+fn the_default_layout_is_split_wherever_its_k_is_enough() {
+    // A builder that does not call .layout(...) leaves the choice to the library: split for
+    // the blocked kind where split's k (<= 16) is enough (an explicit k <= 16, or a target whose
+    // best distinct k is <= 16: down to about 1e-6; with explicit bits and no k, the best
+    // distinct k at those bits per key), distinct otherwise.
+    let n = N;
+    for (what, b, want) in [
+        ("1%", Builder::new(n).fpr(0.01), Layout::Split),
+        ("0.1%", Builder::new(n).fpr(0.001), Layout::Split),
+        ("1e-6", Builder::new(n).fpr(1e-6), Layout::Split),
+        ("1e-7", Builder::new(n).fpr(1e-7), Layout::Distinct),
+        ("1e-9", Builder::new(n).fpr(1e-9), Layout::Distinct),
+        ("k 16", Builder::new(n).k(16), Layout::Split),
+        ("k 17", Builder::new(n).k(17), Layout::Distinct),
+        (
+            "bits and k 7",
+            Builder::new(n).bits(n * 10).k(7),
+            Layout::Split,
+        ),
+        ("10 bits/key", Builder::new(n).bits(n * 10), Layout::Split),
+        (
+            "64 bits/key",
+            Builder::new(n).bits(n * 64),
+            Layout::Distinct,
+        ),
+        (
+            "classic",
+            Builder::new(n).kind(Kind::Classic),
+            Layout::Distinct,
+        ),
+        (
+            "classic k 7",
+            Builder::new(n).kind(Kind::Classic).k(7),
+            Layout::Distinct,
+        ),
+    ] {
+        let plan = b.plan().unwrap();
+        assert_eq!(plan.layout, want, "{what}: plan (k {})", plan.k);
+        if want == Layout::Split {
+            assert!(plan.k <= Layout::SPLIT_MAX_K, "{what}: k {}", plan.k);
+        }
         let f = b.build().unwrap();
-        assert_eq!(f.info().layout, Layout::Distinct, "{kind:?}");
-        assert_eq!(f.layout(), Layout::Distinct);
-        // Explicitly asking for the default changes nothing.
-        let explicit = b.layout(Layout::Distinct);
-        assert_eq!(explicit.plan().unwrap(), b.plan().unwrap(), "{kind:?}");
-        assert_eq!(explicit.build().unwrap(), f, "{kind:?}");
+        assert_eq!(
+            (f.layout(), f.info().layout),
+            (want, want),
+            "{what}: filter"
+        );
+        assert_eq!((f.k(), f.bits()), (plan.k, plan.bits), "{what}");
+        let id = match want {
+            Layout::Distinct => 1,
+            Layout::Split => 2,
+        };
+        assert_eq!(header_layout_id(&f.to_bytes()), id, "{what}: header");
+
+        // Asking for the chosen layout explicitly changes nothing: same bits and k.
+        let explicit = b.layout(want);
+        let explicit_plan = explicit.plan().unwrap();
+        assert_eq!(
+            (explicit_plan.bits, explicit_plan.k),
+            (plan.bits, plan.k),
+            "{what}"
+        );
+        assert_eq!(explicit_plan, plan, "{what}");
+        assert_eq!(explicit.build().unwrap(), f, "{what}");
+
+        // The plan's FPR is the model of the layout it got, and the C API's model of the
+        // default layout (ABLOOM_LAYOUT_DEFAULT) at the plan's k is that same model.
+        let m = layout_model_fpr(plan.kind, plan.layout, plan.bits_per_key, plan.k).unwrap();
+        assert!(
+            (m - plan.expected_fpr).abs() <= 1e-12 * plan.expected_fpr,
+            "{what}: {m} vs {}",
+            plan.expected_fpr
+        );
+        let mut d = 0.0;
+        // SAFETY: d is a valid, writable f64.
+        let rc = unsafe {
+            abloom::sys::abloom_layout_model_fpr(
+                match plan.kind {
+                    Kind::Blocked => abloom::sys::ABLOOM_KIND_BLOCKED,
+                    Kind::Classic => abloom::sys::ABLOOM_KIND_CLASSIC,
+                },
+                abloom::sys::ABLOOM_LAYOUT_DEFAULT,
+                plan.bits_per_key,
+                plan.k,
+                &mut d,
+            )
+        };
+        assert_eq!(
+            (rc, d),
+            (abloom::sys::ABLOOM_OK, m),
+            "{what}: default model"
+        );
     }
+
+    // The same through BloomFilter::new (the C library's abloom_new, default options).
+    let f = BloomFilter::new(n, 0.01).unwrap();
+    assert_eq!(f.layout(), Layout::Split);
     assert_eq!(
-        BloomFilter::new(N, 0.01).unwrap().layout(),
+        f,
+        Builder::new(n)
+            .fpr(0.01)
+            .layout(Layout::Split)
+            .build()
+            .unwrap()
+    );
+    assert_eq!(
+        BloomFilter::new(n, 1e-9).unwrap().layout(),
         Layout::Distinct
     );
+
+    // Split costs a few percent more bits than distinct at the same target: the default at 1%
+    // is not the smallest filter, and asking for distinct gives that one.
+    let default = Builder::new(1_000_000).fpr(0.01).plan().unwrap();
+    let distinct = Builder::new(1_000_000)
+        .fpr(0.01)
+        .layout(Layout::Distinct)
+        .plan()
+        .unwrap();
+    assert_eq!((default.layout, default.k), (Layout::Split, 7));
+    assert_eq!((distinct.layout, distinct.k), (Layout::Distinct, 6));
+    let ratio = default.bits_per_key / distinct.bits_per_key;
+    assert!((1.0..=1.03).contains(&ratio), "{ratio}");
 }
 
 #[test]
@@ -136,7 +247,12 @@ fn split_filters_find_every_key_and_meet_the_model_fpr() {
 fn split_needs_a_few_percent_more_bits_than_distinct() {
     for fpr in [0.01, 0.001] {
         for capacity in [N, 1_000_000, 100_000_000] {
-            let distinct = Builder::new(capacity).fpr(fpr).plan().unwrap();
+            let distinct = Builder::new(capacity)
+                .fpr(fpr)
+                .layout(Layout::Distinct)
+                .plan()
+                .unwrap();
+            assert_eq!(distinct.layout, Layout::Distinct);
             let split = Builder::new(capacity)
                 .fpr(fpr)
                 .layout(Layout::Split)
@@ -253,6 +369,7 @@ fn layouts_do_not_mix() {
     let split = split_builder(1).build().unwrap();
     let distinct = Builder::new(N)
         .fpr(0.01)
+        .layout(Layout::Distinct)
         .seed(0x5B11_7A11_0000_0001)
         .bits(split.bits())
         .k(split.k())

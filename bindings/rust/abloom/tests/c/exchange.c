@@ -2,14 +2,18 @@
  * exchange.c - the C side of tests/c_exchange.rs: writes filters for the Rust binding to read,
  * and checks filters the Rust binding wrote, through the public C API only.
  *
- *   exchange write PATH N PREFIX KIND   create (capacity 2N, 1%, KIND blocked|classic|split (the
- *                                       blocked kind in ABLOOM_LAYOUT_SPLIT), 4 shards, seed 42),
+ *   exchange write PATH N PREFIX KIND   create (capacity 2N, 1%, KIND
+ *                                       blocked|split|default|classic: the blocked kind in
+ *                                       ABLOOM_LAYOUT_DISTINCT, in ABLOOM_LAYOUT_SPLIT, in
+ *                                       ABLOOM_LAYOUT_DEFAULT (the library's choice: split at
+ *                                       1%), or the classic kind with the default layout
+ *                                       (distinct); 4 shards, seed 42),
  *                                       add PREFIX0..PREFIX{N-1}, abloom_save
  *   exchange check PATH N PREFIX...     abloom_open with the checksum check, and
  *                                       abloom_deserialize of the file's bytes: every key of
  *                                       every PREFIX tests 1, both agree; prints
- *                                       "ok kind=K layout=L k=K shards=S seed=S fp=F" (F: false positives
- *                                       among 10000 "absent-" keys)
+ *                                       "ok kind=K layout=L k=K shards=S seed=S fp=F"
+ *                                       (F: false positives among 10000 "absent-" keys)
  */
 #include <abloom.h>
 #include <stdio.h>
@@ -26,8 +30,20 @@ static int write_filter(const char *path, unsigned long n, const char *prefix, c
   abloom_options_init(&o);
   o.capacity = 2 * n;
   o.fpr = 0.01;
-  o.kind = strcmp(kind, "classic") == 0 ? ABLOOM_KIND_CLASSIC : ABLOOM_KIND_BLOCKED;
-  o.layout = strcmp(kind, "split") == 0 ? ABLOOM_LAYOUT_SPLIT : ABLOOM_LAYOUT_DEFAULT;
+  o.kind = ABLOOM_KIND_BLOCKED;
+  if (strcmp(kind, "blocked") == 0) {
+    o.layout = ABLOOM_LAYOUT_DISTINCT;
+  } else if (strcmp(kind, "split") == 0) {
+    o.layout = ABLOOM_LAYOUT_SPLIT;
+  } else if (strcmp(kind, "default") == 0) {
+    o.layout = ABLOOM_LAYOUT_DEFAULT;
+  } else if (strcmp(kind, "classic") == 0) {
+    o.kind = ABLOOM_KIND_CLASSIC;
+    o.layout = ABLOOM_LAYOUT_DEFAULT;
+  } else {
+    fprintf(stderr, "unknown kind %s\n", kind);
+    return 2;
+  }
   o.shards = 4;
   o.seed = 42;
   abloom_filter *f;
