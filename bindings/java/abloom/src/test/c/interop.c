@@ -1,11 +1,15 @@
 /*
  * interop.c - the C side of the Java binding's file-exchange test (InteropTest).
  *
- *   interop write PATH N SEED SHARDS KIND   save a filter (capacity N, 1%, seed, shards,
- *                                           kind 0 blocked / 1 classic) holding "key-0".."key-N-1"
+ *   interop write PATH N SEED SHARDS KIND [LAYOUT]
+ *                                           save a filter (capacity N, 1%, seed, shards,
+ *                                           kind 0 blocked / 1 classic, layout an
+ *                                           ABLOOM_LAYOUT_*, default 0: the library's choice)
+ *                                           holding "key-0".."key-N-1"
  *   interop check PATH N                    open PATH (checksum verified), require every
  *                                           "key-i" to test 1, print "ok <k> <shards> <seed>
- *                                           <false positives among absent-0..absent-9999>"
+ *                                           <layout> <false positives among
+ *                                           absent-0..absent-9999>"
  * Exit status 0 on success; a message on stderr and 1 otherwise.
  */
 #include <abloom.h>
@@ -32,6 +36,7 @@ int main(int argc, char **argv) {
     o.seed = strtoull(argv[4], NULL, 0);
     o.shards = (uint32_t)strtoul(argv[5], NULL, 10);
     o.kind = (uint32_t)strtoul(argv[6], NULL, 10);
+    if (argc >= 8) o.layout = (uint32_t)strtoul(argv[7], NULL, 10);
     if ((rc = abloom_create(&o, &f)) != ABLOOM_OK) return fail("create", rc);
     for (uint64_t i = 0; i < n; ++i) {
       int len = snprintf(key, sizeof key, "key-%" PRIu64, i);
@@ -60,10 +65,10 @@ int main(int argc, char **argv) {
     memset(&info, 0, sizeof info);
     info.struct_size = sizeof info;
     if ((rc = abloom_get_info(f, &info)) != ABLOOM_OK) return fail("info", rc);
-    printf("ok %u %u %" PRIu64 " %u\n", info.k, info.shards, info.seed, fp);
+    printf("ok %u %u %" PRIu64 " %u %u\n", info.k, info.shards, info.seed, info.layout, fp);
     abloom_free(f);
     return 0;
   }
-  fprintf(stderr, "usage: interop write PATH N SEED SHARDS KIND | interop check PATH N\n");
+  fprintf(stderr, "usage: interop write PATH N SEED SHARDS KIND [LAYOUT] | interop check PATH N\n");
   return 2;
 }

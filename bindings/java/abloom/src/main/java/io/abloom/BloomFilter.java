@@ -146,9 +146,10 @@ public final class BloomFilter implements AutoCloseable {
    * @param bitsPerKey bits per expected insertion
    * @param expectedFpp the model's false-positive probability at the expected insertions, for
    *     this layout
-   * @param layout the in-block layout (the default resolved: {@link Layout#DISTINCT} unless
-   *     {@link Builder#layout} asked for another; always {@link Layout#DISTINCT} for the classic
-   *     kind)
+   * @param layout the in-block layout: the one {@link Builder#layout} asked for, else the one the
+   *     library chose ({@link Layout#SPLIT} for the blocked kind wherever k up to 16 is enough,
+   *     {@link Layout#DISTINCT} otherwise; see {@link Layout}); always {@link Layout#DISTINCT}
+   *     for the classic kind
    */
   public record Plan(
       long bits,
@@ -230,7 +231,9 @@ public final class BloomFilter implements AutoCloseable {
   /**
    * A blocked filter sized for {@code expectedInsertions} distinct keys at a false-positive
    * probability of {@code fpp} (Guava's {@code create}): the fewest bits for which the model
-   * predicts at most {@code fpp} at that many keys.
+   * predicts at most {@code fpp} at that many keys, in the {@link Layout} the library chooses
+   * ({@link Layout#SPLIT} down to about 1e-6, {@link Layout#DISTINCT} below; {@link #layout()}
+   * says which).
    *
    * @param expectedInsertions the number of distinct keys expected, &gt; 0
    * @param fpp the desired false-positive probability at that count, in (0, 1)
@@ -264,8 +267,9 @@ public final class BloomFilter implements AutoCloseable {
   }
 
   /**
-   * Options for a new filter. Defaults: fpp 1%, {@link Kind#BLOCKED}, the library's default
-   * {@link Layout} ({@link Layout#DISTINCT}), shards chosen by size (one per 16 MiB, at most 64),
+   * Options for a new filter. Defaults: fpp 1%, {@link Kind#BLOCKED}, the {@link Layout} the
+   * library chooses ({@link Layout#SPLIT} for the blocked kind wherever k up to 16 is enough,
+   * {@link Layout#DISTINCT} otherwise), shards chosen by size (one per 16 MiB, at most 64),
    * seed 0, bits and k derived from expected insertions and fpp, bulk calls on the calling thread
    * only. Not thread-safe; build() may be called repeatedly.
    */
@@ -273,7 +277,7 @@ public final class BloomFilter implements AutoCloseable {
     private long expectedInsertions;
     private double fpp = 0.01;
     private Kind kind = Kind.BLOCKED;
-    private Layout layout; // null: the library's default (ABLOOM_LAYOUT_DEFAULT)
+    private Layout layout; // null: the library's choice (ABLOOM_LAYOUT_DEFAULT; see Layout)
     private int shards;
     private long seed;
     private long bits;
@@ -326,13 +330,20 @@ public final class BloomFilter implements AutoCloseable {
     }
 
     /**
-     * The in-block layout of a blocked filter. Without this call the library's default is used,
-     * {@link Layout#DISTINCT}. {@link Layout#SPLIT} needs {@link Kind#BLOCKED} and at most 16
-     * {@link #hashFunctions} (when k is derived, sizing chooses it within 1..16); other
-     * combinations make {@link #plan()} and {@link #build()} throw. The layout is recorded in
-     * the serialized form, so reading a filter back needs no option.
+     * The in-block layout of a blocked filter. Without this call the library chooses: {@link
+     * Layout#SPLIT} for {@link Kind#BLOCKED} wherever its k is enough (an explicit {@link
+     * #hashFunctions} up to 16, or an {@link #fpp} whose best k for {@link Layout#DISTINCT} is at
+     * most 16: targets down to about 1e-6; with explicit {@link #bits} and k left to sizing, the
+     * best distinct k at those bits per key decides), {@link Layout#DISTINCT} otherwise (the
+     * classic kind, an explicit k above 16, lower targets). {@link #plan()} and the built
+     * filter's {@link BloomFilter#layout()} report the one chosen; give it here to pin it (for
+     * example to rebuild the bytes of a filter written with the other one). {@link Layout#SPLIT}
+     * needs {@link Kind#BLOCKED} and at most 16 {@link #hashFunctions} (when k is derived, sizing
+     * chooses it within 1..16); other combinations make {@link #plan()} and {@link #build()}
+     * throw. The layout is recorded in the serialized form, so reading a filter back needs no
+     * option.
      *
-     * @param layout {@link Layout#DISTINCT} (default) or {@link Layout#SPLIT}
+     * @param layout {@link Layout#DISTINCT} or {@link Layout#SPLIT}
      * @return this builder
      */
     public Builder layout(Layout layout) {
@@ -495,10 +506,13 @@ public final class BloomFilter implements AutoCloseable {
   // ---- sizing model -----------------------------------------------------------------------------
 
   /**
-   * The false-positive probability the exact model of {@code kind} (with its default layout,
-   * {@link Layout#DISTINCT}) predicts for a filter with {@code bitsPerKey} bits per distinct key
-   * and {@code hashFunctions} probes per key, once full. The same as {@link #modelFpp(Kind,
-   * Layout, double, int)} with {@link Layout#DISTINCT}.
+   * The false-positive probability the exact model of {@code kind} with the {@link
+   * Layout#DISTINCT} layout predicts for a filter with {@code bitsPerKey} bits per distinct key
+   * and {@code hashFunctions} probes per key, once full (the C library's {@code
+   * abloom_model_fpr}). The same as {@link #modelFpp(Kind, Layout, double, int)} with {@link
+   * Layout#DISTINCT}. A blocked filter whose layout was left to the library is usually {@link
+   * Layout#SPLIT}: for it, pass its {@link BloomFilter#layout()} (or {@link Plan#layout()}) to
+   * that method.
    *
    * @param kind the filter kind
    * @param bitsPerKey bits per key, &gt; 0 and finite
@@ -1400,7 +1414,8 @@ public final class BloomFilter implements AutoCloseable {
   }
 
   /**
-   * The in-block layout, as the filter was created with or as its serialized form records it.
+   * The in-block layout, as the filter was created with (asked for, or chosen by the library
+   * when {@link Builder#layout} was not called) or as its serialized form records it.
    *
    * @return {@link Layout#DISTINCT} or {@link Layout#SPLIT}; always {@link Layout#DISTINCT} for
    *     the classic kind

@@ -11,19 +11,29 @@ package io.abloom;
  * option to read either one. The layout is part of a filter's shape: filters of different
  * layouts never combine ({@link BloomFilter#isCompatible}).
  *
+ * <p>Without {@link BloomFilter.Builder#layout} the library chooses: {@link #SPLIT} for a blocked
+ * filter wherever its k is enough (an explicit {@link BloomFilter.Builder#hashFunctions k} up to
+ * 16, or a target fpp whose best k for {@link #DISTINCT} is at most 16: targets down to about
+ * 1e-6; with explicit bits and k left to sizing, the best distinct k at those bits per key
+ * decides), {@link #DISTINCT} otherwise (the classic kind, an explicit k above 16, and lower
+ * targets such as 1e-7 and below, where split's capped k would cost 3-14% more bits). {@link
+ * BloomFilter.Plan#layout()} and {@link BloomFilter#layout()} say which one a filter got; ask for
+ * one explicitly when it matters (for example to rebuild a file written with the other).
+ *
  * <pre>{@code
  * try (BloomFilter f = BloomFilter.builder()
  *     .expectedInsertions(1_000_000)
  *     .fpp(0.01)
- *     .layout(Layout.SPLIT)      // faster adds, ~2% more bits at 1%
+ *     .layout(Layout.DISTINCT)   // ~2% fewer bits at 1%, slower adds than the default SPLIT
  *     .build()) { ... }
  * }</pre>
  */
 public enum Layout {
   /**
-   * The default: k distinct bits anywhere in the 512-bit block. The fewest bits for a target
-   * fpp, and any k up to 64. The only layout of the {@link BloomFilter.Kind#CLASSIC classic}
-   * kind.
+   * k distinct bits anywhere in the 512-bit block (format layout id 1). The fewest bits for a
+   * target fpp, and any k up to 64. The only layout of the {@link BloomFilter.Kind#CLASSIC
+   * classic} kind, and the blocked kind's default where {@link #SPLIT}'s k is not enough (an
+   * explicit k above 16, targets below about 1e-6).
    */
   DISTINCT(1, 64),
   /**
@@ -31,7 +41,8 @@ public enum Layout {
    * one vector shift with no check for repeated positions, so adds run faster (1.5-1.9x in
    * cache, 1.2-1.35x out of it for bulk and exclusive adds) and tests about the same. Needs a few
    * percent more bits for the same fpp (2.3% at an fpp of 1%, 1.6% at 0.1%); sizing then picks k
-   * within 1..16. Blocked kind only.
+   * within 1..16. Blocked kind only (format layout id 2); its default wherever k up to 16 is
+   * enough (explicit k up to 16, targets down to about 1e-6).
    */
   SPLIT(2, 16);
 

@@ -39,13 +39,14 @@ class GoldenVectorsTest {
   }
 
   /**
-   * The builders that must make a vector's bytes: the layout left to the default (distinct) and
-   * given explicitly; the split vectors were made with it given.
+   * The builders that must make a vector's bytes: the layout given explicitly (the blocked_*
+   * vectors were written with the distinct layout, the split_* ones with the split layout), and,
+   * for the classic kind (whose only layout is distinct), also left to the library.
    */
   private static List<BloomFilter.Builder> builders(
       BloomFilter.Kind kind, Layout layout, int shards, long seed) {
     List<BloomFilter.Builder> out = new ArrayList<>();
-    if (layout == Layout.DISTINCT) {
+    if (kind == BloomFilter.Kind.CLASSIC) {
       out.add(BloomFilter.builder());
     }
     out.add(BloomFilter.builder().layout(layout));
@@ -155,6 +156,30 @@ class GoldenVectorsTest {
     Vector v = new Vector(name);
     for (BloomFilter.Builder b : builders(kind, layout, shards, seed)) {
       rebuild(b, v, name, kind, layout, k, blocks, shards, seed, tmp);
+    }
+  }
+
+  /**
+   * The blocked vectors' options with the layout left to the library give split filters at 1%
+   * (the library's choice there): the split_* vectors' shape, and never the distinct blocked_*
+   * bytes, which therefore ask for {@link Layout#DISTINCT} above.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("vectors")
+  void theBlockedDefaultLayoutIsSplit(
+      String name, BloomFilter.Kind kind, Layout layout, int shards, long seed, int k, long blocks,
+      int size, int falsePositives) throws IOException {
+    BloomFilter.Builder b =
+        BloomFilter.builder().expectedInsertions(450).fpp(0.01).kind(kind).shards(shards).seed(seed);
+    Layout chosen = kind == BloomFilter.Kind.BLOCKED ? Layout.SPLIT : Layout.DISTINCT;
+    assertEquals(chosen, b.plan().layout());
+    Vector v = new Vector(name);
+    try (BloomFilter f = b.build()) {
+      assertEquals(chosen, f.layout());
+      f.putAll(v.keys);
+      byte[] bytes = f.toByteArray();
+      assertEquals(chosen.code(), bytes[20], "the header's layout id");
+      assertEquals(layout == chosen, java.util.Arrays.equals(v.file, bytes), name);
     }
   }
 

@@ -15,7 +15,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Files exchanged with C, both ways: a small C program (src/test/c/interop.c, compiled here
  * against the abloom under test) checks files this binding saved, and saves files this binding
- * reads; the bytes must be identical to what the binding builds from the same keys.
+ * reads; the bytes must be identical to what the binding builds from the same keys. Blocked
+ * filters with the layout left to the library (split at 1%, on both sides) and with {@link
+ * Layout#DISTINCT} asked for, and classic ones.
  */
 class InteropTest {
   @TempDir static Path dir;
@@ -32,15 +34,39 @@ class InteropTest {
     TestSupport.run(cmd);
   }
 
-  private static BloomFilter build(int n, long seed, int shards, BloomFilter.Kind kind) {
-    BloomFilter f =
+  /** A kind and a layout (null: left to the library), and the layout the filter must get. */
+  private record Case(BloomFilter.Kind kind, Layout asked, Layout got) {
+    /** The ABLOOM_LAYOUT_* interop.c passes in its options (0: the library's choice). */
+    int layoutCode() {
+      return asked == null ? 0 : asked.code();
+    }
+
+    @Override
+    public String toString() {
+      return kind + "/" + (asked == null ? "default" : asked);
+    }
+  }
+
+  private static final List<Case> CASES =
+      List.of(
+          new Case(BloomFilter.Kind.BLOCKED, null, Layout.SPLIT),
+          new Case(BloomFilter.Kind.BLOCKED, Layout.DISTINCT, Layout.DISTINCT),
+          new Case(BloomFilter.Kind.BLOCKED, Layout.SPLIT, Layout.SPLIT),
+          new Case(BloomFilter.Kind.CLASSIC, null, Layout.DISTINCT));
+
+  private static BloomFilter build(int n, long seed, int shards, Case c) {
+    BloomFilter.Builder b =
         BloomFilter.builder()
             .expectedInsertions(n)
             .fpp(0.01)
             .seed(seed)
             .shards(shards)
-            .kind(kind)
-            .build();
+            .kind(c.kind);
+    if (c.asked != null) {
+      b.layout(c.asked);
+    }
+    BloomFilter f = b.build();
+    assertEquals(c.got, f.layout(), c.toString());
     for (int i = 0; i < n; i++) {
       f.put("key-" + i);
     }
@@ -49,41 +75,44 @@ class InteropTest {
 
   @Test
   void javaWritesCReads() throws Exception {
-    for (BloomFilter.Kind kind : BloomFilter.Kind.values()) {
+    for (Case c : CASES) {
       int n = 20_000;
-      Path file = dir.resolve("java-" + kind + ".abloom");
-      int expectedFp;
-      try (BloomFilter f = build(n, 1234, 4, kind)) {
+      Path file = dir.resolve("java-" + c.kind + "-" + c.layoutCode() + ".abloom");
+      String expected;
+      try (BloomFilter f = build(n, 1234, 4, c)) {
         f.save(file);
         int fp = 0;
         for (int i = 0; i < 10_000; i++) {
           fp += f.mightContain("absent-" + i) ? 1 : 0;
         }
-        expectedFp = fp;
+        expected = "ok " + f.hashFunctions() + " 4 1234 " + c.got.code() + " " + fp;
         String out = TestSupport.run(List.of(exe.toString(), "check", file.toString(), "" + n)).trim();
-        assertEquals("ok " + f.hashFunctions() + " 4 1234 " + fp, out);
+        assertEquals(expected, out, c.toString());
       }
       // the streamed form too (written by writeTo), and a copy that reached C through readFrom
-      try (BloomFilter f = build(n, 1234, 4, kind);
+      try (BloomFilter f = build(n, 1234, 4, c);
           java.io.OutputStream os = Files.newOutputStream(dir.resolve("stream.abloom"))) {
         f.writeTo(os);
       }
       String out =
           TestSupport.run(List.of(exe.toString(), "check", dir.resolve("stream.abloom").toString(), "" + n));
-      assertTrue(out.trim().endsWith(" " + expectedFp), out);
+      assertEquals(expected, out.trim(), c.toString());
     }
   }
 
   @Test
   void cWritesJavaReads() throws Exception {
     int n = 20_000;
-    for (BloomFilter.Kind kind : BloomFilter.Kind.values()) {
-      Path file = dir.resolve("c-" + kind + ".abloom");
+    for (Case c : CASES) {
+      BloomFilter.Kind kind = c.kind;
+      Path file = dir.resolve("c-" + kind + "-" + c.layoutCode() + ".abloom");
       TestSupport.run(
-          List.of(exe.toString(), "write", file.toString(), "" + n, "0xABCDEF", "2", "" + kind.code));
+          List.of(exe.toString(), "write", file.toString(), "" + n, "0xABCDEF", "2", "" + kind.code,
+              "" + c.layoutCode()));
       try (BloomFilter g = BloomFilter.open(file, BloomFilter.OpenMode.READ_ONLY, true);
-          BloomFilter mine = build(n, 0xABCDEF, 2, kind)) {
+          BloomFilter mine = build(n, 0xABCDEF, 2, c)) {
         assertEquals(kind, g.kind());
+        assertEquals(c.got, g.layout(), c + ": the layout C got");
         assertEquals(2, g.shards());
         assertEquals(0xABCDEF, g.seed());
         for (int i = 0; i < n; i++) {

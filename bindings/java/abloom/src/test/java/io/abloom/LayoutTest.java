@@ -53,28 +53,91 @@ class LayoutTest {
         | (bytes[23] & 0xFF) << 24;
   }
 
+  /** The plan for these options, with {@code layout} given (null: left to the library). */
+  private static BloomFilter.Plan planWith(
+      long n, double fpp, BloomFilter.Kind kind, long bits, int k, Layout layout) {
+    BloomFilter.Builder b =
+        BloomFilter.builder().expectedInsertions(n).fpp(fpp).kind(kind).seed(SEED).bits(bits)
+            .hashFunctions(k);
+    return layout == null ? b.plan() : b.layout(layout).plan();
+  }
+
+  /**
+   * Left to the library, a blocked filter gets SPLIT wherever split's k (at most 16) is enough: an
+   * explicit k up to 16, a target whose best distinct k is at most 16 (1% .. 1e-5 here), explicit
+   * bits whose best distinct k is; DISTINCT for the classic kind, an explicit k above 16 and low
+   * targets (1e-7, 1e-9). Either way the plan is the one of that layout asked for explicitly.
+   */
   @Test
-  void defaultIsDistinct() {
-    BloomFilter.Builder b = BloomFilter.builder().expectedInsertions(N).fpp(0.01).seed(SEED);
-    BloomFilter.Plan p = b.plan();
-    assertEquals(Layout.DISTINCT, p.layout());
-    assertEquals(p, b.layout(Layout.DISTINCT).plan(), "the default is the distinct layout");
+  void theDefaultLayoutIsSplitWhereItsKSufficesElseDistinct() throws IOException {
+    Object[][] cases = {
+      // kind, fpp, bits, k, the layout the library must choose
+      {BLOCKED, 0.01, 0L, 0, Layout.SPLIT},
+      {BLOCKED, 0.05, 0L, 0, Layout.SPLIT},
+      {BLOCKED, 0.001, 0L, 0, Layout.SPLIT},
+      {BLOCKED, 1e-5, 0L, 0, Layout.SPLIT},
+      {BLOCKED, 1e-7, 0L, 0, Layout.DISTINCT},
+      {BLOCKED, 1e-9, 0L, 0, Layout.DISTINCT},
+      {BLOCKED, 0.01, 0L, 16, Layout.SPLIT},
+      {BLOCKED, 0.01, 0L, 17, Layout.DISTINCT},
+      {BLOCKED, 0.01, 0L, 30, Layout.DISTINCT},
+      {BLOCKED, 0.01, N * 10L, 0, Layout.SPLIT},
+      {BLOCKED, 0.01, N * 10L, 7, Layout.SPLIT},
+      {BLOCKED, 0.01, N * 60L, 0, Layout.DISTINCT},
+      {CLASSIC, 0.01, 0L, 0, Layout.DISTINCT},
+      {CLASSIC, 1e-9, 0L, 0, Layout.DISTINCT},
+      {CLASSIC, 0.01, 0L, 7, Layout.DISTINCT},
+    };
+    for (Object[] c : cases) {
+      BloomFilter.Kind kind = (BloomFilter.Kind) c[0];
+      double fpp = (double) c[1];
+      long bits = (long) c[2];
+      int k = (int) c[3];
+      Layout want = (Layout) c[4];
+      String what = kind + " fpp " + fpp + " bits " + bits + " k " + k;
+      BloomFilter.Plan p = planWith(N, fpp, kind, bits, k, null);
+      assertEquals(want, p.layout(), what);
+      assertEquals(planWith(N, fpp, kind, bits, k, want), p, what + ": the plan of " + want);
+      if (k != 0) {
+        assertEquals(k, p.hashFunctions(), what);
+      }
+      if (bits == 0 && k == 0) {
+        assertTrue(p.expectedFpp() <= fpp, what + ": " + p);
+      }
+      BloomFilter.Builder b =
+          BloomFilter.builder().expectedInsertions(N).fpp(fpp).kind(kind).seed(SEED).bits(bits)
+              .hashFunctions(k);
+      try (BloomFilter f = b.build();
+          BloomFilter copy = f.copy();
+          BloomFilter back = BloomFilter.fromByteArray(f.toByteArray())) {
+        assertEquals(want, f.layout(), what);
+        assertEquals(want, copy.layout(), what);
+        assertEquals(want, back.layout(), what + ": the serialized form records it");
+        assertEquals(want.code(), layoutId(f.toByteArray()), what + ": header layout id");
+        assertEquals(p.bits(), f.bitSize(), what);
+        assertEquals(p.hashFunctions(), f.hashFunctions(), what);
+        assertEquals(p.expectedFpp(), f.modelFpp(), what);
+        assertTrue(f.toString().contains("layout=" + want), f.toString());
+        try (BloomFilter pinned = b.layout(want).build()) {
+          assertEquals(f, pinned, what + ": the same filter as " + want + " asked for");
+          assertTrue(f.isCompatible(pinned), what);
+        }
+      }
+    }
+    // The 1% default in particular: split (header layout id 2), 2-3% more bits than distinct.
     try (BloomFilter f = BloomFilter.create(N, 0.01);
-        BloomFilter g = b.build();
-        BloomFilter copy = g.copy()) {
-      assertEquals(Layout.DISTINCT, f.layout());
-      assertEquals(Layout.DISTINCT, g.layout());
-      assertEquals(Layout.DISTINCT, copy.layout());
-      assertEquals(1, layoutId(g.toByteArray()));
-      assertTrue(g.toString().contains("layout=DISTINCT"), g.toString());
+        BloomFilter d = BloomFilter.builder().expectedInsertions(N).fpp(0.01)
+            .layout(Layout.DISTINCT).build()) {
+      assertEquals(Layout.SPLIT, f.layout());
+      assertEquals(2, layoutId(f.toByteArray()));
+      assertEquals(Layout.DISTINCT, d.layout());
+      assertEquals(1, layoutId(d.toByteArray()));
+      assertFalse(f.isCompatible(d), "the default and an explicit DISTINCT differ in shape");
+      assertTrue(f.bitSize() > d.bitSize() && f.bitSize() <= d.bitSize() * 1.03,
+          f.bitSize() + " against " + d.bitSize());
     }
-    BloomFilter.Builder c = BloomFilter.builder().expectedInsertions(N).kind(CLASSIC);
-    assertEquals(Layout.DISTINCT, c.plan().layout(), "the classic kind's only layout");
-    try (BloomFilter f = c.build()) {
-      assertEquals(Layout.DISTINCT, f.layout());
-    }
-    try (BloomFilter f = c.layout(Layout.DISTINCT).build()) {
-      assertEquals(Layout.DISTINCT, f.layout());
+    try (BloomFilter f = BloomFilter.create(N)) {
+      assertEquals(Layout.SPLIT, f.layout(), "Guava's default 3%");
     }
     assertThrows(NullPointerException.class, () -> BloomFilter.builder().layout(null));
     assertEquals(64, Layout.DISTINCT.maxHashFunctions());
@@ -155,10 +218,12 @@ class LayoutTest {
     for (double fpp : new double[] {0.01, 0.001}) {
       for (long n : new long[] {10_000, 1_000_000, 100_000_000}) {
         BloomFilter.Builder b = BloomFilter.builder().expectedInsertions(n).fpp(fpp);
-        BloomFilter.Plan d = b.plan();
+        BloomFilter.Plan byDefault = b.plan();
+        BloomFilter.Plan d = b.layout(Layout.DISTINCT).plan();
         BloomFilter.Plan s = b.layout(Layout.SPLIT).plan();
         assertEquals(Layout.DISTINCT, d.layout());
         assertEquals(Layout.SPLIT, s.layout());
+        assertEquals(s, byDefault, "fpp " + fpp + ", n " + n + ": the default is split");
         assertTrue(s.expectedFpp() <= fpp && d.expectedFpp() <= fpp);
         String msg =
             "fpp " + fpp + ", n " + n + ": split " + s.bitsPerKey() + " bits/key (k "
@@ -328,8 +393,26 @@ class LayoutTest {
     assertEquals(invalid, AbloomNative.jab_layout_model_fpr(CLASSIC.code, 2, 10.0, 7, out));
     assertEquals(invalid, AbloomNative.jab_layout_model_fpr(BLOCKED.code, 2, 10.0, 17, out));
     assertEquals(invalid, AbloomNative.jab_layout_model_fpr(BLOCKED.code, 3, 10.0, 7, out));
+    // ABLOOM_LAYOUT_DEFAULT (0) resolves by the rule: split where its k suffices, else distinct
     assertEquals(0, AbloomNative.jab_plan(N, 0.01, BLOCKED.code, 0, 0, 0, 0, 0, 0, out));
-    assertEquals(Layout.DISTINCT.code(), out[7], "ABLOOM_LAYOUT_DEFAULT resolves to distinct");
+    assertEquals(Layout.SPLIT.code(), out[7], "ABLOOM_LAYOUT_DEFAULT at 1%: split");
+    assertEquals(0, AbloomNative.jab_plan(N, 1e-9, BLOCKED.code, 0, 0, 0, 0, 0, 0, out));
+    assertEquals(Layout.DISTINCT.code(), out[7], "ABLOOM_LAYOUT_DEFAULT at 1e-9: distinct");
+    assertEquals(0, AbloomNative.jab_plan(N, 0.01, BLOCKED.code, 0, 0, 0, 17, 0, 0, out));
+    assertEquals(Layout.DISTINCT.code(), out[7], "ABLOOM_LAYOUT_DEFAULT with k 17: distinct");
+    assertEquals(0, AbloomNative.jab_plan(N, 0.01, CLASSIC.code, 0, 0, 0, 0, 0, 0, out));
+    assertEquals(Layout.DISTINCT.code(), out[7], "ABLOOM_LAYOUT_DEFAULT, classic: distinct");
+    // and its model is the model of the layout such options get
+    long[] model = new long[1];
+    assertEquals(0, AbloomNative.jab_layout_model_fpr(BLOCKED.code, 0, 10.0, 7, model));
+    assertEquals(
+        BloomFilter.modelFpp(BLOCKED, Layout.SPLIT, 10.0, 7), Double.longBitsToDouble(model[0]));
+    assertEquals(0, AbloomNative.jab_layout_model_fpr(BLOCKED.code, 0, 30.0, 17, model));
+    double distinct17 = BloomFilter.modelFpp(BLOCKED, Layout.DISTINCT, 30.0, 17);
+    assertEquals(distinct17, Double.longBitsToDouble(model[0]));
+    assertEquals(0, AbloomNative.jab_layout_model_fpr(CLASSIC.code, 0, 10.0, 7, model));
+    assertEquals(
+        BloomFilter.modelFpp(CLASSIC, Layout.DISTINCT, 10.0, 7), Double.longBitsToDouble(model[0]));
     // and the binding maps that code to the same exception type as its own checks
     assertTrue(Errors.unchecked(invalid, "plan") instanceof IllegalArgumentException);
   }

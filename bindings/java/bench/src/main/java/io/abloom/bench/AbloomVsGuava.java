@@ -20,9 +20,9 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * abloom's BloomFilter against Guava's on the same keys: {@code n} 16-byte keys inserted (key i
- * is derived from i by splitmix64), both filters sized for n at 1%, then queried with a pool of
- * 2^20 keys, half inserted and half not, picked at random positions (so a large filter really
- * misses the cache). Times are per key: the batch benchmarks test {@link #BATCH} keys per
+ * is derived from i by splitmix64), both filters sized for n at 1% (abloom's in the layout the
+ * library chooses, split at 1%), then queried with a pool of 2^20 keys, half inserted and half
+ * not, picked at random positions (so a large filter really misses the cache). Times are per key: the batch benchmarks test {@link #BATCH} keys per
  * invocation (abloom: one {@code mightContainAll} call; Guava: a loop, its only way).
  *
  * <p>Run: {@code bash bindings/java/bench/run-bench.sh} (1M and 100M) or {@code --quick} (1M).

@@ -25,7 +25,8 @@ import org.apache.spark.util.sketch.BloomFilter;
  * same query). Best of R runs each, the two alternating, so both see the same machine state.
  *
  * <p>{@code SparkBench N [REPS] [PARTITIONS] [bigint|string]}: N keys 0..N-1 (bigint), or the
- * strings {@code "user:" + i} (string), filters sized for N at 1%; the query runs over N rows of
+ * strings {@code "user:" + i} (string), filters sized for N at 1% (abloom's in the layout the
+ * library chooses, split at 1%); the query runs over N rows of
  * which half are keys. Spark's side tests strings with {@code mightContainString} in a UDF, as a
  * Spark user would. Run it through bench/run-bench.sh.
  */

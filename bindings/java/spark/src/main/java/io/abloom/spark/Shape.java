@@ -7,17 +7,19 @@ import java.util.Objects;
 
 /**
  * The shape every partial filter of one Spark build shares: capacity, target false-positive
- * rate, seed, shard count and layout. The Java binding's builder derives bits and k from these
- * deterministically, so every executor that calls {@link #create()} gets a filter of the same
- * shape, and the partial filters can be merged by union. Immutable and serializable (it travels
- * to the executors inside the tasks).
+ * rate, seed, shard count and layout. The Java binding's builder derives bits and k (and the
+ * layout, when it is left to the library) from these deterministically, so every executor that
+ * calls {@link #create()} gets a filter of the same shape, and the partial filters can be merged
+ * by union. Immutable and serializable (it travels to the executors inside the tasks).
  *
  * @param expectedKeys the keys the filter is sized for, &gt;= 1
  * @param fpp the target false-positive rate at {@code expectedKeys}, in (0, 1)
  * @param seed the hash seed (the binding's default is 0)
  * @param shards the shard count, a power of two in 1..65536, or 0 to let the library choose (one
  *     per 16 MiB)
- * @param layout the block layout, or null for the library's default ({@link Layout#DISTINCT})
+ * @param layout the block layout, or null to let the library choose ({@link Layout#SPLIT}
+ *     wherever its k, at most 16, is enough: targets down to about 1e-6; {@link Layout#DISTINCT}
+ *     below; the built filter's {@link BloomFilter#layout()} says which)
  */
 public record Shape(long expectedKeys, double fpp, long seed, int shards, Layout layout)
     implements Serializable {
@@ -31,7 +33,7 @@ public record Shape(long expectedKeys, double fpp, long seed, int shards, Layout
    * @param fpp the target false-positive rate
    * @param seed the hash seed
    * @param shards the shard count, or 0
-   * @param layout the layout, or null
+   * @param layout the layout, or null for the library's choice
    * @throws IllegalArgumentException if {@code expectedKeys} &lt; 1 or {@code fpp} is not in (0,
    *     1) or {@code shards} is negative
    */
@@ -81,7 +83,8 @@ public record Shape(long expectedKeys, double fpp, long seed, int shards, Layout
   }
 
   /**
-   * This shape with another layout.
+   * This shape with another layout, given explicitly instead of left to the library (for
+   * example {@link Layout#DISTINCT} for the fewest bits, or to match filters written with it).
    *
    * @param newLayout the layout
    * @return a new shape

@@ -74,9 +74,15 @@ class BuildTest {
   }
 
   private static void assertSameFilter(String type, org.apache.spark.sql.types.DataType dt, int parts) {
-    try (BloomFilter spark = AbloomSpark.build(dataset(type, dt, parts), "key", SHAPE);
-        BloomFilter one = local(type, SHAPE)) {
+    assertSameFilter(type, dt, parts, SHAPE);
+  }
+
+  private static void assertSameFilter(
+      String type, org.apache.spark.sql.types.DataType dt, int parts, Shape shape) {
+    try (BloomFilter spark = AbloomSpark.build(dataset(type, dt, parts), "key", shape);
+        BloomFilter one = local(type, shape)) {
       assertTrue(spark.isCompatible(one), type);
+      assertEquals(one.layout(), spark.layout(), type);
       assertArrayEquals(one.toByteArray(), spark.toByteArray(), type + ": Spark's union differs");
       assertNotEquals(0, one.approximateElementCount());
     }
@@ -102,6 +108,24 @@ class BuildTest {
     assertSameFilter("int", DataTypes.IntegerType, 5);
   }
 
+  /**
+   * SHAPE leaves the layout to the library, which gives split filters at 1%; both layouts asked
+   * for explicitly give the one-process filter too.
+   */
+  @Test
+  void bothLayoutsGiveTheOneProcessFilter() {
+    try (BloomFilter f = SHAPE.create()) {
+      assertEquals(Layout.SPLIT, f.layout(), "the library's choice at 1%");
+    }
+    for (Layout layout : Layout.values()) {
+      Shape shape = SHAPE.withLayout(layout);
+      try (BloomFilter f = shape.create()) {
+        assertEquals(layout, f.layout());
+      }
+      assertSameFilter("string", DataTypes.StringType, 6, shape);
+    }
+  }
+
   @Test
   void oneBigPartitionAndManySmallOnesGiveTheSameFilter() {
     try (BloomFilter one = AbloomSpark.build(dataset("long", DataTypes.LongType, 1), "key", SHAPE);
@@ -113,14 +137,31 @@ class BuildTest {
 
   @Test
   void theShapeIsTheOneAskedFor() {
-    Shape split = Shape.of(10_000, 0.001).withSeed(7).withShards(2).withLayout(Layout.SPLIT);
-    try (BloomFilter f = AbloomSpark.build(dataset("long", DataTypes.LongType, 3), "key", split);
-        BloomFilter empty = split.create()) {
-      assertTrue(f.isCompatible(empty));
-      assertEquals(Layout.SPLIT, f.layout());
-      assertEquals(2, f.shards());
-      assertEquals(7, f.seed());
-      assertEquals(10_000, f.expectedInsertions());
+    // Low targets leave the library's choice at distinct: the asked-for layout must win both ways.
+    for (double fpp : new double[] {0.001, 1e-9}) {
+      for (Layout layout : Layout.values()) {
+        Shape shape = Shape.of(10_000, fpp).withSeed(7).withShards(2).withLayout(layout);
+        try (BloomFilter f =
+                AbloomSpark.build(dataset("long", DataTypes.LongType, 3), "key", shape);
+            BloomFilter empty = shape.create()) {
+          assertTrue(f.isCompatible(empty));
+          assertEquals(layout, f.layout(), layout + " at " + fpp);
+          assertEquals(2, f.shards());
+          assertEquals(7, f.seed());
+          assertEquals(10_000, f.expectedInsertions());
+          assertEquals(fpp, f.targetFpp());
+        }
+      }
+    }
+    // Left to the library: split at 0.1%, distinct at 1e-9.
+    for (double fpp : new double[] {0.001, 1e-9}) {
+      Shape shape = Shape.of(10_000, fpp).withSeed(7);
+      Layout chosen = fpp < 1e-6 ? Layout.DISTINCT : Layout.SPLIT;
+      try (BloomFilter f = AbloomSpark.build(dataset("long", DataTypes.LongType, 3), "key", shape);
+          BloomFilter pinned = shape.withLayout(chosen).create()) {
+        assertEquals(chosen, f.layout(), "the library's choice at " + fpp);
+        assertTrue(f.isCompatible(pinned));
+      }
     }
   }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.abloom.BloomFilter;
+import io.abloom.Layout;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,8 +23,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The SQL function over a saved filter answers as the Java API does, for every key type, and
- * pre-filters a semi-join without changing its result.
+ * The SQL function over a saved filter answers as the Java API does, for every key type and both
+ * layouts (the long keys' filter has the layout the library chooses, split; the string keys' one
+ * asks for distinct), and pre-filters a semi-join without changing its result.
  */
 class QueryTest {
 
@@ -41,12 +43,14 @@ class QueryTest {
     // Small filters (high fpp) so that many absent keys test true too: the answers compared
     // below are then a real mix of true and false.
     try (BloomFilter f = Shape.of(KEYS, 0.2).withSeed(3).create()) {
+      assertEquals(Layout.SPLIT, f.layout(), "the library's choice");
       for (long i = 0; i < KEYS; i++) {
         f.put(i * 7);
       }
       AbloomSpark.save(SPARK, f, longs.toString());
     }
-    try (BloomFilter f = Shape.of(KEYS, 0.2).withSeed(3).create()) {
+    try (BloomFilter f = Shape.of(KEYS, 0.2).withSeed(3).withLayout(Layout.DISTINCT).create()) {
+      assertEquals(Layout.DISTINCT, f.layout());
       for (int i = 0; i < KEYS; i++) {
         f.put("k" + i);
         f.put(new byte[] {(byte) i, (byte) (i >> 8), 0x7f});
