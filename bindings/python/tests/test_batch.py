@@ -80,6 +80,25 @@ def test_numpy_int_arrays_in_one_call(dtype: type) -> None:
     assert 0 < int(absent.sum()) < 500
 
 
+def test_int_arrays_across_chunks_answer_key_by_key() -> None:
+    # Arrays go to the engine in chunks of 65536 keys: every answer must land at its own index,
+    # in the NumPy result and in the list one (array module), and every key must be added.
+    rng = np.random.default_rng(17)
+    keys = rng.integers(0, 2**63, size=150_001, dtype=np.uint64)
+    f = BloomFilter(200_000, seed=5)
+    added = f.add_many(keys[::2])
+    assert 74_000 < added <= 75_001  # new keys, less the few that were false positives
+    assert f.add_many(keys[::2]) == 0  # every chunk's keys were added
+    one = BloomFilter(200_000, seed=5)
+    for k in keys[::2].tolist():
+        one.add(k)
+    assert f == one
+    want = [k in f for k in keys.tolist()]
+    assert all(want[::2]) and sum(want[1::2]) < 1_500
+    assert f.contains_many(keys).tolist() == want
+    assert f.contains_many(array.array("Q", keys.tolist())) == want
+
+
 def test_numpy_strided_arrays_and_array_module() -> None:
     f = BloomFilter(1000)
     a = np.arange(20, dtype=np.uint64)
