@@ -88,8 +88,8 @@ int main(void) {
   CHECK(fabs(plan.bits_per_key - (double)plan.bits / 1000.0) < 1e-9);
 
   CHECK(plan.layout == ABLOOM_LAYOUT_SPLIT); /* the default at 0.1% */
-  CHECK_OK(abloom_layout_model_fpr(ABLOOM_KIND_BLOCKED, plan.layout, plan.bits_per_key, plan.k,
-                                   &model));
+  CHECK_OK(
+      abloom_layout_model_fpr(ABLOOM_KIND_BLOCKED, plan.layout, plan.bits_per_key, plan.k, &model));
   CHECK(fabs(model - plan.expected_fpr) <= plan.expected_fpr * 1e-6);
   CHECK_OK(abloom_model_fpr(ABLOOM_KIND_CLASSIC, 10.0, 7, &model));
   CHECK(fabs(model - pow(1.0 - exp(-0.7), 7.0)) < 1e-12);
