@@ -39,6 +39,10 @@ double fpr_model(Kind kind, Layout layout, double bits_per_key, uint32_t k) noex
 uint32_t max_k(Kind kind, Layout layout) noexcept;
 // The k in [1, max_k] with the lowest model FPR at c bits per key.
 uint32_t best_k(Kind kind, Layout layout, double bits_per_key) noexcept;
+// The same, walking from `start` instead of the classic optimum: any start where the FPR is
+// below 1 gives the same k, the model being unimodal in k (where it rounds to 1, for k far too
+// large, the walk cannot tell which way is down); a start near the answer takes fewer steps.
+uint32_t best_k_from(Kind kind, Layout layout, double bits_per_key, uint32_t start) noexcept;
 
 struct SizingRequest {
   Kind kind = Kind::blocked;

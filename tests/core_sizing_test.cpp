@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <thread>
+#include <vector>
 
 #include "sizing.hpp"
 
@@ -309,4 +312,106 @@ TEST(SplitSizing, DomainErrors) {
 }
 
 }  // namespace
+// The planner's search (an estimate, then a gallop and a bisection around it) finds exactly the
+// block count that bisecting the whole range finds (how plans were made before, and what every
+// file written so far records), over kinds, layouts, shard counts, explicit k and a spread of
+// capacities and targets.
+TEST(Sizing, SearchFindsWhatFullBisectionFinds) {
+  const auto reference = [](const SizingRequest& req, uint32_t shards) {
+    const uint64_t max_blocks = kMaxBytes / 64 / shards;
+    const auto meets = [&](uint64_t b) {
+      const double c = static_cast<double>(b) * shards * 512 / static_cast<double>(req.capacity);
+      const uint32_t k = req.k ? req.k : best_k(req.kind, req.layout, c);
+      return fpr_model(req.kind, req.layout, c, k) <= req.fpr;
+    };
+    uint64_t lo = 0, hi = max_blocks;
+    while (hi - lo > 1) {
+      const uint64_t mid = lo + (hi - lo) / 2;
+      (meets(mid) ? hi : lo) = mid;
+    }
+    return hi;
+  };
+  uint64_t state = 0x5EEDull;
+  const auto next = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return state >> 11;
+  };
+  for (int i = 0; i < 120; ++i) {
+    SizingRequest req;
+    req.kind = i % 5 == 4 ? Kind::classic : Kind::blocked;
+    req.layout = req.kind == Kind::blocked && i % 2 ? Layout::split : Layout::distinct;
+    req.capacity = 1 + next() % (uint64_t{1} << (4 + i % 33));                 // 1 .. 2^36
+    req.fpr = std::pow(10.0, -0.3 - static_cast<double>(next() % 900) / 100);  // 0.5 .. 1e-9
+    req.shards = uint32_t{1} << (i % 7);
+    if (i % 6 == 5) req.k = 1 + static_cast<uint32_t>(next() % 12);
+    SCOPED_TRACE(testing::Message() << "request " << i << ": capacity " << req.capacity << " fpr "
+                                    << req.fpr << " shards " << req.shards << " k " << req.k);
+    Plan plan;
+    ASSERT_EQ(make_plan(req, &plan), Errc::ok);
+    EXPECT_EQ(plan.blocks_per_shard, reference(req, req.shards));
+  }
+}
+
+// best_k from any start gives best_k's k (the walk is downhill on a unimodal function), except
+// from a start on a plateau where the FPR rounds to 1 (k far too large for c), where no step
+// goes down; the planner's walks start from the k of a nearby size, never there.
+TEST(Sizing, BestKFromAnyStartIsBestK) {
+  for (Layout layout : {Layout::distinct, Layout::split}) {
+    for (double c = 1.0; c < 80; c *= 1.6) {
+      const uint32_t want = best_k(Kind::blocked, layout, c);
+      for (uint32_t start = 0; start <= max_k(Kind::blocked, layout) + 2; ++start) {
+        const uint32_t from = std::clamp(start, 1u, max_k(Kind::blocked, layout));
+        if (fpr_model(Kind::blocked, layout, c, from) >= 1) continue;
+        EXPECT_EQ(best_k_from(Kind::blocked, layout, c, start), want) << c << " from " << start;
+      }
+    }
+  }
+}
+
+// Each thread remembers its last plans: asking again, in any order and past the memo's size,
+// and from several threads at once, always gives the plan computed afresh.
+TEST(Sizing, RepeatedRequestsGiveTheSamePlans) {
+  std::vector<SizingRequest> reqs;
+  std::vector<Plan> want;
+  for (int i = 0; i < 20; ++i) {
+    SizingRequest req;
+    req.layout = i % 2 ? Layout::split : Layout::distinct;
+    req.capacity = 1000 + 7919 * static_cast<uint64_t>(i);
+    req.fpr = i % 3 == 0 ? 0.01 : 0.001;
+    Plan p;
+    ASSERT_EQ(make_plan(req, &p), Errc::ok);
+    reqs.push_back(req);
+    want.push_back(p);
+  }
+  const auto check = [&](int rounds) {
+    for (int r = 0; r < rounds; ++r) {
+      for (size_t j = 0; j < reqs.size(); ++j) {
+        const size_t i = (j * 7 + static_cast<size_t>(r)) % reqs.size();
+        Plan p;
+        if (make_plan(reqs[i], &p) != Errc::ok || p.blocks_per_shard != want[i].blocks_per_shard ||
+            p.k != want[i].k || p.layout != want[i].layout || p.shard_bits != want[i].shard_bits ||
+            p.expected_fpr != want[i].expected_fpr) {
+          return false;
+        }
+      }
+    }
+    return true;
+  };
+  EXPECT_TRUE(check(3));
+  std::vector<std::thread> threads;
+  std::atomic<int> bad{0};
+  for (int t = 0; t < 4; ++t) threads.emplace_back([&] { bad += check(2) ? 0 : 1; });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(bad.load(), 0);
+  // A request differing in one field only is not taken for a remembered one.
+  SizingRequest req = reqs[0];
+  Plan a, b;
+  ASSERT_EQ(make_plan(req, &a), Errc::ok);
+  req.fpr = std::nextafter(req.fpr, 0.0);
+  ASSERT_EQ(make_plan(req, &b), Errc::ok);
+  req.fpr = 0.0001;
+  ASSERT_EQ(make_plan(req, &b), Errc::ok);
+  EXPECT_GT(b.blocks_per_shard, a.blocks_per_shard);
+}
+
 }  // namespace abloom

@@ -5,6 +5,8 @@
 #include <bit>
 #include <cmath>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -26,6 +28,97 @@ uint32_t default_shards(uint64_t bytes) {
   return static_cast<uint32_t>(pow2 < kDefaultMaxShards ? pow2 : kDefaultMaxShards);
 }
 
+// best_k_from, also giving the model FPR at that k (the last evaluation of its walk).
+uint32_t best_k_and_fpr(Kind kind, Layout layout, double c, uint32_t start, double* fpr) noexcept {
+  // The model FPR is unimodal in k: walk downhill from the start.
+  const uint32_t top = max_k(kind, layout);
+  uint32_t k = start < 1 ? 1 : (start > top ? top : start);
+  double f = fpr_model(kind, layout, c, k);
+  bool moved = false;
+  while (k > 1) {
+    const double down = fpr_model(kind, layout, c, k - 1);
+    if (!(down < f)) break;
+    f = down;
+    --k;
+    moved = true;
+  }
+  while (!moved && k < top) {
+    const double up = fpr_model(kind, layout, c, k + 1);
+    if (!(up < f)) break;
+    f = up;
+    ++k;
+  }
+  *fpr = f;
+  return k;
+}
+
+// A first guess at the fewest blocks per shard that meet `target`: a few secant steps on
+// ln(fpr) against bits per key, which is nearly linear (exactly so for the classic formula at
+// its best k), from the classic optimum c = ln(1/p) / ln(2)^2. Each step costs one model
+// evaluation, where bisecting the whole range of block counts (2^42 for one shard) took 42, and
+// planning took milliseconds. Only a guess: fewest_blocks finds the exact answer around it, and
+// any answer from here (even a wrong one) gives the same plan.
+template <class FprAt>
+uint64_t estimate_blocks(FprAt fpr_at, double target, uint32_t shards, uint64_t n,
+                         uint64_t max_blocks) {
+  const double block_c = bits_per_key(1, shards, n);  // bits per key of one block per shard
+  const double goal = std::log(target);
+  auto f = [&](double c) { return std::log(fpr_at(c)) - goal; };
+  double c0 = std::log(1 / target) / (0.6931471805599453 * 0.6931471805599453);
+  double c1 = c0 * 1.1;
+  double f0 = f(c0), f1 = f(c1);
+  for (int step = 0; step < 8 && std::isfinite(f0) && std::isfinite(f1) && f0 != f1; ++step) {
+    const double c2 = c1 - f1 * (c1 - c0) / (f1 - f0);
+    if (!(c2 > 0) || !std::isfinite(c2)) break;
+    c0 = c1;
+    f0 = f1;
+    c1 = c2;
+    // Close enough: fewest_blocks covers the last few blocks in a few evaluations.
+    if (std::fabs(c1 - c0) < std::max(block_c / 4, c1 * 1e-5)) break;
+    f1 = f(c1);
+  }
+  const double b = std::ceil(c1 / block_c);
+  if (!(b >= 1)) return 1;
+  return b < static_cast<double>(max_blocks) ? static_cast<uint64_t>(b) : max_blocks;
+}
+
+// The fewest blocks in [1, max_blocks] for which meets() holds, taking that it holds at
+// max_blocks (not evaluated there unless guessed) and that it is monotone: gallops from `guess` (1,
+// 2, 4, ... blocks away) until the answer is bracketed, then bisects. A guess off by d blocks costs
+// about 2 log2(d) evaluations.
+template <class Meets>
+uint64_t fewest_blocks(Meets meets, uint64_t guess, uint64_t max_blocks) {
+  uint64_t lo = 0, hi = max_blocks;  // invariant: !meets(lo) (or lo == 0), meets(hi)
+  if (meets(guess)) {
+    hi = guess;
+    for (uint64_t step = 1; hi > 1; step *= 2) {
+      const uint64_t probe = hi > step ? hi - step : 0;
+      if (probe == 0) break;
+      if (!meets(probe)) {
+        lo = probe;
+        break;
+      }
+      hi = probe;
+    }
+  } else {
+    lo = guess;
+    for (uint64_t step = 1; lo < max_blocks; step *= 2) {
+      const uint64_t probe = max_blocks - lo > step ? lo + step : max_blocks;
+      if (probe == max_blocks) break;
+      if (meets(probe)) {
+        hi = probe;
+        break;
+      }
+      lo = probe;
+    }
+  }
+  while (hi - lo > 1) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    (meets(mid) ? hi : lo) = mid;
+  }
+  return hi;
+}
+
 // The plan for one resolved shard count.
 Errc plan_for_shards(const SizingRequest& req, uint32_t shards, Plan* out) {
   const uint64_t max_blocks = max_blocks_per_shard(shards);
@@ -36,33 +129,23 @@ Errc plan_for_shards(const SizingRequest& req, uint32_t shards, Plan* out) {
     blocks = total_blocks / shards + (total_blocks % shards != 0);
     if (blocks > max_blocks) return Errc::range;
   } else {
-    auto meets = [&](uint64_t b) {
-      const double c = bits_per_key(b, shards, n);
-      const uint32_t k = req.k ? req.k : best_k(req.kind, req.layout, c);
-      return fpr_model(req.kind, req.layout, c, k) <= req.fpr;
+    // The search evaluates nearby sizes, whose best k differ by one or none: each walk starts
+    // from the last one's k (the blocked kind's best k sits well below the classic optimum that
+    // best_k starts from: 22 against 35 at 50 bits per key, a walk of 13 evaluations).
+    uint32_t k_near = 0;
+    auto fpr_at = [&](double c) {
+      if (req.k) return fpr_model(req.kind, req.layout, c, req.k);
+      k_near =
+          k_near ? best_k_from(req.kind, req.layout, c, k_near) : best_k(req.kind, req.layout, c);
+      return fpr_model(req.kind, req.layout, c, k_near);
     };
-    if (!meets(max_blocks)) return Errc::range;
-    uint64_t lo = 0, hi = max_blocks;  // invariant: !meets(lo) (or lo == 0), meets(hi)
-    if (req.kind == Kind::blocked && req.layout == Layout::split) {
-      // The split model costs 2^k terms an evaluation: bracket the answer with the distinct
-      // layout's plan first (cheap; the split layout needs 1.5-2.5% more bits, bench/RESULTS.md),
-      // then search only inside the bracket. Both ends are checked, not assumed: where the
-      // guess is wrong the search keeps its full range.
-      SizingRequest distinct = req;
-      distinct.layout = Layout::distinct;
-      Plan guide;
-      if (plan_for_shards(distinct, shards, &guide) == Errc::ok) {
-        const uint64_t b = guide.blocks_per_shard;
-        const uint64_t above = b + b / 8 + 1;  // +12.5%
-        if (above < max_blocks && meets(above)) hi = above;
-        if (b > 1 && !meets(b - 1)) lo = b - 1;
-      }
-    }
-    while (hi - lo > 1) {
-      const uint64_t mid = lo + (hi - lo) / 2;
-      (meets(mid) ? hi : lo) = mid;
-    }
-    blocks = hi;
+    auto meets = [&](uint64_t b) { return fpr_at(bits_per_key(b, shards, n)) <= req.fpr; };
+    blocks =
+        fewest_blocks(meets, estimate_blocks(fpr_at, req.fpr, shards, n, max_blocks), max_blocks);
+    // The search takes the largest size as meeting the target without evaluating it (its best
+    // k is the largest, and the split model's largest k are costly to set up): only an answer
+    // there needs the check.
+    if (blocks == max_blocks && !meets(max_blocks)) return Errc::range;
   }
   const double c = bits_per_key(blocks, shards, n);
   out->kind = req.kind;
@@ -93,64 +176,79 @@ double log_factorial(double i) {
 // FPR in the header; the golden vectors pin them). Above, the sum is long and needs long double.
 inline constexpr uint32_t kSplitDirectMaxK = 12;
 
-// The terms of fpr_split for k = 1..kSplitMaxK, computed once, on first use: phi(S) and the sign
-// of each subset S of the query's k words. For k > kSplitDirectMaxK they are grouped: phi(S)
+// The terms of fpr_split for one k, computed once per k, on first use: phi(S) and the sign of
+// each subset S of the query's k words. For k > kSplitDirectMaxK they are grouped: phi(S)
 // depends only on how many of S's words each of the 16 windows holds, so the 2^k subsets fall
 // into a few hundred classes, one term each, weighted by the class's signed count (+1 per even
 // subset, -1 per odd one). An evaluation then costs a few hundred exps instead of 65536 at k = 16
 // (a split filter with k = 16 took tens of milliseconds to plan), and equal terms cancel exactly,
-// in integers, before any rounding.
+// in integers, before any rounding. Per k, because grouping k = 13..16 walks 2^13..2^16 subsets
+// (20 ms in all): a process that plans only k = 7 pays for 128.
 struct SplitTerms {
-  std::array<std::vector<long double>, kSplitMaxK + 1> phi;
-  std::array<std::vector<long double>, kSplitMaxK + 1> weight;  // +1 or -1 per subset up to 12
-  SplitTerms() {
+  std::vector<long double> phi;
+  std::vector<long double> weight;  // +1 or -1 per subset up to kSplitDirectMaxK
+  explicit SplitTerms(uint32_t k) {
     // q^i for i = 0..16, q = 31/32: the probability that i keys covering a word all miss a bit.
     std::array<long double, kSplitWords + 1> q_pow{};
     q_pow[0] = 1;
     for (uint32_t i = 1; i <= kSplitWords; ++i) q_pow[i] = q_pow[i - 1] * (31.0L / 32.0L);
-    for (uint32_t k = 1; k <= kSplitMaxK; ++k) {
-      const uint32_t sets = uint32_t{1} << k;
-      const uint32_t need = sets - 1;
-      // A class: how many windows hold 0, 1, ..., 16 of S's words.
-      std::map<std::array<uint8_t, kSplitWords + 1>, int64_t> classes;
-      for (uint32_t set = 0; set < sets; ++set) {
-        std::array<uint8_t, kSplitWords + 1> histogram{};
-        long double sum = 0;
-        for (uint32_t s = 0; s < kSplitWords; ++s) {
-          const uint32_t window = ((need << s) | (need >> (kSplitWords - s))) & 0xFFFF;
-          const int in_window = std::popcount(window & set);
-          sum += q_pow[in_window];
-          ++histogram[in_window];
-        }
-        const int sign = std::popcount(set) % 2 == 1 ? -1 : 1;
-        if (k <= kSplitDirectMaxK) {
-          phi[k].push_back(sum / kSplitWords);
-          weight[k].push_back(sign);
-        } else {
-          classes[histogram] += sign;
-        }
+    const uint32_t sets = uint32_t{1} << k;
+    const uint32_t need = sets - 1;
+    // A class: how many windows hold 0, 1, ..., 16 of S's words.
+    std::map<std::array<uint8_t, kSplitWords + 1>, int64_t> classes;
+    for (uint32_t set = 0; set < sets; ++set) {
+      std::array<uint8_t, kSplitWords + 1> histogram{};
+      long double sum = 0;
+      for (uint32_t s = 0; s < kSplitWords; ++s) {
+        const uint32_t window = ((need << s) | (need >> (kSplitWords - s))) & 0xFFFF;
+        const int in_window = std::popcount(window & set);
+        sum += q_pow[in_window];
+        ++histogram[in_window];
       }
-      for (const auto& [histogram, count] : classes) {
-        if (count == 0) continue;
-        long double sum = 0;
-        for (uint32_t i = 0; i <= kSplitWords; ++i) sum += histogram[i] * q_pow[i];
-        phi[k].push_back(sum / kSplitWords);
-        weight[k].push_back(static_cast<long double>(count));
+      const int sign = std::popcount(set) % 2 == 1 ? -1 : 1;
+      if (k <= kSplitDirectMaxK) {
+        phi.push_back(sum / kSplitWords);
+        weight.push_back(sign);
+      } else {
+        classes[histogram] += sign;
       }
+    }
+    for (const auto& [histogram, count] : classes) {
+      if (count == 0) continue;
+      long double sum = 0;
+      for (uint32_t i = 0; i <= kSplitWords; ++i) sum += histogram[i] * q_pow[i];
+      phi.push_back(sum / kSplitWords);
+      weight.push_back(static_cast<long double>(count));
     }
   }
 };
 
-const SplitTerms& split_terms() {
-  static const SplitTerms terms;  // thread-safe initialisation
-  return terms;
+// k in 1..kSplitMaxK.
+const SplitTerms& split_terms(uint32_t k) {
+  static std::array<std::once_flag, kSplitMaxK + 1> once;  // thread-safe initialisation
+  static std::array<std::optional<SplitTerms>, kSplitMaxK + 1> terms;
+  std::call_once(once[k], [k] { terms[k].emplace(k); });
+  return *terms[k];
+}
+
+// make_plan for a validated request, without the memo.
+Errc compute_plan(const SizingRequest& req, Plan* out) {
+  if (req.shards != 0) return plan_for_shards(req, req.shards, out);
+  Plan single;
+  if (Errc e = plan_for_shards(req, 1, &single); e != Errc::ok) return e;
+  const uint32_t shards = default_shards(single.bytes());
+  if (shards == 1) {
+    *out = single;
+    return Errc::ok;
+  }
+  return plan_for_shards(req, shards, out);
 }
 
 }  // namespace
 
 double fpr_split(double c, uint32_t k) noexcept {
   if (!(c > 0) || k == 0 || k > kSplitMaxK) return 1.0;
-  const SplitTerms& t = split_terms();
+  const SplitTerms& t = split_terms(k);
   // The terms alternate in sign and are up to 1 each while the sum may be 1e-7: the cancellation
   // leaves an absolute error near 2^k times the rounding unit. In double that is below 1e-12 up
   // to k = 12 (FPRs of 1e-5 and more there); above, the sum is taken in long double (a 64-bit
@@ -159,12 +257,12 @@ double fpr_split(double c, uint32_t k) noexcept {
     using Real = decltype(zero);
     const Real lam = static_cast<Real>(kBlockBits / c);
     Real sum = 0;
-    for (size_t c = 0; c < t.phi[k].size(); ++c) {
-      const Real term = std::exp(-lam * (1 - static_cast<Real>(t.phi[k][c])));
+    for (size_t c = 0; c < t.phi.size(); ++c) {
+      const Real term = std::exp(-lam * (1 - static_cast<Real>(t.phi[c])));
       if constexpr (std::is_same_v<Real, double>) {
-        sum += t.weight[k][c] < 0 ? -term : term;  // one subset each: as files were written
+        sum += t.weight[c] < 0 ? -term : term;  // one subset each: as files were written
       } else {
-        sum += static_cast<Real>(t.weight[k][c]) * term;
+        sum += static_cast<Real>(t.weight[c]) * term;
       }
     }
     return static_cast<double>(sum);
@@ -224,29 +322,17 @@ uint32_t max_k(Kind kind, Layout layout) noexcept {
   return kind == Kind::blocked && layout == Layout::split ? kSplitMaxK : kMaxK;
 }
 
+uint32_t best_k_from(Kind kind, Layout layout, double c, uint32_t start) noexcept {
+  double fpr;
+  return best_k_and_fpr(kind, layout, c, start, &fpr);
+}
+
 uint32_t best_k(Kind kind, Layout layout, double c) noexcept {
-  // The model FPR is unimodal in k: start at the classic optimum c ln 2 and walk downhill.
+  // Start at the classic optimum c ln 2.
+  const double guess = std::round(c * 0.6931471805599453);
   const uint32_t top = max_k(kind, layout);
-  double guess = std::round(c * 0.6931471805599453);
-  if (!(guess >= 1)) guess = 1;
-  if (guess > top) guess = top;
-  uint32_t k = static_cast<uint32_t>(guess);
-  double f = fpr_model(kind, layout, c, k);
-  bool moved = false;
-  while (k > 1) {
-    const double down = fpr_model(kind, layout, c, k - 1);
-    if (!(down < f)) break;
-    f = down;
-    --k;
-    moved = true;
-  }
-  while (!moved && k < top) {
-    const double up = fpr_model(kind, layout, c, k + 1);
-    if (!(up < f)) break;
-    f = up;
-    ++k;
-  }
-  return k;
+  return best_k_from(kind, layout, c,
+                     !(guess >= 1) ? 1 : (guess > top ? top : static_cast<uint32_t>(guess)));
 }
 
 Errc make_plan(const SizingRequest& req, Plan* out) noexcept {
@@ -260,15 +346,34 @@ Errc make_plan(const SizingRequest& req, Plan* out) noexcept {
   }
   if (req.bits == 0 && !(req.fpr > 0.0 && req.fpr < 1.0)) return Errc::invalid;  // NaN too
 
-  if (req.shards != 0) return plan_for_shards(req, req.shards, out);
-  Plan single;
-  if (Errc e = plan_for_shards(req, 1, &single); e != Errc::ok) return e;
-  const uint32_t shards = default_shards(single.bytes());
-  if (shards == 1) {
-    *out = single;
-    return Errc::ok;
+  // A plan is a pure function of its request, and programs make many filters of one shape (a
+  // Spark aggregate one per group and partition, a service one per batch): each thread keeps its
+  // last few plans, so that those cost a comparison instead of a model search (tens to hundreds
+  // of microseconds).
+  struct Memo {
+    SizingRequest req;
+    Plan plan;
+  };
+  thread_local std::array<Memo, 8> memo{};
+  thread_local uint32_t memo_used = 0, memo_next = 0;
+  const auto same = [&](const SizingRequest& a) {
+    return a.kind == req.kind && a.layout == req.layout && a.capacity == req.capacity &&
+           std::bit_cast<uint64_t>(a.fpr) == std::bit_cast<uint64_t>(req.fpr) &&
+           a.shards == req.shards && a.bits == req.bits && a.k == req.k;
+  };
+  for (uint32_t i = 0; i < memo_used; ++i) {
+    if (same(memo[i].req)) {
+      *out = memo[i].plan;
+      return Errc::ok;
+    }
   }
-  return plan_for_shards(req, shards, out);
+  Plan plan;
+  if (Errc e = compute_plan(req, &plan); e != Errc::ok) return e;
+  memo[memo_next] = Memo{req, plan};
+  memo_next = (memo_next + 1) % memo.size();
+  if (memo_used < memo.size()) ++memo_used;
+  *out = plan;
+  return Errc::ok;
 }
 
 Layout default_layout(const SizingRequest& req) noexcept {
