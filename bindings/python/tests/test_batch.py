@@ -17,7 +17,7 @@ def keys(n: int, tag: str = "k") -> list[bytes]:
 
 
 def test_batches_match_single_keys_across_chunks() -> None:
-    ks = keys(150_000)  # more than one packed chunk (65536 keys)
+    ks = keys(150_000)  # many batches of 4096 keys, the last one partial
     a, b = BloomFilter(200_000, seed=5), BloomFilter(200_000, seed=5)
     for k in ks:
         a.add(k)
@@ -26,6 +26,10 @@ def test_batches_match_single_keys_across_chunks() -> None:
     assert b.contains_many(ks) == [True] * len(ks)
     absent = b.contains_many(keys(10_000, "absent"))
     assert isinstance(absent, list) and 0 < sum(absent) < 300
+    # Present and absent keys interleaved: every answer lands at its own index, in every batch.
+    mixed = [k for pair in zip(ks[:20_001], keys(20_001, "other")) for k in pair]
+    assert b.contains_many(mixed) == [k in b for k in mixed]
+    assert b.contains_many(iter(mixed)) == [k in b for k in mixed]
 
 
 def test_add_many_counts_new_keys() -> None:
