@@ -55,39 +55,33 @@ void run_batch(Filter &f, const Batch &b, uint8_t *results, uint64_t *added) {
 }
 
 // The packed calls for n 8-byte keys at buf, in chunks of kChunk keys that share one offsets
-// array (it stays in cache, instead of 8 bytes more per key to write and read), all under one
-// Use and one GIL release when worth it. `results` may be null for adds.
+// array (it stays in cache, instead of 8 bytes more per key to write and read). Each chunk is its
+// own use of the filter, GIL released when worth it, so that a second writer waits for one chunk
+// at most (filter.hpp). `results` may be null for adds.
 void run_int_keys(Filter &f, const char *buf, size_t n, uint8_t *results, uint64_t *added) {
   const size_t chunk = std::min(n, kChunk);
   std::vector<uint64_t> offs(chunk + 1);
   for (size_t i = 0; i <= chunk; i++) offs[i] = 8 * static_cast<uint64_t>(i);
-  const bool release = n >= kReleaseGilFrom;
-  int rc = ABLOOM_OK;
-  auto each_chunk = [&](auto &&call) {
-    for (size_t at = 0; at < n && rc == ABLOOM_OK; at += chunk) {
-      const size_t m = std::min(chunk, n - at);
-      rc = call(buf + 8 * at, 8 * m, m, at);
-    }
-  };
-  if (results == nullptr) {
-    WriteUse use(f);
-    PyThreadState *ts = release ? PyEval_SaveThread() : nullptr;
-    each_chunk([&](const char *b, size_t len, size_t m, size_t) {
+  for (size_t at = 0; at < n; at += chunk) {
+    const size_t m = std::min(chunk, n - at);
+    const bool release = m >= kReleaseGilFrom;
+    int rc;
+    if (results == nullptr) {
+      WriteUse use(f);
       uint64_t a = 0;
-      const int r = abloom_add_packed(use.handle(), b, len, offs.data(), m, &a);
+      PyThreadState *ts = release ? PyEval_SaveThread() : nullptr;
+      rc = abloom_add_packed(use.handle(), buf + 8 * at, 8 * m, offs.data(), m, &a);
+      if (release) PyEval_RestoreThread(ts);
       *added += a;
-      return r;
-    });
-    if (release) PyEval_RestoreThread(ts);
-  } else {
-    Use use(f);
-    PyThreadState *ts = release ? PyEval_SaveThread() : nullptr;
-    each_chunk([&](const char *b, size_t len, size_t m, size_t at) {
-      return abloom_test_packed(use.handle(), b, len, offs.data(), m, results + at, nullptr);
-    });
-    if (release) PyEval_RestoreThread(ts);
+    } else {
+      Use use(f);
+      PyThreadState *ts = release ? PyEval_SaveThread() : nullptr;
+      rc = abloom_test_packed(use.handle(), buf + 8 * at, 8 * m, offs.data(), m, results + at,
+                              nullptr);
+      if (release) PyEval_RestoreThread(ts);
+    }
+    check(rc, results == nullptr ? "add_many" : "contains_many");
   }
-  check(rc, results == nullptr ? "add_many" : "contains_many");
 }
 
 // numpy.ndarray, if NumPy is loaded (a NumPy array cannot exist without it).
