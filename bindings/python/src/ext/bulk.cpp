@@ -150,15 +150,16 @@ class IntArray {
   nb::object obj_;
 };
 
-// Feeds the keys of an iterable to `flush` in batches of up to kIterChunk keys. Lists and tuples are
-// indexed (the list's size is read again for each item: __index__ may run Python code that
+// Feeds the keys of an iterable to `flush` in batches of up to kIterChunk keys. Lists and tuples
+// are indexed (the list's size is read again for each item: __index__ may run Python code that
 // changes it); other iterables are iterated.
 template <class Flush>
 void for_chunks(nb::handle keys, Flush &&flush) {
   PyObject *o = keys.ptr();
   const bool indexed = PyList_Check(o) || PyTuple_Check(o);
-  Batch batch(indexed ? std::min<size_t>(static_cast<size_t>(PySequence_Fast_GET_SIZE(o)), kIterChunk)
-                      : kIterChunk);
+  Batch batch(indexed
+                  ? std::min<size_t>(static_cast<size_t>(PySequence_Fast_GET_SIZE(o)), kIterChunk)
+                  : kIterChunk);
   auto add = [&](PyObject *item) {
     if (!batch.append(item)) throw nb::python_error();
     if (batch.full()) {
