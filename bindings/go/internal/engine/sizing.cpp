@@ -28,6 +28,13 @@ uint32_t default_shards(uint64_t bytes) {
   return static_cast<uint32_t>(pow2 < kDefaultMaxShards ? pow2 : kDefaultMaxShards);
 }
 
+// best_k's start: the classic optimum c ln 2, within [1, max_k].
+uint32_t classic_k(Kind kind, Layout layout, double c) noexcept {
+  const double guess = std::round(c * 0.6931471805599453);
+  const uint32_t top = max_k(kind, layout);
+  return !(guess >= 1) ? 1 : (guess > top ? top : static_cast<uint32_t>(guess));
+}
+
 // best_k_from, also giving the model FPR at that k (the last evaluation of its walk).
 uint32_t best_k_and_fpr(Kind kind, Layout layout, double c, uint32_t start, double* fpr) noexcept {
   // The model FPR is unimodal in k: walk downhill from the start.
@@ -135,9 +142,10 @@ Errc plan_for_shards(const SizingRequest& req, uint32_t shards, Plan* out) {
     uint32_t k_near = 0;
     auto fpr_at = [&](double c) {
       if (req.k) return fpr_model(req.kind, req.layout, c, req.k);
-      k_near =
-          k_near ? best_k_from(req.kind, req.layout, c, k_near) : best_k(req.kind, req.layout, c);
-      return fpr_model(req.kind, req.layout, c, k_near);
+      double fpr;
+      k_near = best_k_and_fpr(req.kind, req.layout, c,
+                              k_near ? k_near : classic_k(req.kind, req.layout, c), &fpr);
+      return fpr;  // the walk's last evaluation: the FPR at k_near
     };
     auto meets = [&](uint64_t b) { return fpr_at(bits_per_key(b, shards, n)) <= req.fpr; };
     blocks =
@@ -328,11 +336,7 @@ uint32_t best_k_from(Kind kind, Layout layout, double c, uint32_t start) noexcep
 }
 
 uint32_t best_k(Kind kind, Layout layout, double c) noexcept {
-  // Start at the classic optimum c ln 2.
-  const double guess = std::round(c * 0.6931471805599453);
-  const uint32_t top = max_k(kind, layout);
-  return best_k_from(kind, layout, c,
-                     !(guess >= 1) ? 1 : (guess > top ? top : static_cast<uint32_t>(guess)));
+  return best_k_from(kind, layout, c, classic_k(kind, layout, c));
 }
 
 Errc make_plan(const SizingRequest& req, Plan* out) noexcept {
