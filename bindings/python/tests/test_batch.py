@@ -32,6 +32,51 @@ def test_batches_match_single_keys_across_chunks() -> None:
     assert b.contains_many(iter(mixed)) == [k in b for k in mixed]
 
 
+# Batches hash each key in the binding (the filter's XXH3-64 with its seed) and hash keys of
+# 2048 bytes or more later, with the GIL released: every length, every key type and both paths
+# must give the bits that single calls give.
+LENGTHS = [*range(0, 300), 1000, 2046, 2047, 2048, 2049, 4096, 5000, 100_000]
+
+
+def long_and_short_keys(seed: int) -> list[Any]:
+    rng = np.random.default_rng(seed)
+    out: list[Any] = []
+    for n in LENGTHS:
+        raw = rng.integers(0, 256, size=n, dtype=np.uint8).tobytes()
+        text = "".join(chr(0x61 + b % 26) for b in raw[: n // 2]) + "\u00e9\u4e2d" * (n % 3)
+        out += [raw, bytearray(raw[::-1]), memoryview(raw)[1:], text, n, -n - 1]
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 7, 2**64 - 1])
+def test_batches_hash_every_length_and_type_as_single_calls(seed: int) -> None:
+    ks = long_and_short_keys(seed % 1000)
+    single, batched = BloomFilter(5000, seed=seed), BloomFilter(5000, seed=seed)
+    for k in ks:
+        single.add(k)
+    batched.update(ks)
+    assert single == batched
+    assert batched.contains_many(ks) == [True] * len(ks)
+    # Long and short absent keys interleaved with present ones: each answer at its own index.
+    absent = [bytes(x) + b"!" if isinstance(x, (bytes, bytearray, memoryview)) else x for x in ks]
+    absent = [a for a in absent if not isinstance(a, (int, str))]
+    mixed = [k for pair in zip(ks, absent) for k in pair]
+    assert batched.contains_many(mixed) == [k in batched for k in mixed]
+    assert [single.hash(k) for k in ks[:60]] == [batched.hash(k) for k in ks[:60]]
+
+
+def test_long_keys_stay_alive_while_a_batch_holds_them() -> None:
+    # A generator drops each key as soon as the batch has it; a deferred (long) key must still be
+    # hashed correctly from the object the batch references.
+    def gen() -> Iterator[bytes]:
+        for i in range(3000):
+            yield bytes([i % 251]) * (2048 + i)
+
+    f = BloomFilter(10_000)
+    f.update(gen())
+    assert all(bytes([i % 251]) * (2048 + i) in f for i in range(3000))
+
+
 def test_add_many_counts_new_keys() -> None:
     f = BloomFilter(1000)
     assert f.add_many(["a", "b", "a"]) == 2

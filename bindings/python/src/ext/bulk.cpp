@@ -21,11 +21,9 @@ namespace {
 // Keys per packed C call for int arrays: large enough that the per-call cost vanishes, small
 // enough that the shared offsets array stays in cache.
 constexpr size_t kChunk = 1 << 16;
-// Keys per C call for iterables of Python objects: each key object is touched when batched (type,
-// reference), when hashed and when released; in batches of 4096 its line is still in cache the
-// second and third time, where batches of 65536 (megabytes of objects) sent them to memory: an
-// update of 1M bytes keys took 28.6 ns per key in the distinct layout with 65536, 19.7 with 4096
-// (16.2-17.2 either way in the split layout; 1024 was no better).
+// Keys per C call for iterables of Python objects (HashBatch): 4096 hashes (32 KiB) stay in
+// cache between the walk that computes them and the call that probes them; update of 1M bytes
+// keys took 8.1-8.4 ns per key in batches of 1024, 7.0-7.6 with 4096, 7.4-7.7 with 16384.
 constexpr size_t kIterChunk = 4096;
 // Below this many keys the GIL is kept: releasing and taking it back costs more than the work.
 constexpr size_t kReleaseGilFrom = 256;
@@ -34,21 +32,23 @@ void check(int rc, const char *what) {
   if (rc < 0) throw CodeError{rc, 0, what, {}};
 }
 
-// The pointer-and-length call for a Batch, GIL released when worth it. `results` may be null
-// for adds.
-void run_batch(Filter &f, const Batch &b, uint8_t *results, uint64_t *added) {
+// The hash call for a HashBatch, GIL released when worth it (its deferred keys are hashed then).
+// `results` may be null for adds.
+void run_batch(Filter &f, HashBatch &b, uint8_t *results, uint64_t *added) {
   int rc;
   const size_t n = b.size();
-  const bool release = n >= kReleaseGilFrom;
+  const bool release = n >= kReleaseGilFrom || !b.deferred_empty();
   if (results == nullptr) {
     WriteUse use(f);
     PyThreadState *ts = release ? PyEval_SaveThread() : nullptr;
-    rc = abloom_add_many(use.handle(), b.ptrs(), b.lens(), n, added);
+    b.hash_deferred();
+    rc = abloom_add_hashes(use.handle(), b.hashes(), n, added);
     if (release) PyEval_RestoreThread(ts);
   } else {
     Use use(f);
     PyThreadState *ts = release ? PyEval_SaveThread() : nullptr;
-    rc = abloom_test_many(use.handle(), b.ptrs(), b.lens(), n, results, nullptr);
+    b.hash_deferred();
+    rc = abloom_test_hashes(use.handle(), b.hashes(), n, results, nullptr);
     if (release) PyEval_RestoreThread(ts);
   }
   check(rc, results == nullptr ? "add_many" : "contains_many");
@@ -82,6 +82,16 @@ void run_int_keys(Filter &f, const char *buf, size_t n, uint8_t *results, uint64
     }
     check(rc, results == nullptr ? "add_many" : "contains_many");
   }
+}
+
+// The seed of the filter's hash, which HashBatch computes as abloom_hash does. The library knows
+// one hash (XXH3-64, hash id 1) and refuses files of any other, so a filter always has it.
+uint64_t hash_seed(Filter &f) {
+  abloom_memory mem;
+  check(abloom_memory_init(&mem), "hash");
+  check(abloom_get_memory(f.get(), &mem), "hash");
+  if (mem.hash_id != 1) throw nb::value_error("abloom: a filter of an unknown hash id");
+  return mem.seed;
 }
 
 // numpy.ndarray, if NumPy is loaded (a NumPy array cannot exist without it).
@@ -154,12 +164,13 @@ class IntArray {
 // are indexed (the list's size is read again for each item: __index__ may run Python code that
 // changes it); other iterables are iterated.
 template <class Flush>
-void for_chunks(nb::handle keys, Flush &&flush) {
+void for_chunks(Filter &f, nb::handle keys, Flush &&flush) {
   PyObject *o = keys.ptr();
   const bool indexed = PyList_Check(o) || PyTuple_Check(o);
-  Batch batch(indexed
-                  ? std::min<size_t>(static_cast<size_t>(PySequence_Fast_GET_SIZE(o)), kIterChunk)
-                  : kIterChunk);
+  HashBatch batch(
+      indexed ? std::min<size_t>(static_cast<size_t>(PySequence_Fast_GET_SIZE(o)), kIterChunk)
+              : kIterChunk,
+      hash_seed(f));
   auto add = [&](PyObject *item) {
     if (!batch.append(item)) throw nb::python_error();
     if (batch.full()) {
@@ -168,7 +179,8 @@ void for_chunks(nb::handle keys, Flush &&flush) {
     }
   };
   if (indexed) {
-    // Items are borrowed: Batch::append references each before running any Python code.
+    // Items are borrowed: HashBatch::append hashes or references each before running any Python
+    // code.
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); i++)
       add(PySequence_Fast_GET_ITEM(o, i));
   } else {
@@ -192,7 +204,7 @@ uint64_t add_keys(Filter &f, nb::handle keys) {
     run_int_keys(f, arr.data(), arr.size(), nullptr, &added);
     return added;
   }
-  for_chunks(keys, [&](const Batch &b) {
+  for_chunks(f, keys, [&](HashBatch &b) {
     uint64_t a = 0;
     run_batch(f, b, nullptr, &a);
     added += a;
@@ -227,7 +239,7 @@ nb::object test_keys(Filter &f, nb::handle keys) {
     return out;
   }
   std::vector<uint8_t> res;
-  for_chunks(keys, [&](const Batch &b) {
+  for_chunks(f, keys, [&](HashBatch &b) {
     const size_t at = res.size();
     res.resize(at + b.size());
     run_batch(f, b, res.data() + at, nullptr);

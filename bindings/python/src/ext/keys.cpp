@@ -77,20 +77,35 @@ bool Key::set(PyObject *o) {
   return type_error(o);
 }
 
-bool Batch::append_other(PyObject *o) {
+bool HashBatch::append_other(PyObject *o) {
+  if (PyBytes_Check(o)) {  // a long one (append hashed the others)
+    Py_INCREF(o);
+    refs_.push_back(o);
+    hash_or_defer(PyBytes_AS_STRING(o), static_cast<size_t>(PyBytes_GET_SIZE(o)));
+    return true;
+  }
   if (PyUnicode_Check(o)) {
     Py_ssize_t n;
     const char *p = PyUnicode_AsUTF8AndSize(o, &n);  // cached in the str
     if (p == nullptr) return false;
-    push(o, p, static_cast<size_t>(n));
+    if (static_cast<size_t>(n) >= kGilFreeFrom) {
+      Py_INCREF(o);
+      refs_.push_back(o);
+    }
+    hash_or_defer(p, static_cast<size_t>(n));
     return true;
   }
   if (PyByteArray_Check(o) || PyMemoryView_Check(o)) {
     Py_buffer view;
+    // PyBUF_SIMPLE: a non-contiguous memoryview raises BufferError rather than being copied.
     if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) != 0) return false;
-    views_.push_back(view);  // the export holds the object
-    ptrs_[n_] = view.buf;
-    lens_[n_++] = static_cast<size_t>(view.len);
+    const size_t len = static_cast<size_t>(view.len);
+    hash_or_defer(view.buf, len);
+    if (len >= kGilFreeFrom) {
+      views_.push_back(view);  // the export holds the object and its bytes in place
+    } else {
+      PyBuffer_Release(&view);
+    }
     return true;
   }
   if (PyLong_Check(o) || (!PyFloat_Check(o) && PyIndex_Check(o))) {
@@ -99,20 +114,23 @@ bool Batch::append_other(PyObject *o) {
     const bool ok = int_key_bytes(o, le);
     Py_DECREF(o);
     if (!ok) return false;
-    uint64_t *slot = &ints_[nints_++];
-    std::memcpy(slot, le, 8);
-    ptrs_[n_] = slot;
-    lens_[n_++] = 8;
+    hashes_[n_++] = hash(le, 8);
     return true;
   }
   return type_error(o);
 }
 
-void Batch::clear() {
-  for (size_t i = 0; i < nrefs_; i++) Py_DECREF(refs_[i]);
+void HashBatch::hash_deferred() {
+  for (const Deferred &d : deferred_) hashes_[d.slot] = hash(d.p, d.len);
+}
+
+void HashBatch::clear() {
+  for (PyObject *r : refs_) Py_DECREF(r);
+  refs_.clear();
   for (Py_buffer &v : views_) PyBuffer_Release(&v);
   views_.clear();
-  n_ = nrefs_ = nints_ = 0;
+  deferred_.clear();
+  n_ = 0;
 }
 
 }  // namespace abloom_py

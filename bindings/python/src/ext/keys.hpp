@@ -11,6 +11,11 @@
 #include <memory>
 #include <vector>
 
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL
+#endif
+#include <xxhash.h>
+
 namespace abloom_py {
 
 // One key's bytes, borrowed from the object (or from `le` for an int); holds a buffer export of
@@ -39,53 +44,74 @@ class Key {
 // The 8 little-endian bytes of an int key; false with OverflowError/TypeError set.
 bool int_key_bytes(PyObject *o, unsigned char out[8]);
 
-// A batch of keys for the pointer-and-length bulk calls (abloom_add_many / abloom_test_many),
-// with no copy of the keys: each pointer goes into the key object itself (bytes, the UTF-8 that
-// str caches, a buffer export of a bytearray or memoryview), or into `ints` for an int. The batch
-// holds a reference to every object (and every buffer export) until clear(), so the GIL can be
-// released around the C call: no other thread can free or resize what the pointers point at.
+// A batch of keys as their hashes, for the hash bulk calls (abloom_add_hashes /
+// abloom_test_hashes). append() hashes a key while its object is in cache, with the filter's hash
+// (XXH3-64 with the filter's seed, from xxHash: what abloom_hash computes), and keeps no
+// reference: walking a list of small keys is bound by reading the key objects from memory, and
+// hashing each one as it is read overlaps the two, where holding references (a count written in
+// every object, released after the call) and hashing in the C call did not: update of 1M 10-byte
+// keys took 12.3 ns per key that way, 7.0 this way (bench/RESULTS.md, Python binding). Keys of
+// kGilFreeFrom bytes or more are hashed later, by hash_deferred() with the GIL released (hashlib's
+// rule for the same reason): the batch holds a reference to such a key (or a buffer export of a
+// bytearray or memoryview) until clear(), so no other thread can free or resize it meanwhile.
 // Fixed-capacity arrays with one counter: append() is on the per-key path of every batch.
-class Batch {
+class HashBatch {
  public:
-  explicit Batch(size_t capacity)
-      : capacity_(capacity),
-        ptrs_(new const void *[capacity]),
-        lens_(new size_t[capacity]),
-        refs_(new PyObject *[capacity]),
-        ints_(new uint64_t[capacity]) {}
-  Batch(const Batch &) = delete;
-  Batch &operator=(const Batch &) = delete;
-  ~Batch() { clear(); }
-  // Adds `o` (a borrowed reference: append takes its own before any Python code can run). False
-  // with a Python exception set when `o` is not a key. Only when !full().
+  // Keys at least this long are hashed with the GIL released (hashlib's HASHLIB_GIL_MINSIZE).
+  static constexpr size_t kGilFreeFrom = 2048;
+
+  HashBatch(size_t capacity, uint64_t seed)
+      : capacity_(capacity), seed_(seed), hashes_(new uint64_t[capacity]) {}
+  HashBatch(const HashBatch &) = delete;
+  HashBatch &operator=(const HashBatch &) = delete;
+  ~HashBatch() { clear(); }
+  // Adds `o` (a borrowed reference: nothing here runs Python code before `o` is hashed or
+  // referenced). False with a Python exception set when `o` is not a key. Only when !full().
   bool append(PyObject *o) {
     if (PyBytes_Check(o)) {
-      push(o, PyBytes_AS_STRING(o), static_cast<size_t>(PyBytes_GET_SIZE(o)));
-      return true;
+      const size_t len = static_cast<size_t>(PyBytes_GET_SIZE(o));
+      if (len < kGilFreeFrom) {
+        hashes_[n_++] = hash(PyBytes_AS_STRING(o), len);
+        return true;
+      }
     }
     return append_other(o);
   }
+  // Hashes the keys that append() deferred; needs no GIL.
+  void hash_deferred();
+  bool deferred_empty() const { return deferred_.empty(); }
   size_t size() const { return n_; }
   bool full() const { return n_ == capacity_; }
-  const void *const *ptrs() const { return ptrs_.get(); }
-  const size_t *lens() const { return lens_.get(); }
+  const uint64_t *hashes() const { return hashes_.get(); }
   void clear();
 
  private:
-  void push(PyObject *ref, const void *p, size_t len) {
-    Py_INCREF(ref);
-    refs_[nrefs_++] = ref;
-    ptrs_[n_] = p;
-    lens_[n_++] = len;
+  struct Deferred {
+    size_t slot;
+    const void *p;
+    size_t len;
+  };
+  uint64_t hash(const void *p, size_t len) const {
+    if (len <= 16) [[likely]]
+      return XXH3_len_0to16_64b(static_cast<const xxh_u8 *>(p), len, XXH3_kSecret, seed_);
+    return XXH3_64bits_withSeed(p, len, seed_);
+  }
+  // Hashes p[0, len) now, or defers it (its owner referenced, or its export kept, by the caller).
+  void hash_or_defer(const void *p, size_t len) {
+    if (len < kGilFreeFrom) {
+      hashes_[n_++] = hash(p, len);
+    } else {
+      deferred_.push_back({n_++, p, len});
+    }
   }
   bool append_other(PyObject *o);
 
   size_t capacity_;
-  size_t n_ = 0, nrefs_ = 0, nints_ = 0;
-  std::unique_ptr<const void *[]> ptrs_;
-  std::unique_ptr<size_t[]> lens_;
-  std::unique_ptr<PyObject *[]> refs_;
-  std::unique_ptr<uint64_t[]> ints_;
+  uint64_t seed_;
+  size_t n_ = 0;
+  std::unique_ptr<uint64_t[]> hashes_;
+  std::vector<Deferred> deferred_;
+  std::vector<PyObject *> refs_;
   std::vector<Py_buffer> views_;
 };
 
