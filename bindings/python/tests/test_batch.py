@@ -130,8 +130,9 @@ def test_numpy_int_arrays_in_one_call(dtype: type) -> None:
 
 
 def test_int_arrays_across_chunks_answer_key_by_key() -> None:
-    # Arrays go to the engine in chunks of 65536 keys: every answer must land at its own index,
-    # in the NumPy result and in the list one (array module), and every key must be added.
+    # Arrays go to the engine in chunks of 65536 keys, hashed here 4096 at a time: every answer
+    # must land at its own index, in the NumPy result and in the list one (array module), and
+    # every key must be added.
     rng = np.random.default_rng(17)
     keys = rng.integers(0, 2**63, size=150_001, dtype=np.uint64)
     f = BloomFilter(200_000, seed=5)

@@ -21,6 +21,8 @@ namespace {
 // Keys per packed C call for int arrays: large enough that the per-call cost vanishes, small
 // enough that the shared offsets array stays in cache.
 constexpr size_t kChunk = 1 << 16;
+// Hashes per engine call for int arrays.
+constexpr size_t kHashChunk = 4096;
 // Keys per C call for iterables of Python objects (HashBatch): 4096 hashes (32 KiB) stay in
 // cache between the walk that computes them and the call that probes them; update of 1M bytes
 // keys took 8.1-8.4 ns per key in batches of 1024, 7.0-7.6 with 4096, 7.4-7.7 with 16384.
@@ -54,36 +56,6 @@ void run_batch(Filter &f, HashBatch &b, uint8_t *results, uint64_t *added) {
   check(rc, results == nullptr ? "add_many" : "contains_many");
 }
 
-// The packed calls for n 8-byte keys at buf, in chunks of kChunk keys that share one offsets
-// array (it stays in cache, instead of 8 bytes more per key to write and read). Each chunk is its
-// own use of the filter, GIL released when worth it, so that a second writer waits for one chunk
-// at most (filter.hpp). `results` may be null for adds.
-void run_int_keys(Filter &f, const char *buf, size_t n, uint8_t *results, uint64_t *added) {
-  const size_t chunk = std::min(n, kChunk);
-  std::vector<uint64_t> offs(chunk + 1);
-  for (size_t i = 0; i <= chunk; i++) offs[i] = 8 * static_cast<uint64_t>(i);
-  for (size_t at = 0; at < n; at += chunk) {
-    const size_t m = std::min(chunk, n - at);
-    const bool release = m >= kReleaseGilFrom;
-    int rc;
-    if (results == nullptr) {
-      WriteUse use(f);
-      uint64_t a = 0;
-      PyThreadState *ts = release ? PyEval_SaveThread() : nullptr;
-      rc = abloom_add_packed(use.handle(), buf + 8 * at, 8 * m, offs.data(), m, &a);
-      if (release) PyEval_RestoreThread(ts);
-      *added += a;
-    } else {
-      Use use(f);
-      PyThreadState *ts = release ? PyEval_SaveThread() : nullptr;
-      rc = abloom_test_packed(use.handle(), buf + 8 * at, 8 * m, offs.data(), m, results + at,
-                              nullptr);
-      if (release) PyEval_RestoreThread(ts);
-    }
-    check(rc, results == nullptr ? "add_many" : "contains_many");
-  }
-}
-
 // The seed of the filter's hash, which HashBatch computes as abloom_hash does. The library knows
 // one hash (XXH3-64, hash id 1) and refuses files of any other, so a filter always has it.
 uint64_t hash_seed(Filter &f) {
@@ -92,6 +64,51 @@ uint64_t hash_seed(Filter &f) {
   check(abloom_get_memory(f.get(), &mem), "hash");
   if (mem.hash_id != 1) throw nb::value_error("abloom: a filter of an unknown hash id");
   return mem.seed;
+}
+
+// n 8-byte keys at buf, hashed here with the GIL released (the buffer export holds the array),
+// kHashChunk at a time into a small array that stays in cache, for the hash calls. Each kChunk
+// keys are one use of the filter, so that a second writer waits for one chunk at most
+// (filter.hpp). `results` may be null for adds.
+void run_int_keys(Filter &f, const char *buf, size_t n, uint8_t *results, uint64_t *added) {
+  const uint64_t seed = hash_seed(f);
+  uint64_t hashes[kHashChunk];
+  for (size_t at = 0; at < n; at += kChunk) {
+    const size_t m = std::min(kChunk, n - at);
+    const bool release = m >= kReleaseGilFrom;
+    auto each = [&](auto &&call) {
+      int rc = 0;
+      for (size_t i = 0; i < m && rc >= 0; i += kHashChunk) {
+        const size_t c = std::min(kHashChunk, m - i);
+        const char *p = buf + 8 * (at + i);
+        for (size_t j = 0; j < c; j++) hashes[j] = key_hash(seed, p + 8 * j, 8);
+        rc = call(at + i, c);
+      }
+      return rc;
+    };
+    int rc;
+    if (results == nullptr) {
+      WriteUse use(f);
+      uint64_t total = 0;
+      PyThreadState *ts = release ? PyEval_SaveThread() : nullptr;
+      rc = each([&](size_t, size_t c) {
+        uint64_t a = 0;
+        const int r = abloom_add_hashes(use.handle(), hashes, c, &a);
+        total += a;
+        return r;
+      });
+      if (release) PyEval_RestoreThread(ts);
+      *added += total;
+    } else {
+      Use use(f);
+      PyThreadState *ts = release ? PyEval_SaveThread() : nullptr;
+      rc = each([&](size_t from, size_t c) {
+        return abloom_test_hashes(use.handle(), hashes, c, results + from, nullptr);
+      });
+      if (release) PyEval_RestoreThread(ts);
+    }
+    check(rc, results == nullptr ? "add_many" : "contains_many");
+  }
 }
 
 // numpy.ndarray, if NumPy is loaded (a NumPy array cannot exist without it).
