@@ -32,7 +32,8 @@
 # recompiling the engine) and CC, CXX (the compilers, as for any cgo package); and GOPROXY=off:
 # the build fetches nothing. The package's one Go dependency (github.com/zeebo/xxh3, the hash of
 # its Go-native single-key path) is downloaded into the module cache first, from the proxy, as a
-# user's `go mod tidy` would; everything else comes from the module itself. No PKG_CONFIG_PATH,
+# user's `go mod tidy` would, and `go mod tidy` itself runs with Go's default proxy (it checks
+# go.sum against the checksum database); everything else comes from the module itself. No PKG_CONFIG_PATH,
 # LD_LIBRARY_PATH or CGO_* variable: the default build compiles the engine from the module's own
 # sources, and the check fails if the program loads a libabloom.
 #
@@ -268,7 +269,11 @@ step "go mod init, go mod edit (require v0.0.0, replace), go mod tidy"
   cd "$tmp/consumer"
   run go mod init example.com/consumer 2>&1
   run go mod edit -require="$module@v0.0.0" -replace="$module=$here"
-  run go mod tidy
+  # Go's default proxy for this one step, as a user's `go mod tidy` has it: tidy verifies the
+  # new go.sum lines against the checksum database, which is reachable here only through the
+  # proxy (with GOPROXY=off the go command asks sum.golang.org directly). The builds after it
+  # fetch nothing.
+  run env GOPROXY=https://proxy.golang.org,direct go mod tidy
 ) || die "the README's module recipe failed"
 sed 's/^/   go.mod: /' "$tmp/consumer/go.mod"
 
