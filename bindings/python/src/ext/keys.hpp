@@ -47,8 +47,8 @@ bool int_key_bytes(PyObject *o, unsigned char out[8]);
 // A key's hash as the library computes it (abloom_hash): XXH3_64bits_withSeed(p, len, seed).
 // Keys of up to 16 bytes call xxHash's short path directly, the function XXH3_64bits_withSeed
 // runs for them, because compilers do not inline XXH3_64bits_withSeed whole and a call per key
-// is a large part of a batch walk (the tests compare this with abloom_hash for every key type
-// and lengths 0 to 100000).
+// is a large part of a batch walk (tests/test_batch.py: filters filled by batches equal filters
+// filled key by key through abloom_add, for every key type, lengths 0 to 100000 and 3 seeds).
 inline uint64_t key_hash(uint64_t seed, const void *p, size_t len) {
   if (len <= 16) [[likely]]
     return XXH3_len_0to16_64b(static_cast<const xxh_u8 *>(p), len, XXH3_kSecret, seed);
