@@ -234,13 +234,13 @@ ABLOOM_AVX512_FN inline __m512i avx512_split_mask(uint64_t h, uint32_t k) noexce
 }
 
 struct Avx512SplitProbe {
-  template <bool>
+  template <bool, Answer kAnswer = Answer::branch>
   ABLOOM_AVX512_FN __attribute__((always_inline)) static bool test(const uint64_t* block,
                                                                    uint64_t h,
                                                                    uint32_t k) noexcept {
     const __m512i missing =
         _mm512_andnot_si512(avx512_load_block(block), avx512_split_mask<true>(h, k));
-    return present_unless(_mm512_test_epi32_mask(missing, missing) != 0);
+    return present_unless<kAnswer>(_mm512_test_epi32_mask(missing, missing) != 0);
   }
   // As avx512_add, with no repeat check and no fallback: the k bits are distinct by construction.
   template <class Writer, Arrival kArrival, bool>
@@ -252,7 +252,7 @@ struct Avx512SplitProbe {
 
 template <RepeatCheck kCheck>
 struct Avx512Probe {
-  template <bool kNarrow>
+  template <bool kNarrow, Answer = Answer::branch>
   ABLOOM_AVX512_FN __attribute__((always_inline)) static bool test(const uint64_t* block,
                                                                    uint64_t h,
                                                                    uint32_t k) noexcept {

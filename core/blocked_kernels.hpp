@@ -162,17 +162,30 @@ inline const BlockedKernels& blocked_kernels(Layout layout = Layout::distinct) n
 // The tables (kLayouts of them) of one set, or nullptr when this CPU cannot run them.
 const BlockedKernels* blocked_kernels_for(Isa isa) noexcept;
 
-// A test's answer as a branch: false when any of the key's bits is missing. The empty asm keeps
-// the compiler from turning the branch into a flag copy (setcc), which it otherwise does when
-// both sides return a constant. With a branch, the CPU takes the predicted answer and goes on to
-// the next key while the block is still in flight; with a flag copy, whatever uses the answer
-// waits for the load. Measured on the split layout's single-key test at 100M keys (Zen 4,
-// bench/RESULTS.md): 54.2 -> 51.3 ns for absent keys, 60.7 -> 57.4 for present ones.
+// How a probe's test gives its answer.
+//  - branch (single-key calls): false when any of the key's bits is missing, as a branch. The
+//    empty asm keeps the compiler from turning the branch into a flag copy (setcc), which it
+//    otherwise does when both sides return a constant. With a branch, the CPU takes the predicted
+//    answer and goes on to the next key while the block is still in flight; with a flag copy,
+//    whatever uses the answer waits for the load. Measured on the split layout's single-key test
+//    at 100M keys (Zen 4, bench/RESULTS.md): 54.2 -> 51.3 ns for absent keys, 60.7 -> 57.4 for
+//    present ones.
+//  - flag (bulk loops): the answer as a value, with no branch. A bulk loop has prefetched the
+//    block, so nothing waits for it long; but a branch on the answer mispredicts whenever present
+//    and absent keys mix: 1M keys half present took 10.5 ns per key with the branch against 2.6
+//    all present (bench/RESULTS.md).
+enum class Answer { branch, flag };
+
+template <Answer kAnswer = Answer::branch>
 inline bool present_unless(bool missing) noexcept {
-  if (missing) [[likely]]
-    return false;
-  asm volatile("");
-  return true;
+  if constexpr (kAnswer == Answer::flag) {
+    return !missing;
+  } else {
+    if (missing) [[likely]]
+      return false;
+    asm volatile("");
+    return true;
+  }
 }
 
 // Where an add's block comes from, which decides how the shared writer's write step may branch.

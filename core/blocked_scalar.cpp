@@ -87,7 +87,7 @@ namespace abloom {
 namespace {
 
 struct ScalarSplitProbe {
-  template <bool>
+  template <bool, Answer = Answer::branch>
   static bool test(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
     return split_test_scalar(block, h, k);
   }
@@ -98,7 +98,7 @@ struct ScalarSplitProbe {
 };
 
 struct ScalarProbe {
-  template <bool>
+  template <bool, Answer = Answer::branch>
   static bool test(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
     return blocked_test_scalar(block, h, k);
   }

@@ -269,14 +269,14 @@ ABLOOM_AVX2 inline Block split_mask_avx2(uint64_t h, uint32_t k) noexcept {
 }
 
 struct Avx2SplitProbe {
-  template <bool>
+  template <bool, Answer kAnswer = Answer::branch>
   ABLOOM_AVX2 __attribute__((always_inline)) static bool test(const uint64_t* block, uint64_t h,
                                                               uint32_t k) noexcept {
     const Block m = split_mask_avx2(h, k);
     const Block b = load_block(block);
     const __m256i missing =
         _mm256_or_si256(_mm256_andnot_si256(b.lo, m.lo), _mm256_andnot_si256(b.hi, m.hi));
-    return present_unless(_mm256_testz_si256(missing, missing) == 0);
+    return present_unless<kAnswer>(_mm256_testz_si256(missing, missing) == 0);
   }
   template <class Writer, Arrival kArrival, bool>
   ABLOOM_AVX2 __attribute__((always_inline)) static bool add(uint64_t* block, uint64_t h,
@@ -304,7 +304,7 @@ struct Avx2SplitProbe {
 };
 
 struct Avx2Probe {
-  template <bool kNarrow>
+  template <bool kNarrow, Answer = Answer::branch>
   ABLOOM_AVX2 __attribute__((always_inline)) static bool test(const uint64_t* block, uint64_t h,
                                                               uint32_t k) noexcept {
     return test_avx2<kNarrow>(block, h, k);
