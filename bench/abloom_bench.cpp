@@ -7,7 +7,8 @@
 //     (options.bits = n * b, k = the model optimum). Each iteration handles a batch of 4096
 //     16-byte keys from a pool of 2^20 (single-key ops: 4096 calls; bulk ops: one call).
 //       impl blocked, classic   ops add, test, test_present, test_and_add, add_hashes,
-//                               test_hashes, add_packed, test_packed, test_packed_present;
+//                               test_hashes, add_packed, test_packed, test_packed_present,
+//                               test_packed_mixed (half present, half absent, in no pattern);
 //                               add_x and add_packed_x (add and add_packed with the writer mode
 //                               ABLOOM_WRITER_EXCLUSIVE)
 //       impl libbloom           ops add, test, test_present (libbloom 1.6, same bits/key; only
@@ -186,11 +187,33 @@ const std::vector<uint64_t>& present_keys() {
   return w;
 }
 
-// Runs batch(key) on kBatch present keys per iteration, cycling over the first min(n, pool)
-// fill keys (whole batches).
+// Present and absent keys mixed: key i is present_keys()'s key i or, with probability 1/2 by a
+// fixed stream of coin flips, a key of its own stream (kMixedSeed), never added. The answers
+// then follow no pattern a branch predictor could learn, as in a join or a dedup pass.
+constexpr uint64_t kMixedSeed = 0x313Dull;
+const std::vector<uint64_t>& mixed_keys() {
+  static const std::vector<uint64_t> w = [] {
+    std::vector<uint64_t> v = present_keys();
+    uint64_t coin = kMixedSeed, absent = kMixedSeed ^ kGolden;
+    for (size_t i = 0; i < kPoolKeys; ++i) {
+      const bool replace = (splitmix64(coin) & 1) != 0;
+      const uint64_t a = splitmix64(absent), b = splitmix64(absent);
+      if (replace) {
+        v[2 * i] = a;
+        v[2 * i + 1] = b;
+      }
+    }
+    return v;
+  }();
+  return w;
+}
+
+// Runs batch(key) on kBatch present keys per iteration (or keys of `keys`, present_keys() by
+// default), cycling over the first min(n, pool) (whole batches).
 template <class Batch>
-void run_present(benchmark::State& st, uint64_t n, Batch batch) {
-  const uint64_t* w = present_keys().data();
+void run_present(benchmark::State& st, uint64_t n, Batch batch,
+                 const std::vector<uint64_t>& keys = present_keys()) {
+  const uint64_t* w = keys.data();
   const size_t cycle = static_cast<size_t>(std::min<uint64_t>(n, kPoolKeys)) / kBatch * kBatch;
   size_t off = 0;
   for (auto _ : st) {
@@ -500,6 +523,18 @@ void register_grid(uint64_t n, int bpk) {
         if (found != kBatch) std::abort();  // a false negative
         benchmark::DoNotOptimize(found);
       });
+    });
+    op("test_packed_mixed", [kind, &P](benchmark::State& st, Group& g) {
+      const abloom_filter* f = g.full_filter(kind);
+      std::vector<uint8_t> res(kBatch);
+      run_present(
+          st, g.n,
+          [&](const uint64_t* w) {
+            uint64_t found = 0;
+            abloom_test_packed(f, w, 16 * kBatch, P.offsets.data(), kBatch, res.data(), &found);
+            benchmark::DoNotOptimize(found);
+          },
+          mixed_keys());
     });
     // The exclusive-writer mode (abloom_set_writer_mode): plain stores, one writing thread.
     op("add_x", [kind, &P](benchmark::State& st, Group& g) {
