@@ -33,9 +33,9 @@
 # the build fetches nothing. The package's one Go dependency (github.com/zeebo/xxh3, the hash of
 # its Go-native single-key path) is downloaded into the module cache first, from the proxy, as a
 # user's `go mod tidy` would, and `go mod tidy` itself runs with Go's default proxy (it checks
-# go.sum against the checksum database); everything else comes from the module itself. No PKG_CONFIG_PATH,
-# LD_LIBRARY_PATH or CGO_* variable: the default build compiles the engine from the module's own
-# sources, and the check fails if the program loads a libabloom.
+# go.sum against the checksum database); everything else comes from the module itself. No
+# PKG_CONFIG_PATH, LD_LIBRARY_PATH or CGO_* variable: the default build compiles the engine from
+# the module's own sources, and the check fails if the program loads a libabloom.
 #
 # With --prefix=PREFIX (an install of the C library) it then builds and runs the same consumer
 # with -tags abloom_system, adding only the two variables the README tells a user of that mode to

@@ -1,7 +1,5 @@
 #include "keys.hpp"
 
-#include <cstring>
-
 namespace abloom_py {
 
 namespace {
@@ -79,29 +77,21 @@ bool Key::set(PyObject *o) {
 
 bool HashBatch::append_other(PyObject *o) {
   if (PyBytes_Check(o)) {  // a long one (append hashed the others)
-    Py_INCREF(o);
-    refs_.push_back(o);
-    hash_or_defer(PyBytes_AS_STRING(o), static_cast<size_t>(PyBytes_GET_SIZE(o)));
+    hash_or_defer(o, PyBytes_AS_STRING(o), static_cast<size_t>(PyBytes_GET_SIZE(o)));
     return true;
   }
   if (PyUnicode_Check(o)) {
     Py_ssize_t n;
     const char *p = PyUnicode_AsUTF8AndSize(o, &n);  // cached in the str
     if (p == nullptr) return false;
-    if (static_cast<size_t>(n) >= kGilFreeFrom) {
-      Py_INCREF(o);
-      refs_.push_back(o);
-    }
-    hash_or_defer(p, static_cast<size_t>(n));
+    hash_or_defer(o, p, static_cast<size_t>(n));
     return true;
   }
   if (PyByteArray_Check(o) || PyMemoryView_Check(o)) {
     Py_buffer view;
     // PyBUF_SIMPLE: a non-contiguous memoryview raises BufferError rather than being copied.
     if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) != 0) return false;
-    const size_t len = static_cast<size_t>(view.len);
-    hash_or_defer(view.buf, len);
-    if (len >= kGilFreeFrom) {
+    if (hash_or_defer(nullptr, view.buf, static_cast<size_t>(view.len))) {
       views_.push_back(view);  // the export holds the object and its bytes in place
     } else {
       PyBuffer_Release(&view);

@@ -103,13 +103,20 @@ class HashBatch {
     size_t len;
   };
   uint64_t hash(const void *p, size_t len) const { return key_hash(seed_, p, len); }
-  // Hashes p[0, len) now, or defers it (its owner referenced, or its export kept, by the caller).
-  void hash_or_defer(const void *p, size_t len) {
+  // Hashes p[0, len) now, or, for a key of kGilFreeFrom bytes or more, defers it and holds a
+  // reference to `owner` until clear() (a null owner: the caller keeps a buffer export instead).
+  // True when deferred.
+  bool hash_or_defer(PyObject *owner, const void *p, size_t len) {
     if (len < kGilFreeFrom) {
       hashes_[n_++] = hash(p, len);
-    } else {
-      deferred_.push_back({n_++, p, len});
+      return false;
     }
+    if (owner != nullptr) {
+      Py_INCREF(owner);
+      refs_.push_back(owner);
+    }
+    deferred_.push_back({n_++, p, len});
+    return true;
   }
   bool append_other(PyObject *o);
 
