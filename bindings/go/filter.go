@@ -118,7 +118,8 @@ type Info struct {
 	ReadOnly       bool    // writes fail with ErrReadOnly (a file opened read-only)
 }
 
-// Calls in flight are counted so that Close can wait for them before freeing the C filter.
+// Calls in flight into C are counted so that Close can wait for them before freeing the C
+// filter (the single-key calls, which stay in Go, are guarded by pinning instead: pin.go).
 // The count is striped over cache lines, each goroutine mostly hitting its own, so that many
 // goroutines testing one filter do not all write one shared word.
 const stripes = 16
@@ -257,7 +258,9 @@ func (f *Filter) Close() error {
 	if f == nil || !f.open.CompareAndSwap(true, false) {
 		return errClosed("Close")
 	}
-	// Wait for the calls that got in before open was cleared; later ones back off.
+	// Wait for the calls that got in before open was cleared; later ones back off. The
+	// single-key calls are done once the world has stopped (pin.go); the others are counted.
+	waitPinned()
 	for spin := 0; ; spin++ {
 		busy := false
 		for i := range f.inflight {
@@ -313,72 +316,72 @@ func (f *Filter) K() uint { return uint(f.opened("K").info.K) }
 func (f *Filter) Bits() uint64 { return f.opened("Bits").info.Bits }
 
 // Add adds key. It fails only with ErrClosed or, for a file opened read-only, ErrReadOnly.
-// Single-key calls run in Go, on the filter's memory, with no cgo call (native.go).
+// Single-key calls run in Go, on the filter's memory, with no cgo call (native.go), guarded
+// against Close with no atomic instruction (pin.go).
 func (f *Filter) Add(key []byte) error {
-	ref := f.acquire()
-	if ref == nil {
-		return errClosed("Add")
-	}
-	_, ok := f.nat.add(xxh3.HashSeed(key, f.nat.seed))
-	ref.release()
-	runtime.KeepAlive(f)
-	if !ok {
-		return errReadOnly("Add")
-	}
-	return nil
+	_, err := f.addHash("Add", xxh3.HashSeed(key, f.seed()))
+	return err
 }
 
 // AddString adds the bytes of key, without copying them.
 func (f *Filter) AddString(key string) error {
-	ref := f.acquire()
-	if ref == nil {
-		return errClosed("AddString")
-	}
-	_, ok := f.nat.add(xxh3.HashStringSeed(key, f.nat.seed))
-	ref.release()
-	runtime.KeepAlive(f)
-	if !ok {
-		return errReadOnly("AddString")
-	}
-	return nil
+	_, err := f.addHash("AddString", xxh3.HashStringSeed(key, f.seed()))
+	return err
 }
 
 // Test reports whether key may have been added: false means it definitely was not; true
 // means it was, or is a false positive (with about the filter's FPR for keys never added).
 // It panics, with an *Error matching ErrClosed, if the filter is closed, zero or nil.
 func (f *Filter) Test(key []byte) bool {
-	ref := f.acquire()
-	if ref == nil {
+	// Written out in full, as in TestString: a call frame more costs as much as the guard.
+	if f == nil {
 		panicClosed("Test")
 	}
 	h := xxh3.HashSeed(key, f.nat.seed)
+	procPin()
+	if !f.open.Load() {
+		procUnpin()
+		panicClosed("Test")
+	}
 	var present bool
 	if f.nat.probe == probeSplit { // the default layout, without a call to dispatch
-		present = testSplit(f.nat.block(f.nat.shards, h), h, f.nat.k)
+		blk := f.nat.block(f.nat.shards, h)
+		if splitAsm.Load() {
+			present = testSplitAVX2(blk, h, f.nat.k)
+		} else {
+			present = testSplit(blk, h, f.nat.k)
+		}
 	} else {
 		present = f.nat.test(h)
 	}
-	ref.release()
-	runtime.KeepAlive(f)
+	procUnpin()
 	return present
 }
 
 // TestString is Test for the bytes of key, without copying them. It panics, with an *Error
 // matching ErrClosed, if the filter is closed, zero or nil.
 func (f *Filter) TestString(key string) bool {
-	ref := f.acquire()
-	if ref == nil {
+	if f == nil {
 		panicClosed("TestString")
 	}
 	h := xxh3.HashStringSeed(key, f.nat.seed)
+	procPin()
+	if !f.open.Load() {
+		procUnpin()
+		panicClosed("TestString")
+	}
 	var present bool
 	if f.nat.probe == probeSplit { // the default layout, without a call to dispatch
-		present = testSplit(f.nat.block(f.nat.shards, h), h, f.nat.k)
+		blk := f.nat.block(f.nat.shards, h)
+		if splitAsm.Load() {
+			present = testSplitAVX2(blk, h, f.nat.k)
+		} else {
+			present = testSplit(blk, h, f.nat.k)
+		}
 	} else {
 		present = f.nat.test(h)
 	}
-	ref.release()
-	runtime.KeepAlive(f)
+	procUnpin()
 	return present
 }
 
@@ -386,30 +389,44 @@ func (f *Filter) TestString(key string) bool {
 // present (true: added before, or a false positive). When several goroutines add one new key
 // at once, at least one of them is told it was new.
 func (f *Filter) TestAndAdd(key []byte) (bool, error) {
-	ref := f.acquire()
-	if ref == nil {
-		return false, errClosed("TestAndAdd")
-	}
-	present, ok := f.nat.add(xxh3.HashSeed(key, f.nat.seed))
-	ref.release()
-	runtime.KeepAlive(f)
-	if !ok {
-		return false, errReadOnly("TestAndAdd")
-	}
-	return present, nil
+	return f.addHash("TestAndAdd", xxh3.HashSeed(key, f.seed()))
 }
 
 // TestAndAddString is TestAndAdd for the bytes of key, without copying them.
 func (f *Filter) TestAndAddString(key string) (bool, error) {
-	ref := f.acquire()
-	if ref == nil {
-		return false, errClosed("TestAndAddString")
+	return f.addHash("TestAndAddString", xxh3.HashStringSeed(key, f.seed()))
+}
+
+// seed is the filter's hash seed, read before the call is guarded (pin.go: a key is hashed
+// outside the pinned section). A nil f gives 0: the call then fails as on a closed filter.
+func (f *Filter) seed() uint64 {
+	if f == nil {
+		return 0
 	}
-	present, ok := f.nat.add(xxh3.HashStringSeed(key, f.nat.seed))
-	ref.release()
-	runtime.KeepAlive(f)
+	return f.nat.seed
+}
+
+// addHash is TestAndAdd of a key of hash h, under the pin guard (pin.go).
+func (f *Filter) addHash(op string, h uint64) (bool, error) {
+	if f == nil {
+		return false, errClosed(op)
+	}
+	procPin()
+	if !f.open.Load() {
+		procUnpin()
+		return false, errClosed(op)
+	}
+	n := &f.nat
+	if n.probe == probeSplit && n.writable != nil && splitAsm.Load() {
+		// The default layout on amd64, without the calls to dispatch.
+		present := addSplitAVX2(n.block(n.writable, h), h, n.k, n.exclusive.Load())
+		procUnpin()
+		return present, nil
+	}
+	present, ok := n.add(h)
+	procUnpin()
 	if !ok {
-		return false, errReadOnly("TestAndAddString")
+		return false, errReadOnly(op)
 	}
 	return present, nil
 }

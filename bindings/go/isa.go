@@ -45,5 +45,6 @@ func ForceISA(isa ISA) error {
 	if rc := capi.Abloom_isa_force(uint(isa)); rc != 0 {
 		return newError("ForceISA", rc)
 	}
+	splitAsm.Store(splitAsmFor(isa)) // the Go-native probe follows (native.go)
 	return nil
 }

@@ -13,8 +13,9 @@ package abloom
 //     C writers can add to one filter at once; in ExclusiveWriter mode a plain load, OR and store,
 //     as the engine then does.
 //
-// The memory is freed by Close, so every use is between acquire and release (filter.go): Close
-// waits for the calls in flight, and later calls see the filter closed before they read a word.
+// The memory is freed by Close, so every use is inside a pinned section that found the filter
+// open (pin.go): Close waits for the sections in flight, and later calls see the filter closed
+// before they read a word.
 
 import (
 	"math/bits"
@@ -46,6 +47,13 @@ var probePowers = func() (p [32]uint32) {
 	}
 	return p
 }()
+
+// splitAsm is set when the split layout's probe runs in assembly (split_amd64.go): when the C
+// engine's kernel is AVX2 or AVX-512. ForceISA and ABLOOM_ISA move both together, so the Go
+// probe still runs, and is tested, on every CPU.
+var splitAsm atomic.Bool
+
+func init() { splitAsm.Store(splitAsmFor(ActiveISA())) }
 
 // probe is where a filter's keys put their bits.
 type probe uint8
@@ -119,6 +127,9 @@ func (n *native) test(h uint64) bool {
 	case probeDistinct:
 		return testDistinct(n.block(n.shards, h), h, n.k)
 	case probeSplit:
+		if splitAsm.Load() {
+			return testSplitAVX2(n.block(n.shards, h), h, n.k)
+		}
 		return testSplit(n.block(n.shards, h), h, n.k)
 	}
 	return n.testClassic(n.shards[(h>>1)>>(n.shift&63)], h)
@@ -137,6 +148,9 @@ func (n *native) add(h uint64) (present, ok bool) {
 		touched := distinctMask(h, n.k, &m)
 		return orMask(n.block(n.writable, h), &m, touched, exclusive), true
 	case probeSplit:
+		if splitAsm.Load() {
+			return addSplitAVX2(n.block(n.writable, h), h, n.k, exclusive), true
+		}
 		return addSplit(n.block(n.writable, h), h, n.k, exclusive), true
 	}
 	return n.addClassic(n.writable[(h>>1)>>(n.shift&63)], h, exclusive), true

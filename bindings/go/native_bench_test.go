@@ -1,14 +1,17 @@
 package abloom
 
 // What the Go-native single-key path costs against the cgo call it replaced, and what its Close
-// guard (acquire/release: two uncontended atomic adds on a per-goroutine-stack stripe) costs.
+// guard costs: the pin (pin.go) that Filter.Test and Add use, against the counted guard of the
+// cgo calls (acquire/release: two uncontended atomic adds on a per-goroutine-stack stripe) and
+// against no guard at all.
 // 16-byte keys, 1% target, default shape; a pool of up to 1M keys, present or absent.
 //
 //	go test -run '^$' -bench NativeTest -benchtime 2s -args -native-sizes=1M,100M
 //
-// guarded: Filter.Test (what users call); unguarded: the same probe without acquire/release (not
-// safe against a concurrent Close: measurement only); cgo: the previous path, one cgo call to
-// abloom_test between the same acquire/release.
+// guarded: Filter.Test or Add (what users call, pinned); counted: the same probe between
+// acquire/release; unguarded: the probe alone (not safe against a concurrent Close: measurement
+// only); unguarded-go-probe: the same with the split layout's Go probe, on CPUs where its
+// assembly runs; cgo: the path before the Go-native one, a cgo call between acquire/release.
 
 import (
 	"flag"
@@ -71,7 +74,20 @@ func BenchmarkNativeTest(b *testing.B) {
 				})
 			}
 			run("guarded", f.Test)
+			run("counted", func(k []byte) bool {
+				h := xxh3.HashSeed(k, f.nat.seed)
+				ref := f.acquire()
+				r := f.nat.test(h)
+				ref.release()
+				return r
+			})
 			run("unguarded", func(k []byte) bool { return f.nat.test(xxh3.HashSeed(k, f.nat.seed)) })
+			if f.nat.probe == probeSplit && splitAsm.Load() { // the Go probe where assembly runs
+				run("unguarded-go-probe", func(k []byte) bool {
+					h := xxh3.HashSeed(k, f.nat.seed)
+					return testSplit(f.nat.block(f.nat.shards, h), h, f.nat.k)
+				})
+			}
 			run("cgo", func(k []byte) bool {
 				ref := f.acquire()
 				r := capi.Test(f.h, k) == 1
@@ -106,6 +122,13 @@ func BenchmarkNativeAdd(b *testing.B) {
 				})
 			}
 			run("guarded", func(k []byte) { _ = f.Add(k) })
+			run("counted", func(k []byte) {
+				h := xxh3.HashSeed(k, f.nat.seed)
+				ref := f.acquire()
+				_, _ = f.nat.add(h)
+				ref.release()
+			})
+			run("unguarded", func(k []byte) { _, _ = f.nat.add(xxh3.HashSeed(k, f.nat.seed)) })
 			run("cgo", func(k []byte) {
 				ref := f.acquire()
 				_ = capi.Add(f.h, k)

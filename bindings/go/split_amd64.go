@@ -1,0 +1,20 @@
+//go:build amd64 && !purego
+
+package abloom
+
+// The split layout's probe in AVX2 assembly (split_amd64.s): all 16 32-bit words of the block
+// at once, with no loop and no branch on the key. The Go probe (testSplit, addSplit in
+// native.go) is a loop of about 35 instructions per 64-bit word, and at 1M keys its length,
+// not the memory, decided the time: a present key cost 158 instructions in testSplit, so the
+// out-of-order core held barely one key's cache miss at a time.
+
+//go:noescape
+func testSplitAVX2(blk *[blockWords]uint64, h uint64, k uint32) bool
+
+//go:noescape
+func addSplitAVX2(blk *[blockWords]uint64, h uint64, k uint32, exclusive bool) (present bool)
+
+// splitAsmFor reports whether the assembly runs when the C engine's kernel is isa: AVX2 or
+// AVX-512 (which every AVX-512 CPU pairs with AVX2), so that ABLOOM_ISA and ForceISA choose the
+// Go kernel too, and the CPU and OS checks are the engine's.
+func splitAsmFor(isa ISA) bool { return isa == ISAAVX2 || isa == ISAAVX512 }

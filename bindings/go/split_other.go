@@ -1,0 +1,15 @@
+//go:build !amd64 || purego
+
+package abloom
+
+// Without the amd64 assembly (split_amd64.s) the split layout's probe is Go's (native.go).
+
+func splitAsmFor(ISA) bool { return false }
+
+func testSplitAVX2(*[blockWords]uint64, uint64, uint32) bool {
+	panic("abloom: testSplitAVX2 without its assembly")
+}
+
+func addSplitAVX2(*[blockWords]uint64, uint64, uint32, bool) bool {
+	panic("abloom: addSplitAVX2 without its assembly")
+}
