@@ -38,7 +38,9 @@ func SupportedISA() ISA { return ISA(capi.Abloom_isa_supported()) }
 // ActiveISA returns the kernel in use now (process-wide).
 func ActiveISA() ISA { return ISA(capi.Abloom_isa_active()) }
 
-// ForceISA makes every filter in the process use kernel isa from now on. It returns an error
+// ForceISA makes every filter in the process use kernel isa from now on, in the C library's
+// batch calls and in the single-key calls made in Go (on amd64, ISAAVX2 and ISAAVX512 run the
+// default layout's probe in AVX2 assembly, ISAScalar runs it in Go). It returns an error
 // matching [ErrUnsupported] when this CPU cannot run it, and [ErrInvalid] for an unknown value;
 // nothing changes then.
 func ForceISA(isa ISA) error {

@@ -22,6 +22,9 @@ func TestForceISA(t *testing.T) {
 	if got := ActiveISA(); got != ISAScalar {
 		t.Fatalf("ActiveISA() = %v after forcing scalar", got)
 	}
+	if splitAsm.Load() {
+		t.Fatal("the split probe is still assembly after forcing scalar")
+	}
 	for isa := best + 1; isa <= ISAAVX512; isa++ {
 		if err := ForceISA(isa); !errors.Is(err, ErrUnsupported) {
 			t.Fatalf("ForceISA(%v) = %v on a CPU whose best is %v, want ErrUnsupported", isa, err, best)
@@ -30,12 +33,16 @@ func TestForceISA(t *testing.T) {
 	if err := ForceISA(ISA(9)); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("ForceISA(9) = %v, want ErrInvalid", err)
 	}
-	if got := ActiveISA(); got != ISAScalar {
-		t.Fatalf("a refused force changed the kernel to %v", got)
+	if got := ActiveISA(); got != ISAScalar || splitAsm.Load() {
+		t.Fatalf("a refused force changed the kernel to %v (split probe in assembly: %v)", got, splitAsm.Load())
 	}
 	if best != ISAScalar {
 		if err := ForceISA(best); err != nil || ActiveISA() != best {
 			t.Fatalf("ForceISA(%v) = %v, active %v", best, err, ActiveISA())
+		}
+		// The split probe follows: assembly with the AVX2 and AVX-512 kernels (on amd64).
+		if want := splitAsmFor(best); splitAsm.Load() != want {
+			t.Fatalf("after ForceISA(%v) the split probe in assembly is %v, want %v", best, splitAsm.Load(), want)
 		}
 	}
 	if ISAAVX2.String() != "avx2" || ISAAVX512.String() != "avx512" || ISA(7).String() != "unknown" {
