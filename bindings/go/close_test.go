@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/zeebo/xxh3"
 )
 
 // closedMessage is the message of the *Error a method named op gives on a closed filter.
@@ -447,17 +449,82 @@ func TestCleanupFreesUnreachable(t *testing.T) {
 	if got := cleanupsRun.Load() - before; got < 10 {
 		t.Fatalf("%d of 10 dropped filters freed by the cleanup", got)
 	}
-	// Closed filters are not freed twice: Close stops the cleanup.
+	// Closed filters are freed by the same cleanup, once each.
 	before = cleanupsRun.Load()
+	var leases []*lease
 	for i := 0; i < 10; i++ {
 		f, _ := New(1000, 0.01)
+		leases = append(leases, f.live.Load().lease)
 		_ = f.Close()
 	}
-	for i := 0; i < 5; i++ {
+	waitFreed(t, leases...)
+	if got := cleanupsRun.Load() - before; got < 10 {
+		t.Fatalf("cleanup ran %d times for 10 closed filters", got)
+	}
+}
+
+// waitFreed runs garbage collections until the cleanups of leases have run (5 s at most).
+func waitFreed(t *testing.T, leases ...*lease) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for _, l := range leases {
+		for !l.freed.Load() {
+			if time.Now().After(deadline) {
+				t.Fatal("a closed filter was not freed")
+			}
+			runtime.GC()
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// A single-key call in flight when Close runs keeps the memory: the C filter is freed only
+// once the call's handle is dropped. Here a test holds the handle as Test does.
+func TestCloseKeepsMemoryForCallsInFlight(t *testing.T) {
+	f := mustNew(t, 1000, 0.01)
+	_ = f.AddString("k")
+	hd := f.load() // what Test holds while it reads the words
+	l := hd.lease
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
 		runtime.GC()
 		time.Sleep(time.Millisecond)
 	}
-	if got := cleanupsRun.Load() - before; got != 0 {
-		t.Fatalf("cleanup ran %d times for closed filters", got)
+	if l.freed.Load() {
+		t.Fatal("Close freed the memory of a filter whose handle a call still held")
+	}
+	// The call goes on reading the filter's words: they are intact.
+	n := &hd.nat
+	if !n.test(xxh3.HashStringSeed("k", n.seed)) {
+		t.Fatal("the words changed under a call in flight")
+	}
+	runtime.KeepAlive(hd)
+	waitFreed(t, l)
+	if f.load() != nil {
+		t.Fatal("a closed filter has a handle")
+	}
+}
+
+// Past releaseAtBytes of closed filters awaiting their cleanup, Close runs a garbage collection
+// itself: a large filter's memory comes back without the program's help.
+func TestCloseCollectsLargeFilters(t *testing.T) {
+	// About 300 MiB of bits, calloc'ed: pages never touched cost no memory.
+	f := mustNew(t, 250_000_000, 0.01)
+	if f.Info().Bytes < releaseAtBytes {
+		t.Fatalf("the filter has %d bytes, fewer than %d", f.Info().Bytes, releaseAtBytes)
+	}
+	l := f.live.Load().lease
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// No runtime.GC here: Close ran one. The cleanup itself runs on its own goroutine.
+	deadline := time.Now().Add(5 * time.Second)
+	for !l.freed.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("a closed 300 MiB filter was not freed without a collection from the caller")
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

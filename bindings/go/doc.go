@@ -45,8 +45,8 @@
 // # Concurrency
 //
 // A *Filter is safe for concurrent use by any number of goroutines, without locks in the
-// library: see the Filter type for the exact guarantees. Close may race with other calls: it
-// waits for the calls in flight and makes later ones fail with ErrClosed.
+// library: see the Filter type for the exact guarantees. Close may race with other calls: the
+// calls in flight finish safely and later ones fail with ErrClosed.
 //
 // # Errors
 //

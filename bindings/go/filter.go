@@ -136,25 +136,54 @@ type stripe struct {
 // run at once without locks, and once an Add has returned, every Test ordered after it (by a
 // channel, a mutex, a WaitGroup, ...) reports the key present. Intersect and Clear are atomic
 // per 64-bit word only: keys added while they run may or may not survive. Close may be called
-// while other goroutines use the filter: it waits for calls in flight, and later calls fail with
-// ErrClosed (or panic, for the methods that return no error). UnmarshalBinary and ReadFrom
+// while other goroutines use the filter: calls in flight finish safely, and later calls fail
+// with ErrClosed (or panic, for the methods that return no error). UnmarshalBinary and ReadFrom
 // replace the filter and must not run concurrently with anything else on it.
 //
-// Always Close a filter when done: its memory is outside the Go heap, so the garbage collector
-// does not see its size. A filter that becomes unreachable is freed by a cleanup
-// (runtime.AddCleanup) as a safety net.
+// Close a filter when done with it. Its memory is outside the Go heap, so the garbage collector
+// does not see its size: Close hands it back promptly (see Close), where an unreachable filter
+// waits for a collection that its own size does not bring about.
 //
 // The zero Filter is closed; it becomes usable through UnmarshalBinary or ReadFrom. A nil
 // *Filter is closed too, for good: its methods fail or panic as a closed filter's do, never
 // with a nil dereference. A Filter must not be copied (go vet reports copies).
 type Filter struct {
-	open     atomic.Bool
-	inflight *[stripes]stripe // nil in a zero Filter
-	h        uintptr          // the abloom_filter* (C memory), valid while open
-	cleanup  runtime.Cleanup
+	live     atomic.Pointer[handle] // nil when closed (or zero)
+	inflight *[stripes]stripe       // nil in a zero Filter
+	h        uintptr                // the abloom_filter* (C memory), valid while open
 	info     Info
-	nat      native // the shape and words, for single keys without a cgo call (native.go)
 }
+
+// handle is what the single-key calls use of an open filter: its shape and words (native.go).
+// Its reachability guards the C memory, so that a single-key call needs no atomic instruction
+// to keep Close from freeing the words under it (a pair of locked adds cost 35-60% of a test at
+// 100M keys, bench/RESULTS.md): a call loads f.live once and holds the *handle until it is done
+// with the words (runtime.KeepAlive); Close swaps f.live to nil, so later calls fail; the C filter
+// is freed by a cleanup on the handle (runtime.AddCleanup), which runs only once no call holds
+// it. The calls into C are counted in and out as well (acquire), which a cgo call does not feel,
+// so that Close can sync a read-write mapping after the last of them.
+type handle struct {
+	nat native
+	// counted: a read-write mapping, whose single-key adds count themselves in too, so that
+	// Close syncs the file after them.
+	counted bool
+	lease   *lease
+}
+
+// lease is the C filter a handle owns, as its cleanup sees it (it must not reach the handle).
+type lease struct {
+	h      uintptr
+	bytes  int64
+	closed atomic.Bool // Close ran: the bytes are counted in awaitingRelease
+	freed  atomic.Bool // the cleanup ran (tests read it)
+}
+
+// awaitingRelease is the memory of closed filters whose cleanup has not run yet. Past
+// releaseAtBytes, Close runs a garbage collection so that it is handed back promptly: a program
+// that closes a large filter and builds the next one must not hold both for long.
+var awaitingRelease atomic.Int64
+
+const releaseAtBytes = 256 << 20
 
 // stripeIndex picks a stripe from the address of the calling goroutine's stack: goroutines
 // have distinct stacks, so concurrent callers mostly count on different cache lines.
@@ -164,10 +193,10 @@ func stripeIndex() uintptr {
 	return (a * 0x9E3779B97F4A7C15) >> (64 - 4) // top 4 bits: 0..15
 }
 
-// acquire registers a call in flight and returns its stripe, or nil when the filter is closed,
-// zero or nil. Pair with release. The count is raised before open is read, and Close clears
-// open before reading the counts (both sequentially consistent), so either the call sees the
-// filter closed, or Close sees the call and waits for it.
+// acquire registers a call into C in flight and returns its stripe, or nil when the filter is
+// closed, zero or nil. Pair with release. The count is raised before live is read, and Close
+// clears live before reading the counts (both sequentially consistent), so either the call sees
+// the filter closed, or Close sees the call and waits for it.
 func (f *Filter) acquire() *stripe {
 	if f == nil {
 		return nil
@@ -178,7 +207,7 @@ func (f *Filter) acquire() *stripe {
 	}
 	s := &in[stripeIndex()]
 	s.n.Add(1)
-	if !f.open.Load() {
+	if f.live.Load() == nil {
 		s.n.Add(-1)
 		return nil
 	}
@@ -188,32 +217,38 @@ func (f *Filter) acquire() *stripe {
 // release ends a call in flight.
 func (s *stripe) release() { s.n.Add(-1) }
 
-// cleanupsRun counts filters freed by the cleanup rather than Close (tests read it).
+// cleanupsRun counts C filters freed by their cleanup (tests read it).
 var cleanupsRun atomic.Int64
 
-// freeHandle is the cleanup of an unreachable, unclosed filter. No call can be in flight: each
-// keeps its *Filter alive until it returns.
-func freeHandle(h uintptr) {
-	capi.Abloom_free(h)
+// freeHandle is the cleanup of a handle: no call holds it any more, closed or not.
+func freeHandle(l *lease) {
+	capi.Abloom_free(l.h)
+	if l.closed.Load() {
+		awaitingRelease.Add(-l.bytes)
+	}
+	l.freed.Store(true)
 	cleanupsRun.Add(1)
 }
 
 // adopt makes f own the C handle h (f must be closed): it reads the filter's info, registers
 // the cleanup and opens f.
 func (f *Filter) adopt(h uintptr) error {
+	hd := &handle{}
 	info, rc := readInfo(h)
 	if rc == 0 {
-		rc = readNative(h, &f.nat)
+		rc = readNative(h, &hd.nat)
 	}
 	if rc != 0 {
 		capi.Abloom_free(h)
 		return newError("Info", rc)
 	}
+	hd.counted = info.Storage == Mapped && !info.ReadOnly
+	hd.lease = &lease{h: h, bytes: int64(info.Bytes)}
+	runtime.AddCleanup(hd, freeHandle, hd.lease)
 	f.h = h
 	f.info = info
 	f.inflight = new([stripes]stripe)
-	f.cleanup = runtime.AddCleanup(f, freeHandle, h)
-	f.open.Store(true)
+	f.live.Store(hd)
 	return nil
 }
 
@@ -249,18 +284,26 @@ func readInfo(h uintptr) (Info, int) {
 	}, 0
 }
 
-// Close frees the filter (for a file opened with OpenReadWrite, after writing its header and
-// flushing it, as Sync does, whose error it returns). It waits for calls in flight on other
-// goroutines; calls after it fail with ErrClosed, or panic for the methods that return no error.
-// As with os.File, only the first Close does anything: closing a closed, zero or nil filter
-// returns an error matching ErrClosed (which a deferred Close after an explicit one may ignore).
+// Close closes the filter: calls after it fail with ErrClosed, or panic for the methods that
+// return no error. For a file opened with OpenReadWrite it first writes the header and flushes
+// the file, as Sync does, whose error it returns. As with os.File, only the first Close does
+// anything: closing a closed, zero or nil filter returns an error matching ErrClosed (which a
+// deferred Close after an explicit one may ignore).
+//
+// Other goroutines may still be using the filter. Close waits for the calls into C (batches,
+// set operations, files) and, on a read-write mapping, for adds. Single-key calls already in
+// flight finish on the filter's memory, which is freed when the last of them has returned (its
+// cleanup then runs at the garbage collector's next cycle; past 256 MiB of closed filters
+// awaiting that, Close runs the collection itself).
 func (f *Filter) Close() error {
-	if f == nil || !f.open.CompareAndSwap(true, false) {
+	if f == nil {
 		return errClosed("Close")
 	}
-	// Wait for the calls that got in before open was cleared; later ones back off. The
-	// single-key calls are done once the world has stopped (pin.go); the others are counted.
-	waitPinned()
+	hd := f.live.Swap(nil)
+	if hd == nil {
+		return errClosed("Close")
+	}
+	// Wait for the counted calls that got in before live was cleared; later ones back off.
 	for spin := 0; ; spin++ {
 		busy := false
 		for i := range f.inflight {
@@ -278,13 +321,17 @@ func (f *Filter) Close() error {
 			time.Sleep(20 * time.Microsecond)
 		}
 	}
-	f.cleanup.Stop()
 	var err error
-	if f.info.Storage == Mapped && !f.info.ReadOnly {
+	if hd.counted {
 		// abloom_free syncs a read-write mapping too, but cannot report a failure.
 		err = newError("Close", capi.Abloom_sync(f.h))
 	}
-	capi.Abloom_free(f.h)
+	hd.lease.closed.Store(true)
+	pending := awaitingRelease.Add(hd.lease.bytes)
+	runtime.KeepAlive(hd) // the last use: the collection below may free it
+	if pending >= releaseAtBytes {
+		runtime.GC() // the cleanups of the handles no call holds run after it
+	}
 	return err
 }
 
@@ -292,7 +339,7 @@ func (f *Filter) Close() error {
 // zero or nil. It is the check of the accessors that read the Go copy of the filter's info: the
 // info stays in f after Close, but a closed filter has no shape to report.
 func (f *Filter) opened(op string) *Filter {
-	if f == nil || !f.open.Load() {
+	if f == nil || f.live.Load() == nil {
 		panicClosed(op)
 	}
 	return f
@@ -316,16 +363,24 @@ func (f *Filter) K() uint { return uint(f.opened("K").info.K) }
 func (f *Filter) Bits() uint64 { return f.opened("Bits").info.Bits }
 
 // Add adds key. It fails only with ErrClosed or, for a file opened read-only, ErrReadOnly.
-// Single-key calls run in Go, on the filter's memory, with no cgo call (native.go), guarded
-// against Close with no atomic instruction (pin.go).
+// Single-key calls run in Go, on the filter's memory, with no cgo call (native.go) and no atomic
+// instruction to guard against Close (handle).
 func (f *Filter) Add(key []byte) error {
-	_, err := f.addHash("Add", xxh3.HashSeed(key, f.seed()))
+	hd := f.load()
+	if hd == nil {
+		return errClosed("Add")
+	}
+	_, err := f.addHash(hd, "Add", xxh3.HashSeed(key, hd.nat.seed))
 	return err
 }
 
 // AddString adds the bytes of key, without copying them.
 func (f *Filter) AddString(key string) error {
-	_, err := f.addHash("AddString", xxh3.HashStringSeed(key, f.seed()))
+	hd := f.load()
+	if hd == nil {
+		return errClosed("AddString")
+	}
+	_, err := f.addHash(hd, "AddString", xxh3.HashStringSeed(key, hd.nat.seed))
 	return err
 }
 
@@ -333,55 +388,49 @@ func (f *Filter) AddString(key string) error {
 // means it was, or is a false positive (with about the filter's FPR for keys never added).
 // It panics, with an *Error matching ErrClosed, if the filter is closed, zero or nil.
 func (f *Filter) Test(key []byte) bool {
-	// Written out in full, as in TestString: a call frame more costs as much as the guard.
-	if f == nil {
+	// Written out in full, as in TestString: at 1M keys a call frame more costs a few percent.
+	hd := f.load()
+	if hd == nil {
 		panicClosed("Test")
 	}
-	h := xxh3.HashSeed(key, f.nat.seed)
-	procPin()
-	if !f.open.Load() {
-		procUnpin()
-		panicClosed("Test")
-	}
+	n := &hd.nat
+	h := xxh3.HashSeed(key, n.seed)
 	var present bool
-	if f.nat.probe == probeSplit { // the default layout, without a call to dispatch
-		blk := f.nat.block(f.nat.shards, h)
+	if n.probe == probeSplit { // the default layout, without a call to dispatch
+		blk := n.block(n.shards, h)
 		if splitAsm.Load() {
-			present = testSplitAVX2(blk, h, f.nat.k)
+			present = testSplitAVX2(blk, h, n.k)
 		} else {
-			present = testSplit(blk, h, f.nat.k)
+			present = testSplit(blk, h, n.k)
 		}
 	} else {
-		present = f.nat.test(h)
+		present = n.test(h)
 	}
-	procUnpin()
+	runtime.KeepAlive(hd) // the words stay allocated until here
 	return present
 }
 
 // TestString is Test for the bytes of key, without copying them. It panics, with an *Error
 // matching ErrClosed, if the filter is closed, zero or nil.
 func (f *Filter) TestString(key string) bool {
-	if f == nil {
+	hd := f.load()
+	if hd == nil {
 		panicClosed("TestString")
 	}
-	h := xxh3.HashStringSeed(key, f.nat.seed)
-	procPin()
-	if !f.open.Load() {
-		procUnpin()
-		panicClosed("TestString")
-	}
+	n := &hd.nat
+	h := xxh3.HashStringSeed(key, n.seed)
 	var present bool
-	if f.nat.probe == probeSplit { // the default layout, without a call to dispatch
-		blk := f.nat.block(f.nat.shards, h)
+	if n.probe == probeSplit {
+		blk := n.block(n.shards, h)
 		if splitAsm.Load() {
-			present = testSplitAVX2(blk, h, f.nat.k)
+			present = testSplitAVX2(blk, h, n.k)
 		} else {
-			present = testSplit(blk, h, f.nat.k)
+			present = testSplit(blk, h, n.k)
 		}
 	} else {
-		present = f.nat.test(h)
+		present = n.test(h)
 	}
-	procUnpin()
+	runtime.KeepAlive(hd)
 	return present
 }
 
@@ -389,42 +438,48 @@ func (f *Filter) TestString(key string) bool {
 // present (true: added before, or a false positive). When several goroutines add one new key
 // at once, at least one of them is told it was new.
 func (f *Filter) TestAndAdd(key []byte) (bool, error) {
-	return f.addHash("TestAndAdd", xxh3.HashSeed(key, f.seed()))
+	hd := f.load()
+	if hd == nil {
+		return false, errClosed("TestAndAdd")
+	}
+	return f.addHash(hd, "TestAndAdd", xxh3.HashSeed(key, hd.nat.seed))
 }
 
 // TestAndAddString is TestAndAdd for the bytes of key, without copying them.
 func (f *Filter) TestAndAddString(key string) (bool, error) {
-	return f.addHash("TestAndAddString", xxh3.HashStringSeed(key, f.seed()))
+	hd := f.load()
+	if hd == nil {
+		return false, errClosed("TestAndAddString")
+	}
+	return f.addHash(hd, "TestAndAddString", xxh3.HashStringSeed(key, hd.nat.seed))
 }
 
-// seed is the filter's hash seed, read before the call is guarded (pin.go: a key is hashed
-// outside the pinned section). A nil f gives 0: the call then fails as on a closed filter.
-func (f *Filter) seed() uint64 {
+// load returns f's handle, or nil when f is closed, zero or nil.
+func (f *Filter) load() *handle {
 	if f == nil {
-		return 0
+		return nil
 	}
-	return f.nat.seed
+	return f.live.Load()
 }
 
-// addHash is TestAndAdd of a key of hash h, under the pin guard (pin.go).
-func (f *Filter) addHash(op string, h uint64) (bool, error) {
-	if f == nil {
-		return false, errClosed(op)
-	}
-	procPin()
-	if !f.open.Load() {
-		procUnpin()
-		return false, errClosed(op)
-	}
-	n := &f.nat
-	if n.probe == probeSplit && n.writable != nil && splitAsm.Load() {
+// addHash is TestAndAdd of a key of hash h on hd, f's handle.
+func (f *Filter) addHash(hd *handle, op string, h uint64) (bool, error) {
+	n := &hd.nat
+	if hd.counted {
+		// A read-write mapping: Close must sync the file after this add.
+		ref := f.acquire()
+		if ref == nil {
+			return false, errClosed(op)
+		}
+		defer ref.release()
+	} else if n.probe == probeSplit && n.writable != nil && splitAsm.Load() {
 		// The default layout on amd64, without the calls to dispatch.
 		present := addSplitAVX2(n.block(n.writable, h), h, n.k, n.exclusive.Load())
-		procUnpin()
+		runtime.KeepAlive(hd)
 		return present, nil
 	}
 	present, ok := n.add(h)
-	procUnpin()
+	runtime.KeepAlive(hd)
 	if !ok {
 		return false, errReadOnly(op)
 	}

@@ -13,9 +13,8 @@ package abloom
 //     C writers can add to one filter at once; in ExclusiveWriter mode a plain load, OR and store,
 //     as the engine then does.
 //
-// The memory is freed by Close, so every use is inside a pinned section that found the filter
-// open (pin.go): Close waits for the sections in flight, and later calls see the filter closed
-// before they read a word.
+// The memory is the C filter's, freed once no call holds its handle (filter.go): every use is
+// between a load of the handle and a runtime.KeepAlive of it, and calls after Close find none.
 
 import (
 	"math/bits"

@@ -47,6 +47,7 @@ func BenchmarkNativeTest(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		nat := &f.live.Load().nat
 		for from := 0; from < n; from += 1 << 16 {
 			if _, err := f.AddBatch(keys(uint64(from), uint64(min(1<<16, n-from)))); err != nil {
 				b.Fatal(err)
@@ -75,17 +76,17 @@ func BenchmarkNativeTest(b *testing.B) {
 			}
 			run("guarded", f.Test)
 			run("counted", func(k []byte) bool {
-				h := xxh3.HashSeed(k, f.nat.seed)
+				h := xxh3.HashSeed(k, nat.seed)
 				ref := f.acquire()
-				r := f.nat.test(h)
+				r := nat.test(h)
 				ref.release()
 				return r
 			})
-			run("unguarded", func(k []byte) bool { return f.nat.test(xxh3.HashSeed(k, f.nat.seed)) })
-			if f.nat.probe == probeSplit && splitAsm.Load() { // the Go probe where assembly runs
+			run("unguarded", func(k []byte) bool { return nat.test(xxh3.HashSeed(k, nat.seed)) })
+			if nat.probe == probeSplit && splitAsm.Load() { // the Go probe where assembly runs
 				run("unguarded-go-probe", func(k []byte) bool {
-					h := xxh3.HashSeed(k, f.nat.seed)
-					return testSplit(f.nat.block(f.nat.shards, h), h, f.nat.k)
+					h := xxh3.HashSeed(k, nat.seed)
+					return testSplit(nat.block(nat.shards, h), h, nat.k)
 				})
 			}
 			run("cgo", func(k []byte) bool {
@@ -107,6 +108,7 @@ func BenchmarkNativeAdd(b *testing.B) {
 				b.Fatal(err)
 			}
 			_ = f.SetWriterMode(mode)
+			nat := &f.live.Load().nat
 			var k [16]byte
 			run := func(name string, add func([]byte)) {
 				b.Run("n="+uitoa(uint64(n))+"/"+mode.String()+"/"+name, func(b *testing.B) {
@@ -123,12 +125,12 @@ func BenchmarkNativeAdd(b *testing.B) {
 			}
 			run("guarded", func(k []byte) { _ = f.Add(k) })
 			run("counted", func(k []byte) {
-				h := xxh3.HashSeed(k, f.nat.seed)
+				h := xxh3.HashSeed(k, nat.seed)
 				ref := f.acquire()
-				_, _ = f.nat.add(h)
+				_, _ = nat.add(h)
 				ref.release()
 			})
-			run("unguarded", func(k []byte) { _, _ = f.nat.add(xxh3.HashSeed(k, f.nat.seed)) })
+			run("unguarded", func(k []byte) { _, _ = nat.add(xxh3.HashSeed(k, nat.seed)) })
 			run("cgo", func(k []byte) {
 				ref := f.acquire()
 				_ = capi.Add(f.h, k)

@@ -45,8 +45,9 @@ func (f *Filter) SetWriterMode(mode WriterMode) error {
 		return errClosed("SetWriterMode")
 	}
 	rc := capi.Abloom_set_writer_mode(f.h, uint(mode))
-	if rc == 0 {
-		f.nat.exclusive.Store(mode == ExclusiveWriter) // the Go-native adds follow it too
+	// The Go-native adds follow it too (unless Close has begun: then none will run).
+	if hd := f.live.Load(); rc == 0 && hd != nil {
+		hd.nat.exclusive.Store(mode == ExclusiveWriter)
 	}
 	ref.release()
 	runtime.KeepAlive(f)
