@@ -118,8 +118,8 @@ type Info struct {
 	ReadOnly       bool    // writes fail with ErrReadOnly (a file opened read-only)
 }
 
-// Calls in flight into C are counted so that Close can wait for them before freeing the C
-// filter (the single-key calls, which stay in Go, are guarded by pinning instead: pin.go).
+// Calls in flight into C are counted so that Close can wait for them (the single-key calls,
+// which stay in Go, hold the filter's handle instead: see handle).
 // The count is striped over cache lines, each goroutine mostly hitting its own, so that many
 // goroutines testing one filter do not all write one shared word.
 const stripes = 16
