@@ -1,14 +1,14 @@
 package abloom
 
 // What the Go-native single-key path costs against the cgo call it replaced, and what its Close
-// guard costs: the pin (pin.go) that Filter.Test and Add use, against the counted guard of the
-// cgo calls (acquire/release: two uncontended atomic adds on a per-goroutine-stack stripe) and
-// against no guard at all.
+// guard costs: the handle that Filter.Test and Add hold (a plain load), against the counted
+// guard of the cgo calls (acquire/release: two uncontended atomic adds on a per-goroutine-stack
+// stripe) and against no guard at all.
 // 16-byte keys, 1% target, default shape; a pool of up to 1M keys, present or absent.
 //
 //	go test -run '^$' -bench NativeTest -benchtime 2s -args -native-sizes=1M,100M
 //
-// guarded: Filter.Test or Add (what users call, pinned); counted: the same probe between
+// guarded: Filter.Test or Add (what users call); counted: the same probe between
 // acquire/release; unguarded: the probe alone (not safe against a concurrent Close: measurement
 // only); unguarded-go-probe: the same with the split layout's Go probe, on CPUs where its
 // assembly runs; cgo: the path before the Go-native one, a cgo call between acquire/release.
