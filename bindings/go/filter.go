@@ -339,7 +339,7 @@ func (f *Filter) Close() error {
 // zero or nil. It is the check of the accessors that read the Go copy of the filter's info: the
 // info stays in f after Close, but a closed filter has no shape to report.
 func (f *Filter) opened(op string) *Filter {
-	if f == nil || f.live.Load() == nil {
+	if f.load() == nil {
 		panicClosed(op)
 	}
 	return f
