@@ -396,13 +396,8 @@ func (f *Filter) Test(key []byte) bool {
 	n := &hd.nat
 	h := xxh3.HashSeed(key, n.seed)
 	var present bool
-	if n.probe == probeSplit { // the default layout, without a call to dispatch
-		blk := n.block(n.shards, h)
-		if splitAsm.Load() {
-			present = testSplitAVX2(blk, h, n.k)
-		} else {
-			present = testSplit(blk, h, n.k)
-		}
+	if n.probe == probeSplit && splitAsm.Load() { // the default layout, without a call to dispatch
+		present = testSplitAVX2(n, h)
 	} else {
 		present = n.test(h)
 	}
@@ -420,13 +415,8 @@ func (f *Filter) TestString(key string) bool {
 	n := &hd.nat
 	h := xxh3.HashStringSeed(key, n.seed)
 	var present bool
-	if n.probe == probeSplit {
-		blk := n.block(n.shards, h)
-		if splitAsm.Load() {
-			present = testSplitAVX2(blk, h, n.k)
-		} else {
-			present = testSplit(blk, h, n.k)
-		}
+	if n.probe == probeSplit && splitAsm.Load() {
+		present = testSplitAVX2(n, h)
 	} else {
 		present = n.test(h)
 	}
@@ -474,7 +464,7 @@ func (f *Filter) addHash(hd *handle, op string, h uint64) (bool, error) {
 		defer ref.release()
 	} else if n.probe == probeSplit && n.writable != nil && splitAsm.Load() {
 		// The default layout on amd64, without the calls to dispatch.
-		present := addSplitAVX2(n.block(n.writable, h), h, n.k, n.exclusive.Load())
+		present := addSplitAVX2(n, h, n.exclusive.Load())
 		runtime.KeepAlive(hd)
 		return present, nil
 	}

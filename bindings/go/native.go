@@ -83,6 +83,11 @@ func readNative(h uintptr, n *native) int {
 	if rc := capi.GetMemory(h, &m); rc != 0 {
 		return rc
 	}
+	if m.ShardBits > 16 || len(m.Shards) != 1<<m.ShardBits {
+		// The header promises 1 << shard_bits shards (at most 65536); the assembly indexes them
+		// without a bounds check.
+		return codeInternal
+	}
 	*n = native{
 		shards:    m.Shards,
 		blocks:    m.BlocksPerShard,
@@ -113,21 +118,22 @@ func readNative(h uintptr, n *native) int {
 // block returns the 64-byte block of hash h: its shard is the top shardBits bits of h, its
 // block in the shard mulhi64(h << shardBits, blocks). Shift counts are masked with & 63 (they
 // are below 64 anyway) so that Go emits a bare shift, without its "count >= 64 gives 0" fixup.
+// The split layout's assembly (SPLIT_BLOCK in split_amd64.s) computes the same.
 func (n *native) block(shards []unsafe.Pointer, h uint64) *[blockWords]uint64 {
 	base := shards[(h>>1)>>(n.shift&63)]
 	hi, _ := bits.Mul64(h<<(n.shardBits&63), n.blocks)
 	return (*[blockWords]uint64)(unsafe.Add(base, hi*64))
 }
 
-// test reports whether all of hash h's bits are set. (Filter.Test and TestString call
-// testSplit themselves for the default layout: one call frame less.)
+// test reports whether all of hash h's bits are set. (Filter.Test and TestString call the
+// split layout's assembly themselves where it runs: one call frame less.)
 func (n *native) test(h uint64) bool {
 	switch n.probe {
 	case probeDistinct:
 		return testDistinct(n.block(n.shards, h), h, n.k)
 	case probeSplit:
 		if splitAsm.Load() {
-			return testSplitAVX2(n.block(n.shards, h), h, n.k)
+			return testSplitAVX2(n, h)
 		}
 		return testSplit(n.block(n.shards, h), h, n.k)
 	}
@@ -148,7 +154,7 @@ func (n *native) add(h uint64) (present, ok bool) {
 		return orMask(n.block(n.writable, h), &m, touched, exclusive), true
 	case probeSplit:
 		if splitAsm.Load() {
-			return addSplitAVX2(n.block(n.writable, h), h, n.k, exclusive), true
+			return addSplitAVX2(n, h, exclusive), true
 		}
 		return addSplit(n.block(n.writable, h), h, n.k, exclusive), true
 	}

@@ -7,12 +7,17 @@ package abloom
 // native.go) is a loop of about 35 instructions per 64-bit word, and at 1M keys its length,
 // not the memory, decided the time: a present key cost 158 instructions in testSplit, so the
 // out-of-order core held barely one key's cache miss at a time.
+//
+// The assembly also finds the key's block (n.block's arithmetic, on n.shards to test and on
+// n.writable to add), so a call passes only the filter and the hash. Computed in Go, the block
+// address was a bounds check and a stack argument more, and at 100M keys a test cost 25-30%
+// more (bench/RESULTS.md, "The block address in the assembly").
 
 //go:noescape
-func testSplitAVX2(blk *[blockWords]uint64, h uint64, k uint32) bool
+func testSplitAVX2(n *native, h uint64) bool
 
 //go:noescape
-func addSplitAVX2(blk *[blockWords]uint64, h uint64, k uint32, exclusive bool) (present bool)
+func addSplitAVX2(n *native, h uint64, exclusive bool) (present bool)
 
 // splitAsmFor reports whether the assembly runs when the C engine's kernel is isa: AVX2 or
 // AVX-512 (which every AVX-512 CPU pairs with AVX2), so that ABLOOM_ISA and ForceISA choose the

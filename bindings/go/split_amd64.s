@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "go_asm.h"
 
 // The split layout's probe with AVX2, all 16 32-bit words of the block at once and no branch
 // on the key (split_amd64.go says when it runs; native.go's splitStart has the layout).
@@ -59,8 +60,26 @@ DATA splitC17<>+24(SB)/4, $0xc576c739
 DATA splitC17<>+28(SB)/4, $0xc576c739
 GLOBL splitC17<>(SB), RODATA|NOPTR, $32
 
-// SPLIT_BITS leaves in Y1 (words 0-7) and Y2 (words 8-15) the key's bits, from h and k on the
-// stack, and in Y7 a 1 in each lane. It uses Y0-Y5 and Y8.
+// SPLIT_BLOCK leaves in SI the address of hash h's block in the filter *DI, among the shards
+// whose base pointers the slice at field shards of native holds (n.block in native.go: the shard
+// from h's top bits, the block from a multiply-high of what is left). h is in BX; it uses AX, CX
+// and DX. (split_amd64.go says why it is computed here rather than in Go.)
+#define SPLIT_BLOCK(shards) \
+	MOVQ shards(DI), SI                \
+	MOVL native_shift(DI), CX          \
+	MOVQ BX, DX                        \
+	SHRQ $1, DX                        \
+	SHRQ CX, DX /* the shard */        \
+	MOVQ (SI)(DX*8), SI                \
+	MOVL native_shardBits(DI), CX      \
+	MOVQ BX, AX                        \
+	SHLQ CX, AX                        \
+	MULQ native_blocks(DI) /* DX: the block */ \
+	SHLQ $6, DX                        \
+	ADDQ DX, SI
+
+// SPLIT_BITS leaves in Y1 (words 0-7) and Y2 (words 8-15) the key's bits, from h on the stack
+// and k in the filter *DI, and in Y7 a 1 in each lane. It uses Y0-Y5 and Y8.
 #define SPLIT_BITS \
 	VPBROADCASTD h+8(FP), Y0 /* uint32(h) in each lane */ \
 	VPCMPEQD     Y7, Y7, Y7             \
@@ -69,7 +88,7 @@ GLOBL splitC17<>(SB), RODATA|NOPTR, $32
 	VPOR         Y7, Y0, Y0 /* h2 */ \
 	VPMULLD      splitC17<>(SB), Y0, Y3 \
 	VPSRLD       $28, Y3, Y3 /* s */ \
-	VPBROADCASTD k+16(FP), Y4           \
+	VPBROADCASTD native_k(DI), Y4       \
 	VPMULLD      splitMul<>+0(SB), Y0, Y1  \
 	VPMULLD      splitMul<>+32(SB), Y0, Y2 \
 	VPSRLD       $27, Y1, Y1            \
@@ -87,30 +106,34 @@ GLOBL splitC17<>(SB), RODATA|NOPTR, $32
 	VPCMPGTD     Y5, Y4, Y5             \
 	VPAND        Y5, Y2, Y2
 
-// func testSplitAVX2(blk *[8]uint64, h uint64, k uint32) bool
-TEXT ·testSplitAVX2(SB), NOSPLIT, $0-25
-	MOVQ    blk+0(FP), AX
+// func testSplitAVX2(n *native, h uint64) bool
+TEXT ·testSplitAVX2(SB), NOSPLIT, $0-17
+	MOVQ    n+0(FP), DI
+	MOVQ    h+8(FP), BX
+	SPLIT_BLOCK(native_shards)
 	SPLIT_BITS
-	VMOVDQU (AX), Y5                    // one 64-bit load per word, as atomic.LoadUint64's
-	VMOVDQU 32(AX), Y6
+	VMOVDQU (SI), Y5                    // one 64-bit load per word, as atomic.LoadUint64's
+	VMOVDQU 32(SI), Y6
 	VPANDN  Y1, Y5, Y1                  // the key's bits missing from the block
 	VPANDN  Y2, Y6, Y2
 	VPOR    Y2, Y1, Y1
 	VPTEST  Y1, Y1
-	SETEQ   ret+24(FP)
+	SETEQ   ret+16(FP)
 	VZEROUPPER
 	RET
 
-// func addSplitAVX2(blk *[8]uint64, h uint64, k uint32, exclusive bool) (present bool)
+// func addSplitAVX2(n *native, h uint64, exclusive bool) (present bool)
 //
-// Sets the key's bits and reports whether they were all set before, from one load of each
+// Sets the key's bits (in the words of n.writable) and reports whether they were all set before, from one load of each
 // word (setBits in native.go gives the reasoning): a word is written only when it misses one of
 // the key's bits, with LOCK OR, or a plain OR when exclusive (one writer).
 TEXT ·addSplitAVX2(SB), NOSPLIT, $64-25
-	MOVQ      blk+0(FP), AX
+	MOVQ      n+0(FP), DI
+	MOVQ      h+8(FP), BX
+	SPLIT_BLOCK(native_writable)
 	SPLIT_BITS
-	VMOVDQU   (AX), Y5
-	VMOVDQU   32(AX), Y6
+	VMOVDQU   (SI), Y5
+	VMOVDQU   32(SI), Y6
 	VPANDN    Y1, Y5, Y5
 	VPANDN    Y2, Y6, Y6
 	VPXOR     Y0, Y0, Y0
@@ -126,14 +149,14 @@ TEXT ·addSplitAVX2(SB), NOSPLIT, $64-25
 	VMOVDQU   Y2, 32(SP)
 	VZEROUPPER
 	MOVB      $0, present+24(FP)
-	CMPB      exclusive+20(FP), $0
+	CMPB      exclusive+16(FP), $0
 	JNE       plain
 
 locked:
 	BSFL      BX, CX
 	MOVQ      0(SP)(CX*8), DX
 	LOCK
-	ORQ       DX, (AX)(CX*8)
+	ORQ       DX, (SI)(CX*8)
 	LEAL      -1(BX), CX
 	ANDL      CX, BX
 	JNZ       locked
@@ -142,7 +165,7 @@ locked:
 plain:
 	BSFL      BX, CX
 	MOVQ      0(SP)(CX*8), DX
-	ORQ       DX, (AX)(CX*8)
+	ORQ       DX, (SI)(CX*8)
 	LEAL      -1(BX), CX
 	ANDL      CX, BX
 	JNZ       plain

@@ -6,10 +6,10 @@ package abloom
 
 func splitAsmFor(ISA) bool { return false }
 
-func testSplitAVX2(*[blockWords]uint64, uint64, uint32) bool {
+func testSplitAVX2(*native, uint64) bool {
 	panic("abloom: testSplitAVX2 without its assembly")
 }
 
-func addSplitAVX2(*[blockWords]uint64, uint64, uint32, bool) bool {
+func addSplitAVX2(*native, uint64, bool) bool {
 	panic("abloom: addSplitAVX2 without its assembly")
 }

@@ -3,6 +3,7 @@ package abloom
 import (
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
 // The split layout's assembly probe (split_amd64.s) against its Go probe (native.go), on random
@@ -41,12 +42,12 @@ func TestSplitAsmMatchesGo(t *testing.T) {
 				blk[w] |= m[w]
 			}
 		}
-		if got, want := testSplitAVX2(&blk, h, k), testSplit(&blk, h, k); got != want {
+		if got, want := testSplitAVX2(oneBlock(&blk, k), h), testSplit(&blk, h, k); got != want {
 			t.Fatalf("test of h=%#x k=%d: assembly %v, Go %v (block %x)", h, k, got, want, blk)
 		}
 		for _, exclusive := range []bool{false, true} {
 			a, g := blk, blk
-			pa, pg := addSplitAVX2(&a, h, k, exclusive), addSplit(&g, h, k, exclusive)
+			pa, pg := addSplitAVX2(oneBlock(&a, k), h, exclusive), addSplit(&g, h, k, exclusive)
 			if pa != pg || a != g {
 				t.Fatalf("add of h=%#x k=%d exclusive=%v: assembly %v %x, Go %v %x", h, k, exclusive, pa, a, pg, g)
 			}
@@ -57,4 +58,12 @@ func TestSplitAsmMatchesGo(t *testing.T) {
 			t.Fatalf("no case started its window at word %d", s)
 		}
 	}
+}
+
+// oneBlock is a filter of one shard of one block, blk, so that the assembly, which finds the
+// key's block itself, probes blk. (TestNativeMatchesC checks how it finds the block, in filters
+// of many shards and blocks, against C.)
+func oneBlock(blk *[blockWords]uint64, k uint32) *native {
+	words := []unsafe.Pointer{unsafe.Pointer(blk)}
+	return &native{shards: words, writable: words, blocks: 1, shift: 63, k: k}
 }
