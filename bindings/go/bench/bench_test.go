@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	abloom "github.com/abloom/abloom/bindings/go"
 	"github.com/bits-and-blooms/bloom/v3"
@@ -74,18 +75,20 @@ func putKey(b []byte, i uint64) {
 // absentBase numbers the keys never added.
 const absentBase = 1 << 62
 
-// pool is a set of keys in one flat buffer, with slice views into it.
+// pool is a set of keys in one flat buffer, with slice and string views into it.
 type pool struct {
 	flat  []byte
 	views [][]byte
+	strs  []string
 }
 
 func newPool(from uint64, n int) *pool {
-	p := &pool{flat: make([]byte, 16*n), views: make([][]byte, n)}
+	p := &pool{flat: make([]byte, 16*n), views: make([][]byte, n), strs: make([]string, n)}
 	for i := 0; i < n; i++ {
 		k := p.flat[16*i : 16*i+16 : 16*i+16]
 		putKey(k, from+uint64(i))
 		p.views[i] = k
+		p.strs[i] = unsafe.String(&k[0], len(k)) // the buffer is never written again
 	}
 	return p
 }
@@ -161,6 +164,20 @@ func probe(b *testing.B, p *pool, test func([]byte) bool) {
 	b.ReportMetric(float64(pos)/float64(b.N), "positive/key")
 }
 
+// probeStrings is probe for string keys.
+func probeStrings(b *testing.B, p *pool, test func(string) bool) {
+	j, pos := 0, 0
+	for i := 0; i < b.N; i++ {
+		if test(p.strs[j]) {
+			pos++
+		}
+		if j++; j == len(p.strs) {
+			j = 0
+		}
+	}
+	b.ReportMetric(float64(pos)/float64(b.N), "positive/key")
+}
+
 func BenchmarkTest(b *testing.B) {
 	for _, size := range sizes(b) {
 		for _, which := range []string{"present", "absent"} {
@@ -173,6 +190,27 @@ func BenchmarkTest(b *testing.B) {
 				b.Run("abloom", func(b *testing.B) { probe(b, p, e.ab.Test) })
 				b.Run("bitsandblooms", func(b *testing.B) { probe(b, p, e.bb.Test) })
 				b.Run("blockedgo", func(b *testing.B) { probe(b, p, e.bg.Test) })
+			})
+		}
+	}
+}
+
+// BenchmarkTestString: the same keys as strings. blockedgo has no string call; it tests the
+// string's bytes, viewed without a copy, as a caller of a []byte-only filter would.
+func BenchmarkTestString(b *testing.B) {
+	for _, size := range sizes(b) {
+		for _, which := range []string{"present", "absent"} {
+			b.Run(fmt.Sprintf("n=%s/%s", size, which), func(b *testing.B) {
+				e := getEnv(b, size)
+				p := e.present
+				if which == "absent" {
+					p = e.absent
+				}
+				b.Run("abloom", func(b *testing.B) { probeStrings(b, p, e.ab.TestString) })
+				b.Run("bitsandblooms", func(b *testing.B) { probeStrings(b, p, e.bb.TestString) })
+				b.Run("blockedgo", func(b *testing.B) {
+					probeStrings(b, p, func(s string) bool { return e.bg.Test(unsafe.Slice(unsafe.StringData(s), len(s))) })
+				})
 			})
 		}
 	}
