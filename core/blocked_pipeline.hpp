@@ -49,15 +49,37 @@ ABLOOM_KERNEL_FN bool pipeline_add(uint64_t* block, uint64_t h, uint32_t k) noex
 
 // A single-key call is hash, block and probe with nothing else around them: out of cache, the
 // fewer instructions a key takes, the more keys' misses the CPU overlaps (bench/RESULTS.md).
+// A key longer than kInlineHashMax bytes goes to a second function (a tail jump), whose call to
+// the out-of-line hash then needs a stack frame; the short keys' path needs none.
+template <class Probe>
+ABLOOM_KERNEL_FN __attribute__((noinline)) int pipeline_test_long_key(const BlockedView& v,
+                                                                      const void* key,
+                                                                      size_t len) noexcept {
+  const uint64_t h = hash_key_long(v.seed, key, len);
+  return Probe::template test<false>(v.block_of(h), h, v.k) ? 1 : 0;
+}
+
 template <class Probe>
 ABLOOM_KERNEL_FN int pipeline_test_key(const BlockedView& v, const void* key, size_t len) noexcept {
-  const uint64_t h = hash_key(v.seed, key, len);
+  if (len > kInlineHashMax) [[unlikely]]
+    return pipeline_test_long_key<Probe>(v, key, len);
+  const uint64_t h = hash_key_short(v.seed, key, len);
   return Probe::template test<false>(v.block_of(h), h, v.k) ? 1 : 0;
 }
 
 template <class Probe, class Writer>
+ABLOOM_KERNEL_FN __attribute__((noinline)) int pipeline_add_long_key(const BlockedView& v,
+                                                                     const void* key,
+                                                                     size_t len) noexcept {
+  const uint64_t h = hash_key_long(v.seed, key, len);
+  return Probe::template add<Writer, Arrival::on_demand, false>(v.block_of(h), h, v.k) ? 1 : 0;
+}
+
+template <class Probe, class Writer>
 ABLOOM_KERNEL_FN int pipeline_add_key(const BlockedView& v, const void* key, size_t len) noexcept {
-  const uint64_t h = hash_key(v.seed, key, len);
+  if (len > kInlineHashMax) [[unlikely]]
+    return pipeline_add_long_key<Probe, Writer>(v, key, len);
+  const uint64_t h = hash_key_short(v.seed, key, len);
   return Probe::template add<Writer, Arrival::on_demand, false>(v.block_of(h), h, v.k) ? 1 : 0;
 }
 

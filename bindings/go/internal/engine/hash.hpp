@@ -17,6 +17,12 @@ uint64_t hash_key_long(uint64_t seed, const void* key, size_t len) noexcept;
 
 inline constexpr size_t kInlineHashMax = 16;
 
+// hash_key for keys of at most kInlineHashMax bytes only (XXH3_len_0to16_64b, see below).
+[[gnu::always_inline]] inline uint64_t hash_key_short(uint64_t seed, const void* key,
+                                                      size_t len) noexcept {
+  return XXH3_len_0to16_64b(static_cast<const xxh_u8*>(key), len, XXH3_kSecret, seed);
+}
+
 // XXH3_64bits_withSeed(key, len, seed). Keys of up to 16 bytes (64-bit ids, UUIDs, short
 // strings) take XXH3's short path inline, so a single-key call has no call and about 25
 // instructions for its hash. Every instruction counts there: out of cache, a single-key test is
@@ -32,7 +38,7 @@ inline constexpr size_t kInlineHashMax = 16;
 [[gnu::always_inline]] inline uint64_t hash_key(uint64_t seed, const void* key,
                                                 size_t len) noexcept {
   if (len <= kInlineHashMax) [[likely]]
-    return XXH3_len_0to16_64b(static_cast<const xxh_u8*>(key), len, XXH3_kSecret, seed);
+    return hash_key_short(seed, key, len);
   return hash_key_long(seed, key, len);
 }
 
