@@ -150,35 +150,24 @@ func getEnv(b *testing.B, size string) *env {
 	return e
 }
 
-// probe runs test over the pool, b.N keys in all, and reports the positive rate.
-func probe(b *testing.B, p *pool, test func([]byte) bool) {
+// probe runs test over the keys (a pool's byte or string views), b.N keys in all, and
+// reports the positive rate.
+func probe[K []byte | string](b *testing.B, keys []K, test func(K) bool) {
 	j, pos := 0, 0
 	for i := 0; i < b.N; i++ {
-		if test(p.views[j]) {
+		if test(keys[j]) {
 			pos++
 		}
-		if j++; j == len(p.views) {
+		if j++; j == len(keys) {
 			j = 0
 		}
 	}
 	b.ReportMetric(float64(pos)/float64(b.N), "positive/key")
 }
 
-// probeStrings is probe for string keys.
-func probeStrings(b *testing.B, p *pool, test func(string) bool) {
-	j, pos := 0, 0
-	for i := 0; i < b.N; i++ {
-		if test(p.strs[j]) {
-			pos++
-		}
-		if j++; j == len(p.strs) {
-			j = 0
-		}
-	}
-	b.ReportMetric(float64(pos)/float64(b.N), "positive/key")
-}
-
-func BenchmarkTest(b *testing.B) {
+// eachPool runs body as n=SIZE/present and n=SIZE/absent for every size, with the size's
+// filters and that pool of keys.
+func eachPool(b *testing.B, body func(b *testing.B, e *env, p *pool)) {
 	for _, size := range sizes(b) {
 		for _, which := range []string{"present", "absent"} {
 			b.Run(fmt.Sprintf("n=%s/%s", size, which), func(b *testing.B) {
@@ -187,33 +176,30 @@ func BenchmarkTest(b *testing.B) {
 				if which == "absent" {
 					p = e.absent
 				}
-				b.Run("abloom", func(b *testing.B) { probe(b, p, e.ab.Test) })
-				b.Run("bitsandblooms", func(b *testing.B) { probe(b, p, e.bb.Test) })
-				b.Run("blockedgo", func(b *testing.B) { probe(b, p, e.bg.Test) })
+				body(b, e, p)
 			})
 		}
 	}
+}
+
+func BenchmarkTest(b *testing.B) {
+	eachPool(b, func(b *testing.B, e *env, p *pool) {
+		b.Run("abloom", func(b *testing.B) { probe(b, p.views, e.ab.Test) })
+		b.Run("bitsandblooms", func(b *testing.B) { probe(b, p.views, e.bb.Test) })
+		b.Run("blockedgo", func(b *testing.B) { probe(b, p.views, e.bg.Test) })
+	})
 }
 
 // BenchmarkTestString: the same keys as strings. blockedgo has no string call; it tests the
 // string's bytes, viewed without a copy, as a caller of a []byte-only filter would.
 func BenchmarkTestString(b *testing.B) {
-	for _, size := range sizes(b) {
-		for _, which := range []string{"present", "absent"} {
-			b.Run(fmt.Sprintf("n=%s/%s", size, which), func(b *testing.B) {
-				e := getEnv(b, size)
-				p := e.present
-				if which == "absent" {
-					p = e.absent
-				}
-				b.Run("abloom", func(b *testing.B) { probeStrings(b, p, e.ab.TestString) })
-				b.Run("bitsandblooms", func(b *testing.B) { probeStrings(b, p, e.bb.TestString) })
-				b.Run("blockedgo", func(b *testing.B) {
-					probeStrings(b, p, func(s string) bool { return e.bg.Test(unsafe.Slice(unsafe.StringData(s), len(s))) })
-				})
-			})
-		}
-	}
+	eachPool(b, func(b *testing.B, e *env, p *pool) {
+		b.Run("abloom", func(b *testing.B) { probe(b, p.strs, e.ab.TestString) })
+		b.Run("bitsandblooms", func(b *testing.B) { probe(b, p.strs, e.bb.TestString) })
+		b.Run("blockedgo", func(b *testing.B) {
+			probe(b, p.strs, func(s string) bool { return e.bg.Test(unsafe.Slice(unsafe.StringData(s), len(s))) })
+		})
+	})
 }
 
 const batch = 1024
@@ -221,54 +207,45 @@ const batch = 1024
 // BenchmarkTestBatch: abloom tests 1024 keys per call (TestBatch); the native filters, which
 // have no batch call, loop over the same keys.
 func BenchmarkTestBatch(b *testing.B) {
-	for _, size := range sizes(b) {
-		for _, which := range []string{"present", "absent"} {
-			b.Run(fmt.Sprintf("n=%s/%s", size, which), func(b *testing.B) {
-				e := getEnv(b, size)
-				p := e.present
-				if which == "absent" {
-					p = e.absent
+	eachPool(b, func(b *testing.B, e *env, p *pool) {
+		loop := func(b *testing.B, test func(keys [][]byte, res []bool) int) {
+			res := make([]bool, batch)
+			pos := 0
+			j := 0
+			for done := 0; done < b.N; {
+				m := min(batch, b.N-done, len(p.views)-j)
+				pos += test(p.views[j:j+m], res[:m])
+				if j += m; j == len(p.views) {
+					j = 0
 				}
-				loop := func(b *testing.B, test func(keys [][]byte, res []bool) int) {
-					res := make([]bool, batch)
-					pos := 0
-					j := 0
-					for done := 0; done < b.N; {
-						m := min(batch, b.N-done, len(p.views)-j)
-						pos += test(p.views[j:j+m], res[:m])
-						if j += m; j == len(p.views) {
-							j = 0
-						}
-						done += m
-					}
-					b.ReportMetric(float64(pos)/float64(b.N), "positive/key")
-				}
-				b.Run("abloom", func(b *testing.B) {
-					loop(b, func(keys [][]byte, res []bool) int {
-						n, err := e.ab.TestBatch(keys, res)
-						if err != nil {
-							b.Fatal(err)
-						}
-						return n
-					})
-				})
-				native := func(test func([]byte) bool) func(keys [][]byte, res []bool) int {
-					return func(keys [][]byte, res []bool) int {
-						n := 0
-						for i, k := range keys {
-							res[i] = test(k)
-							if res[i] {
-								n++
-							}
-						}
-						return n
-					}
-				}
-				b.Run("bitsandblooms", func(b *testing.B) { loop(b, native(e.bb.Test)) })
-				b.Run("blockedgo", func(b *testing.B) { loop(b, native(e.bg.Test)) })
-			})
+				done += m
+			}
+			b.ReportMetric(float64(pos)/float64(b.N), "positive/key")
 		}
-	}
+		b.Run("abloom", func(b *testing.B) {
+			loop(b, func(keys [][]byte, res []bool) int {
+				n, err := e.ab.TestBatch(keys, res)
+				if err != nil {
+					b.Fatal(err)
+				}
+				return n
+			})
+		})
+		native := func(test func([]byte) bool) func(keys [][]byte, res []bool) int {
+			return func(keys [][]byte, res []bool) int {
+				n := 0
+				for i, k := range keys {
+					res[i] = test(k)
+					if res[i] {
+						n++
+					}
+				}
+				return n
+			}
+		}
+		b.Run("bitsandblooms", func(b *testing.B) { loop(b, native(e.bb.Test)) })
+		b.Run("blockedgo", func(b *testing.B) { loop(b, native(e.bg.Test)) })
+	})
 }
 
 // addLoop adds b.N fresh keys (made on the fly), clearing the filter every n keys with the
