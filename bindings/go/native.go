@@ -83,9 +83,9 @@ func readNative(h uintptr, n *native) int {
 	if rc := capi.GetMemory(h, &m); rc != 0 {
 		return rc
 	}
-	if m.ShardBits > 16 || len(m.Shards) != 1<<m.ShardBits {
-		// The header promises 1 << shard_bits shards (at most 65536); the assembly indexes them
-		// without a bounds check.
+	if len(m.Shards) > capi.ABLOOM_MAX_SHARDS || len(m.Shards) != 1<<m.ShardBits {
+		// The header promises 1 << shard_bits shards, at most ABLOOM_MAX_SHARDS; the assembly
+		// indexes them without a bounds check.
 		return codeInternal
 	}
 	*n = native{

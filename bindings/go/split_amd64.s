@@ -124,9 +124,9 @@ TEXT ·testSplitAVX2(SB), NOSPLIT, $0-17
 
 // func addSplitAVX2(n *native, h uint64, exclusive bool) (present bool)
 //
-// Sets the key's bits (in the words of n.writable) and reports whether they were all set before, from one load of each
-// word (setBits in native.go gives the reasoning): a word is written only when it misses one of
-// the key's bits, with LOCK OR, or a plain OR when exclusive (one writer).
+// Sets the key's bits in the words of n.writable and reports whether they were all set before,
+// from one load of each word (setBits in native.go gives the reasoning): a word is written only
+// when it misses one of the key's bits, with LOCK OR, or a plain OR when exclusive (one writer).
 TEXT ·addSplitAVX2(SB), NOSPLIT, $64-25
 	MOVQ      n+0(FP), DI
 	MOVQ      h+8(FP), BX
