@@ -485,6 +485,96 @@ TEST_P(CapiMembership, AllFormsSetTheSameBits) {
   EXPECT_LT(ones, 500u + 250u);  // 5000 non-members at ~1% FPR
 }
 
+// A packed batch whose keys all have one length is read as key i at offsets[0] + i * length
+// (capi check_packed, core KeySource::of_fixed). It must set and answer exactly as single calls
+// do, for lengths on both sides of the inline hash's 16 bytes, batches around the 8-key check
+// chunk and the 32-key prefetch window, one that differs only in its last key, and a batch
+// large enough to be split across threads.
+TEST_P(CapiMembership, PackedKeysOfOneLengthMatchSingleCalls) {
+  std::mt19937_64 rng(0x5EED5);
+  for (size_t len : {size_t{0}, size_t{1}, size_t{8}, size_t{16}, size_t{17}, size_t{64}}) {
+    for (size_t n : {size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{33}, size_t{1000}}) {
+      SCOPED_TRACE("length " + std::to_string(len) + ", " + std::to_string(n) + " keys");
+      const abloom_options o = Opts(2 * n + 10, 1e-3);
+      std::string buf = "###";  // offsets start at 3
+      std::vector<uint64_t> offsets{3};
+      for (size_t i = 0; i < 2 * n; ++i) {
+        buf += RandomBytes(rng, len);
+        offsets.push_back(buf.size());
+      }
+      // Keys 0 .. n-1 are added; queries are keys n/2 .. n/2+n-1 (half present, half not).
+      Filter single = Make(o), packed = Make(o);
+      uint64_t want_added = 0;
+      for (size_t i = 0; i < n; ++i) {
+        const int rc = abloom_test_and_add(single.get(), buf.data() + offsets[i], len);
+        ASSERT_GE(rc, 0);
+        want_added += rc == 0 ? 1 : 0;
+      }
+      uint64_t added = 0;
+      ASSERT_EQ(abloom_add_packed(packed.get(), buf.data(), buf.size(), offsets.data(), n, &added),
+                ABLOOM_OK);
+      EXPECT_EQ(abloom_equal(single.get(), packed.get()), 1);
+      EXPECT_EQ(added, want_added);
+      std::vector<uint8_t> want(n), have(n, 0xEE);
+      for (size_t i = 0; i < n; ++i) {
+        const int rc = abloom_test(single.get(), buf.data() + offsets[n / 2 + i], len);
+        ASSERT_GE(rc, 0);
+        want[i] = static_cast<uint8_t>(rc);
+      }
+      uint64_t found = 0;
+      ASSERT_EQ(abloom_test_packed(packed.get(), buf.data(), buf.size(), offsets.data() + n / 2, n,
+                                   have.data(), &found),
+                ABLOOM_OK);
+      EXPECT_EQ(have, want);
+      EXPECT_EQ(found, CountOnes(want));
+      EXPECT_GE(found, n - n / 2);  // the added half
+
+      // The same keys with the last one a byte shorter: the general check, same answers for
+      // the keys before it.
+      if (len == 0) continue;
+      std::vector<uint64_t> uneven(offsets.begin(), offsets.begin() + n + 1);
+      uneven[n] -= 1;
+      std::vector<uint8_t> have_uneven(n, 0xEE);
+      ASSERT_EQ(abloom_test_packed(packed.get(), buf.data(), buf.size(), uneven.data(), n,
+                                   have_uneven.data(), nullptr),
+                ABLOOM_OK);
+      for (size_t i = 0; i + 1 < n; ++i) ASSERT_EQ(have_uneven[i], 1) << "key " << i;
+      EXPECT_EQ(have_uneven[n - 1],
+                abloom_test(single.get(), buf.data() + offsets[n - 1], len - 1));
+    }
+  }
+
+  // Threads: a batch over the parallel threshold (64Ki keys) of 16-byte keys.
+  constexpr size_t kKeys = 70000;
+  std::string buf;
+  std::vector<uint64_t> offsets{0};
+  for (size_t i = 0; i < kKeys; ++i) {
+    buf += RandomBytes(rng, 16);
+    offsets.push_back(buf.size());
+  }
+  abloom_options o1 = Opts(kKeys);
+  o1.threads = 1;
+  abloom_options o3 = o1;
+  o3.threads = 3;
+  Filter seq = Make(o1), par = Make(o3);
+  uint64_t added_seq = 0, added_par = 0;
+  ASSERT_EQ(abloom_add_packed(seq.get(), buf.data(), buf.size(), offsets.data(), kKeys, &added_seq),
+            ABLOOM_OK);
+  ASSERT_EQ(abloom_add_packed(par.get(), buf.data(), buf.size(), offsets.data(), kKeys, &added_par),
+            ABLOOM_OK);
+  EXPECT_EQ(abloom_equal(seq.get(), par.get()), 1);
+  EXPECT_EQ(added_par, added_seq);
+  std::vector<uint8_t> r(kKeys, 0xEE);
+  uint64_t found = 0;
+  ASSERT_EQ(abloom_test_packed(par.get(), buf.data(), buf.size(), offsets.data(), kKeys, r.data(),
+                               &found),
+            ABLOOM_OK);
+  EXPECT_EQ(found, kKeys);
+  EXPECT_EQ(CountOnes(r), kKeys);
+  for (size_t i = 0; i < kKeys; i += 997)
+    ASSERT_EQ(abloom_test(seq.get(), buf.data() + 16 * i, 16), 1);
+}
+
 TEST_P(CapiMembership, PackedOffsetsNeedNotStartAtZero) {
   const abloom_options o = Opts(100, 1e-4);
   Filter f = Make(o);

@@ -601,6 +601,48 @@ TEST(CapiErrors, PackedOffsetsPastTheBufferAreInvalidAndAddNothing) {
   EXPECT_EQ(abloom_test(f.get(), "delta", 5), 1);
 }
 
+// Keys all of one length take a shorter check (capi: offsets[0] + n * length must not wrap
+// around or pass the buffer); every way out of it is refused like the general check's.
+TEST(CapiErrors, PackedKeysOfOneLengthThatWrapOrOverrunAreInvalidAndAddNothing) {
+  Filter f = MakeFilter(1000, 1e-6);
+  Filter empty = Clone(f.get());
+  const char buf[] = "alphabetagammadelta";
+  const uint64_t two63 = uint64_t{1} << 63;
+  struct Case {
+    const char *what;
+    std::vector<uint64_t> offsets;
+  };
+  const Case cases[] = {
+      // Every key 8 bytes apart, but the first offset is 8 short of 2^64: the sum wraps.
+      {"wraps past 2^64", {UINT64_MAX - 7, 0, 8}},
+      // Every key 2^63 bytes: n * length overflows.
+      {"length times count overflows", {0, two63, 0}},
+      {"ends past the buffer", {0, 8, 16, 24}},
+      {"starts past the buffer", {20, 25, 30}},
+      {"one key longer than the buffer", {0, UINT64_MAX}},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.what);
+    const size_t n = c.offsets.size() - 1;
+    uint64_t added = 99, found = 99;
+    EXPECT_EQ(abloom_add_packed(f.get(), buf, 19, c.offsets.data(), n, &added), ABLOOM_ERR_INVALID);
+    EXPECT_EQ(added, 99u);
+    std::vector<uint8_t> results(n, 7);
+    EXPECT_EQ(abloom_test_packed(f.get(), buf, 19, c.offsets.data(), n, results.data(), &found),
+              ABLOOM_ERR_INVALID);
+    EXPECT_EQ(found, 99u);
+    for (uint8_t r : results) EXPECT_EQ(r, 7);
+    EXPECT_EQ(abloom_equal(f.get(), empty.get()), 1);
+  }
+  // The same length up to the buffer's last byte is fine.
+  const uint64_t exact[] = {3, 7, 11, 15, 19};
+  uint64_t added = 0;
+  EXPECT_EQ(abloom_add_packed(f.get(), buf, 19, exact, 4, &added), ABLOOM_OK);
+  EXPECT_EQ(added, 4u);
+  EXPECT_EQ(abloom_test(f.get(), "delt", 4), 0);
+  EXPECT_EQ(abloom_test(f.get(), "elta", 4), 1);
+}
+
 // ---- Bulk: hashes ----------------------------------------------------------------------------
 
 TEST(CapiErrors, HashesNullArguments) {

@@ -147,13 +147,48 @@ int check_key_arrays(const void* const* keys, const size_t* lens, size_t n) noex
   return ABLOOM_OK;
 }
 
-int check_packed(const void* buf, size_t buf_len, const uint64_t* offsets, size_t n) noexcept {
+// Whether every key of a packed batch is `stride` bytes long: offsets[i + 1] - offsets[i] ==
+// stride for all i < n, taken 8 keys at a time with no branch inside (about 4 instructions a key;
+// a batch of keys of varying length usually stops at its first 8).
+bool same_length_keys(const uint64_t* offsets, size_t n, uint64_t stride) noexcept {
+  constexpr size_t kChunk = 8;
+  size_t i = 0;
+  for (; i + kChunk <= n; i += kChunk) {
+    uint64_t differ = 0;
+    for (size_t j = i; j < i + kChunk; ++j) differ |= (offsets[j + 1] - offsets[j]) ^ stride;
+    if (differ != 0) return false;
+  }
+  uint64_t differ = 0;
+  for (; i < n; ++i) differ |= (offsets[i + 1] - offsets[i]) ^ stride;
+  return differ == 0;
+}
+
+// Checks a packed batch and says how the core reads it. Keys all of one length (64-bit ids,
+// UUIDs, fixed-width records: the common batch) become KeySource::of_fixed: the bulk loop then
+// finds key i at i * length, with no offsets to load, and its hash's length test always goes the
+// same way (bench/RESULTS.md). Their offsets are then offsets[0] + i * stride, so they are in
+// order exactly when that sum does not wrap around: one check instead of one per key.
+int check_packed(const void* buf, size_t buf_len, const uint64_t* offsets, size_t n,
+                 abloom::KeySource* keys) noexcept {
   if (n == 0) return ABLOOM_OK;
   if (offsets == nullptr || !key_ok(buf, buf_len)) return ABLOOM_ERR_NULL;
+  const auto* bytes = static_cast<const unsigned char*>(buf);
+  const uint64_t stride = offsets[1] - offsets[0];
+  if (same_length_keys(offsets, n, stride)) {
+    uint64_t span = 0, end = 0;
+    if (__builtin_mul_overflow(stride, n, &span) ||
+        __builtin_add_overflow(offsets[0], span, &end) || end > buf_len) {
+      return ABLOOM_ERR_INVALID;
+    }
+    *keys = abloom::KeySource::of_fixed(bytes + offsets[0], stride);
+    return ABLOOM_OK;
+  }
   for (size_t i = 0; i < n; ++i) {
     if (offsets[i] > offsets[i + 1]) return ABLOOM_ERR_INVALID;
   }
-  return offsets[n] <= buf_len ? ABLOOM_OK : ABLOOM_ERR_INVALID;
+  if (offsets[n] > buf_len) return ABLOOM_ERR_INVALID;
+  *keys = abloom::KeySource::of_packed(bytes, offsets);
+  return ABLOOM_OK;
 }
 
 // Writes need a writable filter: views and read-only mappings refuse them.
@@ -421,20 +456,18 @@ int abloom_add_packed(abloom_filter* filter, const void* buf, size_t buf_len,
                       const uint64_t* offsets, size_t n, uint64_t* added) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
-  if (int rc = check_packed(buf, buf_len, offsets, n); rc != ABLOOM_OK) return rc;
-  set_out(added,
-          filter->impl->add_many(
-              abloom::KeySource::of_packed(static_cast<const unsigned char*>(buf), offsets), n));
+  abloom::KeySource keys;
+  if (int rc = check_packed(buf, buf_len, offsets, n, &keys); rc != ABLOOM_OK) return rc;
+  set_out(added, filter->impl->add_many(keys, n));
   return ABLOOM_OK;
 }
 
 int abloom_test_packed(const abloom_filter* filter, const void* buf, size_t buf_len,
                        const uint64_t* offsets, size_t n, uint8_t* results, uint64_t* found) {
   if (filter == nullptr || (n > 0 && results == nullptr)) return ABLOOM_ERR_NULL;
-  if (int rc = check_packed(buf, buf_len, offsets, n); rc != ABLOOM_OK) return rc;
-  set_out(found, filter->impl->test_many(
-                     abloom::KeySource::of_packed(static_cast<const unsigned char*>(buf), offsets),
-                     n, results));
+  abloom::KeySource keys;
+  if (int rc = check_packed(buf, buf_len, offsets, n, &keys); rc != ABLOOM_OK) return rc;
+  set_out(found, filter->impl->test_many(keys, n, results));
   return ABLOOM_OK;
 }
 

@@ -52,13 +52,14 @@ struct BlockedView {
 // The keys of a bulk call, in one of the three forms the C API takes. Key i is hashed by
 // for_each_form's accessor; advanced() drops the first keys (threads take sub-ranges).
 struct KeySource {
-  enum class Form : uint32_t { hashes, arrays, packed };
+  enum class Form : uint32_t { hashes, arrays, packed, fixed };
   Form form = Form::hashes;
   const uint64_t* hashes = nullptr;    // Form::hashes
   const void* const* keys = nullptr;   // Form::arrays: keys[i], lens[i] bytes
   const size_t* lens = nullptr;        //
   const unsigned char* buf = nullptr;  // Form::packed: buf[offsets[i] .. offsets[i + 1])
   const uint64_t* offsets = nullptr;   //
+  size_t key_len = 0;                  // Form::fixed: buf[i * key_len .. (i + 1) * key_len)
 
   static KeySource of_hashes(const uint64_t* h) noexcept {
     KeySource s;
@@ -79,6 +80,13 @@ struct KeySource {
     s.offsets = o;
     return s;
   }
+  static KeySource of_fixed(const unsigned char* b, size_t len) noexcept {
+    KeySource s;
+    s.form = Form::fixed;
+    s.buf = b;
+    s.key_len = len;
+    return s;
+  }
   // The same keys from key `first` on.
   KeySource advanced(size_t first) const noexcept {
     KeySource s = *this;
@@ -92,6 +100,9 @@ struct KeySource {
         break;
       case Form::packed:
         s.offsets += first;
+        break;
+      case Form::fixed:
+        s.buf += first * key_len;
         break;
     }
     return s;
@@ -111,6 +122,9 @@ inline auto for_each_form(const KeySource& src, uint64_t seed, Fn fn) {
       return fn([b = src.buf, o = src.offsets, seed](size_t i) {
         return hash_key(seed, b + o[i], o[i + 1] - o[i]);
       });
+    case KeySource::Form::fixed:
+      return fn(
+          [b = src.buf, l = src.key_len, seed](size_t i) { return hash_key(seed, b + i * l, l); });
     case KeySource::Form::hashes:
       break;
   }
