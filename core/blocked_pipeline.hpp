@@ -97,7 +97,9 @@ struct OneShardBlocks {
 };
 
 // The bulk loop: while key i is probed, key i + kPrefetchAhead is hashed and its block
-// prefetched (for writing when kWrite), so up to kPrefetchAhead misses overlap. One loop over a
+// prefetched, so up to kPrefetchAhead misses overlap. (kWrite asks for a write prefetch; the
+// kernels' targets leave out PRFCHW, so it compiles to the same `prefetcht0` as a read: a
+// `prefetchw` build measured no faster single-threaded, bench/RESULTS.md.) One loop over a
 // ring of (block, hash) pairs: every key costs the same few instructions of bookkeeping, and
 // the hash of a later key fills the time the probe of this one waits on. `at` finds blocks: a
 // BlockedView, or OneShardBlocks.
