@@ -66,6 +66,14 @@ bool Filter::add_classic(uint64_t h) noexcept {
 template bool Filter::add_classic<SharedWriter>(uint64_t h) noexcept;
 template bool Filter::add_classic<ExclusiveWriter>(uint64_t h) noexcept;
 
+int Filter::classic_test_key(const void* key, size_t len) const noexcept {
+  return test_classic(hash(key, len)) ? 1 : 0;
+}
+
+int Filter::classic_add_key(const void* key, size_t len) noexcept {
+  return add_hash_impl(hash(key, len)) ? 1 : 0;
+}
+
 bool Filter::test_classic(uint64_t h) const noexcept {
   const uint64_t* base = shard_ptrs_[shape_.shard_of(h)];
   ClassicProbes probes(h, shape_.shard_bits, shape_.bits_per_shard());

@@ -84,10 +84,12 @@ class Filter {
 
   // One key by its bytes: hash, block and probe in one call of the active kernel (blocked kind).
   // 1 if it may be present, else 0 (an int, so the C API's call is a tail call).
+  // The classic kind's calls are out of line (classic_test_key, classic_add_key): inline, their
+  // hash call gave every caller (abloom_test) a stack frame, the blocked kind's calls included.
   int test_key(const void* key, size_t len) const noexcept {
     if (shape_.kind == Kind::blocked) [[likely]]
       return blocked_kernels(shape_.layout).test_key(view_, key, len);
-    return test_classic(hash(key, len)) ? 1 : 0;
+    return classic_test_key(key, len);
   }
   // Adds the key: 1 if all its bits were set before, else 0.
   int add_key(const void* key, size_t len) noexcept {
@@ -96,7 +98,7 @@ class Filter {
       return writer_ == WriterMode::shared ? kernels.add_key(view_, key, len)
                                            : kernels.add_key_exclusive(view_, key, len);
     }
-    return add_hash_impl(hash(key, len)) ? 1 : 0;
+    return classic_add_key(key, len);
   }
 
   void add_hash(uint64_t h) noexcept { (void)add_hash_impl(h); }
@@ -144,6 +146,8 @@ class Filter {
   template <class Writer>
   bool add_classic(uint64_t h) noexcept;
   bool test_classic(uint64_t h) const noexcept;
+  __attribute__((noinline)) int classic_test_key(const void* key, size_t len) const noexcept;
+  __attribute__((noinline)) int classic_add_key(const void* key, size_t len) noexcept;
   // Prefetches the k lines of a classic key.
   void prefetch_classic(uint64_t h) const noexcept;
   // The classic kind's bulk loop (bulk.cpp): fn(i, hash of key i), lines prefetched ahead.
