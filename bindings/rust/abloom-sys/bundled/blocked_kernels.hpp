@@ -116,19 +116,19 @@ template <class Fn>
 inline auto for_each_form(const KeySource& src, uint64_t seed, Fn fn) {
   switch (src.form) {
     case KeySource::Form::arrays:
-      return fn(
-          [k = src.keys, l = src.lens, seed](size_t i) { return hash_key(seed, k[i], l[i]); });
+      return fn([ k = src.keys, l = src.lens, seed ](size_t i)
+                    __attribute__((always_inline)) { return hash_key(seed, k[i], l[i]); });
     case KeySource::Form::packed:
-      return fn([b = src.buf, o = src.offsets, seed](size_t i) {
+      return fn([ b = src.buf, o = src.offsets, seed ](size_t i) __attribute__((always_inline)) {
         return hash_key(seed, b + o[i], o[i + 1] - o[i]);
       });
     case KeySource::Form::fixed:
-      return fn(
-          [b = src.buf, l = src.key_len, seed](size_t i) { return hash_key(seed, b + i * l, l); });
+      return fn([ b = src.buf, l = src.key_len, seed ](size_t i)
+                    __attribute__((always_inline)) { return hash_key(seed, b + i * l, l); });
     case KeySource::Form::hashes:
       break;
   }
-  return fn([h = src.hashes](size_t i) { return h[i]; });
+  return fn([h = src.hashes](size_t i) __attribute__((always_inline)) { return h[i]; });
 }
 
 // Which writer policy (atomic_bits.hpp) an add uses.
