@@ -48,8 +48,9 @@ struct BlockedView {
   }
 };
 
-// The keys of a bulk call, in one of the three forms the C API takes. Key i is hashed by
-// for_each_form's accessor; advanced() drops the first keys (threads take sub-ranges).
+// The keys of a bulk call, in one of the three forms the C API takes, or a fourth the C API
+// makes of a packed batch whose keys all have one length (fixed: no offsets to read). Key i is
+// hashed by for_each_form's accessor; advanced() drops the first keys (threads take sub-ranges).
 struct KeySource {
   enum class Form : uint32_t { hashes, arrays, packed, fixed };
   Form form = Form::hashes;
