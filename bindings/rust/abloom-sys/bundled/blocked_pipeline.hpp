@@ -173,19 +173,23 @@ struct AddStep {
   }
 };
 
-// One loop for k <= kNarrowMaxK (two: one shard, or several), one for the rest (rare: k > 16 is
+// prefetched_loop over the filter's blocks, found through OneShardBlocks when it has one shard:
+// two loops, the filter's shape picks one per call.
+template <bool kWrite, class HashAt, class Step>
+ABLOOM_KERNEL_FN __attribute__((always_inline)) inline Step prefetched_loop_over(
+    const BlockedView& v, HashAt hash_at, size_t n, Step step) noexcept {
+  if (v.shard_bits == 0) return prefetched_loop<kWrite>(OneShardBlocks(v), hash_at, n, step);
+  return prefetched_loop<kWrite>(v, hash_at, n, step);
+}
+
+// One loop shape for k <= kNarrowMaxK (by shard count, above), one for the rest (rare: k > 16 is
 // the distinct layout, at targets below about 1e-6 or an explicit k): the filter's shape decides,
 // once per call.
 template <class Probe, class HashAt>
 ABLOOM_KERNEL_FN uint64_t bulk_test(const BlockedView& v, HashAt hash_at, size_t n,
                                     uint8_t* results) noexcept {
   if (v.k <= kNarrowMaxK) {
-    const TestStep<Probe, true> step{v.k, results};
-    if (v.shard_bits == 0) {
-      prefetched_loop<false>(OneShardBlocks(v), hash_at, n, step);
-    } else {
-      prefetched_loop<false>(v, hash_at, n, step);
-    }
+    prefetched_loop_over<false>(v, hash_at, n, TestStep<Probe, true>{v.k, results});
   } else {
     prefetched_loop<false>(v, hash_at, n, TestStep<Probe, false>{v.k, results});
   }
@@ -195,9 +199,7 @@ ABLOOM_KERNEL_FN uint64_t bulk_test(const BlockedView& v, HashAt hash_at, size_t
 template <class Probe, class Writer, class HashAt>
 ABLOOM_KERNEL_FN uint64_t bulk_add(const BlockedView& v, HashAt hash_at, size_t n) noexcept {
   if (v.k <= kNarrowMaxK) {
-    const AddStep<Probe, Writer, true> step{v.k};
-    if (v.shard_bits == 0) return prefetched_loop<true>(OneShardBlocks(v), hash_at, n, step).added;
-    return prefetched_loop<true>(v, hash_at, n, step).added;
+    return prefetched_loop_over<true>(v, hash_at, n, AddStep<Probe, Writer, true>{v.k}).added;
   }
   return prefetched_loop<true>(v, hash_at, n, AddStep<Probe, Writer, false>{v.k}).added;
 }
