@@ -265,6 +265,55 @@ struct KeyBytes {
   const void* key(size_t i) const { return buf.data() + offsets[i]; }
 };
 
+// One kernel's whole-key and bulk entries over `keys` (every form in `forms`, both writers)
+// against the scalar kernel's single-hash calls, in key order, on a copy of `start`.
+void ExpectEntriesMatchReference(const BlockedKernels& kernel, const MiniFilter& start,
+                                 const KeyBytes& keys, const std::vector<KeySource>& forms,
+                                 const std::string& what) {
+  const Layout layout = kernel.layout;
+  const uint32_t k = start.view.k;
+  const size_t n = keys.size();
+  MiniFilter ref = start;
+  std::vector<uint8_t> want_test(n), want_add(n);
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t h = keys.hashes[i];
+    want_test[i] = ref_test(layout, start.view.block_of(h), h, k) ? 1 : 0;
+  }
+  uint64_t want_added = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t h = keys.hashes[i];
+    want_add[i] = ref_add(layout, ref.view.block_of(h), h, k) ? 1 : 0;
+    want_added += want_add[i] == 0 ? 1 : 0;
+  }
+  const uint64_t want_found =
+      static_cast<uint64_t>(std::count(want_test.begin(), want_test.end(), 1));
+
+  for (size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(kernel.test_key(start.view, keys.key(i), keys.lens[i]), want_test[i] == 1)
+        << what << " test_key " << i;
+  }
+  for (auto add_key : {kernel.add_key, kernel.add_key_exclusive}) {
+    MiniFilter got = start;
+    for (size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(add_key(got.view, keys.key(i), keys.lens[i]), want_add[i] == 1)
+          << what << " add_key " << i;
+    }
+    ASSERT_TRUE(got.same_bits(ref)) << what << " add_key bits";
+  }
+  for (const KeySource& src : forms) {
+    std::vector<uint8_t> have(n, 7);
+    ASSERT_EQ(kernel.test_many(start.view, src, n, have.data()), want_found) << what;
+    ASSERT_EQ(have, want_test) << what << " test_many, form " << int(src.form);
+    for (WriterMode mode : {WriterMode::shared, WriterMode::exclusive}) {
+      MiniFilter got = start;
+      ASSERT_EQ(kernel.add_many(got.view, src, n, mode), want_added)
+          << what << " add_many, form " << int(src.form) << " mode " << int(mode);
+      ASSERT_TRUE(got.same_bits(ref))
+          << what << " add_many bits, form " << int(src.form) << " mode " << int(mode);
+    }
+  }
+}
+
 // Every whole-key and bulk entry of every kernel (every key form, both writers, batches
 // shorter and longer than the prefetch distance) against the scalar kernel's single-hash calls.
 TEST(IsaKernels, WholeKeyAndBulkEntriesMatchTheScalarReference) {
@@ -279,65 +328,27 @@ TEST(IsaKernels, WholeKeyAndBulkEntriesMatchTheScalarReference) {
         for (uint32_t shard_bits : {0u, 2u}) {
           const MiniFilter start(rng, k, shard_bits, 5, 0.3);
           for (size_t n : {size_t{0}, size_t{1}, size_t{31}, size_t{33}, size_t{200}}) {
-            // Fixed lengths on either side of the inline hash's 16 bytes (and 0) for the fixed
-            // form; varying lengths for the others.
-            const size_t fixed_len = size_t{n % 3 == 0 ? 16u : n % 3 == 1 ? 0u : 23u};
+            const std::string what = label(*kernel) + " k=" + std::to_string(k) +
+                                     " shards=" + std::to_string(1u << shard_bits) +
+                                     " n=" + std::to_string(n);
             const KeyBytes varying(rng, n, start.view.seed);
+            ASSERT_NO_FATAL_FAILURE(ExpectEntriesMatchReference(
+                *kernel, start, varying,
+                {KeySource::of_hashes(varying.hashes.data()),
+                 KeySource::of_arrays(varying.ptrs.data(), varying.lens.data()),
+                 KeySource::of_packed(varying.buf.data(), varying.offsets.data())},
+                what));
+            // Keys all of one length, on either side of the inline hash's 16 bytes (and 0),
+            // also through the fixed form.
+            const size_t fixed_len = size_t{n % 3 == 0 ? 16u : n % 3 == 1 ? 0u : 23u};
             const KeyBytes same_length(rng, n, start.view.seed, fixed_len);
-            for (const KeyBytes* set : {&varying, &same_length}) {
-              const KeyBytes& keys = *set;
-              const std::string what =
-                  label(*kernel) + " k=" + std::to_string(k) +
-                  " shards=" + std::to_string(1u << shard_bits) + " n=" + std::to_string(n) +
-                  (set == &varying ? "" : " fixed length " + std::to_string(fixed_len));
-              // The reference: scalar single-hash calls, in key order.
-              MiniFilter ref = start;
-              std::vector<uint8_t> want_test(n), want_add(n);
-              for (size_t i = 0; i < n; ++i) {
-                const uint64_t h = keys.hashes[i];
-                want_test[i] = ref_test(layout, start.view.block_of(h), h, k) ? 1 : 0;
-              }
-              uint64_t want_added = 0;
-              for (size_t i = 0; i < n; ++i) {
-                const uint64_t h = keys.hashes[i];
-                want_add[i] = ref_add(layout, ref.view.block_of(h), h, k) ? 1 : 0;
-                want_added += want_add[i] == 0 ? 1 : 0;
-              }
-              const uint64_t want_found =
-                  static_cast<uint64_t>(std::count(want_test.begin(), want_test.end(), 1));
-
-              for (size_t i = 0; i < n; ++i) {
-                ASSERT_EQ(kernel->test_key(start.view, keys.key(i), keys.lens[i]),
-                          want_test[i] == 1)
-                    << what << " test_key " << i;
-              }
-              for (auto add_key : {kernel->add_key, kernel->add_key_exclusive}) {
-                MiniFilter got = start;
-                for (size_t i = 0; i < n; ++i) {
-                  ASSERT_EQ(add_key(got.view, keys.key(i), keys.lens[i]), want_add[i] == 1)
-                      << what << " add_key " << i;
-                }
-                ASSERT_TRUE(got.same_bits(ref)) << what << " add_key bits";
-              }
-              std::vector<KeySource> forms = {
-                  KeySource::of_hashes(keys.hashes.data()),
-                  KeySource::of_arrays(keys.ptrs.data(), keys.lens.data()),
-                  KeySource::of_packed(keys.buf.data(), keys.offsets.data())};
-              if (set == &same_length)
-                forms.push_back(KeySource::of_fixed(keys.buf.data(), fixed_len));
-              for (const KeySource& src : forms) {
-                std::vector<uint8_t> have(n, 7);
-                ASSERT_EQ(kernel->test_many(start.view, src, n, have.data()), want_found) << what;
-                ASSERT_EQ(have, want_test) << what << " test_many, form " << int(src.form);
-                for (WriterMode mode : {WriterMode::shared, WriterMode::exclusive}) {
-                  MiniFilter got = start;
-                  ASSERT_EQ(kernel->add_many(got.view, src, n, mode), want_added)
-                      << what << " add_many, form " << int(src.form) << " mode " << int(mode);
-                  ASSERT_TRUE(got.same_bits(ref))
-                      << what << " add_many bits, form " << int(src.form) << " mode " << int(mode);
-                }
-              }
-            }
+            ASSERT_NO_FATAL_FAILURE(ExpectEntriesMatchReference(
+                *kernel, start, same_length,
+                {KeySource::of_hashes(same_length.hashes.data()),
+                 KeySource::of_arrays(same_length.ptrs.data(), same_length.lens.data()),
+                 KeySource::of_packed(same_length.buf.data(), same_length.offsets.data()),
+                 KeySource::of_fixed(same_length.buf.data(), fixed_len)},
+                what + " fixed length " + std::to_string(fixed_len)));
           }
         }
       }
