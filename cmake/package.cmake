@@ -1,8 +1,9 @@
 # Debian packages with CPack (`cpack -G DEB` in a build tree; scripts/build-debs.sh does it all):
 #
 #   libabloom0      Runtime: the SONAME'd shared library, libabloom.so.0 and libabloom.so.0.1.0
-#   libabloom-dev   Development: abloom.h, libabloom.so (namelink), libabloom.a, abloom.pc and the
-#                   CMake package; depends on libabloom0 of the same version
+#   libabloom-dev   Development: abloom.h, abloom_inline.h, libabloom.so (namelink), libabloom.a,
+#                   abloom.pc and the CMake package; depends on libabloom0 of the same version and
+#                   on libxxhash-dev (abloom_inline.h includes xxhash.h)
 #
 # Configure the tree with -DCMAKE_INSTALL_PREFIX=/usr so that GNUInstallDirs picks Debian's
 # multiarch library directory (lib/x86_64-linux-gnu) and abloom.pc names /usr.
@@ -31,10 +32,11 @@ string(CONCAT CPACK_DEBIAN_RUNTIME_DESCRIPTION
 
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_NAME "libabloom-dev")
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)
+# libxxhash-dev: abloom_inline.h includes xxhash.h (header-only; nothing links against it).
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS
-    "libabloom${ABLOOM_SOVERSION} (= ${PROJECT_VERSION}-${CPACK_DEBIAN_PACKAGE_RELEASE})")
+    "libabloom${ABLOOM_SOVERSION} (= ${PROJECT_VERSION}-${CPACK_DEBIAN_PACKAGE_RELEASE}), libxxhash-dev")
 string(CONCAT CPACK_DEBIAN_DEVELOPMENT_DESCRIPTION
-       "The development files: the header abloom.h, the static library, the pkg-config file abloom.pc and the CMake "
+       "The development files: the headers abloom.h and abloom_inline.h, the static library, the pkg-config file abloom.pc and the CMake "
        "package (find_package(abloom CONFIG)) of abloom's C ABI.")
 
 include(CPack)

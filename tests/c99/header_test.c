@@ -1,9 +1,11 @@
 /*
- * abloom.h from strict C99 (-std=c99 -pedantic -Wall -Wextra -Werror): the header must compile as
- * C, and every function it declares is called at least once and its result checked. Exits
+ * abloom.h and abloom_inline.h from strict C99 (-std=c99 -pedantic -Wall -Wextra -Werror): the
+ * headers must compile as C, and every function they declare is called at least once and its
+ * result checked. Exits
  * non-zero, with a message on stderr for each failed check, on any failure.
  */
 #include <abloom.h>
+#include <abloom_inline.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +49,7 @@ int main(void) {
   abloom_plan plan;
   abloom_info info;
   abloom_filter *f = NULL, *g = NULL, *h = NULL, *c = NULL, *sentinel = NULL;
+  abloom_inline in;
   uint64_t added = 0, found = 0, hash = 0, hash2 = 0;
   double d = 0.0, model = 0.0;
   char version[32];
@@ -129,6 +132,15 @@ int main(void) {
   CHECK(abloom_add(f, NULL, 3) == ABLOOM_ERR_NULL);
   CHECK_OK(abloom_add(f, NULL, 0));
   CHECK(abloom_test(f, "", 0) == 1);
+
+  /* The single-key test compiled in here: the same answers. */
+  CHECK(abloom_inline_init(NULL, f) == ABLOOM_ERR_NULL);
+  CHECK_OK(abloom_inline_init(&in, f));
+  CHECK(in.path <= ABLOOM_INLINE_PATH_AVX512);
+  CHECK(abloom_inline_test(&in, "hello", 5) == 1 && abloom_inline_test(&in, "world", 5) == 1);
+  CHECK(abloom_inline_test(&in, "absent", 6) == abloom_test(f, "absent", 6));
+  CHECK(abloom_inline_test(&in, "", 0) == 1);
+  CHECK(abloom_inline_test(&in, NULL, 1) == ABLOOM_ERR_NULL);
 
   CHECK_OK(abloom_hash(f, "hashed", 6, &hash));
   CHECK(abloom_test_hash(f, hash) == 0);

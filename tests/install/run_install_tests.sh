@@ -71,8 +71,8 @@ LIBDIR=$(dirname "$PC_DIR")
 
 installed_files_ok() {
   local f ok=0
-  for f in "$PREFIX/include/abloom.h" "$LIBDIR/libabloom.so" "$LIBDIR/libabloom.so.0" \
-    "$LIBDIR/libabloom.a" "$(dirname "$CONFIG_FILE")/abloomConfigVersion.cmake" \
+  for f in "$PREFIX/include/abloom.h" "$PREFIX/include/abloom_inline.h" "$LIBDIR/libabloom.so" \
+    "$LIBDIR/libabloom.so.0" "$LIBDIR/libabloom.a" "$(dirname "$CONFIG_FILE")/abloomConfigVersion.cmake" \
     "$(dirname "$CONFIG_FILE")/abloomTargets.cmake"; do
     if [[ ! -e "$f" ]]; then
       echo "missing: $f"
@@ -80,11 +80,13 @@ installed_files_ok() {
     fi
   done
   [[ -L "$LIBDIR/libabloom.so.0" ]] || { echo "libabloom.so.0 is not a symlink" && ok=1; }
-  cmp -s "$PREFIX/include/abloom.h" "$HERE/../../capi/abloom.h" ||
-    { echo "installed abloom.h differs from capi/abloom.h" && ok=1; }
+  for f in abloom.h abloom_inline.h; do
+    cmp -s "$PREFIX/include/$f" "$HERE/../../capi/$f" ||
+      { echo "installed $f differs from capi/$f" && ok=1; }
+  done
   return $ok
 }
-check "installed files (header, libabloom.so{,.0}, libabloom.a, CMake package)" installed_files_ok
+check "installed files (headers, libabloom.so{,.0}, libabloom.a, CMake package)" installed_files_ok
 
 export PKG_CONFIG_PATH="$PC_DIR"
 pc() { pkg-config "$@" abloom; }

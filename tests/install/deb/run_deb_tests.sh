@@ -92,7 +92,7 @@ echo "== apt-get remove"
 cd /
 apt-get remove -y --purge libabloom-dev libabloom0 >/dev/null
 installed=0
-for f in /usr/include/abloom.h /usr/lib/*/libabloom.so.0 /usr/lib/*/pkgconfig/abloom.pc; do
+for f in /usr/include/abloom.h /usr/include/abloom_inline.h /usr/lib/*/libabloom.so.0 /usr/lib/*/pkgconfig/abloom.pc; do
   [[ ! -e "$f" ]] || die "$f is left after removal"
 done
 ! pkg-config --exists abloom 2>/dev/null || die "pkg-config still finds abloom after removal"

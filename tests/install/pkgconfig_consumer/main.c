@@ -1,8 +1,11 @@
 /*
  * An installed-package consumer: built with nothing but `pkg-config --cflags --libs abloom`
  * (dynamic) or `pkg-config --static ...` (static). Plain C99; exits non-zero on any failure.
+ * It uses both installed headers: abloom.h and abloom_inline.h (which includes the system's
+ * xxhash.h).
  */
 #include <abloom.h>
+#include <abloom_inline.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,6 +41,7 @@ static void exercise(abloom_filter *f) {
   uint64_t added = 0, found = 0;
   size_t i;
   int positives = 0;
+  abloom_inline in;
 
   for (i = 0; i < N_KEYS; ++i) {
     int len = snprintf(storage[i], sizeof storage[i], "key-%lu", (unsigned long)i);
@@ -50,6 +54,8 @@ static void exercise(abloom_filter *f) {
   CHECK(added >= (N_KEYS - N_KEYS / 2) * 9 / 10);
 
   for (i = 0; i < N_KEYS; ++i) CHECK(abloom_test(f, keys[i], lens[i]) == 1);
+  CHECK_OK(abloom_inline_init(&in, f));
+  for (i = 0; i < N_KEYS; ++i) CHECK(abloom_inline_test(&in, keys[i], lens[i]) == 1);
   memset(results, 0, sizeof results);
   CHECK_OK(abloom_test_many(f, keys, lens, N_KEYS, results, &found));
   CHECK(found == N_KEYS);
@@ -60,11 +66,13 @@ static void exercise(abloom_filter *f) {
     int len = snprintf(absent, sizeof absent, "absent-%lu", (unsigned long)i);
     int r = abloom_test(f, absent, (size_t)len);
     CHECK(r == 0 || r == 1);
+    CHECK(abloom_inline_test(&in, absent, (size_t)len) == r);
     positives += r == 1;
   }
   /* Target 1%: 10% would be a broken filter, not bad luck. */
   CHECK(positives < N_ABSENT / 10);
-  printf("  %d keys added, %d/%d absent keys tested positive\n", N_KEYS, positives, N_ABSENT);
+  printf("  %d keys added, %d/%d absent keys tested positive (abloom_inline path %u)\n", N_KEYS,
+         positives, N_ABSENT, in.path);
 }
 
 int main(void) {
