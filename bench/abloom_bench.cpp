@@ -6,11 +6,12 @@
 //   grid/<impl>/<op>/keys:<n>/bpk:<b>   n = 1M, 10M, 100M keys; b = 8, 12, 16, 20 bits per key
 //     (options.bits = n * b, k = the model optimum). Each iteration handles a batch of 4096
 //     16-byte keys from a pool of 2^20 (single-key ops: 4096 calls; bulk ops: one call).
-//       impl blocked, classic   ops add, test, test_present, test_and_add, add_hashes,
-//                               test_hashes, add_packed, test_packed, test_packed_present,
-//                               test_packed_mixed (half present, half absent, in no pattern);
-//                               add_x and add_packed_x (add and add_packed with the writer mode
-//                               ABLOOM_WRITER_EXCLUSIVE)
+//       impl blocked, classic   ops add, test, test_present, test_inline, test_inline_present
+//                               (abloom_inline_test, capi/abloom_inline.h), test_and_add,
+//                               add_hashes, test_hashes, add_packed, test_packed,
+//                               test_packed_present, test_packed_mixed (half present, half absent,
+//                               in no pattern); add_x and add_packed_x (add and add_packed with the
+//                               writer mode ABLOOM_WRITER_EXCLUSIVE)
 //       impl libbloom           ops add, test, test_present (libbloom 1.6, same bits/key; only
 //                               when built with it)
 //       impl mutex              ops add, test      (abloom blocked, std::mutex around each call)
@@ -59,6 +60,7 @@
 #include <vector>
 
 #include "abloom.h"
+#include "abloom_inline.h"
 #include "benchmark_args.hpp"
 #include "key_stream.hpp"
 #include "peers.hpp"
@@ -467,6 +469,28 @@ void register_grid(uint64_t n, int bpk) {
       run_present(st, g.n, [&](const uint64_t* w) {
         int r = 0;
         for (size_t i = 0; i < kBatch; ++i) r += abloom_test(f, w + 2 * i, 16);
+        if (r != static_cast<int>(kBatch)) std::abort();  // a false negative
+        benchmark::DoNotOptimize(r);
+      });
+    });
+    // The same tests compiled into this loop (capi/abloom_inline.h): XXH3 of the constant length
+    // folded, the probe a call into the header's AVX2 or AVX-512 function (abloom_test for the
+    // classic kind and where the library's kernel is scalar).
+    op("test_inline", [kind, &P](benchmark::State& st, Group& g) {
+      abloom_inline in;
+      if (abloom_inline_init(&in, g.full_filter(kind)) != ABLOOM_OK) std::abort();
+      run(st, nullptr, [&](size_t off) {
+        int r = 0;
+        for (size_t i = 0; i < kBatch; ++i) r += abloom_inline_test(&in, P.key(off + i), 16);
+        benchmark::DoNotOptimize(r);
+      });
+    });
+    op("test_inline_present", [kind](benchmark::State& st, Group& g) {
+      abloom_inline in;
+      if (abloom_inline_init(&in, g.full_filter(kind)) != ABLOOM_OK) std::abort();
+      run_present(st, g.n, [&](const uint64_t* w) {
+        int r = 0;
+        for (size_t i = 0; i < kBatch; ++i) r += abloom_inline_test(&in, w + 2 * i, 16);
         if (r != static_cast<int>(kBatch)) std::abort();  // a false negative
         benchmark::DoNotOptimize(r);
       });

@@ -12,6 +12,17 @@
 //   masked_store        one 64-byte load, OR and one masked 64-byte store (AVX-512; what
 //                       abloom's exclusive-writer add does), when the CPU has AVX-512
 //
+// and, on a real filter of the same size (default layout, k = 7, filled to 10 bits per key),
+// keys that are mostly absent:
+//
+//   abloom_test         the C API's single-key test
+//   abloom_inline_test  the same test compiled into the loop (capi/abloom_inline.h): XXH3 of the
+//                       constant length folded, the filter's fields in registers, the probe a
+//                       call into the header's AVX2 or AVX-512 function
+//   abloom_inline_test/avx512_caller   the same in a loop compiled for AVX-512 (as a
+//                       -march=native build on this CPU), so the probe inlines too (when the
+//                       library's kernel is AVX-512)
+//
 // Flags: --bytes=LIST (array sizes, default 12500032,125000000: the blocked filters of 10M and
 // 100M keys at 10 bits/key), plus the usual --benchmark_* ones.
 #include <benchmark/benchmark.h>
@@ -23,6 +34,7 @@
 #include <immintrin.h>
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -31,6 +43,8 @@
 #include <string>
 #include <vector>
 
+#include "abloom.h"
+#include "abloom_inline.h"
 #include "benchmark_args.hpp"
 #include "key_stream.hpp"
 #include "peers.hpp"
@@ -43,6 +57,8 @@ struct Fixture {
   std::vector<uint64_t> keys;  // kKeys 16-byte keys
   uint64_t* words = nullptr;
   uint64_t bytes = 0, lines = 0;
+  abloom_filter* filter = nullptr;  // default layout, bytes * 8 bits, k = 7, 10 bits per key
+
   explicit Fixture(uint64_t b) : keys(2 * kKeys), bytes(b / 64 * 64), lines(bytes / 64) {
     uint64_t s = 0x51461E;
     for (auto& w : keys) w = bench::splitmix64(s);
@@ -54,10 +70,42 @@ struct Fixture {
     (void)::madvise(p, bytes, MADV_HUGEPAGE);
     std::memset(p, 0x5a, bytes);
     words = static_cast<uint64_t*>(p);
+    make_filter();
   }
-  Fixture(const Fixture&) = delete;
-  Fixture& operator=(const Fixture&) = delete;
-  ~Fixture() { ::munmap(words, bytes); }
+
+  // A filter of the same bytes, filled with bytes * 8 / 10 other keys (16 bytes each), so its
+  // bits are as dense as a filter at capacity and its pages are touched.
+  void make_filter() {
+    abloom_options o;
+    abloom_options_init(&o);
+    o.bits = bytes * 8;
+    o.capacity = o.bits / 10;
+    o.k = 7;
+    abloom_memory m;
+    abloom_memory_init(&m);
+    if (abloom_create(&o, &filter) != ABLOOM_OK || abloom_get_memory(filter, &m) != ABLOOM_OK ||
+        m.layout != ABLOOM_LAYOUT_SPLIT) {
+      std::fprintf(stderr, "single_key_limits: no split filter of %llu bytes\n",
+                   static_cast<unsigned long long>(bytes));
+      std::exit(1);
+    }
+    constexpr size_t kBatch = size_t{1} << 16;
+    std::vector<uint64_t> batch(2 * kBatch);
+    uint64_t s = 0xF111ED;
+    for (uint64_t added = 0; added < o.capacity; added += kBatch) {
+      for (auto& w : batch) w = bench::splitmix64(s);
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(kBatch, o.capacity - added));
+      // One-length packed keys: offsets are then not read, but must be valid.
+      std::vector<uint64_t> offsets(n + 1);
+      for (size_t i = 0; i <= n; ++i) offsets[i] = 16 * i;
+      if (abloom_add_packed(filter, batch.data(), 16 * n, offsets.data(), n, nullptr) !=
+          ABLOOM_OK) {
+        std::fprintf(stderr, "single_key_limits: abloom_add_packed failed\n");
+        std::exit(1);
+      }
+    }
+  }
+
   uint64_t* line(size_t i, uint64_t* h) const {
     *h = peers::hash16(&keys[2 * i], 16);
     return words + peers::mulhi64(*h, lines) * 8;
@@ -128,6 +176,31 @@ __attribute__((target("avx512f"))) void masked_store(benchmark::State& st, const
   st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * kKeys));
 }
 
+void abloom_test_loop(benchmark::State& st, const Fixture& fx) {
+  run(st, [&](size_t i) { return abloom_test(fx.filter, &fx.keys[2 * i], 16) == 1 ? 1 : 0; });
+}
+
+void inline_test_loop(benchmark::State& st, const Fixture& fx) {
+  abloom_inline in;
+  if (abloom_inline_init(&in, fx.filter) != ABLOOM_OK) std::abort();
+  run(st, [&](size_t i) { return abloom_inline_test(&in, &fx.keys[2 * i], 16); });
+}
+
+// The same compiled for AVX-512 (as with -march=native on this CPU): the probe, whose target is
+// AVX-512, AVX2 and BMI2, inlines too. A plain loop, no lambda: a lambda would not inherit the
+// target attribute.
+__attribute__((target("avx512f,avx2,bmi2"))) void inline_test_avx512_caller(benchmark::State& st,
+                                                                            const Fixture& fx) {
+  abloom_inline in;
+  if (abloom_inline_init(&in, fx.filter) != ABLOOM_OK) std::abort();
+  uint64_t sink = 0;
+  for (auto _ : st) {
+    for (size_t i = 0; i < kKeys; ++i) sink += abloom_inline_test(&in, &fx.keys[2 * i], 16);
+  }
+  benchmark::DoNotOptimize(sink);
+  st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * kKeys));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -167,6 +240,11 @@ int main(int argc, char** argv) {
     reg("lock_or_words/1", lock_or_words<1>);
     reg("lock_or_words/5", lock_or_words<5>);
     if (avx512) reg("masked_store", masked_store);
+    reg("abloom_test", abloom_test_loop);
+    reg("abloom_inline_test", inline_test_loop);
+    if (avx512 && abloom_isa_active() == ABLOOM_ISA_AVX512) {
+      reg("abloom_inline_test/avx512_caller", inline_test_avx512_caller);
+    }
   }
   if (!bench::init_benchmark(rest, {"--benchmark_min_time=0.2", "--benchmark_repetitions=5",
                                     "--benchmark_display_aggregates_only=true",
