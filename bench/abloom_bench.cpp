@@ -6,8 +6,9 @@
 //   grid/<impl>/<op>/keys:<n>/bpk:<b>   n = 1M, 10M, 100M keys; b = 8, 12, 16, 20 bits per key
 //     (options.bits = n * b, k = the model optimum). Each iteration handles a batch of 4096
 //     16-byte keys from a pool of 2^20 (single-key ops: 4096 calls; bulk ops: one call).
-//       impl blocked, classic   ops add, test, test_present, test_inline, test_inline_present
-//                               (abloom_inline_test, capi/abloom_inline.h), test_and_add,
+//       impl blocked, classic   ops add, test, test_present, add_inline, test_inline,
+//                               test_inline_present (abloom_inline_add and abloom_inline_test,
+//                               capi/abloom_inline.h), test_and_add,
 //                               add_hashes, test_hashes, add_packed, test_packed,
 //                               test_packed_present, test_packed_mixed (half present, half absent,
 //                               in no pattern); add_x and add_packed_x (add and add_packed with the
@@ -454,6 +455,16 @@ void register_grid(uint64_t n, int bpk) {
       abloom_filter* f = g.add_filter(kind);
       run(st, &g.add_target[kind], [&](size_t off) {
         for (size_t i = 0; i < kBatch; ++i) abloom_add(f, P.key(off + i), 16);
+      });
+    });
+    // The same adds compiled into this loop (capi/abloom_inline.h, abloom_inline_add: atomic ORs,
+    // as the shared writer's).
+    op("add_inline", [kind, &P](benchmark::State& st, Group& g) {
+      abloom_filter* f = g.add_filter(kind);
+      abloom_inline in;
+      if (abloom_inline_init_writer(&in, f) != ABLOOM_OK) std::abort();
+      run(st, &g.add_target[kind], [&](size_t off) {
+        for (size_t i = 0; i < kBatch; ++i) abloom_inline_add(&in, P.key(off + i), 16);
       });
     });
     op("test", [kind, &P](benchmark::State& st, Group& g) {

@@ -1,44 +1,51 @@
 /*
- * abloom_inline.h - abloom's single-key test compiled into the caller's own code.
+ * abloom_inline.h - abloom's single-key test and add compiled into the caller's own code.
  *
  * Valid C99 and C++, like abloom.h, on top of which it is built. Nothing here is exported: every
  * function is `static inline` and uses only abloom.h's public calls plus the filter's memory as
  * abloom_get_memory describes it.
  *
- * Why: out of cache, a single-key test costs what the CPU can overlap, and the reorder buffer
+ * Why: out of cache, a single-key call costs what the CPU can overlap, and the reorder buffer
  * holds fewer keys' misses the more instructions each key takes. A call through the C ABI
  * (abloom_test) takes about 105 per 16-byte key on the AVX2 kernel: the call, the handle's
  * checks, the kernel's dispatch, XXH3 of a length only known at run time and the probe. Compiled
  * into the caller's loop, where XXH3 of a constant length folds and only the probe is a call,
- * the same test takes about 80 (about 60 on AVX-512) and runs 1.3-1.4x faster, in cache and out
- * of it (bench/RESULTS.md, "Single-key tests compiled into the caller").
+ * the same test takes about 80 (about 60 on AVX-512), and an add about 105 where abloom_add takes
+ * 150. Both run 1.3-1.4x faster than the library's calls, in cache and out of it
+ * (bench/RESULTS.md, "Single-key tests compiled into the caller").
  *
  * What it needs: xxhash.h (Debian's libxxhash-dev, which libabloom-dev depends on), included
  * here with XXH_INLINE_ALL so nothing links against libxxhash; GCC or Clang on x86-64 for the
- * fast paths (elsewhere abloom_inline_test simply calls abloom_test).
+ * fast paths (elsewhere every call here is the library's own).
  *
  *   abloom_inline in;
- *   if (abloom_inline_init(&in, filter) != ABLOOM_OK) ...;
+ *   if (abloom_inline_init(&in, filter) != ABLOOM_OK) ...;   // tests only; const filter
  *   for (...) hits += abloom_inline_test(&in, &id, sizeof id);   // 1, 0, or an error as below
  *
+ *   abloom_inline w;
+ *   if (abloom_inline_init_writer(&w, filter) != ABLOOM_OK) ...;   // tests and adds
+ *   abloom_inline_add(&w, &id, sizeof id);
+ *
  * Which filters take the fast path: the blocked kind in the default layout (ABLOOM_LAYOUT_SPLIT),
- * when the library's active kernel (abloom_isa_active(), at abloom_inline_init) is AVX2 or
- * AVX-512; the probe is then that instruction set's, compiled here with a target attribute (or
- * inlined whole when the caller is built for it, e.g. -march=x86-64-v3). Every other filter (the
- * classic kind, the distinct layout, a scalar kernel, another CPU or compiler) is answered by
- * abloom_test, so abloom_inline_test answers exactly as abloom_test does for every filter.
+ * when the library's active kernel (abloom_isa_active(), at init) is AVX2 or AVX-512; the probe
+ * is then that instruction set's, compiled here with a target attribute (or inlined whole when
+ * the caller is built for it, e.g. -march=x86-64-v3). Adds take it too on a writable filter in
+ * the default writer mode (see abloom_inline_init_writer). Every other filter (the classic kind,
+ * the distinct layout, a scalar kernel, another CPU or compiler) is served by abloom_test and
+ * abloom_test_and_add, so every call here answers exactly as the library's call does, and adds
+ * set exactly the same bits.
  *
  * Rules:
- *  - abloom_inline_test may run in any number of threads at once, and concurrently with adds to
- *    the filter from any thread, with the same guarantees as abloom_test. It reads a block as the
- *    library's own kernels do (see below): bits are only ever set, so a read that overlaps an
- *    add sees each bit either before or after it is set, and once an add is ordered before the
- *    test (a join, a mutex, an atomic flag), all of its bits.
+ *  - Any number of threads may test and add at once, through here and through the library, with
+ *    the same guarantees as abloom_test and abloom_add. A block is read as the library's own
+ *    kernels read it (see below): bits are only ever set, so a read that overlaps an add sees
+ *    each bit either before or after it is set, and once an add is ordered before the test (a
+ *    join, a mutex, an atomic flag), all of its bits. Adds set bits with atomic ORs.
  *  - The abloom_inline reads the filter's memory directly: it is valid until abloom_free of its
  *    filter, and only then. Nothing else moves the bits.
- *  - abloom_isa_force after abloom_inline_init does not change an existing abloom_inline's path;
- *    initialise it again to follow.
- *  - Its fields are private to this header: set them only with abloom_inline_init.
+ *  - abloom_isa_force after init does not change an existing abloom_inline's path; initialise
+ *    it again to follow.
+ *  - Its fields are private to this header: set them only with the init calls.
  */
 #ifndef ABLOOM_INLINE_H
 #define ABLOOM_INLINE_H
@@ -65,17 +72,22 @@
 extern "C" {
 #endif
 
-/** Which code answers abloom_inline_test (abloom_inline.path). */
-#define ABLOOM_INLINE_PATH_CALL 0   /**< abloom_test, through the library */
+/** Which code answers abloom_inline_test (abloom_inline.path) and the adds (add_path). */
+#define ABLOOM_INLINE_PATH_CALL 0   /**< the library: abloom_test, abloom_test_and_add */
 #define ABLOOM_INLINE_PATH_AVX2 1   /**< the split probe in AVX2, here */
 #define ABLOOM_INLINE_PATH_AVX512 2 /**< the split probe in AVX-512, here */
 
-/** A filter's single-key test, prepared by abloom_inline_init. Private fields but `path`. */
+/** A filter's single-key calls, prepared by an init call. Private fields but the paths. */
 typedef struct abloom_inline {
   /** The filter, for ABLOOM_INLINE_PATH_CALL. */
   const abloom_filter *filter;
+  /** The filter, writable, when made by abloom_inline_init_writer (else NULL: adds refused). */
+  abloom_filter *writer;
   /** An ABLOOM_INLINE_PATH_*: which code answers. Read it to know; never set it. */
   uint32_t path;
+  /** The same for adds: ABLOOM_INLINE_PATH_CALL unless made by abloom_inline_init_writer for a
+   *  writable filter. */
+  uint32_t add_path;
   /* The split layout, from abloom_get_memory (docs/FORMAT.md gives the rules): */
   uint32_t k;
   uint32_t shard_bits;
@@ -160,6 +172,96 @@ __attribute__((target("avx2,bmi2"))) static inline int abloom_inline_priv_test_a
       _mm256_or_si256(_mm256_andnot_si256(words_lo, lo), _mm256_andnot_si256(words_hi, hi));
   return _mm256_testz_si256(missing, missing);
 }
+/* The shared writer's write step, as the library's single-key adds take it (core/
+ * blocked_kernels.hpp, or_words_redirected): one atomic OR per 64-bit word the key's bits fall
+ * in (`touched`, from the hash alone, so the loop does not wait for the block), a word with no
+ * missing bit ORed into a local scratch word instead (a branch-free select of the address).
+ * `missing[w]` holds the key's bits that were clear in word w. */
+static inline void abloom_inline_priv_or_words(uint64_t *block, const uint64_t *missing,
+                                               uint32_t touched) {
+  uint64_t scratch = 0;
+  for (; touched != 0; touched &= touched - 1) {
+    const int w = __builtin_ctz(touched);
+    const uintptr_t keep = (uintptr_t)0 - (uintptr_t)(missing[w] != 0);
+    uint64_t *target =
+        (uint64_t *)(((uintptr_t)(block + w) & keep) | ((uintptr_t)&scratch & ~keep));
+    __atomic_fetch_or(target, missing[w], __ATOMIC_RELAXED);
+  }
+}
+
+/* The writable block of hash h: abloom_get_writable_shards gives the same shard pointers as
+ * abloom_get_memory (abloom.h), so the words behind the read view's pointer are writable. */
+static inline uint64_t *abloom_inline_priv_writable_block(const abloom_inline *in, uint64_t h) {
+  return (uint64_t *)(uintptr_t)abloom_inline_priv_block(in, h);
+}
+
+/* Adds the key of hash h with atomic ORs (safe with any other writer, in either writer mode);
+ * 1 when all its bits were set already, else 0, as abloom_test_and_add answers. */
+__attribute__((target("avx512f,avx2,bmi2"))) static inline int abloom_inline_priv_add_avx512(
+    const abloom_inline *in, uint64_t h) {
+  const __mmask16 all = 0xFFFF;
+  uint64_t *block = abloom_inline_priv_writable_block(in, h);
+  const uint32_t h2 = (uint32_t)h | 1u;
+  const __m512i products = _mm512_mullo_epi32(_mm512_maskz_set1_epi32(all, (int)h2),
+                                              _mm512_loadu_si512(in->bit_multipliers));
+  const __m512i bits = _mm512_maskz_sllv_epi32(all, _mm512_maskz_set1_epi32(all, 1),
+                                               _mm512_maskz_srli_epi32(all, products, 27));
+  const __m512i mask =
+      _mm512_and_si512(bits, _mm512_loadu_si512(abloom_inline_priv_window(in, h2)));
+  __m512i words;
+  __attribute__((aligned(64))) uint64_t missing[8];
+  __asm__("vmovdqa64 %1, %0" : "=v"(words) : "m"(*(const __m512i *)block));
+  {
+    const __m512i miss = _mm512_xor_si512(mask, _mm512_and_si512(mask, words));
+    if (_mm512_test_epi64_mask(miss, miss) == 0) return 1;
+    _mm512_store_si512(missing, miss);
+  }
+  abloom_inline_priv_or_words(block, missing, _mm512_test_epi64_mask(mask, mask));
+  return 0;
+}
+
+__attribute__((target("avx2,bmi2"))) static inline int abloom_inline_priv_add_avx2(
+    const abloom_inline *in, uint64_t h) {
+  uint64_t *block = abloom_inline_priv_writable_block(in, h);
+  const uint32_t h2 = (uint32_t)h | 1u;
+  const uint32_t *window = abloom_inline_priv_window(in, h2);
+  const __m256i v = _mm256_set1_epi32((int)h2);
+  const __m256i one = _mm256_set1_epi32(1);
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i lo = _mm256_and_si256(
+      _mm256_loadu_si256((const __m256i *)window),
+      _mm256_sllv_epi32(
+          one, _mm256_srli_epi32(
+                   _mm256_mullo_epi32(v, _mm256_loadu_si256((const __m256i *)in->bit_multipliers)),
+                   27)));
+  const __m256i hi = _mm256_and_si256(
+      _mm256_loadu_si256((const __m256i *)(window + 8)),
+      _mm256_sllv_epi32(
+          one,
+          _mm256_srli_epi32(
+              _mm256_mullo_epi32(v, _mm256_loadu_si256((const __m256i *)(in->bit_multipliers + 8))),
+              27)));
+  __m256i words_lo, words_hi;
+  __attribute__((aligned(32))) uint64_t missing[8];
+  uint32_t touched;
+  __asm__("vmovdqa %1, %0" : "=x"(words_lo) : "m"(*(const __m256i *)block));
+  __asm__("vmovdqa %1, %0" : "=x"(words_hi) : "m"(*(const __m256i *)(block + 4)));
+  {
+    const __m256i miss_lo = _mm256_andnot_si256(words_lo, lo);
+    const __m256i miss_hi = _mm256_andnot_si256(words_hi, hi);
+    if (_mm256_testz_si256(_mm256_or_si256(miss_lo, miss_hi), _mm256_or_si256(miss_lo, miss_hi)))
+      return 1;
+    _mm256_store_si256((__m256i *)missing, miss_lo);
+    _mm256_store_si256((__m256i *)(missing + 4), miss_hi);
+  }
+  /* A 64-bit word is touched when any of the key's bits is in it. */
+  touched =
+      (uint32_t)(~_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(lo, zero))) & 0xF);
+  touched |=
+      (uint32_t)(~_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(hi, zero))) & 0xF) << 4;
+  abloom_inline_priv_or_words(block, missing, touched);
+  return 0;
+}
 #endif /* ABLOOM_INLINE_X86 */
 
 /* ---- API ------------------------------------------------------------------------------------ */
@@ -224,6 +326,66 @@ abloom_inline_test(const abloom_inline *in, const void *key, size_t len) {
   if (in == NULL) return ABLOOM_ERR_NULL;
   return abloom_test(in->filter, key, len);
 #endif
+}
+
+/**
+ * As abloom_inline_init, and also prepares `in` for abloom_inline_add and
+ * abloom_inline_test_and_add on `filter`. Returns ABLOOM_OK, or ABLOOM_ERR_NULL (`in` is then
+ * untouched).
+ *  - A read-only filter (a view, a file opened read-only) is accepted: its adds then return
+ *    ABLOOM_ERR_READONLY, as abloom_add's do.
+ *  - The fast path adds with atomic ORs, as the default writer mode does. A filter in
+ *    ABLOOM_WRITER_EXCLUSIVE mode at this call keeps the library's own add instead (in->add_path
+ *    is ABLOOM_INLINE_PATH_CALL), whose plain stores are faster than atomic ORs. Changing the
+ *    mode afterwards stays correct either way: atomic ORs are right in both modes, and the
+ *    library's add follows the mode of the moment.
+ */
+static inline int abloom_inline_init_writer(abloom_inline *in, abloom_filter *filter) {
+  uint64_t *const *writable = NULL;
+  int rc = abloom_inline_init(in, filter);
+  if (rc != ABLOOM_OK) return rc;
+  in->writer = filter;
+  if (abloom_get_writable_shards(filter, &writable) == ABLOOM_OK &&
+      abloom_writer_mode(filter) == (int)ABLOOM_WRITER_SHARED) {
+    in->add_path = in->path;
+  }
+  return ABLOOM_OK;
+}
+
+/**
+ * abloom_test_and_add(filter, key, len) for the filter of `in` (made by
+ * abloom_inline_init_writer): adds the key and answers 1 if all its bits were set already (a
+ * repeat, or a false positive), 0 if it is new. Errors: ABLOOM_ERR_NULL (`in` NULL, or `key` NULL
+ * with `len` > 0), ABLOOM_ERR_READONLY (a read-only filter, or `in` made by abloom_inline_init).
+ * Adds with atomic ORs, so any number of threads may add at once, through here or the library,
+ * in either writer mode (an exclusive-mode filter's own adds use plain stores).
+ */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline int
+abloom_inline_test_and_add(abloom_inline *in, const void *key, size_t len) {
+  if (in == NULL || (key == NULL && len != 0)) return ABLOOM_ERR_NULL;
+  if (in->writer == NULL) return ABLOOM_ERR_READONLY;
+#if ABLOOM_INLINE_X86
+  if (in->add_path != ABLOOM_INLINE_PATH_CALL) {
+    const uint64_t h = XXH3_64bits_withSeed(key, len, in->seed);
+    if (in->add_path == ABLOOM_INLINE_PATH_AVX512) return abloom_inline_priv_add_avx512(in, h);
+    return abloom_inline_priv_add_avx2(in, h);
+  }
+#endif
+  return abloom_test_and_add(in->writer, key, len);
+}
+
+/** abloom_add(filter, key, len) for the filter of `in`: abloom_inline_test_and_add's add, with
+ *  ABLOOM_OK for its answer. Errors as there. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline int
+abloom_inline_add(abloom_inline *in, const void *key, size_t len) {
+  const int rc = abloom_inline_test_and_add(in, key, len);
+  return rc < 0 ? rc : ABLOOM_OK;
 }
 
 #ifdef __cplusplus

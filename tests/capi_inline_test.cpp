@@ -1,5 +1,6 @@
-// abloom_inline.h: the single-key test compiled into the caller must answer exactly as
-// abloom_test does, for every filter, on every path the CPU can take, and check its arguments.
+// abloom_inline.h: the single-key test and add compiled into the caller must answer exactly as
+// abloom_test and abloom_test_and_add do and set exactly their bits, for every filter, on every
+// path the CPU can take, and check their arguments.
 #include <abloom_inline.h>
 
 #include <atomic>
@@ -172,6 +173,133 @@ TEST(CapiInline, SeesAddsFromOtherThreadsAndClears) {
   EXPECT_EQ(present, 0u);
 }
 
+// Adds through the header set exactly the bits the library's adds set (the two filters end
+// equal) and answer as abloom_test_and_add does, repeats included, on every shape and kernel.
+TEST(CapiInline, AddsSetTheLibrarysBitsAndAnswerAsItDoes) {
+  const std::vector<Shape> shapes = {
+      {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 0, 1, 0},
+      {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 1, 1, 7},
+      {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 5, 4, 0x5eed},
+      {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 16, 64, 0xffffffffffffffffull},
+      {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_DISTINCT, 0, 2, 3},
+      {ABLOOM_KIND_CLASSIC, ABLOOM_LAYOUT_DEFAULT, 0, 2, 9},
+  };
+  std::vector<std::string> keys = KeysOfAllLengths(40, 60, 78);
+  for (const std::string &key : DistinctKeys(3000, 6)) keys.push_back(key);
+  const size_t distinct = keys.size();
+  for (size_t i = 0; i < distinct; i += 3) keys.push_back(keys[i]);  // repeats: answer 1
+  for (const Shape &s : shapes) {
+    for (uint32_t isa : RunnableIsas()) {
+      SCOPED_TRACE(testing::Message()
+                   << "kind " << s.kind << " layout " << s.layout << " k " << s.k << " shards "
+                   << s.shards << " kernel " << abloom_isa_name(isa));
+      IsaScope scope(isa);
+      abloom_options o = Options(3000, 0.02, s.kind, s.shards, s.seed);
+      o.layout = s.layout;
+      o.k = s.k;
+      Filter by_library = Make(o);
+      Filter by_header = Make(o);
+      abloom_inline in;
+      ASSERT_EQ(abloom_inline_init_writer(&in, by_header.get()), ABLOOM_OK);
+      EXPECT_EQ(in.add_path, ExpectedPath(s.kind, LayoutOf(by_header.get()), isa));
+      size_t repeats = 0;
+      for (const std::string &key : keys) {
+        const int want = abloom_test_and_add(by_library.get(), key.data(), key.size());
+        ASSERT_EQ(abloom_inline_test_and_add(&in, key.data(), key.size()), want)
+            << "key of " << key.size() << " bytes";
+        repeats += want == 1 ? 1 : 0;
+      }
+      EXPECT_GE(repeats, keys.size() - distinct);  // every repeat, and some short keys twice
+      EXPECT_LT(repeats, keys.size() / 2);
+      EXPECT_EQ(abloom_equal(by_library.get(), by_header.get()), 1) << "different bits";
+      ASSERT_EQ(abloom_inline_add(&in, "one more", 8), ABLOOM_OK);
+      EXPECT_EQ(abloom_test(by_header.get(), "one more", 8), 1);
+    }
+  }
+}
+
+// Adds are refused where the library refuses them, and an init for tests only never adds.
+TEST(CapiInline, AddsAreRefusedWhereTheLibraryRefusesThem) {
+  Filter f = Make(Options(1000));
+  abloom_inline tests_only;
+  ASSERT_EQ(abloom_inline_init(&tests_only, f.get()), ABLOOM_OK);
+  EXPECT_EQ(abloom_inline_add(&tests_only, "key", 3), ABLOOM_ERR_READONLY);
+  EXPECT_EQ(abloom_inline_test_and_add(&tests_only, "key", 3), ABLOOM_ERR_READONLY);
+  EXPECT_EQ(abloom_test(f.get(), "key", 3), 0) << "a refused add wrote";
+
+  capi_test::TempDir dir("abloom-inline");
+  const std::string path = dir.path() + "/f.abloom";
+  ASSERT_EQ(abloom_save(f.get(), path.c_str()), ABLOOM_OK);
+  Filter mapped;
+  ASSERT_EQ(
+      LoadInto([&](abloom_filter **out) { return abloom_open(path.c_str(), 0, out); }, &mapped),
+      ABLOOM_OK);
+  abloom_inline on_file;
+  ASSERT_EQ(abloom_inline_init_writer(&on_file, mapped.get()), ABLOOM_OK);
+  EXPECT_EQ(on_file.add_path, static_cast<uint32_t>(ABLOOM_INLINE_PATH_CALL));
+  EXPECT_EQ(abloom_inline_add(&on_file, "key", 3), ABLOOM_ERR_READONLY);
+  EXPECT_EQ(abloom_inline_test(&on_file, "key", 3), 0);
+}
+
+// A filter in the exclusive writer mode keeps the library's plain-store add; switching modes
+// either way afterwards loses nothing.
+TEST(CapiInline, AnExclusiveWriterKeepsTheLibrarysAdd) {
+  Filter f = Make(Options(10000));
+  ASSERT_EQ(abloom_set_writer_mode(f.get(), ABLOOM_WRITER_EXCLUSIVE), ABLOOM_OK);
+  abloom_inline exclusive;
+  ASSERT_EQ(abloom_inline_init_writer(&exclusive, f.get()), ABLOOM_OK);
+  EXPECT_EQ(exclusive.add_path, static_cast<uint32_t>(ABLOOM_INLINE_PATH_CALL));
+  EXPECT_EQ(exclusive.path,
+            ExpectedPath(ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, abloom_isa_active()));
+  const std::vector<std::string> keys = DistinctKeys(3000, 7);
+  for (size_t i = 0; i < 1000; ++i) {
+    ASSERT_EQ(abloom_inline_add(&exclusive, keys[i].data(), keys[i].size()), ABLOOM_OK);
+  }
+  ASSERT_EQ(abloom_set_writer_mode(f.get(), ABLOOM_WRITER_SHARED), ABLOOM_OK);
+  for (size_t i = 1000; i < 2000; ++i) {
+    ASSERT_EQ(abloom_inline_add(&exclusive, keys[i].data(), keys[i].size()), ABLOOM_OK);
+  }
+  abloom_inline shared;
+  ASSERT_EQ(abloom_inline_init_writer(&shared, f.get()), ABLOOM_OK);
+  EXPECT_EQ(shared.add_path, shared.path);
+  ASSERT_EQ(abloom_set_writer_mode(f.get(), ABLOOM_WRITER_EXCLUSIVE), ABLOOM_OK);
+  for (size_t i = 2000; i < 3000; ++i) {
+    ASSERT_EQ(abloom_inline_add(&shared, keys[i].data(), keys[i].size()), ABLOOM_OK);
+  }
+  for (const std::string &key : keys) {
+    ASSERT_EQ(abloom_test(f.get(), key.data(), key.size()), 1);
+  }
+}
+
+// Threads adding through the header and through the library at once lose no key (run under
+// ThreadSanitizer in CI: the test's name contains "Thread").
+TEST(CapiInline, ThreadsAddingThroughBothLoseNothing) {
+  constexpr size_t kThreads = 4, kPerThread = 30000;
+  Filter f = Make(Options(kThreads * kPerThread));
+  std::vector<std::vector<std::string>> keys;
+  for (size_t t = 0; t < kThreads; ++t) keys.push_back(DistinctKeys(kPerThread, 10 + t));
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      abloom_inline in;
+      EXPECT_EQ(abloom_inline_init_writer(&in, f.get()), ABLOOM_OK);
+      for (const std::string &key : keys[t]) {
+        // Thread 0 adds through the library, the others through the header.
+        const int rc = t == 0 ? abloom_add(f.get(), key.data(), key.size())
+                              : abloom_inline_add(&in, key.data(), key.size());
+        EXPECT_EQ(rc, ABLOOM_OK);
+      }
+    });
+  }
+  for (std::thread &t : threads) t.join();
+  abloom_inline in;
+  ASSERT_EQ(abloom_inline_init(&in, f.get()), ABLOOM_OK);
+  for (const auto &set : keys) {
+    for (const std::string &key : set)
+      ASSERT_EQ(abloom_inline_test(&in, key.data(), key.size()), 1);
+  }
+}
+
 TEST(CapiInline, NullArgumentsAreErrors) {
   Filter f = Make(Options(1000));
   ASSERT_EQ(abloom_add(f.get(), nullptr, 0), ABLOOM_OK);  // the empty key
@@ -189,6 +317,17 @@ TEST(CapiInline, NullArgumentsAreErrors) {
   EXPECT_EQ(abloom_inline_test(&in, nullptr, 3), ABLOOM_ERR_NULL);
   EXPECT_EQ(abloom_inline_test(&in, nullptr, 0), 1);  // the empty key, added above
   EXPECT_EQ(abloom_inline_test(&in, key, 0), 1);      // the same key
+
+  abloom_inline w;
+  EXPECT_EQ(abloom_inline_init_writer(nullptr, f.get()), ABLOOM_ERR_NULL);
+  EXPECT_EQ(abloom_inline_init_writer(&w, nullptr), ABLOOM_ERR_NULL);
+  ASSERT_EQ(abloom_inline_init_writer(&w, f.get()), ABLOOM_OK);
+  EXPECT_EQ(abloom_inline_add(nullptr, key, 3), ABLOOM_ERR_NULL);
+  EXPECT_EQ(abloom_inline_add(&w, nullptr, 3), ABLOOM_ERR_NULL);
+  EXPECT_EQ(abloom_inline_test_and_add(nullptr, key, 3), ABLOOM_ERR_NULL);
+  EXPECT_EQ(abloom_inline_test_and_add(&w, nullptr, 3), ABLOOM_ERR_NULL);
+  EXPECT_EQ(abloom_test(f.get(), key, 3), 0) << "a refused add wrote";
+  EXPECT_EQ(abloom_inline_test_and_add(&w, nullptr, 0), 1);  // the empty key again
 }
 
 }  // namespace

@@ -133,7 +133,7 @@ int main(void) {
   CHECK_OK(abloom_add(f, NULL, 0));
   CHECK(abloom_test(f, "", 0) == 1);
 
-  /* The single-key test compiled in here: the same answers. */
+  /* The single-key test and add compiled in here: the same answers. */
   CHECK(abloom_inline_init(NULL, f) == ABLOOM_ERR_NULL);
   CHECK_OK(abloom_inline_init(&in, f));
   CHECK(in.path <= ABLOOM_INLINE_PATH_AVX512);
@@ -141,6 +141,14 @@ int main(void) {
   CHECK(abloom_inline_test(&in, "absent", 6) == abloom_test(f, "absent", 6));
   CHECK(abloom_inline_test(&in, "", 0) == 1);
   CHECK(abloom_inline_test(&in, NULL, 1) == ABLOOM_ERR_NULL);
+  CHECK(abloom_inline_add(&in, "inline", 6) == ABLOOM_ERR_READONLY); /* made for tests only */
+  CHECK(abloom_inline_init_writer(NULL, f) == ABLOOM_ERR_NULL);
+  CHECK_OK(abloom_inline_init_writer(&in, f));
+  CHECK(in.add_path == in.path);
+  CHECK(abloom_inline_test_and_add(&in, "inline", 6) == 0);
+  CHECK(abloom_inline_test_and_add(&in, "inline", 6) == 1);
+  CHECK_OK(abloom_inline_add(&in, "inline 2", 8));
+  CHECK(abloom_test(f, "inline", 6) == 1 && abloom_test(f, "inline 2", 8) == 1);
 
   CHECK_OK(abloom_hash(f, "hashed", 6, &hash));
   CHECK(abloom_test_hash(f, hash) == 0);

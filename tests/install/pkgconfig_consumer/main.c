@@ -54,8 +54,9 @@ static void exercise(abloom_filter *f) {
   CHECK(added >= (N_KEYS - N_KEYS / 2) * 9 / 10);
 
   for (i = 0; i < N_KEYS; ++i) CHECK(abloom_test(f, keys[i], lens[i]) == 1);
-  CHECK_OK(abloom_inline_init(&in, f));
+  CHECK_OK(abloom_inline_init_writer(&in, f));
   for (i = 0; i < N_KEYS; ++i) CHECK(abloom_inline_test(&in, keys[i], lens[i]) == 1);
+  for (i = 0; i < N_KEYS; ++i) CHECK(abloom_inline_test_and_add(&in, keys[i], lens[i]) == 1);
   memset(results, 0, sizeof results);
   CHECK_OK(abloom_test_many(f, keys, lens, N_KEYS, results, &found));
   CHECK(found == N_KEYS);
