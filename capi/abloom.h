@@ -538,9 +538,9 @@ ABLOOM_API int abloom_estimate_fpr(const abloom_filter *filter, double *out);
 /*
  * For a binding that tests and adds single keys in its own language, with no call into the
  * library per key (the Go package does: a cgo call costs more than the whole test). C and C++
- * code has this for tests in abloom_inline.h. This is a stable part of the ABI, because it adds
- * nothing the format does not already freeze: the bits are laid out in memory exactly as in the
- * file body, and docs/FORMAT.md ("Body") defines where each key's bits go, from
+ * code has this for tests and adds in abloom_inline.h. This is a stable part of the ABI, because
+ * it adds nothing the format does not already freeze: the bits are laid out in memory exactly as
+ * in the file body, and docs/FORMAT.md ("Body") defines where each key's bits go, from
  * h = XXH3-64(key, seed) (xxHash's XXH3_64bits_withSeed), for every kind and layout id.
  *
  * Shard s is `blocks_per_shard` 64-byte blocks, i.e. blocks_per_shard * 8 uint64_t words, at
