@@ -118,30 +118,61 @@ static inline const uint32_t *abloom_inline_priv_window(const abloom_inline *in,
   return &in->window_lanes[16 - ((h2 * in->start_multiplier) >> 28)];
 }
 
-/* 1 when every bit of the key of hash h is set, else 0: in its block, bit (h2 * C^(w + 1)) >> 27
- * of each 32-bit word w of its window, h2 = (uint32_t)h | 1. The block's address is found here
- * too, where BMI2 spares the variable shifts their register moves. (The library's AVX2 and
- * AVX-512 kernels require BMI2 as well.)
+/* The probes, one per instruction set: the key's mask (h2 = (uint32_t)h | 1: bit
+ * (h2 * C^(w + 1)) >> 27 of each 32-bit word w of its window) and its block's 64 bytes.
+ *  - The block's address is found in the target functions below, where BMI2 spares the variable
+ *    shifts their register moves. (The library's AVX2 and AVX-512 kernels require BMI2 too.)
  *  - Other threads may be ORing into the block's words (atomics): it is read in inline asm, as
  *    the library's kernels read it, a hardware read rather than a C data race (and so not one
  *    for ThreadSanitizer either). Each aligned 8-byte word is read whole; a bit being set at this
  *    instant may read as clear, an answer the filter gave an instant before.
  *  - GCC 12's AVX-512 intrinsics that take an undefined vector trip its own -Wuninitialized in
  *    callers' builds, so only ones without it appear here (maskz forms, plain operators). */
-__attribute__((target("avx512f,avx2,bmi2"))) static inline int abloom_inline_priv_test_avx512(
-    const abloom_inline *in, uint64_t h) {
+#define ABLOOM_INLINE_PRIV_AVX512 __attribute__((target("avx512f,avx2,bmi2"), always_inline))
+#define ABLOOM_INLINE_PRIV_AVX2 __attribute__((target("avx2,bmi2"), always_inline))
+
+ABLOOM_INLINE_PRIV_AVX512 static inline __m512i abloom_inline_priv_mask_avx512(
+    const abloom_inline *in, uint32_t h2) {
   const __mmask16 all = 0xFFFF;
-  const uint64_t *block = abloom_inline_priv_block(in, h);
-  const uint32_t h2 = (uint32_t)h | 1u;
   const __m512i products = _mm512_mullo_epi32(_mm512_maskz_set1_epi32(all, (int)h2),
                                               _mm512_loadu_si512(in->bit_multipliers));
   const __m512i bits = _mm512_maskz_sllv_epi32(all, _mm512_maskz_set1_epi32(all, 1),
                                                _mm512_maskz_srli_epi32(all, products, 27));
-  const __m512i mask =
-      _mm512_and_si512(bits, _mm512_loadu_si512(abloom_inline_priv_window(in, h2)));
+  return _mm512_and_si512(bits, _mm512_loadu_si512(abloom_inline_priv_window(in, h2)));
+}
+
+ABLOOM_INLINE_PRIV_AVX512 static inline __m512i abloom_inline_priv_load_avx512(
+    const uint64_t *block) {
   __m512i words;
   __asm__("vmovdqa64 %1, %0" : "=v"(words) : "m"(*(const __m512i *)block));
-  const __m512i have = _mm512_and_si512(mask, words);
+  return words;
+}
+
+/* The mask's 32-bit words 8 * half .. 8 * half + 7. */
+ABLOOM_INLINE_PRIV_AVX2 static inline __m256i abloom_inline_priv_mask_avx2(const abloom_inline *in,
+                                                                           uint32_t h2, int half) {
+  const __m256i products =
+      _mm256_mullo_epi32(_mm256_set1_epi32((int)h2),
+                         _mm256_loadu_si256((const __m256i *)(in->bit_multipliers + 8 * half)));
+  const __m256i bits = _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32(products, 27));
+  return _mm256_and_si256(
+      bits, _mm256_loadu_si256((const __m256i *)(abloom_inline_priv_window(in, h2) + 8 * half)));
+}
+
+/* The block's words 4 * half .. 4 * half + 3. */
+ABLOOM_INLINE_PRIV_AVX2 static inline __m256i abloom_inline_priv_load_avx2(const uint64_t *block,
+                                                                           int half) {
+  __m256i words;
+  __asm__("vmovdqa %1, %0" : "=x"(words) : "m"(*(const __m256i *)(block + 4 * half)));
+  return words;
+}
+
+/* 1 when every bit of the key of hash h is set, else 0. */
+__attribute__((target("avx512f,avx2,bmi2"))) static inline int abloom_inline_priv_test_avx512(
+    const abloom_inline *in, uint64_t h) {
+  const __m512i mask = abloom_inline_priv_mask_avx512(in, (uint32_t)h | 1u);
+  const __m512i have =
+      _mm512_and_si512(mask, abloom_inline_priv_load_avx512(abloom_inline_priv_block(in, h)));
   return _mm512_cmpneq_epi32_mask(have, mask) == 0 ? 1 : 0;
 }
 
@@ -149,29 +180,14 @@ __attribute__((target("avx2,bmi2"))) static inline int abloom_inline_priv_test_a
     const abloom_inline *in, uint64_t h) {
   const uint64_t *block = abloom_inline_priv_block(in, h);
   const uint32_t h2 = (uint32_t)h | 1u;
-  const uint32_t *window = abloom_inline_priv_window(in, h2);
-  const __m256i v = _mm256_set1_epi32((int)h2);
-  const __m256i one = _mm256_set1_epi32(1);
-  const __m256i lo = _mm256_and_si256(
-      _mm256_loadu_si256((const __m256i *)window),
-      _mm256_sllv_epi32(
-          one, _mm256_srli_epi32(
-                   _mm256_mullo_epi32(v, _mm256_loadu_si256((const __m256i *)in->bit_multipliers)),
-                   27)));
-  const __m256i hi = _mm256_and_si256(
-      _mm256_loadu_si256((const __m256i *)(window + 8)),
-      _mm256_sllv_epi32(
-          one,
-          _mm256_srli_epi32(
-              _mm256_mullo_epi32(v, _mm256_loadu_si256((const __m256i *)(in->bit_multipliers + 8))),
-              27)));
-  __m256i words_lo, words_hi;
-  __asm__("vmovdqa %1, %0" : "=x"(words_lo) : "m"(*(const __m256i *)block));
-  __asm__("vmovdqa %1, %0" : "=x"(words_hi) : "m"(*(const __m256i *)(block + 4)));
   const __m256i missing =
-      _mm256_or_si256(_mm256_andnot_si256(words_lo, lo), _mm256_andnot_si256(words_hi, hi));
+      _mm256_or_si256(_mm256_andnot_si256(abloom_inline_priv_load_avx2(block, 0),
+                                          abloom_inline_priv_mask_avx2(in, h2, 0)),
+                      _mm256_andnot_si256(abloom_inline_priv_load_avx2(block, 1),
+                                          abloom_inline_priv_mask_avx2(in, h2, 1)));
   return _mm256_testz_si256(missing, missing);
 }
+
 /* The shared writer's write step, as the library's single-key adds take it (core/
  * blocked_kernels.hpp, or_words_redirected): one atomic OR per 64-bit word the key's bits fall
  * in (`touched`, from the hash alone, so the loop does not wait for the block), a word with no
@@ -199,67 +215,38 @@ static inline uint64_t *abloom_inline_priv_writable_block(const abloom_inline *i
  * 1 when all its bits were set already, else 0, as abloom_test_and_add answers. */
 __attribute__((target("avx512f,avx2,bmi2"))) static inline int abloom_inline_priv_add_avx512(
     const abloom_inline *in, uint64_t h) {
-  const __mmask16 all = 0xFFFF;
   uint64_t *block = abloom_inline_priv_writable_block(in, h);
-  const uint32_t h2 = (uint32_t)h | 1u;
-  const __m512i products = _mm512_mullo_epi32(_mm512_maskz_set1_epi32(all, (int)h2),
-                                              _mm512_loadu_si512(in->bit_multipliers));
-  const __m512i bits = _mm512_maskz_sllv_epi32(all, _mm512_maskz_set1_epi32(all, 1),
-                                               _mm512_maskz_srli_epi32(all, products, 27));
-  const __m512i mask =
-      _mm512_and_si512(bits, _mm512_loadu_si512(abloom_inline_priv_window(in, h2)));
-  __m512i words;
-  __attribute__((aligned(64))) uint64_t missing[8];
-  __asm__("vmovdqa64 %1, %0" : "=v"(words) : "m"(*(const __m512i *)block));
-  {
-    const __m512i miss = _mm512_xor_si512(mask, _mm512_and_si512(mask, words));
-    if (_mm512_test_epi64_mask(miss, miss) == 0) return 1;
-    _mm512_store_si512(missing, miss);
-  }
-  abloom_inline_priv_or_words(block, missing, _mm512_test_epi64_mask(mask, mask));
+  const __m512i mask = abloom_inline_priv_mask_avx512(in, (uint32_t)h | 1u);
+  const __m512i missing =
+      _mm512_xor_si512(mask, _mm512_and_si512(mask, abloom_inline_priv_load_avx512(block)));
+  __attribute__((aligned(64))) uint64_t words[8];
+  if (_mm512_test_epi64_mask(missing, missing) == 0) return 1;
+  _mm512_store_si512(words, missing);
+  abloom_inline_priv_or_words(block, words, _mm512_test_epi64_mask(mask, mask));
   return 0;
+}
+
+/* Which of 4 64-bit words of v are not zero, as bits 0-3. */
+ABLOOM_INLINE_PRIV_AVX2 static inline uint32_t abloom_inline_priv_nonzero_avx2(__m256i v) {
+  const __m256i zero = _mm256_cmpeq_epi64(v, _mm256_setzero_si256());
+  return (uint32_t)~_mm256_movemask_pd(_mm256_castsi256_pd(zero)) & 0xFu;
 }
 
 __attribute__((target("avx2,bmi2"))) static inline int abloom_inline_priv_add_avx2(
     const abloom_inline *in, uint64_t h) {
   uint64_t *block = abloom_inline_priv_writable_block(in, h);
   const uint32_t h2 = (uint32_t)h | 1u;
-  const uint32_t *window = abloom_inline_priv_window(in, h2);
-  const __m256i v = _mm256_set1_epi32((int)h2);
-  const __m256i one = _mm256_set1_epi32(1);
-  const __m256i zero = _mm256_setzero_si256();
-  const __m256i lo = _mm256_and_si256(
-      _mm256_loadu_si256((const __m256i *)window),
-      _mm256_sllv_epi32(
-          one, _mm256_srli_epi32(
-                   _mm256_mullo_epi32(v, _mm256_loadu_si256((const __m256i *)in->bit_multipliers)),
-                   27)));
-  const __m256i hi = _mm256_and_si256(
-      _mm256_loadu_si256((const __m256i *)(window + 8)),
-      _mm256_sllv_epi32(
-          one,
-          _mm256_srli_epi32(
-              _mm256_mullo_epi32(v, _mm256_loadu_si256((const __m256i *)(in->bit_multipliers + 8))),
-              27)));
-  __m256i words_lo, words_hi;
-  __attribute__((aligned(32))) uint64_t missing[8];
-  uint32_t touched;
-  __asm__("vmovdqa %1, %0" : "=x"(words_lo) : "m"(*(const __m256i *)block));
-  __asm__("vmovdqa %1, %0" : "=x"(words_hi) : "m"(*(const __m256i *)(block + 4)));
-  {
-    const __m256i miss_lo = _mm256_andnot_si256(words_lo, lo);
-    const __m256i miss_hi = _mm256_andnot_si256(words_hi, hi);
-    if (_mm256_testz_si256(_mm256_or_si256(miss_lo, miss_hi), _mm256_or_si256(miss_lo, miss_hi)))
-      return 1;
-    _mm256_store_si256((__m256i *)missing, miss_lo);
-    _mm256_store_si256((__m256i *)(missing + 4), miss_hi);
-  }
-  /* A 64-bit word is touched when any of the key's bits is in it. */
-  touched =
-      (uint32_t)(~_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(lo, zero))) & 0xF);
-  touched |=
-      (uint32_t)(~_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(hi, zero))) & 0xF) << 4;
-  abloom_inline_priv_or_words(block, missing, touched);
+  const __m256i lo = abloom_inline_priv_mask_avx2(in, h2, 0);
+  const __m256i hi = abloom_inline_priv_mask_avx2(in, h2, 1);
+  const __m256i missing_lo = _mm256_andnot_si256(abloom_inline_priv_load_avx2(block, 0), lo);
+  const __m256i missing_hi = _mm256_andnot_si256(abloom_inline_priv_load_avx2(block, 1), hi);
+  const __m256i any = _mm256_or_si256(missing_lo, missing_hi);
+  __attribute__((aligned(32))) uint64_t words[8];
+  if (_mm256_testz_si256(any, any)) return 1;
+  _mm256_store_si256((__m256i *)words, missing_lo);
+  _mm256_store_si256((__m256i *)(words + 4), missing_hi);
+  abloom_inline_priv_or_words(
+      block, words, abloom_inline_priv_nonzero_avx2(lo) | abloom_inline_priv_nonzero_avx2(hi) << 4);
   return 0;
 }
 #endif /* ABLOOM_INLINE_X86 */

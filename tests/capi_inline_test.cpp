@@ -87,24 +87,43 @@ struct Shape {
   uint64_t seed;
 };
 
+// The split layout at several k and shard counts (its fast paths), and the filters the header
+// hands to the library.
+const Shape kShapes[] = {
+    {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 0, 1, 0},
+    {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 1, 1, 7},
+    {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 3, 4, 0x5eed},
+    {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 11, 64, 0xffffffffffffffffull},
+    {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 16, 2, 12345},
+    {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_DISTINCT, 0, 4, 3},
+    {ABLOOM_KIND_CLASSIC, ABLOOM_LAYOUT_DEFAULT, 0, 2, 9},
+};
+
+// An empty filter of this shape, for 3000 keys at 2%.
+Filter MakeShape(const Shape &s) {
+  abloom_options o = Options(3000, 0.02, s.kind, s.shards, s.seed);
+  o.layout = s.layout;
+  o.k = s.k;
+  return Make(o);
+}
+
+// f saved into `dir` and opened again read-only (mmap).
+Filter SavedAndMapped(const abloom_filter *f, const capi_test::TempDir &dir) {
+  const std::string path = dir / "f.abloom";
+  EXPECT_EQ(abloom_save(f, path.c_str()), ABLOOM_OK);
+  Filter mapped;
+  EXPECT_EQ(
+      LoadInto([&](abloom_filter **out) { return abloom_open(path.c_str(), 0, out); }, &mapped),
+      ABLOOM_OK);
+  return mapped;
+}
+
 TEST(CapiInline, AnswersAsAbloomTestForEveryShapeAndKernel) {
-  const std::vector<Shape> shapes = {
-      {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 0, 1, 0},
-      {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 1, 1, 7},
-      {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 3, 4, 0x5eed},
-      {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 11, 64, 0xffffffffffffffffull},
-      {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 16, 2, 12345},
-      {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_DISTINCT, 0, 4, 3},
-      {ABLOOM_KIND_CLASSIC, ABLOOM_LAYOUT_DEFAULT, 0, 2, 9},
-  };
   const std::vector<std::string> added = DistinctKeys(3000, 1);
   std::vector<std::string> others = KeysOfAllLengths(40, 150, 77);  // both XXH3 paths
   for (const std::string &key : DistinctKeys(4000, 2)) others.push_back(key);
-  for (const Shape &s : shapes) {
-    abloom_options o = Options(3000, 0.02, s.kind, s.shards, s.seed);
-    o.layout = s.layout;
-    o.k = s.k;
-    Filter f = Make(o);
+  for (const Shape &s : kShapes) {
+    Filter f = MakeShape(s);
     for (const std::string &key : added) ASSERT_EQ(abloom_add(f.get(), key.data(), key.size()), 0);
     for (uint32_t isa : RunnableIsas()) {
       SCOPED_TRACE(testing::Message()
@@ -131,13 +150,9 @@ TEST(CapiInline, DefaultFiltersAndMappedFilesTakeTheFastPath) {
   EXPECT_EQ(in.path, ExpectedPath(ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, abloom_isa_active()));
   ExpectSameAnswers(f.get(), in, added, others);
 
-  capi_test::TempDir dir("abloom-inline");
-  const std::string path = dir.path() + "/f.abloom";
-  ASSERT_EQ(abloom_save(f.get(), path.c_str()), ABLOOM_OK);
-  Filter mapped;
-  ASSERT_EQ(
-      LoadInto([&](abloom_filter **out) { return abloom_open(path.c_str(), 0, out); }, &mapped),
-      ABLOOM_OK);
+  const capi_test::TempDir dir("abloom-inline");
+  const Filter mapped = SavedAndMapped(f.get(), dir);
+  ASSERT_NE(mapped, nullptr);
   abloom_inline from_file;
   ASSERT_EQ(abloom_inline_init(&from_file, mapped.get()), ABLOOM_OK);
   EXPECT_EQ(from_file.path, in.path);
@@ -176,29 +191,18 @@ TEST(CapiInline, SeesAddsFromOtherThreadsAndClears) {
 // Adds through the header set exactly the bits the library's adds set (the two filters end
 // equal) and answer as abloom_test_and_add does, repeats included, on every shape and kernel.
 TEST(CapiInline, AddsSetTheLibrarysBitsAndAnswerAsItDoes) {
-  const std::vector<Shape> shapes = {
-      {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 0, 1, 0},
-      {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 1, 1, 7},
-      {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 5, 4, 0x5eed},
-      {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 16, 64, 0xffffffffffffffffull},
-      {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_DISTINCT, 0, 2, 3},
-      {ABLOOM_KIND_CLASSIC, ABLOOM_LAYOUT_DEFAULT, 0, 2, 9},
-  };
   std::vector<std::string> keys = KeysOfAllLengths(40, 60, 78);
   for (const std::string &key : DistinctKeys(3000, 6)) keys.push_back(key);
   const size_t distinct = keys.size();
   for (size_t i = 0; i < distinct; i += 3) keys.push_back(keys[i]);  // repeats: answer 1
-  for (const Shape &s : shapes) {
+  for (const Shape &s : kShapes) {
     for (uint32_t isa : RunnableIsas()) {
       SCOPED_TRACE(testing::Message()
                    << "kind " << s.kind << " layout " << s.layout << " k " << s.k << " shards "
                    << s.shards << " kernel " << abloom_isa_name(isa));
       IsaScope scope(isa);
-      abloom_options o = Options(3000, 0.02, s.kind, s.shards, s.seed);
-      o.layout = s.layout;
-      o.k = s.k;
-      Filter by_library = Make(o);
-      Filter by_header = Make(o);
+      Filter by_library = MakeShape(s);
+      Filter by_header = MakeShape(s);
       abloom_inline in;
       ASSERT_EQ(abloom_inline_init_writer(&in, by_header.get()), ABLOOM_OK);
       EXPECT_EQ(in.add_path, ExpectedPath(s.kind, LayoutOf(by_header.get()), isa));
@@ -227,13 +231,9 @@ TEST(CapiInline, AddsAreRefusedWhereTheLibraryRefusesThem) {
   EXPECT_EQ(abloom_inline_test_and_add(&tests_only, "key", 3), ABLOOM_ERR_READONLY);
   EXPECT_EQ(abloom_test(f.get(), "key", 3), 0) << "a refused add wrote";
 
-  capi_test::TempDir dir("abloom-inline");
-  const std::string path = dir.path() + "/f.abloom";
-  ASSERT_EQ(abloom_save(f.get(), path.c_str()), ABLOOM_OK);
-  Filter mapped;
-  ASSERT_EQ(
-      LoadInto([&](abloom_filter **out) { return abloom_open(path.c_str(), 0, out); }, &mapped),
-      ABLOOM_OK);
+  const capi_test::TempDir dir("abloom-inline");
+  const Filter mapped = SavedAndMapped(f.get(), dir);
+  ASSERT_NE(mapped, nullptr);
   abloom_inline on_file;
   ASSERT_EQ(abloom_inline_init_writer(&on_file, mapped.get()), ABLOOM_OK);
   EXPECT_EQ(on_file.add_path, static_cast<uint32_t>(ABLOOM_INLINE_PATH_CALL));
