@@ -249,6 +249,8 @@ __attribute__((target("avx2,bmi2"))) static inline int abloom_inline_priv_add_av
       block, words, abloom_inline_priv_nonzero_avx2(lo) | abloom_inline_priv_nonzero_avx2(hi) << 4);
   return 0;
 }
+#undef ABLOOM_INLINE_PRIV_AVX512
+#undef ABLOOM_INLINE_PRIV_AVX2
 #endif /* ABLOOM_INLINE_X86 */
 
 /* ---- API ------------------------------------------------------------------------------------ */
