@@ -68,6 +68,13 @@
 #define ABLOOM_INLINE_X86 0
 #endif
 
+/* The API's per-key calls are always inlined, so that a constant key length folds XXH3. */
+#if defined(__GNUC__) || defined(__clang__)
+#define ABLOOM_INLINE_PRIV_ALWAYS __attribute__((always_inline))
+#else
+#define ABLOOM_INLINE_PRIV_ALWAYS
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -88,8 +95,8 @@ typedef struct abloom_inline {
   /** The same for adds: ABLOOM_INLINE_PATH_CALL unless made by abloom_inline_init_writer for a
    *  writable filter. */
   uint32_t add_path;
-  /* The split layout, from abloom_get_memory (docs/FORMAT.md gives the rules): */
-  uint32_t k;
+  /* The split layout, from abloom_get_memory (docs/FORMAT.md gives the rules; k is in
+   * window_lanes): */
   uint32_t shard_bits;
   uint32_t shard_shift; /* 63 - shard_bits: (h >> 1) >> it is the shard */
   uint64_t blocks_per_shard;
@@ -270,7 +277,6 @@ static inline int abloom_inline_init(abloom_inline *in, const abloom_filter *fil
   memset(in, 0, sizeof *in);
   in->filter = filter;
   in->path = ABLOOM_INLINE_PATH_CALL;
-  in->k = mem.k;
   in->shard_bits = mem.shard_bits;
   in->shard_shift = 63 - mem.shard_bits;
   in->blocks_per_shard = mem.blocks_per_shard;
@@ -299,22 +305,17 @@ static inline int abloom_inline_init(abloom_inline *in, const abloom_filter *fil
  * definitely absent, ABLOOM_ERR_NULL if `in` is NULL or `key` is NULL with `len` > 0. Inline: with
  * a constant `len`, XXH3 folds to a few instructions.
  */
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((always_inline))
-#endif
-static inline int
-abloom_inline_test(const abloom_inline *in, const void *key, size_t len) {
-#if ABLOOM_INLINE_X86
-  uint64_t h;
+ABLOOM_INLINE_PRIV_ALWAYS static inline int abloom_inline_test(const abloom_inline *in,
+                                                               const void *key, size_t len) {
   if (in == NULL || (key == NULL && len != 0)) return ABLOOM_ERR_NULL;
-  if (in->path == ABLOOM_INLINE_PATH_CALL) return abloom_test(in->filter, key, len);
-  h = XXH3_64bits_withSeed(key, len, in->seed);
-  if (in->path == ABLOOM_INLINE_PATH_AVX512) return abloom_inline_priv_test_avx512(in, h);
-  return abloom_inline_priv_test_avx2(in, h);
-#else
-  if (in == NULL) return ABLOOM_ERR_NULL;
-  return abloom_test(in->filter, key, len);
+#if ABLOOM_INLINE_X86
+  if (in->path != ABLOOM_INLINE_PATH_CALL) {
+    const uint64_t h = XXH3_64bits_withSeed(key, len, in->seed);
+    if (in->path == ABLOOM_INLINE_PATH_AVX512) return abloom_inline_priv_test_avx512(in, h);
+    return abloom_inline_priv_test_avx2(in, h);
+  }
 #endif
+  return abloom_test(in->filter, key, len);
 }
 
 /**
@@ -349,11 +350,9 @@ static inline int abloom_inline_init_writer(abloom_inline *in, abloom_filter *fi
  * Adds with atomic ORs, so any number of threads may add at once, through here or the library,
  * in either writer mode (an exclusive-mode filter's own adds use plain stores).
  */
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((always_inline))
-#endif
-static inline int
-abloom_inline_test_and_add(abloom_inline *in, const void *key, size_t len) {
+ABLOOM_INLINE_PRIV_ALWAYS static inline int abloom_inline_test_and_add(abloom_inline *in,
+                                                                       const void *key,
+                                                                       size_t len) {
   if (in == NULL || (key == NULL && len != 0)) return ABLOOM_ERR_NULL;
   if (in->writer == NULL) return ABLOOM_ERR_READONLY;
 #if ABLOOM_INLINE_X86
@@ -368,14 +367,13 @@ abloom_inline_test_and_add(abloom_inline *in, const void *key, size_t len) {
 
 /** abloom_add(filter, key, len) for the filter of `in`: abloom_inline_test_and_add's add, with
  *  ABLOOM_OK for its answer. Errors as there. */
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((always_inline))
-#endif
-static inline int
-abloom_inline_add(abloom_inline *in, const void *key, size_t len) {
+ABLOOM_INLINE_PRIV_ALWAYS static inline int abloom_inline_add(abloom_inline *in, const void *key,
+                                                              size_t len) {
   const int rc = abloom_inline_test_and_add(in, key, len);
   return rc < 0 ? rc : ABLOOM_OK;
 }
+
+#undef ABLOOM_INLINE_PRIV_ALWAYS
 
 #ifdef __cplusplus
 }
