@@ -12,24 +12,11 @@ namespace {
 
 using capi_test::DistinctKeys;
 using capi_test::Filter;
+using capi_test::IsaRestore;
 using capi_test::KeysOfAllLengths;
 using capi_test::LoadInto;
 using capi_test::Make;
 using capi_test::Options;
-
-// Forces a kernel for the scope, then restores the one that was active.
-class IsaScope {
- public:
-  explicit IsaScope(uint32_t isa) : saved_(abloom_isa_active()) {
-    EXPECT_EQ(abloom_isa_force(isa), ABLOOM_OK);
-  }
-  ~IsaScope() { EXPECT_EQ(abloom_isa_force(saved_), ABLOOM_OK); }
-  IsaScope(const IsaScope &) = delete;
-  IsaScope &operator=(const IsaScope &) = delete;
-
- private:
-  uint32_t saved_;
-};
 
 // The kernels this CPU can run.
 std::vector<uint32_t> RunnableIsas() {
@@ -99,6 +86,13 @@ const Shape kShapes[] = {
     {ABLOOM_KIND_CLASSIC, ABLOOM_LAYOUT_DEFAULT, 0, 2, 9},
 };
 
+// A shape under a kernel, for failure messages.
+std::string Describe(const Shape &s, uint32_t isa) {
+  return "kind " + std::to_string(s.kind) + " layout " + std::to_string(s.layout) + " k " +
+         std::to_string(s.k) + " shards " + std::to_string(s.shards) + " kernel " +
+         abloom_isa_name(isa);
+}
+
 // An empty filter of this shape, for 3000 keys at 2%.
 Filter MakeShape(const Shape &s) {
   abloom_options o = Options(3000, 0.02, s.kind, s.shards, s.seed);
@@ -126,10 +120,9 @@ TEST(CapiInline, AnswersAsAbloomTestForEveryShapeAndKernel) {
     Filter f = MakeShape(s);
     for (const std::string &key : added) ASSERT_EQ(abloom_add(f.get(), key.data(), key.size()), 0);
     for (uint32_t isa : RunnableIsas()) {
-      SCOPED_TRACE(testing::Message()
-                   << "kind " << s.kind << " layout " << s.layout << " k " << s.k << " shards "
-                   << s.shards << " kernel " << abloom_isa_name(isa));
-      IsaScope scope(isa);
+      SCOPED_TRACE(Describe(s, isa));
+      const IsaRestore restore;
+      ASSERT_EQ(abloom_isa_force(isa), ABLOOM_OK);
       abloom_inline in;
       ASSERT_EQ(abloom_inline_init(&in, f.get()), ABLOOM_OK);
       EXPECT_EQ(in.path, ExpectedPath(s.kind, LayoutOf(f.get()), isa));
@@ -197,10 +190,9 @@ TEST(CapiInline, AddsSetTheLibrarysBitsAndAnswerAsItDoes) {
   for (size_t i = 0; i < distinct; i += 3) keys.push_back(keys[i]);  // repeats: answer 1
   for (const Shape &s : kShapes) {
     for (uint32_t isa : RunnableIsas()) {
-      SCOPED_TRACE(testing::Message()
-                   << "kind " << s.kind << " layout " << s.layout << " k " << s.k << " shards "
-                   << s.shards << " kernel " << abloom_isa_name(isa));
-      IsaScope scope(isa);
+      SCOPED_TRACE(Describe(s, isa));
+      const IsaRestore restore;
+      ASSERT_EQ(abloom_isa_force(isa), ABLOOM_OK);
       Filter by_library = MakeShape(s);
       Filter by_header = MakeShape(s);
       abloom_inline in;

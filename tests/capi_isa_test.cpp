@@ -14,19 +14,9 @@
 namespace {
 
 using capi_test::Filter;
+using capi_test::IsaRestore;
 using capi_test::Make;
 using capi_test::Options;
-
-class IsaRestore {
- public:
-  IsaRestore() : saved_(abloom_isa_active()) {}
-  ~IsaRestore() { EXPECT_EQ(abloom_isa_force(saved_), ABLOOM_OK); }
-  IsaRestore(const IsaRestore &) = delete;
-  IsaRestore &operator=(const IsaRestore &) = delete;
-
- private:
-  uint32_t saved_;
-};
 
 TEST(CapiIsa, ReportsAndForces) {
   IsaRestore restore;

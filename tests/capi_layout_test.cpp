@@ -28,6 +28,7 @@ using capi_test::DistinctKeys;
 using capi_test::Filter;
 using capi_test::Hashes;
 using capi_test::InfoOf;
+using capi_test::IsaRestore;
 using capi_test::KeysOfAllLengths;
 using capi_test::LoadInto;
 using capi_test::Make;
@@ -265,7 +266,7 @@ TEST(CapiLayout, SplitFilesRoundTripAndRecordTheLayout) {
 
 // A split filter's bytes and answers do not depend on the kernel: scalar against the best.
 TEST(CapiLayout, SplitFilesAreTheSameUnderEveryKernel) {
-  const uint32_t before = abloom_isa_active();
+  const IsaRestore restore;
   const auto keys = DistinctKeys(30000, 4);
   const auto absent = DistinctKeys(30000, 5);
   std::vector<std::vector<unsigned char>> built;
@@ -281,7 +282,6 @@ TEST(CapiLayout, SplitFilesAreTheSameUnderEveryKernel) {
     built.push_back(Bytes(f.get()));
     answers.push_back(TestMany(f.get(), absent));
   }
-  ASSERT_EQ(abloom_isa_force(before), ABLOOM_OK);
   for (size_t i = 1; i < built.size(); ++i) {
     EXPECT_EQ(built[i], built[0]) << abloom_isa_name(static_cast<uint32_t>(i));
     EXPECT_EQ(answers[i], answers[0]) << abloom_isa_name(static_cast<uint32_t>(i));

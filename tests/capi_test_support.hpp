@@ -31,6 +31,19 @@ inline const char *KindName(uint32_t kind) {
   return kind == ABLOOM_KIND_BLOCKED ? "Blocked" : "Classic";
 }
 
+// Restores, at scope exit, the kernel that was active at its construction (for tests that force
+// one with abloom_isa_force).
+class IsaRestore {
+ public:
+  IsaRestore() : saved_(abloom_isa_active()) {}
+  ~IsaRestore() { EXPECT_EQ(abloom_isa_force(saved_), ABLOOM_OK); }
+  IsaRestore(const IsaRestore &) = delete;
+  IsaRestore &operator=(const IsaRestore &) = delete;
+
+ private:
+  uint32_t saved_;
+};
+
 // abloom_get_info of f, expected to succeed.
 inline abloom_info InfoOf(const abloom_filter *f) {
   abloom_info i;
