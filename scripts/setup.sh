@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what building and testing abloom needs (Debian/Ubuntu, apt). Idempotent: packages that
 # are already installed are left alone, and apt-get update/install only run when one is missing.
-# Runs as root, or through sudo when available.
+# Runs as root, or through sudo when available. Usage: scripts/setup.sh [cross]
 set -euo pipefail
 
 PACKAGES=(
@@ -22,6 +22,17 @@ PACKAGES=(
   libclang-rt-14-dev # clang's sanitizer runtimes
   swig               # SWIG 4.1: the Go and Java binding layers
 )
+
+# `setup.sh cross`: also what the cross-platform stages need (scripts/cross-test.sh): Debian's
+# cross compilers for aarch64 and big-endian s390x (with their glibc sysroots) and qemu-user to run
+# what they build. (zig, for the macOS, musl and glibc 2.17 builds, comes from PyPI into a venv:
+# scripts/platform-builds.sh; the Rust targets from rustup: the scripts that use them add them.)
+for group in "$@"; do
+  case "$group" in
+    cross) PACKAGES+=(qemu-user g++-aarch64-linux-gnu g++-s390x-linux-gnu) ;;
+    *) echo "setup: unknown group '$group' (known: cross)" >&2 && exit 2 ;;
+  esac
+done
 
 # The Java binding's toolchain, from apt when the machine has none (a JDK and Maven installed
 # some other way are used as they are). Go (>= 1.24) and Rust (cargo, with rustfmt and clippy)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # THE command that runs every test of abloom (CI runs it through .ci/run):
 #
-#   setup          scripts/setup.sh (apt packages, only when missing)
+#   setup          scripts/setup.sh cross (apt packages, only when missing)
 #   build          build/ci: RelWithDebInfo, -Werror, tests + examples (+ bench when present)
 #   ctest          the whole ctest suite in build/ci
 #   exports        tests/check_exports.sh on build/ci's libabloom.so
@@ -16,6 +16,9 @@
 #                  no test at all is a failure
 #   fuzz           build/fuzz: clang, ASan+UBSan+libFuzzer; runs tests/fuzz/fuzz_deserialize on a
 #                  copy of tests/fuzz/corpus for ABLOOM_FUZZ_SECONDS (default 60); any crash fails
+#   cross          scripts/cross-test.sh: the C test suites on aarch64 (all of ctest) and big-endian
+#                  s390x (format and golden vectors), built with Debian's cross compilers and run
+#                  under qemu-user
 #   bundled        scripts/bundle-engine.sh regenerates the engine copies of the Go module and the
 #                  Rust -sys crate, and the golden vectors' copies of the Go module and the Rust
 #                  abloom crate; any difference from the committed ones fails
@@ -53,7 +56,7 @@ FUZZ_DIR=$BUILD_ROOT/fuzz
 TSAN_TEST_REGEX='Concurren|Thread'
 
 ALL_STAGES=(setup build ctest exports install format bundled tidy asan-build asan-ctest tsan-build
-  tsan-ctest fuzz go java spark rust python packages)
+  tsan-ctest fuzz cross go java spark rust python packages)
 # Prerequisites: a stage is skipped when one of these ran in this invocation and did not pass.
 declare -A NEEDS=(
   [build]=setup
@@ -67,6 +70,7 @@ declare -A NEEDS=(
   [tsan-build]=setup
   [tsan-ctest]=tsan-build
   [fuzz]=setup
+  [cross]=setup
   [go]=build
   [java]=build
   [spark]=build
@@ -91,7 +95,7 @@ run_ctest() { # DIR extra ctest args...
   ctest --test-dir "$dir" --output-on-failure --no-tests=error -j "$JOBS" "$@"
 }
 
-stage_setup() { bash scripts/setup.sh; }
+stage_setup() { bash scripts/setup.sh cross; }
 
 stage_build() {
   local bench=()
@@ -212,6 +216,8 @@ stage_fuzz() {
     return 1
   fi
 }
+
+stage_cross() { ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS bash scripts/cross-test.sh; }
 
 # The bindings build against an installed copy of build/ci, the way their users do (pkg-config,
 # headers, libabloom.so.0 under PREFIX/lib). Each bindings/LANG/ci.sh takes that prefix, fetches

@@ -655,7 +655,8 @@ ABLOOM_API int abloom_deserialize(const void *buf, size_t len, abloom_filter **o
  * unchanged) until abloom_free. `buf` must be 64-byte aligned (ABLOOM_ERR_ALIGNMENT otherwise).
  * The header is always validated; flags may add ABLOOM_VERIFY_CHECKSUM. Every read call works;
  * writes return ABLOOM_ERR_READONLY. Errors as abloom_deserialize, plus ABLOOM_ERR_ALIGNMENT and
- * ABLOOM_ERR_INVALID (unknown flags).
+ * ABLOOM_ERR_INVALID (unknown flags); ABLOOM_ERR_UNSUPPORTED on a big-endian machine (see
+ * abloom_open).
  */
 ABLOOM_API int abloom_view(const void *buf, size_t len, uint32_t flags, abloom_filter **out);
 
@@ -696,8 +697,12 @@ ABLOOM_API int abloom_save(const abloom_filter *filter, const char *path);
  * file that others have open, write a new one and rename it over the old, which abloom_save
  * does: the old mappings keep the old file, whole, until abloom_free.
  *
+ * On a big-endian machine (s390x, ...) the file's little-endian words cannot be used in place:
+ * abloom_open and abloom_view validate the header, then return ABLOOM_ERR_UNSUPPORTED; read the
+ * bytes and call abloom_deserialize there, which works on every machine.
+ *
  * Errors: as abloom_deserialize, plus ABLOOM_ERR_IO and ABLOOM_ERR_INVALID (unknown or
- * conflicting flags).
+ * conflicting flags), and ABLOOM_ERR_UNSUPPORTED on a big-endian machine.
  */
 ABLOOM_API int abloom_open(const char *path, uint32_t flags, abloom_filter **out);
 
