@@ -1,5 +1,12 @@
 #include "filter.hpp"
 
+// header_key_estimate's doubles decide a stored integer: every operation rounded as written.
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
 #include <bit>
 #include <cmath>
 #include <limits>

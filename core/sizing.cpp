@@ -1,13 +1,21 @@
 #include "sizing.hpp"
 
+// The model's doubles are stored in files: every operation rounded as written (ddmath.hpp).
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
 #include <array>
 #include <bit>
 #include <cmath>
 #include <map>
 #include <mutex>
 #include <optional>
-#include <type_traits>
 #include <vector>
+
+#include "ddmath.hpp"
 
 namespace abloom {
 namespace {
@@ -180,52 +188,69 @@ double log_factorial(double i) {
 
 // Up to this k, fpr_split sums its 2^k terms in double, one per subset in subset order: cheap
 // (4096 terms at most), and the exact doubles it gives are in files already written (the model
-// FPR in the header; the golden vectors pin them). Above, the sum is long and needs long double.
+// FPR in the header; the golden vectors pin them). Above, the sum is long and cancels too much for
+// double: it is taken in double-double (ddmath.hpp).
 inline constexpr uint32_t kSplitDirectMaxK = 12;
 
-// The terms of fpr_split for one k, computed once per k, on first use: phi(S) and the sign of
-// each subset S of the query's k words. For k > kSplitDirectMaxK they are grouped: phi(S)
-// depends only on how many of S's words each of the 16 windows holds, so the 2^k subsets fall
-// into a few hundred classes, one term each, weighted by the class's signed count (+1 per even
-// subset, -1 per odd one). An evaluation then costs a few hundred exps instead of 65536 at k = 16
-// (a split filter with k = 16 took tens of milliseconds to plan), and equal terms cancel exactly,
-// in integers, before any rounding. Per k, because grouping k = 13..16 walks 2^13..2^16 subsets
-// (20 ms in all): a process that plans only k = 7 pays for 128.
+// The terms of fpr_split for one k, computed once per k, on first use: 1 - phi(S) and the sign of
+// each subset S of the query's k words. phi(S) is exact in integers: with n_s the words of S that
+// window s holds, 16 * 32^16 * phi(S) = sum_s 31^n_s 32^(16 - n_s), below 2^84, so
+// 1 - phi(S) = D(S) / 2^84 for a whole number D(S) (computed in 128 bits), the same on every
+// machine. (It was summed in long double, whose precision differs by platform; rounded to double,
+// the exact value equals what x86-64's 80-bit sum gave for every subset up to k = 12, so the
+// terms of the files already written are unchanged.)
+//
+// For k > kSplitDirectMaxK the subsets are grouped: a term depends only on D(S), so the 2^k
+// subsets fall into a few hundred classes, one term each, weighted by the class's signed count
+// (+1 per even subset, -1 per odd one). An evaluation then costs a few hundred exps instead of
+// 65536 at k = 16 (a split filter with k = 16 took tens of milliseconds to plan), and equal terms
+// cancel exactly, in integers, before any rounding. Per k, because grouping k = 13..16 walks
+// 2^13..2^16 subsets (20 ms in all): a process that plans only k = 7 pays for 128.
 struct SplitTerms {
-  std::vector<long double> phi;
-  std::vector<long double> weight;  // +1 or -1 per subset up to kSplitDirectMaxK
+  std::vector<double> one_minus_phi;  // k <= kSplitDirectMaxK: per subset, rounded to double
+  std::vector<double> sign;           // +1 or -1 per subset
+  std::vector<dd::DD> d;              // k > kSplitDirectMaxK: per class, D exactly
+  std::vector<double> weight;         // its signed count, a whole number below 2^16
   explicit SplitTerms(uint32_t k) {
-    // q^i for i = 0..16, q = 31/32: the probability that i keys covering a word all miss a bit.
-    std::array<long double, kSplitWords + 1> q_pow{};
-    q_pow[0] = 1;
-    for (uint32_t i = 1; i <= kSplitWords; ++i) q_pow[i] = q_pow[i - 1] * (31.0L / 32.0L);
+    // 31^i 32^(16 - i) for i = 0..16: i keys covering a word all miss a bit with probability
+    // (31/32)^i.
+    std::array<unsigned __int128, kSplitWords + 1> scaled_q_pow{};
+    unsigned __int128 pow31 = 1;
+    for (uint32_t i = 0; i <= kSplitWords; ++i) {
+      scaled_q_pow[i] = pow31 << (5 * (kSplitWords - i));
+      pow31 *= 31;
+    }
+    const unsigned __int128 one = static_cast<unsigned __int128>(1) << 84;
+    // D below 2^84 as a double-double: its high and low 42 bits are exact doubles, and their sum's
+    // rounding is the nearest double to D.
+    const auto exact = [](unsigned __int128 v) {
+      const auto high = static_cast<double>(static_cast<uint64_t>(v >> 42));
+      const auto low = static_cast<double>(static_cast<uint64_t>(v) & ((uint64_t{1} << 42) - 1));
+      return dd::two_sum(std::ldexp(high, 42), low);
+    };
     const uint32_t sets = uint32_t{1} << k;
     const uint32_t need = sets - 1;
-    // A class: how many windows hold 0, 1, ..., 16 of S's words.
-    std::map<std::array<uint8_t, kSplitWords + 1>, int64_t> classes;
+    std::map<unsigned __int128, int64_t> classes;  // D -> signed count
     for (uint32_t set = 0; set < sets; ++set) {
-      std::array<uint8_t, kSplitWords + 1> histogram{};
-      long double sum = 0;
+      unsigned __int128 sum = 0;
       for (uint32_t s = 0; s < kSplitWords; ++s) {
         const uint32_t window = ((need << s) | (need >> (kSplitWords - s))) & 0xFFFF;
-        const int in_window = std::popcount(window & set);
-        sum += q_pow[in_window];
-        ++histogram[in_window];
+        sum += scaled_q_pow[std::popcount(window & set)];
       }
-      const int sign = std::popcount(set) % 2 == 1 ? -1 : 1;
+      const int sign_of_set = std::popcount(set) % 2 == 1 ? -1 : 1;
       if (k <= kSplitDirectMaxK) {
-        phi.push_back(sum / kSplitWords);
-        weight.push_back(sign);
+        // 1 - phi in double as before: phi rounded to the nearest double, then subtracted.
+        const double phi = std::ldexp(exact(sum).hi, -84);
+        one_minus_phi.push_back(1 - phi);
+        sign.push_back(sign_of_set);
       } else {
-        classes[histogram] += sign;
+        classes[one - sum] += sign_of_set;
       }
     }
-    for (const auto& [histogram, count] : classes) {
+    for (const auto& [d_exact, count] : classes) {
       if (count == 0) continue;
-      long double sum = 0;
-      for (uint32_t i = 0; i <= kSplitWords; ++i) sum += histogram[i] * q_pow[i];
-      phi.push_back(sum / kSplitWords);
-      weight.push_back(static_cast<long double>(count));
+      d.push_back(exact(d_exact));
+      weight.push_back(static_cast<double>(count));
     }
   }
 };
@@ -256,25 +281,28 @@ Errc compute_plan(const SizingRequest& req, Plan* out) {
 double fpr_split(double c, uint32_t k) noexcept {
   if (!(c > 0) || k == 0 || k > kSplitMaxK) return 1.0;
   const SplitTerms& t = split_terms(k);
-  // The terms alternate in sign and are up to 1 each while the sum may be 1e-7: the cancellation
-  // leaves an absolute error near 2^k times the rounding unit. In double that is below 1e-12 up
-  // to k = 12 (FPRs of 1e-5 and more there); above, the sum is taken in long double (a 64-bit
-  // mantissa on x86-64: near 1e-15 at k = 16), which costs about 10x per term.
-  auto sum_terms = [&](auto zero) {
-    using Real = decltype(zero);
-    const Real lam = static_cast<Real>(kBlockBits / c);
-    Real sum = 0;
-    for (size_t c = 0; c < t.phi.size(); ++c) {
-      const Real term = std::exp(-lam * (1 - static_cast<Real>(t.phi[c])));
-      if constexpr (std::is_same_v<Real, double>) {
-        sum += t.weight[c] < 0 ? -term : term;  // one subset each: as files were written
-      } else {
-        sum += static_cast<Real>(t.weight[c]) * term;
-      }
+  const double lam = kBlockBits / c;
+  double fpr;
+  if (k <= kSplitDirectMaxK) {
+    // The terms alternate in sign and are up to 1 each while the sum may be 1e-5: the
+    // cancellation leaves an absolute error near 2^k times the rounding unit, below 1e-12.
+    double sum = 0;
+    for (size_t i = 0; i < t.sign.size(); ++i) {
+      const double term = std::exp(-lam * t.one_minus_phi[i]);
+      sum += t.sign[i] < 0 ? -term : term;  // one subset each: as files were written
     }
-    return static_cast<double>(sum);
-  };
-  const double fpr = k <= kSplitDirectMaxK ? sum_terms(0.0) : sum_terms(0.0L);
+    fpr = sum;
+  } else {
+    // Up to 65536 subsets' worth of terms near 1 cancel down to 1e-7 or less: in double-double
+    // (about 2^-104 per term) the absolute error stays below 1e-26, where long double (2^-64 on
+    // x86-64, and only double on some platforms) left 1e-15.
+    dd::DD sum;
+    for (size_t i = 0; i < t.d.size(); ++i) {
+      const dd::DD x = dd::scale(dd::mul(t.d[i], lam), -84);  // lam (1 - phi), to 2^-105
+      sum = dd::add(sum, dd::mul(dd::exp(dd::neg(x)), t.weight[i]));
+    }
+    fpr = sum.hi;  // the nearest double to hi + lo
+  }
   return fpr < 0 ? 0 : (fpr > 1 ? 1 : fpr);
 }
 
