@@ -1,5 +1,9 @@
 #include "isa.hpp"
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -9,16 +13,45 @@
 namespace abloom {
 namespace {
 
+#if defined(__x86_64__)
+// The CPU's features, read with CPUID and XGETBV here rather than with __builtin_cpu_supports,
+// whose data (__cpu_model) lives in libgcc or compiler-rt: zig's runtime, which the macOS, musl
+// and glibc 2.17 builds link (scripts/platform-builds.sh), has none. The same checks as GCC's:
+// the instructions' CPUID bits, and the OS saving the YMM (AVX2) or ZMM and mask (AVX-512)
+// registers, which XCR0 says. (macOS turns AVX-512 state on only at a thread's first use, so
+// there XCR0 may say no and the AVX2 kernel runs: slower, same bits.)
+struct CpuFeatures {
+  bool avx2 = false;    // AVX2 and BMI2, with YMM state
+  bool avx512 = false;  // AVX2 and AVX-512 F and CD, with ZMM and mask state
+  bool intel = false;   // vendor GenuineIntel
+};
+
+CpuFeatures cpu_features() noexcept {
+  CpuFeatures f;
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid(0, &a, &b, &c, &d) == 0) return f;
+  const unsigned max_leaf = a;
+  f.intel = b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu;  // "GenuineIntel"
+  if (max_leaf < 7) return f;
+  __cpuid(1, a, b, c, d);
+  const bool osxsave = (c & (1u << 27)) != 0, avx = (c & (1u << 28)) != 0;
+  if (!osxsave || !avx) return f;
+  unsigned xcr0 = 0, xcr0_high = 0;
+  __asm__("xgetbv" : "=a"(xcr0), "=d"(xcr0_high) : "c"(0));
+  const bool ymm = (xcr0 & 0x06u) == 0x06u;  // SSE and AVX state
+  const bool zmm = (xcr0 & 0xe6u) == 0xe6u;  // and opmask, ZMM0-15 upper halves, ZMM16-31
+  __cpuid_count(7, 0, a, b, c, d);
+  f.avx2 = ymm && (b & (1u << 5)) != 0 && (b & (1u << 8)) != 0;                // AVX2, BMI2
+  f.avx512 = f.avx2 && zmm && (b & (1u << 16)) != 0 && (b & (1u << 28)) != 0;  // F, CD
+  return f;
+}
+#endif
+
 Isa detect() noexcept {
 #if defined(__x86_64__)
-  __builtin_cpu_init();
-  // GCC's checks include the OS enabling the YMM (and, for AVX-512, the ZMM and mask) state
-  // through XGETBV, not only the CPUID bits.
-  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
-  if (avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd")) {
-    return Isa::avx512;
-  }
-  if (avx2) return Isa::avx2;
+  const CpuFeatures f = cpu_features();
+  if (f.avx512) return Isa::avx512;
+  if (f.avx2) return Isa::avx2;
 #endif
   return Isa::scalar;
 }
@@ -27,8 +60,7 @@ Isa detect() noexcept {
 // The AVX-512 variant for this CPU: vpconflictd for the repeat check, except on Intel cores,
 // where it is microcoded and the packed compare replaces it (blocked_avx512_kernel.hpp).
 const BlockedKernels* avx512_variant() noexcept {
-  __builtin_cpu_init();
-  if (__builtin_cpu_is("intel")) return kBlockedAvx512Packed;
+  if (cpu_features().intel) return kBlockedAvx512Packed;
   return kBlockedAvx512;
 }
 #endif

@@ -133,7 +133,7 @@ int main(int argc, char **argv) {
   double t_add, t_test, t_verify, measured, est_count = 0, est_fpr = 0, sigma;
   int i, rc, status = 0;
 
-  for (i = 1; i < argc; ++i) {
+  for (i = 1; i < argc; i += 2) { /* an option and its value */
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     int bad = 0;
@@ -165,7 +165,6 @@ int main(int argc, char **argv) {
       usage(stderr, argv[0]);
       return 2;
     }
-    ++i; /* consumed the value */
   }
 
   abloom_options_init(&opts);

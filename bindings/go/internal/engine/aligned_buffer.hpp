@@ -3,8 +3,8 @@
 //
 // Large buffers come straight from mmap: the kernel hands out zero pages lazily, so creating a
 // big filter costs no memset of every byte, and they are marked for transparent huge pages,
-// which cut TLB misses for the random accesses of lookups in a big filter. Small ones come
-// from aligned operator new.
+// which cut TLB misses for the random accesses of lookups in a big filter (on Linux:
+// platform::advise_huge_pages). Small ones come from aligned operator new.
 #pragma once
 
 #include <sys/mman.h>
@@ -14,6 +14,8 @@
 #include <cstring>
 #include <new>
 #include <utility>
+
+#include "platform.hpp"
 
 namespace abloom {
 
@@ -53,9 +55,7 @@ class AlignedBuffer {
   static void* map(size_t n) {
     void* p = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
-#ifdef MADV_HUGEPAGE
-    (void)::madvise(p, n, MADV_HUGEPAGE);  // advice only: a refusal changes nothing
-#endif
+    platform::advise_huge_pages(p, n);
     return p;
   }
   static void* allocate(size_t n) {

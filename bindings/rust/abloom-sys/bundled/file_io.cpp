@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "format.hpp"
+#include "platform.hpp"
 
 namespace abloom {
 namespace {
@@ -69,9 +70,14 @@ bool write_filter(int fd, const Filter& filter) {
 // header: marked stale at open, rewritten by sync().
 class MappedFile final : public ExternalMemory {
  public:
-  MappedFile(unsigned char* base, size_t len, bool shared_writable)
-      : base_(base), len_(len), shared_writable_(shared_writable) {}
-  ~MappedFile() override { ::munmap(base_, len_); }
+  // sync_fd: the file's descriptor, owned from here on, where platform::sync_mapping needs it;
+  // else -1.
+  MappedFile(unsigned char* base, size_t len, bool shared_writable, int sync_fd)
+      : base_(base), len_(len), shared_writable_(shared_writable), sync_fd_(sync_fd) {}
+  ~MappedFile() override {
+    ::munmap(base_, len_);
+    if (sync_fd_ >= 0) ::close(sync_fd_);
+  }
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
 
@@ -82,7 +88,7 @@ class MappedFile final : public ExternalMemory {
     encode_header(h, header);
     h.checksum = checksum_with_body(header, base_ + kHeaderBytes, h.body_bytes());
     encode_header(h, base_);
-    return ::msync(base_, len_, MS_SYNC) == 0 ? Errc::ok : Errc::io;
+    return platform::sync_mapping(base_, len_, sync_fd_) == 0 ? Errc::ok : Errc::io;
   }
 
   // Marks the header stale: the body will change under the checksum.
@@ -90,13 +96,14 @@ class MappedFile final : public ExternalMemory {
     Header h = parsed;
     h.flags |= kFlagChecksumStale;
     encode_header(h, base_);
-    return ::msync(base_, kHeaderBytes, MS_SYNC) == 0 ? Errc::ok : Errc::io;
+    return platform::sync_mapping(base_, kHeaderBytes, sync_fd_) == 0 ? Errc::ok : Errc::io;
   }
 
  private:
   unsigned char* base_;
   size_t len_;
   bool shared_writable_;
+  int sync_fd_;
 };
 
 // ---- Saving -------------------------------------------------------------------------------------
@@ -225,9 +232,9 @@ Errc resolve_target(const char* path, std::string* out, mode_t* mode) {
   return Errc::ok;
 }
 
-// Writes the filter to fd, fsyncs it and sets its mode.
+// Writes the filter to fd, fsyncs it (platform::sync_durably) and sets its mode.
 bool write_and_sync(int fd, const Filter& filter, mode_t mode) {
-  return ::fchmod(fd, mode) == 0 && write_filter(fd, filter) && ::fsync(fd) == 0;
+  return ::fchmod(fd, mode) == 0 && write_filter(fd, filter) && platform::sync_durably(fd) == 0;
 }
 
 // Closes fd (owned by the caller's Fd), reporting close's error: with some file systems (NFS) it
@@ -248,20 +255,16 @@ void unlink_keeping_errno(const std::string& path) noexcept {
 // The unnamed-temporary save: Errc::ok when done; Errc::unsupported when this file system or
 // system cannot do it (nothing written or left; the caller falls back); else Errc::io.
 Errc save_unnamed(const Filter& filter, const std::string& target, mode_t mode) {
-#if defined(O_TMPFILE)
   Fd fd;
-  fd.fd = ::open(dir_of(target).c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  fd.fd = platform::open_unnamed(dir_of(target).c_str());
   if (fd.fd < 0) return Errc::unsupported;
   if (!write_and_sync(fd.fd, filter, mode)) return Errc::io;  // the inode goes with the fd
-  // Name it (linkat through /proc; AT_EMPTY_PATH would need CAP_DAC_READ_SEARCH), then rename.
-  const std::string proc = "/proc/self/fd/" + std::to_string(fd.fd);
+  // Name it, then rename.
   for (int attempt = 0; attempt < 16; ++attempt) {
     const std::string tmp = temp_name(target);
-    if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, tmp.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+    if (platform::link_unnamed(fd.fd, tmp.c_str()) != 0) {
       if (errno == EEXIST) continue;
-      // No /proc, or a file system that cannot link: nothing was named.
-      return errno == ENOENT || errno == EOPNOTSUPP || errno == EPERM ? Errc::unsupported
-                                                                      : Errc::io;
+      return errno == EOPNOTSUPP ? Errc::unsupported : Errc::io;  // unsupported: nothing named
     }
     if (!close_checked(fd) || ::rename(tmp.c_str(), target.c_str()) != 0) {
       unlink_keeping_errno(tmp);
@@ -270,12 +273,6 @@ Errc save_unnamed(const Filter& filter, const std::string& target, mode_t mode) 
     return Errc::ok;
   }
   return Errc::io;  // errno is EEXIST
-#else
-  (void)filter;
-  (void)target;
-  (void)mode;
-  return Errc::unsupported;
-#endif
 }
 
 // The named-temporary save (file systems without O_TMPFILE).
@@ -311,7 +308,7 @@ Errc save_file(const Filter& filter, const char* path, SaveMethod method) noexce
     // The rename is durable only once the directory entry is.
     Fd dir;
     dir.fd = ::open(dir_of(target).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir.fd < 0 || ::fsync(dir.fd) != 0) return Errc::io;
+    if (dir.fd < 0 || platform::sync_durably(dir.fd) != 0) return Errc::io;
     return Errc::ok;
   } catch (const std::bad_alloc&) {
     errno = ENOMEM;
@@ -341,7 +338,19 @@ Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Fil
   void* p = ::mmap(nullptr, len, prot, share, fd.fd, 0);
   if (p == MAP_FAILED) return Errc::io;
   auto* base = static_cast<unsigned char*>(p);
-  auto mapping = std::make_unique<MappedFile>(base, len, writable);  // unmaps on any return
+  // A descriptor for durable syncs of a read-write mapping, where the system needs one.
+  int sync_fd = -1;
+  if (writable && platform::mapping_sync_needs_descriptor()) {
+    sync_fd = ::fcntl(fd.fd, F_DUPFD_CLOEXEC, 0);
+    if (sync_fd < 0) {
+      const int saved = errno;
+      ::munmap(p, len);
+      errno = saved;
+      return Errc::io;
+    }
+  }
+  // Unmaps (and closes sync_fd) on any return.
+  auto mapping = std::make_unique<MappedFile>(base, len, writable, sync_fd);
 
   Header h;
   if (Errc e = parse_header(base, len, &h); e != Errc::ok) return e;

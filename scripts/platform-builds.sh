@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# Builds abloom for the platforms this Linux x86-64 machine cannot host, with zig (PyPI's ziglang,
+# pinned) as the cross compiler, and checks what can be checked here:
+#
+#   x86_64-macos, aarch64-macos   compile and link only (nothing here runs a Mach-O binary):
+#                                 libabloom.dylib through CMake (cmake/toolchains/zig.cmake), its
+#                                 exports, the demo and the C99 header test linked against it; the
+#                                 Go module's bundled engine through cgo (go build, go vet,
+#                                 go test -c); the Rust abloom-sys crate's build.rs C++ build
+#                                 (cargo build --target ...-apple-darwin) and its tests linked
+#   x86_64-linux-musl             the whole build and the whole ctest suite, run here (zig's musl
+#                                 programs are static), with the engine's portable platform calls
+#                                 (-DABLOOM_PORTABLE_PLATFORM=ON: the paths macOS takes)
+#   x86_64-linux-gnu.2.17,        libabloom.so linked against glibc 2.17: no symbol version above
+#   aarch64-linux-gnu.2.17        GLIBC_2.17, only abloom_* exported (tests/check_exports.sh), the
+#                                 C++ runtime linked in (nothing but libc, libm, ... NEEDED)
+#
+# Usage: scripts/platform-builds.sh [TARGET...]   (no argument: every target above)
+# Env:   ABLOOM_BUILD_ROOT (default build): the trees go to $ABLOOM_BUILD_ROOT/platform/TARGET;
+#        ABLOOM_ZIG_VENV (default $ABLOOM_BUILD_ROOT/zig-venv): a venv with ziglang 0.17.0, made
+#        (pip install) when it has none; ABLOOM_JOBS (default 2) build and ctest parallelism.
+# Prints one summary line per target and exits non-zero when any target failed.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+JOBS=${ABLOOM_JOBS:-2}
+BUILD_ROOT=${ABLOOM_BUILD_ROOT:-build}
+mkdir -p "$BUILD_ROOT"
+BUILD_ROOT=$(cd "$BUILD_ROOT" && pwd)
+OUT=$BUILD_ROOT/platform
+ZIG_VERSION=0.17.0
+ZIG_VENV=${ABLOOM_ZIG_VENV:-$BUILD_ROOT/zig-venv}
+ALL_TARGETS=(x86_64-macos aarch64-macos x86_64-linux-musl x86_64-linux-gnu.2.17
+  aarch64-linux-gnu.2.17)
+export CTEST_OUTPUT_ON_FAILURE=1
+
+# ---- zig, from PyPI, pinned; the venv is reused when it already has this version ---------------
+ensure_zig() {
+  if ! "$ZIG_VENV/bin/python" -m pip show ziglang 2>/dev/null | grep -qx "Version: $ZIG_VERSION"; then
+    echo "== installing ziglang==$ZIG_VERSION into $ZIG_VENV"
+    python3 -m venv "$ZIG_VENV"
+    "$ZIG_VENV/bin/python" -m pip install --quiet "ziglang==$ZIG_VERSION"
+  fi
+  # The zig executable itself (python -m ziglang would start a Python for every compile).
+  ZIG=$("$ZIG_VENV/bin/python" -c 'import os, ziglang; print(os.path.dirname(ziglang.__file__))')/zig
+  [[ "$("$ZIG" version)" == "$ZIG_VERSION" ]] || { echo "$ZIG is not zig $ZIG_VERSION" >&2 && exit 1; }
+}
+
+# ---- header-only dependencies, each in a folder of its own ---------------------------------------
+# The build machine's /usr/include must not be on a cross build's include path (glibc's headers
+# would shadow the target's), so xxhash.h and SIMDe are reached through folders holding only them.
+stage_headers() {
+  mkdir -p "$OUT/include/xxhash" "$OUT/include/simde"
+  cp /usr/include/xxhash.h "$OUT/include/xxhash/"
+  ln -sfn /usr/include/simde "$OUT/include/simde/simde"
+}
+
+# configure DIR ZIG_TARGET [cmake args...]: a CMake tree with the zig toolchain.
+configure() {
+  local dir=$1 target=$2
+  shift 2
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/toolchains/zig.cmake" \
+    -DABLOOM_ZIG="$ZIG" -DABLOOM_ZIG_TARGET="$target" -DCMAKE_BUILD_TYPE=Release \
+    -DABLOOM_WERROR=ON -DXXHASH_INCLUDE_DIR="$OUT/include/xxhash" "$@" >"$dir.configure.log" ||
+    { cat "$dir.configure.log" && return 1; }
+}
+
+# Mach-O exports: every exported symbol is abloom_*, and every ABLOOM_API function is exported.
+# zig's Mach-O linker ignores -exported_symbols_list (checked: a list of one symbol still exports
+# all 63), so what the library exports here is what -fvisibility=hidden leaves: abloom_*, plus
+# the replaceable operator new/delete of the libc++ zig links in statically (default visibility
+# by the standard's rule) and the linker's own ___dso_handle and __mh_dylib_header. Those are
+# the only other names accepted; Apple's ld64, on a Mac, applies capi/abloom.exports and exports
+# abloom_* alone. Any engine symbol here (a missing visibility attribute) fails.
+check_macho_exports() { # DYLIB
+  local lib=$1 bad declared missing
+  bad=$(llvm-nm -gU "$lib" | awk '{print $3}' |
+    grep -vE '^_abloom_|^__Z(nw|na|dl|da)[A-Za-z0-9_]*$|^___dso_handle$|^__mh_dylib_header$' || true)
+  [[ -z "$bad" ]] || { echo "exported symbols outside abloom_*:"$'\n'"$bad" && return 1; }
+  declared=$(perl -0777 -ne 's{/\*.*?\*/}{ }gs; s{//[^\n]*}{}g;
+    while (/\bABLOOM_API\b[^;{(]*?\b(abloom_\w+)\s*\(/g) { print "_$1\n"; }' capi/abloom.h | sort -u)
+  missing=$(comm -23 <(echo "$declared") <(llvm-nm -gU "$lib" | awk '{print $3}' | sort -u))
+  [[ -z "$missing" ]] || { echo "ABLOOM_API functions not exported:"$'\n'"$missing" && return 1; }
+  echo "exports: $(echo "$declared" | wc -l) ABLOOM_API functions, nothing else of the engine"
+}
+
+# ---- the targets ---------------------------------------------------------------------------------
+
+target_macos() { # ZIG_TARGET (x86_64-macos | aarch64-macos)
+  local target=$1 dir="$OUT/$1" arch goarch rust_target lib
+  arch=${target%%-*}
+  case $arch in
+  x86_64) goarch=amd64 rust_target=x86_64-apple-darwin ;;
+  aarch64) goarch=arm64 rust_target=aarch64-apple-darwin ;;
+  esac
+  echo "-- CMake: libabloom.dylib, demo"
+  configure "$dir" "$target" -DABLOOM_BUILD_TESTS=OFF -DABLOOM_BUILD_EXAMPLES=ON
+  cmake --build "$dir" -j "$JOBS"
+  lib=$(find "$dir/capi" -name 'libabloom.*.*.*.dylib' -print -quit)
+  [[ -n "$lib" ]] || { echo "no libabloom.X.Y.Z.dylib in $dir/capi" && return 1; }
+  llvm-objdump --macho --private-header "$lib" | grep -q DYLIB || { echo "$lib: not a dylib" && return 1; }
+  # The install name carries the ABI version. (It is the build tree's absolute path here: CMake
+  # gives @rpath/ names only when it knows the Mac's version, which it asks sw_vers.)
+  llvm-objdump --macho --dylib-id "$lib" | grep -q '/libabloom\.0\.dylib$' ||
+    { echo "$lib: install name is not .../libabloom.0.dylib" && return 1; }
+  check_macho_exports "$lib"
+  echo "-- C99 header test, linked against the dylib"
+  "$dir/zig-bin/zig-cc" -std=c99 -pedantic -Wall -Wextra -Werror -Icapi -I"$OUT/include/xxhash" \
+    tests/c99/header_test.c "$lib" -lm -o "$dir/abloom_c99_header_test"
+  echo "-- Go: the bundled engine through cgo"
+  (
+    cd bindings/go
+    export GOOS=darwin GOARCH=$goarch CGO_ENABLED=1 CC="$dir/zig-bin/zig-cc" CXX="$dir/zig-bin/zig-c++"
+    go build ./...
+    go vet ./...
+    go test -c -o "$dir/abloom-go.test" .
+  )
+  echo "-- Rust: abloom-sys (build.rs compiles the bundled engine), its tests linked"
+  rustup target list --installed | grep -qx "$rust_target" || rustup target add "$rust_target"
+  (
+    cd bindings/rust
+    local t=${rust_target//-/_}
+    export "CC_$t=$dir/zig-bin/zig-cc" "CXX_$t=$dir/zig-bin/zig-c++" "AR_$t=$dir/zig-bin/zig-ar"
+    export "CARGO_TARGET_${t^^}_LINKER=$dir/zig-bin/zig-cc" CARGO_TARGET_DIR="$dir/cargo"
+    cargo build --quiet --target "$rust_target" -p abloom-sys
+    cargo test --quiet --no-run --target "$rust_target" -p abloom-sys -p abloom
+  )
+  file "$dir"/abloom-go.test "$lib" | sed 's/^/   /'
+}
+
+target_musl() {
+  local dir="$OUT/x86_64-linux-musl"
+  configure "$dir" x86_64-linux-musl -DABLOOM_BUILD_TESTS=ON -DABLOOM_BUILD_EXAMPLES=ON \
+    -DABLOOM_GTEST_SOURCE_DIR=/usr/src/googletest -DSIMDE_INCLUDE_DIR="$OUT/include/simde" \
+    -DABLOOM_PORTABLE_PLATFORM=ON
+  cmake --build "$dir" -j "$JOBS"
+  file "$dir/tests/abloom_capi_tests" | grep -q 'statically linked' ||
+    { echo "the musl tests are not static programs" && return 1; }
+  ctest --test-dir "$dir" --output-on-failure --no-tests=error -j "$JOBS"
+}
+
+target_glibc217() { # ZIG_TARGET (x86_64-linux-gnu.2.17 | aarch64-linux-gnu.2.17)
+  local target=$1 dir="$OUT/$1" lib objdump=objdump above needed
+  [[ $target == aarch64-* ]] && objdump=aarch64-linux-gnu-objdump
+  configure "$dir" "$target" -DABLOOM_BUILD_TESTS=OFF -DABLOOM_BUILD_EXAMPLES=ON
+  cmake --build "$dir" -j "$JOBS"
+  lib=$(readlink -f "$dir/capi/libabloom.so")
+  # Every GLIBC_x.y the library asks for must be 2.17 or older.
+  above=$("$objdump" -T "$lib" | grep -o 'GLIBC_[0-9][0-9.]*' | sort -u |
+    awk -F'[_.]' '$2 > 2 || ($2 == 2 && $3 > 17)')
+  [[ -z "$above" ]] || { echo "symbol versions above GLIBC_2.17:"$'\n'"$above" && return 1; }
+  echo "glibc: newest symbol version $("$objdump" -T "$lib" | grep -o 'GLIBC_[0-9][0-9.]*' | sort -uV | tail -n1)"
+  # The C++ runtime is zig's libc++, linked in statically: only the C library's parts are NEEDED.
+  needed=$(readelf -d "$lib" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+  echo "NEEDED: $needed"
+  if grep -qE 'libstdc\+\+|libc\+\+' <<<"$needed"; then echo "a C++ runtime is NEEDED" && return 1; fi
+  bash tests/check_exports.sh "$lib"
+}
+
+# ---- driver --------------------------------------------------------------------------------------
+
+if [[ $# -gt 0 ]]; then TARGETS=("$@"); else TARGETS=("${ALL_TARGETS[@]}"); fi
+for t in "${TARGETS[@]}"; do
+  [[ " ${ALL_TARGETS[*]} " == *" $t "* ]] || { echo "unknown target '$t'; targets: ${ALL_TARGETS[*]}" >&2 && exit 2; }
+done
+ensure_zig
+mkdir -p "$OUT"
+stage_headers
+
+declare -A SUMMARY=()
+failed=0
+for t in "${TARGETS[@]}"; do
+  echo
+  echo "==================== platform-builds: $t"
+  t0=$SECONDS
+  case $t in
+  *-macos) fn=(target_macos "$t") what="dylib + exports, demo, C99 test, Go cgo, Rust abloom-sys: built, not run" ;;
+  *-linux-musl) fn=(target_musl) what="built, whole ctest suite run here (portable platform calls)" ;;
+  *-linux-gnu.2.17) fn=(target_glibc217 "$t") what="libabloom.so: <= GLIBC_2.17, abloom_* exports, libc++ static" ;;
+  esac
+  set +e
+  (
+    set -euo pipefail
+    "${fn[@]}"
+  )
+  rc=$?
+  set -e
+  if [[ $rc -eq 0 ]]; then
+    SUMMARY[$t]="PASS  $t ($((SECONDS - t0))s): $what"
+  else
+    SUMMARY[$t]="FAIL  $t ($((SECONDS - t0))s, exit $rc)"
+    failed=$((failed + 1))
+  fi
+done
+
+echo
+echo "==================== platform-builds summary"
+for t in "${TARGETS[@]}"; do echo "  ${SUMMARY[$t]}"; done
+[[ $failed -eq 0 ]]
