@@ -24,17 +24,15 @@ Isa detect() noexcept {
   return Isa::scalar;
 }
 
+#if defined(__x86_64__)
 // The AVX-512 variant for this CPU: vpconflictd for the repeat check, except on Intel cores,
 // where it is microcoded and the packed compare replaces it (blocked_avx512_kernel.hpp).
 const BlockedKernels* avx512_variant() noexcept {
-#if defined(__x86_64__)
   __builtin_cpu_init();
   if (__builtin_cpu_is("intel")) return kBlockedAvx512Packed;
   return kBlockedAvx512;
-#else
-  return kBlockedScalar;  // never asked for off x86-64 (detect())
-#endif
 }
+#endif
 
 const BlockedKernels* table_of(Isa isa) noexcept {
   switch (isa) {
