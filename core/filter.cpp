@@ -1,12 +1,5 @@
 #include "filter.hpp"
 
-// header_key_estimate's doubles decide a stored integer: every operation rounded as written.
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
-
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -14,6 +7,17 @@
 
 #include "atomic_bits.hpp"
 #include "blocked_kernels.hpp"
+
+// No fused multiply-add in this file (see core/CMakeLists.txt): the header of a file holds
+// doubles computed here, which must be the same bits on every machine, and compilers fuse by
+// default where the CPU has FMA (aarch64: GCC's C++ modes, clang everywhere), differently in
+// each place a function is inlined. CMake passes -ffp-contract=off; this pragma covers the builds
+// that cannot: cgo refuses that flag (it is not in its allowlist), and users' own builds.
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
 
 namespace abloom {
 

@@ -13,6 +13,9 @@ package abloom
 // address was a bounds check and a stack argument more, and at 100M keys a test cost 25-30%
 // more (bench/RESULTS.md, "The block address in the assembly").
 
+// splitAsmBuilt: the assembly is in this build (it runs where splitAsmFor says).
+const splitAsmBuilt = true
+
 //go:noescape
 func testSplitAVX2(n *native, h uint64) bool
 

@@ -131,7 +131,11 @@ fn bundled_engine() -> (PathBuf, PathBuf) {
         // with default visibility assumes every global function can be interposed).
         build
             .flag("-fvisibility=hidden")
-            .flag("-fvisibility-inlines-hidden");
+            .flag("-fvisibility-inlines-hidden")
+            // As the CMake build: no fused multiply-add, so the doubles a file's header holds
+            // are the same bits on every target (aarch64 fuses by default; the engine's
+            // sizing.cpp and filter.cpp also say it in a pragma).
+            .flag("-ffp-contract=off");
     }
     // The SIMD kernels carry their own target attributes and are chosen at run time: no -m or
     // -march flags here, so one binary runs on any CPU of the target architecture.

@@ -346,13 +346,38 @@ fn rust_values() -> Vec<(&'static str, i128)> {
     ]
 }
 
+/// The C compiler for the target these tests run on: `ABLOOM_TEST_CC`, else `CC`, else `cc`. A
+/// cross build sets `ABLOOM_TEST_CC` to the target's compiler (`bindings/rust/cross_test.sh`),
+/// since `CC` there is the build machine's.
+fn c_compiler() -> String {
+    std::env::var("ABLOOM_TEST_CC")
+        .or_else(|_| std::env::var("CC"))
+        .unwrap_or_else(|_| "cc".into())
+}
+
+/// A command that runs the C program `exe`: directly, or under `ABLOOM_TEST_RUNNER` (a command
+/// line split on whitespace, e.g. `qemu-aarch64 -L /usr/aarch64-linux-gnu`) when the target's
+/// programs need an emulator, as cargo's own runner does for the test binaries.
+fn c_program(exe: &Path) -> Command {
+    let runner = std::env::var("ABLOOM_TEST_RUNNER").unwrap_or_default();
+    let mut words = runner.split_whitespace();
+    match words.next() {
+        Some(program) => {
+            let mut cmd = Command::new(program);
+            cmd.args(words).arg(exe);
+            cmd
+        }
+        None => Command::new(exe),
+    }
+}
+
 fn run_c(header: &Path, program: &str) -> String {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("abloom-sys-header-check");
     std::fs::create_dir_all(&dir).unwrap();
     let src = dir.join("check.c");
     let exe = dir.join("check");
     std::fs::write(&src, program).unwrap();
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let cc = c_compiler();
     let out = Command::new(&cc)
         .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-I"])
         .arg(header.parent().unwrap())
@@ -366,7 +391,7 @@ fn run_c(header: &Path, program: &str) -> String {
         "the C check does not compile: the Rust declarations differ from abloom.h:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let out = Command::new(&exe).output().unwrap();
+    let out = c_program(&exe).output().unwrap();
     assert!(out.status.success());
     String::from_utf8(out.stdout).unwrap()
 }

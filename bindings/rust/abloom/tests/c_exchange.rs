@@ -18,7 +18,7 @@ fn exchange_binary() -> &'static Path {
         std::fs::create_dir_all(&dir).unwrap();
         let exe = dir.join("exchange");
         let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/c/exchange.c");
-        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+        let cc = c_compiler();
         let mut cmd = Command::new(&cc);
         cmd.args(["-std=c99", "-O1", "-Wall", "-Wextra", "-Werror"]);
         let inc = env!("ABLOOM_TEST_INCLUDE_DIR");
@@ -57,8 +57,33 @@ fn exchange_binary() -> &'static Path {
     })
 }
 
+/// The C compiler for the target these tests run on: `ABLOOM_TEST_CC`, else `CC`, else `cc`. A
+/// cross build sets `ABLOOM_TEST_CC` to the target's compiler (`bindings/rust/cross_test.sh`),
+/// since `CC` there is the build machine's.
+fn c_compiler() -> String {
+    std::env::var("ABLOOM_TEST_CC")
+        .or_else(|_| std::env::var("CC"))
+        .unwrap_or_else(|_| "cc".into())
+}
+
+/// A command that runs the C program `exe`: directly, or under `ABLOOM_TEST_RUNNER` (a command
+/// line split on whitespace, e.g. `qemu-aarch64 -L /usr/aarch64-linux-gnu`) when the target's
+/// programs need an emulator, as cargo's own runner does for the test binaries.
+fn c_program(exe: &Path) -> Command {
+    let runner = std::env::var("ABLOOM_TEST_RUNNER").unwrap_or_default();
+    let mut words = runner.split_whitespace();
+    match words.next() {
+        Some(program) => {
+            let mut cmd = Command::new(program);
+            cmd.args(words).arg(exe);
+            cmd
+        }
+        None => Command::new(exe),
+    }
+}
+
 fn c(args: &[&str]) -> String {
-    let out = Command::new(exchange_binary()).args(args).output().unwrap();
+    let out = c_program(exchange_binary()).args(args).output().unwrap();
     assert!(
         out.status.success(),
         "exchange {args:?} failed: {}",
