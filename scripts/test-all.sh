@@ -18,7 +18,8 @@
 #                  copy of tests/fuzz/corpus for ABLOOM_FUZZ_SECONDS (default 60); any crash fails
 #   cross          scripts/cross-test.sh: the C test suites on aarch64 (all of ctest) and big-endian
 #                  s390x (format and golden vectors), built with Debian's cross compilers and run
-#                  under qemu-user
+#                  under qemu-user; then scripts/cross-bindings.sh: the Go and Rust test suites for
+#                  linux/arm64 (bundled engine) under qemu-aarch64
 #   bundled        scripts/bundle-engine.sh regenerates the engine copies of the Go module and the
 #                  Rust -sys crate, and the golden vectors' copies of the Go module and the Rust
 #                  abloom crate; any difference from the committed ones fails
@@ -217,7 +218,10 @@ stage_fuzz() {
   fi
 }
 
-stage_cross() { ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS bash scripts/cross-test.sh; }
+stage_cross() {
+  ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS bash scripts/cross-test.sh
+  ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_CROSS_INSTALL=1 bash scripts/cross-bindings.sh
+}
 
 # The bindings build against an installed copy of build/ci, the way their users do (pkg-config,
 # headers, libabloom.so.0 under PREFIX/lib). Each bindings/LANG/ci.sh takes that prefix, fetches
