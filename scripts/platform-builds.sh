@@ -38,7 +38,10 @@ export CTEST_OUTPUT_ON_FAILURE=1
 
 # ---- zig, from PyPI, pinned; the venv is reused when it already has this version ---------------
 ensure_zig() {
-  if ! "$ZIG_VENV/bin/python" -m pip show ziglang 2>/dev/null | grep -qx "Version: $ZIG_VERSION"; then
+  # (importlib.metadata, not `pip show | grep -q`: pip is slow to start, and grep -q's early exit
+  # would fail the pipeline under pipefail, reinstalling every time.)
+  if [[ "$("$ZIG_VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("ziglang"))' \
+    2>/dev/null)" != "$ZIG_VERSION" ]]; then
     echo "== installing ziglang==$ZIG_VERSION into $ZIG_VENV"
     python3 -m venv "$ZIG_VENV"
     "$ZIG_VENV/bin/python" -m pip install --quiet "ziglang==$ZIG_VERSION"
