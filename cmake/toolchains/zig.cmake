@@ -22,11 +22,14 @@ endif()
 if(ABLOOM_ZIG_TARGET MATCHES "macos")
   set(CMAKE_SYSTEM_NAME Darwin)
   # No SDK: zig carries the macOS headers and libSystem stubs. An empty sysroot keeps CMake from
-  # asking xcrun for one. macOS 11, the first for arm64: CMake gives the library the install
-  # name @rpath/libabloom.0.dylib (as on a Mac) only when it knows the target is 10.5 or newer.
+  # asking xcrun for one. macOS 11, the first for arm64.
   set(CMAKE_OSX_SYSROOT "" CACHE PATH "" FORCE)
   set(CMAKE_OSX_DEPLOYMENT_TARGET "11.0" CACHE STRING "" FORCE)
-  set(CURRENT_OSX_VERSION 11.0)  # what CMake's Darwin files otherwise ask sw_vers, on a Mac
+  # CMake's Darwin files ask sw_vers (the running Mac's version; there is none here) and, without
+  # an answer, take the system for one older than 10.5: no rpath flag, and then @rpath install
+  # names (capi/CMakeLists.txt's) are an error. zig-darwin-rules.cmake, read after those files,
+  # sets the flag they set on 10.5 and newer (here it would be overwritten).
+  set(CMAKE_USER_MAKE_RULES_OVERRIDE "${CMAKE_CURRENT_LIST_DIR}/zig-darwin-rules.cmake")
 elseif(ABLOOM_ZIG_TARGET MATCHES "linux")
   set(CMAKE_SYSTEM_NAME Linux)
 else()

@@ -24,7 +24,13 @@
 #include <stdint.h>
 %}
 
-%include <stdint.i>
+/* The fixed-width types stay names in the generated C: SWIG writes the typedef a type resolves to
+ * into its casts (stdint.i says uint64_t is unsigned long, true on Linux but not on macOS, where
+ * it is unsigned long long, and clang rejects the casts). Without a typedef, SWIG keeps uint64_t
+ * as written, and %apply gives each name the typemaps of a type of its width. */
+%apply unsigned long long { uint64_t };
+%apply unsigned int { uint32_t };
+%apply unsigned char { uint8_t };
 
 /* ---- handles ------------------------------------------------------------------------------ */
 

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_e29edf60158fbc42(const char*);
+  void cgo_panic__capi_a271d6d51c5a0fa2(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_e29edf60158fbc42(p);
+  cgo_panic__capi_a271d6d51c5a0fa2(p);
 }
 
 
@@ -185,23 +185,11 @@ static void* Swig_malloc(int c) {
 #include <abloom.h>
 #include <stdint.h>
 
-
-#include <stdint.h>		// Use the C99 official header
-
-
-#define SWIGWORDSIZE64
-#ifndef LONG_MAX
-#include <limits.h>
-#endif
-#if (__WORDSIZE == 32) || (LONG_MAX == INT_MAX)
-# error "SWIG wrapped code invalid in 32 bit architecture, regenerate code using -DSWIGWORDSIZE32"
-#endif
-
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_e29edf60158fbc42(void *_swig_go_0) {
+void _wrap_Swig_free_capi_a271d6d51c5a0fa2(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -211,7 +199,7 @@ void _wrap_Swig_free_capi_e29edf60158fbc42(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_e29edf60158fbc42(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_a271d6d51c5a0fa2(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -224,7 +212,7 @@ void *_wrap_Swig_malloc_capi_e29edf60158fbc42(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ABLOOM_VERSION_NUMBER_capi_e29edf60158fbc42() {
+intgo _wrap_ABLOOM_VERSION_NUMBER_capi_a271d6d51c5a0fa2() {
   int result;
   intgo _swig_go_result;
   
@@ -235,7 +223,7 @@ intgo _wrap_ABLOOM_VERSION_NUMBER_capi_e29edf60158fbc42() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_NULL_capi_e29edf60158fbc42() {
+intgo _wrap_ABLOOM_ERR_NULL_capi_a271d6d51c5a0fa2() {
   int result;
   intgo _swig_go_result;
   
@@ -246,7 +234,7 @@ intgo _wrap_ABLOOM_ERR_NULL_capi_e29edf60158fbc42() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_INVALID_capi_e29edf60158fbc42() {
+intgo _wrap_ABLOOM_ERR_INVALID_capi_a271d6d51c5a0fa2() {
   int result;
   intgo _swig_go_result;
   
@@ -257,7 +245,7 @@ intgo _wrap_ABLOOM_ERR_INVALID_capi_e29edf60158fbc42() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_RANGE_capi_e29edf60158fbc42() {
+intgo _wrap_ABLOOM_ERR_RANGE_capi_a271d6d51c5a0fa2() {
   int result;
   intgo _swig_go_result;
   
@@ -268,7 +256,7 @@ intgo _wrap_ABLOOM_ERR_RANGE_capi_e29edf60158fbc42() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_NOMEM_capi_e29edf60158fbc42() {
+intgo _wrap_ABLOOM_ERR_NOMEM_capi_a271d6d51c5a0fa2() {
   int result;
   intgo _swig_go_result;
   
@@ -279,7 +267,7 @@ intgo _wrap_ABLOOM_ERR_NOMEM_capi_e29edf60158fbc42() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_MISMATCH_capi_e29edf60158fbc42() {
+intgo _wrap_ABLOOM_ERR_MISMATCH_capi_a271d6d51c5a0fa2() {
   int result;
   intgo _swig_go_result;
   
@@ -290,7 +278,7 @@ intgo _wrap_ABLOOM_ERR_MISMATCH_capi_e29edf60158fbc42() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_INTERNAL_capi_e29edf60158fbc42() {
+intgo _wrap_ABLOOM_ERR_INTERNAL_capi_a271d6d51c5a0fa2() {
   int result;
   intgo _swig_go_result;
   
@@ -301,7 +289,7 @@ intgo _wrap_ABLOOM_ERR_INTERNAL_capi_e29edf60158fbc42() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_READONLY_capi_e29edf60158fbc42() {
+intgo _wrap_ABLOOM_ERR_READONLY_capi_a271d6d51c5a0fa2() {
   int result;
   intgo _swig_go_result;
   
@@ -312,7 +300,7 @@ intgo _wrap_ABLOOM_ERR_READONLY_capi_e29edf60158fbc42() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_BAD_MAGIC_capi_e29edf60158fbc42() {
+intgo _wrap_ABLOOM_ERR_BAD_MAGIC_capi_a271d6d51c5a0fa2() {
   int result;
   intgo _swig_go_result;
   
@@ -323,7 +311,7 @@ intgo _wrap_ABLOOM_ERR_BAD_MAGIC_capi_e29edf60158fbc42() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_VERSION_capi_e29edf60158fbc42() {
+intgo _wrap_ABLOOM_ERR_VERSION_capi_a271d6d51c5a0fa2() {
   int result;
   intgo _swig_go_result;
   
@@ -334,7 +322,7 @@ intgo _wrap_ABLOOM_ERR_VERSION_capi_e29edf60158fbc42() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_UNSUPPORTED_capi_e29edf60158fbc42() {
+intgo _wrap_ABLOOM_ERR_UNSUPPORTED_capi_a271d6d51c5a0fa2() {
   int result;
   intgo _swig_go_result;
   
@@ -345,7 +333,7 @@ intgo _wrap_ABLOOM_ERR_UNSUPPORTED_capi_e29edf60158fbc42() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_TRUNCATED_capi_e29edf60158fbc42() {
+intgo _wrap_ABLOOM_ERR_TRUNCATED_capi_a271d6d51c5a0fa2() {
   int result;
   intgo _swig_go_result;
   
@@ -356,7 +344,7 @@ intgo _wrap_ABLOOM_ERR_TRUNCATED_capi_e29edf60158fbc42() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_CORRUPT_capi_e29edf60158fbc42() {
+intgo _wrap_ABLOOM_ERR_CORRUPT_capi_a271d6d51c5a0fa2() {
   int result;
   intgo _swig_go_result;
   
@@ -367,7 +355,7 @@ intgo _wrap_ABLOOM_ERR_CORRUPT_capi_e29edf60158fbc42() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_CHECKSUM_capi_e29edf60158fbc42() {
+intgo _wrap_ABLOOM_ERR_CHECKSUM_capi_a271d6d51c5a0fa2() {
   int result;
   intgo _swig_go_result;
   
@@ -378,7 +366,7 @@ intgo _wrap_ABLOOM_ERR_CHECKSUM_capi_e29edf60158fbc42() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_ALIGNMENT_capi_e29edf60158fbc42() {
+intgo _wrap_ABLOOM_ERR_ALIGNMENT_capi_a271d6d51c5a0fa2() {
   int result;
   intgo _swig_go_result;
   
@@ -389,7 +377,7 @@ intgo _wrap_ABLOOM_ERR_ALIGNMENT_capi_e29edf60158fbc42() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_IO_capi_e29edf60158fbc42() {
+intgo _wrap_ABLOOM_ERR_IO_capi_a271d6d51c5a0fa2() {
   int result;
   intgo _swig_go_result;
   
@@ -400,7 +388,7 @@ intgo _wrap_ABLOOM_ERR_IO_capi_e29edf60158fbc42() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_TOO_SMALL_capi_e29edf60158fbc42() {
+intgo _wrap_ABLOOM_ERR_TOO_SMALL_capi_a271d6d51c5a0fa2() {
   int result;
   intgo _swig_go_result;
   
@@ -411,7 +399,7 @@ intgo _wrap_ABLOOM_ERR_TOO_SMALL_capi_e29edf60158fbc42() {
 }
 
 
-intgo _wrap_abloom_version_number_capi_e29edf60158fbc42() {
+intgo _wrap_abloom_version_number_capi_a271d6d51c5a0fa2() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -422,29 +410,29 @@ intgo _wrap_abloom_version_number_capi_e29edf60158fbc42() {
 }
 
 
-intgo _wrap_abloom_isa_supported_capi_e29edf60158fbc42() {
+intgo _wrap_abloom_isa_supported_capi_a271d6d51c5a0fa2() {
   uint32_t result;
   intgo _swig_go_result;
   
   
-  result = (uint32_t)abloom_isa_supported();
+  result = abloom_isa_supported();
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_abloom_isa_active_capi_e29edf60158fbc42() {
+intgo _wrap_abloom_isa_active_capi_a271d6d51c5a0fa2() {
   uint32_t result;
   intgo _swig_go_result;
   
   
-  result = (uint32_t)abloom_isa_active();
+  result = abloom_isa_active();
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_abloom_isa_force_capi_e29edf60158fbc42(intgo _swig_go_0) {
+intgo _wrap_abloom_isa_force_capi_a271d6d51c5a0fa2(intgo _swig_go_0) {
   uint32_t arg1 ;
   int result;
   intgo _swig_go_result;
@@ -457,7 +445,7 @@ intgo _wrap_abloom_isa_force_capi_e29edf60158fbc42(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ABLOOM_KIND_BLOCKED_capi_e29edf60158fbc42() {
+intgo _wrap_ABLOOM_KIND_BLOCKED_capi_a271d6d51c5a0fa2() {
   enum abloom_kind result;
   intgo _swig_go_result;
   
@@ -469,7 +457,7 @@ intgo _wrap_ABLOOM_KIND_BLOCKED_capi_e29edf60158fbc42() {
 }
 
 
-intgo _wrap_ABLOOM_KIND_CLASSIC_capi_e29edf60158fbc42() {
+intgo _wrap_ABLOOM_KIND_CLASSIC_capi_a271d6d51c5a0fa2() {
   enum abloom_kind result;
   intgo _swig_go_result;
   
@@ -481,7 +469,7 @@ intgo _wrap_ABLOOM_KIND_CLASSIC_capi_e29edf60158fbc42() {
 }
 
 
-void _wrap_abloom_options_struct_size_set_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_options_struct_size_set_capi_a271d6d51c5a0fa2(struct abloom_options *_swig_go_0, long long _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   size_t arg2 ;
   
@@ -493,7 +481,7 @@ void _wrap_abloom_options_struct_size_set_capi_e29edf60158fbc42(struct abloom_op
 }
 
 
-long long _wrap_abloom_options_struct_size_get_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0) {
+long long _wrap_abloom_options_struct_size_get_capi_a271d6d51c5a0fa2(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -506,7 +494,7 @@ long long _wrap_abloom_options_struct_size_get_capi_e29edf60158fbc42(struct ablo
 }
 
 
-void _wrap_abloom_options_capacity_set_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_options_capacity_set_capi_a271d6d51c5a0fa2(struct abloom_options *_swig_go_0, long long _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint64_t arg2 ;
   
@@ -518,20 +506,20 @@ void _wrap_abloom_options_capacity_set_capi_e29edf60158fbc42(struct abloom_optio
 }
 
 
-long long _wrap_abloom_options_capacity_get_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0) {
+long long _wrap_abloom_options_capacity_get_capi_a271d6d51c5a0fa2(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint64_t result;
   long long _swig_go_result;
   
   arg1 = *(struct abloom_options **)&_swig_go_0; 
   
-  result = (uint64_t) ((arg1)->capacity);
+  result =  ((arg1)->capacity);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-void _wrap_abloom_options_fpr_set_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0, double _swig_go_1) {
+void _wrap_abloom_options_fpr_set_capi_a271d6d51c5a0fa2(struct abloom_options *_swig_go_0, double _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   double arg2 ;
   
@@ -543,7 +531,7 @@ void _wrap_abloom_options_fpr_set_capi_e29edf60158fbc42(struct abloom_options *_
 }
 
 
-double _wrap_abloom_options_fpr_get_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0) {
+double _wrap_abloom_options_fpr_get_capi_a271d6d51c5a0fa2(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   double result;
   double _swig_go_result;
@@ -556,7 +544,7 @@ double _wrap_abloom_options_fpr_get_capi_e29edf60158fbc42(struct abloom_options 
 }
 
 
-void _wrap_abloom_options_kind_set_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_options_kind_set_capi_a271d6d51c5a0fa2(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t arg2 ;
   
@@ -568,20 +556,20 @@ void _wrap_abloom_options_kind_set_capi_e29edf60158fbc42(struct abloom_options *
 }
 
 
-intgo _wrap_abloom_options_kind_get_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0) {
+intgo _wrap_abloom_options_kind_get_capi_a271d6d51c5a0fa2(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
   
   arg1 = *(struct abloom_options **)&_swig_go_0; 
   
-  result = (uint32_t) ((arg1)->kind);
+  result =  ((arg1)->kind);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-void _wrap_abloom_options_shards_set_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_options_shards_set_capi_a271d6d51c5a0fa2(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t arg2 ;
   
@@ -593,20 +581,20 @@ void _wrap_abloom_options_shards_set_capi_e29edf60158fbc42(struct abloom_options
 }
 
 
-intgo _wrap_abloom_options_shards_get_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0) {
+intgo _wrap_abloom_options_shards_get_capi_a271d6d51c5a0fa2(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
   
   arg1 = *(struct abloom_options **)&_swig_go_0; 
   
-  result = (uint32_t) ((arg1)->shards);
+  result =  ((arg1)->shards);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-void _wrap_abloom_options_seed_set_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_options_seed_set_capi_a271d6d51c5a0fa2(struct abloom_options *_swig_go_0, long long _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint64_t arg2 ;
   
@@ -618,20 +606,20 @@ void _wrap_abloom_options_seed_set_capi_e29edf60158fbc42(struct abloom_options *
 }
 
 
-long long _wrap_abloom_options_seed_get_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0) {
+long long _wrap_abloom_options_seed_get_capi_a271d6d51c5a0fa2(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint64_t result;
   long long _swig_go_result;
   
   arg1 = *(struct abloom_options **)&_swig_go_0; 
   
-  result = (uint64_t) ((arg1)->seed);
+  result =  ((arg1)->seed);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-void _wrap_abloom_options_bits_set_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_options_bits_set_capi_a271d6d51c5a0fa2(struct abloom_options *_swig_go_0, long long _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint64_t arg2 ;
   
@@ -643,20 +631,20 @@ void _wrap_abloom_options_bits_set_capi_e29edf60158fbc42(struct abloom_options *
 }
 
 
-long long _wrap_abloom_options_bits_get_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0) {
+long long _wrap_abloom_options_bits_get_capi_a271d6d51c5a0fa2(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint64_t result;
   long long _swig_go_result;
   
   arg1 = *(struct abloom_options **)&_swig_go_0; 
   
-  result = (uint64_t) ((arg1)->bits);
+  result =  ((arg1)->bits);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-void _wrap_abloom_options_k_set_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_options_k_set_capi_a271d6d51c5a0fa2(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t arg2 ;
   
@@ -668,20 +656,20 @@ void _wrap_abloom_options_k_set_capi_e29edf60158fbc42(struct abloom_options *_sw
 }
 
 
-intgo _wrap_abloom_options_k_get_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0) {
+intgo _wrap_abloom_options_k_get_capi_a271d6d51c5a0fa2(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
   
   arg1 = *(struct abloom_options **)&_swig_go_0; 
   
-  result = (uint32_t) ((arg1)->k);
+  result =  ((arg1)->k);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-void _wrap_abloom_options_threads_set_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_options_threads_set_capi_a271d6d51c5a0fa2(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t arg2 ;
   
@@ -693,20 +681,20 @@ void _wrap_abloom_options_threads_set_capi_e29edf60158fbc42(struct abloom_option
 }
 
 
-intgo _wrap_abloom_options_threads_get_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0) {
+intgo _wrap_abloom_options_threads_get_capi_a271d6d51c5a0fa2(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
   
   arg1 = *(struct abloom_options **)&_swig_go_0; 
   
-  result = (uint32_t) ((arg1)->threads);
+  result =  ((arg1)->threads);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-void _wrap_abloom_options_layout_set_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_options_layout_set_capi_a271d6d51c5a0fa2(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t arg2 ;
   
@@ -718,20 +706,20 @@ void _wrap_abloom_options_layout_set_capi_e29edf60158fbc42(struct abloom_options
 }
 
 
-intgo _wrap_abloom_options_layout_get_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0) {
+intgo _wrap_abloom_options_layout_get_capi_a271d6d51c5a0fa2(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
   
   arg1 = *(struct abloom_options **)&_swig_go_0; 
   
-  result = (uint32_t) ((arg1)->layout);
+  result =  ((arg1)->layout);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-struct abloom_options *_wrap_new_abloom_options_capi_e29edf60158fbc42() {
+struct abloom_options *_wrap_new_abloom_options_capi_a271d6d51c5a0fa2() {
   struct abloom_options *result = 0 ;
   struct abloom_options *_swig_go_result;
   
@@ -742,7 +730,7 @@ struct abloom_options *_wrap_new_abloom_options_capi_e29edf60158fbc42() {
 }
 
 
-void _wrap_delete_abloom_options_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0) {
+void _wrap_delete_abloom_options_capi_a271d6d51c5a0fa2(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   
   arg1 = *(struct abloom_options **)&_swig_go_0; 
@@ -752,7 +740,7 @@ void _wrap_delete_abloom_options_capi_e29edf60158fbc42(struct abloom_options *_s
 }
 
 
-intgo _wrap_abloom_options_init_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0) {
+intgo _wrap_abloom_options_init_capi_a271d6d51c5a0fa2(struct abloom_options *_swig_go_0) {
   abloom_options *arg1 = (abloom_options *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -765,7 +753,7 @@ intgo _wrap_abloom_options_init_capi_e29edf60158fbc42(struct abloom_options *_sw
 }
 
 
-void _wrap_abloom_plan_struct_size_set_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_plan_struct_size_set_capi_a271d6d51c5a0fa2(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   size_t arg2 ;
   
@@ -777,7 +765,7 @@ void _wrap_abloom_plan_struct_size_set_capi_e29edf60158fbc42(struct abloom_plan 
 }
 
 
-long long _wrap_abloom_plan_struct_size_get_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0) {
+long long _wrap_abloom_plan_struct_size_get_capi_a271d6d51c5a0fa2(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -790,7 +778,7 @@ long long _wrap_abloom_plan_struct_size_get_capi_e29edf60158fbc42(struct abloom_
 }
 
 
-void _wrap_abloom_plan_kind_set_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_plan_kind_set_capi_a271d6d51c5a0fa2(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t arg2 ;
   
@@ -802,20 +790,20 @@ void _wrap_abloom_plan_kind_set_capi_e29edf60158fbc42(struct abloom_plan *_swig_
 }
 
 
-intgo _wrap_abloom_plan_kind_get_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0) {
+intgo _wrap_abloom_plan_kind_get_capi_a271d6d51c5a0fa2(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
   
   arg1 = *(struct abloom_plan **)&_swig_go_0; 
   
-  result = (uint32_t) ((arg1)->kind);
+  result =  ((arg1)->kind);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-void _wrap_abloom_plan_k_set_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_plan_k_set_capi_a271d6d51c5a0fa2(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t arg2 ;
   
@@ -827,20 +815,20 @@ void _wrap_abloom_plan_k_set_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_
 }
 
 
-intgo _wrap_abloom_plan_k_get_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0) {
+intgo _wrap_abloom_plan_k_get_capi_a271d6d51c5a0fa2(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
   
   arg1 = *(struct abloom_plan **)&_swig_go_0; 
   
-  result = (uint32_t) ((arg1)->k);
+  result =  ((arg1)->k);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-void _wrap_abloom_plan_shards_set_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_plan_shards_set_capi_a271d6d51c5a0fa2(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t arg2 ;
   
@@ -852,20 +840,20 @@ void _wrap_abloom_plan_shards_set_capi_e29edf60158fbc42(struct abloom_plan *_swi
 }
 
 
-intgo _wrap_abloom_plan_shards_get_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0) {
+intgo _wrap_abloom_plan_shards_get_capi_a271d6d51c5a0fa2(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
   
   arg1 = *(struct abloom_plan **)&_swig_go_0; 
   
-  result = (uint32_t) ((arg1)->shards);
+  result =  ((arg1)->shards);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-void _wrap_abloom_plan_layout_set_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_plan_layout_set_capi_a271d6d51c5a0fa2(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t arg2 ;
   
@@ -877,20 +865,20 @@ void _wrap_abloom_plan_layout_set_capi_e29edf60158fbc42(struct abloom_plan *_swi
 }
 
 
-intgo _wrap_abloom_plan_layout_get_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0) {
+intgo _wrap_abloom_plan_layout_get_capi_a271d6d51c5a0fa2(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
   
   arg1 = *(struct abloom_plan **)&_swig_go_0; 
   
-  result = (uint32_t) ((arg1)->layout);
+  result =  ((arg1)->layout);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-void _wrap_abloom_plan_blocks_per_shard_set_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_plan_blocks_per_shard_set_capi_a271d6d51c5a0fa2(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint64_t arg2 ;
   
@@ -902,20 +890,20 @@ void _wrap_abloom_plan_blocks_per_shard_set_capi_e29edf60158fbc42(struct abloom_
 }
 
 
-long long _wrap_abloom_plan_blocks_per_shard_get_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0) {
+long long _wrap_abloom_plan_blocks_per_shard_get_capi_a271d6d51c5a0fa2(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint64_t result;
   long long _swig_go_result;
   
   arg1 = *(struct abloom_plan **)&_swig_go_0; 
   
-  result = (uint64_t) ((arg1)->blocks_per_shard);
+  result =  ((arg1)->blocks_per_shard);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-void _wrap_abloom_plan_bits_set_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_plan_bits_set_capi_a271d6d51c5a0fa2(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint64_t arg2 ;
   
@@ -927,20 +915,20 @@ void _wrap_abloom_plan_bits_set_capi_e29edf60158fbc42(struct abloom_plan *_swig_
 }
 
 
-long long _wrap_abloom_plan_bits_get_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0) {
+long long _wrap_abloom_plan_bits_get_capi_a271d6d51c5a0fa2(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint64_t result;
   long long _swig_go_result;
   
   arg1 = *(struct abloom_plan **)&_swig_go_0; 
   
-  result = (uint64_t) ((arg1)->bits);
+  result =  ((arg1)->bits);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-void _wrap_abloom_plan_bytes_set_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_plan_bytes_set_capi_a271d6d51c5a0fa2(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint64_t arg2 ;
   
@@ -952,20 +940,20 @@ void _wrap_abloom_plan_bytes_set_capi_e29edf60158fbc42(struct abloom_plan *_swig
 }
 
 
-long long _wrap_abloom_plan_bytes_get_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0) {
+long long _wrap_abloom_plan_bytes_get_capi_a271d6d51c5a0fa2(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint64_t result;
   long long _swig_go_result;
   
   arg1 = *(struct abloom_plan **)&_swig_go_0; 
   
-  result = (uint64_t) ((arg1)->bytes);
+  result =  ((arg1)->bytes);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-void _wrap_abloom_plan_bits_per_key_set_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0, double _swig_go_1) {
+void _wrap_abloom_plan_bits_per_key_set_capi_a271d6d51c5a0fa2(struct abloom_plan *_swig_go_0, double _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   double arg2 ;
   
@@ -977,7 +965,7 @@ void _wrap_abloom_plan_bits_per_key_set_capi_e29edf60158fbc42(struct abloom_plan
 }
 
 
-double _wrap_abloom_plan_bits_per_key_get_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0) {
+double _wrap_abloom_plan_bits_per_key_get_capi_a271d6d51c5a0fa2(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   double result;
   double _swig_go_result;
@@ -990,7 +978,7 @@ double _wrap_abloom_plan_bits_per_key_get_capi_e29edf60158fbc42(struct abloom_pl
 }
 
 
-void _wrap_abloom_plan_expected_fpr_set_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0, double _swig_go_1) {
+void _wrap_abloom_plan_expected_fpr_set_capi_a271d6d51c5a0fa2(struct abloom_plan *_swig_go_0, double _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   double arg2 ;
   
@@ -1002,7 +990,7 @@ void _wrap_abloom_plan_expected_fpr_set_capi_e29edf60158fbc42(struct abloom_plan
 }
 
 
-double _wrap_abloom_plan_expected_fpr_get_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0) {
+double _wrap_abloom_plan_expected_fpr_get_capi_a271d6d51c5a0fa2(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   double result;
   double _swig_go_result;
@@ -1015,7 +1003,7 @@ double _wrap_abloom_plan_expected_fpr_get_capi_e29edf60158fbc42(struct abloom_pl
 }
 
 
-struct abloom_plan *_wrap_new_abloom_plan_capi_e29edf60158fbc42() {
+struct abloom_plan *_wrap_new_abloom_plan_capi_a271d6d51c5a0fa2() {
   struct abloom_plan *result = 0 ;
   struct abloom_plan *_swig_go_result;
   
@@ -1026,7 +1014,7 @@ struct abloom_plan *_wrap_new_abloom_plan_capi_e29edf60158fbc42() {
 }
 
 
-void _wrap_delete_abloom_plan_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0) {
+void _wrap_delete_abloom_plan_capi_a271d6d51c5a0fa2(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   
   arg1 = *(struct abloom_plan **)&_swig_go_0; 
@@ -1036,7 +1024,7 @@ void _wrap_delete_abloom_plan_capi_e29edf60158fbc42(struct abloom_plan *_swig_go
 }
 
 
-intgo _wrap_abloom_plan_init_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_0) {
+intgo _wrap_abloom_plan_init_capi_a271d6d51c5a0fa2(struct abloom_plan *_swig_go_0) {
   abloom_plan *arg1 = (abloom_plan *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1049,7 +1037,7 @@ intgo _wrap_abloom_plan_init_capi_e29edf60158fbc42(struct abloom_plan *_swig_go_
 }
 
 
-intgo _wrap_abloom_plan_compute_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0, struct abloom_plan *_swig_go_1) {
+intgo _wrap_abloom_plan_compute_capi_a271d6d51c5a0fa2(struct abloom_options *_swig_go_0, struct abloom_plan *_swig_go_1) {
   abloom_options *arg1 = (abloom_options *) 0 ;
   abloom_plan *arg2 = (abloom_plan *) 0 ;
   int result;
@@ -1064,7 +1052,7 @@ intgo _wrap_abloom_plan_compute_capi_e29edf60158fbc42(struct abloom_options *_sw
 }
 
 
-intgo _wrap_abloom_model_fpr_capi_e29edf60158fbc42(intgo _swig_go_0, double _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_abloom_model_fpr_capi_a271d6d51c5a0fa2(intgo _swig_go_0, double _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
   uint32_t arg1 ;
   double arg2 ;
   uint32_t arg3 ;
@@ -1085,7 +1073,7 @@ intgo _wrap_abloom_model_fpr_capi_e29edf60158fbc42(intgo _swig_go_0, double _swi
 }
 
 
-intgo _wrap_abloom_layout_model_fpr_capi_e29edf60158fbc42(intgo _swig_go_0, intgo _swig_go_1, double _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_abloom_layout_model_fpr_capi_a271d6d51c5a0fa2(intgo _swig_go_0, intgo _swig_go_1, double _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   uint32_t arg1 ;
   uint32_t arg2 ;
   double arg3 ;
@@ -1108,7 +1096,7 @@ intgo _wrap_abloom_layout_model_fpr_capi_e29edf60158fbc42(intgo _swig_go_0, intg
 }
 
 
-intgo _wrap_abloom_create_capi_e29edf60158fbc42(struct abloom_options *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_create_capi_a271d6d51c5a0fa2(struct abloom_options *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_options *arg1 = (abloom_options *) 0 ;
   abloom_filter **arg2 = (abloom_filter **) 0 ;
   abloom_filter *temp2 = NULL ;
@@ -1132,7 +1120,7 @@ intgo _wrap_abloom_create_capi_e29edf60158fbc42(struct abloom_options *_swig_go_
 }
 
 
-intgo _wrap_abloom_new_capi_e29edf60158fbc42(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_abloom_new_capi_a271d6d51c5a0fa2(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   double arg2 ;
   abloom_filter **arg3 = (abloom_filter **) 0 ;
@@ -1158,7 +1146,7 @@ intgo _wrap_abloom_new_capi_e29edf60158fbc42(long long _swig_go_0, double _swig_
 }
 
 
-void _wrap_abloom_free_capi_e29edf60158fbc42(abloom_filter *_swig_go_0) {
+void _wrap_abloom_free_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   
   arg1 = (abloom_filter *)_swig_go_0; 
@@ -1168,7 +1156,7 @@ void _wrap_abloom_free_capi_e29edf60158fbc42(abloom_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_abloom_clone_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_clone_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   abloom_filter **arg2 = (abloom_filter **) 0 ;
   abloom_filter *temp2 = NULL ;
@@ -1192,7 +1180,7 @@ intgo _wrap_abloom_clone_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _gosli
 }
 
 
-intgo _wrap_abloom_set_writer_mode_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, intgo _swig_go_1) {
+intgo _wrap_abloom_set_writer_mode_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, intgo _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint32_t arg2 ;
   int result;
@@ -1207,7 +1195,7 @@ intgo _wrap_abloom_set_writer_mode_capi_e29edf60158fbc42(abloom_filter *_swig_go
 }
 
 
-intgo _wrap_abloom_writer_mode_capi_e29edf60158fbc42(abloom_filter *_swig_go_0) {
+intgo _wrap_abloom_writer_mode_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1220,7 +1208,7 @@ intgo _wrap_abloom_writer_mode_capi_e29edf60158fbc42(abloom_filter *_swig_go_0) 
 }
 
 
-intgo _wrap_abloom_add_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_add_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1239,7 +1227,7 @@ intgo _wrap_abloom_add_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslice
 }
 
 
-intgo _wrap_abloom_test_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_test_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1258,7 +1246,7 @@ intgo _wrap_abloom_test_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslic
 }
 
 
-intgo _wrap_abloom_test_and_add_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_test_and_add_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1277,7 +1265,7 @@ intgo _wrap_abloom_test_and_add_capi_e29edf60158fbc42(abloom_filter *_swig_go_0,
 }
 
 
-intgo _wrap_abloom_hash_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_abloom_hash_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1300,7 +1288,7 @@ intgo _wrap_abloom_hash_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslic
 }
 
 
-intgo _wrap_abloom_add_hash_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_abloom_add_hash_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, long long _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint64_t arg2 ;
   int result;
@@ -1315,7 +1303,7 @@ intgo _wrap_abloom_add_hash_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, lon
 }
 
 
-intgo _wrap_abloom_test_hash_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_abloom_test_hash_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, long long _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint64_t arg2 ;
   int result;
@@ -1330,7 +1318,7 @@ intgo _wrap_abloom_test_hash_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, lo
 }
 
 
-intgo _wrap_abloom_test_and_add_hash_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_abloom_test_and_add_hash_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, long long _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint64_t arg2 ;
   int result;
@@ -1345,7 +1333,7 @@ intgo _wrap_abloom_test_and_add_hash_capi_e29edf60158fbc42(abloom_filter *_swig_
 }
 
 
-intgo _wrap_abloom_add_packed_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_abloom_add_packed_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1366,13 +1354,13 @@ intgo _wrap_abloom_add_packed_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _
   arg6 = _swig_go_4.len > 0 ? (uint64_t *)_swig_go_4.array : NULL;
   
   
-  result = (int)abloom_add_packed(arg1,(void const *)arg2,arg3,(unsigned long const *)arg4,arg5,arg6);
+  result = (int)abloom_add_packed(arg1,(void const *)arg2,arg3,(uint64_t const *)arg4,arg5,arg6);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_abloom_test_packed_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_abloom_test_packed_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1395,13 +1383,13 @@ intgo _wrap_abloom_test_packed_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, 
   arg7 = _swig_go_5.len > 0 ? (uint64_t *)_swig_go_5.array : NULL;
   
   
-  result = (int)abloom_test_packed((struct abloom_filter const *)arg1,(void const *)arg2,arg3,(unsigned long const *)arg4,arg5,arg6,arg7);
+  result = (int)abloom_test_packed((struct abloom_filter const *)arg1,(void const *)arg2,arg3,(uint64_t const *)arg4,arg5,arg6,arg7);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_abloom_add_hashes_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_abloom_add_hashes_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1416,13 +1404,13 @@ intgo _wrap_abloom_add_hashes_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _
   arg4 = _swig_go_3.len > 0 ? (uint64_t *)_swig_go_3.array : NULL;
   
   
-  result = (int)abloom_add_hashes(arg1,(unsigned long const *)arg2,arg3,arg4);
+  result = (int)abloom_add_hashes(arg1,(uint64_t const *)arg2,arg3,arg4);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_abloom_test_hashes_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_abloom_test_hashes_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1439,13 +1427,13 @@ intgo _wrap_abloom_test_hashes_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, 
   arg5 = _swig_go_4.len > 0 ? (uint64_t *)_swig_go_4.array : NULL;
   
   
-  result = (int)abloom_test_hashes((struct abloom_filter const *)arg1,(unsigned long const *)arg2,arg3,arg4,arg5);
+  result = (int)abloom_test_hashes((struct abloom_filter const *)arg1,(uint64_t const *)arg2,arg3,arg4,arg5);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_abloom_union_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, abloom_filter *_swig_go_1) {
+intgo _wrap_abloom_union_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, abloom_filter *_swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   abloom_filter *arg2 = (abloom_filter *) 0 ;
   int result;
@@ -1460,7 +1448,7 @@ intgo _wrap_abloom_union_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, abloom
 }
 
 
-intgo _wrap_abloom_intersect_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, abloom_filter *_swig_go_1) {
+intgo _wrap_abloom_intersect_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, abloom_filter *_swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   abloom_filter *arg2 = (abloom_filter *) 0 ;
   int result;
@@ -1475,7 +1463,7 @@ intgo _wrap_abloom_intersect_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, ab
 }
 
 
-intgo _wrap_abloom_clear_capi_e29edf60158fbc42(abloom_filter *_swig_go_0) {
+intgo _wrap_abloom_clear_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1488,7 +1476,7 @@ intgo _wrap_abloom_clear_capi_e29edf60158fbc42(abloom_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_abloom_equal_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, abloom_filter *_swig_go_1) {
+intgo _wrap_abloom_equal_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, abloom_filter *_swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   abloom_filter *arg2 = (abloom_filter *) 0 ;
   int result;
@@ -1503,7 +1491,7 @@ intgo _wrap_abloom_equal_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, abloom
 }
 
 
-void _wrap_abloom_info_struct_size_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_info_struct_size_set_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0, long long _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   size_t arg2 ;
   
@@ -1515,7 +1503,7 @@ void _wrap_abloom_info_struct_size_set_capi_e29edf60158fbc42(struct abloom_info 
 }
 
 
-long long _wrap_abloom_info_struct_size_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
+long long _wrap_abloom_info_struct_size_get_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1528,7 +1516,7 @@ long long _wrap_abloom_info_struct_size_get_capi_e29edf60158fbc42(struct abloom_
 }
 
 
-void _wrap_abloom_info_kind_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_kind_set_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1540,20 +1528,20 @@ void _wrap_abloom_info_kind_set_capi_e29edf60158fbc42(struct abloom_info *_swig_
 }
 
 
-intgo _wrap_abloom_info_kind_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_kind_get_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
   
   arg1 = *(struct abloom_info **)&_swig_go_0; 
   
-  result = (uint32_t) ((arg1)->kind);
+  result =  ((arg1)->kind);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-void _wrap_abloom_info_k_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_k_set_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1565,20 +1553,20 @@ void _wrap_abloom_info_k_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_
 }
 
 
-intgo _wrap_abloom_info_k_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_k_get_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
   
   arg1 = *(struct abloom_info **)&_swig_go_0; 
   
-  result = (uint32_t) ((arg1)->k);
+  result =  ((arg1)->k);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-void _wrap_abloom_info_shards_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_shards_set_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1590,20 +1578,20 @@ void _wrap_abloom_info_shards_set_capi_e29edf60158fbc42(struct abloom_info *_swi
 }
 
 
-intgo _wrap_abloom_info_shards_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_shards_get_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
   
   arg1 = *(struct abloom_info **)&_swig_go_0; 
   
-  result = (uint32_t) ((arg1)->shards);
+  result =  ((arg1)->shards);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-void _wrap_abloom_info_layout_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_layout_set_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1615,20 +1603,20 @@ void _wrap_abloom_info_layout_set_capi_e29edf60158fbc42(struct abloom_info *_swi
 }
 
 
-intgo _wrap_abloom_info_layout_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_layout_get_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
   
   arg1 = *(struct abloom_info **)&_swig_go_0; 
   
-  result = (uint32_t) ((arg1)->layout);
+  result =  ((arg1)->layout);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-void _wrap_abloom_info_blocks_per_shard_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_info_blocks_per_shard_set_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0, long long _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1640,20 +1628,20 @@ void _wrap_abloom_info_blocks_per_shard_set_capi_e29edf60158fbc42(struct abloom_
 }
 
 
-long long _wrap_abloom_info_blocks_per_shard_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
+long long _wrap_abloom_info_blocks_per_shard_get_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
   
   arg1 = *(struct abloom_info **)&_swig_go_0; 
   
-  result = (uint64_t) ((arg1)->blocks_per_shard);
+  result =  ((arg1)->blocks_per_shard);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-void _wrap_abloom_info_bits_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_info_bits_set_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0, long long _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1665,20 +1653,20 @@ void _wrap_abloom_info_bits_set_capi_e29edf60158fbc42(struct abloom_info *_swig_
 }
 
 
-long long _wrap_abloom_info_bits_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
+long long _wrap_abloom_info_bits_get_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
   
   arg1 = *(struct abloom_info **)&_swig_go_0; 
   
-  result = (uint64_t) ((arg1)->bits);
+  result =  ((arg1)->bits);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-void _wrap_abloom_info_bytes_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_info_bytes_set_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0, long long _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1690,20 +1678,20 @@ void _wrap_abloom_info_bytes_set_capi_e29edf60158fbc42(struct abloom_info *_swig
 }
 
 
-long long _wrap_abloom_info_bytes_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
+long long _wrap_abloom_info_bytes_get_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
   
   arg1 = *(struct abloom_info **)&_swig_go_0; 
   
-  result = (uint64_t) ((arg1)->bytes);
+  result =  ((arg1)->bytes);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-void _wrap_abloom_info_capacity_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_info_capacity_set_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0, long long _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1715,20 +1703,20 @@ void _wrap_abloom_info_capacity_set_capi_e29edf60158fbc42(struct abloom_info *_s
 }
 
 
-long long _wrap_abloom_info_capacity_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
+long long _wrap_abloom_info_capacity_get_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
   
   arg1 = *(struct abloom_info **)&_swig_go_0; 
   
-  result = (uint64_t) ((arg1)->capacity);
+  result =  ((arg1)->capacity);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-void _wrap_abloom_info_seed_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_info_seed_set_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0, long long _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1740,20 +1728,20 @@ void _wrap_abloom_info_seed_set_capi_e29edf60158fbc42(struct abloom_info *_swig_
 }
 
 
-long long _wrap_abloom_info_seed_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
+long long _wrap_abloom_info_seed_get_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
   
   arg1 = *(struct abloom_info **)&_swig_go_0; 
   
-  result = (uint64_t) ((arg1)->seed);
+  result =  ((arg1)->seed);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-void _wrap_abloom_info_target_fpr_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, double _swig_go_1) {
+void _wrap_abloom_info_target_fpr_set_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0, double _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   double arg2 ;
   
@@ -1765,7 +1753,7 @@ void _wrap_abloom_info_target_fpr_set_capi_e29edf60158fbc42(struct abloom_info *
 }
 
 
-double _wrap_abloom_info_target_fpr_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
+double _wrap_abloom_info_target_fpr_get_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   double result;
   double _swig_go_result;
@@ -1778,7 +1766,7 @@ double _wrap_abloom_info_target_fpr_get_capi_e29edf60158fbc42(struct abloom_info
 }
 
 
-void _wrap_abloom_info_expected_fpr_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, double _swig_go_1) {
+void _wrap_abloom_info_expected_fpr_set_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0, double _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   double arg2 ;
   
@@ -1790,7 +1778,7 @@ void _wrap_abloom_info_expected_fpr_set_capi_e29edf60158fbc42(struct abloom_info
 }
 
 
-double _wrap_abloom_info_expected_fpr_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
+double _wrap_abloom_info_expected_fpr_get_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   double result;
   double _swig_go_result;
@@ -1803,7 +1791,7 @@ double _wrap_abloom_info_expected_fpr_get_capi_e29edf60158fbc42(struct abloom_in
 }
 
 
-void _wrap_abloom_info_storage_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_storage_set_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1815,20 +1803,20 @@ void _wrap_abloom_info_storage_set_capi_e29edf60158fbc42(struct abloom_info *_sw
 }
 
 
-intgo _wrap_abloom_info_storage_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_storage_get_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
   
   arg1 = *(struct abloom_info **)&_swig_go_0; 
   
-  result = (uint32_t) ((arg1)->storage);
+  result =  ((arg1)->storage);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-void _wrap_abloom_info_read_only_set_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_read_only_set_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1840,20 +1828,20 @@ void _wrap_abloom_info_read_only_set_capi_e29edf60158fbc42(struct abloom_info *_
 }
 
 
-intgo _wrap_abloom_info_read_only_get_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_read_only_get_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
   
   arg1 = *(struct abloom_info **)&_swig_go_0; 
   
-  result = (uint32_t) ((arg1)->read_only);
+  result =  ((arg1)->read_only);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-struct abloom_info *_wrap_new_abloom_info_capi_e29edf60158fbc42() {
+struct abloom_info *_wrap_new_abloom_info_capi_a271d6d51c5a0fa2() {
   struct abloom_info *result = 0 ;
   struct abloom_info *_swig_go_result;
   
@@ -1864,7 +1852,7 @@ struct abloom_info *_wrap_new_abloom_info_capi_e29edf60158fbc42() {
 }
 
 
-void _wrap_delete_abloom_info_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
+void _wrap_delete_abloom_info_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   
   arg1 = *(struct abloom_info **)&_swig_go_0; 
@@ -1874,7 +1862,7 @@ void _wrap_delete_abloom_info_capi_e29edf60158fbc42(struct abloom_info *_swig_go
 }
 
 
-intgo _wrap_ABLOOM_STORAGE_OWNED_capi_e29edf60158fbc42() {
+intgo _wrap_ABLOOM_STORAGE_OWNED_capi_a271d6d51c5a0fa2() {
   enum abloom_storage result;
   intgo _swig_go_result;
   
@@ -1886,7 +1874,7 @@ intgo _wrap_ABLOOM_STORAGE_OWNED_capi_e29edf60158fbc42() {
 }
 
 
-intgo _wrap_ABLOOM_STORAGE_VIEW_capi_e29edf60158fbc42() {
+intgo _wrap_ABLOOM_STORAGE_VIEW_capi_a271d6d51c5a0fa2() {
   enum abloom_storage result;
   intgo _swig_go_result;
   
@@ -1898,7 +1886,7 @@ intgo _wrap_ABLOOM_STORAGE_VIEW_capi_e29edf60158fbc42() {
 }
 
 
-intgo _wrap_ABLOOM_STORAGE_MAPPED_capi_e29edf60158fbc42() {
+intgo _wrap_ABLOOM_STORAGE_MAPPED_capi_a271d6d51c5a0fa2() {
   enum abloom_storage result;
   intgo _swig_go_result;
   
@@ -1910,7 +1898,7 @@ intgo _wrap_ABLOOM_STORAGE_MAPPED_capi_e29edf60158fbc42() {
 }
 
 
-intgo _wrap_abloom_info_init_capi_e29edf60158fbc42(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_init_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0) {
   abloom_info *arg1 = (abloom_info *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1923,7 +1911,7 @@ intgo _wrap_abloom_info_init_capi_e29edf60158fbc42(struct abloom_info *_swig_go_
 }
 
 
-intgo _wrap_abloom_get_info_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, struct abloom_info *_swig_go_1) {
+intgo _wrap_abloom_get_info_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, struct abloom_info *_swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   abloom_info *arg2 = (abloom_info *) 0 ;
   int result;
@@ -1938,7 +1926,7 @@ intgo _wrap_abloom_get_info_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, str
 }
 
 
-intgo _wrap_abloom_estimate_count_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_estimate_count_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   double *arg2 = (double *) 0 ;
   int result;
@@ -1955,7 +1943,7 @@ intgo _wrap_abloom_estimate_count_capi_e29edf60158fbc42(abloom_filter *_swig_go_
 }
 
 
-intgo _wrap_abloom_estimate_fpr_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_estimate_fpr_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   double *arg2 = (double *) 0 ;
   int result;
@@ -1972,7 +1960,7 @@ intgo _wrap_abloom_estimate_fpr_capi_e29edf60158fbc42(abloom_filter *_swig_go_0,
 }
 
 
-intgo _wrap_abloom_serialized_size_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_serialized_size_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   int result;
@@ -1989,7 +1977,7 @@ intgo _wrap_abloom_serialized_size_capi_e29edf60158fbc42(abloom_filter *_swig_go
 }
 
 
-intgo _wrap_abloom_serialize_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_abloom_serialize_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -2012,7 +2000,7 @@ intgo _wrap_abloom_serialize_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _g
 }
 
 
-intgo _wrap_abloom_deserialize_capi_e29edf60158fbc42(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_deserialize_capi_a271d6d51c5a0fa2(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   abloom_filter **arg3 = (abloom_filter **) 0 ;
@@ -2040,7 +2028,7 @@ intgo _wrap_abloom_deserialize_capi_e29edf60158fbc42(_goslice_ _swig_go_0, _gosl
 }
 
 
-intgo _wrap_abloom_view_capi_e29edf60158fbc42(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_abloom_view_capi_a271d6d51c5a0fa2(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   uint32_t arg3 ;
@@ -2070,7 +2058,7 @@ intgo _wrap_abloom_view_capi_e29edf60158fbc42(_goslice_ _swig_go_0, intgo _swig_
 }
 
 
-intgo _wrap_abloom_save_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_abloom_save_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, _gostring_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2090,7 +2078,7 @@ intgo _wrap_abloom_save_capi_e29edf60158fbc42(abloom_filter *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_abloom_open_capi_e29edf60158fbc42(_gostring_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_abloom_open_capi_a271d6d51c5a0fa2(_gostring_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   char *arg1 = (char *) 0 ;
   uint32_t arg2 ;
   abloom_filter **arg3 = (abloom_filter **) 0 ;
@@ -2121,7 +2109,7 @@ intgo _wrap_abloom_open_capi_e29edf60158fbc42(_gostring_ _swig_go_0, intgo _swig
 }
 
 
-intgo _wrap_abloom_sync_capi_e29edf60158fbc42(abloom_filter *_swig_go_0) {
+intgo _wrap_abloom_sync_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2134,7 +2122,7 @@ intgo _wrap_abloom_sync_capi_e29edf60158fbc42(abloom_filter *_swig_go_0) {
 }
 
 
-long long _wrap_SIZEOF_INFO_capi_e29edf60158fbc42() {
+long long _wrap_SIZEOF_INFO_capi_a271d6d51c5a0fa2() {
   size_t result;
   long long _swig_go_result;
   
@@ -2145,7 +2133,7 @@ long long _wrap_SIZEOF_INFO_capi_e29edf60158fbc42() {
 }
 
 
-long long _wrap_SIZEOF_PLAN_capi_e29edf60158fbc42() {
+long long _wrap_SIZEOF_PLAN_capi_a271d6d51c5a0fa2() {
   size_t result;
   long long _swig_go_result;
   
