@@ -6,9 +6,10 @@
 // j = 1..16 (layout.hpp); the candidates' bytes are looked up in the 64-byte block with one table
 // lookup over four registers (vqtbl4q_u8: byte c >> 3, then bit c & 7), so an absent key costs
 // about twenty vector instructions and no scalar load per bit. Add: the key's bits merged into a
-// 64-byte mask (NEON has no scatter: a few scalar instructions per bit), then the same vector
-// write step as the split layout. Keys whose first k candidates repeat (about k^2/1024 of them)
-// and k > 16 take the scalar kernel's paths, as the AVX2 kernel does above 32.
+// 64-byte mask (NEON has no scatter: a few scalar instructions per bit; a repeat shows as fewer
+// than k bits in it), then the same vector write step as the split layout. Keys whose first k
+// candidates repeat (about k^2/1024 of them) and k > 16 take the scalar kernel's paths, as the
+// AVX2 kernel does above 32.
 //
 // Split layout: the key's 16 x 32-bit mask is four products shifted into one-hot lanes
 // (vshlq_u32) and ANDed with the window lanes of split_window(): no repeat check, no table.
@@ -245,10 +246,7 @@ ABLOOM_NEON_INLINE bool test_neon(const uint64_t* block, uint64_t h, uint32_t k)
 template <bool kWide, class Writer, Arrival kArrival>
 ABLOOM_NEON_INLINE bool add_narrow(uint64_t* block, uint64_t h, uint32_t k) noexcept {
   const Candidates c = candidates<kWide>(h);
-  if (has_repeat_neon<kWide>(c, k)) [[unlikely]]
-    return blocked_add_scalar<Writer>(block, h, k);
-  // No repeat: the key's bits are its first k candidates, merged per word here. The mask's clear
-  // bits then come from one AND-NOT with the block, so no table lookup is needed.
+  // The first k candidates merged per word (NEON has no scatter: a few scalar instructions each).
   alignas(16) uint32_t cand[16];
   vst1q_u32(cand, vshrq_n_u32(c.p0, 23));
   vst1q_u32(cand + 4, vshrq_n_u32(c.p1, 23));
@@ -261,6 +259,15 @@ ABLOOM_NEON_INLINE bool add_narrow(uint64_t* block, uint64_t h, uint32_t k) noex
   const Mask m{vreinterpretq_u32_u64(vld1q_u64(words)), vreinterpretq_u32_u64(vld1q_u64(words + 2)),
                vreinterpretq_u32_u64(vld1q_u64(words + 4)),
                vreinterpretq_u32_u64(vld1q_u64(words + 6))};
+  // Fewer than k bits means two candidates were the same bit (a repeat, rare): the key's bits
+  // then include later candidates, which the scalar path finds. Counting the mask's bits is half
+  // the instructions of the lane-rotation check the test path uses, which has no mask.
+  const uint8x16_t bits = vaddq_u8(
+      vaddq_u8(vcntq_u8(vreinterpretq_u8_u32(m.w0)), vcntq_u8(vreinterpretq_u8_u32(m.w1))),
+      vaddq_u8(vcntq_u8(vreinterpretq_u8_u32(m.w2)), vcntq_u8(vreinterpretq_u8_u32(m.w3))));
+  if (vaddvq_u8(bits) != k) [[unlikely]]
+    return blocked_add_scalar<Writer>(block, h, k);
+  // The mask is the key's: its clear bits come from one AND-NOT with the block (no table lookup).
   return add_mask<Writer, kArrival>(block, m);
 }
 
