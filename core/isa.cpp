@@ -35,6 +35,8 @@ const BlockedKernels* avx512_variant() noexcept {
 }
 #endif
 
+// Every other value (another architecture's set, never supported here: detect(), isa_runs())
+// falls through to the scalar table.
 const BlockedKernels* table_of(Isa isa) noexcept {
   switch (isa) {
 #if defined(__x86_64__)
@@ -42,19 +44,16 @@ const BlockedKernels* table_of(Isa isa) noexcept {
       return avx512_variant();
     case Isa::avx2:
       return kBlockedAvx2;
-    case Isa::neon:  // never supported on x86-64 (detect(), isa_runs())
-      break;
+    case Isa::neon:
 #elif defined(__aarch64__)
     case Isa::neon:
       return kBlockedNeon;
     case Isa::avx512:
-    case Isa::avx2:  // never supported on aarch64 (detect(), isa_runs())
-      break;
+    case Isa::avx2:
 #else
     case Isa::avx512:
     case Isa::avx2:
-    case Isa::neon:  // never supported elsewhere (detect() answers scalar)
-      break;
+    case Isa::neon:
 #endif
     case Isa::scalar:
       break;
