@@ -7,7 +7,7 @@
 #
 # How: qemu-aarch64 -singlestep makes every guest instruction its own translation block and
 # -d nochain,exec logs each block as it runs, so the log's "Trace" lines count executed
-# instructions. bench/insn_count_driver.c does the same setup whatever n is (a filter, 8000 keys
+# instructions. bench/insn_count_driver.c does the same setup whatever n is (a filter, 2000 keys
 # added through the bulk call) and then one operation on n keys (64-bit hashes: the XXH3 both
 # kernels share is left out); count(2n) - count(n), divided by n, is one key's instructions,
 # calling loop included (a few instructions: the single-key loop's load, call and sum, or the bulk
@@ -16,13 +16,15 @@
 # Usage: bench/aarch64_insn_count.sh [BUILD_DIR]
 #   BUILD_DIR (default build/aarch64-insn): a cross build of the library (Release, no tests),
 #   configured and built when it has no libabloom.a yet. Needs g++-aarch64-linux-gnu, qemu-user.
-# Environment: INSN_N (default 1000; at most 2000), INSN_FPRS (default "0.01 0.0001").
+# Environment: INSN_N (default 500; at most 1000), INSN_FPRS (default "0.01 0.0001"), INSN_JOBS
+# (default 2: rows measured at once; each logs about a million lines through grep).
 # Prints a Markdown table (bench/RESULTS.md, "NEON against scalar").
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 BUILD=${1:-build/aarch64-insn}
-N=${INSN_N:-1000}
+N=${INSN_N:-500}
+JOBS=${INSN_JOBS:-2}
 FPRS=${INSN_FPRS:-0.01 0.0001}
 SYSROOT=/usr/aarch64-linux-gnu
 
@@ -52,17 +54,24 @@ per_key() {
 
 echo "qemu-aarch64 instructions per key (n = $N and $((2 * N)) keys; $(qemu-aarch64 --version | head -n 1))"
 echo
+# row LAYOUT FPR FORM OP: one table row.
+row() {
+  local s v
+  s=$(per_key scalar "$1" "$2" "$4" "$3")
+  v=$(per_key neon "$1" "$2" "$4" "$3")
+  echo "| $1 | $2 | $3 | $4 | $s | $v | $(awk -v s="$s" -v v="$v" 'BEGIN { printf "%.2f", v / s }') |"
+}
+export -f row per_key count
+export N driver SYSROOT
+
 echo "| layout | fpr | call | op | scalar | neon | neon/scalar |"
 echo "|---|---|---|---|---:|---:|---:|"
 for layout in distinct split; do
   for fpr in $FPRS; do
     for form in single bulk; do
       for op in test_absent test_present add add_excl; do
-        s=$(per_key scalar "$layout" "$fpr" "$op" "$form")
-        v=$(per_key neon "$layout" "$fpr" "$op" "$form")
-        r=$(awk -v s="$s" -v v="$v" 'BEGIN { printf "%.2f", v / s }')
-        echo "| $layout | $fpr | $form | $op | $s | $v | $r |"
+        echo "$layout $fpr $form $op"
       done
     done
   done
-done
+done | xargs -P "$JOBS" -L 1 bash -c 'row "$@"' _ | sort -t'|' -k2,2 -k3,3 -k4,4r -k5,5

@@ -1,18 +1,19 @@
 /* The driver of bench/aarch64_insn_count.sh: one blocked filter, one kernel, one operation on n
  * keys, under qemu-aarch64, which counts the instructions it runs. Everything but the measured
- * loop is the same whatever n is (the hashes are made for the largest n up front), so the count
+ * loop is the same whatever n is (the hashes are made for the largest n up front; a small filter,
+ * since a count does not depend on the cache), so the count
  * at 2n minus the count at n is n keys' worth of the operation and its calling loop.
  *
  * usage: insn_count_driver scalar|neon distinct|split fpr test_absent|test_present|add|add_excl
  *                          single|bulk n
- * (n <= 4000; keys are 64-bit hashes, so XXH3 is not counted: the kernels share it.) */
+ * (n <= 2000; keys are 64-bit hashes, so XXH3 is not counted: the kernels share it.) */
 #include <abloom.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { kFilled = 8000, kMaxN = 4000 };
+enum { kFilled = 2000, kMaxN = 2000 };
 
 static uint64_t splitmix(uint64_t *s) {
   uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
