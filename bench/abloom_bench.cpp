@@ -392,6 +392,15 @@ class IsaScope {
   uint32_t saved_;
 };
 
+// Whether this CPU runs kernel `isa` (x86-64: scalar and AVX2/AVX-512 up to its best; aarch64:
+// scalar and NEON): tried, then the active kernel put back.
+bool isa_runnable(uint32_t isa) {
+  const uint32_t saved = abloom_isa_active();
+  const bool ok = abloom_isa_force(isa) == ABLOOM_OK;
+  (void)abloom_isa_force(saved);
+  return ok;
+}
+
 // Makes a filter's writer exclusive for the benchmark's duration, then shared again.
 class WriterScope {
  public:
@@ -591,7 +600,8 @@ void register_grid(uint64_t n, int bpk) {
     const std::string pre = std::string("grid/") + (kind == 0 ? "blocked/" : "classic/");
     for (const auto& [name, fn] : ops) reg(pre + name + tail, n, bpk, fn);
     if (kind != 0 || !g_isa_section) continue;
-    for (uint32_t isa = ABLOOM_ISA_SCALAR; isa <= abloom_isa_supported(); ++isa) {
+    for (uint32_t isa = ABLOOM_ISA_SCALAR; isa <= ABLOOM_ISA_NEON; ++isa) {
+      if (!isa_runnable(isa)) continue;  // the values are names, not an order
       for (const auto& [name, fn] : ops) {
         if (name == "test_and_add" || name.find("hashes") != std::string::npos) continue;
         reg(std::string("isa/") + abloom_isa_name(isa) + "/" + name + tail, n, bpk,

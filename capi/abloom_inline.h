@@ -290,9 +290,9 @@ static inline int abloom_inline_init(abloom_inline *in, const abloom_filter *fil
   if (mem.kind == ABLOOM_KIND_BLOCKED && mem.layout == ABLOOM_LAYOUT_SPLIT && mem.hash_id == 1 &&
       mem.k >= 1 && mem.k <= 16) {
     const uint32_t isa = abloom_isa_active();
-    if (isa >= ABLOOM_ISA_AVX512) {
+    if (isa == ABLOOM_ISA_AVX512) {
       in->path = ABLOOM_INLINE_PATH_AVX512;
-    } else if (isa >= ABLOOM_ISA_AVX2) {
+    } else if (isa == ABLOOM_ISA_AVX2) {
       in->path = ABLOOM_INLINE_PATH_AVX2;
     }
   }

@@ -52,6 +52,8 @@ Isa detect() noexcept {
   const CpuFeatures f = cpu_features();
   if (f.avx512) return Isa::avx512;
   if (f.avx2) return Isa::avx2;
+#elif defined(__aarch64__)
+  return Isa::neon;  // Advanced SIMD is part of the AArch64 base architecture
 #endif
   return Isa::scalar;
 }
@@ -65,6 +67,8 @@ const BlockedKernels* avx512_variant() noexcept {
 }
 #endif
 
+// Every other value (another architecture's set, never supported here: detect(), isa_runs())
+// falls through to the scalar table.
 const BlockedKernels* table_of(Isa isa) noexcept {
   switch (isa) {
 #if defined(__x86_64__)
@@ -72,9 +76,16 @@ const BlockedKernels* table_of(Isa isa) noexcept {
       return avx512_variant();
     case Isa::avx2:
       return kBlockedAvx2;
+    case Isa::neon:
+#elif defined(__aarch64__)
+    case Isa::neon:
+      return kBlockedNeon;
+    case Isa::avx512:
+    case Isa::avx2:
 #else
     case Isa::avx512:
-    case Isa::avx2:  // never supported off x86-64 (detect())
+    case Isa::avx2:
+    case Isa::neon:
 #endif
     case Isa::scalar:
       break;
@@ -123,7 +134,7 @@ const BlockedKernels* initial() noexcept {
     }
 #endif
     Isa asked;
-    if (isa_parse(env, best, &asked)) want = asked < best ? asked : best;
+    if (isa_parse(env, best, &asked)) want = isa_capped(asked, best);
   }
   return table_of(want);
 }
@@ -188,18 +199,20 @@ const BlockedKernels* init_kernels() noexcept {
 }  // namespace detail
 
 const BlockedKernels* blocked_kernels_for(Isa isa) noexcept {
-  if (static_cast<uint32_t>(isa) > static_cast<uint32_t>(isa_supported())) return nullptr;
+  if (!isa_runs(isa, isa_supported())) return nullptr;
   return table_of(isa);
 }
 
 std::vector<const BlockedKernels*> blocked_kernels_runnable() {
   std::vector<const BlockedKernels*> out{kBlockedScalar};
 #if defined(__x86_64__)
-  if (isa_supported() >= Isa::avx2) out.push_back(kBlockedAvx2);
-  if (isa_supported() >= Isa::avx512) {
+  if (isa_runs(Isa::avx2, isa_supported())) out.push_back(kBlockedAvx2);
+  if (isa_runs(Isa::avx512, isa_supported())) {
     out.push_back(kBlockedAvx512);
     out.push_back(kBlockedAvx512Packed);
   }
+#elif defined(__aarch64__)
+  if (isa_runs(Isa::neon, isa_supported())) out.push_back(kBlockedNeon);
 #endif
   return out;
 }
@@ -225,6 +238,8 @@ const char* isa_name(Isa isa) noexcept {
       return "avx2";
     case Isa::avx512:
       return "avx512";
+    case Isa::neon:
+      return "neon";
   }
   return "unknown";
 }
@@ -234,7 +249,7 @@ bool isa_parse(const char* text, Isa best, Isa* out) noexcept {
     *out = best;
     return true;
   }
-  for (Isa isa : {Isa::scalar, Isa::avx2, Isa::avx512}) {
+  for (Isa isa : {Isa::scalar, Isa::avx2, Isa::avx512, Isa::neon}) {
     if (std::strcmp(text, isa_name(isa)) == 0) {
       *out = isa;
       return true;

@@ -17,13 +17,7 @@ using capi_test::KeysOfAllLengths;
 using capi_test::LoadInto;
 using capi_test::Make;
 using capi_test::Options;
-
-// The kernels this CPU can run.
-std::vector<uint32_t> RunnableIsas() {
-  std::vector<uint32_t> out;
-  for (uint32_t isa = ABLOOM_ISA_SCALAR; isa <= abloom_isa_supported(); ++isa) out.push_back(isa);
-  return out;
-}
+using capi_test::RunnableIsas;
 
 // The path abloom_inline_init must pick for a filter of this kind and layout under `isa`.
 uint32_t ExpectedPath(uint32_t kind, uint32_t layout, uint32_t isa) {

@@ -44,6 +44,18 @@ class IsaRestore {
   uint32_t saved_;
 };
 
+// The kernels this CPU can run, scalar first: every ABLOOM_ISA_* that abloom_isa_force accepts.
+// Each value is tried (they are names, not an order: x86-64 runs scalar, avx2, avx512 up to its
+// best, aarch64 scalar and neon). The active kernel is restored.
+inline std::vector<uint32_t> RunnableIsas() {
+  const IsaRestore restore;
+  std::vector<uint32_t> out;
+  for (uint32_t isa = ABLOOM_ISA_SCALAR; isa <= ABLOOM_ISA_NEON; ++isa) {
+    if (abloom_isa_force(isa) == ABLOOM_OK) out.push_back(isa);
+  }
+  return out;
+}
+
 // abloom_get_info of f, expected to succeed.
 inline abloom_info InfoOf(const abloom_filter *f) {
   abloom_info i;

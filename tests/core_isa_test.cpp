@@ -23,8 +23,9 @@
 namespace abloom {
 namespace {
 
-// The vector kernels of this project, in order; each test runs every one the CPU supports.
-constexpr std::array<Isa, 2> kVectorIsas = {Isa::avx2, Isa::avx512};
+// The vector kernels of this project; each test runs every one the CPU supports (x86-64's or
+// aarch64's: the other architecture's are never runnable).
+constexpr std::array<Isa, 3> kVectorIsas = {Isa::avx2, Isa::avx512, Isa::neon};
 
 constexpr std::array<Layout, 2> kLayoutsTested = {Layout::distinct, Layout::split};
 
@@ -83,7 +84,7 @@ std::vector<const BlockedKernels*> vector_kernels() {
   std::string skipped;
   for (Isa isa : kVectorIsas) {
     if (blocked_kernels_for(isa) == nullptr) {
-      skipped += std::string(isa_name(isa)) + " (this CPU lacks it) ";
+      skipped += std::string(isa_name(isa)) + " (this CPU cannot run it) ";
     }
   }
   if (!skipped.empty()) std::cout << "[ SKIPPED  ] kernels: " << skipped << "\n";
@@ -511,14 +512,14 @@ TEST(Isa, ForceAndParse) {
   EXPECT_EQ(isa_active(), Isa::scalar) << "a refused force changes nothing";
   for (Isa isa : kVectorIsas) {
     ASSERT_EQ(isa_force(Isa::scalar), Errc::ok);
-    if (isa_supported() >= isa) {
+    if (blocked_kernels_for(isa) != nullptr) {
       EXPECT_EQ(isa_force(isa), Errc::ok) << isa_name(isa);
       EXPECT_EQ(blocked_kernels().isa, isa);
       EXPECT_EQ(isa_active(), isa);
     } else {
       EXPECT_EQ(isa_force(isa), Errc::unsupported) << isa_name(isa);
       EXPECT_EQ(blocked_kernels().isa, Isa::scalar) << "a refused force changes nothing";
-      std::cout << "[ SKIPPED  ] forcing " << isa_name(isa) << ": this CPU lacks it\n";
+      std::cout << "[ SKIPPED  ] forcing " << isa_name(isa) << ": this CPU cannot run it\n";
     }
   }
 
@@ -536,7 +537,76 @@ TEST(Isa, ForceAndParse) {
   }
   EXPECT_FALSE(isa_parse("AVX2 ", Isa::avx2, &out));
   EXPECT_FALSE(isa_parse("sse", Isa::avx2, &out));
+  EXPECT_TRUE(isa_parse("neon", Isa::neon, &out));
+  EXPECT_EQ(out, Isa::neon);
+  EXPECT_TRUE(isa_parse("neon", Isa::avx512, &out));
+  EXPECT_EQ(out, Isa::neon) << "parsing names the set whatever the CPU";
   EXPECT_STREQ(isa_name(Isa::avx512), "avx512");
+  EXPECT_STREQ(isa_name(Isa::neon), "neon");
+  EXPECT_STREQ(isa_name(static_cast<Isa>(4)), "unknown");
+}
+
+// Which sets a CPU runs, and what ABLOOM_ISA gets, for every CPU of both architectures (pure
+// functions of the CPU's best set, so checked here whatever this machine is).
+TEST(Isa, RunsAndCapsPerArchitecture) {
+  const Isa all[] = {Isa::scalar, Isa::avx2, Isa::avx512, Isa::neon};
+  struct Cpu {
+    Isa best;
+    std::vector<Isa> runs;
+  };
+  const Cpu cpus[] = {{Isa::scalar, {Isa::scalar}},                          // any, no SIMD kernel
+                      {Isa::avx2, {Isa::scalar, Isa::avx2}},                 // x86-64 with AVX2
+                      {Isa::avx512, {Isa::scalar, Isa::avx2, Isa::avx512}},  // and AVX-512
+                      {Isa::neon, {Isa::scalar, Isa::neon}}};                // aarch64
+  for (const Cpu& cpu : cpus) {
+    for (Isa isa : all) {
+      const bool runs = std::find(cpu.runs.begin(), cpu.runs.end(), isa) != cpu.runs.end();
+      EXPECT_EQ(isa_runs(isa, cpu.best), runs) << isa_name(isa) << " on " << isa_name(cpu.best);
+      // Asking can only lower the choice; what the CPU cannot run gives the best.
+      EXPECT_EQ(isa_capped(isa, cpu.best), runs ? isa : cpu.best)
+          << isa_name(isa) << " asked on " << isa_name(cpu.best);
+    }
+  }
+  EXPECT_EQ(isa_capped(Isa::avx512, Isa::avx2), Isa::avx2) << "more than the CPU has: its best";
+  EXPECT_EQ(isa_capped(Isa::avx2, Isa::neon), Isa::neon) << "another architecture's: the best";
+  EXPECT_EQ(isa_capped(Isa::neon, Isa::avx512), Isa::avx512);
+  EXPECT_EQ(isa_capped(Isa::scalar, Isa::neon), Isa::scalar);
+}
+
+// This machine's architecture gets its vector kernel, and only its own: a build where the vector
+// tests above silently compared the scalar kernel with itself would fail here.
+TEST(Isa, ThisArchitectureRunsItsVectorKernel) {
+  const std::vector<const BlockedKernels*> runnable = blocked_kernels_runnable();
+  ASSERT_FALSE(runnable.empty());
+  EXPECT_EQ(runnable.front(), kBlockedScalar);
+  auto has = [&](Isa isa) {
+    return std::any_of(runnable.begin(), runnable.end(),
+                       [&](const BlockedKernels* k) { return k->isa == isa; });
+  };
+#if defined(__aarch64__)
+  EXPECT_EQ(isa_supported(), Isa::neon) << "NEON is part of every aarch64 CPU";
+  EXPECT_EQ(runnable.size(), 2u);
+  EXPECT_TRUE(has(Isa::neon));
+  EXPECT_EQ(blocked_kernels_for(Isa::neon), kBlockedNeon);
+  EXPECT_EQ(kBlockedNeon[0].layout, Layout::distinct);
+  EXPECT_EQ(kBlockedNeon[1].layout, Layout::split);
+  EXPECT_STREQ(kBlockedNeon[0].name, "neon");
+  EXPECT_EQ(blocked_kernels_for(Isa::avx2), nullptr);
+  EXPECT_EQ(blocked_kernels_for(Isa::avx512), nullptr);
+  EXPECT_EQ(isa_force(Isa::avx2), Errc::unsupported);
+  EXPECT_EQ(isa_force(Isa::avx512), Errc::unsupported);
+#elif defined(__x86_64__)
+  EXPECT_NE(isa_supported(), Isa::neon);
+  EXPECT_FALSE(has(Isa::neon));
+  EXPECT_EQ(blocked_kernels_for(Isa::neon), nullptr);
+  EXPECT_EQ(isa_force(Isa::neon), Errc::unsupported);
+  EXPECT_EQ(has(Isa::avx2), isa_supported() != Isa::scalar);
+#else
+  EXPECT_EQ(isa_supported(), Isa::scalar);
+  EXPECT_EQ(runnable.size(), 1u);
+#endif
+  EXPECT_NE(blocked_kernels_for(isa_supported()), nullptr);
+  EXPECT_TRUE(has(isa_supported()));
 }
 
 }  // namespace

@@ -4,10 +4,12 @@ import "github.com/abloom/abloom/bindings/go/internal/capi"
 
 // ISA is one of the C library's instruction-set kernels for the blocked kind's hot loops.
 //
-// The library picks the best kernel the CPU supports at run time; the environment variable
-// ABLOOM_ISA ("scalar", "avx2", "avx512", "auto"; read once, at the library's first use) or [ForceISA]
-// can ask for less. Every kernel sets and tests the same bits, so the choice changes speed only,
-// never answers or files.
+// The library picks the best kernel the CPU supports at run time (on amd64: scalar, AVX2 or
+// AVX-512; on arm64: NEON, which every arm64 CPU has); the environment variable ABLOOM_ISA
+// ("scalar", "avx2", "avx512", "neon", "auto"; read once, at the library's first use) or
+// [ForceISA] can ask for less. Each architecture runs its own kernels only, so the values are
+// names, not an order: compare them for equality. Every kernel sets and tests the same bits, so
+// the choice changes speed only, never answers or files.
 type ISA uint32
 
 const (
@@ -17,9 +19,12 @@ const (
 	ISAAVX2 ISA = ISA(capi.ABLOOM_ISA_AVX2)
 	// ISAAVX512 is the AVX-512 (F and CD) kernel.
 	ISAAVX512 ISA = ISA(capi.ABLOOM_ISA_AVX512)
+	// ISANEON is the NEON (Advanced SIMD) kernel: every arm64 CPU, never amd64.
+	ISANEON ISA = ISA(capi.ABLOOM_ISA_NEON)
 )
 
-// String returns the library's name for the kernel: "scalar", "avx2", "avx512" or "unknown".
+// String returns the library's name for the kernel: "scalar", "avx2", "avx512", "neon" or
+// "unknown".
 func (i ISA) String() string {
 	switch i {
 	case ISAScalar:
@@ -28,6 +33,8 @@ func (i ISA) String() string {
 		return "avx2"
 	case ISAAVX512:
 		return "avx512"
+	case ISANEON:
+		return "neon"
 	}
 	return "unknown"
 }

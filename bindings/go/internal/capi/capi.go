@@ -440,6 +440,7 @@ func Abloom_version_number() (_swig_ret uint) {
 const ABLOOM_ISA_SCALAR uint = 0
 const ABLOOM_ISA_AVX2 uint = 1
 const ABLOOM_ISA_AVX512 uint = 2
+const ABLOOM_ISA_NEON uint = 3
 
 func Abloom_isa_supported() (_swig_ret uint) {
 	var swig_r uint

@@ -36,6 +36,7 @@ static_assert(ABLOOM_KIND_CLASSIC == static_cast<int>(abloom::Kind::classic));
 static_assert(ABLOOM_ISA_SCALAR == static_cast<uint32_t>(abloom::Isa::scalar));
 static_assert(ABLOOM_ISA_AVX2 == static_cast<uint32_t>(abloom::Isa::avx2));
 static_assert(ABLOOM_ISA_AVX512 == static_cast<uint32_t>(abloom::Isa::avx512));
+static_assert(ABLOOM_ISA_NEON == static_cast<uint32_t>(abloom::Isa::neon));
 static_assert(ABLOOM_LAYOUT_DISTINCT == static_cast<uint32_t>(abloom::Layout::distinct));
 static_assert(ABLOOM_LAYOUT_SPLIT == static_cast<uint32_t>(abloom::Layout::split));
 static_assert(ABLOOM_SPLIT_MAX_K == abloom::kSplitMaxK);

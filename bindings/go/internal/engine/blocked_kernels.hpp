@@ -2,12 +2,12 @@
 // The blocked kind's hot paths, one implementation per instruction set, behind one table.
 //
 // Each instruction set provides a probe (blocked_scalar.cpp, blocked_avx2.cpp,
-// blocked_avx512_kernel.hpp): test and add for one key whose hash and 64-byte block are known.
-// blocked_pipeline.hpp builds the rest of the table over it, compiled in the same file so the probe
-// inlines everywhere: whole single-key calls (hash, block, probe) and the bulk loops (hash a key,
-// prefetch its block a fixed distance ahead, probe). Every kernel sets and tests exactly the bits
-// layout.hpp defines (tests/core_isa_test.cpp proves it); they differ only in how fast they get
-// there.
+// blocked_avx512_kernel.hpp, blocked_neon.cpp): test and add for one key whose hash and 64-byte
+// block are known. blocked_pipeline.hpp builds the rest of the table over it, compiled in the same
+// file so the probe inlines everywhere: whole single-key calls (hash, block, probe) and the bulk
+// loops (hash a key, prefetch its block a fixed distance ahead, probe). Every kernel sets and tests
+// exactly the bits layout.hpp defines (tests/core_isa_test.cpp proves it); they differ only in how
+// fast they get there.
 #pragma once
 
 #include <atomic>
@@ -303,10 +303,14 @@ bool blocked_test_distinct(const uint64_t* block, uint64_t hash, uint32_t k) noe
 std::vector<const BlockedKernels*> blocked_kernels_runnable();
 
 extern const BlockedKernels kBlockedScalar[kLayouts];
-extern const BlockedKernels kBlockedAvx2[kLayouts];  // only valid where isa_supported() >= avx2
-// Only valid where isa_supported() >= avx512. Two variants that differ in their repeat check
-// (blocked_avx512_kernel.hpp): vpconflictd, and a packed compare; isa.cpp picks one per vendor.
+// Only defined on x86-64, and only run where isa_runs(avx2, isa_supported()).
+extern const BlockedKernels kBlockedAvx2[kLayouts];
+// Only defined on x86-64, and only run where isa_runs(avx512, isa_supported()). Two variants that
+// differ in their repeat check (blocked_avx512_kernel.hpp): vpconflictd, and a packed compare;
+// isa.cpp picks one per vendor.
 extern const BlockedKernels kBlockedAvx512[kLayouts];
 extern const BlockedKernels kBlockedAvx512Packed[kLayouts];
+// Only defined on aarch64 (blocked_neon.cpp), where every CPU runs it.
+extern const BlockedKernels kBlockedNeon[kLayouts];
 
 }  // namespace abloom

@@ -296,7 +296,7 @@ NB_MODULE(_abloom, m) {
   m.attr("library_version") = abloom_version_string();
   m.def(
       "isa", [] { return abloom_isa_name(abloom_isa_active()); },
-      "The SIMD kernel the library uses: 'scalar', 'avx2' or 'avx512'.");
+      "The SIMD kernel the library uses: 'scalar', 'avx2', 'avx512' (x86-64) or 'neon' (aarch64).");
 
   nb::class_<abloom_plan>(m, "Plan", "What BloomFilter(...) would allocate (BloomFilter.plan).")
       .def_prop_ro("kind", [](const abloom_plan &p) { return kind_name(p.kind); })

@@ -129,13 +129,16 @@ ABLOOM_API const char *abloom_version_string(void);
 
 /*
  * The blocked kind's hot loops have one kernel per instruction set. The library picks the best one
- * the CPU supports at run time (one binary runs on any x86-64), unless the environment variable
- * ABLOOM_ISA ("scalar", "avx2", "avx512", "auto", in any case; read once, at the first call that
- * needs a kernel) or abloom_isa_force() asks for less. An unknown value is ignored: the best
- * kernel runs, as with "auto" (abloom_isa_active() tells which one does). Every kernel sets and
- * tests exactly the same bits, so the choice changes speed only: filters, files and answers are
- * identical. The AVX-512 kernel checks a key's candidates for repeats with vpconflictd, or on Intel
- * CPUs (where that instruction is slow) with a packed compare; ABLOOM_ISA=avx512-conflict or
+ * the CPU supports at run time (one binary runs on any x86-64: scalar, AVX2 or AVX-512; and one on
+ * any aarch64: NEON, which every aarch64 CPU has, or scalar), unless the environment variable
+ * ABLOOM_ISA ("scalar", "avx2", "avx512", "neon", "auto", in any case; read once, at the first call
+ * that needs a kernel) or abloom_isa_force() asks for less. An unknown value, or one this CPU
+ * cannot run (another architecture's, or a wider x86 set than it has: "avx512" on an AVX2 CPU runs
+ * AVX2), is ignored: the best kernel runs, as with "auto" (abloom_isa_active() tells which one
+ * does). The values are names, not an order: compare them for equality only. Every kernel sets
+ * and tests exactly the same bits, so the choice changes speed only: filters, files and answers
+ * are identical. The AVX-512 kernel checks a key's candidates for repeats with vpconflictd, or on
+ * Intel CPUs (where that instruction is slow) with a packed compare; ABLOOM_ISA=avx512-conflict or
  * avx512-packed asks for one of the two whatever the CPU, to measure both (both are
  * ABLOOM_ISA_AVX512 to the calls below).
  */
@@ -148,6 +151,9 @@ ABLOOM_API const char *abloom_version_string(void);
  * about 2017 (Intel Skylake-SP and later), desktop Intel Ice Lake to Rocket Lake, AMD Zen 4 and
  * later. */
 #define ABLOOM_ISA_AVX512 2u
+/** NEON (Advanced SIMD) kernel: every aarch64 CPU (64-bit Arm). Never supported on x86-64, as the
+ * x86 kernels are never supported on aarch64. */
+#define ABLOOM_ISA_NEON 3u
 
 /** The best ABLOOM_ISA_* this CPU can run. */
 ABLOOM_API uint32_t abloom_isa_supported(void);
@@ -162,7 +168,7 @@ ABLOOM_API uint32_t abloom_isa_active(void);
  */
 ABLOOM_API int abloom_isa_force(uint32_t isa);
 
-/** "scalar", "avx2", "avx512", or "unknown" (static storage). */
+/** "scalar", "avx2", "avx512", "neon", or "unknown" (static storage). */
 ABLOOM_API const char *abloom_isa_name(uint32_t isa);
 
 /* ---- Limits -------------------------------------------------------------------------------- */

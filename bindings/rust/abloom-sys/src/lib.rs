@@ -296,10 +296,12 @@ pub const ABLOOM_OPEN_READ_WRITE: u32 = 0x4;
 
 /// Kernel: portable scalar code (every CPU).
 pub const ABLOOM_ISA_SCALAR: u32 = 0;
-/// Kernel: AVX2 with BMI2.
+/// Kernel: AVX2 with BMI2 (x86-64).
 pub const ABLOOM_ISA_AVX2: u32 = 1;
-/// Kernel: AVX-512 (F and CD).
+/// Kernel: AVX-512 (F and CD) (x86-64).
 pub const ABLOOM_ISA_AVX512: u32 = 2;
+/// Kernel: NEON (Advanced SIMD): every aarch64 CPU, never x86-64.
+pub const ABLOOM_ISA_NEON: u32 = 3;
 
 /// Writer mode: any number of threads may write at once (atomic adds; the default).
 pub const ABLOOM_WRITER_SHARED: u32 = 0;
@@ -320,7 +322,7 @@ extern "C" {
     pub fn abloom_isa_active() -> u32;
     /// Use kernel `isa` from now on, process-wide.
     pub fn abloom_isa_force(isa: u32) -> c_int;
-    /// `"scalar"`, `"avx2"`, `"avx512"` or `"unknown"` (static storage).
+    /// `"scalar"`, `"avx2"`, `"avx512"`, `"neon"` or `"unknown"` (static storage).
     pub fn abloom_isa_name(isa: u32) -> *const c_char;
 
     /// Fill `opts` with defaults.

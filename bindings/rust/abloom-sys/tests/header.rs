@@ -324,6 +324,7 @@ fn rust_values() -> Vec<(&'static str, i128)> {
         ABLOOM_ISA_SCALAR,
         ABLOOM_ISA_AVX2,
         ABLOOM_ISA_AVX512,
+        ABLOOM_ISA_NEON,
         ABLOOM_WRITER_SHARED,
         ABLOOM_WRITER_EXCLUSIVE,
         ABLOOM_LAYOUT_DEFAULT,

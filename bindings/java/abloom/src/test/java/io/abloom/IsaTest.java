@@ -1,6 +1,7 @@
 package io.abloom;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -16,8 +17,18 @@ class IsaTest {
       Isa best = Isa.supported();
       Isa.force(Isa.SCALAR);
       assertEquals(Isa.SCALAR, Isa.active());
+      boolean arm = isAarch64();
+      if (arm) {
+        assertEquals(Isa.NEON, best, "every aarch64 CPU has NEON");
+      } else {
+        assertNotEquals(Isa.NEON, best);
+      }
       for (Isa isa : Isa.values()) {
-        if (isa.compareTo(best) > 0) {
+        // Each architecture runs scalar and its own kernels up to the CPU's best (an AVX-512 CPU
+        // has AVX2); the other architecture's never.
+        boolean runs =
+            isa == Isa.SCALAR || isa == best || (isa == Isa.AVX2 && best == Isa.AVX512);
+        if (!runs) {
           assertThrows(UnsupportedOperationException.class, () -> Isa.force(isa), isa.name());
         }
       }
@@ -26,9 +37,15 @@ class IsaTest {
       assertEquals(best, Isa.active());
       assertEquals("avx2", Isa.AVX2.nativeName());
       assertEquals("avx512", Isa.AVX512.nativeName());
+      assertEquals("neon", Isa.NEON.nativeName());
     } finally {
       Isa.force(before);
     }
+  }
+
+  private static boolean isAarch64() {
+    String arch = System.getProperty("os.arch");
+    return arch.equals("aarch64") || arch.equals("arm64");
   }
 
   @Test
