@@ -36,22 +36,8 @@ SUMMARY="$OUT_DIR/summary.md"
 : >"$SUMMARY"
 failed=()
 
-# step NAME LIMIT_SECONDS COMMAND...: runs it with a time limit, output to OUT_DIR/NAME.log.
-step() {
-  local name=$1 limit=$2 start rc
-  shift 2
-  start=$(date +%s)
-  echo "== $name (limit ${limit}s): $*"
-  timeout --kill-after=10 "$limit" "$@" >"$OUT_DIR/$name.log" 2>&1
-  rc=$?
-  echo "-- $name: exit $rc in $(($(date +%s) - start))s"
-  echo "- step \`$name\`: exit $rc in $(($(date +%s) - start)) s" >>"$SUMMARY"
-  if [[ $rc -ne 0 ]]; then
-    failed+=("$name")
-    tail -n 20 "$OUT_DIR/$name.log"
-  fi
-  return $rc
-}
+# shellcheck source=bench/check_steps.sh
+source bench/check_steps.sh  # the repository root is the working directory (above)
 
 {
   echo "# abloom device check, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"

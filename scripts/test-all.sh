@@ -20,6 +20,10 @@
 #                  s390x (format and golden vectors), built with Debian's cross compilers and run
 #                  under qemu-user; then scripts/cross-bindings.sh: the Go and Rust test suites for
 #                  linux/arm64 (bundled engine) under qemu-aarch64
+#   platforms      scripts/platform-builds.sh: zig (PyPI, pinned, in a venv) builds for macOS x86-64 and
+#                  arm64 (dylib, exports, install name, demo, C99 test, Go through cgo, Rust
+#                  abloom-sys: compile and link only), x86-64 musl (whole ctest suite, run here) and
+#                  glibc 2.17 on x86-64 and aarch64 (symbol versions, exports)
 #   bundled        scripts/bundle-engine.sh regenerates the engine copies of the Go module and the
 #                  Rust -sys crate, and the golden vectors' copies of the Go module and the Rust
 #                  abloom crate; any difference from the committed ones fails
@@ -57,7 +61,7 @@ FUZZ_DIR=$BUILD_ROOT/fuzz
 TSAN_TEST_REGEX='Concurren|Thread'
 
 ALL_STAGES=(setup build ctest exports install format bundled tidy asan-build asan-ctest tsan-build
-  tsan-ctest fuzz cross go java spark rust python packages)
+  tsan-ctest fuzz cross platforms go java spark rust python packages)
 # Prerequisites: a stage is skipped when one of these ran in this invocation and did not pass.
 declare -A NEEDS=(
   [build]=setup
@@ -72,6 +76,7 @@ declare -A NEEDS=(
   [tsan-ctest]=tsan-build
   [fuzz]=setup
   [cross]=setup
+  [platforms]=setup
   [go]=build
   [java]=build
   [spark]=build
@@ -222,6 +227,8 @@ stage_cross() {
   ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS bash scripts/cross-test.sh
   ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_CROSS_INSTALL=1 bash scripts/cross-bindings.sh
 }
+
+stage_platforms() { ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS bash scripts/platform-builds.sh; }
 
 # The bindings build against an installed copy of build/ci, the way their users do (pkg-config,
 # headers, libabloom.so.0 under PREFIX/lib). Each bindings/LANG/ci.sh takes that prefix, fetches
