@@ -102,8 +102,9 @@ bool DocTest(const abloom_memory &m, const std::string &key) {
   const Positions p = Locate(m, key.data(), key.size());
   const uint64_t *shard = m.shard_words[p.shard];
   for (const Bit &b : p.bits) {
-    const uint64_t w =
-        std::atomic_ref<const uint64_t>(shard[b.word]).load(std::memory_order_relaxed);
+    // atomic_ref<const T> is C++26 (libc++ refuses it in C++20): the word is only read here.
+    const uint64_t w = std::atomic_ref<uint64_t>(const_cast<uint64_t &>(shard[b.word]))
+                           .load(std::memory_order_relaxed);
     if ((w & b.mask) == 0) return false;
   }
   return true;
