@@ -40,8 +40,7 @@ Errc isa_force(Isa isa) noexcept;
 // "scalar", "avx2", "avx512", "neon".
 const char* isa_name(Isa isa) noexcept;
 // Parses an ABLOOM_ISA value ("scalar", "avx2", "avx512", "neon", "auto"/"native"/empty =
-// best);
-// false for anything else.
+// best); false for anything else.
 bool isa_parse(const char* text, Isa best, Isa* out) noexcept;
 
 }  // namespace abloom
