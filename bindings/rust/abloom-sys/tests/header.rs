@@ -348,7 +348,7 @@ fn rust_values() -> Vec<(&'static str, i128)> {
 }
 
 /// The C compiler for the target these tests run on: `ABLOOM_TEST_CC`, else `CC`, else `cc`. A
-/// cross build sets `ABLOOM_TEST_CC` to the target's compiler (`bindings/rust/cross_test.sh`),
+/// cross build sets `ABLOOM_TEST_CC` to the target's compiler (`scripts/cross-bindings.sh`),
 /// since `CC` there is the build machine's.
 fn c_compiler() -> String {
     std::env::var("ABLOOM_TEST_CC")

@@ -58,7 +58,7 @@ fn exchange_binary() -> &'static Path {
 }
 
 /// The C compiler for the target these tests run on: `ABLOOM_TEST_CC`, else `CC`, else `cc`. A
-/// cross build sets `ABLOOM_TEST_CC` to the target's compiler (`bindings/rust/cross_test.sh`),
+/// cross build sets `ABLOOM_TEST_CC` to the target's compiler (`scripts/cross-bindings.sh`),
 /// since `CC` there is the build machine's.
 fn c_compiler() -> String {
     std::env::var("ABLOOM_TEST_CC")
