@@ -1,9 +1,15 @@
-// Double-double arithmetic and the few elementary functions the sizing model needs, in plain IEEE
-// binary64 operations (+ - * /, floor, ldexp: each exactly specified by IEEE 754 and C, so the
-// same on every conforming machine), for values that files store (docs/FORMAT.md, expected FPR).
-// libm's exp is not specified to the last bit (glibc, musl, Apple and MSVC may round differently)
-// and long double is a different type on every platform (80-bit x87, binary128, or double): a
-// stored double computed with either is not the same everywhere.
+// Double-double arithmetic and the few elementary functions the model needs (exp, expm1, log,
+// log1p, whole powers), in plain IEEE binary64 operations (+ - * /, floor, frexp, ldexp: each
+// exactly specified by IEEE 754 and C, so the same on every conforming machine), for the values
+// that files store (docs/FORMAT.md: the expected FPR, the inserted-key estimate). libm's functions
+// are not specified to the last bit: glibc, musl, Apple and MSVC round differently (musl's exp,
+// log and pow gave other model FPRs than glibc's, and glibc's expm1 is not always correctly
+// rounded). long double is a different type on every platform (80-bit x87, binary128, or double).
+// A stored double computed with either is not the same everywhere.
+//
+// The functions that return a double round a double-double result of relative error near 2^-94
+// or better: the correctly rounded value except within about that distance of a midpoint between
+// two doubles, and in every case the same bits on every machine.
 //
 // A double-double is an unevaluated sum hi + lo with |lo| <= ulp(hi) / 2: about 106 bits. Products
 // use Dekker's splitting rather than std::fma: fma is exact everywhere, but where the CPU has
@@ -78,6 +84,16 @@ inline DD mul(DD x, double d) noexcept {
   return fast_two_sum(p.hi, p.lo);
 }
 
+// x / y: three quotient digits, each from the remainder of the last (relative error near 2^-104).
+inline DD div(DD x, DD y) noexcept {
+  const double q1 = x.hi / y.hi;
+  DD r = add(x, neg(mul(y, q1)));
+  const double q2 = r.hi / y.hi;
+  r = add(r, neg(mul(y, q2)));
+  const double q3 = r.hi / y.hi;
+  return add(fast_two_sum(q1, q2), DD{q3, 0});
+}
+
 // x * 2^e, exactly (both parts are scaled by a power of two; ldexp rounds only a subnormal).
 inline DD scale(DD x, int e) noexcept { return {std::ldexp(x.hi, e), std::ldexp(x.lo, e)}; }
 
@@ -88,16 +104,20 @@ inline DD reciprocal(double j) noexcept {
   return {hi, ((1 - jh.hi) - jh.lo) / j};
 }
 
-// e^x - 1 for |x| <= 1/2, relative error near 2^-104, slowly: Taylor's series on x / 2^10 (terms
-// to the 9th, each below 2^-110 of the sum beyond), then ten doublings
-// e^2y - 1 = (e^y - 1)(e^y + 1), which keep the relative error of a small result. Only builds
-// exp's table, once.
-inline DD expm1_slow(DD x) noexcept {
-  constexpr int kHalvings = 10;
-  const DD y = scale(x, -kHalvings);
+// e^y - 1 for |y| <= 2^-10, relative error near 2^-104: Taylor's series to the 9th term (the rest
+// is below 2^-111 of the sum).
+inline DD expm1_series(DD y) noexcept {
   DD acc{1, 0};  // Horner: y (1 + y/2 (1 + y/3 (1 + ... (1 + y/9))))
   for (int j = 9; j >= 2; --j) acc = add(DD{1, 0}, mul(mul(y, reciprocal(j)), acc));
-  DD e = mul(y, acc);
+  return mul(y, acc);
+}
+
+// e^x - 1 for |x| <= 1/2, relative error near 2^-104, slowly: the series on x / 2^10, then ten
+// doublings e^2y - 1 = (e^y - 1)(e^y + 1), which keep the relative error of a small result. Only
+// builds exp's table, once.
+inline DD expm1_slow(DD x) noexcept {
+  constexpr int kHalvings = 10;
+  DD e = expm1_series(scale(x, -kHalvings));
   for (int i = 0; i < kHalvings; ++i) e = mul(e, add(e, DD{2, 0}));
   return e;
 }
@@ -158,5 +178,59 @@ inline DD exp(DD x) noexcept {
 // to the correctly rounded e^x except where e^x lies within about 2^-100 (relative) of a midpoint
 // between two doubles: what a correctly rounding libm returns, on every machine.
 inline double exp(double x) noexcept { return exp(DD{x, 0}).hi; }
+
+// e^x - 1, relative error near 2^-94: the series where |x| < 2^-10, else exp(x) - 1, whose
+// absolute error (2^-104 of e^x) is at most 2^-94 of the result there.
+inline DD expm1(DD x) noexcept {
+  return x.hi > -0x1p-10 && x.hi < 0x1p-10 ? expm1_series(x) : add(exp(x), DD{-1, 0});
+}
+inline double expm1(double x) noexcept { return expm1(DD{x, 0}).hi; }
+
+// ln x from x as a double-double and x - 1 (both exact, so that ln stays exact near 1), for x in
+// [2^-900, 2^900] (where e^-y0 below is far from subnormal; the model's are within [2^-60, 2^60]):
+// absolute error near 2^-104, relative where |ln x| < 2^-10. A first
+// guess y0 in doubles (the exponent times ln 2, and atanh's series on the mantissa:
+// 2 atanh(s) = ln((1 + s)/(1 - s))), then one Newton step in double-double:
+// ln x = y0 + ln(1 + d), d = x e^-y0 - 1, computed near 1 as ((x - 1) - (e^y0 - 1)) / e^y0 so
+// that it stays exact there. |d| < 2^-48, so ln(1 + d) = d - d^2/2 to 2^-144.
+inline DD log_newton(DD x, DD x_minus_1) noexcept {
+  int e = 0;
+  double m = std::frexp(x.hi, &e);  // x.hi = m 2^e, m in [1/2, 1)
+  if (m < 0x1.6a09e667f3bcdp-1) {   // 1/sqrt(2): m in [1/sqrt(2), sqrt(2)), |s| < 0.172
+    m *= 2;
+    --e;
+  }
+  const double s = (m - 1) / (m + 1);
+  const double s2 = s * s;
+  double series = 1.0 / 25;  // 1 + s^2/3 + s^4/5 + ... + s^24/25: the rest is below 2^-61
+  for (int j = 23; j >= 1; j -= 2) series = 1.0 / j + s2 * series;
+  const double y0 = e * 0x1.62e42fefa39efp-1 + 2 * s * series;
+  DD d;
+  if (y0 > -0x1p-10 && y0 < 0x1p-10) {
+    const DD em = expm1_series(DD{y0, 0});
+    d = div(add(x_minus_1, neg(em)), add(em, DD{1, 0}));
+  } else {
+    d = add(mul(x, exp(DD{-y0, 0})), DD{-1, 0});
+  }
+  return add(DD{y0, 0}, add(d, neg(scale(mul(d, d), -1))));
+}
+
+// ln x for x in [2^-900, 2^900].
+inline DD log(double x) noexcept { return log_newton(DD{x, 0}, two_sum(x, -1)); }
+
+// ln(1 + y) for y > -1 (1 + y normal): exact near 0, as ln(1 + y) ~ y there.
+inline DD log1p(double y) noexcept { return log_newton(two_sum(1, y), DD{y, 0}); }
+
+// x^k for a whole k, by squaring in double-double (relative error near 2^-100 for k <= 64).
+inline DD pow(DD base, uint32_t k) noexcept {
+  DD result{1, 0};
+  while (k != 0) {
+    if (k & 1) result = mul(result, base);
+    k >>= 1;
+    if (k != 0) base = mul(base, base);
+  }
+  return result;
+}
+inline DD pow(double x, uint32_t k) noexcept { return pow(DD{x, 0}, k); }
 
 }  // namespace abloom::dd

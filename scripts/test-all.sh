@@ -23,8 +23,8 @@
 #   platforms      scripts/platform-builds.sh: zig (PyPI, pinned, in a venv) builds for macOS x86-64 and
 #                  arm64 (dylib, exports, install name, demo, C99 test, Go through cgo, Rust
 #                  abloom-sys: compile and link only) and glibc 2.17 on x86-64 and aarch64 (symbol
-#                  versions, exports); its x86-64 musl target (whole ctest suite, run here) only by
-#                  name for now
+#                  versions, exports), and x86-64 musl (the whole ctest suite, run here: zig's musl
+#                  programs are static)
 #   bundled        scripts/bundle-engine.sh regenerates the engine copies of the Go module and the
 #                  Rust -sys crate, and the golden vectors' copies of the Go module and the Rust
 #                  abloom crate; any difference from the committed ones fails

@@ -105,11 +105,15 @@ struct alignas(64) RawBlock {
 };
 
 // A block with each bit set with probability about `fill`.
+// A block whose bits are each set with probability `fill` in [0, 1]; 1 sets every bit. (fill
+// times 2^64 does not fit in 64 bits at 1: that conversion is undefined, and it gave a half-full
+// block with GCC on x86-64 and a miscompiled test with clang.)
 RawBlock random_block(testing::SplitMix& rng, double fill) {
   RawBlock b{};
-  const auto threshold = static_cast<uint64_t>(fill * 18446744073709551615.0);
+  const bool full = fill >= 1.0;
+  const auto threshold = full ? 0 : static_cast<uint64_t>(fill * 0x1p64);
   for (uint32_t bit = 0; bit < kBlockBits; ++bit) {
-    if (rng.next() < threshold) b.w[bit >> 6] |= uint64_t{1} << (bit & 63);
+    if (rng.next() < threshold || full) b.w[bit >> 6] |= uint64_t{1} << (bit & 63);
   }
   return b;
 }

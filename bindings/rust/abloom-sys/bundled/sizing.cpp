@@ -48,12 +48,14 @@ uint32_t classic_k(Kind kind, Layout layout, double c) noexcept {
   return !(guess >= 1) ? 1 : (guess > top ? top : static_cast<uint32_t>(guess));
 }
 
-// best_k_from, also giving the model FPR at that k (the last evaluation of its walk).
-uint32_t best_k_and_fpr(Kind kind, Layout layout, double c, uint32_t start, double* fpr) noexcept {
+// best_k_from, also giving the model FPR at that k (the last evaluation of its walk), from the
+// start's FPR (which its caller has computed).
+uint32_t best_k_and_fpr(Kind kind, Layout layout, double c, uint32_t start, double f_start,
+                        double* fpr) noexcept {
   // The model FPR is unimodal in k: walk downhill from the start.
   const uint32_t top = max_k(kind, layout);
-  uint32_t k = start < 1 ? 1 : (start > top ? top : start);
-  double f = fpr_model(kind, layout, c, k);
+  uint32_t k = start;
+  double f = f_start;
   bool moved = false;
   while (k > 1) {
     const double down = fpr_model(kind, layout, c, k - 1);
@@ -153,14 +155,28 @@ Errc plan_for_shards(const SizingRequest& req, uint32_t shards, Plan* out) {
     // from the last one's k (the blocked kind's best k sits well below the classic optimum that
     // best_k starts from: 22 against 35 at 50 bits per key, a walk of 13 evaluations).
     uint32_t k_near = 0;
+    auto start_at = [&](double c) { return k_near ? k_near : classic_k(req.kind, req.layout, c); };
     auto fpr_at = [&](double c) {
       if (req.k) return fpr_model(req.kind, req.layout, c, req.k);
+      const uint32_t start = start_at(c);
       double fpr;
-      k_near = best_k_and_fpr(req.kind, req.layout, c,
-                              k_near ? k_near : classic_k(req.kind, req.layout, c), &fpr);
+      k_near = best_k_and_fpr(req.kind, req.layout, c, start,
+                              fpr_model(req.kind, req.layout, c, start), &fpr);
       return fpr;  // the walk's last evaluation: the FPR at k_near
     };
-    auto meets = [&](uint64_t b) { return fpr_at(bits_per_key(b, shards, n)) <= req.fpr; };
+    // A size meets the target when its best k does. Where the start (the last walk's k, for a
+    // nearby size) already meets it, so does the best k, whose FPR is no higher: no walk (a walk
+    // costs two or more evaluations, and the bisection's sizes meet it about half the time).
+    auto meets = [&](uint64_t b) {
+      const double c = bits_per_key(b, shards, n);
+      if (req.k) return fpr_model(req.kind, req.layout, c, req.k) <= req.fpr;
+      const uint32_t start = start_at(c);
+      const double f_start = fpr_model(req.kind, req.layout, c, start);
+      if (f_start <= req.fpr) return true;
+      double fpr;
+      k_near = best_k_and_fpr(req.kind, req.layout, c, start, f_start, &fpr);
+      return fpr <= req.fpr;
+    };
     blocks =
         fewest_blocks(meets, estimate_blocks(fpr_at, req.fpr, shards, n, max_blocks), max_blocks);
     // The search takes the largest size as meeting the target without evaluating it (its best
@@ -178,45 +194,38 @@ Errc plan_for_shards(const SizingRequest& req, uint32_t shards, Plan* out) {
   return Errc::ok;
 }
 
-// ln(i!) for a whole number i >= 0. (std::lgamma writes the global signgam, so it is not
-// thread-safe.) Exact summation for small i, Stirling's series beyond: error below 1e-13.
-double log_factorial(double i) {
-  if (i < 32) {
-    double sum = 0;
-    for (double j = 2; j <= i; ++j) sum += std::log(j);
-    return sum;
+// The Poisson probability of `mode` (a whole number) at mean lam. Directly below 32, where
+// lam^mode and mode! are far from overflow, in double-double; beyond, as the exponential of its
+// logarithm, with Stirling's series for ln(mode!) (std::lgamma writes the global signgam, so it is
+// not thread-safe; error below 1e-13).
+double poisson_pmf(double lam, double mode) {
+  if (mode < 32) {
+    dd::DD factorial{1, 0};
+    for (double j = 2; j <= mode; ++j) factorial = dd::mul(factorial, j);
+    const dd::DD power = dd::pow(lam, static_cast<uint32_t>(mode));
+    return dd::div(dd::mul(dd::exp(dd::DD{-lam, 0}), power), factorial).hi;
   }
   constexpr double kHalfLog2Pi = 0.91893853320467274178;
-  const double inv = 1.0 / i;
-  return i * std::log(i) - i + 0.5 * std::log(i) + kHalfLog2Pi +
-         inv * (1.0 / 12 - inv * inv * (1.0 / 360 - inv * inv / 1260));
+  const double inv = 1.0 / mode;
+  const double log_mode = dd::log(mode).hi;
+  const double log_factorial = mode * log_mode - mode + 0.5 * log_mode + kHalfLog2Pi +
+                               inv * (1.0 / 12 - inv * inv * (1.0 / 360 - inv * inv / 1260));
+  return dd::exp(-lam + mode * dd::log(lam).hi - log_factorial);
 }
 
-// Up to this k, fpr_split sums its 2^k terms in double, one per subset in subset order: cheap
-// (4096 terms at most), and the exact doubles it gives are in files already written (the model
-// FPR in the header; the golden vectors pin them). Above, the sum is long and cancels too much for
-// double: it is taken in double-double (ddmath.hpp).
-inline constexpr uint32_t kSplitDirectMaxK = 12;
-
-// The terms of fpr_split for one k, computed once per k, on first use: 1 - phi(S) and the sign of
-// each subset S of the query's k words. phi(S) is exact in integers: with n_s the words of S that
-// window s holds, 16 * 32^16 * phi(S) = sum_s 31^n_s 32^(16 - n_s), below 2^84, so
-// 1 - phi(S) = D(S) / 2^84 for a whole number D(S) (computed in 128 bits), the same on every
-// machine. (It was summed in long double, whose precision differs by platform; rounded to double,
-// the exact value equals what x86-64's 80-bit sum gave for every subset up to k = 12, so the
-// terms of the files already written are unchanged.)
+// The terms of fpr_split for one k, computed once per k, on first use. phi(S) is exact in
+// integers: with n_s the words of S that window s holds, 16 * 32^16 * phi(S) =
+// sum_s 31^n_s 32^(16 - n_s), below 2^84, so 1 - phi(S) = D(S) / 2^84 for a whole number D(S)
+// (computed in 128 bits), the same on every machine.
 //
-// For k > kSplitDirectMaxK the subsets are grouped: a term depends only on D(S), so the 2^k
-// subsets fall into a few hundred classes, one term each, weighted by the class's signed count
-// (+1 per even subset, -1 per odd one). An evaluation then costs a few hundred exps instead of
-// 65536 at k = 16 (a split filter with k = 16 took tens of milliseconds to plan), and equal terms
-// cancel exactly, in integers, before any rounding. Per k, because grouping k = 13..16 walks
-// 2^13..2^16 subsets (20 ms in all): a process that plans only k = 7 pays for 128.
+// A term depends only on D(S), so the 2^k subsets fall into a few hundred classes, one term each,
+// weighted by the class's signed count (+1 per even subset, -1 per odd one). An evaluation then
+// costs a few hundred exps instead of 65536 at k = 16, and equal terms cancel exactly, in
+// integers, before any rounding. Per k, because grouping k = 16 walks 2^16 subsets (milliseconds):
+// a process that plans only k = 7 pays for 128.
 struct SplitTerms {
-  std::vector<double> one_minus_phi;  // k <= kSplitDirectMaxK: per subset, rounded to double
-  std::vector<double> sign;           // +1 or -1 per subset
-  std::vector<dd::DD> d;              // k > kSplitDirectMaxK: per class, D exactly
-  std::vector<double> weight;         // its signed count, a whole number below 2^16
+  std::vector<dd::DD> d;       // per class, D exactly
+  std::vector<double> weight;  // its signed count, a whole number below 2^16
   explicit SplitTerms(uint32_t k) {
     // 31^i 32^(16 - i) for i = 0..16: i keys covering a word all miss a bit with probability
     // (31/32)^i.
@@ -227,13 +236,6 @@ struct SplitTerms {
       pow31 *= 31;
     }
     const unsigned __int128 one = static_cast<unsigned __int128>(1) << 84;
-    // D below 2^84 as a double-double: its high and low 42 bits are exact doubles, and their sum's
-    // rounding is the nearest double to D.
-    const auto exact = [](unsigned __int128 v) {
-      const auto high = static_cast<double>(static_cast<uint64_t>(v >> 42));
-      const auto low = static_cast<double>(static_cast<uint64_t>(v) & ((uint64_t{1} << 42) - 1));
-      return dd::two_sum(std::ldexp(high, 42), low);
-    };
     const uint32_t sets = uint32_t{1} << k;
     const uint32_t need = sets - 1;
     std::map<unsigned __int128, int64_t> classes;  // D -> signed count
@@ -243,19 +245,15 @@ struct SplitTerms {
         const uint32_t window = ((need << s) | (need >> (kSplitWords - s))) & 0xFFFF;
         sum += scaled_q_pow[std::popcount(window & set)];
       }
-      const int sign_of_set = std::popcount(set) % 2 == 1 ? -1 : 1;
-      if (k <= kSplitDirectMaxK) {
-        // 1 - phi in double as before: phi rounded to the nearest double, then subtracted.
-        const double phi = std::ldexp(exact(sum).hi, -84);
-        one_minus_phi.push_back(1 - phi);
-        sign.push_back(sign_of_set);
-      } else {
-        classes[one - sum] += sign_of_set;
-      }
+      classes[one - sum] += std::popcount(set) % 2 == 1 ? -1 : 1;
     }
     for (const auto& [d_exact, count] : classes) {
       if (count == 0) continue;
-      d.push_back(exact(d_exact));
+      // D below 2^84 as a double-double: its high and low 42 bits are exact doubles.
+      const auto high = static_cast<double>(static_cast<uint64_t>(d_exact >> 42));
+      const auto low =
+          static_cast<double>(static_cast<uint64_t>(d_exact) & ((uint64_t{1} << 42) - 1));
+      d.push_back(dd::two_sum(std::ldexp(high, 42), low));
       weight.push_back(static_cast<double>(count));
     }
   }
@@ -288,33 +286,22 @@ double fpr_split(double c, uint32_t k) noexcept {
   if (!(c > 0) || k == 0 || k > kSplitMaxK) return 1.0;
   const SplitTerms& t = split_terms(k);
   const double lam = kBlockBits / c;
-  double fpr;
-  if (k <= kSplitDirectMaxK) {
-    // The terms alternate in sign and are up to 1 each while the sum may be 1e-5: the
-    // cancellation leaves an absolute error near 2^k times the rounding unit, below 1e-12.
-    double sum = 0;
-    for (size_t i = 0; i < t.sign.size(); ++i) {
-      const double term = std::exp(-lam * t.one_minus_phi[i]);
-      sum += t.sign[i] < 0 ? -term : term;  // one subset each: as files were written
-    }
-    fpr = sum;
-  } else {
-    // Up to 65536 subsets' worth of terms near 1 cancel down to 1e-7 or less: in double-double
-    // (about 2^-104 per term) the absolute error stays below 1e-26, where long double (2^-64 on
-    // x86-64, and only double on some platforms) left 1e-15.
-    dd::DD sum;
-    for (size_t i = 0; i < t.d.size(); ++i) {
-      const dd::DD x = dd::scale(dd::mul(t.d[i], lam), -84);  // lam (1 - phi), to 2^-105
-      sum = dd::add(sum, dd::mul(dd::exp(dd::neg(x)), t.weight[i]));
-    }
-    fpr = sum.hi;  // the nearest double to hi + lo
+  // Up to 65536 subsets' worth of terms near 1 cancel down to 1e-7 or less: in double-double
+  // (about 2^-104 per term) the absolute error stays below 1e-26, where a sum in double left up to
+  // 1e-12 (and long double, whose precision differs by platform, 1e-15).
+  dd::DD sum;
+  for (size_t i = 0; i < t.d.size(); ++i) {
+    const dd::DD x = dd::scale(dd::mul(t.d[i], lam), -84);  // lam (1 - phi), to 2^-105
+    sum = dd::add(sum, dd::mul(dd::exp(dd::neg(x)), t.weight[i]));
   }
+  const double fpr = sum.hi;  // the nearest double to hi + lo
   return fpr < 0 ? 0 : (fpr > 1 ? 1 : fpr);
 }
 
 double fpr_classic(double c, uint32_t k) noexcept {
   if (!(c > 0)) return 1.0;
-  return std::pow(-std::expm1(-static_cast<double>(k) / c), k);
+  // In double-double throughout: k / c is the one rounding before the result's.
+  return dd::pow(dd::neg(dd::expm1(dd::DD{-static_cast<double>(k) / c, 0})), k).hi;
 }
 
 double fpr_blocked(double c, uint32_t k) noexcept {
@@ -322,25 +309,35 @@ double fpr_blocked(double c, uint32_t k) noexcept {
   const double lam = kBlockBits / c;  // mean keys per block
   // Beyond ~1e5 keys per block every block is saturated; the classic formula is as good there.
   if (lam > 1e5) return fpr_classic(c, k);
-  const double log_miss = std::log1p(-1.0 / kBlockBits);  // log(1 - 1/512): one probe misses a bit
-  const auto block_fpr = [&](double i) {
-    // (1 - (1 - 1/512)^(i k))^k, computed in logs for precision at small i.
-    return std::pow(-std::expm1(i * k * log_miss), k);
+  // A block holding i keys: a bit stays clear through its i k probes with probability
+  // clear(i) = r^i, r = (1 - 1/512)^k, and a foreign key's k probes all find set bits with
+  // (1 - r^i)^k. r^i is carried from term to term by one multiplication (by r going up, by 1/r
+  // going down) in double-double: an error near 2^-104 per step, and no exp or log per term.
+  const dd::DD r = dd::pow(1 - 1.0 / kBlockBits, k);  // 1 - 1/512 is exact
+  const auto block_fpr = [k](dd::DD clear) {
+    return dd::pow(dd::add(dd::DD{1, 0}, dd::neg(clear)), k).hi;
   };
   // Sum the Poisson mixture outward from the mode, with pmf recurrences, until the terms vanish.
   const double spread = 12.0 * std::sqrt(lam) + 40.0;
   const double mode = std::floor(lam);
-  const double p_mode = std::exp(-lam + mode * std::log(lam) - log_factorial(mode));
-  double sum = p_mode * block_fpr(mode);
+  const double p_mode = poisson_pmf(lam, mode);
+  const dd::DD clear_mode = dd::pow(r, static_cast<uint32_t>(mode));
+  double sum = p_mode * block_fpr(clear_mode);
   double p = p_mode;
+  dd::DD clear = clear_mode;
   for (double i = mode + 1; i <= lam + spread; ++i) {
     p *= lam / i;
-    sum += p * block_fpr(i);
+    clear = dd::mul(clear, r);
+    sum += p * block_fpr(clear);
   }
   p = p_mode;
-  for (double i = mode; i >= 1 && i >= lam - spread; --i) {
+  clear = clear_mode;
+  const dd::DD r_inverse = dd::div(dd::DD{1, 0}, r);
+  // Down to i - 1 = 1: an empty block (i - 1 = 0) answers no query.
+  for (double i = mode; i >= 2 && i >= lam - spread; --i) {
     p *= i / lam;  // pmf(i - 1) = pmf(i) * i / lam
-    sum += p * block_fpr(i - 1);
+    clear = dd::mul(clear, r_inverse);
+    sum += p * block_fpr(clear);
   }
   // The sum of a probability mixture: rounding can carry it just past 1 when every block is
   // saturated (1 + 1e-13 at 0.02 bits per key), and an FPR above 1 is a value no reader accepts.
@@ -364,8 +361,10 @@ uint32_t max_k(Kind kind, Layout layout) noexcept {
 }
 
 uint32_t best_k_from(Kind kind, Layout layout, double c, uint32_t start) noexcept {
+  const uint32_t top = max_k(kind, layout);
+  start = start < 1 ? 1 : (start > top ? top : start);
   double fpr;
-  return best_k_and_fpr(kind, layout, c, start, &fpr);
+  return best_k_and_fpr(kind, layout, c, start, fpr_model(kind, layout, c, start), &fpr);
 }
 
 uint32_t best_k(Kind kind, Layout layout, double c) noexcept {
