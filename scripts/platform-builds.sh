@@ -30,7 +30,6 @@ BUILD_ROOT=${ABLOOM_BUILD_ROOT:-build}
 mkdir -p "$BUILD_ROOT"
 BUILD_ROOT=$(cd "$BUILD_ROOT" && pwd)
 OUT=$BUILD_ROOT/platform
-ZIG_VERSION=0.17.0
 ZIG_VENV=${ABLOOM_ZIG_VENV:-$BUILD_ROOT/zig-venv}
 ALL_TARGETS=(x86_64-macos aarch64-macos x86_64-linux-musl x86_64-linux-gnu.2.17
   aarch64-linux-gnu.2.17)
@@ -38,20 +37,8 @@ ALL_TARGETS=(x86_64-macos aarch64-macos x86_64-linux-musl x86_64-linux-gnu.2.17
 DEFAULT_TARGETS=("${ALL_TARGETS[@]}")
 export CTEST_OUTPUT_ON_FAILURE=1
 
-# ---- zig, from PyPI, pinned; the venv is reused when it already has this version ---------------
-ensure_zig() {
-  # (importlib.metadata, not `pip show | grep -q`: pip is slow to start, and grep -q's early exit
-  # would fail the pipeline under pipefail, reinstalling every time.)
-  if [[ "$("$ZIG_VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("ziglang"))' \
-    2>/dev/null)" != "$ZIG_VERSION" ]]; then
-    echo "== installing ziglang==$ZIG_VERSION into $ZIG_VENV"
-    python3 -m venv "$ZIG_VENV"
-    "$ZIG_VENV/bin/python" -m pip install --quiet "ziglang==$ZIG_VERSION"
-  fi
-  # The zig executable itself (python -m ziglang would start a Python for every compile).
-  ZIG=$("$ZIG_VENV/bin/python" -c 'import os, ziglang; print(os.path.dirname(ziglang.__file__))')/zig
-  [[ "$("$ZIG" version)" == "$ZIG_VERSION" ]] || { echo "$ZIG is not zig $ZIG_VERSION" >&2 && exit 1; }
-}
+# ---- zig, from PyPI, pinned (scripts/lib/zig.sh) -----------------------------------------------
+source "$ROOT/scripts/lib/zig.sh"
 
 # ---- header-only dependencies, each in a folder of its own ---------------------------------------
 # The build machine's /usr/include must not be on a cross build's include path (glibc's headers
@@ -200,7 +187,7 @@ if [[ $# -gt 0 ]]; then TARGETS=("$@"); else TARGETS=("${DEFAULT_TARGETS[@]}"); 
 for t in "${TARGETS[@]}"; do
   [[ " ${ALL_TARGETS[*]} " == *" $t "* ]] || { echo "unknown target '$t'; targets: ${ALL_TARGETS[*]}" >&2 && exit 2; }
 done
-ensure_zig
+ensure_zig "$ZIG_VENV"
 mkdir -p "$OUT"
 stage_headers
 
