@@ -2,7 +2,7 @@
 // model's stored doubles are these functions' results, so they must be the correctly rounded value
 // (hi; the reference skips inputs within 2^-90 of a midpoint) with a double-double remainder (lo)
 // as accurate as ddmath.hpp says. Plain IEEE operations, so the same on every machine: CI runs this
-// on x86-64, aarch64 and s390x, and with musl.
+// on x86-64 and aarch64 with glibc, and on x86-64 with musl.
 #include <gtest/gtest.h>
 
 #include <cmath>
