@@ -39,6 +39,11 @@
 #                  project outside the repo; Python's from its sdist, reading the others' files), then the Debian packages (tests/install/deb/): built,
 #                  installed, used by the README's hello example and by C consumers that read the
 #                  files the other languages wrote, removed
+#   release        scripts/build-release.sh into $ABLOOM_BUILD_ROOT/release (the multi-platform jar
+#                  and the Spark jar, manylinux2014 wheels and the sdist, Debian packages for amd64
+#                  and arm64, SHA256SUMS), then scripts/release/check.sh: glibc 2.17 floors and
+#                  exports, the jar run by plain java, the x86-64 wheel's tests with no compiler on
+#                  PATH, the aarch64 artifacts under qemu-aarch64
 #
 # Usage: scripts/test-all.sh [STAGE...]     (no argument: every stage, in the order above)
 # Env:   ABLOOM_JOBS (default 2) build and ctest parallelism; ABLOOM_FAIL_FAST=1 stops at the first
@@ -62,7 +67,7 @@ FUZZ_DIR=$BUILD_ROOT/fuzz
 TSAN_TEST_REGEX='Concurren|Thread'
 
 ALL_STAGES=(setup build ctest exports install format bundled tidy asan-build asan-ctest tsan-build
-  tsan-ctest fuzz cross platforms go java spark rust python packages)
+  tsan-ctest fuzz cross platforms go java spark rust python packages release)
 # Prerequisites: a stage is skipped when one of these ran in this invocation and did not pass.
 declare -A NEEDS=(
   [build]=setup
@@ -85,6 +90,7 @@ declare -A NEEDS=(
   [python]=setup
   [bundled]=setup
   [packages]=build
+  [release]=setup
 )
 
 # ---- Stage bodies (each runs in a subshell with set -euo pipefail) -------------------------------
@@ -230,6 +236,14 @@ stage_cross() {
 }
 
 stage_platforms() { ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS bash scripts/platform-builds.sh; }
+
+# Every prebuilt artifact, from scratch into a folder of its own, then checked where it runs.
+stage_release() {
+  local out=$BUILD_ROOT/release
+  rm -rf "$out"
+  ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS bash scripts/build-release.sh "$out"
+  ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS bash scripts/release/check.sh "$out"
+}
 
 # The bindings build against an installed copy of build/ci, the way their users do (pkg-config,
 # headers, libabloom.so.0 under PREFIX/lib). Each bindings/LANG/ci.sh takes that prefix, fetches

@@ -238,7 +238,7 @@ const char* abloom_strerror(int code) {
     case ABLOOM_ERR_VERSION:
       return "unsupported format version";
     case ABLOOM_ERR_UNSUPPORTED:
-      return "unsupported kind, bit layout or hash";
+      return "unsupported kind, bit layout or hash (or mapping on a big-endian machine)";
     case ABLOOM_ERR_TRUNCATED:
       return "serialized filter is truncated";
     case ABLOOM_ERR_CORRUPT:

@@ -96,7 +96,8 @@ extern "C" {
 #define ABLOOM_ERR_BAD_MAGIC (-8)
 /** Serialized data: a format version this library does not read. */
 #define ABLOOM_ERR_VERSION (-9)
-/** Serialized data: a kind, bit layout or hash id this library does not know. */
+/** Serialized data: a kind, bit layout or hash id this library does not know; or, from
+ *  abloom_open and abloom_view, a big-endian machine, where a file cannot be used in place. */
 #define ABLOOM_ERR_UNSUPPORTED (-10)
 /** Serialized data: shorter than its header says (or than a header). */
 #define ABLOOM_ERR_TRUNCATED (-11)
