@@ -83,9 +83,11 @@ $want"
 
   # The library: built for ARCH, its SONAME, and a Depends that covers everything it needs.
   local lib=$x/$rt/usr/lib/$ma/libabloom.so.$version
-  readelf -h "$lib" | grep -q "Machine:.*$machine" || die "$lib is not an $machine library"
-  readelf -h "$x/libabloom-dev/usr/lib/$ma/libabloom.a" | grep -q "Machine:.*$machine" ||
-    die "libabloom.a ($arch) is not $machine code"
+  # (The machines captured whole: grep -q would close the pipe early and fail it under pipefail.)
+  got=$(readelf -h "$lib" | sed -n 's/^ *Machine: *//p')
+  [[ $got == *"$machine" ]] || die "$lib is for '$got', not $machine"
+  got=$(readelf -h "$x/libabloom-dev/usr/lib/$ma/libabloom.a" | sed -n 's/^ *Machine: *//p' | sort -u)
+  [[ $got == *"$machine" && $got != *$'\n'* ]] || die "libabloom.a ($arch) has objects for '$got', not only $machine"
   got=$(readelf -d "$lib" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
   [[ $got == "$so" ]] || die "$arch: SONAME is '$got', not $so"
   local depends needed

@@ -56,7 +56,7 @@ if [[ $arch == arm64 && $native != arm64 ]]; then
   for tool in "$ma-gcc" qemu-aarch64; do
     command -v "$tool" >/dev/null || die "$tool not found (apt-get install gcc-aarch64-linux-gnu qemu-user)"
   done
-  dpkg --print-foreign-architectures | grep -qx arm64 ||
+  dpkg --print-foreign-architectures | grep -x arm64 >/dev/null ||
     die "arm64 is not a dpkg architecture here: dpkg --add-architecture arm64 && apt-get update"
   cc=$ma-gcc
   run=(qemu-aarch64)
@@ -101,7 +101,9 @@ dpkg -L "libabloom0:$arch" "libabloom-dev:$arch" | grep -E '\.(so|a|h|pc)(\.|$)'
 user_env=(env -i "PATH=/usr/local/bin:/usr/bin:/bin" "HOME=$tmp/home" "${pc_env[@]}")
 # The program was built for ARCH (a stray native build would run here without qemu and prove nothing).
 check_machine() {
-  readelf -h "$1" | grep -q "Machine:.*$machine" || die "$1 is not an $machine program"
+  local m
+  m=$(readelf -h "$1" | sed -n 's/^ *Machine: *//p')
+  [[ $m == *"$machine" ]] || die "$1 is for '$m', not $machine"
 }
 mkdir -p "$tmp/home" "$tmp/work"
 cd "$tmp/work"
