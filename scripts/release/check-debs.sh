@@ -4,9 +4,9 @@
 #  1. metadata, from the .deb files alone: Package, Architecture, Version (the project's, -1),
 #     Section, Depends (libabloom0: libc6, libgcc-s1, libstdc++6 with versions, covering every
 #     DT_NEEDED of the library, no cross-toolchain or arch-qualified names; libabloom-dev: the same
-#     version of libabloom0 and libxxhash-dev), the exact file list in /usr/include and the
-#     architecture's multiarch directory, the library's ELF machine and SONAME, the paths in
-#     abloom.pc and in the CMake package, and no path of the build machine left in any file;
+#     version of libabloom0 and libxxhash-dev), libabloom0's shlibs file, the exact file list in
+#     /usr/include and the architecture's multiarch directory, the library's ELF machine and
+#     SONAME, the paths in abloom.pc and in the CMake package, and no build-machine path in any file;
 #  2. the consumers of tests/install/deb/run_deb_tests.sh (README hello, pkg-config consumer
 #     dynamic and static, CMake consumer, file_reader on the golden vector and every FILE=KEYS
 #     given), with the packages installed by apt-get: amd64 natively, arm64 through multiarch with
@@ -24,8 +24,11 @@ die() {
 [[ $# -ge 1 && -d $1 ]] || die "usage: scripts/release/check-debs.sh OUT [FILE=KEYS ...] (OUT: a directory)"
 out=$(cd "$1" && pwd)
 shift
+# Absolute paths: the consumers run in a directory of their own.
+pairs=()
 for pair in "$@"; do
   [[ $pair == *=* && -s ${pair%%=*} && -s ${pair#*=} ]] || die "not FILE=KEYS with both files present: $pair"
+  pairs+=("$(realpath "${pair%%=*}")=$(realpath "${pair#*=}")")
 done
 version=$(sed -n 's/^project(abloom VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")
 [[ -n $version ]] || die "no project version in CMakeLists.txt"
@@ -103,6 +106,10 @@ $want"
     esac
     [[ "$depends, " == *"$p ("* ]] || die "$arch: libabloom needs $needed but Depends lacks $p"
   done
+  # The shlibs file that lets packages built against libabloom0 depend on it through dpkg-shlibdeps.
+  got=$(dpkg-deb -I "${debs[$rt]}" shlibs 2>/dev/null) || die "$rt ($arch) has no shlibs control file"
+  want="libabloom $soversion $rt (>= $debver)"
+  [[ $got == "$want" ]] || die "$rt ($arch) shlibs: '$got', not '$want'"
   got=$(dpkg-deb -f "${debs[libabloom-dev]}" Depends)
   want="$rt (= $debver), libxxhash-dev"
   [[ $got == "$want" ]] || die "libabloom-dev ($arch) Depends: '$got', not '$want'"
@@ -133,6 +140,6 @@ check_metadata amd64 x86_64-linux-gnu X86-64
 check_metadata arm64 aarch64-linux-gnu AArch64
 for arch in amd64 arm64; do
   echo "== consumers, $arch"
-  bash "$root/tests/install/deb/run_deb_tests.sh" --debs "$out" --arch "$arch" "$@"
+  bash "$root/tests/install/deb/run_deb_tests.sh" --debs "$out" --arch "$arch" "${pairs[@]}"
 done
 echo "PASS: check-debs.sh: amd64 and arm64 packages in $out ($((SECONDS - t0))s)"
