@@ -6,7 +6,9 @@
 #                   on libxxhash-dev (abloom_inline.h includes xxhash.h)
 #
 # Configure the tree with -DCMAKE_INSTALL_PREFIX=/usr so that GNUInstallDirs picks Debian's
-# multiarch library directory (lib/x86_64-linux-gnu) and abloom.pc names /usr.
+# multiarch library directory (lib/x86_64-linux-gnu) and abloom.pc names /usr. arm64 packages are
+# cross-built the same way (scripts/build-debs.sh OUT arm64: lib/aarch64-linux-gnu). Like any Debian
+# package they are for the release they are built on (Depends from dpkg-shlibdeps: libc6 (>= ...)).
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME abloom)
 set(CPACK_PACKAGE_VENDOR "The abloom authors")
@@ -23,7 +25,11 @@ set(CPACK_DEBIAN_PACKAGE_RELEASE 1)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME "libabloom${ABLOOM_SOVERSION}")
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION libs)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SHLIBDEPS ON)  # libc6, libstdc++6, libgcc-s1 from dpkg-shlibdeps
-set(CPACK_DEBIAN_RUNTIME_PACKAGE_GENERATE_SHLIBS ON)
+# The shlibs control file, so that packages built against libabloom0 get "libabloom0 (>= VERSION)"
+# from their own dpkg-shlibdeps. CPack has no per-component switch for it (the _RUNTIME_ form was
+# silently ignored); only libabloom0 holds a shared object, so only it gets one.
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 # Under the synopsis (CPACK_PACKAGE_DESCRIPTION_SUMMARY, the project's description).
 string(CONCAT CPACK_DEBIAN_RUNTIME_DESCRIPTION
        "The shared library. abloom's C ABI, libabloom.so.${ABLOOM_SOVERSION}: blocked and classic Bloom filters with "

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Checks the release's Debian packages in OUT (scripts/release/debs.sh OUT), for amd64 and arm64:
+#
+#  1. metadata, from the .deb files alone: Package, Architecture, Version (the project's, -1),
+#     Section, Depends (libabloom0: libc6, libgcc-s1, libstdc++6 with versions, covering every
+#     DT_NEEDED of the library, no cross-toolchain or arch-qualified names; libabloom-dev: the same
+#     version of libabloom0 and libxxhash-dev), libabloom0's shlibs file, the exact file list in
+#     /usr/include and the architecture's multiarch directory, the library's ELF machine and
+#     SONAME, the paths in abloom.pc and in the CMake package, and no build-machine path in any file;
+#  2. the consumers of tests/install/deb/run_deb_tests.sh (README hello, pkg-config consumer
+#     dynamic and static, CMake consumer, file_reader on the golden vector and every FILE=KEYS
+#     given), with the packages installed by apt-get: amd64 natively, arm64 through multiarch with
+#     the programs cross-built and run under qemu-aarch64.
+#
+# Needs root (apt-get) and what debs.sh needs, plus qemu-user. Refuses to run when libabloom0 or
+# libabloom-dev is installed (run_deb_tests.sh checks).
+# Usage: scripts/release/check-debs.sh OUT [FILE=KEYS ...]
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+die() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+[[ $# -ge 1 && -d $1 ]] || die "usage: scripts/release/check-debs.sh OUT [FILE=KEYS ...] (OUT: a directory)"
+out=$(cd "$1" && pwd)
+shift
+# Absolute paths: the consumers run in a directory of their own.
+pairs=()
+for pair in "$@"; do
+  [[ $pair == *=* && -s ${pair%%=*} && -s ${pair#*=} ]] || die "not FILE=KEYS with both files present: $pair"
+  pairs+=("$(realpath "${pair%%=*}")=$(realpath "${pair#*=}")")
+done
+version=$(sed -n 's/^project(abloom VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")
+[[ -n $version ]] || die "no project version in CMakeLists.txt"
+soversion=$(sed -n 's/^set(ABLOOM_SOVERSION \([0-9]*\))/\1/p' "$root/CMakeLists.txt")
+[[ -n $soversion ]] || die "no ABLOOM_SOVERSION in CMakeLists.txt"
+debver=$version-1
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/abloom-check-debs.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+check_metadata() { # ARCH MULTIARCH ELF-MACHINE
+  local arch=$1 ma=$2 machine=$3 p deb field want got x=$tmp/$1
+  local -A debs=()
+  for p in libabloom$soversion libabloom-dev; do
+    [[ $(compgen -G "$out/${p}_*_$arch.deb" | wc -l) == 1 ]] || die "not exactly one ${p}_*_$arch.deb in $out"
+    debs[$p]=$(compgen -G "$out/${p}_*_$arch.deb")
+    [[ ${debs[$p]} == "$out/${p}_${debver}_$arch.deb" ]] || die "${debs[$p]}: not version $debver"
+    for field in Package:$p Architecture:$arch Version:$debver; do
+      got=$(dpkg-deb -f "${debs[$p]}" "${field%%:*}")
+      [[ $got == "${field#*:}" ]] || die "${debs[$p]}: ${field%%:*} is '$got', not '${field#*:}'"
+    done
+    mkdir -p "$x/$p"
+    dpkg-deb -x "${debs[$p]}" "$x/$p"
+  done
+  local rt=libabloom$soversion so=libabloom.so.$soversion
+  [[ $(dpkg-deb -f "${debs[$rt]}" Section) == libs ]] || die "$rt: Section is not libs"
+  [[ $(dpkg-deb -f "${debs[libabloom-dev]}" Section) == libdevel ]] || die "libabloom-dev: Section is not libdevel"
+
+  # Every file, symlinks with their targets, against the layout a Debian library has.
+  want="./usr/lib/$ma/$so -> $so.0.0
+./usr/lib/$ma/$so.0.0"
+  want=${want//$so.0.0/libabloom.so.$version}
+  got=$(dpkg-deb -c "${debs[$rt]}" | awk '$1 !~ /^d/' | sed -E 's/^([^ ]+ +){5}//' | sort)
+  [[ $got == "$want" ]] || die "${rt}_$arch files:
+$got
+ expected:
+$want"
+  want=$(sort <<EOL
+./usr/include/abloom.h
+./usr/include/abloom_inline.h
+./usr/lib/$ma/cmake/abloom/abloomConfig.cmake
+./usr/lib/$ma/cmake/abloom/abloomConfigVersion.cmake
+./usr/lib/$ma/cmake/abloom/abloomTargets-release.cmake
+./usr/lib/$ma/cmake/abloom/abloomTargets.cmake
+./usr/lib/$ma/libabloom.a
+./usr/lib/$ma/libabloom.so -> $so
+./usr/lib/$ma/pkgconfig/abloom.pc
+EOL
+  )
+  got=$(dpkg-deb -c "${debs[libabloom-dev]}" | awk '$1 !~ /^d/' | sed -E 's/^([^ ]+ +){5}//' | sort)
+  [[ $got == "$want" ]] || die "libabloom-dev_$arch files:
+$got
+ expected:
+$want"
+
+  # The library: built for ARCH, its SONAME, and a Depends that covers everything it needs.
+  local lib=$x/$rt/usr/lib/$ma/libabloom.so.$version
+  # (The machines captured whole: grep -q would close the pipe early and fail it under pipefail.)
+  got=$(readelf -h "$lib" | sed -n 's/^ *Machine: *//p')
+  [[ $got == *"$machine" ]] || die "$lib is for '$got', not $machine"
+  got=$(readelf -h "$x/libabloom-dev/usr/lib/$ma/libabloom.a" | sed -n 's/^ *Machine: *//p' | sort -u)
+  [[ $got == *"$machine" && $got != *$'\n'* ]] || die "libabloom.a ($arch) has objects for '$got', not only $machine"
+  got=$(readelf -d "$lib" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+  [[ $got == "$so" ]] || die "$arch: SONAME is '$got', not $so"
+  local depends needed
+  depends=$(dpkg-deb -f "${debs[$rt]}" Depends)
+  [[ $depends =~ ^libc6\ \(\>=\ [0-9.]+\),\ libgcc-s1\ \(\>=\ [0-9.]+\),\ libstdc\+\+6\ \(\>=\ [0-9.]+\)$ ]] ||
+    die "$rt ($arch) Depends: '$depends' (expected libc6, libgcc-s1, libstdc++6, versioned, no arch or -cross names)"
+  for needed in $(readelf -d "$lib" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+    case $needed in
+    libc.so.6 | libm.so.6 | ld-linux*) p=libc6 ;;
+    libstdc++.so.6) p=libstdc++6 ;;
+    libgcc_s.so.1) p=libgcc-s1 ;;
+    *) die "$arch: libabloom needs $needed, which no Depends covers" ;;
+    esac
+    [[ "$depends, " == *"$p ("* ]] || die "$arch: libabloom needs $needed but Depends lacks $p"
+  done
+  # The shlibs file that lets packages built against libabloom0 depend on it through dpkg-shlibdeps.
+  got=$(dpkg-deb -I "${debs[$rt]}" shlibs 2>/dev/null) || die "$rt ($arch) has no shlibs control file"
+  want="libabloom $soversion $rt (>= $debver)"
+  [[ $got == "$want" ]] || die "$rt ($arch) shlibs: '$got', not '$want'"
+  got=$(dpkg-deb -f "${debs[libabloom-dev]}" Depends)
+  want="$rt (= $debver), libxxhash-dev"
+  [[ $got == "$want" ]] || die "libabloom-dev ($arch) Depends: '$got', not '$want'"
+
+  # The paths users' builds get: pkg-config's and CMake's, relative to /usr's multiarch dir.
+  local pc=$x/libabloom-dev/usr/lib/$ma/pkgconfig/abloom.pc
+  for want in 'prefix=/usr' "libdir=\${exec_prefix}/lib/$ma" "includedir=\${prefix}/include" "Version: $version"; do
+    grep -qxF "$want" "$pc" || die "$arch abloom.pc lacks the line '$want'"
+  done
+  local cm=$x/libabloom-dev/usr/lib/$ma/cmake/abloom
+  for want in "\"\${_IMPORT_PREFIX}/lib/$ma/libabloom.so.$version\"" "\"\${_IMPORT_PREFIX}/lib/$ma/libabloom.a\""; do
+    grep -qF "IMPORTED_LOCATION_RELEASE $want" "$cm/abloomTargets-release.cmake" ||
+      die "$arch abloomTargets-release.cmake does not import $want"
+  done
+  grep -qF "set(PACKAGE_VERSION \"$version\")" "$cm/abloomConfigVersion.cmake" ||
+    die "$arch abloomConfigVersion.cmake is not version $version"
+  # Nothing of the machine that built them (source or build tree) leaks into the packages.
+  local build_root=${ABLOOM_BUILD_ROOT:-build}
+  [[ $build_root == /* ]] || build_root=$root/$build_root
+  ! grep -rlaF -e "$root" -e "$build_root" "$x" >/dev/null ||
+    die "$arch packages name build-machine paths: $(grep -rlaF -e "$root" -e "$build_root" "$x" | head -3)"
+  echo "PASS: $arch metadata: $rt ($depends), libabloom-dev, $so in /usr/lib/$ma, pkg-config and CMake paths"
+}
+
+t0=$SECONDS
+echo "== metadata"
+check_metadata amd64 x86_64-linux-gnu X86-64
+check_metadata arm64 aarch64-linux-gnu AArch64
+for arch in amd64 arm64; do
+  echo "== consumers, $arch"
+  bash "$root/tests/install/deb/run_deb_tests.sh" --debs "$out" --arch "$arch" "${pairs[@]}"
+done
+echo "PASS: check-debs.sh: amd64 and arm64 packages in $out ($((SECONDS - t0))s)"
