@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what building and testing abloom needs (Debian/Ubuntu, apt). Idempotent: packages that
 # are already installed are left alone, and apt-get update/install only run when one is missing.
-# Runs as root, or through sudo when available. Usage: scripts/setup.sh [cross]
+# Runs as root, or through sudo when available. Usage: scripts/setup.sh [cross] [release]
 set -euo pipefail
 
 PACKAGES=(
@@ -27,10 +27,22 @@ PACKAGES=(
 # cross compilers for aarch64 and big-endian s390x (with their glibc sysroots) and qemu-user to run
 # what they build. (zig, for the macOS, musl and glibc 2.17 builds, comes from PyPI into a venv:
 # scripts/platform-builds.sh; the Rust targets from rustup: the scripts that use them add them.)
+#
+# `setup.sh release`: what scripts/build-release.sh and scripts/release/check-*.sh need beyond
+# that: the arm64 architecture in dpkg (multiarch), so that the arm64 Debian packages get their
+# Depends from Debian's arm64 libraries (dpkg-shlibdeps) and install for real, with those
+# libraries and libabloom-dev's dependency. (The arm64 JDK and CPython the checks run under qemu
+# are downloaded and unpacked by the checks, not installed.)
+FOREIGN_ARCHES=()
 for group in "$@"; do
   case "$group" in
     cross) PACKAGES+=(qemu-user g++-aarch64-linux-gnu g++-s390x-linux-gnu) ;;
-    *) echo "setup: unknown group '$group' (known: cross)" >&2 && exit 2 ;;
+    release)
+      PACKAGES+=(qemu-user g++-aarch64-linux-gnu libc6:arm64 libstdc++6:arm64 libgcc-s1:arm64
+        libxxhash-dev:arm64)
+      FOREIGN_ARCHES+=(arm64)
+      ;;
+    *) echo "setup: unknown group '$group' (known: cross, release)" >&2 && exit 2 ;;
   esac
 done
 
@@ -46,16 +58,33 @@ python3 -c 'import ensurepip, os, sys, sysconfig, venv
 sys.exit(sys.version_info < (3, 9) or not os.path.isfile(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
   >/dev/null 2>&1 || PACKAGES+=(python3-dev python3-venv)
 
+# A name without :ARCH means the machine's own architecture (or an Architecture: all package); with
+# a foreign architecture in dpkg, the bare name can also match that architecture's copy.
+NATIVE_ARCH=$(dpkg --print-architecture 2>/dev/null || echo none)
 is_installed() {
-  [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" == "install ok installed" ]]
+  local name=${1%%:*} arch=${1#*:}
+  [[ "$1" == *:* ]] || arch=$NATIVE_ARCH
+  local status
+  status=$(dpkg-query -W -f='${Architecture} ${Status}\n' "$name" 2>/dev/null || true)
+  [[ $'\n'"$status"$'\n' == *$'\n'"$arch install ok installed"$'\n'* ||
+    $'\n'"$status"$'\n' == *$'\n'"all install ok installed"$'\n'* ]]
 }
+
+# A foreign architecture is added before anything is counted: its packages cannot be found before.
+added_arch=0
+for arch in "${FOREIGN_ARCHES[@]}"; do
+  dpkg --print-foreign-architectures | grep -qx "$arch" && continue
+  echo "setup: dpkg --add-architecture $arch"
+  if [[ $(id -u) -eq 0 ]]; then dpkg --add-architecture "$arch"; else sudo dpkg --add-architecture "$arch"; fi
+  added_arch=1
+done
 
 missing=()
 for p in "${PACKAGES[@]}"; do
   is_installed "$p" || missing+=("$p")
 done
 
-if [[ ${#missing[@]} -eq 0 ]]; then
+if [[ ${#missing[@]} -eq 0 && $added_arch -eq 0 ]]; then
   echo "setup: all ${#PACKAGES[@]} packages already installed"
   exit 0
 fi
@@ -77,7 +106,7 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 APT=("${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -q)
 "${APT[@]}" update
-"${APT[@]}" install -y --no-install-recommends "${missing[@]}"
+[[ ${#missing[@]} -eq 0 ]] || "${APT[@]}" install -y --no-install-recommends "${missing[@]}"
 
 still_missing=()
 for p in "${missing[@]}"; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # THE command that runs every test of abloom (CI runs it through .ci/run):
 #
-#   setup          scripts/setup.sh cross (apt packages, only when missing)
+#   setup          scripts/setup.sh cross release (apt packages, only when missing)
 #   build          build/ci: RelWithDebInfo, -Werror, tests + examples (+ bench when present)
 #   ctest          the whole ctest suite in build/ci
 #   exports        tests/check_exports.sh on build/ci's libabloom.so
@@ -108,7 +108,7 @@ run_ctest() { # DIR extra ctest args...
   ctest --test-dir "$dir" --output-on-failure --no-tests=error -j "$JOBS" "$@"
 }
 
-stage_setup() { bash scripts/setup.sh cross; }
+stage_setup() { bash scripts/setup.sh cross release; }
 
 stage_build() {
   local bench=()
