@@ -47,6 +47,10 @@ PYTHON=${PYTHON:-python3.11}
 ARCHS=(x86_64 aarch64)
 export CMAKE_BUILD_PARALLEL_LEVEL=${ABLOOM_JOBS:-2}
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
+# The zip entries' times (scikit-build-core and auditwheel honour it): the same commit gives the
+# same wheel bytes, run after run.
+SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$ROOT" log -1 --format=%ct)}
+export SOURCE_DATE_EPOCH
 
 command -v "$PYTHON" >/dev/null || die "'$PYTHON' not found (set PYTHON to a CPython 3.11)"
 "$PYTHON" -c 'import sys; sys.exit(sys.implementation.name != "cpython" or sys.version_info[:2] != (3, 11))' ||
