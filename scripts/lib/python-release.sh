@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced (bash) by scripts/release/python.sh and scripts/release/check-python.sh: the venv of the
 # Python release tools, pinned in one place.
 #

@@ -128,6 +128,7 @@ mkdir -p "$tmp/bin"
 ln -s "$(command -v bash)" "$tmp/bin/bash"
 NOCC_PATH="$tmp/venv/bin:$tmp/bin"
 run_nocc() { env -i PATH="$NOCC_PATH" HOME="$HOME" PIP_DISABLE_PIP_VERSION_CHECK=1 "$@"; }
+# shellcheck disable=SC2016 # (the inner bash expands $t)
 run_nocc bash -c 'for t in cc c++ gcc g++ clang clang++ cmake ninja make zig ld; do
   if command -v "$t"; then echo "$t is on the restricted PATH" >&2; exit 1; fi; done' ||
   die "the restricted PATH ($NOCC_PATH) reaches a build tool"

@@ -102,7 +102,7 @@ done
 # glibc headers, which must not shadow zig's glibc 2.17 ones) on the include path; the staged
 # folder holds the headers with the architecture's real pyconfig.h in their place instead.
 stage_headers() { # ARCH -> $WORK/headers/ARCH/python3.11
-  local arch=$1 deb_arch triplet deb dir=$WORK/headers/$1
+  local arch=$1 deb_arch triplet dir=$WORK/headers/$1
   case $arch in
   x86_64) deb_arch=amd64 triplet=x86_64-linux-gnu ;;
   aarch64) deb_arch=arm64 triplet=aarch64-linux-gnu ;;
@@ -164,4 +164,5 @@ rm -f "$OUT"/abloom-*.whl "$OUT"/abloom-*.tar.gz
 cp "$SDIST" "$OUT/"
 for arch in "${ARCHS[@]}"; do cp "$WORK/wheels/$arch"/abloom-*.whl "$OUT/"; done
 echo "== made in $OUT:"
+# shellcheck disable=SC2012 # (names of our own making)
 (cd "$OUT" && ls -l abloom-*.whl abloom-*.tar.gz | awk '{printf "  %-80s %9d bytes\n", $9, $5}')
