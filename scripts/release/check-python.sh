@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# Checks the Python release files that scripts/release/python.sh wrote into OUT:
+#
+#   scripts/release/check-python.sh OUT
+#
+# 1. OUT holds the sdist and exactly one cp311 wheel per architecture (x86_64, aarch64);
+# 2. per wheel: `auditwheel show` says manylinux_2_17_ARCH (= manylinux2014); `auditwheel repair`
+#    has nothing to add (the repaired wheel has the same files, byte for byte); every ELF in it
+#    asks for GLIBC_2.17 at most (objdump -T), needs glibc's libraries alone (no C++ runtime), and exports PyInit_* alone;
+# 3. x86_64: the wheel installed into a fresh venv by a PATH with no compiler and no cmake (the
+#    venv's bin and a folder with a link to bash only; `cc`, `c++`, `gcc`, `g++`, `clang`,
+#    `cmake`, `ninja` and `zig` are asserted absent), with pip's --only-binary :all: (so pip could
+#    not have built anything), then bindings/python/tests (pytest, numpy at the test extra's pins)
+#    from there. The C file reader the tests use is built beforehand, with the normal PATH;
+# 4. aarch64: pip (of the build machine) installs the wheel for aarch64/cp311 into a folder
+#    (--platform manylinux2014_aarch64: pip's own check of the tags), and Debian's arm64
+#    python3.11 (python3.11-minimal:arm64 and its libraries, apt-get download + dpkg-deb -x into
+#    a sysroot) runs a smoke test under qemu-aarch64: create, add, contains, save, open, the
+#    NEON kernel.
+#
+# Needs: PYTHON (default python3.11); qemu-aarch64 (qemu-user); objdump and
+# aarch64-linux-gnu-objdump (binutils, binutils-aarch64-linux-gnu); apt with the arm64
+# architecture (`dpkg --add-architecture arm64 && apt-get update`); cmake, ninja and cc for the C
+# file reader. Env: ABLOOM_BUILD_ROOT (default build): $ABLOOM_BUILD_ROOT/python-release-check
+# keeps the tools venv, the arm64 sysroot and the C reader between runs.
+set -euo pipefail
+
+die() {
+  echo "release/check-python.sh: FAIL: $*" >&2
+  exit 1
+}
+[[ $# -eq 1 ]] || die "usage: scripts/release/check-python.sh OUT"
+[[ -d "$1" ]] || die "$1 is not a directory"
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+OUT=$(cd "$1" && pwd)
+cd "$ROOT"
+BUILD_ROOT=${ABLOOM_BUILD_ROOT:-build}
+mkdir -p "$BUILD_ROOT"
+BUILD_ROOT=$(cd "$BUILD_ROOT" && pwd)
+WORK=$BUILD_ROOT/python-release-check
+PYTHON=${PYTHON:-python3.11}
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PYTHONDONTWRITEBYTECODE=1
+for tool in "$PYTHON" qemu-aarch64 objdump aarch64-linux-gnu-objdump readelf apt-get dpkg-deb unzip; do
+  command -v "$tool" >/dev/null || die "'$tool' not found on PATH (see the header of this script)"
+done
+mkdir -p "$WORK"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/abloom-check-python.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+source "$ROOT/scripts/lib/python-release.sh"
+ensure_python_tools "$WORK/tools-venv" "$PYTHON"
+TOOLS=$WORK/tools-venv/bin
+
+# ---- 1. what OUT holds -------------------------------------------------------------------------
+sdists=("$OUT"/abloom-*.tar.gz)
+[[ ${#sdists[@]} -eq 1 && -f ${sdists[0]} ]] || die "no single abloom-*.tar.gz in $OUT"
+tar -tzf "${sdists[0]}" | grep '/engine/abloom_capi.cpp$' >/dev/null || die "the sdist carries no engine"
+declare -A WHEEL=()
+for arch in x86_64 aarch64; do
+  w=("$OUT"/abloom-*-cp311-cp311-*manylinux2014_"$arch"*.whl)
+  [[ ${#w[@]} -eq 1 && -f ${w[0]} ]] || die "no single cp311 manylinux2014_$arch wheel in $OUT"
+  WHEEL[$arch]=${w[0]}
+done
+n=$(find "$OUT" -maxdepth 1 -name 'abloom-*.whl' | wc -l)
+[[ $n -eq 2 ]] || die "$OUT holds $n abloom wheels; expected the x86_64 and the aarch64 one"
+echo "== files: $(basename "${sdists[0]}"), $(basename "${WHEEL[x86_64]}"), $(basename "${WHEEL[aarch64]}")"
+
+# ---- 2. per wheel: auditwheel, glibc versions, exports -----------------------------------------
+check_wheel() { # ARCH WHEEL
+  local arch=$1 whl=$2 show objdump=objdump dir=$tmp/unpacked-$1 elf versions newest exports needed
+  [[ $arch == aarch64 ]] && objdump=aarch64-linux-gnu-objdump
+  # auditwheel wraps its report: one line of it, whitespace squeezed, is what is matched.
+  show=$(PATH="$TOOLS:$PATH" "$TOOLS/auditwheel" show "$whl" 2>&1 | tr -s ' \n' '  ')
+  [[ $show == *"consistent with the following platform tag: \"manylinux_2_17_$arch\""* ]] ||
+    die "auditwheel show $(basename "$whl"): not manylinux_2_17_$arch (manylinux2014): $show"
+  # Repair must find nothing to graft and no tag to change: the same files, byte for byte.
+  PATH="$TOOLS:$PATH" "$TOOLS/auditwheel" repair --plat auto -w "$tmp/repaired-$arch" "$whl" \
+    >"$tmp/repair-$arch.log" 2>&1 || { cat "$tmp/repair-$arch.log" && die "auditwheel repair failed"; }
+  [[ -f "$tmp/repaired-$arch/$(basename "$whl")" ]] ||
+    die "auditwheel repair renamed $(basename "$whl") to $(ls "$tmp/repaired-$arch")"
+  mkdir -p "$dir" "$tmp/repaired-$arch/x"
+  unzip -q "$whl" -d "$dir"
+  unzip -q "$tmp/repaired-$arch/$(basename "$whl")" -d "$tmp/repaired-$arch/x"
+  diff -r "$dir" "$tmp/repaired-$arch/x" >&2 || die "auditwheel repair changed $(basename "$whl") (above)"
+  local count=0
+  while IFS= read -r -d '' elf; do
+    [[ "$(head -c 4 "$elf" | od -An -c | tr -d ' ')" == '177ELF' ]] || continue
+    count=$((count + 1))
+    local rel=${elf#"$dir"/}
+    "$objdump" -T "$elf" >"$tmp/dynsym" || die "$objdump -T $rel failed"
+    versions=$(grep -o 'GLIBC_[0-9][0-9.]*' "$tmp/dynsym" | sort -uV)
+    [[ -n "$versions" ]] || die "$rel: no GLIBC symbol version at all (not linked against glibc?)"
+    newest=$(tail -n1 <<<"$versions")
+    awk -F'[_.]' '{ if ($2 > 2 || ($2 == 2 && $3 > 17)) bad = 1 } END { exit bad }' <<<"$versions" ||
+      die "$rel needs symbol versions above GLIBC_2.17: $(tr '\n' ' ' <<<"$versions")"
+    # Defined dynamic symbols (objdump -T: the section column is *UND* for imports); the
+    # version-definition entries of a version script carry no name and are skipped.
+    exports=$(awk '$0 ~ /^[0-9a-f]+ / && $0 !~ /\*UND\*/ && $NF != "" { print $NF }' "$tmp/dynsym" |
+      grep -v '^Base$' | sort -u)
+    [[ -n "$exports" ]] || die "$rel exports nothing (no PyInit_*)"
+    grep -qv '^PyInit_' <<<"$exports" && die "$rel exports more than PyInit_*: $(grep -v '^PyInit_' <<<"$exports" | head -20 | tr '\n' ' ')"
+    needed=$(readelf -d "$elf" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+    # glibc's own libraries only: zig's libc++ and its runtime are linked in statically.
+    local lib
+    for lib in $needed; do
+      [[ $lib =~ ^(libc|libm|libpthread|libdl|librt)\.so\.[0-9]+$|^ld-linux ]] ||
+        die "$rel needs $lib, a library outside glibc (NEEDED: $needed)"
+    done
+    echo "   $rel: newest GLIBC_${newest#GLIBC_}, exports $(tr '\n' ' ' <<<"$exports")| NEEDED $needed"
+  done < <(find "$dir" -type f -print0)
+  [[ $count -ge 1 ]] || die "$(basename "$whl") holds no ELF file"
+  echo "== $arch: auditwheel manylinux_2_17_$arch (manylinux2014), repair adds nothing, $count ELF file(s) checked"
+}
+for arch in x86_64 aarch64; do check_wheel "$arch" "${WHEEL[$arch]}"; done
+
+# ---- 3. x86_64: install with no compiler on PATH, then the test suite ---------------------------
+echo "== x86_64: the C file reader for the tests (normal PATH)"
+reader=$(ABLOOM_JOBS=${ABLOOM_JOBS:-2} bash bindings/python/tests/build_c_reader.sh "$WORK/c-reader" | tail -n1)
+[[ -x "$reader" ]] || die "build_c_reader.sh made no file reader"
+mapfile -t TEST_REQUIRES < <("$PYTHON" -c '
+import sys, tomllib
+with open(sys.argv[1], "rb") as f:
+    print("\n".join(tomllib.load(f)["project"]["optional-dependencies"]["test"]))' \
+  bindings/python/pyproject.toml)
+# A venv's python is a link to the interpreter, which needs nothing from PATH.
+"$PYTHON" -m venv "$tmp/venv"
+mkdir -p "$tmp/bin"
+ln -s "$(command -v bash)" "$tmp/bin/bash"
+NOCC_PATH="$tmp/venv/bin:$tmp/bin"
+run_nocc() { env -i PATH="$NOCC_PATH" HOME="$HOME" PIP_DISABLE_PIP_VERSION_CHECK=1 "$@"; }
+# shellcheck disable=SC2016 # (the inner bash expands $t)
+run_nocc bash -c 'for t in cc c++ gcc g++ clang clang++ cmake ninja make zig ld; do
+  if command -v "$t"; then echo "$t is on the restricted PATH" >&2; exit 1; fi; done' ||
+  die "the restricted PATH ($NOCC_PATH) reaches a build tool"
+echo "== x86_64: pip install $(basename "${WHEEL[x86_64]}") ${TEST_REQUIRES[*]} (PATH=$NOCC_PATH: no cc, c++, gcc, cmake)"
+run_nocc "$tmp/venv/bin/python" -m pip install -q --only-binary :all: "${WHEEL[x86_64]}" "${TEST_REQUIRES[@]}" ||
+  die "the x86_64 wheel did not install without a compiler"
+cd "$tmp"
+run_nocc "$tmp/venv/bin/python" -c '
+import sys, abloom
+assert abloom.__file__.startswith(sys.prefix), abloom.__file__
+print("   imported", abloom.__file__, "isa", abloom.isa(), "engine", abloom.library_version)'
+run_nocc ABLOOM_C_FILE_READER="$reader" "$tmp/venv/bin/python" -m pytest -q -p no:cacheprovider \
+  "$ROOT/bindings/python/tests" || die "pytest failed against the installed x86_64 wheel"
+cd "$ROOT"
+
+# ---- 4. aarch64: Debian's arm64 CPython under qemu-aarch64 --------------------------------------
+# python3.11-minimal's interpreter, the pure-Python standard library (libpython3.11-minimal and
+# -stdlib) and the C libraries they and the smoke test load; every package arm64 from Debian 12.
+SYSROOT_DEBS=(python3.11-minimal libpython3.11-minimal libpython3.11-stdlib libc6 libgcc-s1
+  libexpat1 zlib1g libssl3 libffi8 libbz2-1.0 liblzma5 libcrypt1 libuuid1)
+sysroot=$WORK/arm64-sysroot
+if [[ "$(cat "$sysroot/.debs" 2>/dev/null)" != "${SYSROOT_DEBS[*]}" ]]; then
+  dpkg --print-foreign-architectures | grep -x arm64 >/dev/null ||
+    die "apt does not know arm64 packages: run 'dpkg --add-architecture arm64 && apt-get update'"
+  echo "== aarch64: the arm64 sysroot (apt-get download ${SYSROOT_DEBS[*]/%/:arm64})"
+  rm -rf "$sysroot" "$WORK/arm64-debs"
+  mkdir -p "$sysroot" "$WORK/arm64-debs"
+  (cd "$WORK/arm64-debs" && apt-get download "${SYSROOT_DEBS[@]/%/:arm64}") >"$WORK/arm64-debs.log" 2>&1 ||
+    { cat "$WORK/arm64-debs.log" && die "apt-get download of the arm64 packages failed"; }
+  for deb in "$WORK"/arm64-debs/*.deb; do dpkg-deb -x "$deb" "$sysroot"; done
+  echo "${SYSROOT_DEBS[*]}" >"$sysroot/.debs"
+fi
+[[ -x "$sysroot/usr/bin/python3.11" ]] || die "no usr/bin/python3.11 in $sysroot"
+site=$tmp/aarch64-site
+"$TOOLS/pip" install -q --no-deps --only-binary :all: --platform manylinux2014_aarch64 \
+  --implementation cp --python-version 3.11 --abi cp311 --target "$site" "${WHEEL[aarch64]}" ||
+  die "pip refused to install the aarch64 wheel for aarch64/cp311"
+cat >"$tmp/smoke.py" <<'PY'
+import os
+import platform
+import sys
+import tempfile
+
+import abloom
+
+assert platform.machine() == "aarch64", platform.machine()
+assert abloom.__file__.startswith(sys.argv[1]), abloom.__file__
+assert abloom.isa() == "neon", abloom.isa()
+f = abloom.BloomFilter(10_000, 0.01)
+f.update(f"user:{i}" for i in range(10_000))
+assert all(f"user:{i}" in f for i in range(10_000))
+fp = sum(f"other:{i}" in f for i in range(10_000))
+assert 30 <= fp <= 200, fp
+with tempfile.TemporaryDirectory() as d:
+    path = os.path.join(d, "arm.abloom")
+    f.save(path)
+    with abloom.BloomFilter.open(path, verify=True) as g:
+        assert g == f and all(f"user:{i}" in g for i in range(10_000))
+        assert g.info.storage == "mapped", g.info
+print(f"   aarch64 smoke: {platform.machine()} {sys.version.split()[0]}, isa {abloom.isa()}, "
+      f"10000 keys, {fp} false positives in 10000, saved and reopened (mmap, checksum verified)")
+PY
+env -i PATH=/usr/bin:/bin PYTHONPATH="$site" PYTHONDONTWRITEBYTECODE=1 \
+  qemu-aarch64 -L "$sysroot" "$sysroot/usr/bin/python3.11" "$tmp/smoke.py" "$site" ||
+  die "the aarch64 smoke test failed under qemu-aarch64"
+echo "== check-python: PASS ($(basename "${WHEEL[x86_64]}"), $(basename "${WHEEL[aarch64]}"), $(basename "${sdists[0]}"))"
