@@ -25,6 +25,8 @@
 #    `apt-get download` + `dpkg-deb -x`, in $ABLOOM_BUILD_ROOT/release-java/arm64-sysroot), the
 #    consumer runs again there, loading natives/linux-aarch64 from the jar. Without qemu-aarch64
 #    or the packages this step says so and is skipped (ABLOOM_REQUIRE_QEMU=1 makes it fail).
+# 7. The README's `mvn install:install-file` lines, into a temporary local repository: the
+#    installed files are OUT's.
 set -euo pipefail
 
 die() { echo "release/check-java.sh: FAILED: $*" >&2; exit 1; }
@@ -180,5 +182,35 @@ else
     cmp -s "$work/out-x86_64/java.abloom" "$work/out-aarch64/java.abloom" || die "x86-64 and aarch64 saved different java.abloom"
     say "6. the consumer ran from the jar on linux-aarch64 under qemu ($((SECONDS - t_arm)) s), saving the same java.abloom as on x86-64"
   fi
+fi
+# ---- 7. the README's install lines ---------------------------------------------------------------
+# mvn install:install-file from OUT into a local repository of its own (plugins from ~/.m2/repository
+# read as a file:// repository when there, else Maven Central): what lands there is OUT's files.
+if command -v mvn >/dev/null; then
+  m2=$work/m2
+  seed="$HOME/.m2/repository"
+  { echo '<settings>'
+    [[ -d "$seed" ]] && cat <<XML
+  <profiles><profile><id>seed</id>
+    <pluginRepositories><pluginRepository><id>seed</id><url>file://$seed</url>
+      <releases><enabled>true</enabled><checksumPolicy>ignore</checksumPolicy></releases>
+      <snapshots><enabled>false</enabled></snapshots></pluginRepository></pluginRepositories>
+  </profile></profiles>
+  <activeProfiles><activeProfile>seed</activeProfile></activeProfiles>
+XML
+    echo '</settings>'; } >"$work/settings.xml"
+  install() { (cd "$work" && mvn -B -q -ntp -s "$work/settings.xml" -Dmaven.repo.local="$m2" install:install-file "$@") >>"$work/install.log" 2>&1 ||
+    { tail -30 "$work/install.log"; die "mvn install:install-file $* failed"; }; }
+  install -Dfile="$OUT/abloom-parent-$VERSION.pom" -DpomFile="$OUT/abloom-parent-$VERSION.pom" -Dpackaging=pom
+  install -Dfile="$JAR" -DpomFile="$OUT/abloom-$VERSION.pom" -Dsources="$OUT/abloom-$VERSION-sources.jar"
+  install -Dfile="$OUT/abloom-spark-$VERSION.jar" -DpomFile="$OUT/abloom-spark-$VERSION.pom"
+  for f in abloom-parent/$VERSION/abloom-parent-$VERSION.pom abloom/$VERSION/abloom-$VERSION.jar \
+    abloom/$VERSION/abloom-$VERSION.pom abloom/$VERSION/abloom-$VERSION-sources.jar \
+    abloom-spark/$VERSION/abloom-spark-$VERSION.jar abloom-spark/$VERSION/abloom-spark-$VERSION.pom; do
+    cmp -s "$m2/io/abloom/$f" "$OUT/$(basename "$f")" || die "install:install-file did not install $(basename "$f") as it is in OUT"
+  done
+  say "7. the README's mvn install:install-file lines install io.abloom:abloom-parent, abloom (with sources) and abloom-spark $VERSION"
+else
+  say "7. NOT checked: the install lines (no mvn)"
 fi
 say "all passed ($((SECONDS - t0)) s)"
