@@ -69,8 +69,9 @@ final class NativeLoader {
                 + "). If the temporary folder ("
                 + tmpRoot()
                 + ") is mounted noexec, set -Dabloom.jni.tmpdir to a folder that allows"
-                + " executables; the bundled Linux library needs glibc (not musl) no older than"
-                + " the build machine's",
+                + " executables; the bundled Linux library needs glibc (not musl): 2.17 or newer"
+                + " for the release jar (scripts/release/java.sh), else no older than the build"
+                + " machine's",
             e);
       }
       source = "jar:" + resource;
