@@ -70,9 +70,11 @@ t_start=$SECONDS
 # is __attribute__((visibility("default"))) (with the same __has_attribute test), JNIIMPORT the
 # same, JNICALL empty, jint int, jlong long (LP64 on both; only _LP64-less targets get long long),
 # jbyte signed char. So the Linux header is the right one for darwin-x86_64 and darwin-aarch64.
+# cp -p keeps the modification times, so a warm run's engines stay built (ninja would see a new
+# xxhash.h and recompile every file).
 mkdir -p "$REL/include/xxhash" "$REL/include/jni"
-cp /usr/include/xxhash.h "$REL/include/xxhash/"
-cp "$JDK/include/jni.h" "$JDK/include/linux/jni_md.h" "$REL/include/jni/"
+cp -p /usr/include/xxhash.h "$REL/include/xxhash/"
+cp -p "$JDK/include/jni.h" "$JDK/include/linux/jni_md.h" "$REL/include/jni/"
 
 # ---- the JNI wrapper: SWIG once, the same C for every platform ------------------------------------
 native_src=bindings/java/abloom/src/main/native
