@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# build-native.sh OUTDIR [--prefix=PREFIX] [--natives=EXTRA_NATIVES]
+# build-native.sh OUTDIR [--prefix=PREFIX] [--natives=EXTRA_NATIVES | --release-natives=DIR]
 #
 # Generates the JNI layer with SWIG and builds a self-contained libabloom_jni.so:
 #   OUTDIR/generated-sources/swig/io/abloom/AbloomNative{,JNI}.java   (package-private classes)
@@ -8,6 +8,8 @@
 #   OUTDIR/native/engine.cflags                                       (how the tests' C program
 #                                                                      links the same engine)
 #   OUTDIR/classes/natives/<os>-<arch>/libabloom_jni.so               (bundled into the jar)
+#   OUTDIR/classes/natives/platforms.txt                              (the index: one line per
+#                                                                      <os>-<arch>/<library>)
 #
 # The engine is linked in statically, and so is the C++ runtime (-static-libstdc++
 # -static-libgcc): the library needs only glibc (libc, libm), has no RUNPATH, and exports only
@@ -19,20 +21,27 @@
 #                  above the Maven project) with CMake, into OUTDIR/engine: nothing to install
 # EXTRA_NATIVES: a folder laid out as <os>-<arch>/<library> (libabloom_jni.so, libabloom_jni.dylib,
 #   abloom_jni.dll) with natives built on other platforms; they are bundled beside this one.
+# DIR (--release-natives, Maven -Dabloom.natives.release): the same layout, and the jar carries
+#   exactly DIR's natives, which must include this platform's: the release build
+#   (scripts/release/java.sh) gives zig builds against glibc 2.17, which replace the host
+#   compiler's library (tied to this machine's glibc). The host library is still built, into
+#   OUTDIR/native, for -Dabloom.jni.path and the engine the tests' C program links.
 #
 # Maven runs this in generate-sources (exec-maven-plugin); it is also runnable by hand. SWIG, a C
 # and C++ compiler (and CMake when PREFIX is empty) are needed here, never by the jar's users.
 set -euo pipefail
 
-usage="usage: build-native.sh OUTDIR [--prefix=PREFIX] [--natives=EXTRA_NATIVES]"
+usage="usage: build-native.sh OUTDIR [--prefix=PREFIX] [--natives=EXTRA_NATIVES | --release-natives=DIR]"
 out=${1:?$usage}
 shift
 prefix=""
 extra=""
+release=""
 for arg in "$@"; do # options, so that an empty Maven property cannot shift the others
   case "$arg" in
     --prefix=*) prefix=${arg#--prefix=} ;;
     --natives=*) extra=${arg#--natives=} ;;
+    --release-natives=*) release=${arg#--release-natives=} ;;
     "") ;;
     *) echo "build-native.sh: unknown argument '$arg'; $usage" >&2; exit 2 ;;
   esac
@@ -46,6 +55,7 @@ die() {
   echo "build-native.sh: $*" >&2
   exit 1
 }
+[[ -z "$extra" || -z "$release" ]] || die "--natives and --release-natives exclude each other (the release folder holds every platform)"
 for tool in swig cc c++; do
   command -v "$tool" >/dev/null || die "'$tool' not found (apt-get install swig gcc g++)"
 done
@@ -113,10 +123,16 @@ c++ -shared -fPIC -o "$nat/libabloom_jni.so" "$nat/abloom_wrap.o" "$archive" \
   -Wl,-soname,libabloom_jni.so -Wl,--version-script="$version_script" -Wl,--exclude-libs,ALL \
   -Wl,--no-undefined -Wl,-z,noexecstack -Wl,-z,relro -Wl,-z,now -Wl,--strip-debug
 
-# Natives from other platforms first, so this platform's fresh build is the one bundled.
-if [[ -n "$extra" ]]; then
-  [[ -d "$extra" ]] || die "EXTRA_NATIVES $extra is not a folder"
-  for lib in "$extra"/*/*; do
+# Natives from other platforms first, so this platform's fresh build is the one bundled (unless
+# DIR of --release-natives, which must have this platform's, replaces it).
+bundle_from=${release:-$extra}
+if [[ -n "$bundle_from" ]]; then
+  [[ -d "$bundle_from" ]] || die "the natives folder $bundle_from is not a folder"
+  if [[ -n "$release" ]]; then
+    compgen -G "$release/$platform/*abloom_jni*" >/dev/null ||
+      die "--release-natives=$release has no $platform/ library: the release jar must carry this platform's"
+  fi
+  for lib in "$bundle_from"/*/*; do
     [[ -f "$lib" ]] || continue
     dir=$(basename "$(dirname "$lib")")
     name=$(basename "$lib")
@@ -125,13 +141,15 @@ if [[ -n "$extra" ]]; then
       libabloom_jni.so | libabloom_jni.dylib | abloom_jni.dll) ;;
       *) die "$lib: not a libabloom_jni library (libabloom_jni.so, libabloom_jni.dylib, abloom_jni.dll)" ;;
     esac
-    [[ "$dir" == "$platform" ]] && { echo "build-native.sh: $lib ignored: $platform is built here"; continue; }
+    [[ "$dir" == "$platform" && -z "$release" ]] && { echo "build-native.sh: $lib ignored: $platform is built here"; continue; }
     mkdir -p "$natives/$dir"
     cp "$lib" "$natives/$dir/$name"
     echo "build-native.sh: bundled $dir/$name"
   done
 fi
-cp "$nat/libabloom_jni.so" "$natives/$platform/libabloom_jni.so"
+[[ -n "$release" ]] || cp "$nat/libabloom_jni.so" "$natives/$platform/libabloom_jni.so"
+# The index NativeLoader reads to say, on a platform the jar lacks, which ones it has.
+(cd "$natives" && find . -mindepth 2 -maxdepth 2 -type f | sed 's|^\./||' | LC_ALL=C sort) >"$natives/platforms.txt"
 
 # The licenses of what the library carries: abloom's (MIT) and xxHash's (BSD 2-Clause, whose
 # binary-form clause applies: the engine compiles xxhash.h in), the latter from the header's own
@@ -151,4 +169,4 @@ fi
 
 # For the tests' C program (InteropTest): the same engine, statically.
 printf '%s\n' "${cflags[@]}" "$archive" -lstdc++ -lm -pthread >"$nat/engine.cflags"
-echo "build-native.sh: $natives/$platform/libabloom_jni.so"
+echo "build-native.sh: bundled in $natives: $(tr '\n' ' ' <"$natives/platforms.txt")"

@@ -3,10 +3,13 @@ package io.abloom;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.Locale;
+import java.util.TreeSet;
 
 /**
  * Loads {@code libabloom_jni} once per JVM, in this order (the convention of zstd-jni):
@@ -25,10 +28,13 @@ import java.util.Locale;
  *
  * The jar's copy comes before {@code java.library.path} so that a stale {@code libabloom_jni} on
  * the library path can never be paired with these classes. When nothing loads, the {@link
- * UnsatisfiedLinkError} says which platform was looked for and how to supply a library.
+ * UnsatisfiedLinkError} says which platform was looked for, which platforms the jar has (its
+ * index, {@code natives/platforms.txt}, written by build-native.sh) and how to supply a library.
  */
 final class NativeLoader {
   static final String LIBRARY = "abloom_jni";
+  /** The jar's index of its natives: one {@code <os>-<arch>/<library>} per line. */
+  static final String INDEX = "/natives/platforms.txt";
 
   private static String source;
 
@@ -63,8 +69,9 @@ final class NativeLoader {
                 + "). If the temporary folder ("
                 + tmpRoot()
                 + ") is mounted noexec, set -Dabloom.jni.tmpdir to a folder that allows"
-                + " executables; the bundled Linux library needs glibc (not musl) no older than"
-                + " the build machine's",
+                + " executables; the bundled Linux library needs glibc (not musl): 2.17 or newer"
+                + " for the release jar (scripts/release/java.sh), else no older than the build"
+                + " machine's",
             e);
       }
       source = "jar:" + resource;
@@ -82,6 +89,8 @@ final class NativeLoader {
               + System.getProperty("os.arch")
               + "; it looked for "
               + resource.substring(1)
+              + "; "
+              + describe(bundledPlatforms())
               + ") and none was found on java.library.path ("
               + System.getProperty("java.library.path")
               + "). Build libabloom_jni for this platform (bindings/java/README.md, 'Other"
@@ -103,6 +112,34 @@ final class NativeLoader {
   /** The jar resource of this platform's library, e.g. "/natives/linux-x86_64/libabloom_jni.so". */
   static String resource(String platform) {
     return "/natives/" + platform + "/" + System.mapLibraryName(LIBRARY);
+  }
+
+  /** The platforms this jar has natives for, from its index; empty when it has none (or no index). */
+  static List<String> bundledPlatforms() {
+    try (InputStream in = NativeLoader.class.getResourceAsStream(INDEX)) {
+      return in == null ? List.of() : platformsOf(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      return List.of(); // only for the error message: the load has failed already
+    }
+  }
+
+  /** The distinct, sorted {@code <os>-<arch>} folders of an index's lines ("linux-x86_64/libabloom_jni.so"). */
+  static List<String> platformsOf(String index) {
+    TreeSet<String> platforms = new TreeSet<>();
+    for (String line : index.split("\n")) {
+      int slash = line.indexOf('/');
+      if (slash > 0) {
+        platforms.add(line.substring(0, slash).trim());
+      }
+    }
+    return List.copyOf(platforms);
+  }
+
+  /** The message's part that names what the jar has. */
+  static String describe(List<String> platforms) {
+    return platforms.isEmpty()
+        ? "the jar carries no native library at all"
+        : "the jar has natives for " + String.join(", ", platforms) + " only";
   }
 
   private static UnsatisfiedLinkError withCause(String message, Throwable cause) {

@@ -4,12 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -151,5 +153,39 @@ class NativeLoaderTest {
     assertTrue(out.contains("abloom: this jar has no native library for linux-riscv64"), out);
     assertTrue(out.contains("natives/linux-riscv64/libabloom_jni.so"), out);
     assertTrue(out.contains("-Dabloom.jni.path="), out);
+    // ... and names what the jar has, from its index (the release jar: all four platforms).
+    List<String> has = NativeLoader.bundledPlatforms();
+    assertTrue(has.contains(NativeLoader.platform()), has.toString());
+    assertTrue(out.contains("the jar has natives for " + String.join(", ", has) + " only"), out);
+  }
+
+  @Test
+  void theIndexListsExactlyTheBundledNatives() throws Exception {
+    // platforms.txt, written by build-native.sh, against what target/classes/natives holds.
+    Path natives = Path.of(NativeLoader.class.getResource(NativeLoader.INDEX).toURI()).getParent();
+    List<String> files;
+    try (Stream<Path> walk = Files.walk(natives, 2)) {
+      files = walk.filter(f -> f.getNameCount() - natives.getNameCount() == 2)
+          .map(f -> natives.relativize(f).toString()).sorted().collect(Collectors.toList());
+    }
+    String index;
+    try (InputStream in = NativeLoader.class.getResourceAsStream(NativeLoader.INDEX)) {
+      index = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+    assertEquals(String.join("\n", files) + "\n", index);
+    assertEquals(files.stream().map(f -> f.substring(0, f.indexOf('/'))).distinct().sorted()
+        .collect(Collectors.toList()), NativeLoader.bundledPlatforms());
+  }
+
+  @Test
+  void theIndexParsesToSortedDistinctPlatforms() {
+    assertEquals(List.of("darwin-aarch64", "darwin-x86_64", "linux-aarch64", "linux-x86_64"),
+        NativeLoader.platformsOf("linux-x86_64/libabloom_jni.so\nlinux-aarch64/libabloom_jni.so\n"
+            + "darwin-x86_64/libabloom_jni.dylib\ndarwin-aarch64/libabloom_jni.dylib\n"
+            + "linux-x86_64/other.txt\n\nno-slash-line\n"));
+    assertEquals(List.of(), NativeLoader.platformsOf(""));
+    assertEquals("the jar has natives for darwin-aarch64, linux-x86_64 only",
+        NativeLoader.describe(List.of("darwin-aarch64", "linux-x86_64")));
+    assertEquals("the jar carries no native library at all", NativeLoader.describe(List.of()));
   }
 }
