@@ -39,7 +39,7 @@ for group in "$@"; do
     cross) PACKAGES+=(qemu-user g++-aarch64-linux-gnu g++-s390x-linux-gnu) ;;
     release)
       PACKAGES+=(qemu-user g++-aarch64-linux-gnu libc6:arm64 libstdc++6:arm64 libgcc-s1:arm64
-        libxxhash-dev:arm64)
+        libxxhash-dev:arm64 unzip llvm)
       FOREIGN_ARCHES+=(arm64)
       ;;
     *) echo "setup: unknown group '$group' (known: cross, release)" >&2 && exit 2 ;;
