@@ -1,6 +1,7 @@
 package io.abloom.spark;
 
 import io.abloom.BloomFilter;
+import io.abloom.BloomFilter.OpenMode;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Map;
@@ -215,7 +216,8 @@ public final class AbloomSpark {
    * @param path the filter file, on any Hadoop file system
    * @param key the key column
    * @return a boolean column
-   * @throws IOException if the file is missing
+   * @throws IOException if the file is missing, or is not a valid filter (checked once, here on
+   *     the driver, with its checksum: a corrupt or truncated file fails here, naming the file)
    * @throws IllegalArgumentException if another file of the same name was shipped before
    */
   public static Column mightContain(SparkSession spark, String path, Column key)
@@ -239,7 +241,8 @@ public final class AbloomSpark {
    * @param path the filter file, on any Hadoop file system
    * @param spark the session (classic)
    * @return the rows kept, with the schema of {@code ds}
-   * @throws IOException if the file is missing
+   * @throws IOException if the file is missing, or is not a valid filter (checked once, here on
+   *     the driver, with its checksum: a corrupt or truncated file fails here, naming the file)
    * @throws IllegalArgumentException if the column is missing or of an unsupported type, or
    *     another file of the same name was shipped before
    */
@@ -278,7 +281,8 @@ public final class AbloomSpark {
    * @param spark the session (Spark classic; not a Spark Connect client)
    * @param name the SQL function's name, e.g. {@code abloom_might_contain}
    * @param path the filter file, on any Hadoop file system
-   * @throws IOException if the file is missing
+   * @throws IOException if the file is missing, or is not a valid filter (checked once, here on
+   *     the driver, with its checksum: a corrupt or truncated file fails here, naming the file)
    * @throws IllegalArgumentException if another file of the same name was shipped before, or the
    *     session is not a classic one
    */
@@ -302,6 +306,34 @@ public final class AbloomSpark {
   }
 
   /**
+   * Opens the file once on the driver with its checksum verified (header and body), so that a
+   * corrupt, truncated or foreign file fails here, naming the file and the library's reason,
+   * rather than later in a task on an executor, or never: the executors' O(1) open checks the
+   * header alone, and a damaged body would answer with false negatives. A file on another file
+   * system is copied to a local temporary file for the check, then deleted.
+   */
+  private static void verifyOnDriver(FileSystem fs, Path p, String qualified) throws IOException {
+    java.nio.file.Path local;
+    java.nio.file.Path copy = null;
+    if ("file".equals(fs.makeQualified(p).toUri().getScheme())) {
+      local = java.nio.file.Path.of(fs.makeQualified(p).toUri());
+    } else {
+      copy = java.nio.file.Files.createTempFile("abloom-verify-", "-" + p.getName());
+      fs.copyToLocalFile(false, p, new Path(copy.toUri()), true);
+      local = copy;
+    }
+    try {
+      BloomFilter.open(local, OpenMode.READ_ONLY, true).close(); // opened and verified: done
+    } catch (IOException e) {
+      throw new IOException("abloom: " + qualified + " is not a usable filter: " + e.getMessage(), e);
+    } finally {
+      if (copy != null) {
+        java.nio.file.Files.deleteIfExists(copy);
+      }
+    }
+  }
+
+  /**
    * Ships a filter file to the executors once per path, and returns the name SparkFiles knows it
    * by. SparkFiles keys files by name alone: two paths with one name would silently share the
    * first one's content, so that is an error.
@@ -316,6 +348,9 @@ public final class AbloomSpark {
     }
     String qualified = fs.makeQualified(p).toString();
     String name = p.getName();
+    if (!qualified.equals(SHIPPED.get(name))) {
+      verifyOnDriver(fs, p, qualified);
+    }
     String before = SHIPPED.putIfAbsent(name, qualified);
     if (before != null && !before.equals(qualified)) {
       throw new IllegalArgumentException(

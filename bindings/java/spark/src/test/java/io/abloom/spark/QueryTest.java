@@ -1,6 +1,7 @@
 package io.abloom.spark;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -196,6 +197,46 @@ class QueryTest {
             IOException.class,
             () -> AbloomSpark.register(SPARK, "nope", dir.resolve("missing.abloom").toString()));
     assertTrue(e.getMessage().contains("no filter file at"), e.getMessage());
+  }
+
+  /**
+   * A damaged file is refused by register on the driver, naming the file and the library's
+   * reason, before the function exists: a flipped body byte (which the executors' O(1) open would
+   * not see: it answers with false negatives), a flipped header byte, a truncated file, and bytes
+   * that are no filter at all. Each under a name of its own (Spark ships files by name).
+   */
+  @Test
+  void aDamagedFileIsRefusedOnTheDriver() throws IOException {
+    byte[] good = Files.readAllBytes(longs);
+    byte[] body = good.clone();
+    body[good.length - 7] ^= 0x10;
+    byte[] header = good.clone();
+    header[40] ^= 0x01; // blocks per shard
+    byte[] truncated = java.util.Arrays.copyOf(good, good.length - 64);
+    byte[] foreign = "not a filter, just text\n".repeat(10).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    Object[][] cases = {
+      {"damaged-body.abloom", body, "checksum"},
+      {"damaged-header.abloom", header, "checksum"},
+      {"truncated.abloom", truncated, "truncated"},
+      {"foreign.abloom", foreign, "magic"},
+    };
+    for (Object[] c : cases) {
+      Path file = dir.resolve((String) c[0]);
+      Files.write(file, (byte[]) c[1]);
+      String function = "bad_" + ((String) c[0]).replaceAll("[^a-z]", "_");
+      IOException e =
+          assertThrows(IOException.class, () -> AbloomSpark.register(SPARK, function, file.toString()));
+      String all = causes(e);
+      assertTrue(e.getMessage().contains(file.getFileName().toString()), all);
+      assertTrue(e.getMessage().contains("is not a usable filter"), all);
+      assertTrue(all.toLowerCase(java.util.Locale.ROOT).contains((String) c[2]), all);
+      assertFalse(SPARK.catalog().functionExists(function), function + " must not exist");
+    }
+    // The good file's copy under a fresh name registers: the check refuses only what is damaged.
+    Path copy = dir.resolve("good-copy.abloom");
+    Files.write(copy, good);
+    AbloomSpark.register(SPARK, "good_copy", copy.toString());
+    assertTrue(SPARK.catalog().functionExists("good_copy"));
   }
 
   @Test
