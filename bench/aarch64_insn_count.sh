@@ -41,7 +41,7 @@ aarch64-linux-gnu-gcc -O2 -static -Icapi bench/insn_count_driver.c "$lib" -lstdc
 
 # count ARGS...: instructions the driver executes.
 count() {
-  qemu-aarch64 -L "$SYSROOT" -singlestep -d nochain,exec -D /dev/stderr "$driver" "$@" \
+  qemu-aarch64 -L "$SYSROOT" -E LD_LIBRARY_PATH="$SYSROOT/lib" -singlestep -d nochain,exec -D /dev/stderr "$driver" "$@" \
     2>&1 >/dev/null | grep -c '^Trace'
 }
 

@@ -115,7 +115,7 @@ go_cross() {
   echo "   go test -v ./... (log: $log)"
   # -v: every test's PASS/SKIP line, counted below. 20 minutes: qemu is 5-20x slower than native.
   if ! (cd bindings/go && env "${env[@]}" go test -count=1 -v -timeout 20m \
-    -exec "$qemu -L /usr/$triple" ./... >"$log" 2>&1); then
+    -exec "$qemu -L /usr/$triple -E LD_LIBRARY_PATH=/usr/$triple/lib" ./... >"$log" 2>&1); then
     grep -E '^(--- FAIL|FAIL|panic:)|_test.go:[0-9]+:' "$log" | head -40 >&2 || true
     tail -20 "$log" >&2
     return 1
@@ -138,7 +138,7 @@ go_cross() {
 # ---- Rust -----------------------------------------------------------------------------------------
 rust_arm64() {
   local triple=aarch64-unknown-linux-gnu gnu=aarch64-linux-gnu log=$LOGS/rust-arm64.log
-  local runner="qemu-aarch64 -L /usr/$gnu"
+  local runner="qemu-aarch64 -L /usr/$gnu -E LD_LIBRARY_PATH=/usr/$gnu/lib"
   local env=(
     CARGO_BUILD_JOBS=2 CARGO_TARGET_DIR="$WORK/cargo"
     # rustc's linker, and the runner for test binaries and doctests.

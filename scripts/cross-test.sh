@@ -47,7 +47,8 @@ run_aarch64() {
 run_s390x() {
   configure s390x -DABLOOM_BUILD_TESTS=ON -DABLOOM_BUILD_EXAMPLES=OFF
   cmake --build "$BUILD_ROOT/s390x" -j "$JOBS" --target abloom_capi_tests
-  qemu-s390x -L /usr/s390x-linux-gnu "$BUILD_ROOT/s390x/tests/abloom_capi_tests" \
+  qemu-s390x -L /usr/s390x-linux-gnu -E LD_LIBRARY_PATH=/usr/s390x-linux-gnu/lib \
+    "$BUILD_ROOT/s390x/tests/abloom_capi_tests" \
     --gtest_filter="$S390X_FILTER" --gtest_brief=1
 }
 
