@@ -4,7 +4,6 @@
 #include <bit>
 #include <cmath>
 #include <limits>
-#include <optional>
 #include <utility>
 
 #include "atomic_bits.hpp"
@@ -227,27 +226,28 @@ double Filter::header_key_estimate() const noexcept {
   // golden vectors pin it): the sum of per-unit estimates, per shard for the classic kind and
   // per block for the blocked kind, infinite (the format's "saturated") when any unit is full.
   // estimate_count is the better estimate for callers: finite until every bit is set.
-  const double log_clear_block = dd::log1p(-static_cast<double>(shape_.k) / kBlockBits).hi;
-  std::optional<std::array<double, kBlockBits + 1>> block_terms;
+  // ln of the chance that one key leaves a given bit of a unit clear, once for every unit: a
+  // shard's k probes of 1/m each (classic), k distinct bits of a block's 512 (blocked).
+  const double m = static_cast<double>(shape_.kind == Kind::classic ? shape_.bits_per_shard()
+                                                                    : uint64_t{kBlockBits});
+  const double log_clear = shape_.kind == Kind::classic
+                               ? shape_.k * dd::log1p(-1.0 / m).hi
+                               : dd::log1p(-static_cast<double>(shape_.k) / kBlockBits).hi;
+  // A block's term depends only on its set bits (0..512): each value computed once, on first use
+  // (a logarithm costs ~0.2 us, a million-block filter has a few hundred fills).
+  std::array<double, kBlockBits + 1> block_terms;
+  block_terms.fill(-1);  // not computed yet (every term is >= 0)
   double n = 0;
   for (uint32_t s = 0; s < shape_.shards(); ++s) {
     const uint64_t* base = shard_ptrs_[s];
     if (shape_.kind == Kind::classic) {
-      const double m = static_cast<double>(shape_.bits_per_shard());
-      n += keys_for_fill(popcount_words(base, shape_.words_per_shard()), m,
-                         shape_.k * dd::log1p(-1.0 / m).hi);
+      n += keys_for_fill(popcount_words(base, shape_.words_per_shard()), m, log_clear);
       continue;
-    }
-    // A block's term depends only on its set bits (0..512): each value computed once, on first
-    // use (a logarithm costs ~0.2 us, a million-block filter has a few hundred fills).
-    if (!block_terms) {
-      block_terms.emplace();
-      block_terms->fill(-1);  // not computed yet (every term is >= 0)
     }
     for (uint64_t b = 0; b < shape_.blocks_per_shard; ++b) {
       const uint64_t set = popcount_words(base + b * kBlockWords, kBlockWords);
-      double& term = (*block_terms)[set];
-      if (term < 0) term = keys_for_fill(set, kBlockBits, log_clear_block);
+      double& term = block_terms[set];
+      if (term < 0) term = keys_for_fill(set, m, log_clear);
       n += term;
     }
   }
