@@ -5,12 +5,13 @@
 #
 # 1. OUT has the jar, its pom and parent pom, the sources jar, the Spark jar and pom, and
 #    SHA256SUMS matches them.
-# 2. The jar carries exactly natives/{linux-x86_64,linux-aarch64}/libabloom_jni.so,
+# 2. The jar carries exactly natives/{linux,linux-musl}-{x86_64,aarch64}/libabloom_jni.so,
 #    natives/{darwin-x86_64,darwin-aarch64}/libabloom_jni.dylib and their index,
 #    natives/platforms.txt, listing exactly those.
 # 3. ELF natives (objdump -T, readelf -d, llvm-nm): the right machine; no symbol version above
-#    GLIBC_2.17; no RUNPATH/RPATH; only glibc libraries NEEDED (no C++ runtime: it is linked in);
-#    only JNI symbols exported (Java_io_abloom_*, JNI_OnLoad/OnUnload).
+#    GLIBC_2.17; no RUNPATH/RPATH; only glibc libraries NEEDED (no C++ runtime: it is linked in),
+#    or musl's libc.so alone for the linux-musl ones; only JNI symbols exported
+#    (Java_io_abloom_*, JNI_OnLoad/OnUnload).
 #    Mach-O natives (llvm-nm, llvm-objdump; nothing here runs them): the right CPU, a dylib, and
 #    only JNI symbols exported plus what zig's static libc++ forces (its replaceable operator
 #    new/delete, ___dso_handle, __mh_dylib_header: see scripts/platform-builds.sh). Every native
@@ -25,6 +26,13 @@
 #    scripts/lib/debian-fetch.sh, in $ABLOOM_BUILD_ROOT/release-java/arm64-sysroot), the
 #    consumer runs again there, loading natives/linux-aarch64 from the jar. Without qemu-aarch64
 #    or the packages this step says so and is skipped (ABLOOM_REQUIRE_QEMU=1 makes it fail).
+# 6b. musl at run time (no musl JVM can be had here): Debian 12's musl 1.2.3 (the oldest musl
+#    the natives claim; fetched by scripts/lib/debian-fetch.sh) runs a small C program, built by
+#    zig for each architecture (aarch64 under qemu-user), that dlopens the jar's
+#    linux-musl-<arch> native with RTLD_NOW (every symbol it needs must be in that musl), finds a
+#    JNI function in it and writes its own /proc/self/maps; NativeLoader.muslIn, run on those
+#    maps (x86-64 with Debian's file layout and with Alpine's, where the loader is
+#    /lib/ld-musl-x86_64.so.1, and aarch64), must say musl.
 # 7. The README's `mvn install:install-file` lines, into a temporary local repository: the
 #    installed files are OUT's.
 set -euo pipefail
@@ -67,6 +75,8 @@ say "1. files: $(cd "$OUT" && ls | tr '\n' ' ')"
 expected="natives/darwin-aarch64/libabloom_jni.dylib
 natives/darwin-x86_64/libabloom_jni.dylib
 natives/linux-aarch64/libabloom_jni.so
+natives/linux-musl-aarch64/libabloom_jni.so
+natives/linux-musl-x86_64/libabloom_jni.so
 natives/linux-x86_64/libabloom_jni.so
 natives/platforms.txt"
 listed=$(jar tf "$JAR" | grep '^natives/.*[^/]$' | LC_ALL=C sort)
@@ -80,22 +90,31 @@ say "2. the jar carries exactly: $(grep -v platforms.txt <<<"$expected" | tr '\n
 # ---- 3. each native --------------------------------------------------------------------------------
 jni_re='^(Java_io_abloom_[A-Za-z0-9_]+|JNI_On(Load|Unload))$'
 check_elf() { # PLATFORM MACHINE OBJDUMP LOADER
-  local platform=$1 machine=$2 od=$3 loader=$4 so="$work/jar/natives/$1/libabloom_jni.so" dyn needed above newest bad
+  local platform=$1 machine=$2 od=$3 loader=$4 so="$work/jar/natives/$1/libabloom_jni.so" dyn needed above newest bad versions
   local hdr
   hdr=$(readelf -h "$so")
   grep -q "Machine: *$machine" <<<"$hdr" || die "$platform: not an $machine ELF: $(grep Machine <<<"$hdr")"
-  above=$("$od" -T "$so" | grep -o 'GLIBC_[0-9][0-9.]*' | sort -u | awk -F'[_.]' '$2 > 2 || ($2 == 2 && $3 > 17)')
+  "$od" -T "$so" >"$work/$platform.dynsym" || die "$platform: $od -T failed"
+  versions=$(grep -o 'GLIBC_[0-9][0-9.]*' "$work/$platform.dynsym" | sort -uV || true) # (none: musl)
+  above=$(awk -F'[_.]' '$2 > 2 || ($2 == 2 && $3 > 17)' <<<"$versions")
   [[ -z "$above" ]] || die "$platform: symbol versions above GLIBC_2.17: $(echo $above)"
-  newest=$("$od" -T "$so" | grep -o 'GLIBC_[0-9][0-9.]*' | sort -uV | tail -n1)
+  newest=$(tail -n1 <<<"$versions")
+  if [[ $loader == musl ]]; then # musl has no symbol versions: any GLIBC_ one means a glibc link
+    [[ -z "$newest" ]] || die "$platform: asks for glibc symbol versions ($newest)"
+    newest="(none: musl)"
+  fi
   dyn=$(readelf -d "$so")
   if grep -qE '\((RUNPATH|RPATH)\)' <<<"$dyn"; then die "$platform: has a RUNPATH/RPATH"; fi
   needed=$(sed -nE 's/.*\(NEEDED\).*\[(.*)\]/\1/p' <<<"$dyn" | sort | tr '\n' ' ')
   for lib in $needed; do
     case "$lib" in
-    libc.so.6 | libm.so.6 | libpthread.so.0 | libdl.so.2 | librt.so.1 | "$loader") ;;
-    *) die "$platform: needs $lib (only glibc libraries; the C++ runtime must be linked in)" ;;
+    libc.so.6 | libm.so.6 | libpthread.so.0 | libdl.so.2 | librt.so.1 | "$loader")
+      [[ $loader != musl ]] || die "$platform: needs $lib, a glibc library" ;;
+    libc.so) [[ $loader == musl ]] || die "$platform: needs libc.so (musl's libc) in a glibc native" ;;
+    *) die "$platform: needs $lib (only the C library; the C++ runtime must be linked in)" ;;
     esac
   done
+  if [[ $loader == musl && $needed != "libc.so " ]]; then die "$platform: NEEDED is '$needed', not musl's libc.so alone"; fi
   bad=$(llvm-nm -D --defined-only "$so" | awk '{print $3}' | grep -vE "$jni_re" || true)
   [[ -z "$bad" ]] || die "$platform: exports more than JNI symbols: $(echo $bad | head -c 400)"
   llvm-nm -D --defined-only "$so" | awk '{print $3}' | sort >"$work/$platform.jni"
@@ -114,13 +133,15 @@ check_macho() { # PLATFORM CPU
 }
 check_elf linux-x86_64 "Advanced Micro Devices X86-64" objdump ld-linux-x86-64.so.2
 check_elf linux-aarch64 AArch64 aarch64-linux-gnu-objdump ld-linux-aarch64.so.1
+check_elf linux-musl-x86_64 "Advanced Micro Devices X86-64" objdump musl
+check_elf linux-musl-aarch64 AArch64 aarch64-linux-gnu-objdump musl
 check_macho darwin-x86_64 X86_64
 check_macho darwin-aarch64 ARM64
 [[ -s "$work/linux-x86_64.jni" ]] || die "no JNI symbols at all"
-for p in linux-aarch64 darwin-x86_64 darwin-aarch64; do
+for p in linux-aarch64 linux-musl-x86_64 linux-musl-aarch64 darwin-x86_64 darwin-aarch64; do
   cmp -s "$work/linux-x86_64.jni" "$work/$p.jni" || die "$p exports other JNI functions than linux-x86_64: $(diff "$work/linux-x86_64.jni" "$work/$p.jni" | head -5)"
 done
-say "3. all four export the same $(wc -l <"$work/linux-x86_64.jni") JNI functions"
+say "3. all six export the same $(wc -l <"$work/linux-x86_64.jni") JNI functions"
 
 # ---- 4. the consumer, plain java -cp, from the jar alone -----------------------------------------
 plain=$work/plain
@@ -145,9 +166,10 @@ say "4. the consumer ran from the jar on x86-64 (natives/linux-x86_64, the glibc
 # ---- 5. a platform the jar lacks --------------------------------------------------------------------
 if out=$(run_consumer "$work/out-riscv" -Dos.arch=riscv64 2>&1); then die "the consumer ran with os.arch=riscv64: $out"; fi
 grep -q "this jar has no native library for linux-riscv64" <<<"$out" || die "no clear error for linux-riscv64: $out"
-grep -q "the jar has natives for darwin-aarch64, darwin-x86_64, linux-aarch64, linux-x86_64 only" <<<"$out" ||
-  die "the error does not name the jar's four platforms: $out"
-say "5. on linux-riscv64 the error names the jar's platforms: darwin-aarch64, darwin-x86_64, linux-aarch64, linux-x86_64"
+all_platforms="darwin-aarch64, darwin-x86_64, linux-aarch64, linux-musl-aarch64, linux-musl-x86_64, linux-x86_64"
+grep -q "the jar has natives for $all_platforms only" <<<"$out" ||
+  die "the error does not name the jar's six platforms: $out"
+say "5. on linux-riscv64 the error names the jar's platforms: $all_platforms"
 
 # ---- 6. linux-aarch64 under qemu-user --------------------------------------------------------------
 skip_qemu() {
@@ -183,6 +205,81 @@ else
     say "6. the consumer ran from the jar on linux-aarch64 under qemu ($((SECONDS - t_arm)) s), saving the same java.abloom as on x86-64"
   fi
 fi
+# ---- 6b. the musl natives under Debian's musl -------------------------------------------------------
+source "$ROOT/scripts/lib/debian-fetch.sh"
+source "$ROOT/scripts/lib/zig.sh"
+ensure_zig "${ABLOOM_ZIG_VENV:-$BUILD_ROOT/zig-venv}" >/dev/null
+musl_root=$BUILD_ROOT/release-java/musl
+debian_fetch "$BUILD_ROOT/release-java/apt" bookworm "$musl_root/debs" musl:amd64 musl:arm64 2>"$work/musl-fetch.log" ||
+  { cat "$work/musl-fetch.log"; die "could not fetch Debian's musl packages"; }
+cat >"$work/musl_load.c" <<'C'
+/* musl_load NATIVE SYMBOL MAPS_OUT: dlopen NATIVE (every symbol resolved now), find SYMBOL in it,
+ * and write this process's /proc/self/maps to MAPS_OUT. */
+#include <dlfcn.h>
+#include <stdio.h>
+int main(int argc, char **argv) {
+  if (argc != 4) return 2;
+  void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  if (h == NULL) { fprintf(stderr, "dlopen: %s\n", dlerror()); return 1; }
+  if (dlsym(h, argv[2]) == NULL) { fprintf(stderr, "dlsym %s: %s\n", argv[2], dlerror()); return 1; }
+  FILE *in = fopen("/proc/self/maps", "r"), *out = fopen(argv[3], "w");
+  if (in == NULL || out == NULL) return 1;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, out);
+  return fclose(in) != 0 || fclose(out) != 0;
+}
+C
+jni_symbol=$(grep '^Java_' "$work/linux-musl-x86_64.jni" | head -1)
+declare -A DEB_ARCH=([x86_64]=amd64 [aarch64]=arm64)
+for arch in x86_64 aarch64; do
+  sysroot=$musl_root/sysroot-$arch
+  [[ -e "$sysroot/lib/ld-musl-$arch.so.1" ]] ||
+    { rm -rf "$sysroot" && dpkg-deb -x "$musl_root"/debs/musl_*_"${DEB_ARCH[$arch]}".deb "$sysroot"; }
+  "$ZIG" cc -target "$arch-linux-musl" -dynamic -O2 -o "$work/musl_load-$arch" "$work/musl_load.c"
+  native=$work/jar/natives/linux-musl-$arch/libabloom_jni.so
+  if [[ $arch == x86_64 ]]; then
+    # Debian's layout (the loader is a link to /usr/lib/x86_64-linux-musl/libc.so), then Alpine's
+    # (the loader is the file /lib/ld-musl-x86_64.so.1): the loader run as a command.
+    "$sysroot/lib/ld-musl-x86_64.so.1" "$work/musl_load-$arch" "$native" "$jni_symbol" "$work/maps-musl-debian" ||
+      die "linux-musl-x86_64 did not load under Debian's musl"
+    mkdir -p "$work/alpine/lib"
+    cp "$(readlink -f "$sysroot/lib/ld-musl-x86_64.so.1")" "$work/alpine/lib/ld-musl-x86_64.so.1"
+    "$work/alpine/lib/ld-musl-x86_64.so.1" "$work/musl_load-$arch" "$native" "$jni_symbol" "$work/maps-musl-alpine" ||
+      die "linux-musl-x86_64 did not load under musl laid out as on Alpine"
+  else
+    qemu-aarch64 -L "$sysroot" "$work/musl_load-$arch" "$native" "$jni_symbol" "$work/maps-musl-aarch64" ||
+      die "linux-musl-aarch64 did not load under Debian's arm64 musl (qemu)"
+  fi
+done
+# NativeLoader.muslIn on those maps: a class of the same package, on the class path beside the jar.
+mkdir -p "$work/probe/src/io/abloom" "$work/probe/classes"
+cat >"$work/probe/src/io/abloom/MuslProbe.java" <<'JAVA'
+package io.abloom;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** Prints "FILE musl=true|false" per maps file, as NativeLoader.muslIn reads it. */
+public final class MuslProbe {
+  public static void main(String[] args) throws Exception {
+    for (String a : args) {
+      String maps = Files.readString(Path.of(a), StandardCharsets.ISO_8859_1);
+      System.out.println(Path.of(a).getFileName() + " musl=" + NativeLoader.muslIn(maps));
+    }
+  }
+}
+JAVA
+javac --release 17 -cp "$JAR" -d "$work/probe/classes" "$work/probe/src/io/abloom/MuslProbe.java"
+probe=$(java -cp "$JAR:$work/probe/classes" io.abloom.MuslProbe "$work/maps-musl-debian" \
+  "$work/maps-musl-alpine" "$work/maps-musl-aarch64" /proc/self/maps)
+expected_probe="maps-musl-debian musl=true
+maps-musl-alpine musl=true
+maps-musl-aarch64 musl=true
+maps musl=false"
+[[ "$probe" == "$expected_probe" ]] || die "NativeLoader.muslIn on live maps said:"$'\n'"$probe"$'\n'"expected"$'\n'"$expected_probe"
+say "6b. linux-musl-x86_64 and linux-musl-aarch64 load (RTLD_NOW) under Debian's musl $(basename "$musl_root"/debs/musl_*_amd64.deb | cut -d_ -f2) (aarch64 under qemu), and NativeLoader tells those processes' maps for musl (Debian's and Alpine's layouts) and this JVM's for glibc"
 # ---- 7. the README's install lines ---------------------------------------------------------------
 # mvn install:install-file from OUT into a local repository of its own (plugins from ~/.m2/repository
 # read as a file:// repository when there, else Maven Central): what lands there is OUT's files.

@@ -6,8 +6,10 @@
 #
 # OUT receives:
 #   abloom-0.1.0.jar             io.abloom:abloom with natives/linux-x86_64, linux-aarch64 (glibc
-#                                2.17 and newer, C++ runtime linked in), darwin-x86_64 and
-#                                darwin-aarch64 (macOS 11+), and natives/platforms.txt, the index
+#                                2.17 and newer, C++ runtime linked in), linux-musl-x86_64,
+#                                linux-musl-aarch64 (musl, as on Alpine: 1.2.3 and newer),
+#                                darwin-x86_64 and darwin-aarch64 (macOS 11+), and
+#                                natives/platforms.txt, the index
 #   abloom-0.1.0.pom             its pom, and its parent's (abloom-parent-0.1.0.pom): both are
 #   abloom-parent-0.1.0.pom      needed by `mvn install:install-file` (the README, "Install")
 #   abloom-0.1.0-sources.jar     the Java sources, the SWIG-generated ones included
@@ -17,7 +19,7 @@
 #
 # Every native is cross-built with zig (PyPI's ziglang, pinned: scripts/lib/zig.sh), the Linux
 # x86-64 one included: the host compiler would tie the jar to this machine's glibc (2.36 here).
-# The jar then carries exactly those four natives, through build-native.sh's
+# The jar then carries exactly those six natives, through build-native.sh's
 # --release-natives=DIR (Maven: -Dabloom.natives.release=DIR), which bundles DIR instead of the
 # library built with the host compiler (that one is still built, for the interop test's C
 # program and -Dabloom.jni.path). The jar's tests run in the same Maven build, so they exercise
@@ -47,8 +49,12 @@ BUILD_ROOT=$(cd "$BUILD_ROOT" && pwd)
 REL=$BUILD_ROOT/release-java
 ZIG_VENV=${ABLOOM_ZIG_VENV:-$BUILD_ROOT/zig-venv}
 # zig target -> the NativeLoader.platform() folder and the library's name there.
-TARGETS=(x86_64-linux-gnu.2.17 aarch64-linux-gnu.2.17 x86_64-macos aarch64-macos)
+# The musl ones link musl's libc.so dynamically (the JVM's own libc; zig links musl statically
+# only into executables), the C++ runtime statically, as the glibc ones do.
+TARGETS=(x86_64-linux-gnu.2.17 aarch64-linux-gnu.2.17 x86_64-linux-musl aarch64-linux-musl
+  x86_64-macos aarch64-macos)
 declare -A PLATFORM=([x86_64-linux-gnu.2.17]=linux-x86_64 [aarch64-linux-gnu.2.17]=linux-aarch64
+  [x86_64-linux-musl]=linux-musl-x86_64 [aarch64-linux-musl]=linux-musl-aarch64
   [x86_64-macos]=darwin-x86_64 [aarch64-macos]=darwin-aarch64)
 
 for tool in cmake ninja swig mvn java jar python3 sha256sum; do
@@ -82,7 +88,7 @@ mkdir -p "$REL/swig/java"
 swig -java -package io.abloom -outdir "$REL/swig/java" -o "$REL/swig/abloom_wrap.c" \
   -Icapi -DABLOOM_STATIC_DEFINE bindings/java/abloom/src/main/swig/abloom.i
 
-# ---- the four natives --------------------------------------------------------------------------
+# ---- the six natives ---------------------------------------------------------------------------
 # build_native ZIG_TARGET: the engine (abloom_static) through CMake with the zig toolchain, then
 # the wrapper compiled and linked into DIR/natives/<platform>/<library>.
 natives=$REL/natives

@@ -67,6 +67,8 @@ case "$(uname -s)-$(uname -m)" in
   Linux-*) platform="linux-$(uname -m)" ;;
   *) die "only Linux builds are scripted here ($(uname -s) $(uname -m)); see the README, 'Other platforms'" ;;
 esac
+# A musl compiler (Alpine) builds for musl, which NativeLoader looks for under linux-musl-<arch>.
+if [[ "$(cc -dumpmachine)" == *-musl* ]]; then platform="linux-musl-${platform#linux-}"; fi
 
 mkdir -p "$out/native"
 if [[ -n "$prefix" ]]; then
@@ -136,7 +138,8 @@ if [[ -n "$bundle_from" ]]; then
     [[ -f "$lib" ]] || continue
     dir=$(basename "$(dirname "$lib")")
     name=$(basename "$lib")
-    [[ "$dir" =~ ^[a-z]+-[a-z0-9_]+$ ]] || die "$lib: the folder must be named <os>-<arch> (linux-aarch64, darwin-aarch64, ...)"
+    [[ "$dir" =~ ^[a-z]+(-musl)?-[a-z0-9_]+$ ]] ||
+      die "$lib: the folder must be named <os>-<arch> or linux-musl-<arch> (linux-aarch64, darwin-aarch64, linux-musl-x86_64, ...)"
     case "$name" in
       libabloom_jni.so | libabloom_jni.dylib | abloom_jni.dll) ;;
       *) die "$lib: not a libabloom_jni library (libabloom_jni.so, libabloom_jni.dylib, abloom_jni.dll)" ;;

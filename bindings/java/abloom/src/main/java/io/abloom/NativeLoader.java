@@ -69,9 +69,9 @@ final class NativeLoader {
                 + "). If the temporary folder ("
                 + tmpRoot()
                 + ") is mounted noexec, set -Dabloom.jni.tmpdir to a folder that allows"
-                + " executables; the bundled Linux library needs glibc (not musl): 2.17 or newer"
-                + " for the release jar (scripts/release/java.sh), else no older than the build"
-                + " machine's",
+                + " executables. The release jar's Linux libraries need glibc 2.17 or newer"
+                + " (natives/linux-*) or musl 1.2.3 or newer (natives/linux-musl-*); a jar built"
+                + " with `mvn install` carries one for its build machine's libc alone",
             e);
       }
       source = "jar:" + resource;
@@ -184,9 +184,56 @@ final class NativeLoader {
    * The natives folder for this platform, {@code <os>-<arch>}: os is {@code linux}, {@code
    * darwin} (macOS), {@code windows}, else os.name lower-cased without blanks; arch is {@code
    * x86_64} (amd64), {@code aarch64} (arm64), {@code x86} (i386..i686), else os.arch lower-cased.
+   * On Linux with musl as the C library (Alpine), {@code linux-musl-<arch>}: a glibc library
+   * cannot load there.
    */
   static String platform() {
-    return platform(System.getProperty("os.name", ""), System.getProperty("os.arch", ""));
+    String platform = platform(System.getProperty("os.name", ""), System.getProperty("os.arch", ""));
+    return platform.startsWith("linux-") && runsOnMusl() ? muslPlatform(platform) : platform;
+  }
+
+  /** "linux-x86_64" -> "linux-musl-x86_64". */
+  static String muslPlatform(String linuxPlatform) {
+    return "linux-musl-" + linuxPlatform.substring("linux-".length());
+  }
+
+  /**
+   * Whether this JVM runs on musl: its own memory map ({@code /proc/self/maps}) holds musl's
+   * dynamic loader, which is musl's libc too. os.name and os.arch are the same on glibc and musl,
+   * and a file test (does /lib/ld-musl-*.so.1 exist?) would be fooled by a glibc system with
+   * musl installed beside it; what the process has loaded cannot be. False when the map cannot
+   * be read.
+   */
+  static boolean runsOnMusl() {
+    try {
+      return muslIn(Files.readString(Path.of("/proc/self/maps"), StandardCharsets.ISO_8859_1));
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Whether a {@code /proc/<pid>/maps} text shows musl's libc mapped: a file named
+   * {@code ld-musl-<arch>.so.1} (Alpine's, and the ABI's loader name) or {@code
+   * libc.musl-<arch>.so.1}, or a {@code libc.so} in a {@code <arch>-linux-musl} folder (Debian's
+   * musl package). glibc's libc is {@code libc.so.6}, which none of these match.
+   */
+  static boolean muslIn(String maps) {
+    for (String line : maps.split("\n")) {
+      int slash = line.indexOf('/');
+      if (slash < 0) {
+        continue; // anonymous mappings, [heap], [stack], [vdso]
+      }
+      String path = line.substring(slash).trim();
+      String name = path.substring(path.lastIndexOf('/') + 1);
+      if (name.startsWith("ld-musl-") || name.startsWith("libc.musl-")) {
+        return true;
+      }
+      if (name.equals("libc.so") && path.matches(".*/[a-z0-9_]+-linux-musl/libc\\.so")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** {@link #platform()} of the given os.name and os.arch. */

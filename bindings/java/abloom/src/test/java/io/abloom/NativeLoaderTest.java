@@ -86,6 +86,36 @@ class NativeLoaderTest {
     assertEquals("freebsd-x86_64", NativeLoader.platform("FreeBSD", "amd64"));
   }
 
+  /** Lines of real /proc/self/maps texts; scripts/release/check-java.sh also classifies the maps
+   * of live musl processes (x86-64 and, under qemu, aarch64) with the same method. */
+  @Test
+  void muslIsToldFromGlibcByWhatTheProcessHasMapped() throws Exception {
+    String alpine =
+        "55d1c5a00000-55d1c5a01000 r--p 00000000 08:01 1234 /usr/lib/jvm/java-17-openjdk/bin/java\n"
+            + "7f3b2c000000-7f3b2c021000 rw-p 00000000 00:00 0 \n"
+            + "7f3b2e9d5000-7f3b2e9e9000 r--p 00000000 08:01 2311 /lib/ld-musl-x86_64.so.1\n"
+            + "7ffd5b9e4000-7ffd5ba05000 rw-p 00000000 00:00 0                          [stack]\n";
+    String debianMusl =
+        "7faff3da9000-7faff3dbe000 r--p 00000000 fe:00 10356669 /usr/lib/x86_64-linux-musl/libc.so\n";
+    String alpineLink = "7f00-7f01 r-xp 00000000 08:01 77 /lib/libc.musl-aarch64.so.1\n";
+    String glibc =
+        "7f8e1c228000-7f8e1c24e000 r--p 00000000 fe:00 396101 /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+            + "7f8e1c3f3000-7f8e1c3f5000 r--p 00000000 fe:00 396080 /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2\n"
+            + "7f8e1c400000-7f8e1c401000 r--p 00000000 fe:00 1 /opt/musl-notes/libc.so (deleted)\n";
+    assertTrue(NativeLoader.muslIn(alpine));
+    assertTrue(NativeLoader.muslIn(debianMusl));
+    assertTrue(NativeLoader.muslIn(alpineLink));
+    assertEquals(false, NativeLoader.muslIn(glibc));
+    assertEquals(false, NativeLoader.muslIn(""));
+    // This JVM: glibc, so its live map shows libc.so.6 and is not taken for musl.
+    String own = Files.readString(Path.of("/proc/self/maps"), StandardCharsets.ISO_8859_1);
+    assertTrue(own.contains("/libc.so.6"), "this test expects a glibc JVM");
+    assertEquals(false, NativeLoader.muslIn(own));
+    assertEquals(false, NativeLoader.runsOnMusl());
+    assertEquals("linux-musl-x86_64", NativeLoader.muslPlatform("linux-x86_64"));
+    assertEquals("linux-musl-aarch64", NativeLoader.muslPlatform("linux-aarch64"));
+  }
+
   @Test
   void theGeneratedJniClassesArePackagePrivate() {
     for (Class<?> c : new Class<?>[] {AbloomNative.class, AbloomNativeJNI.class}) {
