@@ -188,7 +188,8 @@ final class NativeLoader {
    * cannot load there.
    */
   static String platform() {
-    String platform = platform(System.getProperty("os.name", ""), System.getProperty("os.arch", ""));
+    String platform =
+        platform(System.getProperty("os.name", ""), System.getProperty("os.arch", ""));
     return platform.startsWith("linux-") && runsOnMusl() ? muslPlatform(platform) : platform;
   }
 

@@ -96,11 +96,12 @@ class NativeLoaderTest {
             + "7f3b2e9d5000-7f3b2e9e9000 r--p 00000000 08:01 2311 /lib/ld-musl-x86_64.so.1\n"
             + "7ffd5b9e4000-7ffd5ba05000 rw-p 00000000 00:00 0                          [stack]\n";
     String debianMusl =
-        "7faff3da9000-7faff3dbe000 r--p 00000000 fe:00 10356669 /usr/lib/x86_64-linux-musl/libc.so\n";
+        "7faff3da9000-7faff3dbe000 r--p 00000000 fe:00 1035 /usr/lib/x86_64-linux-musl/libc.so\n";
     String alpineLink = "7f00-7f01 r-xp 00000000 08:01 77 /lib/libc.musl-aarch64.so.1\n";
     String glibc =
         "7f8e1c228000-7f8e1c24e000 r--p 00000000 fe:00 396101 /usr/lib/x86_64-linux-gnu/libc.so.6\n"
-            + "7f8e1c3f3000-7f8e1c3f5000 r--p 00000000 fe:00 396080 /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2\n"
+            + "7f8e1c3f3000-7f8e1c3f5000 r--p 00000000 fe:00 396080"
+            + " /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2\n"
             + "7f8e1c400000-7f8e1c401000 r--p 00000000 fe:00 1 /opt/musl-notes/libc.so (deleted)\n";
     assertTrue(NativeLoader.muslIn(alpine));
     assertTrue(NativeLoader.muslIn(debianMusl));
