@@ -9,7 +9,12 @@
 # module and the Rust -sys crate carry, with xxHash's header). The copy is never committed; the
 # package's CMakeLists.txt compiles engine/ when it is there, ../../core otherwise.
 #
-# PYTHON (default python3) needs the `build` package (the CI venv has it).
+# Needs nothing but a CPython >= 3.9 (PYTHON, default python3), and git. When PYTHON cannot import
+# PyPI's `build`, the script makes a venv of its own with the release tools at their pins, `build`
+# among them (scripts/lib/python-release.sh), in ${ABLOOM_BUILD_ROOT:-build}/sdist-venv of the checkout, and
+# reuses it. `build` runs from the staging folder, never from the caller's: a `build/` folder in
+# the current directory (the README's own `cmake -B build` makes one) would otherwise be imported
+# in place of the package ("No module named build.__main__").
 set -euo pipefail
 
 out=${1:?usage: make_sdist.sh OUTDIR [PYTHON]}
@@ -26,4 +31,13 @@ trap 'rm -rf "$stage"' EXIT
 pkg="$stage/bindings/python"
 bash "$root/scripts/bundle-engine.sh" --engine-to "$pkg/engine" >/dev/null
 cp "$root/LICENSE" "$pkg/LICENSE"
-"$py" -m build --sdist --outdir "$out" "$pkg"
+# Does PYTHON have `build`? Asked from the staging folder, like the build itself.
+if ! (cd "$stage" && "$py" -c 'import build.__main__') >/dev/null 2>&1; then
+  command -v "$py" >/dev/null || { echo "make_sdist.sh: '$py' not found" >&2; exit 1; }
+  source "$root/scripts/lib/python-release.sh"
+  build_root=${ABLOOM_BUILD_ROOT:-build}
+  [[ "$build_root" = /* ]] || build_root=$root/$build_root
+  ensure_python_tools "$build_root/sdist-venv" "$py" >&2
+  py=$build_root/sdist-venv/bin/python
+fi
+(cd "$stage" && "$py" -m build --sdist --outdir "$out" "$pkg")

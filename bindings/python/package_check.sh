@@ -5,7 +5,8 @@
 #   bash bindings/python/package_check.sh [EXCHANGE_DIR]
 #
 # 1. make_sdist.sh builds the sdist (with its generated copy of the engine) into a temporary
-#    directory outside the repository;
+#    directory outside the repository, given a python3 without PyPI's `build` and run from a
+#    folder holding a stray build/ (it must make its own venv, and not import that folder);
 # 2. a fresh venv there, `pip install abloom-*.tar.gz` (no NumPy, no environment variable: PATH
 #    and HOME only), from that directory;
 # 3. the consumer (consumer.py below) creates a filter, adds and tests 10000 keys (and 10000
@@ -25,10 +26,13 @@ exchange=${1:-}
 work=$(mktemp -d "${TMPDIR:-/tmp}/abloom-python-pkg.XXXXXX")
 [[ "${ABLOOM_KEEP:-0}" == 1 ]] || trap 'rm -rf "$work"' EXIT
 
-python3 -m venv "$work/tools"
-"$work/tools/bin/pip" install -q --disable-pip-version-check build==1.6.1
-bash "$here/make_sdist.sh" "$work/dist" "$work/tools/bin/python" >"$work/sdist.log" 2>&1 ||
-  { tail -30 "$work/sdist.log" && exit 1; }
+# As the README says it: a python3 with nothing installed (a bare venv: no `build`), from a folder
+# with a stray build/ in it (as `cmake -B build` leaves), which must not be imported as `build`.
+python3 -m venv "$work/bare"
+mkdir -p "$work/cwd/build"
+(cd "$work/cwd" && ABLOOM_BUILD_ROOT="$work/b" bash "$here/make_sdist.sh" "$work/dist" "$work/bare/bin/python") \
+  >"$work/sdist.log" 2>&1 || { tail -30 "$work/sdist.log" && exit 1; }
+[[ -x "$work/b/sdist-venv/bin/python" ]] || { echo "make_sdist.sh did not make its own venv" >&2 && exit 1; }
 sdist=$(ls "$work"/dist/abloom-*.tar.gz)
 echo "python package: $(basename "$sdist") ($(tar -tzf "$sdist" | wc -l) files)"
 
