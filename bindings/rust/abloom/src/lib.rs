@@ -22,10 +22,10 @@
 //! # Ok::<(), abloom::Error>(())
 //! ```
 //!
-//! - **Keys** are byte strings: anything `AsRef<[u8]>` (`&str`, `String`, `&[u8]`, `[u8; N]`,
-//!   ...). The hash (XXH3-64, seeded per filter) and the bit layout are the C library's, so a
-//!   filter built here answers the same as one built in C, Go or Java, and their files are
-//!   interchangeable.
+//! - **Keys** are byte strings, passed by reference: `&K` for any `K: AsRef<[u8]>` (`"a str"`,
+//!   `&string`, `&[u8]`, `&[u8; N]`, `&vec`; an owned `String` is borrowed with `&`). The hash
+//!   (XXH3-64, seeded per filter) and the bit layout are the C library's, so a filter built here
+//!   answers the same as one built in C, Go or Java, and their files are interchangeable.
 //! - **Layouts**: [`Kind::Blocked`] places a key's k bits in its 64-byte block in one of two
 //!   [`Layout`]s: [`Layout::Split`] (one bit in each of k <= 16 32-bit words: faster inserts
 //!   and lookups with SIMD, for about 1-3% more bits at 1%) or [`Layout::Distinct`] (fewest
