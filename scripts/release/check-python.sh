@@ -11,8 +11,9 @@
 #    exports PyInit_* alone; an abi3 wheel's extension is an .abi3.so;
 # 3. x86_64: each wheel installed into a fresh venv by a PATH with no compiler and no cmake (the
 #    venv's bin and a folder with a link to bash only; `cc`, `c++`, `gcc`, `g++`, `clang`,
-#    `cmake`, `ninja` and `zig` are asserted absent), with pip's --only-binary :all: (so pip could
-#    not have built anything), then bindings/python/tests (pytest, numpy at the test extra's pins)
+#    `cmake`, `ninja` and `zig` are asserted absent), by the README's line, `pip install
+#    --no-index --find-links OUT abloom`, with --only-binary :all: (so pip could not have built
+#    anything; the extension installed must be that wheel's), then bindings/python/tests (pytest, numpy at the test extra's pins)
 #    from there: the cp311 wheel with $PYTHON, the abi3 wheel with every CPython >= 3.12 that
 #    pyenv has (PYTHONS_ABI3 to choose; 3.12, its oldest, must be among them). The C file reader
 #    the tests use is built beforehand, with the normal PATH;
@@ -156,9 +157,17 @@ suite_without_compiler() { # PYTHON WHEEL
   run_nocc bash -c 'for t in cc c++ gcc g++ clang clang++ cmake ninja make zig ld; do
     if command -v "$t"; then echo "$t is on the restricted PATH" >&2; exit 1; fi; done' ||
     die "the restricted PATH ($nocc_path) reaches a build tool"
-  echo "== x86_64, $("$py" --version): pip install $(basename "$whl") ${TEST_REQUIRES[*]} (PATH=$nocc_path: no cc, c++, gcc, cmake)"
-  run_nocc "$venv/bin/python" -m pip install -q --only-binary :all: "$whl" "${TEST_REQUIRES[@]}" ||
-    die "$(basename "$whl") did not install without a compiler into $("$py" --version)"
+  # The README's line (pip picks the wheel from OUT), then the test tools from PyPI.
+  echo "== x86_64, $("$py" --version): pip install --no-index --find-links OUT abloom, then ${TEST_REQUIRES[*]} (PATH=$nocc_path: no cc, c++, gcc, cmake)"
+  run_nocc "$venv/bin/python" -m pip install -q --no-index --only-binary :all: --find-links "$OUT" abloom ||
+    die "pip install --no-index --find-links OUT abloom failed without a compiler in $("$py" --version)"
+  run_nocc "$venv/bin/python" -m pip install -q --only-binary :all: "${TEST_REQUIRES[@]}" ||
+    die "the test tools did not install into $("$py" --version)"
+  # pip must have picked WHEEL: its RECORD names the same extension file.
+  local want got
+  want=$(unzip -Z1 "$whl" | grep '^abloom/_abloom.*\.so$')
+  got=$("$venv/bin/python" -c 'import abloom._abloom as m, os; print("abloom/" + os.path.basename(m.__file__))')
+  [[ "$got" == "$want" ]] || die "pip installed $got into $("$py" --version), not $(basename "$whl")'s $want"
   (
     cd "$tmp"
     run_nocc "$venv/bin/python" -c '
