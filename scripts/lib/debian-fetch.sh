@@ -9,7 +9,8 @@
 #   debian_extract DEST DIR                     # every .deb of DEST unpacked into DIR (a sysroot)
 #
 # STATE is a folder of the caller's (the suite's index, about 25 MB, fetched once and again only
-# when a package is not found in it, as after a point release). SUITE is a Debian suite name:
+# when a package is not found in it, as after a point release); the release scripts share
+# $ABLOOM_BUILD_ROOT/debian-apt. SUITE is a Debian suite name:
 # bookworm (Debian 12: CPython 3.11), trixie (Debian 13: CPython 3.13). Packages come from
 # ${DEBIAN_MIRROR:-http://deb.debian.org/debian}, main, signed by the keys of Debian's
 # debian-archive-keyring (which Debian 12 ships with Debian 13's keys).

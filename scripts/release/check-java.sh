@@ -186,7 +186,7 @@ else
     say "6. unpacking Debian's arm64 JRE into $sysroot"
     rm -rf "$sysroot.debs" "$sysroot"
     source "$ROOT/scripts/lib/debian-fetch.sh"
-    if debian_fetch "$BUILD_ROOT/release-java/apt" bookworm "$sysroot.debs" openjdk-17-jre-headless:arm64 \
+    if debian_fetch "$BUILD_ROOT/debian-apt" bookworm "$sysroot.debs" openjdk-17-jre-headless:arm64 \
       libc6:arm64 libstdc++6:arm64 libgcc-s1:arm64 zlib1g:arm64 2>"$sysroot.log"; then
       debian_extract "$sysroot.debs" "$sysroot"
     fi
@@ -210,7 +210,7 @@ source "$ROOT/scripts/lib/debian-fetch.sh"
 source "$ROOT/scripts/lib/zig.sh"
 ensure_zig "${ABLOOM_ZIG_VENV:-$BUILD_ROOT/zig-venv}" >/dev/null
 musl_root=$BUILD_ROOT/release-java/musl
-debian_fetch "$BUILD_ROOT/release-java/apt" bookworm "$musl_root/debs" musl:amd64 musl:arm64 2>"$work/musl-fetch.log" ||
+debian_fetch "$BUILD_ROOT/debian-apt" bookworm "$musl_root/debs" musl:amd64 musl:arm64 2>"$work/musl-fetch.log" ||
   { cat "$work/musl-fetch.log"; die "could not fetch Debian's musl packages"; }
 cat >"$work/musl_load.c" <<'C'
 /* musl_load NATIVE SYMBOL MAPS_OUT: dlopen NATIVE (every symbol resolved now), find SYMBOL in it,

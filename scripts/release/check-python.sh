@@ -219,7 +219,7 @@ smoke_arm64() { # SUITE PYVER WHEEL PACKAGE...
   if [[ "$(cat "$sysroot/.debs" 2>/dev/null)" != "${debs[*]}" ]]; then
     echo "== aarch64: the arm64 sysroot of Debian $suite (${debs[*]})"
     rm -rf "$sysroot" "$WORK/arm64-debs-$suite"
-    debian_fetch "$WORK/apt" "$suite" "$WORK/arm64-debs-$suite" "${debs[@]/%/:arm64}" ||
+    debian_fetch "$BUILD_ROOT/debian-apt" "$suite" "$WORK/arm64-debs-$suite" "${debs[@]/%/:arm64}" ||
       die "could not fetch the arm64 packages of $suite"
     debian_extract "$WORK/arm64-debs-$suite" "$sysroot"
     echo "${debs[*]}" >"$sysroot/.debs"

@@ -131,7 +131,7 @@ stage_headers() { # ARCH PYVER -> $WORK/headers/PYVER-ARCH/pythonPYVER
   aarch64) deb_arch=arm64 triplet=aarch64-linux-gnu ;;
   esac
   [[ -f "$dir/python$ver/Python.h" && -f "$dir/python$ver/.from-$deb_arch" ]] && return 0
-  debian_fetch "$WORK/apt" "$(suite_of "$ver")" "$debs" "libpython$ver-dev:$deb_arch" ||
+  debian_fetch "$BUILD_ROOT/debian-apt" "$(suite_of "$ver")" "$debs" "libpython$ver-dev:$deb_arch" ||
     die "could not fetch libpython$ver-dev:$deb_arch"
   rm -rf "$dir" "$dir.x"
   dpkg-deb -x "$debs"/libpython"$ver"-dev_*_"$deb_arch".deb "$dir.x"
