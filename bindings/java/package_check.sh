@@ -74,37 +74,8 @@ as_user() { env -i PATH="$user_path" HOME="$HOME" "$@"; }
 # ---- the temporary local repository; plugins from ~/.m2/repository (read-only), then Central ----
 repo="$work/m2"
 settings="$work/settings.xml"
-seed="$HOME/.m2/repository"
-{
-  echo '<settings>'
-  if [[ -d "$seed" ]]; then
-    cat <<EOF
-  <profiles>
-    <profile>
-      <id>seed</id>
-      <repositories>
-        <repository>
-          <id>seed</id>
-          <url>file://$seed</url>
-          <releases><enabled>true</enabled><checksumPolicy>ignore</checksumPolicy></releases>
-          <snapshots><enabled>false</enabled></snapshots>
-        </repository>
-      </repositories>
-      <pluginRepositories>
-        <pluginRepository>
-          <id>seed</id>
-          <url>file://$seed</url>
-          <releases><enabled>true</enabled><checksumPolicy>ignore</checksumPolicy></releases>
-          <snapshots><enabled>false</enabled></snapshots>
-        </pluginRepository>
-      </pluginRepositories>
-    </profile>
-  </profiles>
-  <activeProfiles><activeProfile>seed</activeProfile></activeProfiles>
-EOF
-  fi
-  echo '</settings>'
-} >"$settings"
+source "$root/scripts/lib/maven-seed.sh"
+maven_seed_settings "$settings"
 mvn_opts=(-B -ntp -Dstyle.color=never -s "$settings" -Dmaven.repo.local="$repo")
 
 # ---- 1. the README's install ----

@@ -285,17 +285,8 @@ say "6b. linux-musl-x86_64 and linux-musl-aarch64 load (RTLD_NOW) under Debian's
 # read as a file:// repository when there, else Maven Central): what lands there is OUT's files.
 if command -v mvn >/dev/null; then
   m2=$work/m2
-  seed="$HOME/.m2/repository"
-  { echo '<settings>'
-    [[ -d "$seed" ]] && cat <<XML
-  <profiles><profile><id>seed</id>
-    <pluginRepositories><pluginRepository><id>seed</id><url>file://$seed</url>
-      <releases><enabled>true</enabled><checksumPolicy>ignore</checksumPolicy></releases>
-      <snapshots><enabled>false</enabled></snapshots></pluginRepository></pluginRepositories>
-  </profile></profiles>
-  <activeProfiles><activeProfile>seed</activeProfile></activeProfiles>
-XML
-    echo '</settings>'; } >"$work/settings.xml"
+  source "$ROOT/scripts/lib/maven-seed.sh"
+  maven_seed_settings "$work/settings.xml" --plugins-only
   install() { (cd "$work" && mvn -B -q -ntp -s "$work/settings.xml" -Dmaven.repo.local="$m2" install:install-file "$@") >>"$work/install.log" 2>&1 ||
     { tail -30 "$work/install.log"; die "mvn install:install-file $* failed"; }; }
   install -Dfile="$OUT/abloom-parent-$VERSION.pom" -DpomFile="$OUT/abloom-parent-$VERSION.pom" -Dpackaging=pom

@@ -144,24 +144,8 @@ t_natives=$((SECONDS - t_start))
 # a file:// repository when it exists (no download on a warm machine), then Maven Central.
 m2=$REL/m2
 settings=$REL/settings.xml
-seed="$HOME/.m2/repository"
-{
-  echo '<settings>'
-  if [[ -d "$seed" ]]; then
-    cat <<XML
-  <profiles><profile><id>seed</id>
-    <repositories><repository><id>seed</id><url>file://$seed</url>
-      <releases><enabled>true</enabled><checksumPolicy>ignore</checksumPolicy></releases>
-      <snapshots><enabled>false</enabled></snapshots></repository></repositories>
-    <pluginRepositories><pluginRepository><id>seed</id><url>file://$seed</url>
-      <releases><enabled>true</enabled><checksumPolicy>ignore</checksumPolicy></releases>
-      <snapshots><enabled>false</enabled></snapshots></pluginRepository></pluginRepositories>
-  </profile></profiles>
-  <activeProfiles><activeProfile>seed</activeProfile></activeProfiles>
-XML
-  fi
-  echo '</settings>'
-} >"$settings"
+source "$ROOT/scripts/lib/maven-seed.sh"
+maven_seed_settings "$settings"
 rm -rf "$m2/io/abloom" # only this run's io.abloom is installed there
 mvn_opts=(-B -ntp -Dstyle.color=never -s "$settings" -Dmaven.repo.local="$m2")
 mvn_or_die() { # LOG WHAT ARGS...
