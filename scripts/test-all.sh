@@ -31,7 +31,8 @@
 #   go, java, rust bindings/LANG/ci.sh against build/ci installed into $ABLOOM_BUILD_ROOT/prefix
 #   spark          bindings/java/spark/ci.sh against the same prefix: installs the Java binding into
 #                  the local Maven repository, builds the Spark module against Spark 4 and runs its
-#                  local-mode tests; a C program then reads the file the Spark job wrote
+#                  local-mode tests; a C program then reads the file the Spark job wrote; last,
+#                  the README's example jobs (Java and PySpark) through pip's pyspark spark-submit
 #   python         bindings/python/ci.sh: fresh venvs, pip install of the package (the engine
 #                  compiled from the checkout, then from an sdist), ruff, mypy --strict, pytest
 #                  (incl. a file read by a C program built in $ABLOOM_BUILD_ROOT/python-ci)

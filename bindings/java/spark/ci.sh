@@ -9,8 +9,9 @@
 # SparkSession (build vs one process byte for byte, FPR, SQL function vs Java API, semi-join,
 # save and its failures, bad input). The exchange test writes spark.abloom and spark.keys.txt,
 # which an independent C program (tests/install/deb/file_reader.c, built here against PREFIX)
-# then opens with its checksum verified, finding every key. Last, one tiny run of the benchmark
-# (a smoke run, not a measurement).
+# then opens with its checksum verified, finding every key. Then one tiny run of the benchmark
+# (a smoke run, not a measurement), and last the README's example jobs (examples/run.sh:
+# spark-submit --master local[2] from pip's pyspark, Java and PySpark).
 set -euo pipefail
 
 prefix=${1:?usage: bash bindings/java/spark/ci.sh PREFIX (absolute path of an abloom install)}
@@ -78,4 +79,7 @@ if ! ABLOOM_BENCH_JAR="$jar" ABLOOM_BENCH_HEAP=1g bash "$here/bench/run-bench.sh
 fi
 grep -qE "^\| query over 100,000 rows" "$work/bench-s.log" || { tail -20 "$work/bench-s.log"; die "benchmark smoke (string keys): no result table"; }
 echo "spark ci: benchmark smoke run: ok"
+
+echo "spark ci: the README's examples (Java and PySpark jobs, spark-submit --master local[2], pip's pyspark)"
+bash "$here/examples/run.sh" "$here/../abloom/target/abloom-0.1.0.jar" "$jar"
 echo "spark ci: all passed"
