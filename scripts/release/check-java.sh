@@ -235,7 +235,7 @@ declare -A DEB_ARCH=([x86_64]=amd64 [aarch64]=arm64)
 for arch in x86_64 aarch64; do
   sysroot=$musl_root/sysroot-$arch
   [[ -e "$sysroot/lib/ld-musl-$arch.so.1" ]] ||
-    { rm -rf "$sysroot" && dpkg-deb -x "$musl_root"/debs/musl_*_"${DEB_ARCH[$arch]}".deb "$sysroot"; }
+    { rm -rf "$sysroot" && mkdir -p "$sysroot" && dpkg-deb -x "$musl_root"/debs/musl_*_"${DEB_ARCH[$arch]}".deb "$sysroot"; }
   "$ZIG" cc -target "$arch-linux-musl" -dynamic -O2 -o "$work/musl_load-$arch" "$work/musl_load.c"
   native=$work/jar/natives/linux-musl-$arch/libabloom_jni.so
   if [[ $arch == x86_64 ]]; then

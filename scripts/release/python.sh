@@ -134,6 +134,7 @@ stage_headers() { # ARCH PYVER -> $WORK/headers/PYVER-ARCH/pythonPYVER
   debian_fetch "$BUILD_ROOT/debian-apt" "$(suite_of "$ver")" "$debs" "libpython$ver-dev:$deb_arch" ||
     die "could not fetch libpython$ver-dev:$deb_arch"
   rm -rf "$dir" "$dir.x"
+  mkdir -p "$dir.x"
   dpkg-deb -x "$debs"/libpython"$ver"-dev_*_"$deb_arch".deb "$dir.x"
   [[ -f "$dir.x/usr/include/$triplet/python$ver/pyconfig.h" ]] ||
     die "libpython$ver-dev:$deb_arch has no $triplet/python$ver/pyconfig.h"
