@@ -210,8 +210,6 @@ source "$ROOT/scripts/lib/debian-fetch.sh"
 source "$ROOT/scripts/lib/zig.sh"
 ensure_zig "${ABLOOM_ZIG_VENV:-$BUILD_ROOT/zig-venv}" >/dev/null
 musl_root=$BUILD_ROOT/release-java/musl
-debian_fetch "$BUILD_ROOT/debian-apt" bookworm "$musl_root/debs" musl:amd64 musl:arm64 2>"$work/musl-fetch.log" ||
-  { cat "$work/musl-fetch.log"; die "could not fetch Debian's musl packages"; }
 cat >"$work/musl_load.c" <<'C'
 /* musl_load NATIVE SYMBOL MAPS_OUT: dlopen NATIVE (every symbol resolved now), find SYMBOL in it,
  * and write this process's /proc/self/maps to MAPS_OUT. */
@@ -235,7 +233,9 @@ declare -A DEB_ARCH=([x86_64]=amd64 [aarch64]=arm64)
 for arch in x86_64 aarch64; do
   sysroot=$musl_root/sysroot-$arch
   [[ -e "$sysroot/lib/ld-musl-$arch.so.1" ]] ||
-    { rm -rf "$sysroot" && mkdir -p "$sysroot" && dpkg-deb -x "$musl_root"/debs/musl_*_"${DEB_ARCH[$arch]}".deb "$sysroot"; }
+    { debian_fetch "$BUILD_ROOT/debian-apt" bookworm "$musl_root/debs-$arch" "musl:${DEB_ARCH[$arch]}" \
+      2>"$work/musl-fetch.log" || { cat "$work/musl-fetch.log"; die "could not fetch Debian's musl for $arch"; }
+      rm -rf "$sysroot" && debian_extract "$musl_root/debs-$arch" "$sysroot"; }
   "$ZIG" cc -target "$arch-linux-musl" -dynamic -O2 -o "$work/musl_load-$arch" "$work/musl_load.c"
   native=$work/jar/natives/linux-musl-$arch/libabloom_jni.so
   if [[ $arch == x86_64 ]]; then
@@ -279,7 +279,7 @@ maps-musl-alpine musl=true
 maps-musl-aarch64 musl=true
 maps musl=false"
 [[ "$probe" == "$expected_probe" ]] || die "NativeLoader.muslIn on live maps said:"$'\n'"$probe"$'\n'"expected"$'\n'"$expected_probe"
-say "6b. linux-musl-x86_64 and linux-musl-aarch64 load (RTLD_NOW) under Debian's musl $(basename "$musl_root"/debs/musl_*_amd64.deb | cut -d_ -f2) (aarch64 under qemu), and NativeLoader tells those processes' maps for musl (Debian's and Alpine's layouts) and this JVM's for glibc"
+say "6b. linux-musl-x86_64 and linux-musl-aarch64 load (RTLD_NOW) under Debian's musl $(basename "$musl_root"/debs-x86_64/musl_*_amd64.deb | cut -d_ -f2) (aarch64 under qemu), and NativeLoader tells those processes' maps for musl (Debian's and Alpine's layouts) and this JVM's for glibc"
 # ---- 7. the README's install lines ---------------------------------------------------------------
 # mvn install:install-file from OUT into a local repository of its own (plugins from ~/.m2/repository
 # read as a file:// repository when there, else Maven Central): what lands there is OUT's files.
