@@ -22,9 +22,19 @@
  */
 %module AbloomNative
 
+/* madvise (jab_release_pages) under the strict C standard the layer is compiled with: the
+ * feature macro must precede every system header, which SWIG's own code includes first. */
+%begin %{
+#define _DEFAULT_SOURCE 1
+%}
+
 %{
 #include <abloom.h>
 #include <errno.h>
+#if defined(__linux__) || defined(__APPLE__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +157,14 @@
 %typemap(jstype) jbyteArray ARR "byte[]"
 %typemap(javain) jbyteArray ARR "$javainput"
 %typemap(in) jbyteArray ARR %{ $1 = $input; %}
+
+/* ---- a direct ByteBuffer made here, returned to Java (null on error) ------------------------ */
+
+%typemap(jni) jab_buffer "jobject"
+%typemap(jtype) jab_buffer "java.nio.ByteBuffer"
+%typemap(jstype) jab_buffer "java.nio.ByteBuffer"
+%typemap(javaout) jab_buffer { return $jnicall; }
+%typemap(out) jab_buffer %{ $result = $1; %}
 
 /* ---- functions of abloom.h wrapped as they are -------------------------------------------- */
 
@@ -634,5 +652,47 @@ static int jab_save(const abloom_filter *f, const char *PATH) {
   rc = abloom_save(f, PATH);
   jab_errno_value = rc == ABLOOM_ERR_IO ? errno : 0;
   return rc;
+}
+
+/* ---- the filter's own words, for the single-key calls in Java (io.abloom.Probe) ---- */
+
+typedef jobject jab_buffer;
+
+/* A direct buffer over bytes [off, off + len) of shard `shard` of the filter's memory (see
+ * abloom_get_memory: the pointers stay valid until abloom_free, and Java keeps the filter from
+ * being freed while it can still read them). Writable memory for a writable filter; Java makes
+ * the buffer read-only for a read-only one, whose pages may be mapped without write access.
+ * NULL, with no exception pending, if the arguments do not fit the filter. */
+static jab_buffer jab_shard_buffer(JNIEnv *JENV, abloom_filter *f, int shard, long long off,
+                                   long long len) {
+  abloom_memory m;
+  if (abloom_memory_init(&m) != ABLOOM_OK || abloom_get_memory(f, &m) != ABLOOM_OK) return NULL;
+  if (shard < 0 || (unsigned)shard >= m.shards || off < 0 || len <= 0 || len > 0x7fffffffLL ||
+      (unsigned long long)(off + len) > m.blocks_per_shard * 64u)
+    return NULL;
+  return (*JENV)->NewDirectByteBuffer(JENV, (char *)m.shard_words[shard] + off, (jlong)len);
+}
+
+/* Gives the pages of an owned filter's words back to the system (MADV_DONTNEED), for
+ * BloomFilter.close(): the memory itself stays mapped, reading as zeros, until the Cleaner frees
+ * the filter once no Java code can reach it, so a test racing close() never reads unmapped
+ * memory, and the process's resident size still drops at close(). Only whole pages inside each
+ * shard are given back. Anonymous private memory only: never a mapped file or a view (the
+ * caller checks the storage), whose contents must stay. */
+static void jab_release_pages(abloom_filter *f) {
+#if defined(__linux__) || defined(__APPLE__)
+  abloom_memory m;
+  uint32_t s;
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  if (page == 0 || (page & (page - 1)) != 0) return;
+  if (abloom_memory_init(&m) != ABLOOM_OK || abloom_get_memory(f, &m) != ABLOOM_OK) return;
+  for (s = 0; s < m.shards; ++s) {
+    uintptr_t start = ((uintptr_t)m.shard_words[s] + page - 1) & ~(page - 1);
+    uintptr_t end = ((uintptr_t)m.shard_words[s] + m.blocks_per_shard * 64u) & ~(page - 1);
+    if (end > start) (void)madvise((void *)start, end - start, MADV_DONTNEED);
+  }
+#else
+  (void)f;
+#endif
 }
 %}

@@ -3,6 +3,7 @@ package io.abloom;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.lang.invoke.VarHandle;
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
@@ -166,8 +167,6 @@ public final class BloomFilter implements AutoCloseable {
   private static final int MAX_ARRAY = Integer.MAX_VALUE - 8;
   private static final int STREAM_CHUNK = 1 << 20;
   private static final double DEFAULT_FPP = 0.03;
-  /** Keys up to this length are copied (one JNI callback); longer ones are pinned (two). */
-  private static final int SMALL_KEY = 128;
 
   private final NativeHandle handle;
   private final Cleaner.Cleanable cleanable;
@@ -184,6 +183,17 @@ public final class BloomFilter implements AutoCloseable {
   private final double modelFpp;
   private final Storage storage;
   private final boolean readOnly;
+  /** The single-key calls, in Java over the engine's own words (see "Single keys" below). */
+  private final Probe probe;
+  /**
+   * Whether each single-key call registers with the close guard. Only a read-write mapping
+   * needs it: its close() must sync and unmap the file at once (a deferred sync could rewrite
+   * the header of a file another handle has since opened). Every other filter's memory outlives
+   * every call that can still reach it (see {@link #close()}), so its calls take no guard.
+   */
+  private final boolean guarded;
+  /** The writer mode's Java side: plain stores in the single-key adds (setWriterMode). */
+  private boolean exclusive;
 
   /** Takes ownership of a native filter (freed here if anything fails). */
   private BloomFilter(long address, Object attachment) {
@@ -207,6 +217,46 @@ public final class BloomFilter implements AutoCloseable {
     this.modelFpp = Double.longBitsToDouble(info[9]);
     this.storage = info[10] == 1 ? Storage.VIEW : info[10] == 2 ? Storage.MAPPED : Storage.OWNED;
     this.readOnly = info[11] != 0;
+    this.guarded = storage == Storage.MAPPED && !readOnly;
+    try {
+      this.probe = Probe.over(shardBuffers(address, Probe.MAX_CHUNK_SHIFT), Probe.MAX_CHUNK_SHIFT, this);
+    } catch (RuntimeException | Error e) {
+      cleanable.clean();
+      throw e;
+    }
+  }
+
+  /**
+   * Direct buffers over the filter's shards (read-only ones for a read-only filter), in chunks of
+   * 2^chunkShift bytes, as {@link Probe#over} takes them.
+   */
+  private ByteBuffer[] shardBuffers(long address, int chunkShift) {
+    long shardBytes = blocksPerShard * 64;
+    int per = Probe.chunksPerShard(blocksPerShard, chunkShift);
+    ByteBuffer[] chunks = new ByteBuffer[shards * per];
+    for (int s = 0; s < shards; s++) {
+      for (int c = 0; c < per; c++) {
+        long off = (long) c << chunkShift;
+        long len = Math.min(1L << chunkShift, shardBytes - off);
+        ByteBuffer b = AbloomNative.jab_shard_buffer(address, s, off, len);
+        if (b == null) {
+          throw new IllegalStateException("abloom: cannot reach the bits of shard " + s);
+        }
+        chunks[s * per + c] = readOnly ? b.asReadOnlyBuffer() : b;
+      }
+    }
+    return chunks;
+  }
+
+  /** A probe over this filter's words in chunks of 2^chunkShift bytes (tests cross chunks). */
+  Probe probe(int chunkShift) {
+    long h = handle.enter();
+    try {
+      return Probe.over(shardBuffers(h, chunkShift), chunkShift, this);
+    } finally {
+      handle.exit();
+      Reference.reachabilityFence(this);
+    }
   }
 
   /** A new BloomFilter from a handle-or-code result of the JNI layer (unchecked errors). */
@@ -564,11 +614,73 @@ public final class BloomFilter implements AutoCloseable {
 
   // ---- single keys ------------------------------------------------------------------------------
 
-  private static boolean answer(int rc, String what) {
-    if (rc < 0) {
-      throw Errors.unchecked(rc, what);
+  // Single-key calls run in Java (Probe), over the engine's words: no JNI call per key. The hash
+  // needs nothing of the filter's state; the memory access is what close() must not race:
+  //  - Unguarded filters (all but read-write mappings): close() never frees or unmaps memory a
+  //    call can still reach. It gives an owned filter's pages back (they then read as zeros)
+  //    and leaves the free to the Cleaner, which runs only once this object is unreachable, and
+  //    every call keeps it reachable to its end. A call checks `closed` before its loads and
+  //    again after them (a load-load fence between): an answer read from released pages is
+  //    never returned, an IllegalStateException is thrown instead. No atomic write per call.
+  //  - Guarded filters register with the handle's in-flight counter, as JNI calls do.
+
+  private boolean testHash(long hash) {
+    if (guarded) {
+      handle.enter();
+      try {
+        return probe.test(hash);
+      } finally {
+        handle.exit();
+        Reference.reachabilityFence(this);
+      }
     }
-    return rc != 0;
+    handle.checkOpen();
+    boolean found = probe.test(hash);
+    VarHandle.loadLoadFence();
+    handle.checkOpen();
+    Reference.reachabilityFence(this);
+    return found;
+  }
+
+  /** Adds a hash; true if it was definitely new. */
+  private boolean addHash(long hash) {
+    if (readOnly) {
+      handle.checkOpen();
+      throw Errors.unchecked(AbloomError.READONLY.code(), "put");
+    }
+    if (guarded) {
+      handle.enter();
+      try {
+        return probe.add(hash, exclusive);
+      } finally {
+        handle.exit();
+        Reference.reachabilityFence(this);
+      }
+    }
+    handle.checkOpen();
+    boolean fresh = probe.add(hash, exclusive);
+    VarHandle.loadLoadFence();
+    handle.checkOpen();
+    Reference.reachabilityFence(this);
+    return fresh;
+  }
+
+  /** The hash of a string key's UTF-8 bytes. */
+  private long hash(String key) {
+    byte[] utf8 = key.getBytes(StandardCharsets.UTF_8);
+    return probe.hash(utf8, 0, utf8.length);
+  }
+
+  /** The hash of a buffer's remaining bytes; its position is not changed. */
+  private long hash(ByteBuffer key) {
+    int pos = key.position();
+    int len = key.remaining();
+    if (key.hasArray()) {
+      return probe.hash(key.array(), key.arrayOffset() + pos, len);
+    }
+    byte[] copy = new byte[len]; // a direct or read-only buffer: hash4j reads arrays
+    key.get(pos, copy);
+    return probe.hash(copy, 0, len);
   }
 
   /**
@@ -597,17 +709,7 @@ public final class BloomFilter implements AutoCloseable {
    */
   public boolean put(byte[] key, int offset, int length) {
     Objects.checkFromIndexSize(offset, length, key.length);
-    long h = handle.enter();
-    try {
-      int rc =
-          length <= SMALL_KEY
-              ? AbloomNative.jab_test_and_add_small(h, key, offset, length)
-              : AbloomNative.jab_test_and_add(h, key, offset, length);
-      return !answer(rc, "put");
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
+    return addHash(probe.hash(key, offset, length));
   }
 
   /**
@@ -618,7 +720,7 @@ public final class BloomFilter implements AutoCloseable {
    * @throws IllegalStateException if the filter is closed
    */
   public boolean put(String key) {
-    return put(key.getBytes(StandardCharsets.UTF_8));
+    return addHash(hash(key));
   }
 
   /**
@@ -630,13 +732,7 @@ public final class BloomFilter implements AutoCloseable {
    * @throws IllegalStateException if the filter is closed
    */
   public boolean put(long key) {
-    long h = handle.enter();
-    try {
-      return !answer(AbloomNative.jab_test_and_add_long(h, key), "put");
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
+    return addHash(probe.hash(key));
   }
 
   /**
@@ -648,7 +744,7 @@ public final class BloomFilter implements AutoCloseable {
    * @throws IllegalStateException if the filter is closed
    */
   public boolean put(ByteBuffer key) {
-    return !keyOp(key, Op.TEST_AND_ADD);
+    return addHash(hash(key));
   }
 
   /**
@@ -696,18 +792,7 @@ public final class BloomFilter implements AutoCloseable {
    * @throws IllegalStateException if the filter is closed
    */
   public boolean mightContain(byte[] key) {
-    int length = key.length;
-    long h = handle.enter();
-    try {
-      int rc =
-          length <= SMALL_KEY
-              ? AbloomNative.jab_test_small(h, key, 0, length)
-              : AbloomNative.jab_test(h, key, 0, length);
-      return answer(rc, "mightContain");
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
+    return testHash(probe.hash(key, 0, key.length));
   }
 
   /**
@@ -722,17 +807,7 @@ public final class BloomFilter implements AutoCloseable {
    */
   public boolean mightContain(byte[] key, int offset, int length) {
     Objects.checkFromIndexSize(offset, length, key.length);
-    long h = handle.enter();
-    try {
-      int rc =
-          length <= SMALL_KEY
-              ? AbloomNative.jab_test_small(h, key, offset, length)
-              : AbloomNative.jab_test(h, key, offset, length);
-      return answer(rc, "mightContain");
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
+    return testHash(probe.hash(key, offset, length));
   }
 
   /**
@@ -743,7 +818,7 @@ public final class BloomFilter implements AutoCloseable {
    * @throws IllegalStateException if the filter is closed
    */
   public boolean mightContain(String key) {
-    return mightContain(key.getBytes(StandardCharsets.UTF_8));
+    return testHash(hash(key));
   }
 
   /**
@@ -754,13 +829,7 @@ public final class BloomFilter implements AutoCloseable {
    * @throws IllegalStateException if the filter is closed
    */
   public boolean mightContain(long key) {
-    long h = handle.enter();
-    try {
-      return answer(AbloomNative.jab_test_long(h, key), "mightContain");
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
+    return testHash(probe.hash(key));
   }
 
   /**
@@ -771,51 +840,7 @@ public final class BloomFilter implements AutoCloseable {
    * @throws IllegalStateException if the filter is closed
    */
   public boolean mightContain(ByteBuffer key) {
-    return keyOp(key, Op.TEST);
-  }
-
-  private enum Op {
-    TEST,
-    TEST_AND_ADD
-  }
-
-  private boolean keyOp(ByteBuffer key, Op op) {
-    int pos = key.position();
-    int len = key.remaining();
-    if (!key.isDirect() && !key.hasArray()) { // a read-only heap buffer: copy it
-      byte[] copy = new byte[len];
-      key.duplicate().get(copy);
-      return op == Op.TEST ? mightContain(copy) : !put(copy);
-    }
-    long h = handle.enter();
-    try {
-      int rc;
-      if (key.isDirect()) {
-        rc =
-            op == Op.TEST
-                ? AbloomNative.jab_test_direct(h, key, pos, len)
-                : AbloomNative.jab_test_and_add_direct(h, key, pos, len);
-      } else {
-        int off = key.arrayOffset() + pos;
-        byte[] a = key.array();
-        if (len <= SMALL_KEY) {
-          rc =
-              op == Op.TEST
-                  ? AbloomNative.jab_test_small(h, a, off, len)
-                  : AbloomNative.jab_test_and_add_small(h, a, off, len);
-        } else {
-          rc =
-              op == Op.TEST
-                  ? AbloomNative.jab_test(h, a, off, len)
-                  : AbloomNative.jab_test_and_add(h, a, off, len);
-        }
-      }
-      return answer(rc, op == Op.TEST ? "mightContain" : "put");
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-      Reference.reachabilityFence(key);
-    }
+    return testHash(hash(key));
   }
 
   // ---- batches ----------------------------------------------------------------------------------
@@ -1243,6 +1268,7 @@ public final class BloomFilter implements AutoCloseable {
       if (rc != 0) {
         throw Errors.unchecked(rc, "setWriterMode");
       }
+      exclusive = mode == WriterMode.EXCLUSIVE;
     } finally {
       handle.exit();
       Reference.reachabilityFence(this);
@@ -1818,7 +1844,11 @@ public final class BloomFilter implements AutoCloseable {
         return false;
       }
       try {
-        return answer(AbloomNative.abloom_equal(h, o), "equals");
+        int rc = AbloomNative.abloom_equal(h, o);
+        if (rc < 0) {
+          throw Errors.unchecked(rc, "equals");
+        }
+        return rc != 0;
       } finally {
         other.handle.exit();
         Reference.reachabilityFence(other);
@@ -1873,17 +1903,28 @@ public final class BloomFilter implements AutoCloseable {
   }
 
   /**
-   * Frees the native filter (unmaps a mapped one; a read-write mapping is synced first).
-   * Idempotent: a second call does nothing and does not throw. Safe while other threads use the
-   * filter: it waits for their calls already in native code to return, and every later call
-   * throws {@link IllegalStateException}, but for {@link #isClosed()}, {@link #toString()},
-   * {@link #equals} and {@link #hashCode} (see "Lifecycle" in the class documentation).
+   * Closes the filter: every later call throws {@link IllegalStateException}, but for {@link
+   * #isClosed()}, {@link #toString()}, {@link #equals} and {@link #hashCode} (see "Lifecycle" in
+   * the class documentation). Idempotent: a second call does nothing and does not throw. Safe
+   * while other threads use the filter: it waits for their calls already in native code to
+   * return, and a single-key call racing it either answers as if before it or throws.
+   *
+   * <p>What it releases, and when: a read-write mapping is synced and unmapped at once. An
+   * owned filter's memory is given back to the system at once (its pages; the address range
+   * itself goes when this object is collected). A read-only or copy-on-write mapping, and a
+   * {@link #wrap wrapped} buffer, stay mapped until this object is collected, as a {@link
+   * java.nio.MappedByteBuffer} does: the single-key calls read the filter's memory from Java
+   * with no per-call guard, so it must outlive any call that may still be reading it.
    */
   @Override
   public void close() {
     if (handle.markClosed()) {
       handle.awaitQuiescent();
-      cleanable.clean();
+      if (guarded) {
+        cleanable.clean();
+      } else if (storage == Storage.OWNED) {
+        AbloomNative.jab_release_pages(handle.address());
+      }
     }
   }
 }

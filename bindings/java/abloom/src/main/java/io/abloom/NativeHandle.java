@@ -94,6 +94,11 @@ final class NativeHandle implements Runnable {
     COUNTS.getAndAdd(counts, stripe(), -1L);
   }
 
+  /** The pointer, for close() once the handle is closed and quiescent (no guard). */
+  long address() {
+    return address;
+  }
+
   boolean isClosed() {
     return (boolean) CLOSED.getVolatile(this);
   }

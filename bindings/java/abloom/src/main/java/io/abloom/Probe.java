@@ -1,0 +1,403 @@
+package io.abloom;
+
+import com.dynatrace.hash4j.hashing.Hasher64;
+import com.dynatrace.hash4j.hashing.Hashing;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Objects;
+
+/**
+ * The format's key-to-bits mapping in Java: the hash, and the test and add of every kind and
+ * layout, over a filter's 64-bit words held in direct {@link ByteBuffer}s. {@link BloomFilter}
+ * runs its single-key calls through it over the engine's own memory (no JNI call per key), and
+ * the Spark module over a mapped file; applications need not use it.
+ *
+ * <p><b>The specification it follows</b> is docs/FORMAT.md ("Body") and its reference code,
+ * core/layout.hpp: shard = top shard_bits bits of h = XXH3-64(key, seed); block =
+ * mulhi64(h &lt;&lt; shard_bits, blocks); the blocked kind's candidates (h2 * C^j) &gt;&gt;&gt; 23
+ * of the block (the first k distinct ones), the split layout's one bit in each of k consecutive
+ * 32-bit words, the classic kind's enhanced double hashing over the shard. Tests check every
+ * answer and every bit an add sets against the engine's, and the hash against {@code
+ * abloom_hash}, bit for bit.
+ *
+ * <p><b>Memory.</b> Shard s, byte b lives in {@code chunks[s * chunksPerShard + (b >>>
+ * chunkShift)]} at {@code b & (2^chunkShift - 1)}: a buffer holds under 2 GiB, so shards larger
+ * than 2^chunkShift bytes span several buffers, each a whole number of 64-byte blocks. Words are
+ * read with opaque loads (one 64-bit access each, never merged or hoisted) and set with {@code
+ * getAndBitwiseOr}, the same relaxed atomic OR as the engine's, after a load that skips words
+ * whose bits are all set already (as the engine does, so shared cache lines stay clean). In
+ * exclusive writer mode a word is loaded, ORed and stored (opaque), as the engine then does. So
+ * this class and the engine's own calls may run on one filter at once from any threads.
+ *
+ * <p>Thread-safe; holds no lock. It never frees or unmaps anything: whoever made the buffers
+ * keeps them valid while a call can reach them (see {@link BloomFilter#close()}).
+ */
+public final class Probe {
+  /** The largest chunk: 2^30 bytes, a whole number of blocks under the 2 GiB buffer limit. */
+  public static final int MAX_CHUNK_SHIFT = 30;
+
+  private static final VarHandle WORDS =
+      MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+  /** C: candidate j of a blocked key is (h2 * C^j) >>> 23 of its 512-bit block. */
+  private static final int PROBE_MUL = 0x9E3779B9;
+
+  /** G: the classic kind's double-hashing step. */
+  private static final long GOLDEN64 = 0x9E3779B97F4A7C15L;
+
+  /** P[j] = C^j mod 2^32: the split layout uses C^(w+1) for word w and C^17 for the start. */
+  private static final int[] POWERS = new int[18];
+
+  static {
+    int x = 1;
+    for (int i = 0; i < POWERS.length; i++) {
+      POWERS[i] = x;
+      x *= PROBE_MUL;
+    }
+  }
+
+  private static final int DISTINCT = 0;
+  private static final int SPLIT = 1;
+  private static final int CLASSIC = 2;
+
+  private final ByteBuffer[] chunks;
+  private final int chunkShift;
+  private final int chunkMask;
+  private final int chunksPerShard;
+  private final Hasher64 hasher;
+  private final long blocks; // 64-byte blocks per shard
+  private final long bitsPerShard;
+  private final int shardBits;
+  private final int shift; // 63 - shardBits: a key's shard is (h >>> 1) >>> shift
+  private final int k;
+  private final int probe;
+
+  private Probe(
+      ByteBuffer[] chunks,
+      int chunkShift,
+      BloomFilter.Kind kind,
+      Layout layout,
+      int k,
+      int shards,
+      long blocksPerShard,
+      long seed) {
+    this.chunks = chunks;
+    this.chunkShift = chunkShift;
+    this.chunkMask = (int) ((1L << chunkShift) - 1);
+    this.chunksPerShard = chunksPerShard(blocksPerShard, chunkShift);
+    this.hasher = Hashing.xxh3_64(seed);
+    this.shardBits = Integer.numberOfTrailingZeros(shards);
+    this.shift = 63 - shardBits;
+    this.blocks = blocksPerShard;
+    this.bitsPerShard = blocksPerShard * 512;
+    this.k = k;
+    if (kind == BloomFilter.Kind.CLASSIC) {
+      probe = CLASSIC;
+    } else {
+      probe = layout == Layout.SPLIT ? SPLIT : DISTINCT;
+    }
+  }
+
+  /**
+   * The number of buffers each shard takes with chunks of 2^chunkShift bytes.
+   *
+   * @param blocksPerShard 64-byte blocks in each shard
+   * @param chunkShift log2 of the chunk size, 6 to {@link #MAX_CHUNK_SHIFT}
+   * @return ceil(blocksPerShard * 64 / 2^chunkShift)
+   */
+  public static int chunksPerShard(long blocksPerShard, int chunkShift) {
+    checkChunkShift(chunkShift);
+    long bytes = blocksPerShard << 6;
+    long n = (bytes + (1L << chunkShift) - 1) >>> chunkShift;
+    if (blocksPerShard <= 0 || n > Integer.MAX_VALUE / 64) {
+      throw new IllegalArgumentException("abloom: " + blocksPerShard + " blocks per shard");
+    }
+    return (int) n;
+  }
+
+  private static void checkChunkShift(int chunkShift) {
+    if (chunkShift < 6 || chunkShift > MAX_CHUNK_SHIFT) {
+      throw new IllegalArgumentException(
+          "abloom: chunkShift " + chunkShift + " outside 6.." + MAX_CHUNK_SHIFT);
+    }
+  }
+
+  /**
+   * A probe over a filter's words. The shape must be the filter's own ({@link BloomFilter}'s
+   * accessors give it); each buffer must be direct and hold exactly its part of its shard:
+   * {@code min(2^chunkShift, shardBytes - c * 2^chunkShift)} bytes for chunk c of a shard.
+   *
+   * @param chunks the shards' memory, shard after shard, {@link #chunksPerShard} buffers each
+   * @param chunkShift log2 of the chunk size, 6 to {@link #MAX_CHUNK_SHIFT}
+   * @param shape a filter of the same shape (kind, layout, k, shards, blocks, seed); only its
+   *     shape is read
+   * @return the probe
+   * @throws IllegalArgumentException if the buffers do not match the shape
+   */
+  public static Probe over(ByteBuffer[] chunks, int chunkShift, BloomFilter shape) {
+    return of(
+        chunks,
+        chunkShift,
+        shape.kind(),
+        shape.layout(),
+        shape.hashFunctions(),
+        shape.shards(),
+        shape.bitSize() / shape.shards() / 512,
+        shape.seed());
+  }
+
+  static Probe of(
+      ByteBuffer[] chunks,
+      int chunkShift,
+      BloomFilter.Kind kind,
+      Layout layout,
+      int k,
+      int shards,
+      long blocksPerShard,
+      long seed) {
+    Objects.requireNonNull(kind, "kind");
+    int per = chunksPerShard(blocksPerShard, chunkShift);
+    if (shards <= 0 || Integer.bitCount(shards) != 1 || chunks.length != (long) shards * per) {
+      throw new IllegalArgumentException(
+          "abloom: " + chunks.length + " buffers for " + shards + " shards of " + per);
+    }
+    long shardBytes = blocksPerShard << 6;
+    for (int i = 0; i < chunks.length; i++) {
+      long start = (long) (i % per) << chunkShift;
+      long want = Math.min(1L << chunkShift, shardBytes - start);
+      ByteBuffer c = chunks[i];
+      if (c == null || !c.isDirect() || c.capacity() != want) {
+        throw new IllegalArgumentException(
+            "abloom: buffer " + i + " is not a direct buffer of " + want + " bytes");
+      }
+    }
+    return new Probe(chunks.clone(), chunkShift, kind, layout, k, shards, blocksPerShard, seed);
+  }
+
+  // ---- hashing ------------------------------------------------------------------------------
+
+  /**
+   * The key's 64-bit hash, as the engine's {@code abloom_hash}: XXH3-64 of the bytes with the
+   * filter's seed.
+   *
+   * @param key the array holding the key
+   * @param offset where the key starts
+   * @param length its length in bytes
+   * @return the hash
+   */
+  public long hash(byte[] key, int offset, int length) {
+    return hasher.hashBytesToLong(key, offset, length);
+  }
+
+  /**
+   * The hash of a long key: of its 8 little-endian bytes.
+   *
+   * @param key the key
+   * @return the hash
+   */
+  public long hash(long key) {
+    return hasher.hashLongToLong(key);
+  }
+
+  // ---- where a key's bits are ---------------------------------------------------------------
+
+  /** The buffer holding byte {@code at} of shard {@code shard}. */
+  private ByteBuffer chunk(long shard, long at) {
+    return chunks[(int) shard * chunksPerShard + (int) (at >>> chunkShift)];
+  }
+
+  /** The byte offset, in its shard, of h's block: mulhi64(h << shardBits, blocks) * 64. */
+  private long blockByte(long h) {
+    // Unsigned multiply-high: blocks < 2^63, so only the sign of the first factor needs the
+    // correction.
+    long x = h << shardBits;
+    return (Math.multiplyHigh(x, blocks) + ((x >> 63) & blocks)) << 6;
+  }
+
+  private static long load(ByteBuffer b, int at) {
+    return (long) WORDS.getOpaque(b, at);
+  }
+
+  /**
+   * Sets {@code mask} in the word at {@code at} unless all of it is set already; whether some
+   * bit of it was clear (the engine's SharedWriter / ExclusiveWriter set_bits).
+   */
+  private static boolean set(ByteBuffer b, int at, long mask, boolean exclusive) {
+    long old = load(b, at);
+    if ((old & mask) == mask) {
+      return false;
+    }
+    if (exclusive) {
+      WORDS.setOpaque(b, at, old | mask);
+      return true;
+    }
+    return ((long) WORDS.getAndBitwiseOr(b, at, mask) & mask) != mask;
+  }
+
+  // ---- tests --------------------------------------------------------------------------------
+
+  /**
+   * Whether every bit of hash {@code h} is set.
+   *
+   * @param h a key's hash ({@link #hash})
+   * @return false if the key is definitely absent
+   */
+  public boolean test(long h) {
+    long shard = (h >>> 1) >>> shift;
+    if (probe == CLASSIC) {
+      return testClassic(shard, h);
+    }
+    long at = blockByte(h);
+    ByteBuffer b = chunk(shard, at);
+    int block = (int) at & chunkMask;
+    int h2 = (int) h | 1;
+    return probe == DISTINCT ? testDistinct(b, block, h2) : testSplit(b, block, h2);
+  }
+
+  /**
+   * The first k candidates are all among the key's bits, so a clear one proves absence and the
+   * test stops there (measured faster than testing all k with one branch). When all are set the
+   * key is present unless two of them were one bit: {@code maybeRepeat} flags, from registers
+   * only, the keys where that may be so, and {@link #distinctMask} then decides exactly.
+   */
+  private boolean testDistinct(ByteBuffer b, int block, int h2) {
+    int x = h2;
+    long folded = 0;
+    long maybeRepeat = 0;
+    for (int j = 0; j < k; j++) {
+      x *= PROBE_MUL;
+      long bit = 1L << (x >>> 23);
+      if ((bit & ~load(b, block + ((x >>> 29) << 3))) != 0) {
+        return false;
+      }
+      maybeRepeat |= folded & bit;
+      folded |= bit;
+    }
+    if (maybeRepeat == 0) {
+      return true;
+    }
+    long[] m = distinctMask(h2);
+    for (int w = 0; w < 8; w++) {
+      if ((m[w] & ~load(b, block + (w << 3))) != 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The blocked key's 512-bit mask, word by word: its first k distinct candidates (at most 4k +
+   * 64 candidates are looked at), as core/layout.hpp's block_mask.
+   */
+  private long[] distinctMask(int h2) {
+    long[] m = new long[8];
+    int set = 0;
+    int x = h2;
+    int limit = 4 * k + 64;
+    for (int j = 1; j <= limit && (j <= k || set < k); j++) {
+      x *= PROBE_MUL;
+      long bit = 1L << (x >>> 23);
+      int w = x >>> 29;
+      if ((m[w] & bit) == 0) {
+        m[w] |= bit;
+        set++;
+      }
+    }
+    return m;
+  }
+
+  /** One bit in each of k consecutive 32-bit words of the block, from a hashed start. */
+  private boolean testSplit(ByteBuffer b, int block, int h2) {
+    int s = (h2 * POWERS[17]) >>> 28;
+    for (int j = 0; j < k; j++) {
+      int w = (s + j) & 15;
+      long bit = 1L << (32 * (w & 1) + ((h2 * POWERS[w + 1]) >>> 27));
+      if ((bit & ~load(b, block + ((w >>> 1) << 3))) != 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The classic kind: k bits over the whole shard, by enhanced double hashing. */
+  private boolean testClassic(long shard, long h) {
+    long x = h << shardBits;
+    long y = h * GOLDEN64;
+    for (int i = 0; i < k; i++) {
+      long pos = Math.multiplyHigh(x, bitsPerShard) + ((x >> 63) & bitsPerShard);
+      long at = (pos >>> 6) << 3;
+      if ((load(chunk(shard, at), (int) at & chunkMask) & (1L << pos)) == 0) {
+        return false;
+      }
+      x += y;
+      y += (i + 1) * GOLDEN64;
+    }
+    return true;
+  }
+
+  // ---- adds ---------------------------------------------------------------------------------
+
+  /**
+   * Sets the bits of hash {@code h}, exactly the engine's. The buffers must be writable.
+   *
+   * @param h a key's hash ({@link #hash})
+   * @param exclusive the filter is in exclusive writer mode (one writing thread): plain stores
+   * @return whether some bit was clear before (the key was definitely new)
+   */
+  public boolean add(long h, boolean exclusive) {
+    long shard = (h >>> 1) >>> shift;
+    if (probe == CLASSIC) {
+      return addClassic(shard, h, exclusive);
+    }
+    long at = blockByte(h);
+    ByteBuffer b = chunk(shard, at);
+    int block = (int) at & chunkMask;
+    int h2 = (int) h | 1;
+    boolean fresh = false;
+    if (probe == DISTINCT) {
+      long[] m = distinctMask(h2);
+      for (int w = 0; w < 8; w++) {
+        if (m[w] != 0) {
+          fresh |= set(b, block + (w << 3), m[w], exclusive);
+        }
+      }
+      return fresh;
+    }
+    // Split: the k words from s, two 32-bit words per 64-bit word. A 64-bit word gets one OR
+    // with both of its halves' bits, as the engine's mask does.
+    int s = (h2 * POWERS[17]) >>> 28;
+    long pending = 0;
+    int pendingWord = -1;
+    for (int j = 0; j < k; j++) {
+      int w = (s + j) & 15;
+      int word = w >>> 1;
+      long bit = 1L << (32 * (w & 1) + ((h2 * POWERS[w + 1]) >>> 27));
+      if (word != pendingWord && pendingWord >= 0) {
+        fresh |= set(b, block + (pendingWord << 3), pending, exclusive);
+        pending = 0;
+      }
+      pendingWord = word;
+      pending |= bit;
+    }
+    if (pendingWord >= 0) {
+      fresh |= set(b, block + (pendingWord << 3), pending, exclusive);
+    }
+    return fresh;
+  }
+
+  private boolean addClassic(long shard, long h, boolean exclusive) {
+    long x = h << shardBits;
+    long y = h * GOLDEN64;
+    boolean fresh = false;
+    for (int i = 0; i < k; i++) {
+      long pos = Math.multiplyHigh(x, bitsPerShard) + ((x >> 63) & bitsPerShard);
+      long at = (pos >>> 6) << 3;
+      fresh |= set(chunk(shard, at), (int) at & chunkMask, 1L << pos, exclusive);
+      x += y;
+      y += (i + 1) * GOLDEN64;
+    }
+    return fresh;
+  }
+}

@@ -1,0 +1,503 @@
+package io.abloom;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The single-key calls run in Java (io.abloom.Probe) over the engine's memory. The engine stays
+ * the reference: its batch calls (one JNI call per batch, the C kernels) give the answers and
+ * the bits every Java call must match exactly, on every shape and every kind of filter.
+ */
+class JavaPathTest {
+
+  @TempDir Path dir;
+
+  /** Every shape: both kinds, both layouts (blocked), 1/4/64 shards, a zero and a random seed. */
+  private static List<BloomFilter.Builder> shapes(long capacity, double fpp, SplittableRandom r) {
+    List<BloomFilter.Builder> out = new ArrayList<>();
+    for (BloomFilter.Kind kind : BloomFilter.Kind.values()) {
+      for (Layout layout : new Layout[] {Layout.DISTINCT, Layout.SPLIT}) {
+        if (kind == BloomFilter.Kind.CLASSIC && layout == Layout.SPLIT) {
+          continue;
+        }
+        for (int shards : new int[] {1, 4, 64}) {
+          for (long seed : new long[] {0, r.nextLong()}) {
+            BloomFilter.Builder b =
+                BloomFilter.builder()
+                    .expectedInsertions(capacity)
+                    .fpp(fpp)
+                    .kind(kind)
+                    .shards(shards)
+                    .seed(seed);
+            out.add(kind == BloomFilter.Kind.BLOCKED ? b.layout(layout) : b);
+          }
+        }
+      }
+    }
+    assertEquals(18, out.size());
+    return out;
+  }
+
+  private static String describe(BloomFilter f) {
+    return f.kind() + "/" + f.layout() + "/" + f.shards() + " shards/seed " + f.seed();
+  }
+
+  private static byte[] randomKey(SplittableRandom r, int length) {
+    byte[] k = new byte[length];
+    for (int i = 0; i < length; i++) {
+      k[i] = (byte) r.nextInt();
+    }
+    return k;
+  }
+
+  private static byte[][] randomKeys(SplittableRandom r, int n, int maxLength) {
+    byte[][] keys = new byte[n][];
+    for (int i = 0; i < n; i++) {
+      keys[i] = randomKey(r, r.nextInt(maxLength + 1));
+    }
+    return keys;
+  }
+
+  /**
+   * The hash is the engine's, bit for bit, for every key length from 0 to 1024 and several
+   * seeds: the same keys put one by one in Java and in one engine batch give byte-identical
+   * files (a key hashed differently would set other bits). Long keys too.
+   */
+  @Test
+  void javaHashAndAddsAreTheEnginesForEveryLengthAndSeed() {
+    SplittableRandom r = new SplittableRandom(11);
+    for (long seed : new long[] {0, 1, r.nextLong(), r.nextLong(), -1}) {
+      List<byte[]> keys = new ArrayList<>();
+      long[] longs = new long[1025];
+      for (int len = 0; len <= 1024; len++) {
+        keys.add(randomKey(r, len));
+        longs[len] = r.nextLong();
+      }
+      BloomFilter.Builder b =
+          BloomFilter.builder().expectedInsertions(100_000).fpp(0.01).seed(seed);
+      try (BloomFilter java = b.build();
+          BloomFilter engine = b.build()) {
+        for (int len = 0; len <= 1024; len++) {
+          assertTrue(java.put(keys.get(len)), "seed " + seed + ": a new key of " + len + " bytes");
+          assertTrue(java.put(longs[len]), "seed " + seed + ": a new long key");
+        }
+        engine.putAll(keys);
+        engine.putAll(longs);
+        assertArrayEquals(engine.toByteArray(), java.toByteArray(), "seed " + seed);
+        boolean[] all = engine.mightContainAll(keys);
+        for (int len = 0; len <= 1024; len++) {
+          assertTrue(all[len]);
+          assertTrue(java.mightContain(keys.get(len)), "seed " + seed + ", length " + len);
+          assertFalse(java.put(keys.get(len)), "a repeat is not new");
+        }
+      }
+    }
+  }
+
+  /** The filter kinds the single-key calls must work on, each holding the same bits. */
+  private List<BloomFilter> everyStorage(BloomFilter f, String name) throws IOException {
+    List<BloomFilter> out = new ArrayList<>();
+    out.add(f.copy());
+    out.add(BloomFilter.fromByteArray(f.toByteArray()));
+    Path p = dir.resolve(name);
+    f.save(p);
+    out.add(BloomFilter.open(p));
+    out.add(BloomFilter.open(p, BloomFilter.OpenMode.COPY_ON_WRITE, true));
+    Path rw = dir.resolve(name + ".rw");
+    f.save(rw);
+    out.add(BloomFilter.open(rw, BloomFilter.OpenMode.READ_WRITE, false));
+    byte[] bytes = f.toByteArray();
+    ByteBuffer direct = ByteBuffer.allocateDirect(bytes.length + 64).alignedSlice(64);
+    direct.put(bytes).flip();
+    out.add(BloomFilter.wrap(direct, true));
+    return out;
+  }
+
+  /**
+   * Every answer of every single-key overload is the engine's batch answer, present and absent
+   * keys of 0..300 bytes, on every shape, on created, deserialized, mapped (read-only,
+   * copy-on-write, read-write) and wrapped filters, and through probes with 4 KiB chunks, which
+   * put many chunk boundaries in each shard.
+   */
+  @Test
+  void answersAreTheEnginesForEveryShapeAndStorage() throws IOException {
+    SplittableRandom r = new SplittableRandom(5);
+    int n = 4_000;
+    long checked = 0;
+    for (BloomFilter.Builder b : shapes(2L * n, 0.05, r)) {
+      try (BloomFilter f = b.build()) {
+        byte[][] added = randomKeys(r, n, 300);
+        f.putAll(List.of(added));
+        long[] longs = r.longs(n).toArray();
+        f.putAll(longs);
+        byte[][] other = randomKeys(r, n, 300);
+        boolean[] want = f.mightContainAll(List.of(other));
+        long[] otherLongs = r.longs(n).toArray();
+        boolean[] wantLongs = f.mightContainAll(otherLongs);
+        int present = 0;
+        for (boolean w : want) {
+          present += w ? 1 : 0;
+        }
+        // Some absent keys test present, so the comparisons below check both answers.
+        assertTrue(present > n / 400 && present < n / 5, describe(f) + ": " + present);
+        List<BloomFilter> storages = everyStorage(f, "s.abloom");
+        try {
+          for (BloomFilter g : storages) {
+            String what = describe(f) + " " + g.storage() + (g.isReadOnly() ? " ro" : "");
+            for (int i = 0; i < n; i++) {
+              assertTrue(g.mightContain(added[i]), what + ": added key " + i);
+              assertTrue(g.mightContain(longs[i]), what + ": added long " + i);
+              assertEquals(want[i], g.mightContain(other[i]), what + ": key " + i);
+              assertEquals(wantLongs[i], g.mightContain(otherLongs[i]), what + ": long " + i);
+              checked += 4;
+            }
+          }
+          // The other overloads and the chunked probe, on the owned filter.
+          Probe chunked = f.probe(12);
+          for (int i = 0; i < n; i++) {
+            byte[] k = other[i];
+            assertEquals(want[i], chunked.test(chunked.hash(k, 0, k.length)), "chunked " + i);
+            assertTrue(chunked.test(chunked.hash(added[i], 0, added[i].length)));
+            assertEquals(wantLongs[i], chunked.test(chunked.hash(otherLongs[i])));
+            ByteBuffer d = ByteBuffer.allocateDirect(k.length + 3);
+            d.position(3);
+            d.put(k).position(3);
+            assertEquals(want[i], f.mightContain(d), "direct buffer " + i);
+            assertEquals(3, d.position());
+            byte[] padded = new byte[k.length + 2];
+            System.arraycopy(k, 0, padded, 1, k.length);
+            assertEquals(want[i], f.mightContain(padded, 1, k.length), "slice " + i);
+            assertEquals(want[i], f.mightContain(ByteBuffer.wrap(padded, 1, k.length)));
+            assertEquals(
+                want[i], f.mightContain(ByteBuffer.wrap(padded, 1, k.length).asReadOnlyBuffer()));
+            checked += 6;
+          }
+        } finally {
+          for (BloomFilter g : storages) {
+            g.close();
+          }
+        }
+      }
+    }
+    assertEquals(18L * n * (6 * 4 + 6), checked);
+  }
+
+  /**
+   * Java adds set exactly the engine's bits: every shape, both writer modes, every key type,
+   * and through a read-write mapping; the files are byte-identical to the engine's batch adds.
+   */
+  @Test
+  void javaAddsSetTheEnginesBits() throws IOException {
+    SplittableRandom r = new SplittableRandom(7);
+    int n = 3_000;
+    for (BloomFilter.Builder b : shapes(3L * n, 0.02, r)) {
+      byte[][] keys = randomKeys(r, n, 300);
+      String[] strings = new String[n];
+      for (int i = 0; i < n; i++) {
+        strings[i] = "user:" + r.nextInt() + (i % 7 == 0 ? "\u00e9\u4e2d\ud83d\ude00" : "");
+      }
+      long[] longs = r.longs(n).toArray();
+      try (BloomFilter engine = b.build()) {
+        engine.putAll(List.of(keys));
+        List<byte[]> utf8 = new ArrayList<>();
+        for (String s : strings) {
+          utf8.add(s.getBytes(StandardCharsets.UTF_8));
+        }
+        engine.putAll(utf8);
+        engine.putAll(longs);
+        byte[] want = engine.toByteArray();
+        for (WriterMode mode : WriterMode.values()) {
+          try (BloomFilter java = b.build()) {
+            java.setWriterMode(mode);
+            int fresh = 0;
+            for (int i = 0; i < n; i++) {
+              fresh += java.put(keys[i]) ? 1 : 0;
+              fresh += java.putIfAbsent(strings[i]) ? 1 : 0;
+              ByteBuffer d = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
+              d.putLong(0, longs[i]);
+              fresh += (i % 2 == 0 ? java.put(longs[i]) : java.put(d)) ? 1 : 0;
+            }
+            // Nearly every key is new to a filter sized for more than all of them.
+            assertTrue(fresh > 3 * n * 0.9, describe(java) + " " + mode + ": " + fresh + " new");
+            assertArrayEquals(want, java.toByteArray(), describe(java) + " " + mode);
+          }
+        }
+        // Through a read-write mapping of an empty file (the guarded path), then read back.
+        Path p = dir.resolve("rw.abloom");
+        try (BloomFilter empty = b.build()) {
+          empty.save(p);
+        }
+        try (BloomFilter mapped = BloomFilter.open(p, BloomFilter.OpenMode.READ_WRITE, false)) {
+          for (int i = 0; i < n; i++) {
+            mapped.put(keys[i]);
+            mapped.put(strings[i]);
+            mapped.put(longs[i]);
+          }
+        }
+        try (BloomFilter back = BloomFilter.open(p, BloomFilter.OpenMode.READ_ONLY, true)) {
+          assertArrayEquals(want, back.toByteArray(), describe(engine) + " read-write mapping");
+        }
+      }
+    }
+  }
+
+  /** Keys with a repeat among their first k candidates take further ones, as the engine does. */
+  @Test
+  void repeatedCandidatesAreTheEngines() {
+    SplittableRandom r = new SplittableRandom(9);
+    // One 512-bit block and k = 16: repeats among the first k candidates are common.
+    BloomFilter.Builder b =
+        BloomFilter.builder()
+            .kind(BloomFilter.Kind.BLOCKED)
+            .layout(Layout.DISTINCT)
+            .bits(512)
+            .hashFunctions(16)
+            .expectedInsertions(4);
+    for (int round = 0; round < 300; round++) {
+      try (BloomFilter java = b.build();
+          BloomFilter engine = b.build()) {
+        List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+          keys.add(randomKey(r, 8));
+          java.put(keys.get(i));
+        }
+        engine.putAll(keys);
+        assertArrayEquals(engine.toByteArray(), java.toByteArray(), "round " + round);
+        List<byte[]> probes = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+          probes.add(randomKey(r, 8));
+        }
+        boolean[] want = engine.mightContainAll(probes);
+        for (int i = 0; i < 50; i++) {
+          assertEquals(want[i], java.mightContain(probes.get(i)), "round " + round + " key " + i);
+        }
+      }
+    }
+  }
+
+  /** Read-only filters refuse Java adds with the library's error, and keep their bytes. */
+  @Test
+  void readOnlyFiltersRefuseJavaAdds() throws IOException {
+    Path p = dir.resolve("ro.abloom");
+    try (BloomFilter f = BloomFilter.create(1000, 0.01)) {
+      f.put("a");
+      f.save(p);
+    }
+    byte[] before = Files.readAllBytes(p);
+    byte[] bytes;
+    try (BloomFilter ro = BloomFilter.open(p)) {
+      bytes = ro.toByteArray();
+      UnsupportedOperationException e =
+          assertThrows(UnsupportedOperationException.class, () -> ro.put("b"));
+      assertTrue(e.getMessage().contains("read-only"), e.getMessage());
+      assertThrows(UnsupportedOperationException.class, () -> ro.put(new byte[] {1}));
+      assertThrows(UnsupportedOperationException.class, () -> ro.put(7L));
+      assertThrows(UnsupportedOperationException.class, () -> ro.putIfAbsent("c"));
+      assertThrows(UnsupportedOperationException.class, () -> ro.put(ByteBuffer.wrap(new byte[3])));
+      assertTrue(ro.mightContain("a"));
+    }
+    ByteBuffer direct = ByteBuffer.allocateDirect(bytes.length + 64).alignedSlice(64);
+    direct.put(bytes).flip();
+    try (BloomFilter view = BloomFilter.wrap(direct, true)) {
+      assertThrows(UnsupportedOperationException.class, () -> view.put("b"));
+      assertTrue(view.mightContain("a"));
+    }
+    assertArrayEquals(before, Files.readAllBytes(p));
+    assertArrayEquals(bytes, before);
+  }
+
+  /**
+   * Java adds from two threads, engine batch adds from a third and Java tests from a fourth, all
+   * at once on one filter: no key is lost, and no key whose add returned is ever missing.
+   */
+  @Test
+  void javaAndEngineAddsAndTestsRunConcurrently() throws Exception {
+    int perThread = 60_000;
+    try (BloomFilter f = BloomFilter.create(4L * perThread, 0.01)) {
+      AtomicInteger published = new AtomicInteger(); // Java keys 0 .. published-1 are added
+      AtomicReference<Throwable> failure = new AtomicReference<>();
+      AtomicBoolean done = new AtomicBoolean();
+      CountDownLatch start = new CountDownLatch(1);
+      List<Thread> threads = new ArrayList<>();
+      for (int t = 0; t < 2; t++) {
+        int base = t * perThread;
+        threads.add(
+            new Thread(
+                () -> {
+                  await(start);
+                  for (int i = 0; i < perThread; i++) {
+                    f.put("java:" + (base + i));
+                    if (base == 0) {
+                      published.set(i + 1);
+                    }
+                  }
+                }));
+      }
+      threads.add(
+          new Thread(
+              () -> {
+                await(start);
+                for (int from = 0; from < perThread; from += 1000) {
+                  List<byte[]> batch = new ArrayList<>();
+                  for (int i = from; i < from + 1000; i++) {
+                    batch.add(("jni:" + i).getBytes(StandardCharsets.UTF_8));
+                  }
+                  f.putAll(batch);
+                }
+              }));
+      Thread tester =
+          new Thread(
+              () -> {
+                await(start);
+                SplittableRandom r = new SplittableRandom(3);
+                while (!done.get()) {
+                  int upTo = published.get();
+                  if (upTo > 0) {
+                    int i = r.nextInt(upTo);
+                    if (!f.mightContain("java:" + i)) {
+                      failure.compareAndSet(null, new AssertionError("lost java:" + i));
+                    }
+                  }
+                }
+              });
+      for (Thread t : threads) {
+        t.start();
+      }
+      tester.start();
+      start.countDown();
+      for (Thread t : threads) {
+        t.join();
+      }
+      done.set(true);
+      tester.join();
+      if (failure.get() != null) {
+        throw new AssertionError(failure.get());
+      }
+      for (int i = 0; i < 2 * perThread; i++) {
+        assertTrue(f.mightContain("java:" + i), "java:" + i);
+      }
+      List<byte[]> jni = new ArrayList<>();
+      for (int i = 0; i < perThread; i++) {
+        jni.add(("jni:" + i).getBytes(StandardCharsets.UTF_8));
+        assertTrue(f.mightContain("jni:" + i), "jni:" + i);
+      }
+      for (boolean b : f.mightContainAll(jni)) {
+        assertTrue(b);
+      }
+    }
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      latch.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * close() racing single-key calls, 1,000 rounds over owned filters (whose pages close() gives
+   * back, so they read as zeros), read-only and read-write mappings: every call either answers
+   * as the open filter would (its keys present, adds accepted) or throws
+   * IllegalStateException; nothing else, and no crash.
+   */
+  @Test
+  @Timeout(300)
+  void closeRacingSingleKeyCallsGivesOnlyIllegalState() throws Exception {
+    int keys = 2_000;
+    Path ro = dir.resolve("race.abloom");
+    Path rwSource = dir.resolve("race-rw.abloom");
+    byte[][] present = new byte[keys][];
+    // Sized over 2 MiB, so the owned filter's memory is mapped memory the engine gives back.
+    try (BloomFilter f = BloomFilter.create(2_000_000, 0.01)) {
+      for (int i = 0; i < keys; i++) {
+        present[i] = ("k" + i).getBytes(StandardCharsets.UTF_8);
+        f.put(present[i]);
+      }
+      f.save(ro);
+      f.save(rwSource);
+    }
+    ConcurrentLinkedQueue<Throwable> wrong = new ConcurrentLinkedQueue<>();
+    AtomicInteger illegalState = new AtomicInteger();
+    for (int round = 0; round < 1000; round++) {
+      BloomFilter f;
+      switch (round % 4) {
+        case 0:
+        case 1:
+          try (BloomFilter src = BloomFilter.open(ro)) {
+            f = src.copy();
+          }
+          break;
+        case 2:
+          f = BloomFilter.open(ro);
+          break;
+        default:
+          Path rw = dir.resolve("rw" + round + ".abloom");
+          Files.copy(rwSource, rw);
+          f = BloomFilter.open(rw, BloomFilter.OpenMode.READ_WRITE, false);
+          break;
+      }
+      CountDownLatch go = new CountDownLatch(1);
+      Thread[] readers = new Thread[3];
+      for (int t = 0; t < readers.length; t++) {
+        int id = t;
+        readers[t] =
+            new Thread(
+                () -> {
+                  await(go);
+                  SplittableRandom r = new SplittableRandom(id);
+                  try {
+                    for (int i = 0; ; i++) {
+                      byte[] k = present[r.nextInt(keys)];
+                      boolean ok =
+                          id == 2 && !f.isReadOnly()
+                              ? !f.put(k) // a present key: put says "not new"
+                              : f.mightContain(k);
+                      if (!ok) {
+                        wrong.add(new AssertionError("a present key answered absent"));
+                        return;
+                      }
+                    }
+                  } catch (IllegalStateException e) {
+                    illegalState.incrementAndGet();
+                  } catch (Throwable e) {
+                    wrong.add(e);
+                  }
+                });
+        readers[t].start();
+      }
+      go.countDown();
+      Thread.sleep(0, 200_000);
+      f.close();
+      for (Thread t : readers) {
+        t.join();
+      }
+      if (!wrong.isEmpty()) {
+        throw new AssertionError("round " + round + " (" + f.storage() + ")", wrong.peek());
+      }
+    }
+    assertEquals(3000, illegalState.get());
+  }
+}
