@@ -58,5 +58,5 @@ if [[ $quick == 1 ]]; then
   run quick-1M -p n=1000000 -f 1 -wi 2 -w 1s -i 3 -r 1s 'AbloomVsGuava\.(abloom|guava)MightContain'
 else
   run 1M -p n=1000000 -f 1 -wi 3 -w 1s -i 5 -r 1s 'AbloomVsGuava\.'
-  run 100M -p n=100000000 -f 1 -wi 2 -w 2s -i 3 -r 2s 'AbloomVsGuava\.(abloom|guava)MightContain'
+  run 100M -p n=100000000 -f 1 -wi 2 -w 2s -i 3 -r 2s 'AbloomVsGuava\.(abloom|guava)(MightContain|Put)'
 fi

@@ -665,23 +665,6 @@ public final class BloomFilter implements AutoCloseable {
     return fresh;
   }
 
-  /** The hash of a string key's UTF-8 bytes. */
-  private long hash(String key) {
-    byte[] utf8 = key.getBytes(StandardCharsets.UTF_8);
-    return probe.hash(utf8, 0, utf8.length);
-  }
-
-  /** The hash of a buffer's remaining bytes; its position is not changed. */
-  private long hash(ByteBuffer key) {
-    int pos = key.position();
-    int len = key.remaining();
-    if (key.hasArray()) {
-      return probe.hash(key.array(), key.arrayOffset() + pos, len);
-    }
-    byte[] copy = new byte[len]; // a direct or read-only buffer: hash4j reads arrays
-    key.get(pos, copy);
-    return probe.hash(copy, 0, len);
-  }
 
   /**
    * Adds a key. Returns what Guava's {@code put} returns: whether the filter changed, which is
@@ -720,7 +703,7 @@ public final class BloomFilter implements AutoCloseable {
    * @throws IllegalStateException if the filter is closed
    */
   public boolean put(String key) {
-    return addHash(hash(key));
+    return addHash(probe.hash(key));
   }
 
   /**
@@ -744,7 +727,7 @@ public final class BloomFilter implements AutoCloseable {
    * @throws IllegalStateException if the filter is closed
    */
   public boolean put(ByteBuffer key) {
-    return addHash(hash(key));
+    return addHash(probe.hash(key));
   }
 
   /**
@@ -818,7 +801,7 @@ public final class BloomFilter implements AutoCloseable {
    * @throws IllegalStateException if the filter is closed
    */
   public boolean mightContain(String key) {
-    return testHash(hash(key));
+    return testHash(probe.hash(key));
   }
 
   /**
@@ -840,7 +823,7 @@ public final class BloomFilter implements AutoCloseable {
    * @throws IllegalStateException if the filter is closed
    */
   public boolean mightContain(ByteBuffer key) {
-    return testHash(hash(key));
+    return testHash(probe.hash(key));
   }
 
   // ---- batches ----------------------------------------------------------------------------------

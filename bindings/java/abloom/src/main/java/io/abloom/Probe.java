@@ -6,6 +6,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
 /**
@@ -25,7 +26,7 @@ import java.util.Objects;
  * <p><b>Memory.</b> Shard s, byte b lives in {@code chunks[s * chunksPerShard + (b >>>
  * chunkShift)]} at {@code b & (2^chunkShift - 1)}: a buffer holds under 2 GiB, so shards larger
  * than 2^chunkShift bytes span several buffers, each a whole number of 64-byte blocks. Words are
- * read with opaque loads (one 64-bit access each, never merged or hoisted) and set with {@code
+ * read with one aligned 64-bit load each and set with {@code
  * getAndBitwiseOr}, the same relaxed atomic OR as the engine's, after a load that skips words
  * whose bits are all set already (as the engine does, so shared cache lines stay clean). In
  * exclusive writer mode a word is loaded, ORed and stored (opaque), as the engine then does. So
@@ -173,7 +174,11 @@ public final class Probe {
             "abloom: buffer " + i + " is not a direct buffer of " + want + " bytes");
       }
     }
-    return new Probe(chunks.clone(), chunkShift, kind, layout, k, shards, blocksPerShard, seed);
+    ByteBuffer[] own = new ByteBuffer[chunks.length];
+    for (int i = 0; i < own.length; i++) {
+      own[i] = chunks[i].duplicate().order(ByteOrder.LITTLE_ENDIAN); // the format's order
+    }
+    return new Probe(own, chunkShift, kind, layout, k, shards, blocksPerShard, seed);
   }
 
   // ---- hashing ------------------------------------------------------------------------------
@@ -189,6 +194,59 @@ public final class Probe {
    */
   public long hash(byte[] key, int offset, int length) {
     return hasher.hashBytesToLong(key, offset, length);
+  }
+
+  /** Keys up to this many bytes are encoded or copied into a per-thread buffer to be hashed. */
+  private static final int SCRATCH_BYTES = 256;
+
+  private static final ThreadLocal<byte[]> SCRATCH =
+      ThreadLocal.withInitial(() -> new byte[SCRATCH_BYTES]);
+
+  /**
+   * The hash of a string key: of its UTF-8 bytes ({@link String#getBytes} with UTF-8, malformed
+   * surrogates as '?'). ASCII strings of up to 256 characters are copied into a per-thread
+   * buffer rather than encoded into a new array: the allocation, 32 bytes per call for a short
+   * key, cost more than the test itself once the young generation had to grow.
+   *
+   * @param key the key
+   * @return the hash
+   */
+  public long hash(String key) {
+    int n = key.length();
+    if (n <= SCRATCH_BYTES) {
+      byte[] buf = SCRATCH.get();
+      int i = 0;
+      while (i < n) {
+        char c = key.charAt(i);
+        if (c >= 0x80) {
+          break;
+        }
+        buf[i++] = (byte) c;
+      }
+      if (i == n) {
+        return hasher.hashBytesToLong(buf, 0, n);
+      }
+    }
+    byte[] utf8 = key.getBytes(StandardCharsets.UTF_8);
+    return hasher.hashBytesToLong(utf8, 0, utf8.length);
+  }
+
+  /**
+   * The hash of a buffer's remaining bytes; its position is not changed.
+   *
+   * @param key the key
+   * @return the hash
+   */
+  public long hash(ByteBuffer key) {
+    int pos = key.position();
+    int len = key.remaining();
+    if (key.hasArray()) {
+      return hasher.hashBytesToLong(key.array(), key.arrayOffset() + pos, len);
+    }
+    // A direct or read-only buffer: hash4j reads arrays.
+    byte[] copy = len <= SCRATCH_BYTES ? SCRATCH.get() : new byte[len];
+    key.get(pos, copy, 0, len);
+    return hasher.hashBytesToLong(copy, 0, len);
   }
 
   /**
@@ -216,8 +274,14 @@ public final class Probe {
     return (Math.multiplyHigh(x, blocks) + ((x >> 63) & blocks)) << 6;
   }
 
+  /**
+   * One aligned 64-bit load. A little-endian buffer's own {@code getLong} is a single load of
+   * the word on every JVM we know; it measured 1.7x faster per test than the same load through
+   * a {@link VarHandle} view (whose access-mode checks the JIT did not hoist). The calls that
+   * read it start with a volatile read (the closed check), so no load moves across calls.
+   */
   private static long load(ByteBuffer b, int at) {
-    return (long) WORDS.getOpaque(b, at);
+    return b.getLong(at);
   }
 
   /**
@@ -311,14 +375,13 @@ public final class Probe {
   /** One bit in each of k consecutive 32-bit words of the block, from a hashed start. */
   private boolean testSplit(ByteBuffer b, int block, int h2) {
     int s = (h2 * POWERS[17]) >>> 28;
+    long missing = 0;
     for (int j = 0; j < k; j++) {
       int w = (s + j) & 15;
       long bit = 1L << (32 * (w & 1) + ((h2 * POWERS[w + 1]) >>> 27));
-      if ((bit & ~load(b, block + ((w >>> 1) << 3))) != 0) {
-        return false;
-      }
+      missing |= bit & ~load(b, block + ((w >>> 1) << 3));
     }
-    return true;
+    return missing == 0;
   }
 
   /** The classic kind: k bits over the whole shard, by enhanced double hashing. */

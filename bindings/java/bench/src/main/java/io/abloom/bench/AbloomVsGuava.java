@@ -2,6 +2,7 @@ package io.abloom.bench;
 
 import com.google.common.hash.Funnels;
 import io.abloom.BloomFilter;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -60,6 +61,11 @@ public class AbloomVsGuava {
     }
   }
 
+  /** String key i, as a service's might be. */
+  static String stringKey(long i) {
+    return "user:" + i;
+  }
+
   /** The query pool, shared by both sides: the same keys in the same order. */
   @State(Scope.Benchmark)
   public static class Pool {
@@ -68,6 +74,8 @@ public class AbloomVsGuava {
     public long n;
 
     byte[][] keys; // for single calls
+    String[] strings; // the same picks as String keys: "user:" + index
+    long[] longs; // and as long keys: mix(index)
     byte[][] batches; // POOL / BATCH packed batches of BATCH keys
     long[] offsets; // 0, 16, 32, ... (the same for every batch)
     int next;
@@ -76,6 +84,8 @@ public class AbloomVsGuava {
     @Setup(Level.Trial)
     public void setup() {
       keys = new byte[POOL][];
+      strings = new String[POOL];
+      longs = new long[POOL];
       batches = new byte[POOL / BATCH][BATCH * KEY];
       for (int q = 0; q < POOL; q++) {
         long r = mix(q + 0x1234567L) >>> 1;
@@ -83,6 +93,8 @@ public class AbloomVsGuava {
         byte[] k = new byte[KEY];
         key(index, k, 0);
         keys[q] = k;
+        strings[q] = stringKey(index);
+        longs[q] = mix(index);
         System.arraycopy(k, 0, batches[q / BATCH], (q % BATCH) * KEY, KEY);
       }
       offsets = new long[BATCH + 1];
@@ -138,7 +150,86 @@ public class AbloomVsGuava {
     }
   }
 
+  /** abloom filters (1%) holding String keys 0 .. n-1 and long keys 0 .. n-1 (each its own). */
+  @State(Scope.Benchmark)
+  public static class AbloomTyped {
+    BloomFilter strings;
+    BloomFilter longs;
+
+    @Setup(Level.Trial)
+    public void setup(Pool pool) {
+      strings = BloomFilter.create(pool.n, 0.01);
+      longs = BloomFilter.create(pool.n, 0.01);
+      int chunk = 1 << 16;
+      long[] ls = new long[chunk];
+      byte[] buf = new byte[chunk * 32];
+      long[] offs = new long[chunk + 1];
+      for (long i = 0; i < pool.n; i += chunk) {
+        int m = (int) Math.min(chunk, pool.n - i);
+        int at = 0;
+        for (int j = 0; j < m; j++) {
+          byte[] k = stringKey(i + j).getBytes(StandardCharsets.UTF_8);
+          System.arraycopy(k, 0, buf, at, k.length);
+          at += k.length;
+          offs[j + 1] = at;
+          ls[j] = mix(i + j);
+        }
+        strings.putAll(buf, java.util.Arrays.copyOf(offs, m + 1));
+        longs.putAll(java.util.Arrays.copyOf(ls, m));
+      }
+    }
+
+    @TearDown(Level.Trial)
+    public void close() {
+      strings.close();
+      longs.close();
+    }
+  }
+
+  /** Guava's filters (1%; UTF-8 string funnel, long funnel) holding the same keys. */
+  @State(Scope.Benchmark)
+  public static class GuavaTyped {
+    com.google.common.hash.BloomFilter<CharSequence> strings;
+    com.google.common.hash.BloomFilter<Long> longs;
+
+    @Setup(Level.Trial)
+    public void setup(Pool pool) {
+      strings =
+          com.google.common.hash.BloomFilter.create(
+              Funnels.stringFunnel(StandardCharsets.UTF_8), pool.n, 0.01);
+      longs = com.google.common.hash.BloomFilter.create(Funnels.longFunnel(), pool.n, 0.01);
+      for (long i = 0; i < pool.n; i++) {
+        strings.put(stringKey(i));
+        longs.put(mix(i));
+      }
+    }
+  }
+
   // ---- single mightContain ----
+
+  /** abloom: one String key per call (its UTF-8 bytes). */
+  @Benchmark
+  public boolean abloomMightContainString(Pool pool, AbloomTyped a) {
+    return a.strings.mightContain(pool.strings[pool.next++ & (POOL - 1)]);
+  }
+
+  /** Guava: one String key per call (UTF-8 funnel). */
+  @Benchmark
+  public boolean guavaMightContainString(Pool pool, GuavaTyped g) {
+    return g.strings.mightContain(pool.strings[pool.next++ & (POOL - 1)]);
+  }
+
+  /** abloom: one long key per call. */
+  @Benchmark
+  public boolean abloomMightContainLong(Pool pool, AbloomTyped a) {
+    return a.longs.mightContain(pool.longs[pool.next++ & (POOL - 1)]);
+  }
+
+  /** Guava: one long key per call (long funnel; boxed, as its API takes it). */
+  @Benchmark
+  public boolean guavaMightContainLong(Pool pool, GuavaTyped g) {
+    return g.longs.mightContain(pool.longs[pool.next++ & (POOL - 1)]);
+  }
 
   /** abloom: one key per call. */
   @Benchmark
