@@ -79,6 +79,16 @@ class JavaPathTest {
     return keys;
   }
 
+  /** Loads go by address on the JDKs that allow it without a warning, and only there. */
+  @Test
+  void loadsGoByAddressWhereTheJdkAllowsIt() {
+    boolean expected =
+        Runtime.version().feature() < 24
+            && java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN
+            && !Boolean.getBoolean("abloom.probe.buffersOnly");
+    assertEquals(expected, Probe.loadsByAddress());
+  }
+
   /**
    * The hash is the engine's, bit for bit, for every key length from 0 to 1024 and several
    * seeds: the same keys put one by one in Java and in one engine batch give byte-identical
