@@ -57,6 +57,10 @@ grep -qE "Tests run: [0-9]+, Failures: 0, Errors: 0, Skipped: [0-9]+$" "$log_dir
 jar=$(ls abloom/target/abloom-*.jar | grep -v -- '-sources\|-javadoc' | head -1)
 jar tf "$jar" >"$log_dir/jar.txt"
 grep -q "^natives/linux-x86_64/libabloom_jni.so$" "$log_dir/jar.txt" || die "$jar does not bundle natives/linux-x86_64/libabloom_jni.so"
+# hash4j (the single-key calls' XXH3) travels inside the jar, relocated: nothing else is needed,
+# and an application's own hash4j of another version cannot clash with it.
+grep -q "^io/abloom/shaded/hash4j/hashing/XXH3_64.class$" "$log_dir/jar.txt" || die "$jar lacks the relocated hash4j"
+if grep -q "^com/dynatrace/" "$log_dir/jar.txt"; then die "$jar carries hash4j unrelocated"; fi
 (cd "$log_dir" && jar xf "$here/$jar" natives/linux-x86_64/libabloom_jni.so)
 so="$log_dir/natives/linux-x86_64/libabloom_jni.so"
 readelf -d "$so" >"$log_dir/dynamic.txt"

@@ -13,8 +13,8 @@
 #   abloom-0.1.0.pom             its pom, and its parent's (abloom-parent-0.1.0.pom): both are
 #   abloom-parent-0.1.0.pom      needed by `mvn install:install-file` (the README, "Install")
 #   abloom-0.1.0-sources.jar     the Java sources, the SWIG-generated ones included
-#   abloom-spark-0.1.0.jar       io.abloom:abloom-spark (hash4j shaded in), built on the jar above,
-#   abloom-spark-0.1.0.pom       and its dependency-reduced pom
+#   abloom-spark-0.1.0.jar       io.abloom:abloom-spark, built on the jar above (whose relocated hash4j it uses),
+#   abloom-spark-0.1.0.pom       and its pom
 #   SHA256SUMS
 #
 # Every native is cross-built with zig (PyPI's ziglang, pinned: scripts/lib/zig.sh), the Linux
@@ -183,7 +183,7 @@ jar --create --file "$OUT/abloom-$VERSION-sources.jar" -C "$src_jar_dir" .
 spark=bindings/java/spark/target
 [[ -f "$spark/abloom-spark-$VERSION.jar" ]] || die "the Spark build left no $spark/abloom-spark-$VERSION.jar"
 cp "$spark/abloom-spark-$VERSION.jar" "$OUT/"
-cp "$spark/dependency-reduced-pom.xml" "$OUT/abloom-spark-$VERSION.pom"
+cp bindings/java/spark/pom.xml "$OUT/abloom-spark-$VERSION.pom"
 (cd "$OUT" && sha256sum abloom-*.jar abloom-*.pom >SHA256SUMS)
 
 say "natives ($t_natives s), in the jar:"

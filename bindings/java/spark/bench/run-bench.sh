@@ -16,15 +16,13 @@ mvn -B -ntp -q -Dabloom.exchange.dir= test-compile
 cp_file=$(mktemp)
 trap 'rm -f "$cp_file"' EXIT
 classes=target/classes
-exclude=()
 if [[ -n "${ABLOOM_BENCH_JAR:-}" ]]; then
-  # The packaged jar instead of the classes, and hash4j only as shaded inside it (ci.sh: the
-  # smoke run checks that the jar a job ships is complete).
+  # The packaged jar instead of the classes (ci.sh: the smoke run checks that the jar a job
+  # ships, with the binding's jar, is complete).
   [[ -f "$ABLOOM_BENCH_JAR" ]] || { echo "no jar $ABLOOM_BENCH_JAR (mvn package first)" >&2; exit 2; }
   classes=$ABLOOM_BENCH_JAR
-  exclude=(-Dmdep.excludeArtifactIds=hash4j)
 fi
-mvn -B -ntp -q dependency:build-classpath -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=test "${exclude[@]}"
+mvn -B -ntp -q dependency:build-classpath -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=test
 flags=$(sed -n 's:.*<spark.jvm.flags>\(.*\)</spark.jvm.flags>.*:\1:p' pom.xml)
 # shellcheck disable=SC2086 # $flags is a list of JVM options
 exec java -Xmx"${ABLOOM_BENCH_HEAP:-8g}" ${ABLOOM_BENCH_JVM:-} $flags -cp "$classes:target/test-classes:$(cat "$cp_file")" \

@@ -149,14 +149,9 @@
 %typemap(freearg) const char *PATH
 %{ if ($1) (*jenv)->ReleaseByteArrayElements(jenv, $input, (jbyte *)$1, JNI_ABORT); %}
 
-/* ---- the JNIEnv (no Java argument), and a byte[] passed through as a jbyteArray ------------ */
+/* ---- the JNIEnv (no Java argument) -------------------------------------------------------- */
 
 %typemap(in, numinputs=0) JNIEnv *JENV %{ $1 = jenv; %}
-%typemap(jni) jbyteArray ARR "jbyteArray"
-%typemap(jtype) jbyteArray ARR "byte[]"
-%typemap(jstype) jbyteArray ARR "byte[]"
-%typemap(javain) jbyteArray ARR "$javainput"
-%typemap(in) jbyteArray ARR %{ $1 = $input; %}
 
 /* ---- a direct ByteBuffer made here, returned to Java (null on error) ------------------------ */
 
@@ -223,7 +218,6 @@ static void jab_le64(unsigned char *b, long long v) {
 }
 
 #define JAB_CHUNK 4096
-#define JAB_SMALL 128
 
 /* All offsets are checked before any key is added (non-decreasing, >= 0, last <= buf_len), so a
  * bad batch changes nothing, as with the long[] form. */
@@ -347,80 +341,6 @@ static double jab_estimate_count(const abloom_filter *f) {
 static double jab_estimate_fpr(const abloom_filter *f) {
   double v;
   return abloom_estimate_fpr(f, &v) == ABLOOM_OK ? v : -1.0;
-}
-
-/* ---- single keys: byte[] slice ---- */
-
-static int jab_add(abloom_filter *f, const signed char *IN_BYTES, int off, int len) {
-  if (!IN_BYTES) return ABLOOM_ERR_NOMEM;
-  return abloom_add(f, IN_BYTES + off, (size_t)len);
-}
-
-static int jab_test(const abloom_filter *f, const signed char *IN_BYTES, int off, int len) {
-  if (!IN_BYTES) return ABLOOM_ERR_NOMEM;
-  return abloom_test(f, IN_BYTES + off, (size_t)len);
-}
-
-static int jab_test_and_add(abloom_filter *f, const signed char *IN_BYTES, int off, int len) {
-  if (!IN_BYTES) return ABLOOM_ERR_NOMEM;
-  return abloom_test_and_add(f, IN_BYTES + off, (size_t)len);
-}
-
-/* ---- single short keys (len <= JAB_SMALL): copied with one GetByteArrayRegion into a stack
- * buffer. Pinning costs two JNI callbacks (pin and release), a copy of a short key one, which
- * measured 20-25 ns (about 25%) faster per call (bench/RESULTS.md, Java section). Longer keys
- * use the pinned IN_BYTES form above. Java checks off/len against the array first. ---- */
-
-static int jab_test_small(const abloom_filter *f, JNIEnv *JENV, jbyteArray ARR, int off, int len) {
-  signed char b[JAB_SMALL];
-  if (len < 0 || len > JAB_SMALL) return ABLOOM_ERR_INVALID;
-  (*JENV)->GetByteArrayRegion(JENV, ARR, off, len, b);
-  return abloom_test(f, b, (size_t)len);
-}
-
-static int jab_test_and_add_small(abloom_filter *f, JNIEnv *JENV, jbyteArray ARR, int off,
-                                  int len) {
-  signed char b[JAB_SMALL];
-  if (len < 0 || len > JAB_SMALL) return ABLOOM_ERR_INVALID;
-  (*JENV)->GetByteArrayRegion(JENV, ARR, off, len, b);
-  return abloom_test_and_add(f, b, (size_t)len);
-}
-
-/* ---- single keys: direct ByteBuffer [pos, pos + len) ---- */
-
-static int jab_add_direct(abloom_filter *f, void *DIRECT, long long pos, int len) {
-  if (!DIRECT) return ABLOOM_ERR_NULL;
-  return abloom_add(f, (const char *)DIRECT + pos, (size_t)len);
-}
-
-static int jab_test_direct(const abloom_filter *f, void *DIRECT, long long pos, int len) {
-  if (!DIRECT) return ABLOOM_ERR_NULL;
-  return abloom_test(f, (const char *)DIRECT + pos, (size_t)len);
-}
-
-static int jab_test_and_add_direct(abloom_filter *f, void *DIRECT, long long pos, int len) {
-  if (!DIRECT) return ABLOOM_ERR_NULL;
-  return abloom_test_and_add(f, (const char *)DIRECT + pos, (size_t)len);
-}
-
-/* ---- single keys: a long as 8 little-endian bytes ---- */
-
-static int jab_add_long(abloom_filter *f, long long v) {
-  unsigned char b[8];
-  jab_le64(b, v);
-  return abloom_add(f, b, 8);
-}
-
-static int jab_test_long(const abloom_filter *f, long long v) {
-  unsigned char b[8];
-  jab_le64(b, v);
-  return abloom_test(f, b, 8);
-}
-
-static int jab_test_and_add_long(abloom_filter *f, long long v) {
-  unsigned char b[8];
-  jab_le64(b, v);
-  return abloom_test_and_add(f, b, 8);
 }
 
 /* ---- batches: packed byte[] + long[] offsets (n + 1 of them); one call each ---- */
