@@ -15,13 +15,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -229,27 +223,37 @@ class JavaPathTest {
       }
       long[] longs = r.longs(n).toArray();
       try (BloomFilter engine = b.build()) {
-        engine.putAll(List.of(keys));
+        long newKeys = engine.putAll(List.of(keys));
         List<byte[]> utf8 = new ArrayList<>();
         for (String s : strings) {
           utf8.add(s.getBytes(StandardCharsets.UTF_8));
         }
-        engine.putAll(utf8);
-        engine.putAll(longs);
+        long newStrings = engine.putAll(utf8);
+        long newLongs = engine.putAll(longs);
         byte[] want = engine.toByteArray();
         for (WriterMode mode : WriterMode.values()) {
           try (BloomFilter java = b.build()) {
             java.setWriterMode(mode);
-            int fresh = 0;
+            // In the engine's order, so that each put's "new" must be the engine's too.
+            long fresh = 0;
             for (int i = 0; i < n; i++) {
               fresh += java.put(keys[i]) ? 1 : 0;
+            }
+            assertEquals(newKeys, fresh, describe(java) + " " + mode + ": new byte[] keys");
+            fresh = 0;
+            for (int i = 0; i < n; i++) {
               fresh += java.putIfAbsent(strings[i]) ? 1 : 0;
+            }
+            assertEquals(newStrings, fresh, describe(java) + " " + mode + ": new strings");
+            fresh = 0;
+            for (int i = 0; i < n; i++) {
               ByteBuffer d = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
               d.putLong(0, longs[i]);
               fresh += (i % 2 == 0 ? java.put(longs[i]) : java.put(d)) ? 1 : 0;
             }
+            assertEquals(newLongs, fresh, describe(java) + " " + mode + ": new longs");
             // Nearly every key is new to a filter sized for more than all of them.
-            assertTrue(fresh > 3 * n * 0.9, describe(java) + " " + mode + ": " + fresh + " new");
+            assertTrue(newKeys + newStrings + newLongs > 3 * n * 0.9, describe(java));
             assertArrayEquals(want, java.toByteArray(), describe(java) + " " + mode);
           }
         }
@@ -269,6 +273,35 @@ class JavaPathTest {
           assertArrayEquals(want, back.toByteArray(), describe(engine) + " read-write mapping");
         }
       }
+    }
+  }
+
+  /** The chunking arithmetic and its argument checks. */
+  @Test
+  void chunksAreCountedAndCheckedExactly() {
+    assertEquals(1, Probe.chunksPerShard(1, 6));
+    assertEquals(2, Probe.chunksPerShard(2, 6));
+    assertEquals(1, Probe.chunksPerShard(1L << 24, 30));
+    assertEquals(2, Probe.chunksPerShard((1L << 24) + 1, 30));
+    assertEquals(4, Probe.chunksPerShard(256, 12));
+    assertEquals(5, Probe.chunksPerShard(257, 12));
+    assertThrows(IllegalArgumentException.class, () -> Probe.chunksPerShard(1, 5));
+    assertThrows(IllegalArgumentException.class, () -> Probe.chunksPerShard(1, 31));
+    assertThrows(IllegalArgumentException.class, () -> Probe.chunksPerShard(0, 12));
+    assertThrows(IllegalArgumentException.class, () -> Probe.chunksPerShard(1L << 40, 6));
+    try (BloomFilter f = BloomFilter.create(10_000, 0.01)) {
+      assertThrows(IllegalArgumentException.class, () -> f.probe(5));
+      ByteBuffer heap = ByteBuffer.allocate((int) (f.bitSize() / 8));
+      assertThrows(
+          IllegalArgumentException.class,
+          () -> Probe.over(new ByteBuffer[] {heap}, Probe.MAX_CHUNK_SHIFT, f));
+      ByteBuffer small = ByteBuffer.allocateDirect((int) (f.bitSize() / 8) - 64);
+      assertThrows(
+          IllegalArgumentException.class,
+          () -> Probe.over(new ByteBuffer[] {small}, Probe.MAX_CHUNK_SHIFT, f));
+      assertThrows(
+          IllegalArgumentException.class,
+          () -> Probe.over(new ByteBuffer[0], Probe.MAX_CHUNK_SHIFT, f));
     }
   }
 
@@ -335,179 +368,5 @@ class JavaPathTest {
     }
     assertArrayEquals(before, Files.readAllBytes(p));
     assertArrayEquals(bytes, before);
-  }
-
-  /**
-   * Java adds from two threads, engine batch adds from a third and Java tests from a fourth, all
-   * at once on one filter: no key is lost, and no key whose add returned is ever missing.
-   */
-  @Test
-  void javaAndEngineAddsAndTestsRunConcurrently() throws Exception {
-    int perThread = 60_000;
-    try (BloomFilter f = BloomFilter.create(4L * perThread, 0.01)) {
-      AtomicInteger published = new AtomicInteger(); // Java keys 0 .. published-1 are added
-      AtomicReference<Throwable> failure = new AtomicReference<>();
-      AtomicBoolean done = new AtomicBoolean();
-      CountDownLatch start = new CountDownLatch(1);
-      List<Thread> threads = new ArrayList<>();
-      for (int t = 0; t < 2; t++) {
-        int base = t * perThread;
-        threads.add(
-            new Thread(
-                () -> {
-                  await(start);
-                  for (int i = 0; i < perThread; i++) {
-                    f.put("java:" + (base + i));
-                    if (base == 0) {
-                      published.set(i + 1);
-                    }
-                  }
-                }));
-      }
-      threads.add(
-          new Thread(
-              () -> {
-                await(start);
-                for (int from = 0; from < perThread; from += 1000) {
-                  List<byte[]> batch = new ArrayList<>();
-                  for (int i = from; i < from + 1000; i++) {
-                    batch.add(("jni:" + i).getBytes(StandardCharsets.UTF_8));
-                  }
-                  f.putAll(batch);
-                }
-              }));
-      Thread tester =
-          new Thread(
-              () -> {
-                await(start);
-                SplittableRandom r = new SplittableRandom(3);
-                while (!done.get()) {
-                  int upTo = published.get();
-                  if (upTo > 0) {
-                    int i = r.nextInt(upTo);
-                    if (!f.mightContain("java:" + i)) {
-                      failure.compareAndSet(null, new AssertionError("lost java:" + i));
-                    }
-                  }
-                }
-              });
-      for (Thread t : threads) {
-        t.start();
-      }
-      tester.start();
-      start.countDown();
-      for (Thread t : threads) {
-        t.join();
-      }
-      done.set(true);
-      tester.join();
-      if (failure.get() != null) {
-        throw new AssertionError(failure.get());
-      }
-      for (int i = 0; i < 2 * perThread; i++) {
-        assertTrue(f.mightContain("java:" + i), "java:" + i);
-      }
-      List<byte[]> jni = new ArrayList<>();
-      for (int i = 0; i < perThread; i++) {
-        jni.add(("jni:" + i).getBytes(StandardCharsets.UTF_8));
-        assertTrue(f.mightContain("jni:" + i), "jni:" + i);
-      }
-      for (boolean b : f.mightContainAll(jni)) {
-        assertTrue(b);
-      }
-    }
-  }
-
-  private static void await(CountDownLatch latch) {
-    try {
-      latch.await();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
-  }
-
-  /**
-   * close() racing single-key calls, 1,000 rounds over owned filters (whose pages close() gives
-   * back, so they read as zeros), read-only and read-write mappings: every call either answers
-   * as the open filter would (its keys present, adds accepted) or throws
-   * IllegalStateException; nothing else, and no crash.
-   */
-  @Test
-  @Timeout(300)
-  void closeRacingSingleKeyCallsGivesOnlyIllegalState() throws Exception {
-    int keys = 2_000;
-    Path ro = dir.resolve("race.abloom");
-    Path rwSource = dir.resolve("race-rw.abloom");
-    byte[][] present = new byte[keys][];
-    // Sized over 2 MiB, so the owned filter's memory is mapped memory the engine gives back.
-    try (BloomFilter f = BloomFilter.create(2_000_000, 0.01)) {
-      for (int i = 0; i < keys; i++) {
-        present[i] = ("k" + i).getBytes(StandardCharsets.UTF_8);
-        f.put(present[i]);
-      }
-      f.save(ro);
-      f.save(rwSource);
-    }
-    ConcurrentLinkedQueue<Throwable> wrong = new ConcurrentLinkedQueue<>();
-    AtomicInteger illegalState = new AtomicInteger();
-    for (int round = 0; round < 1000; round++) {
-      BloomFilter f;
-      switch (round % 4) {
-        case 0:
-        case 1:
-          try (BloomFilter src = BloomFilter.open(ro)) {
-            f = src.copy();
-          }
-          break;
-        case 2:
-          f = BloomFilter.open(ro);
-          break;
-        default:
-          Path rw = dir.resolve("rw" + round + ".abloom");
-          Files.copy(rwSource, rw);
-          f = BloomFilter.open(rw, BloomFilter.OpenMode.READ_WRITE, false);
-          break;
-      }
-      CountDownLatch go = new CountDownLatch(1);
-      Thread[] readers = new Thread[3];
-      for (int t = 0; t < readers.length; t++) {
-        int id = t;
-        readers[t] =
-            new Thread(
-                () -> {
-                  await(go);
-                  SplittableRandom r = new SplittableRandom(id);
-                  try {
-                    for (int i = 0; ; i++) {
-                      byte[] k = present[r.nextInt(keys)];
-                      boolean ok =
-                          id == 2 && !f.isReadOnly()
-                              ? !f.put(k) // a present key: put says "not new"
-                              : f.mightContain(k);
-                      if (!ok) {
-                        wrong.add(new AssertionError("a present key answered absent"));
-                        return;
-                      }
-                    }
-                  } catch (IllegalStateException e) {
-                    illegalState.incrementAndGet();
-                  } catch (Throwable e) {
-                    wrong.add(e);
-                  }
-                });
-        readers[t].start();
-      }
-      go.countDown();
-      Thread.sleep(0, 200_000);
-      f.close();
-      for (Thread t : readers) {
-        t.join();
-      }
-      if (!wrong.isEmpty()) {
-        throw new AssertionError("round " + round + " (" + f.storage() + ")", wrong.peek());
-      }
-    }
-    assertEquals(3000, illegalState.get());
   }
 }
