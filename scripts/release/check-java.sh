@@ -67,7 +67,7 @@ jar tf "$OUT/abloom-spark-$VERSION.jar" >"$work/spark.txt"
 jar tf "$OUT/abloom-$VERSION.jar" >"$work/main.txt"
 grep -qx 'io/abloom/shaded/hash4j/hashing/XXH3_64.class' "$work/main.txt" || die "the jar lacks the relocated hash4j"
 if grep -q '^com/dynatrace/' "$work/main.txt" "$work/spark.txt"; then die "a jar carries hash4j unrelocated"; fi
-grep -q 'hash4j' "$OUT/abloom-$VERSION.pom" && die "the jar's pom still depends on hash4j (it is shaded in)"
+grep -q '<artifactId>hash4j</artifactId>' "$OUT/abloom-$VERSION.pom" && die "the jar's pom still depends on hash4j (it is shaded in)"
 grep -qx 'io/abloom/BloomFilter.java' "$work/sources.txt" || die "the sources jar has no io/abloom/BloomFilter.java"
 grep -qx 'io/abloom/AbloomNativeJNI.java' "$work/sources.txt" || die "the sources jar lacks the generated AbloomNativeJNI.java"
 grep -qx 'io/abloom/spark/AbloomSpark.class' "$work/spark.txt" || die "the Spark jar has no io/abloom/spark/AbloomSpark.class"
