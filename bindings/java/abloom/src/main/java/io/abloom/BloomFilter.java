@@ -186,9 +186,10 @@ public final class BloomFilter implements AutoCloseable {
   /** The single-key calls, in Java over the engine's own words (see "Single keys" below). */
   private final Probe probe;
   /**
-   * Whether each single-key call registers with the close guard. Only a read-write mapping
-   * needs it: its close() must sync and unmap the file at once (a deferred sync could rewrite
-   * the header of a file another handle has since opened). Every other filter's memory outlives
+   * Whether each single-key call registers with the close guard. A read-write mapping needs
+   * it: its close() must sync and unmap the file at once (a deferred sync could rewrite the
+   * header of a file another handle has since opened). A copy-on-write mapping takes it too: the
+   * engine's info reports both as writable mappings and does not tell them apart. Every other filter's memory outlives
    * every call that can still reach it (see {@link #close()}), so its calls take no guard.
    */
   private final boolean guarded;
@@ -1892,10 +1893,10 @@ public final class BloomFilter implements AutoCloseable {
    * while other threads use the filter: it waits for their calls already in native code to
    * return, and a single-key call racing it either answers as if before it or throws.
    *
-   * <p>What it releases, and when: a read-write mapping is synced and unmapped at once. An
-   * owned filter's memory is given back to the system at once (its pages; the address range
-   * itself goes when this object is collected). A read-only or copy-on-write mapping, and a
-   * {@link #wrap wrapped} buffer, stay mapped until this object is collected, as a {@link
+   * <p>What it releases, and when: a read-write mapping is synced and unmapped at once, and a
+   * copy-on-write one unmapped. An owned filter's memory is given back to the system at once
+   * (its pages; the address range itself goes when this object is collected). A read-only
+   * mapping, and a {@link #wrap wrapped} buffer, stay mapped until this object is collected, as a {@link
    * java.nio.MappedByteBuffer} does: the single-key calls read the filter's memory from Java
    * with no per-call guard, so it must outlive any call that may still be reading it.
    */
