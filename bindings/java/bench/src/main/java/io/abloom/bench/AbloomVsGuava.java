@@ -1,8 +1,11 @@
 package io.abloom.bench;
 
+import com.dynatrace.hash4j.hashing.Hasher64;
+import com.dynatrace.hash4j.hashing.Hashing;
 import com.google.common.hash.Funnels;
 import io.abloom.BloomFilter;
 import java.nio.charset.StandardCharsets;
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -205,7 +208,49 @@ public class AbloomVsGuava {
     }
   }
 
+  /**
+   * The floor of a single-key test: what any filter with one hash and one cache line per key
+   * must spend at least. The key's XXH3-64 (hash4j, as abloom's), then one 64-bit word of a
+   * random 64-byte block of a {@code long[]} as large as abloom's filter, and one bit of it:
+   * no shard, no k probes, no close checks. abloom's time against it is its overhead; Guava's
+   * against it bounds the ratio any such filter can reach on this machine.
+   */
+  @State(Scope.Benchmark)
+  public static class Floor {
+    long[] words;
+    long blocks;
+    Hasher64 hasher = Hashing.xxh3_64(0);
+
+    @Setup(Level.Trial)
+    public void setup(Abloom a) {
+      words = new long[Math.toIntExact(a.filter.bitSize() / 64)];
+      SplittableRandom r = new SplittableRandom(7);
+      for (int i = 0; i < words.length; i++) {
+        words[i] = r.nextLong() | r.nextLong(); // 3/4 of the bits set: mostly "present"
+      }
+      blocks = words.length / 8;
+    }
+
+    boolean test(long h) {
+      long block = Math.multiplyHigh(h >>> 1, blocks); // h >>> 1 < 2^63: a signed multiply-high
+      return (words[(int) (block << 3) + (int) (h & 7)] & (1L << (h >>> 58))) != 0;
+    }
+  }
+
   // ---- single mightContain ----
+
+  /** The floor (see {@link Floor}) for one 16-byte key. */
+  @Benchmark
+  public boolean floorMightContain(Pool pool, Floor f) {
+    byte[] k = pool.keys[pool.next++ & (POOL - 1)];
+    return f.test(f.hasher.hashBytesToLong(k, 0, k.length));
+  }
+
+  /** The floor (see {@link Floor}) for one long key. */
+  @Benchmark
+  public boolean floorMightContainLong(Pool pool, Floor f) {
+    return f.test(f.hasher.hashLongToLong(pool.longs[pool.next++ & (POOL - 1)]));
+  }
 
   /** abloom: one String key per call (its UTF-8 bytes). */
   @Benchmark
