@@ -346,7 +346,7 @@ public final class Probe {
   public boolean test(long h) {
     // Kept under 35 bytecodes, so the JIT inlines it even at a call site it does not count as
     // hot (MaxInlineSize): Spark's generated code calls it so. The work is in the callees.
-    boolean found = probe == CLASSIC ? testClassic((h >>> 1) >>> shift, h) : testBlocked(h);
+    boolean found = probe == CLASSIC ? testClassic(h) : testBlocked(h);
     Reference.reachabilityFence(this); // the buffers stay valid until the loads are done
     return found;
   }
@@ -431,7 +431,8 @@ public final class Probe {
   }
 
   /** The classic kind: k bits over the whole shard, by enhanced double hashing. */
-  private boolean testClassic(long shard, long h) {
+  private boolean testClassic(long h) {
+    long shard = (h >>> 1) >>> shift;
     long x = h << shardBits;
     long y = h * GOLDEN64;
     for (int i = 0; i < k; i++) {
