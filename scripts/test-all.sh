@@ -350,12 +350,15 @@ for s in "${STAGES[@]}"; do
     continue
   fi
   t0=$SECONDS
+  # Each stage's output is also kept, so that a failure's last lines can close the report.
+  mkdir -p "$BUILD_ROOT/stage-logs"
+  log=$BUILD_ROOT/stage-logs/$s.log
   set +e
   (
     set -euo pipefail
     "stage_${s//-/_}"
-  )
-  rc=$?
+  ) 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
   set -e
   dt=$((SECONDS - t0))
   if [[ $rc -eq 0 ]]; then
@@ -374,5 +377,12 @@ echo
 echo "=================================================================================="
 for s in "${PASSED[@]}"; do echo "  PASS  $s"; done
 for s in "${FAILED[@]}"; do echo "  FAIL  $s"; done
+# The end of each failed stage's output, last: a CI log cut to its tail still shows why.
+for s in "${STAGES[@]}"; do
+  if [[ "${RESULT[$s]:-}" == fail ]]; then
+    echo "---- the last 40 lines of stage $s ($BUILD_ROOT/stage-logs/$s.log):"
+    tail -n 40 "$BUILD_ROOT/stage-logs/$s.log" 2>/dev/null || echo "(its log is gone)"
+  fi
+done
 echo "test-all: ${#PASSED[@]} passed, ${#FAILED[@]} failed ($((SECONDS - T_START))s)"
 [[ ${#FAILED[@]} -eq 0 ]]
