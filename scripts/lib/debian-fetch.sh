@@ -26,7 +26,7 @@ debian_fetch() {
   opts=(-o Dir::Etc::SourceList="$dir/sources.list" -o Dir::Etc::SourceParts=/nonexistent
     -o Dir::State::Lists="$dir/lists" -o Dir::Cache="$dir/cache" -o Dir::State::status=/dev/null
     -o APT::Architecture=amd64 -o APT::Architectures::=amd64 -o APT::Architectures::=arm64
-    -o Debug::NoLocking=1 -o APT::Sandbox::User=root -q)
+    -o Debug::NoLocking=1 -o APT::Sandbox::User=root -o Acquire::Retries=5 -q)
   local want=() pkg name arch
   for pkg in "$@"; do # a package already in DEST (any version) is not fetched again
     name=${pkg%%:*} arch=${pkg#*:}
@@ -37,8 +37,13 @@ debian_fetch() {
   if [[ -f "$dir/updated" ]] && (cd "$dest" && apt-get "${opts[@]}" download "${want[@]}") >"$dir/download.log" 2>&1; then
     return 0
   fi
-  apt-get "${opts[@]}" update >"$dir/update.log" 2>&1 ||
-    { cat "$dir/update.log" >&2 && echo "debian_fetch: apt-get update of $suite failed" >&2 && return 1; }
+  # A mirror caught mid-sync answers with mismatched indexes for a while: try the update again.
+  local try
+  for try in 1 2 3; do
+    apt-get "${opts[@]}" update >"$dir/update.log" 2>&1 && break
+    [[ $try -lt 3 ]] || { cat "$dir/update.log" >&2 && echo "debian_fetch: apt-get update of $suite failed 3 times" >&2 && return 1; }
+    sleep $((try * 20))
+  done
   touch "$dir/updated"
   (cd "$dest" && apt-get "${opts[@]}" download "${want[@]}") >"$dir/download.log" 2>&1 ||
     { cat "$dir/download.log" >&2 && echo "debian_fetch: apt-get download ${want[*]} ($suite) failed" >&2 && return 1; }
