@@ -344,23 +344,23 @@ public final class Probe {
    * @return false if the key is definitely absent
    */
   public boolean test(long h) {
-    // Kept under 35 bytecodes, so the JIT inlines it even at a call site it does not count as
-    // hot (MaxInlineSize): Spark's generated code calls it so. The work is in the callees.
-    boolean found = probe == CLASSIC ? testClassic(h) : testBlocked(h);
+    long shard = (h >>> 1) >>> shift;
+    boolean found;
+    if (probe == CLASSIC) {
+      found = testClassic(shard, h);
+    } else {
+      long at = blockByte(h);
+      int c = chunk(shard, at);
+      int block = (int) at & chunkMask;
+      // One array load: the address or the buffer, whichever loads go through.
+      long base = RAW_LOAD != null ? addresses[c] + block : 0;
+      ByteBuffer b = RAW_LOAD != null ? null : chunks[c];
+      int h2 = (int) h | 1;
+      found =
+          probe == DISTINCT ? testDistinct(base, b, block, h2) : testSplit(base, b, block, h2);
+    }
     Reference.reachabilityFence(this); // the buffers stay valid until the loads are done
     return found;
-  }
-
-  /** The blocked kind's test: one 64-byte block, in either layout. */
-  private boolean testBlocked(long h) {
-    long at = blockByte(h);
-    int c = chunk((h >>> 1) >>> shift, at);
-    int block = (int) at & chunkMask;
-    // One array load: the address or the buffer, whichever loads go through.
-    long base = RAW_LOAD != null ? addresses[c] + block : 0;
-    ByteBuffer b = RAW_LOAD != null ? null : chunks[c];
-    int h2 = (int) h | 1;
-    return probe == DISTINCT ? testDistinct(base, b, block, h2) : testSplit(base, b, block, h2);
   }
 
   /**
@@ -431,8 +431,7 @@ public final class Probe {
   }
 
   /** The classic kind: k bits over the whole shard, by enhanced double hashing. */
-  private boolean testClassic(long h) {
-    long shard = (h >>> 1) >>> shift;
+  private boolean testClassic(long shard, long h) {
     long x = h << shardBits;
     long y = h * GOLDEN64;
     for (int i = 0; i < k; i++) {
