@@ -13,13 +13,7 @@
 
 static int failures = 0;
 
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
+#include "check.h"
 
 /* An int-returning call that must give ABLOOM_OK. */
 #define CHECK_OK(call)                                                                \

@@ -15,13 +15,7 @@
 
 static int failures = 0;
 
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
+#include "check.h"
 
 /* "Single-key calls compiled into your code": 1000 ids added, then tested, through the inline
  * path; every one is found and the library agrees. */
