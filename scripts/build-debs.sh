@@ -37,7 +37,7 @@ elif [[ $arch == arm64 ]]; then
   command -v aarch64-linux-gnu-g++ >/dev/null ||
     die "aarch64-linux-gnu-g++ not found: apt-get install g++-aarch64-linux-gnu"
   for p in libc6 libstdc++6 libgcc-s1; do
-    dpkg-query -W -f='${Status}' "$p:arm64" 2>/dev/null | grep -q 'install ok installed' ||
+    grep -q 'install ok installed' <<<"$(dpkg-query -W -f='${Status}' "$p:arm64" 2>/dev/null)" ||
       die "$p:arm64 is not installed: dpkg-shlibdeps needs it to compute libabloom0's Depends
   (dpkg --add-architecture arm64 && apt-get update && apt-get install libc6:arm64 libstdc++6:arm64 libgcc-s1:arm64)"
   done

@@ -72,7 +72,7 @@ need() {
 }
 # need_rust_target TRIPLE: the Rust standard library for TRIPLE.
 need_rust_target() {
-  rustup target list --installed 2>/dev/null | grep -qx "$1" && return 0
+  grep -qx "$1" <<<"$(rustup target list --installed 2>/dev/null)" && return 0
   if [[ "${ABLOOM_CROSS_INSTALL:-0}" == 1 ]]; then
     rustup target add "$1"
     return 0

@@ -117,7 +117,7 @@ target_macos() { # ZIG_TARGET (x86_64-macos | aarch64-macos)
   cmake --build "$dir" -j "$JOBS"
   lib=$(find "$dir/capi" -name 'libabloom.*.*.*.dylib' -print -quit)
   [[ -n "$lib" ]] || { echo "no libabloom.X.Y.Z.dylib in $dir/capi" && return 1; }
-  llvm-objdump --macho --private-header "$lib" | grep -q DYLIB || { echo "$lib: not a dylib" && return 1; }
+  grep -q DYLIB <<<"$(llvm-objdump --macho --private-header "$lib")" || { echo "$lib: not a dylib" && return 1; }
   # The install name a Mac user expects: @rpath/ plus the ABI version (capi/CMakeLists.txt sets
   # it for APPLE, in the build tree too, so what is checked here is what gets installed).
   local id
@@ -139,7 +139,7 @@ target_macos() { # ZIG_TARGET (x86_64-macos | aarch64-macos)
     # -lresolv and -framework CoreFoundation), and zig carries libSystem's stubs only.
   )
   echo "-- Rust: abloom-sys (build.rs compiles the bundled engine), its tests linked"
-  rustup target list --installed | grep -qx "$rust_target" || rustup target add "$rust_target"
+  grep -qx "$rust_target" <<<"$(rustup target list --installed)" || rustup target add "$rust_target"
   rust_wrappers "$dir" "$target"
   (
     cd bindings/rust
@@ -158,7 +158,7 @@ target_musl() {
     -DABLOOM_GTEST_SOURCE_DIR=/usr/src/googletest -DSIMDE_INCLUDE_DIR="$OUT/include/simde" \
     -DABLOOM_PORTABLE_PLATFORM=ON -DABLOOM_TEST_AVX512_EMULATION=OFF -DABLOOM_TEST_STATIC=ON
   cmake --build "$dir" -j "$JOBS"
-  file "$dir/tests/abloom_capi_tests" | grep -q 'statically linked' ||
+  grep -q 'statically linked' <<<"$(file "$dir/tests/abloom_capi_tests")" ||
     { echo "the musl tests are not static programs" && return 1; }
   ctest --test-dir "$dir" --output-on-failure --no-tests=error -j "$JOBS"
 }

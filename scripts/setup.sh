@@ -73,7 +73,7 @@ is_installed() {
 # A foreign architecture is added before anything is counted: its packages cannot be found before.
 added_arch=0
 for arch in "${FOREIGN_ARCHES[@]}"; do
-  dpkg --print-foreign-architectures | grep -qx "$arch" && continue
+  grep -qx "$arch" <<<"$(dpkg --print-foreign-architectures)" && continue
   echo "setup: dpkg --add-architecture $arch"
   if [[ $(id -u) -eq 0 ]]; then dpkg --add-architecture "$arch"; else sudo dpkg --add-architecture "$arch"; fi
   added_arch=1

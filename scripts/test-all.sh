@@ -7,7 +7,8 @@
 #   exports        tests/check_exports.sh on build/ci's libabloom.so
 #   install        tests/install/run_install_tests.sh build/ci (pkg-config and CMake consumers)
 #   format         clang-format --dry-run --Werror on the C/C++ sources; every README code block
-#                  is held by a test CI runs or marked untested (scripts/check-readme-blocks.py)
+#                  is held by a test CI runs or marked untested (scripts/check-readme-blocks.py);
+#                  no shell script pipes into grep -q (a random SIGPIPE under pipefail)
 #   tidy           clang-tidy (.clang-tidy) on core/*.cpp and capi/*.cpp, with build/ci's
 #                  compile_commands.json
 #   asan-build     build/asan: -DABLOOM_SANITIZE=address,undefined, RelWithDebInfo
@@ -153,6 +154,12 @@ stage_format() {
     return 1
   fi
   python3 scripts/check-readme-blocks.py
+  # `cmd | grep -q` under pipefail fails at random: grep exits at its first match, and cmd's next
+  # write dies of SIGPIPE (the release stage failed so, twice). Give grep -q a here-string instead.
+  local piped
+  piped=$(git grep -nE '\|[[:space:]]*grep[[:space:]]+-[a-zA-Z]*q' -- '*.sh' .ci/run |
+    grep -vE '^[^:]+:[0-9]+:[[:space:]]*#' || true)
+  [[ -z "$piped" ]] || { echo "a pipe into grep -q (use grep -q PATTERN <<<\"\$(cmd)\"):" && echo "$piped" && return 1; }
 }
 
 stage_tidy() {

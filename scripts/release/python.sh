@@ -183,7 +183,7 @@ build_wheel() { # FLAVOUR ARCH -> $WORK/wheels/FLAVOUR-ARCH/abloom-*-manylinux20
   [[ $(basename "${wheels[0]}") == abloom-*-"$tag"-*manylinux2014_"$arch"*.whl ]] ||
     die "the $tag $arch wheel is $(basename "${wheels[0]}"): not $tag, manylinux2014_$arch (glibc 2.17)"
   if [[ $flavour == abi3 ]]; then # nanobind falls back to a full-API build without saying so
-    unzip -l "${wheels[0]}" | grep -q '/_abloom\.abi3\.so$' ||
+    grep -q '/_abloom\.abi3\.so$' <<<"$(unzip -l "${wheels[0]}")" ||
       die "the $tag $arch wheel holds no _abloom.abi3.so (a full-API build, tagged abi3)"
   fi
 }
