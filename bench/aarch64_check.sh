@@ -11,7 +11,7 @@
 #   4. env     the whole grid's blocked ops once with ABLOOM_ISA=scalar and once with neon (the
 #              environment variable's path, as a user would set it).
 # Each step has its own time limit; a step that fails or runs out is reported and the rest still
-# run. Only the targets it needs are built (single_key_limits and the x86 studies are not).
+# run. Only the targets it needs are built (the studies in bench/studies/ are not).
 #
 # Usage: bench/aarch64_check.sh [BUILD_DIR] [OUT_DIR]
 #   BUILD_DIR (default build/aarch64-native): configured (Release, tests and benchmarks) and built

@@ -14,7 +14,7 @@
 #              (issue 12 chose packed for Intel without an Intel machine to measure);
 #   6. layouts the blocked kind's grid in each in-block layout (abloom_bench --layout=distinct and
 #              --layout=split), against the same run's limits: whether split can be the default;
-#   7. limits  bench/single_key_limits (what bounds a single-key call out of cache).
+#   7. limits  bench/studies/single_key_limits (what bounds a single-key call out of cache).
 # Each step has its own time limit; a step that fails or runs out is reported and the rest still
 # run. Total: about 9 minutes on 16 cores (build included).
 #
@@ -82,7 +82,7 @@ for layout in distinct split; do
     --benchmark_out="$OUT_DIR/layout-$layout.json" --benchmark_out_format=json
 done
 
-step limits 120 "$BUILD/bench/single_key_limits" --benchmark_repetitions=3 \
+step limits 120 "$BUILD/bench/studies/single_key_limits" --benchmark_repetitions=3 \
   --benchmark_min_time=0.1 --benchmark_out="$OUT_DIR/limits.json" --benchmark_out_format=json
 
 for j in isa threads variants-conflict variants-packed layout-distinct layout-split; do

@@ -236,8 +236,8 @@ TEST(SplitSizing, ModelReducesToClosedFormsAtKOneAndSixteen) {
   }
 }
 
-// Values of the in-block study's exact model (bench/inblock_schemes, WindowModel), which matched
-// the measured FPRs: the two independent implementations agree.
+// Values of the in-block study's exact model (bench/studies/inblock_schemes, WindowModel), which
+// matched the measured FPRs: the two independent implementations agree.
 TEST(SplitSizing, ModelMatchesTheStudy) {
   EXPECT_NEAR(fpr_split(8, 5), 0.025095, 0.000001);
   EXPECT_NEAR(fpr_split(10, 7), 0.010555, 0.000001);
