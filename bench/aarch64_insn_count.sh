@@ -18,7 +18,7 @@
 #   configured and built when it has no libabloom.a yet. Needs g++-aarch64-linux-gnu, qemu-user.
 # Environment: INSN_N (default 500; at most 1000), INSN_FPRS (default "0.01 0.0001"), INSN_JOBS
 # (default 2: rows measured at once; each logs about a million lines through grep).
-# Prints a Markdown table (bench/RESULTS.md, "NEON against scalar").
+# Prints a Markdown table (bench/JOURNAL.md, "NEON against scalar").
 set -euo pipefail
 
 cd "$(dirname "$0")/.."

@@ -12,7 +12,7 @@
  * into the caller's loop, where XXH3 of a constant length folds and only the probe is a call,
  * the same test takes about 80 (about 60 on AVX-512), and an add about 105 where abloom_add takes
  * 150. Both run 1.3-1.4x faster than the library's calls, in cache and out of it
- * (bench/RESULTS.md, "Single-key tests compiled into the caller").
+ * (bench/JOURNAL.md, "Single-key tests compiled into the caller").
  *
  * What it needs: xxhash.h (Debian's libxxhash-dev, which libabloom-dev depends on), included
  * here with XXH_INLINE_ALL so nothing links against libxxhash; GCC or Clang on x86-64 for the

@@ -2,7 +2,7 @@
 // the blocked kind's bulk test and exclusive-writer add be with a "split" in-block layout, next
 // to today's layout (through the installed C API) and the random-access limit, in one process?
 //
-// The split layout studied (scheme b-rot of the in-block study, bench/RESULTS.md): the 512-bit
+// The split layout studied (scheme b-rot of the in-block study, bench/JOURNAL.md): the 512-bit
 // block is 16 32-bit lanes; a key sets one bit in each of k consecutive lanes (mod 16) from a
 // start lane taken from the hash, the bit of lane L from the top 5 bits of h2 * C^(L+1). Its k
 // bits are distinct by construction (no repeat check), and its 512-bit mask is one masked

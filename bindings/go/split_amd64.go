@@ -11,7 +11,7 @@ package abloom
 // The assembly also finds the key's block (n.block's arithmetic, on n.shards to test and on
 // n.writable to add), so a call passes only the filter and the hash. Computed in Go, the block
 // address was a bounds check and a stack argument more, and at 100M keys a test cost 25-30%
-// more (bench/RESULTS.md, "The block address in the assembly").
+// more (bench/JOURNAL.md, "The block address in the assembly").
 
 // splitAsmBuilt: the assembly is in this build (it runs where splitAsmFor says).
 const splitAsmBuilt = true

@@ -18,7 +18,7 @@
 #
 # Which Pythons: CPython 3.11 has its own wheels (full C API), and one stable-ABI wheel per
 # architecture (cp312-abi3) serves CPython 3.12 and every later version. nanobind builds abi3 for
-# Python >= 3.12 only, and a stable-ABI build costs a little per key (bench/RESULTS.md, "Python
+# Python >= 3.12 only, and a stable-ABI build costs a little per key (bench/JOURNAL.md, "Python
 # wheels for 3.12 and later"), so 3.11 keeps the full API. The headers come from Debian's
 # libpython3.X-dev for each architecture (scripts/lib/debian-fetch.sh; the arm64 pyconfig.h
 # differs from the amd64 one): 3.11 from Debian 12, 3.13 from Debian 13 for the abi3 wheels

@@ -1,5 +1,5 @@
 """What the stable ABI costs: the same calls timed in two builds of the extension for one CPython,
-the release's abi3 build and the full-API build a source install makes (bench/RESULTS.md, "Python
+the release's abi3 build and the full-API build a source install makes (bench/JOURNAL.md, "Python
 wheels for 3.12 and later: the stable ABI").
 
     python bench/abi3_ab.py --full PYTHON_A --abi3 PYTHON_B [--keys 200000] [--rounds 7]

@@ -1,4 +1,4 @@
-"""Benchmarks of the Python binding against rbloom and pybloom-live (bench/RESULTS.md, "Python
+"""Benchmarks of the Python binding against rbloom and pybloom-live (bench/JOURNAL.md, "Python
 binding (issue 16)").
 
     python bindings/python/bench/bench.py [--sizes 1000000,10000000] [--repeat 3] [--quick]

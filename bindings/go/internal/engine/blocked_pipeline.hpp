@@ -33,7 +33,7 @@ namespace abloom {
 namespace {
 
 // Keys hashed and prefetched ahead of the key being probed. 32 lines in flight cover the memory
-// latency of a large filter (fewer measured slower; more, no faster: bench/RESULTS.md).
+// latency of a large filter (fewer measured slower; more, no faster: bench/JOURNAL.md).
 inline constexpr size_t kPrefetchAhead = 32;
 
 // The k up to which the vector probes take one or two groups of candidates inline.
@@ -50,7 +50,7 @@ ABLOOM_KERNEL_FN bool pipeline_add(uint64_t* block, uint64_t h, uint32_t k) noex
 }
 
 // A single-key call is hash, block and probe with nothing else around them: out of cache, the
-// fewer instructions a key takes, the more keys' misses the CPU overlaps (bench/RESULTS.md).
+// fewer instructions a key takes, the more keys' misses the CPU overlaps (bench/JOURNAL.md).
 // A key longer than kInlineHashMax bytes goes to a second function (a tail jump), whose call to
 // the out-of-line hash then needs a stack frame; the short keys' path needs none.
 template <class Probe>
@@ -88,7 +88,7 @@ ABLOOM_KERNEL_FN int pipeline_add_key(const BlockedView& v, const void* key, siz
 // Where a bulk loop finds a hash's block. A filter of one shard (every filter below 16 MiB by
 // default) needs only the shard's base and its block count: two registers instead of the view's
 // four fields, which the AVX-512 packed-key loop otherwise reloads from the stack for every key
-// (bulk calls at 1M keys 7-23% faster, bench/RESULTS.md). Both give BlockedView::block_of's
+// (bulk calls at 1M keys 7-23% faster, bench/JOURNAL.md). Both give BlockedView::block_of's
 // block (shard_bits 0: shard 0, and h << 0 is h).
 struct OneShardBlocks {
   uint64_t* base;
@@ -101,7 +101,7 @@ struct OneShardBlocks {
 // The bulk loop: while key i is probed, key i + kPrefetchAhead is hashed and its block
 // prefetched, so up to kPrefetchAhead misses overlap. (kWrite asks for a write prefetch; the
 // kernels' targets leave out PRFCHW, so it compiles to the same `prefetcht0` as a read: a
-// `prefetchw` build measured no faster single-threaded, bench/RESULTS.md.) One loop over a
+// `prefetchw` build measured no faster single-threaded, bench/JOURNAL.md.) One loop over a
 // ring of (block, hash) pairs: every key costs the same few instructions of bookkeeping, and
 // the hash of a later key fills the time the probe of this one waits on. `at` finds blocks: a
 // BlockedView, or OneShardBlocks.

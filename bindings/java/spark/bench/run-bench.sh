@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Spark module's benchmark against Spark's own Bloom filter (bench/RESULTS.md, "Spark module
+# The Spark module's benchmark against Spark's own Bloom filter (bench/JOURNAL.md, "Spark module
 # (issue 17)"):   bash bindings/java/spark/bench/run-bench.sh N [REPS] [PARTITIONS] [bigint|string]
 #
 # Needs the Java binding installed in the local Maven repository (bindings/java/spark/ci.sh does

@@ -114,7 +114,7 @@ struct KeySource {
 // source's form (one switch per call, none per key). The accessors capture copies, not
 // references: after an out-of-line hash the compiler would otherwise reload them for every key.
 // They are always inlined: GCC left the lock-free bulk add's hash out of line, a call per key
-// (bench/RESULTS.md).
+// (bench/JOURNAL.md).
 template <class Fn>
 inline auto for_each_form(const KeySource& src, uint64_t seed, Fn fn) {
   switch (src.form) {
@@ -189,12 +189,12 @@ const BlockedKernels* blocked_kernels_for(Isa isa) noexcept;
 //    otherwise does when both sides return a constant. With a branch, the CPU takes the predicted
 //    answer and goes on to the next key while the block is still in flight; with a flag copy,
 //    whatever uses the answer waits for the load. Measured on the split layout's single-key test
-//    at 100M keys (Zen 4, bench/RESULTS.md): 54.2 -> 51.3 ns for absent keys, 60.7 -> 57.4 for
+//    at 100M keys (Zen 4, bench/JOURNAL.md): 54.2 -> 51.3 ns for absent keys, 60.7 -> 57.4 for
 //    present ones.
 //  - flag (bulk loops): the answer as a value, with no branch. A bulk loop has prefetched the
 //    block, so nothing waits for it long; but a branch on the answer mispredicts whenever present
 //    and absent keys mix: 1M keys half present took 10.5 ns per key with the branch against 2.6
-//    all present (bench/RESULTS.md).
+//    all present (bench/JOURNAL.md).
 enum class Answer { branch, flag };
 
 template <Answer kAnswer = Answer::branch>

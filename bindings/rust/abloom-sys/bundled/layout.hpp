@@ -13,7 +13,7 @@
 //     loop always ends; in practice k distinct ones come within k + 1 or 2). Distinct probes
 //     matter: with repeats allowed (RocksDB's FastLocalBloom) the FPR at the optimum k runs
 //     0.6-3.3% above the Putze model that sizing uses; with distinct probes it sits on it
-//     (bench/RESULTS.md, "In-block scheme choice"). h2 is forced odd so the candidate
+//     (bench/JOURNAL.md, "In-block scheme choice"). h2 is forced odd so the candidate
 //     sequence never collapses (h2 = 0 would give one bit).
 //     Bit b lives in 64-bit word b >> 6 at position b & 63, i.e. byte b >> 3, bit b & 7 in
 //     little-endian storage.
@@ -23,7 +23,7 @@
 //     (h2 * C^(w+1) mod 2^32) >> 27 of word w. Its k bits are distinct by construction, so no
 //     probe needs a repeat check, and a key's 512-bit mask is one masked variable shift: adds run
 //     1.5-1.9x faster in cache and 1.2-1.35x out of it, for 1.1-2.3% more bits at the same FPR
-//     (bench/RESULTS.md, "The split layout in the library").
+//     (bench/JOURNAL.md, "The split layout in the library").
 //   classic kind: over the shard's m = blocks*512 bits, enhanced double hashing in 64-bit
 //     fixed point: x = h << shard_bits, y = h * G; probe i sets bit mulhi64(x, m), then x += y,
 //     y += (i+1) * G, G = 0x9E3779B97F4A7C15. (x/2^64 is the position as a fraction of m; the

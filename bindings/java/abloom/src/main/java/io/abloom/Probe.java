@@ -290,7 +290,7 @@ public final class Probe {
    *
    * <p>Where the JDK allows it without a warning, by address ({@link #RAW_LOAD}): no bounds or
    * buffer-state check, which out of cache let more keys' misses overlap (the per-row SQL test
-   * measured 20% faster so, bench/RESULTS.md). It is safe because every offset this class forms
+   * measured 20% faster so, bench/JOURNAL.md). It is safe because every offset this class forms
    * is inside its chunk by construction: a block below {@code blocks} of a shard below the shard
    * count, in chunks whose sizes {@link #of} checked; and every public method keeps this probe,
    * hence its buffers, reachable until its loads are done. Elsewhere, the little-endian buffer's
@@ -366,7 +366,7 @@ public final class Probe {
   /**
    * The first k candidates are all among the key's bits, so a clear one proves absence and the
    * test stops there: out of cache that measured 1.5x faster than testing all k with one branch
-   * at the end, as the C kernels do (bench/RESULTS.md, "The per-row SQL function in Java"); the
+   * at the end, as the C kernels do (bench/JOURNAL.md, "The per-row SQL function in Java"); the
    * split and classic tests stop early too. When all are set the
    * key is present unless two of them were one bit: {@code maybeRepeat} flags, from registers
    * only, the keys where that may be so, and {@link #distinctMask} then decides exactly.

@@ -14,7 +14,7 @@ import org.apache.spark.unsafe.types.UTF8String;
  * Per-row tests of a saved filter in Java, with no JNI call per row, through the binding's own
  * probe ({@link io.abloom.Probe}: the format's hash and bit tests) over this class's mapping of
  * the file. Plain loads let the CPU overlap consecutive rows' cache misses, as Spark's own
- * {@code long[]} filter does (bench/RESULTS.md, "The per-row SQL function in Java").
+ * {@code long[]} filter does (bench/JOURNAL.md, "The per-row SQL function in Java").
  *
  * <p>The C engine stays the authority on the file: {@link #of} takes a filter the engine opened
  * (and so validated) from the same file, reads its shape from it, and maps the file again here,
