@@ -13,6 +13,7 @@ import java.nio.file.FileSystems;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.LongFunction;
 
 /**
  * A Bloom filter of byte-string keys, backed by the abloom C library: a set that answers "might
@@ -251,9 +252,19 @@ public final class BloomFilter implements AutoCloseable {
 
   /** A probe over this filter's words in chunks of 2^chunkShift bytes (tests cross chunks). */
   Probe probe(int chunkShift) {
+    return Probe.over(call(h -> shardBuffers(h, chunkShift)), chunkShift, this);
+  }
+
+  /**
+   * Runs one native call on this filter's pointer under the close guard: close() waits for it to
+   * return, and once the filter is closed it throws IllegalStateException instead of running.
+   * The filter stays reachable until the call returns, so its Cleaner cannot free the pointer
+   * under it. The single-key calls do not come here: they must not pay for a lambda per key.
+   */
+  final <R> R call(LongFunction<R> call) {
     long h = handle.enter();
     try {
-      return Probe.over(shardBuffers(h, chunkShift), chunkShift, this);
+      return call.apply(h);
     } finally {
       handle.exit();
       Reference.reachabilityFence(this);
@@ -865,13 +876,8 @@ public final class BloomFilter implements AutoCloseable {
    */
   public long putAll(byte[] packed, long[] offsets) {
     int n = batchSize(offsets.length);
-    long h = handle.enter();
-    try {
-      return counted(AbloomNative.jab_add_packed(h, packed, packed.length, offsets, n), "putAll");
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
+    return counted(
+        call(h -> AbloomNative.jab_add_packed(h, packed, packed.length, offsets, n)), "putAll");
   }
 
   /**
@@ -886,14 +892,8 @@ public final class BloomFilter implements AutoCloseable {
    */
   public long putAll(byte[] packed, int[] offsets) {
     int n = batchSize(offsets.length);
-    long h = handle.enter();
-    try {
-      return counted(
-          AbloomNative.jab_add_packed32(h, packed, packed.length, offsets, n), "putAll");
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
+    return counted(
+        call(h -> AbloomNative.jab_add_packed32(h, packed, packed.length, offsets, n)), "putAll");
   }
 
   /**
@@ -910,17 +910,13 @@ public final class BloomFilter implements AutoCloseable {
   public long putAll(ByteBuffer packed, long[] offsets) {
     int n = batchSize(offsets.length);
     requireDirect(packed);
-    long h = handle.enter();
-    try {
-      return counted(
-          AbloomNative.jab_add_packed_direct(
-              h, packed, packed.position(), packed.remaining(), offsets, n),
-          "putAll");
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-      Reference.reachabilityFence(packed);
-    }
+    long rc =
+        call(
+            h ->
+                AbloomNative.jab_add_packed_direct(
+                    h, packed, packed.position(), packed.remaining(), offsets, n));
+    Reference.reachabilityFence(packed);
+    return counted(rc, "putAll");
   }
 
   /**
@@ -945,13 +941,7 @@ public final class BloomFilter implements AutoCloseable {
    * @throws IllegalStateException if the filter is closed
    */
   public long putAll(long[] keys) {
-    long h = handle.enter();
-    try {
-      return counted(AbloomNative.jab_add_longs(h, keys, keys.length), "putAll");
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
+    return counted(call(h -> AbloomNative.jab_add_longs(h, keys, keys.length)), "putAll");
   }
 
   /**
@@ -982,15 +972,9 @@ public final class BloomFilter implements AutoCloseable {
   public long mightContainAll(byte[] packed, long[] offsets, boolean[] results) {
     int n = batchSize(offsets.length);
     results(results, n);
-    long h = handle.enter();
-    try {
-      return counted(
-          AbloomNative.jab_test_packed(h, packed, packed.length, offsets, n, results),
-          "mightContainAll");
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
+    return counted(
+        call(h -> AbloomNative.jab_test_packed(h, packed, packed.length, offsets, n, results)),
+        "mightContainAll");
   }
 
   /**
@@ -1021,15 +1005,9 @@ public final class BloomFilter implements AutoCloseable {
   public long mightContainAll(byte[] packed, int[] offsets, boolean[] results) {
     int n = batchSize(offsets.length);
     results(results, n);
-    long h = handle.enter();
-    try {
-      return counted(
-          AbloomNative.jab_test_packed32(h, packed, packed.length, offsets, n, results),
-          "mightContainAll");
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
+    return counted(
+        call(h -> AbloomNative.jab_test_packed32(h, packed, packed.length, offsets, n, results)),
+        "mightContainAll");
   }
 
   /**
@@ -1046,17 +1024,13 @@ public final class BloomFilter implements AutoCloseable {
     int n = batchSize(offsets.length);
     results(results, n);
     requireDirect(packed);
-    long h = handle.enter();
-    try {
-      return counted(
-          AbloomNative.jab_test_packed_direct(
-              h, packed, packed.position(), packed.remaining(), offsets, n, results),
-          "mightContainAll");
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-      Reference.reachabilityFence(packed);
-    }
+    long rc =
+        call(
+            h ->
+                AbloomNative.jab_test_packed_direct(
+                    h, packed, packed.position(), packed.remaining(), offsets, n, results));
+    Reference.reachabilityFence(packed);
+    return counted(rc, "mightContainAll");
   }
 
   /**
@@ -1080,13 +1054,8 @@ public final class BloomFilter implements AutoCloseable {
    */
   public boolean[] mightContainAll(long[] keys) {
     boolean[] results = new boolean[keys.length];
-    long h = handle.enter();
-    try {
-      counted(AbloomNative.jab_test_longs(h, keys, keys.length, results), "mightContainAll");
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
+    counted(
+        call(h -> AbloomNative.jab_test_longs(h, keys, keys.length, results)), "mightContainAll");
     return results;
   }
 
@@ -1214,21 +1183,17 @@ public final class BloomFilter implements AutoCloseable {
   }
 
   private void combine(BloomFilter other, boolean union) {
-    long h = handle.enter();
-    try {
-      long o = other.handle.enter();
-      try {
-        int rc = union ? AbloomNative.abloom_union(h, o) : AbloomNative.abloom_intersect(h, o);
-        if (rc != 0) {
-          throw Errors.unchecked(rc, union ? "putAll" : "intersect");
-        }
-      } finally {
-        other.handle.exit();
-        Reference.reachabilityFence(other);
-      }
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
+    // Both pointers guarded: each call() keeps its own filter reachable.
+    int rc =
+        call(
+            h ->
+                other.call(
+                    o ->
+                        union
+                            ? AbloomNative.abloom_union(h, o)
+                            : AbloomNative.abloom_intersect(h, o)));
+    if (rc != 0) {
+      throw Errors.unchecked(rc, union ? "putAll" : "intersect");
     }
   }
 
@@ -1246,17 +1211,11 @@ public final class BloomFilter implements AutoCloseable {
    */
   public void setWriterMode(WriterMode mode) {
     Objects.requireNonNull(mode, "mode");
-    long h = handle.enter();
-    try {
-      int rc = AbloomNative.abloom_set_writer_mode(h, mode.code());
-      if (rc != 0) {
-        throw Errors.unchecked(rc, "setWriterMode");
-      }
-      exclusive = mode == WriterMode.EXCLUSIVE;
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
+    int rc = call(h -> AbloomNative.abloom_set_writer_mode(h, mode.code()));
+    if (rc != 0) {
+      throw Errors.unchecked(rc, "setWriterMode");
     }
+    exclusive = mode == WriterMode.EXCLUSIVE;
   }
 
   /**
@@ -1266,13 +1225,7 @@ public final class BloomFilter implements AutoCloseable {
    * @throws IllegalStateException if the filter is closed
    */
   public WriterMode writerMode() {
-    long h = handle.enter();
-    try {
-      return WriterMode.of(AbloomNative.abloom_writer_mode(h));
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
+    return WriterMode.of(call(AbloomNative::abloom_writer_mode));
   }
 
   /**
@@ -1282,15 +1235,9 @@ public final class BloomFilter implements AutoCloseable {
    * @throws IllegalStateException if the filter is closed
    */
   public void clear() {
-    long h = handle.enter();
-    try {
-      int rc = AbloomNative.abloom_clear(h);
-      if (rc != 0) {
-        throw Errors.unchecked(rc, "clear");
-      }
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
+    int rc = call(AbloomNative::abloom_clear);
+    if (rc != 0) {
+      throw Errors.unchecked(rc, "clear");
     }
   }
 
@@ -1301,13 +1248,7 @@ public final class BloomFilter implements AutoCloseable {
    * @throws IllegalStateException if the filter is closed
    */
   public BloomFilter copy() {
-    long h = handle.enter();
-    try {
-      return own(AbloomNative.jab_clone(h), "copy");
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
+    return own(call(AbloomNative::jab_clone), "copy");
   }
 
   // ---- introspection ----------------------------------------------------------------------------
@@ -1320,17 +1261,11 @@ public final class BloomFilter implements AutoCloseable {
    * @throws IllegalStateException if the filter is closed
    */
   public long approximateElementCount() {
-    long h = handle.enter();
-    try {
-      double v = AbloomNative.jab_estimate_count(h);
-      if (v < 0) {
-        throw new IllegalStateException("abloom: abloom_estimate_count failed");
-      }
-      return v >= 0x1p63 ? Long.MAX_VALUE : Math.round(v);
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
+    double v = call(AbloomNative::jab_estimate_count);
+    if (v < 0) {
+      throw new IllegalStateException("abloom: abloom_estimate_count failed");
     }
+    return v >= 0x1p63 ? Long.MAX_VALUE : Math.round(v);
   }
 
   /**
@@ -1342,17 +1277,11 @@ public final class BloomFilter implements AutoCloseable {
    * @throws IllegalStateException if the filter is closed
    */
   public double expectedFpp() {
-    long h = handle.enter();
-    try {
-      double v = AbloomNative.jab_estimate_fpr(h);
-      if (v < 0) {
-        throw new IllegalStateException("abloom: abloom_estimate_fpr failed");
-      }
-      return v;
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
+    double v = call(AbloomNative::jab_estimate_fpr);
+    if (v < 0) {
+      throw new IllegalStateException("abloom: abloom_estimate_fpr failed");
     }
+    return v;
   }
 
   /**
@@ -1528,15 +1457,9 @@ public final class BloomFilter implements AutoCloseable {
           "abloom: " + size + " bytes do not fit in a Java array; use writeTo or save");
     }
     byte[] out = new byte[(int) size];
-    long h = handle.enter();
-    try {
-      long rc = AbloomNative.jab_serialize(h, out, out.length);
-      if (rc != size) {
-        throw Errors.unchecked(rc < 0 ? rc : AbloomError.INTERNAL.code(), "toByteArray");
-      }
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
+    long rc = call(h -> AbloomNative.jab_serialize(h, out, out.length));
+    if (rc != size) {
+      throw Errors.unchecked(rc < 0 ? rc : AbloomError.INTERNAL.code(), "toByteArray");
     }
     return out;
   }
@@ -1557,15 +1480,9 @@ public final class BloomFilter implements AutoCloseable {
       throw new OutOfMemoryError("abloom: cannot allocate " + size + " bytes to serialize");
     }
     try {
-      long h = handle.enter();
-      try {
-        long rc = AbloomNative.jab_serialize_native(h, mem, size);
-        if (rc != size) {
-          throw Errors.unchecked(rc < 0 ? rc : AbloomError.INTERNAL.code(), "writeTo");
-        }
-      } finally {
-        handle.exit();
-        Reference.reachabilityFence(this);
+      long rc = call(h -> AbloomNative.jab_serialize_native(h, mem, size));
+      if (rc != size) {
+        throw Errors.unchecked(rc < 0 ? rc : AbloomError.INTERNAL.code(), "writeTo");
       }
       byte[] chunk = new byte[(int) Math.min(size, STREAM_CHUNK)];
       for (long at = 0; at < size; ) {
@@ -1707,15 +1624,9 @@ public final class BloomFilter implements AutoCloseable {
    */
   public void save(Path path) throws IOException {
     byte[] name = nativePath(path);
-    long h = handle.enter();
-    try {
-      int rc = AbloomNative.jab_save(h, name);
-      if (rc != 0) {
-        throw Errors.checked(rc, "save", path.toString());
-      }
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
+    int rc = call(h -> AbloomNative.jab_save(h, name));
+    if (rc != 0) {
+      throw Errors.checked(rc, "save", path.toString());
     }
   }
 
@@ -1772,15 +1683,9 @@ public final class BloomFilter implements AutoCloseable {
    * @throws IllegalStateException if the filter is closed
    */
   public void sync() throws IOException {
-    long h = handle.enter();
-    try {
-      int rc = AbloomNative.abloom_sync(h);
-      if (rc != 0) {
-        throw Errors.checked(rc, "sync", "<mapped file>");
-      }
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
+    int rc = call(AbloomNative::abloom_sync);
+    if (rc != 0) {
+      throw Errors.checked(rc, "sync", "<mapped file>");
     }
   }
 
