@@ -496,24 +496,7 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
    */
   public static double modelFpp(Kind kind, Layout layout, double bitsPerKey, int hashFunctions) {
     Objects.requireNonNull(kind, "kind");
-    Objects.requireNonNull(layout, "layout");
-    if (!(bitsPerKey > 0.0 && bitsPerKey < Double.POSITIVE_INFINITY)) {
-      throw new IllegalArgumentException(
-          "abloom: modelFpp: bitsPerKey must be > 0 and finite, got " + bitsPerKey);
-    }
-    if (hashFunctions < 1 || hashFunctions > 64) {
-      throw new IllegalArgumentException(
-          "abloom: modelFpp: hashFunctions must be in 1..64, got " + hashFunctions);
-    }
-    layout.check(kind, hashFunctions, "modelFpp");
-    long[] out = new long[1];
-    int rc =
-        AbloomNative.jab_layout_model_fpr(
-            kind.code, layout.code(), bitsPerKey, hashFunctions, out);
-    if (rc != 0) {
-      throw Errors.unchecked(rc, "abloom_layout_model_fpr");
-    }
-    return Double.longBitsToDouble(out[0]);
+    return Objects.requireNonNull(layout, "layout").modelFpp(kind, bitsPerKey, hashFunctions);
   }
 
   /**
@@ -630,6 +613,71 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
     return FilterFiles.open(path, mode, verifyChecksum);
   }
 
+  // ---- linked from other types ------------------------------------------------------------------
+
+  // Here, not in FilterCore or BulkCalls: javadoc links to a member of a package-private
+  // superclass only from this class's own page (Layout, WriterMode, OpenMode link to these).
+
+  /**
+   * The in-block layout, as the filter was created with (asked for, or chosen by the library
+   * when {@link Builder#layout} was not called) or as its serialized form records it.
+   *
+   * @return {@link Layout#DISTINCT} or {@link Layout#SPLIT}; always {@link Layout#DISTINCT} for
+   *     the classic kind
+   * @throws IllegalStateException if the filter is closed
+   */
+  public Layout layout() {
+    handle.checkOpen();
+    return layout;
+  }
+
+  /**
+   * Whether {@code other} has this filter's shape (kind, layout, bits, shards, k, seed), so that
+   * {@link #putAll(BloomFilter)}, {@link #intersect} and {@link #equals} can combine them.
+   *
+   * @param other another open filter
+   * @return true if the shapes match
+   * @throws IllegalStateException if this filter or {@code other} is closed
+   */
+  public boolean isCompatible(BloomFilter other) {
+    return compatible(other);
+  }
+
+  /**
+   * Sets how this filter is written from now on. {@link WriterMode#EXCLUSIVE} makes adds faster
+   * (plain stores instead of atomic ones) for a filter one thread fills, and is <b>unsafe with
+   * concurrent writers</b>: two threads adding at once could lose each other's bits, giving false
+   * negatives. Call it while no other thread writes to the filter. The mode belongs to this
+   * object, not to the bits: it is not serialized, and every created, copied, read or opened
+   * filter starts {@link WriterMode#SHARED}.
+   *
+   * @param mode the writer mode
+   * @throws NullPointerException if {@code mode} is null
+   * @throws IllegalStateException if the filter is closed
+   */
+  public void setWriterMode(WriterMode mode) {
+    Objects.requireNonNull(mode, "mode");
+    int rc = call(h -> AbloomNative.abloom_set_writer_mode(h, mode.code()));
+    if (rc != 0) {
+      throw Errors.unchecked(rc, "setWriterMode");
+    }
+    exclusive = mode == WriterMode.EXCLUSIVE;
+  }
+
+  /**
+   * For a filter opened {@link OpenMode#READ_WRITE}: rewrites the header (checksums, inserted-key
+   * estimate) and flushes the mapping to the file. Other filters: nothing to do. Must not run
+   * while other threads add to this filter.
+   *
+   * @throws IOException if flushing fails
+   * @throws IllegalStateException if the filter is closed
+   */
+  public void sync() throws IOException {
+    int rc = call(AbloomNative::abloom_sync);
+    if (rc != 0) {
+      throw Errors.checked(rc, "sync", "<mapped file>");
+    }
+  }
   // ---- Object -----------------------------------------------------------------------------------
 
   /**
@@ -736,13 +784,6 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
    */
   @Override
   public void close() {
-    if (handle.markClosed()) {
-      handle.awaitQuiescent();
-      if (guarded) {
-        cleanable.clean();
-      } else if (storage == Storage.OWNED) {
-        AbloomNative.jab_release_pages(handle.address());
-      }
-    }
+    release();
   }
 }

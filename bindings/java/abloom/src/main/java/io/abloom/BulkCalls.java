@@ -1,13 +1,11 @@
 package io.abloom;
 
-import io.abloom.BloomFilter.OpenMode;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * The public calls of a {@link BloomFilter} that cross into native code once for many keys or
@@ -250,23 +248,8 @@ abstract class BulkCalls extends FilterCore {
 
   // ---- set operations ---------------------------------------------------------------------------
 
-  /**
-   * Whether {@code other} has this filter's shape (kind, layout, bits, shards, k, seed), so that
-   * {@link #putAll(BloomFilter)}, {@link #intersect} and {@link BloomFilter#equals(Object)
-   * equals(Object)} can combine them.
-   *
-   * @param other another open filter
-   * @return true if the shapes match
-   * @throws IllegalStateException if this filter or {@code other} is closed
-   */
-  public boolean isCompatible(BloomFilter other) {
-    handle.checkOpen();
-    other.handle.checkOpen();
-    return sameShape(other);
-  }
-
   private void requireCompatible(BloomFilter other, String what) {
-    if (!isCompatible(other)) {
+    if (!compatible(other)) {
       throw new IllegalArgumentException(
           "abloom: "
               + what
@@ -320,28 +303,8 @@ abstract class BulkCalls extends FilterCore {
   }
 
   /**
-   * Sets how this filter is written from now on. {@link WriterMode#EXCLUSIVE} makes adds faster
-   * (plain stores instead of atomic ones) for a filter one thread fills, and is <b>unsafe with
-   * concurrent writers</b>: two threads adding at once could lose each other's bits, giving false
-   * negatives. Call it while no other thread writes to the filter. The mode belongs to this
-   * object, not to the bits: it is not serialized, and every created, copied, read or opened
-   * filter starts {@link WriterMode#SHARED}.
-   *
-   * @param mode the writer mode
-   * @throws NullPointerException if {@code mode} is null
-   * @throws IllegalStateException if the filter is closed
-   */
-  public void setWriterMode(WriterMode mode) {
-    Objects.requireNonNull(mode, "mode");
-    int rc = call(h -> AbloomNative.abloom_set_writer_mode(h, mode.code()));
-    if (rc != 0) {
-      throw Errors.unchecked(rc, "setWriterMode");
-    }
-    exclusive = mode == WriterMode.EXCLUSIVE;
-  }
-
-  /**
-   * How this filter is written now (see {@link #setWriterMode}).
+   * How this filter is written now (see {@link BloomFilter#setWriterMode(WriterMode)
+   * setWriterMode(io.abloom.WriterMode)}).
    *
    * @return the writer mode
    * @throws IllegalStateException if the filter is closed
@@ -472,18 +435,4 @@ abstract class BulkCalls extends FilterCore {
     }
   }
 
-  /**
-   * For a filter opened {@link OpenMode#READ_WRITE}: rewrites the header (checksums, inserted-key
-   * estimate) and flushes the mapping to the file. Other filters: nothing to do. Must not run
-   * while other threads add to this filter.
-   *
-   * @throws IOException if flushing fails
-   * @throws IllegalStateException if the filter is closed
-   */
-  public void sync() throws IOException {
-    int rc = call(AbloomNative::abloom_sync);
-    if (rc != 0) {
-      throw Errors.checked(rc, "sync", "<mapped file>");
-    }
-  }
 }

@@ -114,6 +114,18 @@ abstract class FilterCore {
     return Probe.of(chunks, chunkShift, kind, layout, hashFunctions, shards, blocks, seed);
   }
 
+  /** {@link BloomFilter#close()}: marks the handle closed, waits for calls in flight, releases. */
+  final void release() {
+    if (handle.markClosed()) {
+      handle.awaitQuiescent();
+      if (guarded) {
+        cleanable.clean();
+      } else if (storage == Storage.OWNED) {
+        AbloomNative.jab_release_pages(handle.address());
+      }
+    }
+  }
+
   /**
    * Runs one native call on this filter's pointer under the close guard: close() waits for it to
    * return, and once the filter is closed it throws IllegalStateException instead of running.
@@ -414,20 +426,6 @@ abstract class FilterCore {
   }
 
   /**
-   * The in-block layout, as the filter was created with (asked for, or chosen by the library
-   * when {@link BloomFilter.Builder#layout(Layout) Builder.layout(Layout)} was not called) or as
-   * its serialized form records it.
-   *
-   * @return {@link Layout#DISTINCT} or {@link Layout#SPLIT}; always {@link Layout#DISTINCT} for
-   *     the classic kind
-   * @throws IllegalStateException if the filter is closed
-   */
-  public Layout layout() {
-    handle.checkOpen();
-    return layout;
-  }
-
-  /**
    * The shard count.
    *
    * @return a power of two
@@ -481,7 +479,14 @@ abstract class FilterCore {
     return handle.isClosed();
   }
 
-  /** {@link BloomFilter#isCompatible} without the open checks (for {@link BloomFilter#equals}). */
+  /** {@link BloomFilter#isCompatible}: both filters open and of one shape. */
+  final boolean compatible(FilterCore other) {
+    handle.checkOpen();
+    other.handle.checkOpen();
+    return sameShape(other);
+  }
+
+  /** {@link #compatible} without the open checks (for {@link BloomFilter#equals}). */
   final boolean sameShape(FilterCore other) {
     return kind == other.kind
         && layout == other.layout
