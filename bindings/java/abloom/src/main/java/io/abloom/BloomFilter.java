@@ -2,16 +2,10 @@ package io.abloom;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.lang.invoke.VarHandle;
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
-import java.nio.charset.Charset;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.FileSystems;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Objects;
 
 /**
@@ -80,7 +74,7 @@ import java.util.Objects;
  * bad data, and file calls throw {@link IOException} (such as {@link
  * java.nio.file.NoSuchFileException}).
  */
-public final class BloomFilter implements AutoCloseable {
+public final class BloomFilter extends BulkCalls implements AutoCloseable {
 
   /**
    * The filter's kind: how a key's bits spread over the filter. Within a block, the blocked kind
@@ -162,106 +156,15 @@ public final class BloomFilter implements AutoCloseable {
       double expectedFpp,
       Layout layout) {}
 
-  private static final Cleaner CLEANER = Cleaner.create();
-  private static final int VERIFY_CHECKSUM = 0x1;
-  private static final int MAX_ARRAY = Integer.MAX_VALUE - 8;
-  private static final int STREAM_CHUNK = 1 << 20;
   private static final double DEFAULT_FPP = 0.03;
-
-  private final NativeHandle handle;
-  private final Cleaner.Cleanable cleanable;
-  // The shape and fixed facts, read once: they never change for a handle.
-  private final Kind kind;
-  private final Layout layout;
-  private final int hashFunctions;
-  private final int shards;
-  private final long blocksPerShard;
-  private final long bits;
-  private final long capacity;
-  private final long seed;
-  private final double targetFpp;
-  private final double modelFpp;
-  private final Storage storage;
-  private final boolean readOnly;
-  /** The single-key calls, in Java over the engine's own words (see "Single keys" below). */
-  private final Probe probe;
-  /**
-   * Whether each single-key call registers with the close guard. A read-write mapping needs
-   * it: its close() must sync and unmap the file at once (a deferred sync could rewrite the
-   * header of a file another handle has since opened). A copy-on-write mapping takes it too: the
-   * engine's info reports both as writable mappings and does not tell them apart. Every other filter's memory outlives
-   * every call that can still reach it (see {@link #close()}), so its calls take no guard.
-   */
-  private final boolean guarded;
-  /** The writer mode's Java side: plain stores in the single-key adds (setWriterMode). */
-  private boolean exclusive;
 
   /** Takes ownership of a native filter (freed here if anything fails). */
   private BloomFilter(long address, Object attachment) {
-    this.handle = new NativeHandle(address, attachment);
-    this.cleanable = CLEANER.register(this, handle);
-    long[] info = new long[13];
-    int rc = AbloomNative.jab_info(address, info);
-    if (rc != 0) {
-      cleanable.clean();
-      throw Errors.unchecked(rc, "abloom_get_info");
-    }
-    this.kind = Kind.of(info[0]);
-    this.layout = Layout.of(info[12]);
-    this.hashFunctions = (int) info[1];
-    this.shards = (int) info[2];
-    this.blocksPerShard = info[3];
-    this.bits = info[4];
-    this.capacity = info[6];
-    this.seed = info[7];
-    this.targetFpp = Double.longBitsToDouble(info[8]);
-    this.modelFpp = Double.longBitsToDouble(info[9]);
-    this.storage = info[10] == 1 ? Storage.VIEW : info[10] == 2 ? Storage.MAPPED : Storage.OWNED;
-    this.readOnly = info[11] != 0;
-    this.guarded = storage == Storage.MAPPED && !readOnly;
-    try {
-      this.probe = Probe.over(shardBuffers(address, Probe.MAX_CHUNK_SHIFT), Probe.MAX_CHUNK_SHIFT, this);
-    } catch (RuntimeException | Error e) {
-      cleanable.clean();
-      throw e;
-    }
-  }
-
-  /**
-   * Direct buffers over the filter's shards (read-only ones for a read-only filter), in chunks of
-   * 2^chunkShift bytes, as {@link Probe#over} takes them.
-   */
-  private ByteBuffer[] shardBuffers(long address, int chunkShift) {
-    long shardBytes = blocksPerShard * 64;
-    int per = Probe.chunksPerShard(blocksPerShard, chunkShift);
-    ByteBuffer[] chunks = new ByteBuffer[shards * per];
-    for (int s = 0; s < shards; s++) {
-      for (int c = 0; c < per; c++) {
-        long off = (long) c << chunkShift;
-        long len = Math.min(1L << chunkShift, shardBytes - off);
-        ByteBuffer b = AbloomNative.jab_shard_buffer(address, s, off, len);
-        if (b == null) {
-          throw new IllegalStateException("abloom: cannot reach the bits of shard " + s);
-        }
-        chunks[s * per + c] = readOnly ? b.asReadOnlyBuffer() : b;
-      }
-    }
-    return chunks;
-  }
-
-  /** A probe over this filter's words in chunks of 2^chunkShift bytes (tests cross chunks). */
-  Probe probe(int chunkShift) {
-    long h = handle.enter();
-    try {
-      return Probe.over(shardBuffers(h, chunkShift), chunkShift, this);
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
+    super(address, attachment);
   }
 
   /** A new BloomFilter from a handle-or-code result of the JNI layer (unchecked errors). */
-  private static BloomFilter own(long result, String what) {
+  static BloomFilter own(long result, String what) {
     if (result < 0) {
       throw Errors.unchecked(result, what);
     }
@@ -269,7 +172,7 @@ public final class BloomFilter implements AutoCloseable {
   }
 
   /** A new BloomFilter from a handle-or-code result of a call that reads serialized data. */
-  private static BloomFilter ownChecked(long result, String what, String file, Object attachment)
+  static BloomFilter ownChecked(long result, String what, String file, Object attachment)
       throws IOException {
     if (result < 0) {
       throw Errors.checked(result, what, file);
@@ -593,901 +496,7 @@ public final class BloomFilter implements AutoCloseable {
    */
   public static double modelFpp(Kind kind, Layout layout, double bitsPerKey, int hashFunctions) {
     Objects.requireNonNull(kind, "kind");
-    Objects.requireNonNull(layout, "layout");
-    if (!(bitsPerKey > 0.0 && bitsPerKey < Double.POSITIVE_INFINITY)) {
-      throw new IllegalArgumentException(
-          "abloom: modelFpp: bitsPerKey must be > 0 and finite, got " + bitsPerKey);
-    }
-    if (hashFunctions < 1 || hashFunctions > 64) {
-      throw new IllegalArgumentException(
-          "abloom: modelFpp: hashFunctions must be in 1..64, got " + hashFunctions);
-    }
-    layout.check(kind, hashFunctions, "modelFpp");
-    long[] out = new long[1];
-    int rc =
-        AbloomNative.jab_layout_model_fpr(
-            kind.code, layout.code(), bitsPerKey, hashFunctions, out);
-    if (rc != 0) {
-      throw Errors.unchecked(rc, "abloom_layout_model_fpr");
-    }
-    return Double.longBitsToDouble(out[0]);
-  }
-
-  // ---- single keys ------------------------------------------------------------------------------
-
-  // Single-key calls run in Java (Probe), over the engine's words: no JNI call per key. The hash
-  // needs nothing of the filter's state; the memory access is what close() must not race:
-  //  - Unguarded filters (all but read-write mappings): close() never frees or unmaps memory a
-  //    call can still reach. It gives an owned filter's pages back (they then read as zeros)
-  //    and leaves the free to the Cleaner, which runs only once this object is unreachable, and
-  //    every call keeps it reachable to its end. A call checks `closed` before its loads and
-  //    again after them (a load-load fence between): an answer read from released pages is
-  //    never returned, an IllegalStateException is thrown instead. No atomic write per call.
-  //  - Guarded filters register with the handle's in-flight counter, as JNI calls do.
-
-  private boolean testHash(long hash) {
-    if (guarded) {
-      handle.enter();
-      try {
-        return probe.test(hash);
-      } finally {
-        handle.exit();
-        Reference.reachabilityFence(this);
-      }
-    }
-    handle.checkOpen();
-    boolean found = probe.test(hash);
-    VarHandle.loadLoadFence();
-    handle.checkOpen();
-    Reference.reachabilityFence(this);
-    return found;
-  }
-
-  /** Adds a hash; true if it was definitely new. */
-  private boolean addHash(long hash) {
-    if (readOnly) {
-      handle.checkOpen();
-      throw Errors.unchecked(AbloomError.READONLY.code(), "put");
-    }
-    if (guarded) {
-      handle.enter();
-      try {
-        return probe.add(hash, exclusive);
-      } finally {
-        handle.exit();
-        Reference.reachabilityFence(this);
-      }
-    }
-    handle.checkOpen();
-    boolean fresh = probe.add(hash, exclusive);
-    VarHandle.loadLoadFence();
-    handle.checkOpen();
-    Reference.reachabilityFence(this);
-    return fresh;
-  }
-
-
-  /**
-   * Adds a key. Returns what Guava's {@code put} returns: whether the filter changed, which is
-   * whether the key was (definitely) new, read from the same atomic pass that sets its bits.
-   *
-   * @param key the key's bytes (not retained)
-   * @return true if some bit of the key was clear before (a new key); false if all were already
-   *     set (a repeat, or a false positive)
-   * @throws UnsupportedOperationException if the filter is read-only
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean put(byte[] key) {
-    return put(key, 0, key.length);
-  }
-
-  /**
-   * Adds the key {@code key[offset .. offset + length)}.
-   *
-   * @param key the array holding the key
-   * @param offset where the key starts
-   * @param length the key's length in bytes
-   * @return true if the key was new (see {@link #put(byte[])})
-   * @throws IndexOutOfBoundsException if the slice is outside the array
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean put(byte[] key, int offset, int length) {
-    Objects.checkFromIndexSize(offset, length, key.length);
-    return addHash(probe.hash(key, offset, length));
-  }
-
-  /**
-   * Adds a string key: its UTF-8 bytes.
-   *
-   * @param key the key
-   * @return true if the key was new (see {@link #put(byte[])})
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean put(String key) {
-    return addHash(probe.hash(key));
-  }
-
-  /**
-   * Adds a long key: its 8 bytes in <b>little-endian</b> order (as every abloom binding does),
-   * so {@code put(1L)} is {@code put(new byte[] {1, 0, 0, 0, 0, 0, 0, 0})}.
-   *
-   * @param key the key
-   * @return true if the key was new (see {@link #put(byte[])})
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean put(long key) {
-    return addHash(probe.hash(key));
-  }
-
-  /**
-   * Adds the key made of the buffer's remaining bytes ({@code position} to {@code limit}); the
-   * buffer's position is not changed. Direct buffers are read in place.
-   *
-   * @param key the key
-   * @return true if the key was new (see {@link #put(byte[])})
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean put(ByteBuffer key) {
-    return addHash(probe.hash(key));
-  }
-
-  /**
-   * Test-and-add, named for what it guarantees: adds the key and tells whether it was absent,
-   * from one atomic pass over its bits. When several threads putIfAbsent one new key at once,
-   * at least one of them gets true (unless the key was already a false positive). Same result
-   * as {@link #put(byte[])}.
-   *
-   * @param key the key's bytes
-   * @return true if the key was definitely absent before this call (and is now added)
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean putIfAbsent(byte[] key) {
-    return put(key, 0, key.length);
-  }
-
-  /**
-   * {@link #putIfAbsent(byte[])} for a string's UTF-8 bytes.
-   *
-   * @param key the key
-   * @return true if the key was definitely absent before this call
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean putIfAbsent(String key) {
-    return put(key);
-  }
-
-  /**
-   * {@link #putIfAbsent(byte[])} for a long's 8 little-endian bytes.
-   *
-   * @param key the key
-   * @return true if the key was definitely absent before this call
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean putIfAbsent(long key) {
-    return put(key);
-  }
-
-  /**
-   * Whether the key might have been added: false means it definitely was not; true means it
-   * was, or is a false positive.
-   *
-   * @param key the key's bytes
-   * @return false if the key is definitely absent
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean mightContain(byte[] key) {
-    return testHash(probe.hash(key, 0, key.length));
-  }
-
-  /**
-   * {@link #mightContain(byte[])} for the key {@code key[offset .. offset + length)}.
-   *
-   * @param key the array holding the key
-   * @param offset where the key starts
-   * @param length the key's length in bytes
-   * @return false if the key is definitely absent
-   * @throws IndexOutOfBoundsException if the slice is outside the array
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean mightContain(byte[] key, int offset, int length) {
-    Objects.checkFromIndexSize(offset, length, key.length);
-    return testHash(probe.hash(key, offset, length));
-  }
-
-  /**
-   * {@link #mightContain(byte[])} for a string's UTF-8 bytes.
-   *
-   * @param key the key
-   * @return false if the key is definitely absent
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean mightContain(String key) {
-    return testHash(probe.hash(key));
-  }
-
-  /**
-   * {@link #mightContain(byte[])} for a long's 8 little-endian bytes.
-   *
-   * @param key the key
-   * @return false if the key is definitely absent
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean mightContain(long key) {
-    return testHash(probe.hash(key));
-  }
-
-  /**
-   * {@link #mightContain(byte[])} for the buffer's remaining bytes (position unchanged).
-   *
-   * @param key the key
-   * @return false if the key is definitely absent
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean mightContain(ByteBuffer key) {
-    return testHash(probe.hash(key));
-  }
-
-  // ---- batches ----------------------------------------------------------------------------------
-
-  private static long counted(long rc, String what) {
-    if (rc < 0) {
-      throw Errors.unchecked(rc, what);
-    }
-    return rc;
-  }
-
-  private static int batchSize(int offsetsLength) {
-    if (offsetsLength < 1) {
-      throw new IllegalArgumentException("abloom: offsets needs n + 1 entries, got none");
-    }
-    return offsetsLength - 1;
-  }
-
-  private static boolean[] results(boolean[] results, int n) {
-    if (results.length < n) {
-      throw new IllegalArgumentException(
-          "abloom: results has " + results.length + " entries for " + n + " keys");
-    }
-    return results;
-  }
-
-  /**
-   * Adds n keys packed in one array, in one native call: key i is {@code
-   * packed[offsets[i] .. offsets[i+1])}. The offsets (n + 1 of them) must not decrease and must
-   * stay within the array; they are all checked before any key is added. The batch is hashed
-   * first and its blocks prefetched, so large filters add several times faster than key by key.
-   *
-   * @param packed the keys' bytes, back to back
-   * @param offsets n + 1 non-decreasing offsets into {@code packed}
-   * @return how many of the keys were new (as {@link #put(byte[])} counts them)
-   * @throws IllegalArgumentException if the offsets are empty, decrease or leave the array
-   * @throws IllegalStateException if the filter is closed
-   */
-  public long putAll(byte[] packed, long[] offsets) {
-    int n = batchSize(offsets.length);
-    long h = handle.enter();
-    try {
-      return counted(AbloomNative.jab_add_packed(h, packed, packed.length, offsets, n), "putAll");
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
-  }
-
-  /**
-   * {@link #putAll(byte[], long[])} with int offsets.
-   *
-   * @param packed the keys' bytes, back to back
-   * @param offsets n + 1 non-decreasing, non-negative offsets into {@code packed}
-   * @return how many of the keys were new
-   * @throws IllegalArgumentException if the offsets are empty, negative, decrease or leave the
-   *     array (then nothing is added)
-   * @throws IllegalStateException if the filter is closed
-   */
-  public long putAll(byte[] packed, int[] offsets) {
-    int n = batchSize(offsets.length);
-    long h = handle.enter();
-    try {
-      return counted(
-          AbloomNative.jab_add_packed32(h, packed, packed.length, offsets, n), "putAll");
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
-  }
-
-  /**
-   * Adds keys packed in a <b>direct</b> buffer, in one native call: key i is the buffer's bytes
-   * {@code position + offsets[i] .. position + offsets[i+1]}; {@code offsets[n]} must not exceed
-   * {@code remaining()}. The position is not changed.
-   *
-   * @param packed a direct buffer
-   * @param offsets n + 1 non-decreasing offsets, relative to the position
-   * @return how many of the keys were new
-   * @throws IllegalArgumentException if the buffer is not direct or the offsets are bad
-   * @throws IllegalStateException if the filter is closed
-   */
-  public long putAll(ByteBuffer packed, long[] offsets) {
-    int n = batchSize(offsets.length);
-    requireDirect(packed);
-    long h = handle.enter();
-    try {
-      return counted(
-          AbloomNative.jab_add_packed_direct(
-              h, packed, packed.position(), packed.remaining(), offsets, n),
-          "putAll");
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-      Reference.reachabilityFence(packed);
-    }
-  }
-
-  /**
-   * Adds every key of a list in one native call (the keys are first copied into one packed
-   * array).
-   *
-   * @param keys the keys; no element may be null; at most 2 GiB in all
-   * @return how many of the keys were new
-   * @throws IllegalArgumentException if the keys total more than 2 GiB
-   * @throws IllegalStateException if the filter is closed
-   */
-  public long putAll(List<byte[]> keys) {
-    Packed p = Packed.of(keys);
-    return putAll(p.bytes, p.offsets);
-  }
-
-  /**
-   * Adds long keys (each its 8 little-endian bytes, as {@link #put(long)}) in one native call.
-   *
-   * @param keys the keys
-   * @return how many of the keys were new
-   * @throws IllegalStateException if the filter is closed
-   */
-  public long putAll(long[] keys) {
-    long h = handle.enter();
-    try {
-      return counted(AbloomNative.jab_add_longs(h, keys, keys.length), "putAll");
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
-  }
-
-  /**
-   * Tests n packed keys (as {@link #putAll(byte[], long[])}) in one native call.
-   *
-   * @param packed the keys' bytes, back to back
-   * @param offsets n + 1 non-decreasing offsets
-   * @return n answers: false where a key is definitely absent
-   * @throws IllegalArgumentException if the offsets are empty, decrease or leave the array
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean[] mightContainAll(byte[] packed, long[] offsets) {
-    boolean[] results = new boolean[batchSize(offsets.length)];
-    mightContainAll(packed, offsets, results);
-    return results;
-  }
-
-  /**
-   * Tests n packed keys into a caller's array (no allocation), in one native call.
-   *
-   * @param packed the keys' bytes, back to back
-   * @param offsets n + 1 non-decreasing offsets
-   * @param results receives answer i at index i; at least n long
-   * @return how many keys might be present (the number of true answers)
-   * @throws IllegalArgumentException if the offsets are bad or {@code results} is too short
-   * @throws IllegalStateException if the filter is closed
-   */
-  public long mightContainAll(byte[] packed, long[] offsets, boolean[] results) {
-    int n = batchSize(offsets.length);
-    results(results, n);
-    long h = handle.enter();
-    try {
-      return counted(
-          AbloomNative.jab_test_packed(h, packed, packed.length, offsets, n, results),
-          "mightContainAll");
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
-  }
-
-  /**
-   * {@link #mightContainAll(byte[], long[])} with int offsets.
-   *
-   * @param packed the keys' bytes, back to back
-   * @param offsets n + 1 non-decreasing, non-negative offsets
-   * @return n answers
-   * @throws IllegalArgumentException if the offsets are bad
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean[] mightContainAll(byte[] packed, int[] offsets) {
-    boolean[] results = new boolean[batchSize(offsets.length)];
-    mightContainAll(packed, offsets, results);
-    return results;
-  }
-
-  /**
-   * {@link #mightContainAll(byte[], long[], boolean[])} with int offsets.
-   *
-   * @param packed the keys' bytes, back to back
-   * @param offsets n + 1 non-decreasing, non-negative offsets
-   * @param results receives the answers; at least n long
-   * @return how many keys might be present
-   * @throws IllegalArgumentException if the offsets are bad or {@code results} is too short
-   * @throws IllegalStateException if the filter is closed
-   */
-  public long mightContainAll(byte[] packed, int[] offsets, boolean[] results) {
-    int n = batchSize(offsets.length);
-    results(results, n);
-    long h = handle.enter();
-    try {
-      return counted(
-          AbloomNative.jab_test_packed32(h, packed, packed.length, offsets, n, results),
-          "mightContainAll");
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
-  }
-
-  /**
-   * Tests keys packed in a <b>direct</b> buffer (as {@link #putAll(ByteBuffer, long[])}).
-   *
-   * @param packed a direct buffer
-   * @param offsets n + 1 non-decreasing offsets, relative to the position
-   * @param results receives the answers; at least n long
-   * @return how many keys might be present
-   * @throws IllegalArgumentException if the buffer is not direct or the offsets are bad
-   * @throws IllegalStateException if the filter is closed
-   */
-  public long mightContainAll(ByteBuffer packed, long[] offsets, boolean[] results) {
-    int n = batchSize(offsets.length);
-    results(results, n);
-    requireDirect(packed);
-    long h = handle.enter();
-    try {
-      return counted(
-          AbloomNative.jab_test_packed_direct(
-              h, packed, packed.position(), packed.remaining(), offsets, n, results),
-          "mightContainAll");
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-      Reference.reachabilityFence(packed);
-    }
-  }
-
-  /**
-   * Tests every key of a list in one native call.
-   *
-   * @param keys the keys; no element may be null
-   * @return one answer per key, in list order
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean[] mightContainAll(List<byte[]> keys) {
-    Packed p = Packed.of(keys);
-    return mightContainAll(p.bytes, p.offsets);
-  }
-
-  /**
-   * Tests long keys (each its 8 little-endian bytes) in one native call.
-   *
-   * @param keys the keys
-   * @return one answer per key
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean[] mightContainAll(long[] keys) {
-    boolean[] results = new boolean[keys.length];
-    long h = handle.enter();
-    try {
-      counted(AbloomNative.jab_test_longs(h, keys, keys.length, results), "mightContainAll");
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
-    return results;
-  }
-
-  private static void requireDirect(ByteBuffer buffer) {
-    if (!buffer.isDirect()) {
-      throw new IllegalArgumentException("abloom: the buffer must be direct");
-    }
-  }
-
-  /** A list of keys copied into one array plus n + 1 offsets. */
-  private static final class Packed {
-    final byte[] bytes;
-    final long[] offsets;
-
-    private Packed(byte[] bytes, long[] offsets) {
-      this.bytes = bytes;
-      this.offsets = offsets;
-    }
-
-    static Packed of(List<byte[]> keys) {
-      long[] offsets = new long[keys.size() + 1];
-      long total = 0;
-      int i = 0;
-      for (byte[] key : keys) {
-        Objects.requireNonNull(key, "abloom: a key in the list is null");
-        total += key.length;
-        offsets[++i] = total;
-      }
-      if (i != keys.size()) {
-        throw new IllegalStateException("abloom: the list changed while it was read");
-      }
-      if (total > MAX_ARRAY) {
-        throw new IllegalArgumentException(
-            "abloom: the keys total " + total + " bytes, over 2 GiB; split the batch");
-      }
-      byte[] bytes = new byte[(int) total];
-      i = 0;
-      for (byte[] key : keys) {
-        System.arraycopy(key, 0, bytes, (int) offsets[i], key.length);
-        i++;
-      }
-      return new Packed(bytes, offsets);
-    }
-  }
-
-  // ---- set operations ---------------------------------------------------------------------------
-
-  /**
-   * Whether {@code other} has this filter's shape (kind, layout, bits, shards, k, seed), so that
-   * {@link #putAll(BloomFilter)}, {@link #intersect} and {@link #equals} can combine them.
-   *
-   * @param other another open filter
-   * @return true if the shapes match
-   * @throws IllegalStateException if this filter or {@code other} is closed
-   */
-  public boolean isCompatible(BloomFilter other) {
-    handle.checkOpen();
-    other.handle.checkOpen();
-    return sameShape(other);
-  }
-
-  /** {@link #isCompatible} without the open checks (for {@link #equals}). */
-  private boolean sameShape(BloomFilter other) {
-    return kind == other.kind
-        && layout == other.layout
-        && hashFunctions == other.hashFunctions
-        && shards == other.shards
-        && blocksPerShard == other.blocksPerShard
-        && seed == other.seed;
-  }
-
-  private void requireCompatible(BloomFilter other, String what) {
-    if (!isCompatible(other)) {
-      throw new IllegalArgumentException(
-          "abloom: "
-              + what
-              + ": filters of different shapes (kind, layout, bits, shards, k and seed must"
-              + " match): "
-              + shape()
-              + " vs "
-              + other.shape());
-    }
-  }
-
-  private String shape() {
-    return "{kind="
-        + kind
-        + ", layout="
-        + layout
-        + ", bits="
-        + bits
-        + ", shards="
-        + shards
-        + ", k="
-        + hashFunctions
-        + ", seed="
-        + seed
-        + "}";
-  }
-
-  /**
-   * Union (Guava's {@code putAll(BloomFilter)}): afterwards this filter answers true for every
-   * key of either. Safe while other threads add to either filter.
-   *
-   * @param other a compatible filter (see {@link #isCompatible}); may be this filter
-   * @throws IllegalArgumentException if the shapes differ
-   * @throws IllegalStateException if either filter is closed
-   */
-  public void putAll(BloomFilter other) {
-    requireCompatible(other, "putAll");
-    combine(other, true);
-  }
-
-  /**
-   * Intersection: this filter keeps only the bits set in both, an over-approximation of the keys
-   * in both (it may answer true for a key in only one of them).
-   *
-   * @param other a compatible filter
-   * @throws IllegalArgumentException if the shapes differ
-   * @throws IllegalStateException if either filter is closed
-   */
-  public void intersect(BloomFilter other) {
-    requireCompatible(other, "intersect");
-    combine(other, false);
-  }
-
-  private void combine(BloomFilter other, boolean union) {
-    long h = handle.enter();
-    try {
-      long o = other.handle.enter();
-      try {
-        int rc = union ? AbloomNative.abloom_union(h, o) : AbloomNative.abloom_intersect(h, o);
-        if (rc != 0) {
-          throw Errors.unchecked(rc, union ? "putAll" : "intersect");
-        }
-      } finally {
-        other.handle.exit();
-        Reference.reachabilityFence(other);
-      }
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
-  }
-
-  /**
-   * Sets how this filter is written from now on. {@link WriterMode#EXCLUSIVE} makes adds faster
-   * (plain stores instead of atomic ones) for a filter one thread fills, and is <b>unsafe with
-   * concurrent writers</b>: two threads adding at once could lose each other's bits, giving false
-   * negatives. Call it while no other thread writes to the filter. The mode belongs to this
-   * object, not to the bits: it is not serialized, and every created, copied, read or opened
-   * filter starts {@link WriterMode#SHARED}.
-   *
-   * @param mode the writer mode
-   * @throws NullPointerException if {@code mode} is null
-   * @throws IllegalStateException if the filter is closed
-   */
-  public void setWriterMode(WriterMode mode) {
-    Objects.requireNonNull(mode, "mode");
-    long h = handle.enter();
-    try {
-      int rc = AbloomNative.abloom_set_writer_mode(h, mode.code());
-      if (rc != 0) {
-        throw Errors.unchecked(rc, "setWriterMode");
-      }
-      exclusive = mode == WriterMode.EXCLUSIVE;
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
-  }
-
-  /**
-   * How this filter is written now (see {@link #setWriterMode}).
-   *
-   * @return the writer mode
-   * @throws IllegalStateException if the filter is closed
-   */
-  public WriterMode writerMode() {
-    long h = handle.enter();
-    try {
-      return WriterMode.of(AbloomNative.abloom_writer_mode(h));
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
-  }
-
-  /**
-   * Clears every bit: the filter is empty again, its shape unchanged.
-   *
-   * @throws UnsupportedOperationException if the filter is read-only
-   * @throws IllegalStateException if the filter is closed
-   */
-  public void clear() {
-    long h = handle.enter();
-    try {
-      int rc = AbloomNative.abloom_clear(h);
-      if (rc != 0) {
-        throw Errors.unchecked(rc, "clear");
-      }
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
-  }
-
-  /**
-   * A deep copy in newly allocated native memory (writable even if this one is read-only).
-   *
-   * @return a new filter with the same shape and bits; close it when done
-   * @throws IllegalStateException if the filter is closed
-   */
-  public BloomFilter copy() {
-    long h = handle.enter();
-    try {
-      return own(AbloomNative.jab_clone(h), "copy");
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
-  }
-
-  // ---- introspection ----------------------------------------------------------------------------
-
-  /**
-   * Estimates the number of distinct keys added, from the fraction of set bits (Swamidass and
-   * Baldi). Reads every bit: O(size).
-   *
-   * @return the estimate, rounded; {@code Long.MAX_VALUE} when every bit is set
-   * @throws IllegalStateException if the filter is closed
-   */
-  public long approximateElementCount() {
-    long h = handle.enter();
-    try {
-      double v = AbloomNative.jab_estimate_count(h);
-      if (v < 0) {
-        throw new IllegalStateException("abloom: abloom_estimate_count failed");
-      }
-      return v >= 0x1p63 ? Long.MAX_VALUE : Math.round(v);
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
-  }
-
-  /**
-   * The probability that a key never added tests true now, from the current fill (Guava's
-   * {@code expectedFpp}). Grows as keys are added; compare with {@link #targetFpp()}. Reads
-   * every bit: O(size).
-   *
-   * @return a probability in [0, 1]
-   * @throws IllegalStateException if the filter is closed
-   */
-  public double expectedFpp() {
-    long h = handle.enter();
-    try {
-      double v = AbloomNative.jab_estimate_fpr(h);
-      if (v < 0) {
-        throw new IllegalStateException("abloom: abloom_estimate_fpr failed");
-      }
-      return v;
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
-  }
-
-  /**
-   * The false-positive probability the filter was created for (0 when the layout was given
-   * explicitly).
-   *
-   * @return the target fpp
-   * @throws IllegalStateException if the filter is closed
-   */
-  public double targetFpp() {
-    handle.checkOpen();
-    return targetFpp;
-  }
-
-  /**
-   * The model's false-positive probability once {@link #expectedInsertions()} distinct keys are
-   * in: at most {@link #targetFpp()} for filters sized from it.
-   *
-   * @return the model fpp at capacity
-   * @throws IllegalStateException if the filter is closed
-   */
-  public double modelFpp() {
-    handle.checkOpen();
-    return modelFpp;
-  }
-
-  /**
-   * The number of bits (Guava's {@code bitSize}); the native memory is bitSize / 8 bytes.
-   *
-   * @return total bits
-   * @throws IllegalStateException if the filter is closed
-   */
-  public long bitSize() {
-    handle.checkOpen();
-    return bits;
-  }
-
-  /**
-   * The capacity the filter was sized for.
-   *
-   * @return expected insertions
-   * @throws IllegalStateException if the filter is closed
-   */
-  public long expectedInsertions() {
-    handle.checkOpen();
-    return capacity;
-  }
-
-  /**
-   * Probes (bits set) per key, k.
-   *
-   * @return 1..64
-   * @throws IllegalStateException if the filter is closed
-   */
-  public int hashFunctions() {
-    handle.checkOpen();
-    return hashFunctions;
-  }
-
-  /**
-   * The kind: how a key's bits spread over the filter.
-   *
-   * @return the kind
-   * @throws IllegalStateException if the filter is closed
-   */
-  public Kind kind() {
-    handle.checkOpen();
-    return kind;
-  }
-
-  /**
-   * The in-block layout, as the filter was created with (asked for, or chosen by the library
-   * when {@link Builder#layout} was not called) or as its serialized form records it.
-   *
-   * @return {@link Layout#DISTINCT} or {@link Layout#SPLIT}; always {@link Layout#DISTINCT} for
-   *     the classic kind
-   * @throws IllegalStateException if the filter is closed
-   */
-  public Layout layout() {
-    handle.checkOpen();
-    return layout;
-  }
-
-  /**
-   * The shard count.
-   *
-   * @return a power of two
-   * @throws IllegalStateException if the filter is closed
-   */
-  public int shards() {
-    handle.checkOpen();
-    return shards;
-  }
-
-  /**
-   * The hash seed.
-   *
-   * @return the seed
-   * @throws IllegalStateException if the filter is closed
-   */
-  public long seed() {
-    handle.checkOpen();
-    return seed;
-  }
-
-  /**
-   * Where the bits live.
-   *
-   * @return the storage
-   * @throws IllegalStateException if the filter is closed
-   */
-  public Storage storage() {
-    handle.checkOpen();
-    return storage;
-  }
-
-  /**
-   * Whether writes throw {@link UnsupportedOperationException} (a view, or a file opened
-   * read-only).
-   *
-   * @return true if read-only
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean isReadOnly() {
-    handle.checkOpen();
-    return readOnly;
-  }
-
-  /**
-   * Whether {@link #close()} has been called. Never throws.
-   *
-   * @return true once closed
-   */
-  public boolean isClosed() {
-    return handle.isClosed();
+    return Objects.requireNonNull(layout, "layout").modelFpp(kind, bitsPerKey, hashFunctions);
   }
 
   /**
@@ -1499,85 +508,7 @@ public final class BloomFilter implements AutoCloseable {
     return AbloomNative.abloom_version_string();
   }
 
-  // ---- serialization ----------------------------------------------------------------------------
-
-  /**
-   * The exact size of the serialized form ({@link #toByteArray}, {@link #writeTo}, {@link
-   * #save}): a 128-byte header plus bitSize / 8.
-   *
-   * @return bytes
-   * @throws IllegalStateException if the filter is closed
-   */
-  public long serializedSize() {
-    handle.checkOpen();
-    return 128 + bits / 8;
-  }
-
-  /**
-   * The portable serialized form (docs/FORMAT.md), readable by every abloom binding. Safe while
-   * other threads add.
-   *
-   * @return a new array of {@link #serializedSize()} bytes
-   * @throws IllegalStateException if the filter is closed, or does not fit in a Java array (use
-   *     {@link #writeTo} or {@link #save})
-   */
-  public byte[] toByteArray() {
-    long size = serializedSize();
-    if (size > MAX_ARRAY) {
-      throw new IllegalStateException(
-          "abloom: " + size + " bytes do not fit in a Java array; use writeTo or save");
-    }
-    byte[] out = new byte[(int) size];
-    long h = handle.enter();
-    try {
-      long rc = AbloomNative.jab_serialize(h, out, out.length);
-      if (rc != size) {
-        throw Errors.unchecked(rc < 0 ? rc : AbloomError.INTERNAL.code(), "toByteArray");
-      }
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
-    return out;
-  }
-
-  /**
-   * Writes the serialized form to a stream (Guava's {@code writeTo}); the stream is not closed.
-   * Any size works (the bytes pass through a 1 MiB buffer). Safe while other threads add.
-   *
-   * @param out the stream
-   * @throws IOException if the stream fails
-   * @throws IllegalStateException if the filter is closed
-   */
-  public void writeTo(OutputStream out) throws IOException {
-    Objects.requireNonNull(out, "out");
-    long size = serializedSize();
-    long mem = AbloomNative.jab_malloc(size);
-    if (mem == 0) {
-      throw new OutOfMemoryError("abloom: cannot allocate " + size + " bytes to serialize");
-    }
-    try {
-      long h = handle.enter();
-      try {
-        long rc = AbloomNative.jab_serialize_native(h, mem, size);
-        if (rc != size) {
-          throw Errors.unchecked(rc < 0 ? rc : AbloomError.INTERNAL.code(), "writeTo");
-        }
-      } finally {
-        handle.exit();
-        Reference.reachabilityFence(this);
-      }
-      byte[] chunk = new byte[(int) Math.min(size, STREAM_CHUNK)];
-      for (long at = 0; at < size; ) {
-        int n = (int) Math.min(chunk.length, size - at);
-        AbloomNative.jab_mget(mem, at, chunk, 0, n);
-        out.write(chunk, 0, n);
-        at += n;
-      }
-    } finally {
-      AbloomNative.jab_mfree(mem);
-    }
-  }
+  // ---- serialized forms and files ---------------------------------------------------------------
 
   /**
    * Reads a filter written by {@link #writeTo} (or any abloom binding) from a stream, consuming
@@ -1591,42 +522,7 @@ public final class BloomFilter implements AutoCloseable {
    * @throws IOException if the stream fails
    */
   public static BloomFilter readFrom(InputStream in) throws IOException {
-    Objects.requireNonNull(in, "in");
-    byte[] header = in.readNBytes(128);
-    if (header.length < 128) {
-      throw new AbloomFormatException(
-          AbloomError.TRUNCATED,
-          "abloom: readFrom: the stream ended after " + header.length + " of 128 header bytes");
-    }
-    long body = AbloomNative.jab_header_body_size(header, 0);
-    if (body < 0) {
-      throw Errors.checked(body, "readFrom", "<stream>");
-    }
-    long size = 128 + body;
-    long mem = AbloomNative.jab_malloc(size);
-    if (mem == 0) {
-      throw new OutOfMemoryError("abloom: cannot allocate " + size + " bytes to deserialize");
-    }
-    try {
-      AbloomNative.jab_mput(mem, 0, header, 0, 128);
-      byte[] chunk = new byte[(int) Math.min(body, STREAM_CHUNK)];
-      for (long at = 128; at < size; ) {
-        int want = (int) Math.min(chunk.length, size - at);
-        int got = in.readNBytes(chunk, 0, want);
-        if (got > 0) {
-          AbloomNative.jab_mput(mem, at, chunk, 0, got);
-          at += got;
-        }
-        if (got < want) {
-          throw new AbloomFormatException(
-              AbloomError.TRUNCATED,
-              "abloom: readFrom: the stream ended after " + at + " of " + size + " bytes");
-        }
-      }
-      return ownChecked(AbloomNative.jab_deserialize_native(mem, size), "readFrom", "<stream>", null);
-    } finally {
-      AbloomNative.jab_mfree(mem);
-    }
+    return FilterFiles.readFrom(in);
   }
 
   /**
@@ -1654,15 +550,7 @@ public final class BloomFilter implements AutoCloseable {
    */
   public static BloomFilter fromByteArray(byte[] bytes, int offset, int length)
       throws AbloomFormatException {
-    Objects.checkFromIndexSize(offset, length, bytes.length);
-    try {
-      return ownChecked(
-          AbloomNative.jab_deserialize(bytes, offset, length), "fromByteArray", "<bytes>", null);
-    } catch (AbloomFormatException e) {
-      throw e;
-    } catch (IOException e) { // not reachable: no file is involved
-      throw new IllegalStateException(e);
-    }
+    return FilterFiles.fromByteArray(bytes, offset, length);
   }
 
   /**
@@ -1680,43 +568,7 @@ public final class BloomFilter implements AutoCloseable {
    */
   public static BloomFilter wrap(ByteBuffer buffer, boolean verifyChecksum)
       throws AbloomFormatException {
-    requireDirect(buffer);
-    long rc =
-        AbloomNative.jab_view(
-            buffer, buffer.position(), buffer.remaining(), verifyChecksum ? VERIFY_CHECKSUM : 0);
-    try {
-      return ownChecked(rc, "wrap", "<buffer>", buffer);
-    } catch (AbloomFormatException e) {
-      throw e;
-    } catch (IOException e) { // not reachable
-      throw new IllegalStateException(e);
-    } finally {
-      Reference.reachabilityFence(buffer);
-    }
-  }
-
-  /**
-   * Saves the filter to a file, crash-safely: a temporary file in the same directory, fsynced,
-   * renamed over {@code path}, the directory fsynced. A crash leaves the old file or the new one,
-   * complete. Safe while other threads add.
-   *
-   * @param path the file (default file system)
-   * @throws IOException if a file system call fails (e.g. {@link
-   *     java.nio.file.NoSuchFileException} for a missing directory)
-   * @throws IllegalStateException if the filter is closed
-   */
-  public void save(Path path) throws IOException {
-    byte[] name = nativePath(path);
-    long h = handle.enter();
-    try {
-      int rc = AbloomNative.jab_save(h, name);
-      if (rc != 0) {
-        throw Errors.checked(rc, "save", path.toString());
-      }
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
+    return FilterFiles.wrap(buffer, verifyChecksum);
   }
 
   /**
@@ -1758,9 +610,58 @@ public final class BloomFilter implements AutoCloseable {
    */
   public static BloomFilter open(Path path, OpenMode mode, boolean verifyChecksum)
       throws IOException {
-    byte[] name = nativePath(path);
-    int flags = mode.flag | (verifyChecksum ? VERIFY_CHECKSUM : 0);
-    return ownChecked(AbloomNative.jab_open(name, flags), "open", path.toString(), null);
+    return FilterFiles.open(path, mode, verifyChecksum);
+  }
+
+  // ---- linked from other types ------------------------------------------------------------------
+
+  // Here, not in FilterCore or BulkCalls: javadoc links to a member of a package-private
+  // superclass only from this class's own page (Layout, WriterMode, OpenMode link to these).
+
+  /**
+   * The in-block layout, as the filter was created with (asked for, or chosen by the library
+   * when {@link Builder#layout} was not called) or as its serialized form records it.
+   *
+   * @return {@link Layout#DISTINCT} or {@link Layout#SPLIT}; always {@link Layout#DISTINCT} for
+   *     the classic kind
+   * @throws IllegalStateException if the filter is closed
+   */
+  public Layout layout() {
+    handle.checkOpen();
+    return layout;
+  }
+
+  /**
+   * Whether {@code other} has this filter's shape (kind, layout, bits, shards, k, seed), so that
+   * {@link #putAll(BloomFilter)}, {@link #intersect} and {@link #equals} can combine them.
+   *
+   * @param other another open filter
+   * @return true if the shapes match
+   * @throws IllegalStateException if this filter or {@code other} is closed
+   */
+  public boolean isCompatible(BloomFilter other) {
+    return compatible(other);
+  }
+
+  /**
+   * Sets how this filter is written from now on. {@link WriterMode#EXCLUSIVE} makes adds faster
+   * (plain stores instead of atomic ones) for a filter one thread fills, and is <b>unsafe with
+   * concurrent writers</b>: two threads adding at once could lose each other's bits, giving false
+   * negatives. Call it while no other thread writes to the filter. The mode belongs to this
+   * object, not to the bits: it is not serialized, and every created, copied, read or opened
+   * filter starts {@link WriterMode#SHARED}.
+   *
+   * @param mode the writer mode
+   * @throws NullPointerException if {@code mode} is null
+   * @throws IllegalStateException if the filter is closed
+   */
+  public void setWriterMode(WriterMode mode) {
+    Objects.requireNonNull(mode, "mode");
+    int rc = call(h -> AbloomNative.abloom_set_writer_mode(h, mode.code()));
+    if (rc != 0) {
+      throw Errors.unchecked(rc, "setWriterMode");
+    }
+    exclusive = mode == WriterMode.EXCLUSIVE;
   }
 
   /**
@@ -1772,30 +673,11 @@ public final class BloomFilter implements AutoCloseable {
    * @throws IllegalStateException if the filter is closed
    */
   public void sync() throws IOException {
-    long h = handle.enter();
-    try {
-      int rc = AbloomNative.abloom_sync(h);
-      if (rc != 0) {
-        throw Errors.checked(rc, "sync", "<mapped file>");
-      }
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
+    int rc = call(AbloomNative::abloom_sync);
+    if (rc != 0) {
+      throw Errors.checked(rc, "sync", "<mapped file>");
     }
   }
-
-  private static byte[] nativePath(Path path) {
-    if (path.getFileSystem() != FileSystems.getDefault()) {
-      throw new IllegalArgumentException("abloom: only paths of the default file system: " + path);
-    }
-    String jnu = System.getProperty("sun.jnu.encoding");
-    Charset cs = jnu != null && Charset.isSupported(jnu) ? Charset.forName(jnu) : Charset.defaultCharset();
-    byte[] bytes = path.toString().getBytes(cs);
-    byte[] z = new byte[bytes.length + 1]; // NUL-terminated
-    System.arraycopy(bytes, 0, z, 0, bytes.length);
-    return z;
-  }
-
   // ---- Object -----------------------------------------------------------------------------------
 
   /**
@@ -1902,13 +784,6 @@ public final class BloomFilter implements AutoCloseable {
    */
   @Override
   public void close() {
-    if (handle.markClosed()) {
-      handle.awaitQuiescent();
-      if (guarded) {
-        cleanable.clean();
-      } else if (storage == Storage.OWNED) {
-        AbloomNative.jab_release_pages(handle.address());
-      }
-    }
+    release();
   }
 }

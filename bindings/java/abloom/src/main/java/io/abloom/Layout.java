@@ -117,4 +117,23 @@ public enum Layout {
               + k);
     }
   }
+
+  /** {@link BloomFilter#modelFpp(BloomFilter.Kind, Layout, double, int)} for this layout. */
+  double modelFpp(BloomFilter.Kind kind, double bitsPerKey, int hashFunctions) {
+    if (!(bitsPerKey > 0.0 && bitsPerKey < Double.POSITIVE_INFINITY)) {
+      throw new IllegalArgumentException(
+          "abloom: modelFpp: bitsPerKey must be > 0 and finite, got " + bitsPerKey);
+    }
+    if (hashFunctions < 1 || hashFunctions > 64) {
+      throw new IllegalArgumentException(
+          "abloom: modelFpp: hashFunctions must be in 1..64, got " + hashFunctions);
+    }
+    check(kind, hashFunctions, "modelFpp");
+    long[] out = new long[1];
+    int rc = AbloomNative.jab_layout_model_fpr(kind.code, code(), bitsPerKey, hashFunctions, out);
+    if (rc != 0) {
+      throw Errors.unchecked(rc, "abloom_layout_model_fpr");
+    }
+    return Double.longBitsToDouble(out[0]);
+  }
 }

@@ -1,0 +1,141 @@
+package io.abloom;
+
+import io.abloom.BloomFilter.OpenMode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.ref.Reference;
+import java.nio.ByteBuffer;
+import java.nio.charset.Charset;
+import java.nio.file.FileSystems;
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * How {@link BloomFilter}'s serialized forms and files are read and written: streams through a
+ * native buffer, byte arrays, wrapped buffers, mapped files and the native form of a path. The
+ * public methods with their documentation are BloomFilter's; these are their bodies.
+ */
+final class FilterFiles {
+  static final int VERIFY_CHECKSUM = 0x1;
+  private static final int STREAM_CHUNK = 1 << 20;
+
+  private FilterFiles() {}
+
+  static void writeTo(BulkCalls filter, OutputStream out) throws IOException {
+    Objects.requireNonNull(out, "out");
+    long size = filter.serializedSize();
+    long mem = AbloomNative.jab_malloc(size);
+    if (mem == 0) {
+      throw new OutOfMemoryError("abloom: cannot allocate " + size + " bytes to serialize");
+    }
+    try {
+      long rc = filter.call(h -> AbloomNative.jab_serialize_native(h, mem, size));
+      if (rc != size) {
+        throw Errors.unchecked(rc < 0 ? rc : AbloomError.INTERNAL.code(), "writeTo");
+      }
+      byte[] chunk = new byte[(int) Math.min(size, STREAM_CHUNK)];
+      for (long at = 0; at < size; ) {
+        int n = (int) Math.min(chunk.length, size - at);
+        AbloomNative.jab_mget(mem, at, chunk, 0, n);
+        out.write(chunk, 0, n);
+        at += n;
+      }
+    } finally {
+      AbloomNative.jab_mfree(mem);
+    }
+  }
+
+  static BloomFilter readFrom(InputStream in) throws IOException {
+    Objects.requireNonNull(in, "in");
+    byte[] header = in.readNBytes(128);
+    if (header.length < 128) {
+      throw new AbloomFormatException(
+          AbloomError.TRUNCATED,
+          "abloom: readFrom: the stream ended after " + header.length + " of 128 header bytes");
+    }
+    long body = AbloomNative.jab_header_body_size(header, 0);
+    if (body < 0) {
+      throw Errors.checked(body, "readFrom", "<stream>");
+    }
+    long size = 128 + body;
+    long mem = AbloomNative.jab_malloc(size);
+    if (mem == 0) {
+      throw new OutOfMemoryError("abloom: cannot allocate " + size + " bytes to deserialize");
+    }
+    try {
+      AbloomNative.jab_mput(mem, 0, header, 0, 128);
+      byte[] chunk = new byte[(int) Math.min(body, STREAM_CHUNK)];
+      for (long at = 128; at < size; ) {
+        int want = (int) Math.min(chunk.length, size - at);
+        int got = in.readNBytes(chunk, 0, want);
+        if (got > 0) {
+          AbloomNative.jab_mput(mem, at, chunk, 0, got);
+          at += got;
+        }
+        if (got < want) {
+          throw new AbloomFormatException(
+              AbloomError.TRUNCATED,
+              "abloom: readFrom: the stream ended after " + at + " of " + size + " bytes");
+        }
+      }
+      long rc = AbloomNative.jab_deserialize_native(mem, size);
+      return BloomFilter.ownChecked(rc, "readFrom", "<stream>", null);
+    } finally {
+      AbloomNative.jab_mfree(mem);
+    }
+  }
+
+  static BloomFilter fromByteArray(byte[] bytes, int offset, int length)
+      throws AbloomFormatException {
+    Objects.checkFromIndexSize(offset, length, bytes.length);
+    return ownFormat(
+        AbloomNative.jab_deserialize(bytes, offset, length), "fromByteArray", "<bytes>", null);
+  }
+
+  static BloomFilter wrap(ByteBuffer buffer, boolean verifyChecksum)
+      throws AbloomFormatException {
+    BulkCalls.requireDirect(buffer);
+    long rc =
+        AbloomNative.jab_view(
+            buffer, buffer.position(), buffer.remaining(), verifyChecksum ? VERIFY_CHECKSUM : 0);
+    try {
+      return ownFormat(rc, "wrap", "<buffer>", buffer);
+    } finally {
+      Reference.reachabilityFence(buffer);
+    }
+  }
+
+  /** {@link BloomFilter#ownChecked} for a result that involves no file: only format errors. */
+  private static BloomFilter ownFormat(long result, String what, String where, Object attachment)
+      throws AbloomFormatException {
+    try {
+      return BloomFilter.ownChecked(result, what, where, attachment);
+    } catch (AbloomFormatException e) {
+      throw e;
+    } catch (IOException e) { // not reachable: no file is involved
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static BloomFilter open(Path path, OpenMode mode, boolean verifyChecksum) throws IOException {
+    byte[] name = nativePath(path);
+    int flags = mode.flag | (verifyChecksum ? VERIFY_CHECKSUM : 0);
+    long rc = AbloomNative.jab_open(name, flags);
+    return BloomFilter.ownChecked(rc, "open", path.toString(), null);
+  }
+
+  /** The path as the C library takes it: its bytes in the JVM's file-name encoding, NUL-ended. */
+  static byte[] nativePath(Path path) {
+    if (path.getFileSystem() != FileSystems.getDefault()) {
+      throw new IllegalArgumentException("abloom: only paths of the default file system: " + path);
+    }
+    String jnu = System.getProperty("sun.jnu.encoding");
+    Charset cs =
+        jnu != null && Charset.isSupported(jnu) ? Charset.forName(jnu) : Charset.defaultCharset();
+    byte[] bytes = path.toString().getBytes(cs);
+    byte[] z = new byte[bytes.length + 1]; // NUL-terminated
+    System.arraycopy(bytes, 0, z, 0, bytes.length);
+    return z;
+  }
+}
