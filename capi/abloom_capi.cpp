@@ -7,6 +7,7 @@
 #include <new>
 
 #include "abloom.h"
+#include "blocked_kernels.hpp"
 #include "file_io.hpp"
 #include "filter.hpp"
 #include "format.hpp"

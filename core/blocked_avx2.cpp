@@ -7,7 +7,7 @@
 //
 // Compiled without -mavx2: only the functions marked ABLOOM_AVX2 use AVX2, so no inline function
 // from a shared header is ever emitted with AVX2 instructions (which the linker could then pick for
-// every caller). isa.cpp calls into this table only when the CPU has AVX2 and BMI2.
+// every caller). kernel_dispatch.cpp calls into this table only when the CPU has AVX2 and BMI2.
 //
 // Bit b of the block is bit b & 31 of 32-bit lane b >> 5 (little-endian words): candidate c picks
 // lane (c >> 5) & 7 of the low (c < 256) or high register, bit c & 31 of it. With p = h2 * C^j and
@@ -329,4 +329,4 @@ const BlockedKernels kBlockedAvx2[kLayouts] = {
 
 }  // namespace abloom
 
-#endif  // __x86_64__ (elsewhere isa.cpp never asks for this table)
+#endif  // __x86_64__ (elsewhere kernel_dispatch.cpp never asks for this table)

@@ -1,7 +1,7 @@
 // The blocked kind's AVX-512 kernel, native build: blocked_avx512_kernel.hpp compiled with
 // AVX-512 F and CD enabled for its functions only (target attributes, no -mavx512f), so nothing
-// else in the library uses AVX-512 instructions. isa.cpp calls into this table only when the CPU
-// and the OS support AVX-512 F and CD (plus AVX2 and BMI2, which every such CPU has).
+// else in the library uses AVX-512 instructions. kernel_dispatch.cpp calls into this table only
+// when the CPU and the OS support AVX-512 F and CD (plus AVX2 and BMI2, which every such CPU has).
 #include "blocked_kernels.hpp"
 
 #if defined(__x86_64__)
@@ -29,4 +29,4 @@ const BlockedKernels kBlockedAvx512Packed[kLayouts] = {kAvx512PackedKernels[0],
 
 }  // namespace abloom
 
-#endif  // __x86_64__ (elsewhere isa.cpp never asks for this table)
+#endif  // __x86_64__ (elsewhere kernel_dispatch.cpp never asks for this table)

@@ -97,8 +97,8 @@ ABLOOM_AVX512_FN inline bool avx512_has_repeat_packed(__m512i candidates, uint16
 // Which of the two the kernel uses. vpconflictd is a few cycles on AMD Zen 4 and the packed
 // compare was 1.2x slower there (bulk test of present keys, bench/JOURNAL.md); on Intel cores
 // vpconflictd on 16 lanes is microcoded into about twenty uops, and on Sapphire Rapids the kernel
-// with it lost to the AVX2 kernel, whose check is the packed one (issue 12). isa.cpp picks per
-// vendor.
+// with it lost to the AVX2 kernel, whose check is the packed one (issue 12). kernel_dispatch.cpp
+// picks per vendor.
 enum class RepeatCheck { conflict, packed };
 
 template <RepeatCheck kCheck>

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "atomic_bits.hpp"
+#include "errc.hpp"
 #include "hash.hpp"
 #include "isa.hpp"
 #include "layout.hpp"
@@ -168,8 +169,8 @@ static_assert(layout_index(Layout::distinct) == 0 && layout_index(Layout::split)
 
 namespace detail {
 // The active tables (an array of kLayouts). Until first use they are kBlockedFirstUse, whose
-// entries pick the real tables (init_kernels: from the CPU and ABLOOM_ISA, isa.cpp) and forward
-// the call, so the hot paths read the pointer with no test for "not chosen yet".
+// entries pick the real tables (init_kernels: from the CPU and ABLOOM_ISA, kernel_dispatch.cpp)
+// and forward the call, so the hot paths read the pointer with no test for "not chosen yet".
 extern std::atomic<const BlockedKernels*> active_kernels;
 extern const BlockedKernels kBlockedFirstUse[kLayouts];
 const BlockedKernels* init_kernels() noexcept;
@@ -181,6 +182,11 @@ inline const BlockedKernels& blocked_kernels(Layout layout = Layout::distinct) n
 }
 // The tables (kLayouts of them) of one set, or nullptr when this CPU cannot run them.
 const BlockedKernels* blocked_kernels_for(Isa isa) noexcept;
+// The set in use now.
+Isa isa_active() noexcept;
+// Uses `isa` from now on, process-wide (calls already running finish on the old one). Errc::invalid
+// for an unknown value, Errc::unsupported when the CPU lacks it (nothing changes then).
+Errc isa_force(Isa isa) noexcept;
 
 // How a probe's test gives its answer.
 //  - branch (single-key calls): false when any of the key's bits is missing, as a branch. The
@@ -306,7 +312,7 @@ extern const BlockedKernels kBlockedScalar[kLayouts];
 extern const BlockedKernels kBlockedAvx2[kLayouts];
 // Only defined on x86-64, and only run where isa_runs(avx512, isa_supported()). Two variants that
 // differ in their repeat check (blocked_avx512_kernel.hpp): vpconflictd, and a packed compare;
-// isa.cpp picks one per vendor.
+// kernel_dispatch.cpp picks one per vendor.
 extern const BlockedKernels kBlockedAvx512[kLayouts];
 extern const BlockedKernels kBlockedAvx512Packed[kLayouts];
 // Only defined on aarch64 (blocked_neon.cpp), where every CPU runs it.

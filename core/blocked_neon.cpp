@@ -336,4 +336,4 @@ const BlockedKernels kBlockedNeon[kLayouts] = {
 
 }  // namespace abloom
 
-#endif  // __aarch64__ (elsewhere isa.cpp never asks for this table)
+#endif  // __aarch64__ (elsewhere kernel_dispatch.cpp never asks for this table)

@@ -2,13 +2,14 @@
 // time, so one shared library runs on any x86-64 (scalar, AVX2 or AVX-512) or any aarch64 (scalar
 // or NEON, which every aarch64 CPU has): the best set the CPU (and the OS, for the wider x86
 // registers) supports, unless the ABLOOM_ISA environment variable (read once, at first use) or
-// isa_force() (abloom_set_isa in the C API) asks for less. Every set computes the identical bits:
+// isa_force() (abloom_isa_force in the C API) asks for less. Every set computes the identical bits:
 // the layout (layout.hpp) is the definition and the scalar kernel its reference implementation.
+//
+// This file knows the CPU only; which kernel table runs, and isa_active() and isa_force(), are
+// the kernels' dispatch (blocked_kernels.hpp, kernel_dispatch.cpp).
 #pragma once
 
 #include <cstdint>
-
-#include "errc.hpp"
 
 namespace abloom {
 
@@ -31,11 +32,9 @@ constexpr Isa isa_capped(Isa asked, Isa best) noexcept {
 
 // The best set this CPU supports among those abloom has kernels for.
 Isa isa_supported() noexcept;
-// The set in use now.
-Isa isa_active() noexcept;
-// Uses `isa` from now on, process-wide (calls already running finish on the old one). Errc::invalid
-// for an unknown value, Errc::unsupported when the CPU lacks it (nothing changes then).
-Errc isa_force(Isa isa) noexcept;
+// Whether the CPU's vendor is Intel (GenuineIntel), which decides the AVX-512 kernel's variant
+// (kernel_dispatch.cpp). False off x86-64.
+bool cpu_is_intel() noexcept;
 // "scalar", "avx2", "avx512", "neon".
 const char* isa_name(Isa isa) noexcept;
 // Parses an ABLOOM_ISA value ("scalar", "avx2", "avx512", "neon", "auto"/"native"/empty =
