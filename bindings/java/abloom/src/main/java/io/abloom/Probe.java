@@ -226,15 +226,15 @@ public final class Probe {
     int n = key.length();
     if (n <= SCRATCH_BYTES) {
       byte[] buf = SCRATCH.get();
-      int i = 0;
-      while (i < n) {
+      // Copy every char and OR them together, then check once: no exit in the loop, which
+      // measured 12% faster for "user:" + id keys than stopping at the first non-ASCII char.
+      int or = 0;
+      for (int i = 0; i < n; i++) {
         char c = key.charAt(i);
-        if (c >= 0x80) {
-          break;
-        }
-        buf[i++] = (byte) c;
+        buf[i] = (byte) c;
+        or |= c;
       }
-      if (i == n) {
+      if (or < 0x80) {
         return hasher.hashBytesToLong(buf, 0, n);
       }
     }
@@ -308,6 +308,14 @@ public final class Probe {
    */
   private static long load(long base, ByteBuffer b, int block, int offset) {
     return RAW_LOAD != null ? raw(base + offset) : b.getLong(block + offset);
+  }
+
+  private static int rawInt(long address) {
+    try {
+      return (int) RAW_LOAD_INT.invokeExact(address);
+    } catch (Throwable e) {
+      throw new AssertionError(e); // Unsafe.getInt(long) throws nothing
+    }
   }
 
   private static long raw(long address) {
@@ -417,17 +425,108 @@ public final class Probe {
     return m;
   }
 
-  /** One bit in each of k consecutive 32-bit words of the block, from a hashed start. */
+  /**
+   * One bit in each of k consecutive 32-bit words (lanes) of the block, from a hashed start s:
+   * lane s + j (mod 16) holds bit (h2 * C^(lane + 1)) >>> 27. Unrolled, one case per lane and
+   * entered at the key's k-th lane from the end, with 32-bit loads of the lanes themselves: at
+   * 1M and 100M keys that took 20% less time than a loop over j with 64-bit loads, branch-free
+   * or not (fewer instructions per key, so more keys' misses overlap; bench/JOURNAL.md, "Java:
+   * the split test unrolled over 32-bit lanes"). It stops at the first clear bit, which out of
+   * cache beat testing all k with one branch at the end.
+   */
+  @SuppressWarnings("fallthrough")
   private boolean testSplit(long base, ByteBuffer b, int block, int h2) {
     int s = (h2 * POWERS[17]) >>> 28;
-    for (int j = 0; j < k; j++) {
-      int w = (s + j) & 15;
-      long bit = 1L << (32 * (w & 1) + ((h2 * POWERS[w + 1]) >>> 27));
-      if ((bit & ~load(base, b, block, (w >>> 1) << 3)) != 0) {
-        return false;
-      }
+    switch (k) {
+      case 16:
+        if (laneClear(base, b, block, h2, s + 15)) {
+          return false;
+        }
+      case 15:
+        if (laneClear(base, b, block, h2, s + 14)) {
+          return false;
+        }
+      case 14:
+        if (laneClear(base, b, block, h2, s + 13)) {
+          return false;
+        }
+      case 13:
+        if (laneClear(base, b, block, h2, s + 12)) {
+          return false;
+        }
+      case 12:
+        if (laneClear(base, b, block, h2, s + 11)) {
+          return false;
+        }
+      case 11:
+        if (laneClear(base, b, block, h2, s + 10)) {
+          return false;
+        }
+      case 10:
+        if (laneClear(base, b, block, h2, s + 9)) {
+          return false;
+        }
+      case 9:
+        if (laneClear(base, b, block, h2, s + 8)) {
+          return false;
+        }
+      case 8:
+        if (laneClear(base, b, block, h2, s + 7)) {
+          return false;
+        }
+      case 7:
+        if (laneClear(base, b, block, h2, s + 6)) {
+          return false;
+        }
+      case 6:
+        if (laneClear(base, b, block, h2, s + 5)) {
+          return false;
+        }
+      case 5:
+        if (laneClear(base, b, block, h2, s + 4)) {
+          return false;
+        }
+      case 4:
+        if (laneClear(base, b, block, h2, s + 3)) {
+          return false;
+        }
+      case 3:
+        if (laneClear(base, b, block, h2, s + 2)) {
+          return false;
+        }
+      case 2:
+        if (laneClear(base, b, block, h2, s + 1)) {
+          return false;
+        }
+      case 1:
+        if (laneClear(base, b, block, h2, s + 0)) {
+          return false;
+        }
+        return true;
+      default:
+        throw new AssertionError("split k " + k); // Layout.check allows 1..16
     }
-    return true;
+  }
+
+  /** LANE_MUL[i] = C^((i mod 16) + 1): lane i's multiplier, for lanes s + j < 32. */
+  private static final int[] LANE_MUL = new int[32];
+
+  /** LANE_AT[i] = (i mod 16) * 4: lane i's byte offset in its block. */
+  private static final int[] LANE_AT = new int[32];
+
+  static {
+    for (int i = 0; i < 32; i++) {
+      LANE_MUL[i] = POWERS[(i & 15) + 1];
+      LANE_AT[i] = (i & 15) << 2;
+    }
+  }
+
+  /** Whether the key's bit in split lane {@code lane} (s + j, below 32) is clear. */
+  private static boolean laneClear(long base, ByteBuffer b, int block, int h2, int lane) {
+    int bit = 1 << ((h2 * LANE_MUL[lane]) >>> 27);
+    int at = LANE_AT[lane];
+    int word = RAW_LOAD != null ? rawInt(base + at) : b.getInt(block + at);
+    return (bit & ~word) != 0;
   }
 
   /** The classic kind: k bits over the whole shard, by enhanced double hashing. */
@@ -540,6 +639,9 @@ public final class Probe {
    */
   private static final MethodHandle RAW_LOAD;
 
+  /** {@code Unsafe.getInt(long address)} bound likewise (null exactly when RAW_LOAD is). */
+  private static final MethodHandle RAW_LOAD_INT;
+
   /** {@code Unsafe.getLong(Object, long)} bound likewise: a buffer's address field. */
   private static final MethodHandle FIELD_LOAD;
 
@@ -548,6 +650,7 @@ public final class Probe {
 
   static {
     MethodHandle raw = null;
+    MethodHandle rawInt = null;
     MethodHandle field = null;
     long offset = 0;
     if (Runtime.version().feature() < 24
@@ -563,6 +666,10 @@ public final class Probe {
             lookup
                 .findVirtual(unsafeClass, "getLong", MethodType.methodType(long.class, long.class))
                 .bindTo(unsafe);
+        rawInt =
+            lookup
+                .findVirtual(unsafeClass, "getInt", MethodType.methodType(int.class, long.class))
+                .bindTo(unsafe);
         field =
             lookup
                 .findVirtual(
@@ -577,10 +684,12 @@ public final class Probe {
                     .invoke(unsafe, java.nio.Buffer.class.getDeclaredField("address"));
       } catch (ReflectiveOperationException | RuntimeException e) {
         raw = null; // not available here: the buffers' own loads
+        rawInt = null;
         field = null;
       }
     }
     RAW_LOAD = raw;
+    RAW_LOAD_INT = rawInt;
     FIELD_LOAD = field;
     ADDRESS_OFFSET = offset;
   }

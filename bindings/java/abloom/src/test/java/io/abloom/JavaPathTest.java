@@ -119,6 +119,41 @@ class JavaPathTest {
     }
   }
 
+  /**
+   * The split test is unrolled, one case per k: every k from 1 to 16 answers as the engine does,
+   * present and absent keys, byte[] and long, with both answers among the absent keys.
+   */
+  @Test
+  void splitAnswersAreTheEnginesForEveryK() {
+    SplittableRandom r = new SplittableRandom(17);
+    int n = 3_000;
+    for (int k = 1; k <= 16; k++) {
+      BloomFilter.Builder b =
+          BloomFilter.builder()
+              .expectedInsertions(n)
+              .layout(Layout.SPLIT)
+              .bits(8L * n)
+              .hashFunctions(k)
+              .seed(r.nextLong());
+      try (BloomFilter f = b.build()) {
+        byte[][] added = randomKeys(r, n, 40);
+        f.putAll(List.of(added));
+        byte[][] other = randomKeys(r, n, 40);
+        boolean[] want = f.mightContainAll(List.of(other));
+        long[] longs = r.longs(n).toArray();
+        boolean[] wantLongs = f.mightContainAll(longs);
+        int present = 0;
+        for (int i = 0; i < n; i++) {
+          assertTrue(f.mightContain(added[i]), "k " + k + ": an added key");
+          assertEquals(want[i], f.mightContain(other[i]), "k " + k + ": key " + i);
+          assertEquals(wantLongs[i], f.mightContain(longs[i]), "k " + k + ": long " + i);
+          present += want[i] ? 1 : 0;
+        }
+        assertTrue(present > 0 && present < n / 2, "k " + k + ": " + present + " absent present");
+      }
+    }
+  }
+
   /** The filter kinds the single-key calls must work on, each holding the same bits. */
   private List<BloomFilter> everyStorage(BloomFilter f, String name) throws IOException {
     List<BloomFilter> out = new ArrayList<>();

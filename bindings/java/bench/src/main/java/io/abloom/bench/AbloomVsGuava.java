@@ -47,7 +47,7 @@ public class AbloomVsGuava {
   public AbloomVsGuava() {}
 
   /** splitmix64. */
-  static long mix(long z) {
+  public static long mix(long z) {
     z += 0x9E3779B97F4A7C15L;
     z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
     z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
