@@ -215,14 +215,20 @@ public final class Probe {
 
   /**
    * The hash of a string key: of its UTF-8 bytes ({@link String#getBytes} with UTF-8, malformed
-   * surrogates as '?'). ASCII strings of up to 256 characters are copied into a per-thread
-   * buffer rather than encoded into a new array: the allocation, 32 bytes per call for a short
-   * key, cost more than the test itself once the young generation had to grow.
+   * surrogates as '?'). An ASCII string's bytes are hashed where the string keeps them, when
+   * {@link AsciiStrings} can read them (JDK 17 to 23); otherwise ASCII strings of up to 256
+   * characters are copied into a per-thread buffer rather than encoded into a new array: the
+   * allocation, 32 bytes per call for a short key, cost more than the test itself once the young
+   * generation had to grow.
    *
    * @param key the key
    * @return the hash
    */
   public long hash(String key) {
+    byte[] own = AsciiStrings.asciiBytes(key);
+    if (own != null) {
+      return hasher.hashBytesToLong(own, 0, own.length);
+    }
     int n = key.length();
     if (n <= SCRATCH_BYTES) {
       byte[] buf = SCRATCH.get();

@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -114,6 +115,76 @@ class JavaPathTest {
           assertTrue(all[len]);
           assertTrue(java.mightContain(keys.get(len)), "seed " + seed + ", length " + len);
           assertFalse(java.put(keys.get(len)), "a repeat is not new");
+        }
+      }
+    }
+  }
+
+  /** A random string of n chars: ASCII, or with one char of the given kind at a random place. */
+  private static String randomString(SplittableRandom r, int n, int kind) {
+    char[] c = new char[n];
+    for (int i = 0; i < n; i++) {
+      c[i] = (char) r.nextInt(0x80);
+    }
+    if (n > 0 && kind > 0) {
+      int at = r.nextInt(n);
+      switch (kind) {
+        case 1 -> c[at] = (char) (0x80 + r.nextInt(0x80)); // Latin-1, not ASCII: 2 UTF-8 bytes
+        case 2 -> c[at] = (char) (0x100 + r.nextInt(0x80)); // UTF-16 coded, low byte ASCII
+        case 3 -> c[at] = (char) (0x800 + r.nextInt(0xD000)); // 3 UTF-8 bytes
+        default -> c[at] = (char) (0xD800 + r.nextInt(0x800)); // a lone surrogate: '?'
+      }
+    }
+    return new String(c);
+  }
+
+  /**
+   * A String key is hashed as its UTF-8 bytes, whichever way its bytes are read: in place for
+   * ASCII strings (AsciiStrings, on the JDKs that allow it), else encoded; for every length from
+   * 0 to 300 and every kind of char, Latin-1 and UTF-16 coded strings whose low bytes look ASCII
+   * included. The engine's batch of the UTF-8 bytes sets the same bits as Java's String puts.
+   */
+  @Test
+  void stringKeysHashAsTheirUtf8Bytes() {
+    boolean inPlace =
+        Runtime.version().feature() < 24
+            && ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN
+            && !Boolean.getBoolean("abloom.strings.encodeAlways");
+    assertEquals(inPlace, AsciiStrings.enabled());
+    SplittableRandom r = new SplittableRandom(13);
+    BloomFilter.Builder b = BloomFilter.builder().expectedInsertions(20_000).fpp(0.01).seed(5);
+    try (BloomFilter java = b.build();
+        BloomFilter engine = b.build()) {
+      Probe probe = java.probe(12);
+      List<byte[]> utf8 = new ArrayList<>();
+      for (int n = 0; n <= 300; n++) {
+        for (int kind = 0; kind <= 4; kind++) {
+          String s = randomString(r, n, kind);
+          byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+          // A lone surrogate encodes as '?': ASCII bytes, but not a Latin-1 coded string.
+          boolean asciiBytes = n == 0 || kind == 0 || kind == 4;
+          assertEquals(asciiBytes, AsciiStrings.isAscii(bytes), "length " + n + ", kind " + kind);
+          boolean ascii = n == 0 || kind == 0;
+          byte[] own = AsciiStrings.asciiBytes(s);
+          if (inPlace && ascii) {
+            assertArrayEquals(bytes, own, "length " + n);
+          } else {
+            assertEquals(null, own, "length " + n + ", kind " + kind + ": not read in place");
+          }
+          assertEquals(probe.hash(bytes, 0, bytes.length), probe.hash(s), "length " + n);
+          java.put(s);
+          utf8.add(bytes);
+        }
+      }
+      engine.putAll(utf8);
+      assertArrayEquals(engine.toByteArray(), java.toByteArray());
+      // A high bit in any of the eight bytes of a word, or in the tail, is seen.
+      for (int n = 1; n <= 24; n++) {
+        for (int at = 0; at < n; at++) {
+          byte[] k = new byte[n];
+          Arrays.fill(k, (byte) 'a');
+          k[at] = (byte) (0x80 | r.nextInt(0x80));
+          assertFalse(AsciiStrings.isAscii(k), "length " + n + ", high byte at " + at);
         }
       }
     }

@@ -1,0 +1,166 @@
+package io.abloom;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.invoke.VarHandle;
+import java.lang.reflect.Field;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * A string's own bytes when they are its UTF-8 bytes, read without copying: the one job of this
+ * class.
+ *
+ * <p>Why: a String key is hashed over its UTF-8 bytes, and reading them char by char into a
+ * buffer cost about 11 ns of a 50 ns {@code mightContain(String)} (bench/JOURNAL.md, issue 32).
+ * A compact string (JDK 9+, JEP 254) whose coder is Latin-1 keeps one byte per char in its
+ * {@code value} array; when every byte is below 0x80, those bytes are exactly its UTF-8
+ * encoding, so they can be hashed where they lie.
+ *
+ * <p>How: the {@code value} and {@code coder} fields are read with {@code sun.misc.Unsafe}
+ * (module jdk.unsupported, open to all; no {@code --add-opens} needed), on the JDKs where {@link
+ * Probe} reads by address too: little-endian, older than 24 (JDK 24 warns on Unsafe's first use,
+ * JEP 498). At class initialisation a self-check reads strings whose coders and bytes are known
+ * (an ASCII one, a Latin-1 one, a UTF-16 one); any surprise, a missing field or a failed lookup
+ * turns the class off, and {@link #asciiBytes} then answers null for every string: callers fall
+ * back to encoding. So a JDK whose strings differ (compact strings off, a renamed field) gets
+ * slower String keys, never wrong hashes.
+ */
+final class AsciiStrings {
+  private AsciiStrings() {}
+
+  /** {@code Unsafe.getObject(Object, long)} bound to the Unsafe instance, or null when off. */
+  private static final MethodHandle GET_OBJECT;
+
+  /** {@code Unsafe.getByte(Object, long)} bound likewise. */
+  private static final MethodHandle GET_BYTE;
+
+  private static final long VALUE_OFFSET;
+  private static final long CODER_OFFSET;
+
+  /** The Latin-1 coder's value in {@code String.coder}. */
+  private static final byte LATIN1 = 0;
+
+  /** Eight bytes at a time, for the ASCII check. */
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+  private static final long HIGH_BITS = 0x8080808080808080L;
+
+  static {
+    MethodHandle object = null;
+    MethodHandle oneByte = null;
+    long value = 0;
+    long coder = 0;
+    if (Runtime.version().feature() < 24
+        && ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN
+        && !Boolean.getBoolean("abloom.strings.encodeAlways")) {
+      try {
+        Class<?> unsafeClass = Class.forName("sun.misc.Unsafe");
+        Field theUnsafe = unsafeClass.getDeclaredField("theUnsafe");
+        theUnsafe.setAccessible(true);
+        Object unsafe = theUnsafe.get(null);
+        MethodHandles.Lookup lookup = MethodHandles.lookup();
+        object =
+            lookup
+                .findVirtual(
+                    unsafeClass,
+                    "getObject",
+                    MethodType.methodType(Object.class, Object.class, long.class))
+                .bindTo(unsafe);
+        oneByte =
+            lookup
+                .findVirtual(
+                    unsafeClass,
+                    "getByte",
+                    MethodType.methodType(byte.class, Object.class, long.class))
+                .bindTo(unsafe);
+        MethodHandle offsetOf =
+            lookup
+                .findVirtual(
+                    unsafeClass, "objectFieldOffset", MethodType.methodType(long.class, Field.class))
+                .bindTo(unsafe);
+        Field valueField = String.class.getDeclaredField("value");
+        Field coderField = String.class.getDeclaredField("coder");
+        if (valueField.getType() != byte[].class || coderField.getType() != byte.class) {
+          throw new IllegalStateException("String's fields are not the compact strings' ones");
+        }
+        value = (long) offsetOf.invokeExact(valueField);
+        coder = (long) offsetOf.invokeExact(coderField);
+        if (!selfCheck(object, oneByte, value, coder)) {
+          object = null;
+        }
+      } catch (Throwable e) { // any failure above: encode instead
+        object = null;
+      }
+    }
+    GET_OBJECT = object;
+    GET_BYTE = object == null ? null : oneByte;
+    VALUE_OFFSET = value;
+    CODER_OFFSET = coder;
+  }
+
+  /**
+   * Reads strings whose answers are known: a Latin-1 coded ASCII string must show its own bytes,
+   * and the others' coders must say they are not all ASCII-and-Latin-1 or be refused by the
+   * ASCII check. {@code new String} copies, so these are not interned constants someone else
+   * made.
+   */
+  private static boolean selfCheck(MethodHandle object, MethodHandle oneByte, long value, long coder)
+      throws Throwable {
+    String ascii = new String("abloom:0123456789".toCharArray());
+    byte[] bytes = (byte[]) (Object) object.invokeExact((Object) ascii, value);
+    byte asciiCoder = (byte) oneByte.invokeExact((Object) ascii, coder);
+    if (asciiCoder != LATIN1
+        || !Arrays.equals(bytes, ascii.getBytes(StandardCharsets.US_ASCII))) {
+      return false; // compact strings off (every coder UTF-16), or another representation
+    }
+    // A UTF-16 coded string must not read as Latin-1: U+0100's low byte is 0x00, ASCII.
+    String wide = new String(new char[] {'a', '\u0100'});
+    byte wideCoder = (byte) oneByte.invokeExact((Object) wide, coder);
+    return wideCoder != LATIN1;
+  }
+
+  /** Whether {@link #asciiBytes} can answer at all on this JVM; for tests and benchmarks. */
+  static boolean enabled() {
+    return GET_OBJECT != null;
+  }
+
+  /**
+   * The string's own byte array when it is Latin-1 coded and all ASCII, so that its bytes are its
+   * UTF-8 encoding; else null (or always null when {@link #enabled} is false). The array is the
+   * string's: read it, never write it, and read {@code key.length()} bytes from 0.
+   *
+   * @param key the string
+   * @return its bytes, or null when they must be encoded
+   */
+  static byte[] asciiBytes(String key) {
+    if (GET_OBJECT == null) {
+      return null;
+    }
+    byte[] value;
+    byte coder;
+    try {
+      coder = (byte) GET_BYTE.invokeExact((Object) key, CODER_OFFSET);
+      value = (byte[]) (Object) GET_OBJECT.invokeExact((Object) key, VALUE_OFFSET);
+    } catch (Throwable e) {
+      throw new AssertionError(e); // Unsafe's field reads throw nothing
+    }
+    return coder == LATIN1 && isAscii(value) ? value : null;
+  }
+
+  /** Whether every byte is below 0x80: eight at a time, then the tail. */
+  static boolean isAscii(byte[] b) {
+    long or = 0;
+    int i = 0;
+    for (int end = b.length - 7; i < end; i += 8) {
+      or |= (long) LONGS.get(b, i);
+    }
+    for (; i < b.length; i++) {
+      or |= b[i];
+    }
+    return (or & HIGH_BITS) == 0;
+  }
+}
