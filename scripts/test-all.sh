@@ -48,10 +48,15 @@
 #                  exports, the jar run by plain java, the x86-64 wheel's tests with no compiler on
 #                  PATH, the aarch64 artifacts under qemu-aarch64
 #
-# Usage: scripts/test-all.sh [STAGE...]     (no argument: every stage, in the order above)
-# Env:   ABLOOM_JOBS (default 2) build and ctest parallelism; ABLOOM_FAIL_FAST=1 stops at the first
-#        failing stage; ABLOOM_BUILD_ROOT (default build) holds the ci/asan/tsan/fuzz build trees;
-#        ABLOOM_FUZZ_SECONDS (default 60) how long the fuzz stage fuzzes.
+# Usage: scripts/test-all.sh [STAGE...]
+#        No argument: every stage; setup, build and bundled first, then four lanes at once (see
+#        LANES below), each printed stage by stage as it ends. Named stages run one after another,
+#        in the order given.
+# Env:   ABLOOM_JOBS (default 2) build and ctest parallelism, per stage; ABLOOM_LANES=0 runs a full
+#        run one stage at a time; ABLOOM_FAIL_FAST=1 stops at the first failing stage (of its
+#        lane); ABLOOM_BUILD_ROOT (default build) holds the ci/asan/tsan/fuzz build trees, the
+#        stage logs (stage-logs/) and results (stage-results/); ABLOOM_FUZZ_SECONDS (default 60)
+#        how long the fuzz stage fuzzes.
 #        A stage whose prerequisite failed is skipped (and counted as failed).
 set -euo pipefail
 
@@ -326,6 +331,24 @@ stage_packages() {
 
 # ---- Driver --------------------------------------------------------------------------------------
 
+# A full run (no stage named) runs SERIAL_STAGES in order, then the LANES at once, each lane's
+# stages in order. The machine is mostly waiting in a serial run (JVMs starting, qemu, downloads,
+# one-threaded fuzzing and test binaries), so lanes shorten CI without changing what it runs.
+# The lanes share nothing they write: setup, the ci tree, the prefix and the bundled copies (which
+# bundle-engine.sh rewrites in place) are done before them; each lane's builds are in trees of its
+# own; the release builds Java from a snapshot of the checkout (scripts/release/java.sh), not in
+# bindings/java; the two stages that install the Debian packages into this machine (packages,
+# release) take turns through a lock (tests/install/deb/run_deb_tests.sh). Caches that several
+# lanes fill (zig's, Go's, cargo's, pip's, ~/.m2) are safe for concurrent use.
+# A lane's output is printed stage by stage, whole, as each stage ends (never interleaved).
+SERIAL_STAGES=(setup build bundled)
+LANES=(
+  "ctest exports install format tidy asan-build asan-ctest tsan-build tsan-ctest fuzz"
+  "go java spark rust python packages"
+  "cross platforms"
+  "release"
+)
+
 if [[ $# -gt 0 ]]; then
   STAGES=("$@")
   for s in "${STAGES[@]}"; do
@@ -338,46 +361,133 @@ else
   STAGES=("${ALL_STAGES[@]}")
 fi
 
-declare -A RESULT=()
-PASSED=()
-FAILED=()
+# Every stage of a full run is in SERIAL_STAGES or in exactly one lane.
+check_lanes() {
+  local want got
+  want=$(printf '%s\n' "${ALL_STAGES[@]}" | sort)
+  # shellcheck disable=SC2068 # the lanes are word lists
+  got=$(printf '%s\n' "${SERIAL_STAGES[@]}" ${LANES[@]} | sort)
+  [[ "$want" == "$got" ]] || { echo "test-all: SERIAL_STAGES and LANES do not hold each stage once" >&2 && exit 2; }
+}
+
+# Results live in files, so that lanes (subshells) and the driver share them.
+RESULTS=$BUILD_ROOT/stage-results
+LOGS=$BUILD_ROOT/stage-logs
+rm -rf "$RESULTS"
+mkdir -p "$RESULTS" "$LOGS"
+OUTPUT_LOCK=$RESULTS/.output.lock
 T_START=$SECONDS
-n=0
-for s in "${STAGES[@]}"; do
-  n=$((n + 1))
+
+result_of() { cat "$RESULTS/$1" 2>/dev/null || true; }
+
+banner() { # STAGE
   echo
   echo "=================================================================================="
-  echo "== test-all [$n/${#STAGES[@]}] $s"
+  echo "== test-all $1"
   echo "=================================================================================="
+}
+
+# run_stage STAGE SHOW: runs the stage unless a prerequisite that ran did not pass, keeping its
+# output in $LOGS/STAGE.log; SHOW=tee prints it as it runs, SHOW=after prints it whole at the end
+# (under the output lock, for lanes). Writes pass|fail|skip to $RESULTS/STAGE and returns 0:
+# callers read the result, never the status, so that no stage body runs in a condition (where
+# bash would ignore its set -e).
+run_stage() {
+  local s=$1 show=$2 dep log=$LOGS/$1.log rc t0 dt line
   dep=${NEEDS[$s]:-}
-  if [[ -n "$dep" && -n "${RESULT[$dep]:-}" && "${RESULT[$dep]}" != pass ]]; then
-    echo "-- $s: SKIPPED ($dep did not pass)"
-    RESULT[$s]=skip
-    FAILED+=("$s (skipped: $dep did not pass)")
-    continue
+  # A prerequisite in another lane: wait until it has a result (the lanes are ordered so that
+  # none waits on a later stage).
+  while [[ -n "$dep" && " ${STAGES[*]} " == *" $dep "* && -z "$(result_of "$dep")" ]]; do sleep 5; done
+  if [[ -n "$dep" && -n "$(result_of "$dep")" && "$(result_of "$dep")" != pass ]]; then
+    line="-- $s: SKIPPED ($dep did not pass)"
+    echo skip >"$RESULTS/$s"
+    if [[ $show == tee ]]; then banner "$s" && echo "$line"; else (flock 9 && banner "$s" && echo "$line") 9>"$OUTPUT_LOCK"; fi
+    return 0
   fi
   t0=$SECONDS
-  # Each stage's output is also kept, so that a failure's last lines can close the report.
-  mkdir -p "$BUILD_ROOT/stage-logs"
-  log=$BUILD_ROOT/stage-logs/$s.log
-  set +e
-  (
-    set -euo pipefail
-    "stage_${s//-/_}"
-  ) 2>&1 | tee "$log"
-  rc=${PIPESTATUS[0]}
-  set -e
-  dt=$((SECONDS - t0))
-  if [[ $rc -eq 0 ]]; then
-    RESULT[$s]=pass
-    PASSED+=("$s")
-    echo "-- $s: PASS (${dt}s)"
+  if [[ $show == tee ]]; then
+    banner "$s"
+    set +e
+    (
+      set -euo pipefail
+      "stage_${s//-/_}"
+    ) 2>&1 | tee "$log"
+    rc=${PIPESTATUS[0]}
+    set -e
   else
-    RESULT[$s]=fail
-    FAILED+=("$s")
-    echo "-- $s: FAIL (exit $rc, ${dt}s)"
-    if [[ "${ABLOOM_FAIL_FAST:-0}" == 1 ]]; then break; fi
+    (flock 9 && echo "== test-all: $s started (lane output follows when it ends)") 9>"$OUTPUT_LOCK"
+    set +e
+    (
+      set -euo pipefail
+      "stage_${s//-/_}"
+    ) >"$log" 2>&1 </dev/null
+    rc=$?
+    set -e
   fi
+  dt=$((SECONDS - t0))
+  echo "$dt" >"$RESULTS/$s.seconds"
+  if [[ $rc -eq 0 ]]; then
+    line="-- $s: PASS (${dt}s)"
+    echo pass >"$RESULTS/$s"
+  else
+    line="-- $s: FAIL (exit $rc, ${dt}s)"
+    echo fail >"$RESULTS/$s"
+  fi
+  if [[ $show == tee ]]; then
+    echo "$line"
+  else
+    (flock 9 && banner "$s" && cat "$log" && echo "$line") 9>"$OUTPUT_LOCK"
+  fi
+  return 0
+}
+
+# Whether to stop after STAGE: it did not pass and ABLOOM_FAIL_FAST=1.
+stop_after() { [[ "${ABLOOM_FAIL_FAST:-0}" == 1 && "$(result_of "$1")" != pass ]]; }
+
+# run_lane STAGE...: the stages in order; with ABLOOM_FAIL_FAST=1 the lane stops at a failure.
+run_lane() {
+  local s
+  for s in "$@"; do
+    run_stage "$s" after
+    if stop_after "$s"; then break; fi
+  done
+}
+
+if [[ $# -eq 0 && "${ABLOOM_LANES:-1}" != 0 ]]; then
+  check_lanes
+  stopped=0
+  for s in "${SERIAL_STAGES[@]}"; do
+    run_stage "$s" tee
+    if stop_after "$s"; then stopped=1 && break; fi
+  done
+  if [[ $stopped == 0 ]]; then
+    echo
+    echo "== test-all: ${#LANES[@]} lanes at once:"
+    printf '     %s\n' "${LANES[@]}"
+    pids=()
+    for lane in "${LANES[@]}"; do
+      # shellcheck disable=SC2086 # a lane is a word list
+      run_lane $lane &
+      pids+=($!)
+    done
+    for pid in "${pids[@]}"; do wait "$pid" || true; done
+  fi
+else
+  for s in "${STAGES[@]}"; do
+    run_stage "$s" tee
+    if stop_after "$s"; then break; fi
+  done
+fi
+
+PASSED=()
+FAILED=()
+for s in "${STAGES[@]}"; do
+  case $(result_of "$s") in
+  pass) PASSED+=("$s ($(cat "$RESULTS/$s.seconds")s)") ;;
+  fail) FAILED+=("$s ($(cat "$RESULTS/$s.seconds")s)") ;;
+  skip) FAILED+=("$s (skipped: ${NEEDS[$s]} did not pass)") ;;
+  *) FAILED+=("$s (not run: an earlier stage failed, ABLOOM_FAIL_FAST=1)") ;;
+  esac
 done
 
 echo
@@ -386,9 +496,9 @@ for s in "${PASSED[@]}"; do echo "  PASS  $s"; done
 for s in "${FAILED[@]}"; do echo "  FAIL  $s"; done
 # The end of each failed stage's output, last: a CI log cut to its tail still shows why.
 for s in "${STAGES[@]}"; do
-  if [[ "${RESULT[$s]:-}" == fail ]]; then
-    echo "---- the last 40 lines of stage $s ($BUILD_ROOT/stage-logs/$s.log):"
-    tail -n 40 "$BUILD_ROOT/stage-logs/$s.log" 2>/dev/null || echo "(its log is gone)"
+  if [[ "$(result_of "$s")" == fail ]]; then
+    echo "---- the last 40 lines of stage $s ($LOGS/$s.log):"
+    tail -n 40 "$LOGS/$s.log" 2>/dev/null || echo "(its log is gone)"
   fi
 done
 echo "test-all: ${#PASSED[@]} passed, ${#FAILED[@]} failed ($((SECONDS - T_START))s)"

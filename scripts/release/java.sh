@@ -139,6 +139,22 @@ for t in "${TARGETS[@]}"; do build_native "$t"; done
 t_natives=$((SECONDS - t_start))
 
 # ---- the jar: Maven with exactly those natives ----------------------------------------------------
+# Maven builds in the source tree (target/ beside each pom): it runs on a snapshot of the checkout
+# (its tracked files and untracked ones git does not ignore), so a release never touches, nor
+# races, the checkout's own bindings/java builds (CI's java, spark and packages stages run
+# while the release builds).
+SRC=$REL/src
+rm -rf "$SRC"
+mkdir -p "$SRC"
+if git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  (cd "$ROOT" && git ls-files -z --cached --others --exclude-standard |
+    xargs -0 -r sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
+    tar --null -T - -cf -) | tar -xf - -C "$SRC"
+else
+  (cd "$ROOT" && tar --exclude=./build --exclude=./.git --exclude='./bindings/*/target' \
+    --exclude='./bindings/*/*/target' -cf - .) |
+    tar -xf - -C "$SRC"
+fi
 # A local Maven repository of its own (REL/m2): the release never mixes with, or overwrites, an
 # io.abloom someone installed in ~/.m2. Plugins and dependencies come from ~/.m2/repository read as
 # a file:// repository when it exists (no download on a warm machine), then Maven Central.
@@ -161,11 +177,11 @@ skip=()
 [[ "${ABLOOM_RELEASE_SKIP_TESTS:-0}" == 1 ]] && skip=(-DskipTests)
 say "mvn install of bindings/java with -Dabloom.natives.release=$natives ${skip[*]}"
 # -pl abloom -am: the jar and its parent pom (the JMH module is not released).
-mvn_or_die "$REL/mvn-java.log" "the jar's Maven build" -f bindings/java/pom.xml -pl abloom -am \
+mvn_or_die "$REL/mvn-java.log" "the jar's Maven build" -f "$SRC/bindings/java/pom.xml" -pl abloom -am \
   "-Dabloom.natives.release=$natives" "${skip[@]}" clean install
 grep -E "^\[INFO\] Tests run: [0-9]+, Failures" "$REL/mvn-java.log" | tail -1 || true
 say "mvn package of bindings/java/spark on it (tests skipped: stage spark runs them)"
-mvn_or_die "$REL/mvn-spark.log" "the Spark module's Maven build" -f bindings/java/spark/pom.xml \
+mvn_or_die "$REL/mvn-spark.log" "the Spark module's Maven build" -f "$SRC/bindings/java/spark/pom.xml" \
   -DskipTests clean package
 
 # ---- OUT ------------------------------------------------------------------------------------------
@@ -177,10 +193,10 @@ cp "$installed/abloom/$VERSION/abloom-$VERSION.jar" "$installed/abloom/$VERSION/
 src_jar_dir=$REL/sources
 rm -rf "$src_jar_dir"
 mkdir -p "$src_jar_dir"
-cp -r bindings/java/abloom/src/main/java/. bindings/java/abloom/target/generated-sources/swig/. "$src_jar_dir/"
+cp -r "$SRC/bindings/java/abloom/src/main/java/." "$SRC/bindings/java/abloom/target/generated-sources/swig/." "$src_jar_dir/"
 cp LICENSE "$src_jar_dir/"
 jar --create --file "$OUT/abloom-$VERSION-sources.jar" -C "$src_jar_dir" .
-spark=bindings/java/spark/target
+spark=$SRC/bindings/java/spark/target
 [[ -f "$spark/abloom-spark-$VERSION.jar" ]] || die "the Spark build left no $spark/abloom-spark-$VERSION.jar"
 cp "$spark/abloom-spark-$VERSION.jar" "$OUT/"
 cp bindings/java/spark/pom.xml "$OUT/abloom-spark-$VERSION.pom"

@@ -73,6 +73,13 @@ if [[ -n $debs ]]; then
   done
 fi
 [[ $(id -u) == 0 ]] || die "needs root (apt-get install)"
+# The packages go into this machine's /usr: one run at a time, machine-wide (CI's packages and
+# release stages run at once, each with a run of this script). Held until this script exits.
+exec 8>/var/lock/abloom-deb-tests.lock
+if ! flock -n 8; then
+  echo "== waiting for another run_deb_tests.sh to finish (/var/lock/abloom-deb-tests.lock)"
+  flock 8
+fi
 for p in libabloom0 libabloom-dev; do
   if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep 'install ok installed' >/dev/null; then
     die "$p is already installed: remove it first"
