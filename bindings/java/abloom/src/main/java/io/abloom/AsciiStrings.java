@@ -20,13 +20,13 @@ import java.util.Arrays;
  * encoding, so they can be hashed where they lie.
  *
  * <p>How: the {@code value} and {@code coder} fields are read with {@code sun.misc.Unsafe}
- * (module jdk.unsupported, open to all; no {@code --add-opens} needed), on the JDKs where {@link
- * Probe} reads by address too: little-endian, older than 24 (JDK 24 warns on Unsafe's first use,
- * JEP 498). At class initialisation a self-check reads strings whose coders and bytes are known
- * (an ASCII one, a Latin-1 one, a UTF-16 one); any surprise, a missing field or a failed lookup
- * turns the class off, and {@link #asciiBytes} then answers null for every string: callers fall
- * back to encoding. So a JDK whose strings differ (compact strings off, a renamed field) gets
- * slower String keys, never wrong hashes.
+ * (module jdk.unsupported, open to all; no {@code --add-opens} needed), where {@link
+ * UnsafeHandles} says it is usable (as for {@link Probe}'s loads by address). At class
+ * initialisation a self-check reads two strings whose coders and bytes are known (an ASCII one,
+ * a UTF-16 one); any surprise, a missing field or a failed lookup turns the class off, and
+ * {@link #asciiBytes} then answers null for every string: callers fall back to encoding. So a
+ * JDK whose strings differ (compact strings off, a renamed field) gets slower String keys, never
+ * wrong hashes.
  */
 final class AsciiStrings {
   private AsciiStrings() {}
@@ -54,41 +54,21 @@ final class AsciiStrings {
     MethodHandle oneByte = null;
     long value = 0;
     long coder = 0;
-    if (Runtime.version().feature() < 24
-        && ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN
-        && !Boolean.getBoolean("abloom.strings.encodeAlways")) {
+    if (UnsafeHandles.usable("abloom.strings.encodeAlways")) {
       try {
-        Class<?> unsafeClass = Class.forName("sun.misc.Unsafe");
-        Field theUnsafe = unsafeClass.getDeclaredField("theUnsafe");
-        theUnsafe.setAccessible(true);
-        Object unsafe = theUnsafe.get(null);
-        MethodHandles.Lookup lookup = MethodHandles.lookup();
         object =
-            lookup
-                .findVirtual(
-                    unsafeClass,
-                    "getObject",
-                    MethodType.methodType(Object.class, Object.class, long.class))
-                .bindTo(unsafe);
+            UnsafeHandles.find(
+                "getObject", MethodType.methodType(Object.class, Object.class, long.class));
         oneByte =
-            lookup
-                .findVirtual(
-                    unsafeClass,
-                    "getByte",
-                    MethodType.methodType(byte.class, Object.class, long.class))
-                .bindTo(unsafe);
-        MethodHandle offsetOf =
-            lookup
-                .findVirtual(
-                    unsafeClass, "objectFieldOffset", MethodType.methodType(long.class, Field.class))
-                .bindTo(unsafe);
+            UnsafeHandles.find(
+                "getByte", MethodType.methodType(byte.class, Object.class, long.class));
         Field valueField = String.class.getDeclaredField("value");
         Field coderField = String.class.getDeclaredField("coder");
         if (valueField.getType() != byte[].class || coderField.getType() != byte.class) {
           throw new IllegalStateException("String's fields are not the compact strings' ones");
         }
-        value = (long) offsetOf.invokeExact(valueField);
-        coder = (long) offsetOf.invokeExact(coderField);
+        value = UnsafeHandles.fieldOffset(valueField);
+        coder = UnsafeHandles.fieldOffset(coderField);
         if (!selfCheck(object, oneByte, value, coder)) {
           object = null;
         }
@@ -103,13 +83,12 @@ final class AsciiStrings {
   }
 
   /**
-   * Reads strings whose answers are known: a Latin-1 coded ASCII string must show its own bytes,
-   * and the others' coders must say they are not all ASCII-and-Latin-1 or be refused by the
-   * ASCII check. {@code new String} copies, so these are not interned constants someone else
-   * made.
+   * Reads strings whose answers are known: an ASCII string must be Latin-1 coded and show its own
+   * bytes, and a string with a char above U+00FF must not be Latin-1 coded. {@code new String}
+   * copies, so these are not interned constants someone else made.
    */
-  private static boolean selfCheck(MethodHandle object, MethodHandle oneByte, long value, long coder)
-      throws Throwable {
+  private static boolean selfCheck(
+      MethodHandle object, MethodHandle oneByte, long value, long coder) throws Throwable {
     String ascii = new String("abloom:0123456789".toCharArray());
     byte[] bytes = (byte[]) (Object) object.invokeExact((Object) ascii, value);
     byte asciiCoder = (byte) oneByte.invokeExact((Object) ascii, coder);

@@ -637,11 +637,9 @@ public final class Probe {
   // ---- loads by address -------------------------------------------------------------------
 
   /**
-   * {@code sun.misc.Unsafe.getLong(long address)}, bound to the Unsafe instance, on a
-   * little-endian JDK older than 24 (JDK 24 warns on its first use, JEP 498); else null, and
-   * the buffers' own loads are used. Found by reflection (module jdk.unsupported, open to all),
-   * as Spark's {@code Platform} does, so no compile-time reference to it trips -Werror; a
-   * constant method handle is inlined by the JIT into the plain load.
+   * {@code sun.misc.Unsafe.getLong(long address)} ({@link UnsafeHandles}), where Unsafe is
+   * usable and {@code abloom.probe.buffersOnly} is not set; else null, and the buffers' own loads
+   * are used.
    */
   private static final MethodHandle RAW_LOAD;
 
@@ -659,35 +657,14 @@ public final class Probe {
     MethodHandle rawInt = null;
     MethodHandle field = null;
     long offset = 0;
-    if (Runtime.version().feature() < 24
-        && ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN
-        && !Boolean.getBoolean("abloom.probe.buffersOnly")) {
+    if (UnsafeHandles.usable("abloom.probe.buffersOnly")) {
       try {
-        Class<?> unsafeClass = Class.forName("sun.misc.Unsafe");
-        java.lang.reflect.Field theUnsafe = unsafeClass.getDeclaredField("theUnsafe");
-        theUnsafe.setAccessible(true);
-        Object unsafe = theUnsafe.get(null);
-        MethodHandles.Lookup lookup = MethodHandles.lookup();
-        raw =
-            lookup
-                .findVirtual(unsafeClass, "getLong", MethodType.methodType(long.class, long.class))
-                .bindTo(unsafe);
-        rawInt =
-            lookup
-                .findVirtual(unsafeClass, "getInt", MethodType.methodType(int.class, long.class))
-                .bindTo(unsafe);
+        raw = UnsafeHandles.find("getLong", MethodType.methodType(long.class, long.class));
+        rawInt = UnsafeHandles.find("getInt", MethodType.methodType(int.class, long.class));
         field =
-            lookup
-                .findVirtual(
-                    unsafeClass,
-                    "getLong",
-                    MethodType.methodType(long.class, Object.class, long.class))
-                .bindTo(unsafe);
-        offset =
-            (long)
-                unsafeClass
-                    .getMethod("objectFieldOffset", java.lang.reflect.Field.class)
-                    .invoke(unsafe, java.nio.Buffer.class.getDeclaredField("address"));
+            UnsafeHandles.find(
+                "getLong", MethodType.methodType(long.class, Object.class, long.class));
+        offset = UnsafeHandles.fieldOffset(java.nio.Buffer.class.getDeclaredField("address"));
       } catch (ReflectiveOperationException | RuntimeException e) {
         raw = null; // not available here: the buffers' own loads
         rawInt = null;
