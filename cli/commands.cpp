@@ -81,7 +81,7 @@ void buffer_stdout() {
 
 void flush_stdout() {
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    throw CliError(std::string("standard output: ") + std::strerror(errno));
+    throw CliError(std::string("standard output: ") + errno_text(errno));
   }
 }
 

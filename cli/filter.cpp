@@ -11,7 +11,7 @@ namespace abloom_cli {
 int check(int code, const std::string& what) {
   if (code >= 0) return code;
   std::string reason = abloom_strerror(code);
-  if (code == ABLOOM_ERR_IO && errno != 0) reason += std::string(" (") + std::strerror(errno) + ")";
+  if (code == ABLOOM_ERR_IO && errno != 0) reason += std::string(" (") + errno_text(errno) + ")";
   throw CliError(what + ": " + reason);
 }
 

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <system_error>
 
 namespace abloom_cli {
 
@@ -14,7 +15,7 @@ namespace {
 std::string display_name(const std::string& path) { return path == "-" ? "(stdin)" : path; }
 
 [[noreturn]] void fail_errno(const std::string& name, int err) {
-  throw CliError(name + ": " + std::strerror(err));
+  throw CliError(name + ": " + errno_text(err));
 }
 
 int hex_value(char c) {
@@ -25,6 +26,11 @@ int hex_value(char c) {
 }
 
 }  // namespace
+
+std::string errno_text(int err) {
+  // std::strerror may share a buffer between threads; the category's message does not.
+  return std::generic_category().message(err);
+}
 
 RecordReader::RecordReader(const std::string& path, const InputFormat& format)
     : name_(display_name(path)), format_(format) {
@@ -47,10 +53,10 @@ RecordReader::~RecordReader() {
 }
 
 bool RecordReader::read(Batch& batch, size_t max, bool keep_records) {
-  const int delim = format_.nul ? '\0' : '\n';
+  const char delim = format_.nul ? '\0' : '\n';
   for (size_t n = 0; n < max; ++n) {
     errno = 0;
-    ssize_t len = ::getdelim(&line_, &line_cap_, delim, file_);
+    ssize_t len = ::getdelim(&line_, &line_cap_, static_cast<unsigned char>(delim), file_);
     if (len < 0) {
       if (std::ferror(file_)) fail_errno(name_, errno != 0 ? errno : EIO);
       return false;
@@ -58,7 +64,7 @@ bool RecordReader::read(Batch& batch, size_t max, bool keep_records) {
     bytes_ += static_cast<uint64_t>(len);
     ++record_no_;
     std::string_view record(line_, static_cast<size_t>(len));
-    if (!record.empty() && record.back() == static_cast<char>(delim)) record.remove_suffix(1);
+    if (!record.empty() && record.back() == delim) record.remove_suffix(1);
     if (keep_records) {
       batch.records.append(record);
       batch.record_offsets.push_back(batch.records.size());

@@ -15,6 +15,9 @@ struct CliError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The reason for an errno value, as strerror words it.
+std::string errno_text(int err);
+
 // How a record becomes a key. Keys are the exact bytes of the record (or of its field), so a key
 // added here is found by the same bytes from every binding.
 struct InputFormat {
