@@ -1,6 +1,8 @@
 #include "input.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <charconv>
@@ -33,38 +35,67 @@ std::string errno_text(int err) {
 }
 
 RecordReader::RecordReader(const std::string& path, const InputFormat& format)
-    : name_(display_name(path)), format_(format) {
-  if (path == "-") {
-    file_ = stdin;
-    return;
-  }
-  // fopen would "open" a directory and fail only at the first read, with a vaguer message.
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) fail_errno(name_, errno);
-  if (S_ISDIR(st.st_mode)) fail_errno(name_, EISDIR);
-  file_ = std::fopen(path.c_str(), "rb");
-  if (file_ == nullptr) fail_errno(name_, errno);
+    : name_(display_name(path)), format_(format), buf_(1 << 20) {
+  if (path == "-") return;  // fd_ is 0
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) fail_errno(name_, errno);
   owned_ = true;
+  // A directory opens, and would fail only at the first read, with a vaguer message.
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) fail_errno(name_, errno);
+  if (S_ISDIR(st.st_mode)) fail_errno(name_, EISDIR);
 }
 
 RecordReader::~RecordReader() {
-  std::free(line_);
-  if (owned_) std::fclose(file_);
+  if (owned_) ::close(fd_);
+}
+
+// Moves the unread bytes to the front, grows the buffer when one record fills it (so no record is
+// too long), and reads more. False at the end of the input.
+bool RecordReader::refill() {
+  if (begin_ > 0) {
+    std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
+    end_ -= begin_;
+    begin_ = 0;
+  }
+  if (end_ == buf_.size()) buf_.resize(buf_.size() * 2);
+  for (;;) {
+    ssize_t got = ::read(fd_, buf_.data() + end_, buf_.size() - end_);
+    if (got > 0) {
+      end_ += static_cast<size_t>(got);
+      return true;
+    }
+    if (got == 0) return false;
+    if (errno != EINTR) fail_errno(name_, errno);
+  }
 }
 
 bool RecordReader::read(Batch& batch, size_t max, bool keep_records) {
+  // Whole blocks with read(2) and memchr for the ends: several times faster per line than
+  // getdelim, which locks the stream and copies each line once more.
   const char delim = format_.nul ? '\0' : '\n';
   for (size_t n = 0; n < max; ++n) {
-    errno = 0;
-    ssize_t len = ::getdelim(&line_, &line_cap_, static_cast<unsigned char>(delim), file_);
-    if (len < 0) {
-      if (std::ferror(file_)) fail_errno(name_, errno != 0 ? errno : EIO);
-      return false;
+    std::string_view record;
+    for (;;) {
+      const char* start = buf_.data() + begin_;
+      const void* hit = std::memchr(start, delim, end_ - begin_);
+      if (hit != nullptr) {
+        size_t len = static_cast<size_t>(static_cast<const char*>(hit) - start);
+        record = std::string_view(start, len);
+        begin_ += len + 1;
+        bytes_ += len + 1;
+        break;
+      }
+      if (!eof_ && refill()) continue;
+      eof_ = true;
+      if (begin_ == end_) return false;
+      // The last record, without its terminator.
+      record = std::string_view(start, end_ - begin_);
+      bytes_ += end_ - begin_;
+      begin_ = end_;
+      break;
     }
-    bytes_ += static_cast<uint64_t>(len);
     ++record_no_;
-    std::string_view record(line_, static_cast<size_t>(len));
-    if (!record.empty() && record.back() == delim) record.remove_suffix(1);
     if (keep_records) {
       batch.records.append(record);
       batch.record_offsets.push_back(batch.records.size());

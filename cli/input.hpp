@@ -53,8 +53,8 @@ struct Batch {
   }
 };
 
-// Reads one input ("-" is stdin) record by record. getdelim grows its buffer as needed, so no
-// record is too long (a 1 MB key is one record like any other).
+// Reads one input ("-" is stdin) record by record. The buffer grows as needed, so no record is too
+// long (a 1 MB key is one record like any other).
 class RecordReader {
  public:
   RecordReader(const std::string& path, const InputFormat& format);
@@ -73,10 +73,14 @@ class RecordReader {
 
   std::string name_;
   InputFormat format_;
-  FILE* file_ = nullptr;
+  bool refill();
+
+  int fd_ = 0;
   bool owned_ = false;
-  char* line_ = nullptr;
-  size_t line_cap_ = 0;
+  bool eof_ = false;
+  std::vector<char> buf_;
+  size_t begin_ = 0;  // the unread bytes are buf_[begin_, end_)
+  size_t end_ = 0;
   uint64_t record_no_ = 0;
   uint64_t bytes_ = 0;
 };
