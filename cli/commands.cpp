@@ -223,8 +223,16 @@ int cmd_dedupe(const Shape& shape, const std::string& load, const std::string& s
   const char terminator = in.format.nul ? '\0' : '\n';
   uint64_t printed = 0;
   Progress progress(true, 0);
+  std::vector<uint8_t> seen;
   for_each_batch(in, kTestBatch, true, progress, [&](const Batch& b) {
+    // A bulk test first: it prefetches the batch's blocks, so the adds below hit the cache. A key
+    // it finds is dropped exactly as test_and_add would drop it (bits are only ever set).
+    seen.resize(b.size());
+    check(abloom_test_packed(filter.get(), b.keys.data(), b.keys.size(), b.offsets.data(), b.size(),
+                             seen.data(), nullptr),
+          "dedupe");
     for (size_t i = 0; i < b.size(); ++i) {
+      if (seen[i] != 0) continue;
       std::string_view key = b.key(i);
       // In input order, one key at a time: a key repeated within a batch must see its first copy.
       if (check(abloom_test_and_add(filter.get(), key.data(), key.size()), "dedupe") == 0) {
