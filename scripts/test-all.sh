@@ -139,7 +139,7 @@ stage_install() { bash tests/install/run_install_tests.sh "$CI_DIR"; }
 
 # The C/C++ sources under review: tracked plus untracked-but-not-ignored files.
 source_files() {
-  local dirs=(core capi tests bench examples)
+  local dirs=(core capi cli tests bench examples)
   if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     git ls-files --cached --others --exclude-standard -- "${dirs[@]}"
   else
