@@ -7,9 +7,10 @@
 #   ${CMAKE_INSTALL_LIBDIR}/cmake/abloom/abloom{Config,ConfigVersion,Targets*}.cmake
 #   ${CMAKE_INSTALL_LIBDIR}/pkgconfig/abloom.pc
 #   ${CMAKE_INSTALL_BINDIR}/abloom_demo            (when the examples are built)
+#   ${CMAKE_INSTALL_BINDIR}/abloom                 (the command, when ABLOOM_BUILD_CLI is on)
 #
 # Components: Runtime (the shared library), Development (header, static library, namelink,
-# CMake package, pkg-config file), Examples (the demo).
+# CMake package, pkg-config file), Examples (the demo), Tools (the abloom command).
 
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -139,4 +140,15 @@ if(TARGET abloom_demo)
   install(TARGETS abloom_demo RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT Examples)
   unset(_abloom_bin_to_lib)
   unset(_abloom_demo_rpath)
+endif()
+if(TARGET abloom_cli)
+  # As the demo: the installed command finds the installed libabloom.so.0 next door.
+  file(RELATIVE_PATH _abloom_bin_to_lib "/prefix/${CMAKE_INSTALL_BINDIR}" "/prefix/${CMAKE_INSTALL_LIBDIR}")
+  get_target_property(_abloom_cli_rpath abloom_cli INSTALL_RPATH)
+  if(NOT _abloom_cli_rpath AND NOT IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+    set_target_properties(abloom_cli PROPERTIES INSTALL_RPATH "$ORIGIN/${_abloom_bin_to_lib}")
+  endif()
+  install(TARGETS abloom_cli RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT Tools)
+  unset(_abloom_bin_to_lib)
+  unset(_abloom_cli_rpath)
 endif()

@@ -16,6 +16,7 @@ PACKAGES=(
   googletest
   libbenchmark-dev # Google Benchmark (bench/)
   libbloom-dev     # libbloom, a peer in bench/abloom_bench (optional there)
+  libcli11-dev     # CLI11, header-only: the abloom command's options (cli/)
   clang
   clang-format
   clang-tidy

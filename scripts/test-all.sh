@@ -9,7 +9,7 @@
 #   format         clang-format --dry-run --Werror on the C/C++ sources; every README code block
 #                  is held by a test CI runs or marked untested (scripts/check-readme-blocks.py);
 #                  no shell script pipes into grep -q (a random SIGPIPE under pipefail)
-#   tidy           clang-tidy (.clang-tidy) on core/*.cpp and capi/*.cpp, with build/ci's
+#   tidy           clang-tidy (.clang-tidy) on core/, capi/ and cli/*.cpp, with build/ci's
 #                  compile_commands.json
 #   asan-build     build/asan: -DABLOOM_SANITIZE=address,undefined, RelWithDebInfo
 #   asan-ctest     the whole ctest suite under ASan+UBSan
@@ -139,7 +139,7 @@ stage_install() { bash tests/install/run_install_tests.sh "$CI_DIR"; }
 
 # The C/C++ sources under review: tracked plus untracked-but-not-ignored files.
 source_files() {
-  local dirs=(core capi tests bench examples)
+  local dirs=(core capi cli tests bench examples)
   if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     git ls-files --cached --others --exclude-standard -- "${dirs[@]}"
   else
@@ -169,7 +169,7 @@ stage_format() {
 
 stage_tidy() {
   local files
-  mapfile -t files < <(ls core/*.cpp capi/*.cpp 2>/dev/null)
+  mapfile -t files < <(ls core/*.cpp capi/*.cpp cli/*.cpp 2>/dev/null)
   [[ ${#files[@]} -gt 0 ]] || { echo "no core/*.cpp or capi/*.cpp" && return 1; }
   [[ -f "$CI_DIR/compile_commands.json" ]] || { echo "no $CI_DIR/compile_commands.json" && return 1; }
   echo "clang-tidy $(clang-tidy --version | grep -o '[0-9][0-9.]*' | head -n1): ${files[*]}"

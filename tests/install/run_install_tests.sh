@@ -89,6 +89,22 @@ installed_files_ok() {
 }
 check "installed files (headers, libabloom.so{,.0}, libabloom.a, CMake package)" installed_files_ok
 
+# The abloom command, when the tree built it (ABLOOM_BUILD_CLI): installed in bin/, it runs from
+# there with no LD_LIBRARY_PATH (its run path finds the installed library) and works end to end.
+installed_cli_ok() {
+  local cli="$PREFIX/bin/abloom" dir="$TMP/cli"
+  mkdir -p "$dir"
+  seq 1 1000 >"$dir/keys.txt"
+  env -u LD_LIBRARY_PATH "$cli" build -o "$dir/f.abloom" "$dir/keys.txt" &&
+    [[ $(env -u LD_LIBRARY_PATH "$cli" query --count "$dir/f.abloom" "$dir/keys.txt") == 1000 ]] ||
+    return 1
+  # ldd prints the $ORIGIN path (bin/../lib/...): the same file as the prefix's library?
+  local lib
+  lib=$(env -u LD_LIBRARY_PATH ldd "$cli" | sed -n 's/.*libabloom\.so\.0 => \([^ ]*\) .*/\1/p')
+  echo "bin/abloom loads $lib"
+  [[ -n "$lib" && "$(realpath "$lib")" == "$(realpath "$LIBDIR/libabloom.so.0")" ]]
+}
+
 export PKG_CONFIG_PATH="$PC_DIR"
 pc() { pkg-config "$@" abloom; }
 
@@ -127,6 +143,9 @@ resolves_to_prefix() {
 # grep reads all of nm's output (no -q): with pipefail, a grep that quits at the first match kills
 # nm with SIGPIPE once its output outgrows the pipe buffer, and the check would fail at random.
 defines_abloom_add() { nm "$1" | grep -E ' T abloom_add$' >/dev/null; }
+if [[ -e "$BUILD_DIR/cli/abloom" ]]; then
+  check "bin/abloom installed, runs from the prefix (build, query)" installed_cli_ok
+fi
 
 # ---- (a) pkg-config ----------------------------------------------------------------------------
 SRC="$HERE/pkgconfig_consumer/main.c"

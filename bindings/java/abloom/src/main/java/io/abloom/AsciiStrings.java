@@ -8,6 +8,7 @@ import java.lang.reflect.Field;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * A string's own bytes when they are its UTF-8 bytes, read without copying: the one job of this
@@ -114,8 +115,11 @@ final class AsciiStrings {
    *
    * @param key the string
    * @return its bytes, or null when they must be encoded
+   * @throws NullPointerException when key is null: checked here, because Unsafe's reads at an
+   *     offset from null would read address {@code offset} and crash the JVM
    */
   static byte[] asciiBytes(String key) {
+    Objects.requireNonNull(key, "key");
     if (GET_OBJECT == null) {
       return null;
     }

@@ -90,6 +90,7 @@ class ExceptionsTest {
       assertThrows(NullPointerException.class, () -> f.put((ByteBuffer) null));
       assertThrows(NullPointerException.class, () -> f.mightContain((byte[]) null));
       assertThrows(NullPointerException.class, () -> f.mightContain((String) null));
+      assertThrows(NullPointerException.class, () -> f.putIfAbsent((String) null));
       assertThrows(NullPointerException.class, () -> f.putAll((List<byte[]>) null));
       assertThrows(NullPointerException.class, () -> f.putAll(Arrays.asList(new byte[1], null)));
       assertThrows(NullPointerException.class, () -> f.putAll((byte[]) null, new long[] {0}));

@@ -1,0 +1,41 @@
+// The subcommands of the abloom command. Each returns the process's exit status or throws
+// CliError (status 2).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "input.hpp"
+
+namespace abloom_cli {
+
+// Where keys come from: INPUT... ("-" or none: stdin) read in one format.
+struct Inputs {
+  std::vector<std::string> paths;
+  InputFormat format;
+  bool quiet = false;
+};
+
+// What a new filter looks like (build, dedupe, plan).
+struct Shape {
+  uint64_t capacity = 0;
+  double fpr = 0.01;
+  std::string kind = "blocked";
+  std::string layout = "default";
+  uint64_t seed = 0;
+  uint32_t k = 0;
+  uint32_t shards = 0;
+};
+
+int cmd_build(const std::string& output, const Shape& shape, const Inputs& in);
+int cmd_add(const std::string& filter_path, const Inputs& in);
+int cmd_query(const std::string& filter_path, const Inputs& in, bool absent, bool count);
+int cmd_dedupe(const Shape& shape, const std::string& load, const std::string& save,
+               const Inputs& in);
+int cmd_combine(const std::string& output, const std::vector<std::string>& filters, bool intersect);
+int cmd_info(const std::string& filter_path, bool json);
+int cmd_verify(const std::string& filter_path);
+int cmd_plan(const Shape& shape, bool json);
+
+}  // namespace abloom_cli

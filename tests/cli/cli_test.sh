@@ -1,0 +1,306 @@
+#!/usr/bin/env bash
+# Shell-level tests of the abloom command (cli/), run by ctest:
+#   cli_test.sh ABLOOM READ_FILTER [GROUP...]
+# ABLOOM is the command, READ_FILTER the C reader tests/cli/read_filter.c (files the command writes
+# read through the C API). GROUP selects some groups (default: all): basics errors formats combine
+# dedupe. Every check prints "ok" or "FAIL"; the script exits 1 if any failed.
+set -uo pipefail
+
+ABLOOM=$(realpath "$1")
+READ=$(realpath "$2")
+shift 2
+GROUPS_SEL=("$@")
+[[ ${#GROUPS_SEL[@]} -gt 0 ]] || GROUPS_SEL=(basics errors formats combine dedupe)
+
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cd "$T"
+FAILED=0
+
+ok() { echo "ok   $*"; }
+fail() {
+  echo "FAIL $*"
+  FAILED=1
+}
+# expect STATUS DESCRIPTION CMD...: runs CMD, stdout to out, stderr to err; checks the status.
+expect() {
+  local want=$1 what=$2
+  shift 2
+  "$@" >out 2>err
+  local got=$?
+  if [[ $got -eq $want ]]; then ok "$what (status $got)"; else
+    fail "$what: status $got, expected $want; stderr: $(head -c 300 err)"
+  fi
+}
+# has FILE TEXT DESCRIPTION: FILE contains TEXT (fixed string).
+has() {
+  if grep -qF -- "$2" "$1"; then ok "$3"; else fail "$3: '$2' not in $1: $(head -c 300 "$1")"; fi
+}
+same() { # A B DESCRIPTION: two strings are equal
+  if [[ "$1" == "$2" ]]; then ok "$3"; else fail "$3: '$1' != '$2'"; fi
+}
+
+basics() {
+  for cmd in build add query dedupe merge intersect info verify plan; do
+    expect 0 "$cmd --help" "$ABLOOM" "$cmd" --help
+    has out "Example:" "$cmd --help shows an example"
+  done
+  expect 2 "no subcommand is a usage error" "$ABLOOM"
+  expect 2 "an unknown option is a usage error" "$ABLOOM" build -o x --bogus
+  "$ABLOOM" dedupe --help >dh
+  has dh "false" "dedupe --help says a false positive drops a new key"
+  has dh "at most --fpr" "dedupe --help gives the chance"
+
+  seq 1 100000 >keys.txt
+  expect 0 "build from a file, no --capacity (counted)" "$ABLOOM" build -o f.abloom keys.txt
+  expect 0 "info" "$ABLOOM" info f.abloom
+  has out "capacity:         100000" "info: capacity is the counted records"
+  expect 0 "info --json" "$ABLOOM" info --json f.abloom
+  local keys
+  keys=$(python3 -c 'import json,sys; d=json.load(open("out")); print(",".join(d))')
+  same "$keys" "file,kind,layout,k,shards,blocks_per_shard,bits,bytes,file_bytes,capacity,seed,target_fpr,expected_fpr,estimated_count,estimated_fpr,set_bits,fill" \
+    "info --json: the stable keys, in order"
+  python3 -c 'import json; d=json.load(open("out")); assert d["kind"]=="blocked" and d["capacity"]==100000 and 0.3<d["fill"]<0.7 and abs(d["estimated_count"]-100000)<3000, d' &&
+    ok "info --json values" || fail "info --json values: $(cat out)"
+  expect 0 "verify an intact file" "$ABLOOM" verify f.abloom
+  has out "OK" "verify says OK"
+
+  expect 1 "query --absent of the keys added: none (no false negatives)" \
+    "$ABLOOM" query --absent f.abloom keys.txt
+  same "$(wc -c <out)" "0" "query --absent printed nothing"
+  expect 0 "query of the keys added" "$ABLOOM" query --count f.abloom keys.txt
+  same "$(cat out)" "100000" "query --count: every key added is found"
+  seq 100001 200000 >others.txt
+  expect 0 "query of 100000 keys never added" "$ABLOOM" query --count f.abloom others.txt
+  local fp
+  fp=$(cat out)
+  # Target 1%: 1000 expected; 1400 is 12 standard deviations above.
+  if ((fp > 0 && fp < 1400)); then ok "false positives $fp of 100000 at 1%"; else fail "false positives $fp"; fi
+  "$ABLOOM" query f.abloom others.txt >fps
+  same "$(wc -l <fps)" "$fp" "query prints the matching lines"
+  expect 1 "query with no line printed exits 1" "$ABLOOM" query f.abloom /dev/null
+  printf 'zzz-not-a-key\n' >one.txt
+  expect 1 "query of an absent key exits 1" "$ABLOOM" query f.abloom one.txt
+  expect 0 "query --absent of an absent key exits 0" "$ABLOOM" query --absent f.abloom one.txt
+  same "$(cat out)" "zzz-not-a-key" "query --absent prints the record"
+  expect 1 "query --count with no match: prints 0, exits 1" "$ABLOOM" query --count f.abloom one.txt
+  same "$(cat out)" "0" "query --count prints 0"
+
+  # The C API reads what the command wrote (mmap, full checksum), key for key.
+  expect 0 "C reader opens the file" "$READ" f.abloom 1 50000 100000
+  same "$(tr -d '\n' <out)" "111" "C reader finds the keys"
+
+  expect 0 "add to the file in place" "$ABLOOM" add f.abloom one.txt
+  expect 0 "query finds the added key" "$ABLOOM" query f.abloom one.txt
+  expect 0 "verify after add (synced)" "$ABLOOM" verify f.abloom
+
+  expect 0 "plan" "$ABLOOM" plan --capacity 1000000 --fpr 0.001
+  has out "k:            10" "plan: k"
+  expect 0 "plan --json" "$ABLOOM" plan --json --capacity 1000000 --fpr 0.001
+  python3 -c 'import json; d=json.load(open("out")); assert d["k"]==10 and d["capacity"]==1000000 and d["expected_fpr"]<=0.001 and d["bytes"]*8==d["bits"], d' &&
+    ok "plan --json values" || fail "plan --json: $(cat out)"
+  expect 0 "plan of the classic kind" "$ABLOOM" plan --capacity 1000 --kind classic
+  has out "classic" "plan: classic kind"
+  expect 2 "plan: unknown kind" "$ABLOOM" plan --capacity 1000 --kind bogus
+  has err "unknown kind 'bogus'" "plan: names the bad kind"
+  expect 2 "plan: --fpr out of range" "$ABLOOM" plan --capacity 1000 --fpr 2
+}
+
+errors() {
+  seq 1 1000 >keys.txt
+  "$ABLOOM" build -o f.abloom keys.txt
+  expect 2 "build: missing input" "$ABLOOM" build -o x.abloom missing.txt
+  has err "missing.txt: No such file or directory" "names the missing file and the reason"
+  [[ ! -e x.abloom ]] && ok "no output for a failed build" || fail "a failed build left x.abloom"
+  mkdir adir
+  expect 2 "build: a directory as input" "$ABLOOM" build -o x.abloom --capacity 10 adir
+  has err "adir: Is a directory" "names the directory"
+  expect 2 "query: a directory as filter" "$ABLOOM" query adir keys.txt
+  has err "adir" "names the directory filter"
+  expect 2 "query: missing filter" "$ABLOOM" query nofile.abloom keys.txt
+  has err "nofile.abloom" "names the missing filter"
+  expect 2 "verify: missing file is an error (2), not a corrupt one" "$ABLOOM" verify nofile.abloom
+  expect 1 "verify: not a filter" "$ABLOOM" verify keys.txt
+  has out "FAILED" "verify says FAILED"
+  expect 2 "query: not a filter" "$ABLOOM" query keys.txt keys.txt
+  has err "keys.txt: " "names the file that is not a filter"
+
+  # A byte of the body flipped: the header is intact, only the full checksum sees it.
+  cp f.abloom body.abloom
+  printf '\xff' | dd of=body.abloom bs=1 seek=200 conv=notrunc status=none
+  expect 1 "verify: a flipped body byte" "$ABLOOM" verify body.abloom
+  has out "body.abloom: FAILED: " "verify names the file"
+  has out "checksum" "verify says checksum"
+  expect 2 "info: a flipped body byte" "$ABLOOM" info body.abloom
+  has err "body.abloom: " "info names the corrupt file"
+  expect 2 "merge: a corrupt input" "$ABLOOM" merge -o m.abloom f.abloom body.abloom
+  # A byte of the header flipped: every command sees it.
+  cp f.abloom head.abloom
+  printf '\x5a' | dd of=head.abloom bs=1 seek=40 conv=notrunc status=none
+  expect 2 "query: a flipped header byte" "$ABLOOM" query head.abloom keys.txt
+  has err "head.abloom: " "query names the corrupt file"
+  expect 1 "verify: a flipped header byte" "$ABLOOM" verify head.abloom
+  # A truncated file.
+  head -c 100 f.abloom >short.abloom
+  expect 1 "verify: a truncated file" "$ABLOOM" verify short.abloom
+
+  # Atomic output: a build that fails after starting leaves the old file as it was.
+  cp f.abloom old.abloom
+  expect 2 "build over an existing file, failing input" "$ABLOOM" build -o old.abloom --capacity 10 keys.txt missing.txt
+  cmp -s f.abloom old.abloom && ok "the old file is unchanged" || fail "the old file changed"
+  # Killed mid-build (the input is a FIFO kept open): no output file, no temporary left.
+  mkdir kill && mkfifo kill/p
+  "$ABLOOM" build -o kill/out.abloom --capacity 1000 kill/p 2>/dev/null &
+  local pid=$!
+  exec 3>kill/p
+  seq 1 100 >&3
+  sleep 0.3
+  kill -TERM "$pid"
+  wait "$pid"
+  exec 3>&-
+  [[ $(ls kill) == p ]] && ok "a killed build leaves no file" || fail "a killed build left: $(ls kill)"
+
+  expect 2 "build from stdin without --capacity" "$ABLOOM" build -o s.abloom <keys.txt
+  has err "give --capacity" "says to give --capacity"
+  expect 2 "dedupe without --capacity" "$ABLOOM" dedupe </dev/null
+  expect 2 "--hex and --u64 together" "$ABLOOM" build -o x --hex --u64 keys.txt
+  printf '12\nabc\n' >bad.txt
+  expect 2 "--u64 with a non-number" "$ABLOOM" build -o x.abloom --u64 bad.txt
+  has err "bad.txt: record 2" "names the file and the record"
+  expect 2 "--hex with odd digits" "$ABLOOM" build -o x.abloom --hex bad.txt
+  printf 'a,b\nc\n' >short.csv
+  expect 2 "CSV without the column" "$ABLOOM" build -o x.abloom --column 2 short.csv
+  has err "short.csv: record 2 has no column 2" "names the file, record and column"
+  expect 2 "a delimiter of two bytes" "$ABLOOM" build -o x.abloom --column 1 --delimiter ab short.csv
+  "$ABLOOM" build -o other.abloom --capacity 5000 keys.txt
+  expect 2 "merge: different shapes" "$ABLOOM" merge -o m.abloom f.abloom other.abloom
+  has err "not the same shape" "merge says why"
+  [[ ! -e m.abloom ]] && ok "no output for a failed merge" || fail "a failed merge left m.abloom"
+}
+
+formats() {
+  # Empty input.
+  : >empty.txt
+  expect 0 "build from an empty file" "$ABLOOM" build -o e.abloom empty.txt
+  expect 1 "query of an empty input" "$ABLOOM" query e.abloom empty.txt
+  expect 0 "dedupe of an empty input" "$ABLOOM" dedupe --capacity 10 <empty.txt
+  same "$(wc -c <out)" "0" "dedupe of nothing prints nothing"
+
+  # \r\n lines: the \r is not part of the key.
+  printf 'alpha\r\nbeta\r\ngamma' >crlf.txt
+  expect 0 "build from \\r\\n lines" "$ABLOOM" build -o c.abloom crlf.txt
+  expect 0 "C reader: keys without \\r" "$READ" c.abloom alpha beta gamma
+  same "$(tr -d '\n' <out)" "111" "\\r\\n keys found by their bytes (last line without newline too)"
+  printf 'alpha\nbeta\ngamma\n' >lf.txt
+  expect 0 "query with \\n lines finds \\r\\n keys" "$ABLOOM" query --count c.abloom lf.txt
+  same "$(cat out)" "3" "all three"
+
+  # A key of 1 MB: reading never stops on a long line.
+  head -c 1048576 /dev/zero | tr '\0' a >big.txt
+  printf '\nsmall\n' >>big.txt
+  expect 0 "build with a 1 MB key" "$ABLOOM" build -o big.abloom --fpr 1e-6 big.txt
+  expect 0 "query finds the 1 MB key" "$ABLOOM" query --count big.abloom big.txt
+  same "$(cat out)" "2" "the 1 MB key and the next one"
+  { head -c 1048575 /dev/zero | tr '\0' a; printf 'b\n'; } >big2.txt
+  expect 1 "a 1 MB key differing in its last byte is absent" "$ABLOOM" query big.abloom big2.txt
+
+  # NUL-separated records (find -print0): newlines are part of the key.
+  printf 'one\ntwo\0three\0' >nul.bin
+  expect 0 "build -0" "$ABLOOM" build -0 -o n.abloom nul.bin
+  expect 0 "C reader: -0 keys" "$READ" n.abloom $'one\ntwo' three one
+  same "$(tr -d '\n' <out)" "110" "-0 keys are the bytes between NULs"
+  expect 0 "query -0 prints NUL-terminated records" "$ABLOOM" query -0 n.abloom nul.bin
+  same "$(od -An -c out | tr -s ' ')" "$(od -An -c nul.bin | tr -s ' ')" "query -0 output"
+
+  # CSV and TSV columns.
+  printf 'id,url\n1,http://a\n2,http://b\n' >t.csv
+  expect 0 "build --column 2" "$ABLOOM" build -o u.abloom --column 2 t.csv
+  expect 0 "C reader: the column's bytes" "$READ" u.abloom http://a http://b 1 'id,url'
+  same "$(tr -d '\n' <out)" "1100" "only field 2 is the key"
+  printf 'x\thttp://b\n' >t.tsv
+  expect 0 "query --column 2 --delimiter tab" "$ABLOOM" query --column 2 --delimiter tab u.abloom t.tsv
+  same "$(cat out)" "$(printf 'x\thttp://b')" "query prints the whole record"
+
+  # --hex and --u64: binary keys.
+  printf '616263\n00ff\n' >h.txt
+  expect 0 "build --hex" "$ABLOOM" build -o h.abloom --hex h.txt
+  expect 0 "C reader: hex keys" "$READ" h.abloom abc hex:00ff 616263
+  same "$(tr -d '\n' <out)" "110" "--hex keys are the decoded bytes"
+  printf '1\n18446744073709551615\n' >n.txt
+  expect 0 "build --u64" "$ABLOOM" build -o i.abloom --u64 n.txt
+  expect 0 "C reader: u64 keys" "$READ" i.abloom u64:1 u64:18446744073709551615 1 u64:2
+  same "$(tr -d '\n' <out)" "1100" "--u64 keys are 8 little-endian bytes"
+
+  # stdin as '-' and as no argument, and a FIFO.
+  seq 1 1000 >k.txt
+  expect 0 "build from '-' with --capacity" "$ABLOOM" build -o d.abloom --capacity 1000 - <k.txt
+  expect 0 "query from stdin" "$ABLOOM" query --count d.abloom <k.txt
+  same "$(cat out)" "1000" "stdin keys found"
+  mkfifo fifo
+  seq 1 1000 >fifo &
+  expect 0 "query from a FIFO" "$ABLOOM" query --count d.abloom fifo
+  same "$(cat out)" "1000" "FIFO keys found"
+  wait
+  seq 1 1000 >fifo &
+  expect 2 "build from a FIFO without --capacity" "$ABLOOM" build -o x.abloom fifo
+  # The writer may block on a FIFO nobody opened: open it once to let it finish.
+  cat fifo >/dev/null 2>&1 || true
+  wait
+}
+
+combine() {
+  seq 1 1000 >a.txt
+  seq 501 1500 >b.txt
+  "$ABLOOM" build -o a.abloom --capacity 2000 --fpr 1e-4 a.txt
+  "$ABLOOM" build -o b.abloom --capacity 2000 --fpr 1e-4 b.txt
+  expect 0 "merge" "$ABLOOM" merge -o m.abloom a.abloom b.abloom
+  expect 0 "merge holds the keys of both" "$ABLOOM" query --count m.abloom a.txt b.txt
+  same "$(cat out)" "2000" "all keys of both"
+  expect 0 "intersect" "$ABLOOM" intersect -o i.abloom a.abloom b.abloom
+  seq 501 1000 >common.txt
+  expect 0 "intersect holds the common keys" "$ABLOOM" query --count i.abloom common.txt
+  same "$(cat out)" "500" "every common key"
+  seq 1 500 >only_a.txt
+  "$ABLOOM" query --count i.abloom only_a.txt >out
+  (($(cat out) < 50)) && ok "intersect drops most keys of one side ($(cat out) of 500 left)" ||
+    fail "intersect kept $(cat out) of 500"
+  expect 0 "merge leaves its inputs unchanged" "$ABLOOM" query --count a.abloom b.txt
+  (($(cat out) < 510)) && ok "a.abloom still lacks b's own keys" || fail "a.abloom changed"
+  expect 0 "verify the merge" "$ABLOOM" verify m.abloom
+}
+
+dedupe() {
+  # 1M lines with known duplicates: line i is key (i*7919 mod 600011), 600011 prime, so the first
+  # 600011 lines are distinct and the rest repeat them. awk '!seen[$0]++' is the exact answer.
+  awk 'BEGIN { for (i = 1; i <= 1000000; i++) print (i * 7919) % 600011 }' >in.txt
+  awk '!seen[$0]++' in.txt >exact.txt
+  local distinct
+  distinct=$(wc -l <exact.txt)
+  same "$distinct" "600011" "the input has 600011 distinct keys"
+  expect 0 "dedupe 1M lines" "$ABLOOM" dedupe --capacity 600011 --fpr 0.01 --save seen.abloom <in.txt
+  mv out got.txt
+  # The output is the exact one with some keys dropped: same order, nothing extra, no repeats.
+  local bad
+  bad=$(awk 'NR == FNR { pos[$0] = FNR; next } !($0 in pos) || pos[$0] <= last { bad++ } { last = pos[$0] } END { print bad + 0 }' exact.txt got.txt)
+  same "$bad" "0" "dedupe output is a subsequence of awk's (no repeat, no invented line)"
+  local dropped=$((distinct - $(wc -l <got.txt)))
+  # Each new key is dropped with probability at most the filter's FPR at that moment, which
+  # grows to 0.01 at the last key: fewer than Binomial(600011, 0.01) drops, mean 6000, sd 77. The
+  # mean over the fill is about 0.3%; the bound is the whole 1%'s mean + 6 sd, and > 0 checks
+  # that false positives happen at all (a dedupe that never drops would be suspect at 1%).
+  if ((dropped > 0 && dropped < 6462)); then ok "dedupe dropped $dropped new keys (bound 6462)"; else
+    fail "dedupe dropped $dropped new keys"
+  fi
+  expect 0 "dedupe --load: every key already seen" "$ABLOOM" dedupe --load seen.abloom <in.txt
+  same "$(wc -c <out)" "0" "nothing printed the second time"
+  expect 0 "verify the saved dedupe filter" "$ABLOOM" verify seen.abloom
+  printf 'x\ny\nx\n' >small.txt
+  expect 0 "dedupe reads -0" "$ABLOOM" dedupe -0 --capacity 10 < <(tr '\n' '\0' <small.txt)
+  same "$(tr '\0' ' ' <out)" "x y " "dedupe -0 output is NUL-terminated"
+}
+
+for g in "${GROUPS_SEL[@]}"; do
+  echo "== $g"
+  "$g"
+done
+exit $FAILED

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The README's block on the abloom command, run as written (scripts/check-readme-blocks.py keeps
+# its lines equal to the ones here), with checks of what it prints in between.
+#   readme_test.sh DIR_OF_ABLOOM
+set -euo pipefail
+PATH="$(realpath "$1"):$PATH"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cd "$T"
+seq 1 1000 | sed 's/^/event-/' >events.log
+seq 1 1000 | sed 's/^/event-/' >>events.log
+seq 2000001 2001000 >new-ids.txt
+
+seq 1 1000000 > ids.txt                                   # one key per line
+abloom build -o ids.abloom --fpr 0.001 ids.txt            # counts the lines first, then builds
+abloom info ids.abloom                                    # shape, bytes, k, estimated count, fill
+[[ $(abloom info --json ids.abloom) == *'"capacity": 1000000,'* ]]
+seq 999990 1000010 | abloom query ids.abloom              # the keys that may be present
+[[ $(seq 999990 1000010 | abloom query ids.abloom | head -n 11) == "$(seq 999990 1000000)" ]]
+abloom query --absent --count ids.abloom new-ids.txt      # how many are definitely new
+(($(abloom query --absent --count ids.abloom new-ids.txt) >= 990))
+abloom dedupe --capacity 10000000 < events.log > first-seen.log
+cmp first-seen.log <(seq 1 1000 | sed 's/^/event-/')
+abloom verify ids.abloom && echo intact
+echo "readme block: ok"
