@@ -63,24 +63,32 @@
 #define ABLOOM_LAYOUT_SPLIT_MAX_K 16u
 #define ABLOOM_LAYOUT_SPLIT_START_POWER 17u
 
+/** The high 64 bits of the 128-bit product a * b from 64-bit multiplies only: what
+ *  abloom_layout_mulhi64 computes where the compiler has no 128-bit integer. Always defined, so
+ *  tests/c99/layout_test.c checks it against the 128-bit product on the compilers that have one. */
+ABLOOM_LAYOUT_FN uint64_t abloom_layout_mulhi64_portable(uint64_t a, uint64_t b) {
+  const uint64_t a_lo = a & 0xFFFFFFFFu, a_hi = a >> 32, b_lo = b & 0xFFFFFFFFu, b_hi = b >> 32;
+  const uint64_t lo_lo = a_lo * b_lo, hi_lo = a_hi * b_lo, lo_hi = a_lo * b_hi;
+  const uint64_t cross = (lo_lo >> 32) + (hi_lo & 0xFFFFFFFFu) + lo_hi;
+  return a_hi * b_hi + (hi_lo >> 32) + (cross >> 32);
+}
+
 /** The high 64 bits of the 128-bit product a * b. */
 ABLOOM_LAYOUT_FN uint64_t abloom_layout_mulhi64(uint64_t a, uint64_t b) {
 #if defined(__SIZEOF_INT128__)
   __extension__ typedef unsigned __int128 abloom_layout_u128;
   return (uint64_t)(((abloom_layout_u128)a * b) >> 64);
 #else
-  const uint64_t a_lo = a & 0xFFFFFFFFu, a_hi = a >> 32, b_lo = b & 0xFFFFFFFFu, b_hi = b >> 32;
-  const uint64_t lo_lo = a_lo * b_lo, hi_lo = a_hi * b_lo, lo_hi = a_lo * b_hi;
-  const uint64_t cross = (lo_lo >> 32) + (hi_lo & 0xFFFFFFFFu) + lo_hi;
-  return a_hi * b_hi + (hi_lo >> 32) + (cross >> 32);
+  return abloom_layout_mulhi64_portable(a, b);
 #endif
 }
 
 /** The shard of hash h: its top shard_bits bits, given shard_shift = 63 - shard_bits.
  *  ((h >> 1) >> shard_shift is h >> (64 - shard_bits) without the undefined shift by 64 when
- *  shard_bits is 0.) */
-ABLOOM_LAYOUT_FN uint32_t abloom_layout_shard(uint64_t h, uint32_t shard_shift) {
-  return (uint32_t)((h >> 1) >> shard_shift);
+ *  shard_bits is 0.) A 64-bit value below 1 << shard_bits: used as an index, it needs no
+ *  zero-extension (a uint32_t result cost one instruction per key in the kernels). */
+ABLOOM_LAYOUT_FN uint64_t abloom_layout_shard(uint64_t h, uint32_t shard_shift) {
+  return (h >> 1) >> shard_shift;
 }
 
 /** The index of h's block inside its shard, in [0, blocks_per_shard). */
@@ -127,8 +135,9 @@ ABLOOM_LAYOUT_FN uint32_t abloom_layout_split_lane(uint32_t i, uint32_t k) {
 /** The write step's redirect: where to OR `bits` meant for `word`: `word` itself when bits has
  *  one set, else `scratch` (a branch-free select, so the OR never waits for the block). */
 static inline uint64_t *abloom_layout_or_target(uint64_t *word, uint64_t bits, uint64_t *scratch) {
-  const uintptr_t keep = (uintptr_t)0 - (uintptr_t)(bits != 0);
-  return (uint64_t *)(((uintptr_t)word & keep) | ((uintptr_t)scratch & ~keep));
+  const uintptr_t keep = (uintptr_t)0 - (uintptr_t)(bits != 0); /* all ones: OR into word */
+  const uintptr_t other = (uintptr_t)scratch;
+  return (uint64_t *)(other ^ (((uintptr_t)word ^ other) & keep));
 }
 
 #undef ABLOOM_LAYOUT_FN

@@ -70,7 +70,7 @@ struct Shape {
   // Which shard h belongs to. (h >> 1) >> (63 - s) is h >> (64 - s) without the undefined
   // shift by 64 when s == 0.
   uint32_t shard_of(uint64_t h) const noexcept {
-    return abloom_layout_shard(h, 63 - shard_bits);
+    return static_cast<uint32_t>(abloom_layout_shard(h, 63 - shard_bits));
   }
   // The word offset of h's block inside its shard.
   uint64_t block_word_offset(uint64_t h) const noexcept {
