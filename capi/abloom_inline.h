@@ -14,6 +14,9 @@
  * 150. Both run 1.3-1.4x faster than the library's calls, in cache and out of it
  * (bench/JOURNAL.md, "Single-key tests compiled into the caller").
  *
+ * Where a key's bits go is not restated here: abloom_layout.h, the header the library's own
+ * kernels include, defines it, and the fast paths below call its functions.
+ *
  * What it needs: xxhash.h (Debian's libxxhash-dev, which libabloom-dev depends on), included
  * here with XXH_INLINE_ALL so nothing links against libxxhash; GCC or Clang on x86-64 for the
  * fast paths (elsewhere every call here is the library's own).
@@ -55,6 +58,7 @@
 #include <string.h>
 
 #include "abloom.h"
+#include "abloom_layout.h" /* the layout's steps: the library's own (core/layout.hpp) */
 
 #ifndef XXH_INLINE_ALL
 #define XXH_INLINE_ALL
@@ -110,19 +114,17 @@ typedef struct abloom_inline {
 /* ---- Private helpers (not part of the API) ------------------------------------------------- */
 
 #if ABLOOM_INLINE_X86
-__extension__ typedef unsigned __int128 abloom_inline_priv_u128;
-
-/* The first word of the 64-byte block of hash h (abloom.h, "Layout"). */
+/* The first word of the 64-byte block of hash h (abloom_layout.h). */
 static inline const uint64_t *abloom_inline_priv_block(const abloom_inline *in, uint64_t h) {
-  const uint64_t *shard = in->shard_words[(h >> 1) >> in->shard_shift];
-  const uint64_t index =
-      (uint64_t)(((abloom_inline_priv_u128)(h << in->shard_bits) * in->blocks_per_shard) >> 64);
-  return shard + index * 8;
+  return in->shard_words[abloom_layout_shard(h, in->shard_shift)] +
+         abloom_layout_block_index(h, in->shard_bits, in->blocks_per_shard) *
+             ABLOOM_LAYOUT_BLOCK_WORDS;
 }
 
-/* The k lanes of the key's window, from word s = (h2 * C^17) >> 28 on (mod 16). */
+/* The k lanes of the key's window, from word abloom_layout_split_start on (mod 16). */
 static inline const uint32_t *abloom_inline_priv_window(const abloom_inline *in, uint32_t h2) {
-  return &in->window_lanes[16 - ((h2 * in->start_multiplier) >> 28)];
+  return &in->window_lanes[ABLOOM_LAYOUT_SPLIT_WORDS -
+                           abloom_layout_split_start(h2, in->start_multiplier)];
 }
 
 /* The probes, one per instruction set: the key's mask (h2 = (uint32_t)h | 1: bit
@@ -177,7 +179,7 @@ ABLOOM_INLINE_PRIV_AVX2 static inline __m256i abloom_inline_priv_load_avx2(const
 /* 1 when every bit of the key of hash h is set, else 0. */
 __attribute__((target("avx512f,avx2,bmi2"))) static inline int abloom_inline_priv_test_avx512(
     const abloom_inline *in, uint64_t h) {
-  const __m512i mask = abloom_inline_priv_mask_avx512(in, (uint32_t)h | 1u);
+  const __m512i mask = abloom_inline_priv_mask_avx512(in, abloom_layout_probe_seed(h));
   const __m512i have =
       _mm512_and_si512(mask, abloom_inline_priv_load_avx512(abloom_inline_priv_block(in, h)));
   return _mm512_cmpneq_epi32_mask(have, mask) == 0 ? 1 : 0;
@@ -186,7 +188,7 @@ __attribute__((target("avx512f,avx2,bmi2"))) static inline int abloom_inline_pri
 __attribute__((target("avx2,bmi2"))) static inline int abloom_inline_priv_test_avx2(
     const abloom_inline *in, uint64_t h) {
   const uint64_t *block = abloom_inline_priv_block(in, h);
-  const uint32_t h2 = (uint32_t)h | 1u;
+  const uint32_t h2 = abloom_layout_probe_seed(h);
   const __m256i missing =
       _mm256_or_si256(_mm256_andnot_si256(abloom_inline_priv_load_avx2(block, 0),
                                           abloom_inline_priv_mask_avx2(in, h2, 0)),
@@ -205,10 +207,8 @@ static inline void abloom_inline_priv_or_words(uint64_t *block, const uint64_t *
   uint64_t scratch = 0;
   for (; touched != 0; touched &= touched - 1) {
     const int w = __builtin_ctz(touched);
-    const uintptr_t keep = (uintptr_t)0 - (uintptr_t)(missing[w] != 0);
-    uint64_t *target =
-        (uint64_t *)(((uintptr_t)(block + w) & keep) | ((uintptr_t)&scratch & ~keep));
-    __atomic_fetch_or(target, missing[w], __ATOMIC_RELAXED);
+    __atomic_fetch_or(abloom_layout_or_target(block + w, missing[w], &scratch), missing[w],
+                      __ATOMIC_RELAXED);
   }
 }
 
@@ -223,7 +223,7 @@ static inline uint64_t *abloom_inline_priv_writable_block(const abloom_inline *i
 __attribute__((target("avx512f,avx2,bmi2"))) static inline int abloom_inline_priv_add_avx512(
     const abloom_inline *in, uint64_t h) {
   uint64_t *block = abloom_inline_priv_writable_block(in, h);
-  const __m512i mask = abloom_inline_priv_mask_avx512(in, (uint32_t)h | 1u);
+  const __m512i mask = abloom_inline_priv_mask_avx512(in, abloom_layout_probe_seed(h));
   const __m512i missing =
       _mm512_xor_si512(mask, _mm512_and_si512(mask, abloom_inline_priv_load_avx512(block)));
   __attribute__((aligned(64))) uint64_t words[8];
@@ -242,7 +242,7 @@ ABLOOM_INLINE_PRIV_AVX2 static inline uint32_t abloom_inline_priv_nonzero_avx2(_
 __attribute__((target("avx2,bmi2"))) static inline int abloom_inline_priv_add_avx2(
     const abloom_inline *in, uint64_t h) {
   uint64_t *block = abloom_inline_priv_writable_block(in, h);
-  const uint32_t h2 = (uint32_t)h | 1u;
+  const uint32_t h2 = abloom_layout_probe_seed(h);
   const __m256i lo = abloom_inline_priv_mask_avx2(in, h2, 0);
   const __m256i hi = abloom_inline_priv_mask_avx2(in, h2, 1);
   const __m256i missing_lo = _mm256_andnot_si256(abloom_inline_priv_load_avx2(block, 0), lo);
@@ -269,7 +269,7 @@ __attribute__((target("avx2,bmi2"))) static inline int abloom_inline_priv_add_av
  */
 static inline int abloom_inline_init(abloom_inline *in, const abloom_filter *filter) {
   abloom_memory mem;
-  uint32_t power = 1, i;
+  uint32_t i;
   int rc;
   if (in == NULL || filter == NULL) return ABLOOM_ERR_NULL;
   if ((rc = abloom_memory_init(&mem)) != ABLOOM_OK) return rc;
@@ -282,10 +282,10 @@ static inline int abloom_inline_init(abloom_inline *in, const abloom_filter *fil
   in->blocks_per_shard = mem.blocks_per_shard;
   in->seed = mem.seed;
   in->shard_words = mem.shard_words;
-  /* C = 0x9E3779B9: bit multipliers C^1 .. C^16, then the start's C^17. */
-  for (i = 0; i < 16; ++i) in->bit_multipliers[i] = power *= 0x9E3779B9u;
-  in->start_multiplier = power * 0x9E3779B9u;
-  for (i = 0; i < 32; ++i) in->window_lanes[i] = i % 16 < mem.k ? 0xFFFFFFFFu : 0u;
+  /* abloom_layout.h's powers of C: the bit multipliers C^1 .. C^16, the start's C^17. */
+  for (i = 0; i < 16; ++i) in->bit_multipliers[i] = abloom_layout_power(i + 1);
+  in->start_multiplier = abloom_layout_power(ABLOOM_LAYOUT_SPLIT_START_POWER);
+  for (i = 0; i < 32; ++i) in->window_lanes[i] = abloom_layout_split_lane(i, mem.k);
 #if ABLOOM_INLINE_X86
   if (mem.kind == ABLOOM_KIND_BLOCKED && mem.layout == ABLOOM_LAYOUT_SPLIT && mem.hash_id == 1 &&
       mem.k >= 1 && mem.k <= 16) {

@@ -1,8 +1,8 @@
 # Debian packages with CPack (`cpack -G DEB` in a build tree; scripts/build-debs.sh does it all):
 #
 #   libabloom0      Runtime: the SONAME'd shared library, libabloom.so.0 and libabloom.so.0.1.0
-#   libabloom-dev   Development: abloom.h, abloom_inline.h, libabloom.so (namelink), libabloom.a,
-#                   abloom.pc and the CMake package; depends on libabloom0 of the same version and
+#   libabloom-dev   Development: abloom.h, abloom_inline.h, abloom_layout.h (which
+#                   abloom_inline.h includes), libabloom.so (namelink), libabloom.a, abloom.pc and the CMake package; depends on libabloom0 of the same version and
 #                   on libxxhash-dev (abloom_inline.h includes xxhash.h)
 #
 # Configure the tree with -DCMAKE_INSTALL_PREFIX=/usr so that GNUInstallDirs picks Debian's
@@ -42,7 +42,7 @@ set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS
     "libabloom${ABLOOM_SOVERSION} (= ${PROJECT_VERSION}-${CPACK_DEBIAN_PACKAGE_RELEASE}), libxxhash-dev")
 string(CONCAT CPACK_DEBIAN_DEVELOPMENT_DESCRIPTION
-       "The development files: the headers abloom.h and abloom_inline.h, the static library, the pkg-config file abloom.pc and the CMake "
+       "The development files: the headers abloom.h, abloom_inline.h and abloom_layout.h, the static library, the pkg-config file abloom.pc and the CMake "
        "package (find_package(abloom CONFIG)) of abloom's C ABI.")
 
 include(CPack)

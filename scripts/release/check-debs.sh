@@ -69,6 +69,7 @@ $want"
   want=$(sort <<EOL
 ./usr/include/abloom.h
 ./usr/include/abloom_inline.h
+./usr/include/abloom_layout.h
 ./usr/lib/$ma/cmake/abloom/abloomConfig.cmake
 ./usr/lib/$ma/cmake/abloom/abloomConfigVersion.cmake
 ./usr/lib/$ma/cmake/abloom/abloomTargets-release.cmake

@@ -71,7 +71,8 @@ LIBDIR=$(dirname "$PC_DIR")
 
 installed_files_ok() {
   local f ok=0
-  for f in "$PREFIX/include/abloom.h" "$PREFIX/include/abloom_inline.h" "$LIBDIR/libabloom.so" \
+  for f in "$PREFIX/include/abloom.h" "$PREFIX/include/abloom_inline.h" "$PREFIX/include/abloom_layout.h" \
+    "$LIBDIR/libabloom.so" \
     "$LIBDIR/libabloom.so.0" "$LIBDIR/libabloom.a" "$(dirname "$CONFIG_FILE")/abloomConfigVersion.cmake" \
     "$(dirname "$CONFIG_FILE")/abloomTargets.cmake"; do
     if [[ ! -e "$f" ]]; then
@@ -80,7 +81,7 @@ installed_files_ok() {
     fi
   done
   [[ -L "$LIBDIR/libabloom.so.0" ]] || { echo "libabloom.so.0 is not a symlink" && ok=1; }
-  for f in abloom.h abloom_inline.h; do
+  for f in abloom.h abloom_inline.h abloom_layout.h; do
     cmp -s "$PREFIX/include/$f" "$HERE/../../capi/$f" ||
       { echo "installed $f differs from capi/$f" && ok=1; }
   done

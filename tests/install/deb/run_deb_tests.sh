@@ -170,7 +170,7 @@ echo "== apt-get remove"
 cd /
 apt-get remove -y --purge "libabloom-dev:$arch" "libabloom0:$arch" >/dev/null
 installed=0
-for f in /usr/include/abloom.h /usr/include/abloom_inline.h /usr/lib/*/libabloom.so.0 /usr/lib/*/pkgconfig/abloom.pc; do
+for f in /usr/include/abloom.h /usr/include/abloom_inline.h /usr/include/abloom_layout.h /usr/lib/*/libabloom.so.0 /usr/lib/*/pkgconfig/abloom.pc; do
   [[ ! -e "$f" ]] || die "$f is left after removal"
 done
 ! env "${pc_env[@]}" pkg-config --exists abloom 2>/dev/null || die "pkg-config still finds abloom after removal"

@@ -11,11 +11,7 @@
 #include <memory>
 #include <vector>
 
-#ifndef XXH_INLINE_ALL
-#define XXH_INLINE_ALL
-#endif
-#include <xxhash.h>
-
+#include "hash.hpp"  // core/hash.hpp: the engine's own key hash
 #include "pyapi.hpp"
 
 namespace abloom_py {
@@ -46,15 +42,13 @@ class Key {
 // The 8 little-endian bytes of an int key; false with OverflowError/TypeError set.
 bool int_key_bytes(PyObject *o, unsigned char out[8]);
 
-// A key's hash as the library computes it (abloom_hash): XXH3_64bits_withSeed(p, len, seed).
-// Keys of up to 16 bytes call xxHash's short path directly, the function XXH3_64bits_withSeed
-// runs for them, because compilers do not inline XXH3_64bits_withSeed whole and a call per key
-// is a large part of a batch walk (tests/test_batch.py: filters filled by batches equal filters
-// filled key by key through abloom_add, for every key type, lengths 0 to 100000 and 3 seeds).
+// A key's hash as the library computes it (abloom_hash): the engine's own abloom::hash_key
+// (core/hash.hpp, XXH3-64 with the filter's seed, short keys inline), not a second copy of it.
+// Compiled here rather than called through abloom_hash because a call per key is a large part of
+// a batch walk (tests/test_batch.py: filters filled by batches equal filters filled key by key
+// through abloom_add, for every key type, lengths 0 to 100000 and 3 seeds).
 inline uint64_t key_hash(uint64_t seed, const void *p, size_t len) {
-  if (len <= 16) [[likely]]
-    return XXH3_len_0to16_64b(static_cast<const xxh_u8 *>(p), len, XXH3_kSecret, seed);
-  return XXH3_64bits_withSeed(p, len, seed);
+  return abloom::hash_key(seed, p, len);
 }
 
 // A batch of keys as their hashes, for the hash bulk calls (abloom_add_hashes /

@@ -45,8 +45,8 @@ struct BlockedView {
 
   // The first word of h's block (Shape::shard_of and Shape::block_word_offset).
   uint64_t* block_of(uint64_t h) const noexcept {
-    return shards[(h >> 1) >> shard_shift] +
-           mulhi64(h << shard_bits, blocks_per_shard) * kBlockWords;
+    return shards[abloom_layout_shard(h, shard_shift)] +
+           abloom_layout_block_index(h, shard_bits, blocks_per_shard) * kBlockWords;
   }
 };
 
@@ -242,13 +242,9 @@ inline void or_words(uint64_t* block, const uint64_t* words, uint32_t which) noe
 template <class Writer>
 inline void or_words_redirected(uint64_t* block, const uint64_t* words, uint32_t touched) noexcept {
   uint64_t scratch = 0;
-  const auto scratch_address = reinterpret_cast<uintptr_t>(&scratch);
   for (; touched != 0; touched &= touched - 1) {
     const int w = std::countr_zero(touched);
-    const uintptr_t keep = uintptr_t{0} - static_cast<uintptr_t>(words[w] != 0);  // all ones: write
-    const uintptr_t target =
-        (reinterpret_cast<uintptr_t>(block + w) & keep) | (scratch_address & ~keep);
-    Writer::or_word(reinterpret_cast<uint64_t*>(target), words[w]);
+    Writer::or_word(abloom_layout_or_target(block + w, words[w], &scratch), words[w]);
   }
 }
 

@@ -2,8 +2,10 @@
 // The bit layout: how one 64-bit key hash becomes a shard, a block and k bit positions.
 //
 // This is frozen by the file format: changing any constant or step here changes which bits a key
-// sets, so files written before would answer wrongly. Every path (scalar, bulk, future SIMD) must
-// derive positions from these functions only.
+// sets, so files written before would answer wrongly. Every path (scalar, bulk, SIMD) must derive
+// positions from these functions only. The blocked kind's steps are defined once, in C99, by
+// capi/abloom_layout.h (THE specification, which abloom_inline.h shares); the helpers here are
+// thin C++ wrappers over it, plus the kernels' constant tables.
 //
 //   shard  = top `shard_bits` bits of h                       (independent of everything below)
 //   block  = mulhi64(h << shard_bits, blocks_per_shard)       ("fastrange": no division, no 2^n)
@@ -33,6 +35,8 @@
 #include <array>
 #include <cstdint>
 
+#include "abloom_layout.h"
+
 namespace abloom {
 
 enum class Kind : uint32_t { blocked = 0, classic = 1 };
@@ -41,14 +45,13 @@ enum class Kind : uint32_t { blocked = 0, classic = 1 };
 // classic kind has one layout, `distinct` (id 1, the format's first).
 enum class Layout : uint32_t { distinct = 1, split = 2 };
 
-inline constexpr uint32_t kBlockBits = 512;
-inline constexpr uint32_t kBlockWords = kBlockBits / 64;
-inline constexpr uint32_t kProbeMul32 = 0x9E3779B9u;
+inline constexpr uint32_t kBlockBits = ABLOOM_LAYOUT_BLOCK_BITS;
+inline constexpr uint32_t kBlockWords = ABLOOM_LAYOUT_BLOCK_WORDS;
+static_assert(kBlockWords == kBlockBits / 64);
+inline constexpr uint32_t kProbeMul32 = ABLOOM_LAYOUT_PROBE_MUL;
 inline constexpr uint64_t kGolden64 = 0x9E3779B97F4A7C15ull;
 
-inline uint64_t mulhi64(uint64_t a, uint64_t b) noexcept {
-  return static_cast<uint64_t>((static_cast<unsigned __int128>(a) * b) >> 64);
-}
+inline uint64_t mulhi64(uint64_t a, uint64_t b) noexcept { return abloom_layout_mulhi64(a, b); }
 
 // The shape of a filter: everything that decides where a key's bits go.
 struct Shape {
@@ -68,11 +71,11 @@ struct Shape {
   // Which shard h belongs to. (h >> 1) >> (63 - s) is h >> (64 - s) without the undefined
   // shift by 64 when s == 0.
   uint32_t shard_of(uint64_t h) const noexcept {
-    return static_cast<uint32_t>((h >> 1) >> (63 - shard_bits));
+    return static_cast<uint32_t>(abloom_layout_shard(h, 63 - shard_bits));
   }
   // The word offset of h's block inside its shard.
   uint64_t block_word_offset(uint64_t h) const noexcept {
-    return mulhi64(h << shard_bits, blocks_per_shard) * kBlockWords;
+    return abloom_layout_block_index(h, shard_bits, blocks_per_shard) * kBlockWords;
   }
 };
 
@@ -81,24 +84,24 @@ struct BlockMask {
   uint64_t w[kBlockWords];
 };
 
-inline constexpr uint32_t max_candidates(uint32_t k) noexcept { return 4 * k + 64; }
+inline constexpr uint32_t max_candidates(uint32_t k) noexcept {
+  return abloom_layout_max_candidates(k);
+}
 inline constexpr uint32_t kMaxProbeK = 64;  // = kMaxK (sizing.hpp)
 
 // C^j mod 2^32 for j = 0 .. max_candidates(kMaxProbeK): candidate j is (h2 * C^j) >> 23, so the
 // first k candidates are k independent multiplies rather than a serial chain.
 inline constexpr auto kProbePowers = [] {
   std::array<uint32_t, max_candidates(kMaxProbeK) + 1> p{};
-  uint32_t x = 1;
-  for (auto& v : p) {
-    v = x;
-    x *= kProbeMul32;
-  }
+  for (uint32_t j = 0; j < p.size(); ++j) p[j] = abloom_layout_power(j);
   return p;
 }();
 
 // The probe state of a blocked key, and its candidate j (a bit index in the 512-bit block).
-inline uint32_t probe_seed(uint64_t h) noexcept { return static_cast<uint32_t>(h) | 1u; }
-inline uint32_t candidate(uint32_t h2, uint32_t j) noexcept { return (h2 * kProbePowers[j]) >> 23; }
+inline uint32_t probe_seed(uint64_t h) noexcept { return abloom_layout_probe_seed(h); }
+inline uint32_t candidate(uint32_t h2, uint32_t j) noexcept {
+  return abloom_layout_candidate(h2, kProbePowers[j]);
+}
 
 // Whether two of the first k candidates are equal (then the key needs candidates beyond k).
 inline bool has_repeat(uint32_t h2, uint32_t k) noexcept {
@@ -130,11 +133,13 @@ inline BlockMask block_mask(uint64_t h, uint32_t k) noexcept {
 }
 
 // The split layout: 16 words of 32 bits, at most 16 bits per key (one per word).
-inline constexpr uint32_t kSplitWords = 16;
-inline constexpr uint32_t kSplitMaxK = 16;
-inline uint32_t split_start(uint32_t h2) noexcept { return (h2 * kProbePowers[17]) >> 28; }
+inline constexpr uint32_t kSplitWords = ABLOOM_LAYOUT_SPLIT_WORDS;
+inline constexpr uint32_t kSplitMaxK = ABLOOM_LAYOUT_SPLIT_MAX_K;
+inline uint32_t split_start(uint32_t h2) noexcept {
+  return abloom_layout_split_start(h2, kProbePowers[ABLOOM_LAYOUT_SPLIT_START_POWER]);
+}
 inline uint32_t split_bit(uint32_t h2, uint32_t word) noexcept {
-  return (h2 * kProbePowers[word + 1]) >> 27;
+  return abloom_layout_split_bit(h2, kProbePowers[word + 1]);
 }
 // Lane masks of the split layout's word window, for the SIMD kernels: row k is 32 words, word i
 // all ones when i % 16 < k. The 16 words from (16 - s) on have lane w set exactly when
@@ -146,7 +151,7 @@ struct SplitWindows {
 inline constexpr SplitWindows kSplitWindows = [] {
   SplitWindows t{};
   for (uint32_t k = 0; k <= kSplitMaxK; ++k)
-    for (uint32_t i = 0; i < 2 * kSplitWords; ++i) t.rows[k][i] = i % kSplitWords < k ? ~0u : 0u;
+    for (uint32_t i = 0; i < 2 * kSplitWords; ++i) t.rows[k][i] = abloom_layout_split_lane(i, k);
   return t;
 }();
 // The 16 lane masks of a key whose window starts at word s (s < 16, k <= 16). A split shape

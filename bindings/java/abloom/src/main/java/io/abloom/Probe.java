@@ -18,8 +18,9 @@ import java.util.Objects;
  * runs its single-key calls through it over the engine's own memory (no JNI call per key), and
  * the Spark module over a mapped file; applications need not use it.
  *
- * <p><b>The specification it follows</b> is docs/FORMAT.md ("Body") and its reference code,
- * core/layout.hpp: shard = top shard_bits bits of h = XXH3-64(key, seed); block =
+ * <p><b>The specification it follows</b> is capi/abloom_layout.h, the blocked layouts' one
+ * definition, which the engine's kernels include (docs/FORMAT.md, "Body", in words; the classic
+ * kind in core/layout.hpp): shard = top shard_bits bits of h = XXH3-64(key, seed); block =
  * mulhi64(h &lt;&lt; shard_bits, blocks); the blocked kind's candidates (h2 * C^j) &gt;&gt;&gt; 23
  * of the block (the first k distinct ones), the split layout's one bit in each of k consecutive
  * 32-bit words, the classic kind's enhanced double hashing over the shard. Tests check every
@@ -412,7 +413,7 @@ public final class Probe {
 
   /**
    * The blocked key's 512-bit mask, word by word: its first k distinct candidates (at most 4k +
-   * 64 candidates are looked at), as core/layout.hpp's block_mask.
+   * 64 candidates are looked at), as abloom_layout.h defines them (core/layout.hpp's block_mask).
    */
   private long[] distinctMask(int h2) {
     long[] m = new long[8];
