@@ -92,8 +92,9 @@ if grep -q '^warning: abloom-sys@' <<<"$build_log"; then
   die "the bundled engine compiles with warnings"
 fi
 
-step "bundled: test --features serde"
-cargo test --locked -q --features serde 2>&1 | grep -v '^$'
+step "bundled: test --features serde (tests/cli_exchange.rs with the install's abloom command)"
+[ -x "$PREFIX/bin/abloom" ] || die "$PREFIX/bin/abloom not found: the CLI exchange tests need the abloom command"
+ABLOOM_CLI="$PREFIX/bin/abloom" cargo test --locked -q --features serde 2>&1 | grep -v '^$'
 mapfile -t exes < <(test_exes cargo test --locked -q --features serde)
 check_links static "${exes[@]}"
 
