@@ -29,3 +29,13 @@ def c_file_reader(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("c-reader")
     subprocess.run(["bash", str(HERE / "build_c_reader.sh"), str(out)], check=True)
     return out / "file_reader"
+
+
+@pytest.fixture(scope="session")
+def abloom_cli(c_file_reader: Path) -> Path:
+    """The abloom command (cli/): $ABLOOM_CLI (ci.sh and the release check pass the one
+    build_c_reader.sh built), or the one build_c_reader.sh built beside the reader here."""
+    given = os.environ.get("ABLOOM_CLI")
+    path = Path(given) if given else c_file_reader.parent / "cli" / "abloom"
+    assert path.is_file(), f"no abloom command at {path}"
+    return path
