@@ -1,9 +1,10 @@
 # Debian packages with CPack (`cpack -G DEB` in a build tree; scripts/build-debs.sh does it all):
 #
 #   libabloom0      Runtime: the SONAME'd shared library, libabloom.so.0 and libabloom.so.0.1.0
-#   libabloom-dev   Development: abloom.h, abloom_inline.h, abloom_layout.h (which
-#                   abloom_inline.h includes), libabloom.so (namelink), libabloom.a, abloom.pc and the CMake package; depends on libabloom0 of the same version and
-#                   on libxxhash-dev (abloom_inline.h includes xxhash.h)
+#   libabloom-dev   Development: abloom.h, abloom_inline.h, abloom_layout.h (which abloom_inline.h
+#                   includes), libabloom.so (namelink), libabloom.a, abloom.pc and the CMake
+#                   package; depends on libabloom0 of the same version and on libxxhash-dev
+#                   (abloom_inline.h includes xxhash.h)
 #
 # Configure the tree with -DCMAKE_INSTALL_PREFIX=/usr so that GNUInstallDirs picks Debian's
 # multiarch library directory (lib/x86_64-linux-gnu) and abloom.pc names /usr. arm64 packages are

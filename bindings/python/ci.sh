@@ -30,7 +30,7 @@ mkdir -p "$build"
 build=$(cd "$build" && pwd)
 export CMAKE_BUILD_PARALLEL_LEVEL=${ABLOOM_JOBS:-2}
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PYTHONDONTWRITEBYTECODE=1 NO_COLOR=1
-unset PYTHONPATH ABLOOM_C_FILE_READER ABLOOM_CLI
+unset PYTHONPATH ABLOOM_C_FILE_READER
 
 step() { echo "== python: $* (at ${SECONDS}s)"; }
 die() {
@@ -67,7 +67,6 @@ clang-format --dry-run --Werror src/ext/*.cpp src/ext/*.hpp
 step "the C file reader (tests/install/deb/file_reader.c, static libabloom)"
 ABLOOM_C_FILE_READER=$(bash "$here/tests/build_c_reader.sh" "$build/c-reader")
 export ABLOOM_C_FILE_READER
-export ABLOOM_CLI=$build/c-reader/cli/abloom # built beside the reader (tests/test_cli_exchange.py)
 
 step "pytest (installed from the checkout)"
 cd "$work"

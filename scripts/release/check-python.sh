@@ -174,7 +174,7 @@ suite_without_compiler() { # PYTHON WHEEL
 import sys, abloom
 assert abloom.__file__.startswith(sys.prefix), abloom.__file__
 print("   imported", abloom._abloom.__file__, "isa", abloom.isa(), "engine", abloom.library_version)'
-    run_nocc ABLOOM_C_FILE_READER="$reader" ABLOOM_CLI="$(dirname "$reader")/cli/abloom" "$venv/bin/python" -m pytest -q -p no:cacheprovider \
+    run_nocc ABLOOM_C_FILE_READER="$reader" "$venv/bin/python" -m pytest -q -p no:cacheprovider \
       "$ROOT/bindings/python/tests"
   ) || die "pytest failed against $(basename "$whl") installed into $("$py" --version)"
 }

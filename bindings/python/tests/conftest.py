@@ -33,9 +33,8 @@ def c_file_reader(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def abloom_cli(c_file_reader: Path) -> Path:
-    """The abloom command (cli/): $ABLOOM_CLI (ci.sh and the release check pass the one
-    build_c_reader.sh built), or the one build_c_reader.sh built beside the reader here."""
-    given = os.environ.get("ABLOOM_CLI")
-    path = Path(given) if given else c_file_reader.parent / "cli" / "abloom"
+    """The abloom command (cli/), which build_c_reader.sh builds beside the C file reader
+    (whichever way c_file_reader found it: ci.sh's, the release check's, or one built here)."""
+    path = c_file_reader.parent / "cli" / "abloom"
     assert path.is_file(), f"no abloom command at {path}"
     return path
