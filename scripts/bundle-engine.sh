@@ -6,8 +6,8 @@
 #                                     is flat there, beside the hand-written engine.go
 #   bindings/rust/abloom-sys/bundled/ the `bundled` feature's sources, compiled by the cc crate
 #
-# Each gets core/*.cpp and core/*.hpp, capi/abloom_capi.cpp, capi/abloom.h and capi/abloom_layout.h
-# (the frozen layout, which core/layout.hpp includes), and xxHash's
+# Each gets core/*.cpp, core/*.hpp and core/abloom_layout.h (the frozen layout, which
+# core/layout.hpp and abloom_inline.h include), capi/abloom_capi.cpp and capi/abloom.h, and xxHash's
 # single header (the only third-party file that travels with the project) with its license. Every
 # copied file starts with a line saying where it came from; the copies are never edited by hand.
 #
@@ -61,8 +61,8 @@ fi
 
 # The engine's files, relative to the root, in a fixed order.
 sources=()
-for f in "$root"/core/*.cpp "$root"/core/*.hpp; do sources+=("core/$(basename "$f")"); done
-sources+=(capi/abloom_capi.cpp capi/abloom.h capi/abloom_layout.h)
+for f in "$root"/core/*.cpp "$root"/core/*.hpp "$root"/core/*.h; do sources+=("core/$(basename "$f")"); done
+sources+=(capi/abloom_capi.cpp capi/abloom.h)
 
 for dest in "${destinations[@]}"; do
   case $dest in
