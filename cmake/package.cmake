@@ -28,6 +28,9 @@ endif()
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # <name>_<version>-<release>_<arch>.deb
 set(CPACK_DEBIAN_PACKAGE_RELEASE 1)
+# Debian ships binaries stripped (their debug symbols go to -dbgsym packages): strip the library
+# and the command as cpack installs them (CMAKE_STRIP: the cross toolchain's strip for arm64).
+set(CPACK_STRIP_FILES ON)
 
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME "libabloom${ABLOOM_SOVERSION}")
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION libs)
@@ -38,10 +41,12 @@ set(CPACK_DEBIAN_RUNTIME_PACKAGE_SHLIBDEPS ON)  # libc6, libstdc++6, libgcc-s1 f
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 # Under the synopsis (CPACK_PACKAGE_DESCRIPTION_SUMMARY, the project's description).
+# Each "\n" starts a line of the control file's extended description (CPack indents it by one
+# space); lintian wants them within 80 columns.
 string(CONCAT CPACK_DEBIAN_RUNTIME_DESCRIPTION
-       "The shared library. abloom's C ABI, libabloom.so.${ABLOOM_SOVERSION}: blocked and classic Bloom filters with "
-       "atomic, sharded bit arrays, SIMD probes chosen at run time, bulk calls and a portable "
-       "file format opened by mmap.")
+       "The shared library. abloom's C ABI, libabloom.so.${ABLOOM_SOVERSION}: blocked and classic Bloom\n"
+       "filters with atomic, sharded bit arrays, SIMD probes chosen at run time, bulk\n"
+       "calls and a portable file format opened by mmap.")
 
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_NAME "libabloom-dev")
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)
@@ -49,8 +54,9 @@ set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS
     "libabloom${ABLOOM_SOVERSION} (= ${PROJECT_VERSION}-${CPACK_DEBIAN_PACKAGE_RELEASE}), libxxhash-dev")
 string(CONCAT CPACK_DEBIAN_DEVELOPMENT_DESCRIPTION
-       "The development files: the headers abloom.h, abloom_inline.h and abloom_layout.h, the static library, the pkg-config file abloom.pc and the CMake "
-       "package (find_package(abloom CONFIG)) of abloom's C ABI.")
+       "The development files: the headers abloom.h, abloom_inline.h and\n"
+       "abloom_layout.h, the static library, the pkg-config file abloom.pc and the\n"
+       "CMake package (find_package(abloom CONFIG)) of abloom's C ABI.")
 
 set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME "abloom-tools")
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION utils)
@@ -64,8 +70,9 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS "${PROJECT_BINARY_DIR}/capi")
 set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS
     "libabloom${ABLOOM_SOVERSION} (= ${PROJECT_VERSION}-${CPACK_DEBIAN_PACKAGE_RELEASE})")
 string(CONCAT CPACK_DEBIAN_TOOLS_DESCRIPTION
-       "The abloom command: build, query, add to, dedupe with, merge, intersect, inspect and verify "
-       "Bloom filter files from the shell (lines, NUL-separated, CSV/TSV columns, hex or 64-bit "
-       "binary keys), the files every abloom binding reads.")
+       "The abloom command: build, query, add to, dedupe with, merge, intersect,\n"
+       "inspect and verify Bloom filter files from the shell (lines, NUL-separated,\n"
+       "CSV/TSV columns, hex or 64-bit binary keys), the files every abloom binding\n"
+       "reads.")
 
 include(CPack)
