@@ -41,8 +41,8 @@
 #                  (incl. a file read by a C program built in $ABLOOM_BUILD_ROOT/python-ci)
 #   packages       each package from nothing but itself (bindings/LANG/package_check.sh: a consumer
 #                  project outside the repo; Python's from its sdist, reading the others' files), then the Debian packages (tests/install/deb/): built,
-#                  installed, used by the README's hello example and by C consumers that read the
-#                  files the other languages wrote, removed
+#                  installed, used by the README's hello example, by C consumers and by the abloom
+#                  command (abloom-tools), which read the files the other languages wrote, removed
 #   release        scripts/build-release.sh into $ABLOOM_BUILD_ROOT/release (the multi-platform jar
 #                  and the Spark jar, manylinux2014 wheels and the sdist, Debian packages for amd64
 #                  and arm64, SHA256SUMS), then scripts/release/check.sh: glibc 2.17 floors and
