@@ -140,12 +140,13 @@ loaded=$("${user_env[@]}" "${trace[@]}" ./hello | grep 'libabloom.so.0 =>' || tr
 echo "PASS: hello.c built with pkg-config and ran: $out"
 
 echo "== pkg-config consumer, dynamic and static"
-cp "$root/tests/install/pkgconfig_consumer/main.c" consumer.c
-"${user_env[@]}" sh -c "$cc -std=c99 consumer.c \$(pkg-config --cflags --libs abloom) -o consumer_dyn"
+# Compiled where it stands: it includes ../consumer_check.h by its relative path.
+consumer_c=$root/tests/install/pkgconfig_consumer/main.c
+"${user_env[@]}" sh -c "$cc -std=c99 '$consumer_c' \$(pkg-config --cflags --libs abloom) -o consumer_dyn"
 # Static: pkg-config's own --static flags, with -labloom taken from libabloom.a (as a user would
 # when a .so sits beside the .a; tests/install/run_install_tests.sh does the same).
 static_libs=$("${user_env[@]}" pkg-config --static --libs abloom | sed 's/-labloom/-Wl,-Bstatic -labloom -Wl,-Bdynamic/')
-"${user_env[@]}" sh -c "$cc -std=c99 consumer.c \$(pkg-config --static --cflags abloom) $static_libs -o consumer_static"
+"${user_env[@]}" sh -c "$cc -std=c99 '$consumer_c' \$(pkg-config --static --cflags abloom) $static_libs -o consumer_static"
 check_machine consumer_dyn
 check_machine consumer_static
 readelf -d consumer_dyn | grep 'NEEDED.*libabloom.so.0' >/dev/null || die "consumer_dyn does not link libabloom.so.0"
