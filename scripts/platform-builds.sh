@@ -127,7 +127,7 @@ target_macos() { # ZIG_TARGET (x86_64-macos | aarch64-macos)
   echo "install name: $id"
   check_macho_exports "$lib"
   echo "-- C99 header test, linked against the dylib"
-  "$dir/zig-bin/zig-cc" -std=c99 -pedantic -Wall -Wextra -Werror -Icapi -I"$OUT/include/xxhash" \
+  "$dir/zig-bin/zig-cc" -std=c99 -pedantic -Wall -Wextra -Werror -Icapi -Icore -I"$OUT/include/xxhash" \
     tests/c99/header_test.c "$lib" -lm -o "$dir/abloom_c99_header_test"
   echo "-- Go: the bundled engine through cgo"
   (
