@@ -4,7 +4,9 @@
 #
 #   bindings/go/internal/engine/      cgo compiles every .cpp in a package directory, so the copy
 #                                     is flat there, beside the hand-written engine.go
-#   bindings/rust/abloom-sys/bundled/ the `bundled` feature's sources, compiled by the cc crate
+#
+# (The Rust crate abloom-sys commits no copy: in a checkout its build.rs compiles core/ and capi/,
+# and bindings/rust/package.sh puts a copy in the packaged crate with --engine-to.)
 #
 # Each gets core/*.cpp and core/*.hpp, capi/abloom_capi.cpp, capi/abloom.h and capi/abloom_layout.h
 # (the frozen layout, which core/layout.hpp includes), and xxHash's
@@ -17,7 +19,9 @@
 #
 #   bindings/go/testdata/vectors/              vectors_test.go (testdata/: ignored by go build,
 #                                              carried by the module zip)
-#   bindings/rust/abloom/tests/data/vectors/   the abloom crate's tests/vectors.rs
+#
+# (The Rust crate abloom's tests read tests/vectors in a checkout; bindings/rust/package.sh puts
+# a copy in the packaged crate with --vectors-to.)
 #
 # Those copies are byte for byte (the tests pin sizes and bytes), so the folder's README.md says
 # they are generated, and a .gitattributes keeps git from converting them. Each such folder is
@@ -30,11 +34,14 @@
 # be version 0.8.1, the one the golden vectors and every binding were checked with. A different
 # version is refused rather than bundled silently.
 #
-# It can also write the engine copy alone into another folder, for a package that is built from a
-# copy made at packaging time and never committed (the Python sdist: bindings/python/make_sdist.sh).
+# It can also write the engine copy alone, or the golden vectors alone, into another folder, for a
+# package that is built from a copy made at packaging time and never committed (the Python sdist:
+# bindings/python/make_sdist.sh; the Rust crates: bindings/rust/package.sh).
 #
-# Usage: scripts/bundle-engine.sh                  regenerate the copies in place
-#        scripts/bundle-engine.sh --engine-to DIR  only the engine copy, into DIR (nothing else)
+# Usage: scripts/bundle-engine.sh                   regenerate the copies in place
+#        scripts/bundle-engine.sh --engine-to DIR   only the engine copy, into DIR (nothing else)
+#        scripts/bundle-engine.sh --vectors-to DIR  only the golden vectors, into DIR (emptied
+#                                                   first; nothing else)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -51,12 +58,16 @@ die() {
 version=$(awk '/^#define XXH_VERSION_(MAJOR|MINOR|RELEASE)[ \t]/ {v = v (v == "" ? "" : ".") $3} END {print v}' "$xxhash_h")
 [[ "$version" == "$pinned_version" ]] || die "$xxhash_h is xxHash $version, not the pinned $pinned_version"
 
-destinations=(bindings/go/internal/engine bindings/rust/abloom-sys/bundled)
+destinations=(bindings/go/internal/engine)
+vector_destinations=(bindings/go/testdata/vectors)
 engine_only=0
 if [[ $# -gt 0 ]]; then
-  [[ $# -eq 2 && "$1" == --engine-to && -n "$2" ]] || die "usage: $0 [--engine-to DIR]"
-  destinations=("$2")
-  engine_only=1
+  [[ $# -eq 2 && ("$1" == --engine-to || "$1" == --vectors-to) && -n "$2" ]] ||
+    die "usage: $0 [--engine-to DIR | --vectors-to DIR]"
+  case $1 in
+  --engine-to) destinations=("$2") engine_only=1 ;;
+  --vectors-to) destinations=() vector_destinations=("$2") ;;
+  esac
 fi
 
 # The engine's files, relative to the root, in a fixed order.
@@ -91,11 +102,11 @@ for dest in "${destinations[@]}"; do
     cat "$xxhash_copyright"
   } >"$out/LICENSE.xxhash"
 done
-echo "bundle-engine: ${#sources[@]} engine files and xxhash.h $version into ${destinations[*]}"
+[[ ${#destinations[@]} == 0 ]] ||
+  echo "bundle-engine: ${#sources[@]} engine files and xxhash.h $version into ${destinations[*]}"
 [[ $engine_only == 0 ]] || exit 0
 
 # ---- the golden vectors, for the packages' own tests ----------------------------------------------
-vector_destinations=(bindings/go/testdata/vectors bindings/rust/abloom/tests/data/vectors)
 vectors=()
 for f in "$root"/tests/vectors/*.abloom; do
   name=$(basename "$f" .abloom)
@@ -107,7 +118,10 @@ done
 [[ ${#vectors[@]} -gt 0 ]] || die "no tests/vectors/*.abloom"
 
 for dest in "${vector_destinations[@]}"; do
-  out="$root/$dest"
+  case $dest in
+  /*) out=$dest ;;
+  *) out="$root/$dest" ;;
+  esac
   rm -rf "$out" # every file here is generated
   mkdir -p "$out"
   for f in "${vectors[@]}"; do cp "$root/tests/vectors/$f" "$out/$f"; done
@@ -117,12 +131,10 @@ for dest in "${vector_destinations[@]}"; do
 
 A byte-for-byte copy of the golden vectors of the repository's `tests/vectors/` (for each vector
 `NAME`: `NAME.abloom`, `NAME.keys.txt`, `NAME.absent.txt`), so that this package's tests find
-them inside the package: a Go module zip or a `cargo package` crate holds nothing outside its
-own directory. `tests/vectors/README.md` describes them.
+them inside the package, which holds nothing outside its own directory. In a checkout the tests
+read `tests/vectors/` itself. `tests/vectors/README.md` describes them.
 
 Never edit these files, here or there: the vectors pin the file format and must never change.
-CI (`scripts/test-all.sh`, stage `bundled`) runs `scripts/bundle-engine.sh` and fails when this
-folder differs from what it generates.
 EOF
 done
 echo "bundle-engine: ${#vectors[@]} golden vector files into ${vector_destinations[*]}"
