@@ -344,13 +344,7 @@ int abloom_create(const abloom_options* opts, abloom_filter** out) {
   return guarded([&] {
     abloom::Plan p;
     if (int rc = plan_from_options(opts, &p); rc != ABLOOM_OK) return rc;
-    abloom::Shape shape;
-    shape.kind = p.kind;
-    shape.layout = p.layout;
-    shape.k = p.k;
-    shape.shard_bits = p.shard_bits;
-    shape.blocks_per_shard = p.blocks_per_shard;
-    shape.seed = opts->seed;
+    const abloom::Shape shape = p.shape(opts->seed);
     abloom::FilterParams params;
     params.capacity = opts->capacity;
     params.target_fpr = opts->bits == 0 ? opts->fpr : 0.0;

@@ -142,13 +142,23 @@ if(TARGET abloom_demo)
   unset(_abloom_demo_rpath)
 endif()
 if(TARGET abloom_cli)
-  # As the demo: the installed command finds the installed libabloom.so.0 next door.
+  # As the demo: the installed command finds the installed libabloom.so.0 next door, wherever the
+  # prefix is (`cmake --install BUILD --prefix P`). Not when the library goes into a directory the
+  # loader searches anyway (the Debian package: prefix /usr, lib/<multiarch>): a system binary
+  # carries no RPATH (Debian policy 10.2), and the loader finds libabloom.so.0 there.
   file(RELATIVE_PATH _abloom_bin_to_lib "/prefix/${CMAKE_INSTALL_BINDIR}" "/prefix/${CMAKE_INSTALL_LIBDIR}")
   get_target_property(_abloom_cli_rpath abloom_cli INSTALL_RPATH)
-  if(NOT _abloom_cli_rpath AND NOT IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(_abloom_system_libdir OFF)
+  if(CMAKE_INSTALL_PREFIX STREQUAL "/usr" OR
+     CMAKE_INSTALL_FULL_LIBDIR IN_LIST CMAKE_PLATFORM_IMPLICIT_LINK_DIRECTORIES OR
+     CMAKE_INSTALL_FULL_LIBDIR IN_LIST CMAKE_CXX_IMPLICIT_LINK_DIRECTORIES)
+    set(_abloom_system_libdir ON)
+  endif()
+  if(NOT _abloom_cli_rpath AND NOT _abloom_system_libdir AND NOT IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
     set_target_properties(abloom_cli PROPERTIES INSTALL_RPATH "$ORIGIN/${_abloom_bin_to_lib}")
   endif()
   install(TARGETS abloom_cli RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT Tools)
   unset(_abloom_bin_to_lib)
   unset(_abloom_cli_rpath)
+  unset(_abloom_system_libdir)
 endif()

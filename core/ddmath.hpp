@@ -17,18 +17,13 @@
 //
 // Every operation here must be rounded as written: a multiply-add fused into one rounding (which
 // compilers do by default on aarch64, GCC in its GNU modes and clang everywhere) breaks the error
-// terms. The engine's CMake build passes -ffp-contract=off; the pragmas below say it to builds
-// that do not (the Go, Rust and Python packages compile the engine with their own flags).
+// terms: no_fp_contract.hpp says so to every build.
 #pragma once
-
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
 
 #include <cmath>
 #include <cstdint>
+
+#include "no_fp_contract.hpp"
 
 namespace abloom::dd {
 

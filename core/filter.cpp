@@ -9,18 +9,9 @@
 #include "atomic_bits.hpp"
 #include "blocked_kernels.hpp"
 
-// No fused multiply-add in this file (see core/CMakeLists.txt): the header of a file holds
-// doubles computed here, which must be the same bits on every machine, and compilers fuse by
-// default where the CPU has FMA (aarch64: GCC's C++ modes, clang everywhere), differently in
-// each place a function is inlined. CMake passes -ffp-contract=off; this pragma covers the builds
-// that cannot: cgo refuses that flag (it is not in its allowlist), and users' own builds.
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
-
+// The doubles computed here go into files: no fused multiply-add (see there).
 #include "ddmath.hpp"
+#include "no_fp_contract.hpp"
 
 namespace abloom {
 

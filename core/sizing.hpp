@@ -65,6 +65,17 @@ struct Plan {
   uint32_t shards() const noexcept { return 1u << shard_bits; }
   uint64_t bits() const noexcept { return (blocks_per_shard * kBlockBits) << shard_bits; }
   uint64_t bytes() const noexcept { return bits() / 8; }
+  // The shape of a filter built to this plan, with `seed`.
+  Shape shape(uint64_t seed) const noexcept {
+    Shape s;
+    s.kind = kind;
+    s.layout = layout;
+    s.k = k;
+    s.shard_bits = shard_bits;
+    s.blocks_per_shard = blocks_per_shard;
+    s.seed = seed;
+    return s;
+  }
 };
 
 // Validates the request and computes the plan. Errc::invalid for a domain error, Errc::range

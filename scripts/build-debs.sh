@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Builds the Debian packages libabloom0 and libabloom-dev (cmake/package.cmake) from this tree:
-# a Release, library-only build configured for /usr, then cpack. Prints the .deb paths.
+# Builds the Debian packages libabloom0, libabloom-dev and abloom-tools (cmake/package.cmake) from
+# this tree: a Release build of the library and the abloom command (-DABLOOM_BUILD_CLI=ON, also
+# when cross-compiling: CLI11 is header-only, found in /usr/include as libcli11-dev puts it)
+# configured for /usr, then cpack. Prints the .deb paths.
 #
 #   ARCH amd64   native build (this machine's architecture must be amd64, or ARCH omitted).
 #   ARCH arm64   cross build with Debian's g++-aarch64-linux-gnu (cmake/toolchains/). CPack's
-#                dpkg-shlibdeps then computes libabloom0's Depends from the arm64 libraries' own
-#                symbols files, exactly as a native arm64 build would; that needs Debian's real
+#                dpkg-shlibdeps then computes libabloom0's (and abloom-tools') Depends from the
+#                arm64 libraries' own symbols files, exactly as a native arm64 build would; that needs Debian's real
 #                arm64 runtime packages next to the amd64 ones (multiarch), because the cross
 #                toolchain's libc6-arm64-cross & co. are not what an arm64 system depends on:
 #                  dpkg --add-architecture arm64 && apt-get update &&
@@ -17,7 +19,7 @@
 # Usage: scripts/build-debs.sh [OUTDIR [ARCH]]   (defaults: build/deb/packages, this machine's arch)
 # Env:   ABLOOM_DEB_BUILD (the build tree; default build/deb, build/deb-ARCH when cross),
 #        ABLOOM_JOBS (default 2).
-# Then:  sudo apt install ./OUTDIR/libabloom0_*.deb ./OUTDIR/libabloom-dev_*.deb
+# Then:  sudo apt install ./OUTDIR/libabloom0_*.deb ./OUTDIR/libabloom-dev_*.deb ./OUTDIR/abloom-tools_*.deb
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() {
@@ -54,7 +56,7 @@ else
 fi
 
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr \
-  -DABLOOM_BUILD_TESTS=OFF -DABLOOM_BUILD_EXAMPLES=OFF -DABLOOM_BUILD_BENCH=OFF \
+  -DABLOOM_BUILD_TESTS=OFF -DABLOOM_BUILD_EXAMPLES=OFF -DABLOOM_BUILD_BENCH=OFF -DABLOOM_BUILD_CLI=ON \
   "${cross_args[@]}" >/dev/null
 cmake --build "$build" -j "$jobs" >/dev/null
 out=${1:-$build/packages}

@@ -10,7 +10,8 @@
 #     abloom_engine_NAME.cpp         one per .cpp file: selects its section, so that cgo, which
 #                                    compiles every .cpp file of the directory, compiles the same
 #                                    translation units as CMake, token for token
-#     abloom.h, abloom_layout.h      copies of capi/'s (the Go code includes abloom.h)
+#     abloom.h, abloom_layout.h      copies of capi/abloom.h (the Go code includes it) and of
+#                                    core/abloom_layout.h (core/layout.hpp includes it)
 #     xxhash.h, LICENSE.xxhash       xxHash's single header (the only third-party file that
 #                                    travels with the project) with its license
 #
@@ -21,7 +22,7 @@
 # from this script's other modes:
 #
 #   --engine-to DIR    a flat copy of core/*.cpp, core/*.hpp, capi/abloom_capi.cpp, capi/abloom.h,
-#                      capi/abloom_layout.h, xxhash.h and LICENSE.xxhash into DIR: the Python sdist
+#                      core/abloom_layout.h, xxhash.h and LICENSE.xxhash into DIR: the Python sdist
 #                      (bindings/python/make_sdist.sh), the Rust crate abloom-sys
 #                      (bindings/rust/package.sh; in a checkout its build.rs compiles core/ and
 #                      capi/)
@@ -91,8 +92,8 @@ copy() {
 
 # The engine's files, relative to the root, in a fixed order.
 sources=()
-for f in "$root"/core/*.cpp "$root"/core/*.hpp; do sources+=("core/$(basename "$f")"); done
-sources+=(capi/abloom_capi.cpp capi/abloom.h capi/abloom_layout.h)
+for f in "$root"/core/*.cpp "$root"/core/*.hpp "$root"/core/*.h; do sources+=("core/$(basename "$f")"); done
+sources+=(capi/abloom_capi.cpp capi/abloom.h)
 
 case $mode in
 go)
@@ -103,7 +104,7 @@ go)
     -o -name 'LICENSE.xxhash' \) -delete
   python3 "$root/scripts/lib/amalgamate.py" "$root" "$out"
   copy capi/abloom.h "$out"
-  copy capi/abloom_layout.h "$out"
+  copy core/abloom_layout.h "$out"
   write_xxhash "$out"
   echo "bundle-engine: the amalgamation of ${#sources[@]} engine files, and xxhash.h $version, into bindings/go/internal/engine"
   exit 0

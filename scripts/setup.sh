@@ -17,6 +17,7 @@ PACKAGES=(
   libbenchmark-dev # Google Benchmark (bench/)
   libbloom-dev     # libbloom, a peer in bench/abloom_bench (optional there)
   libcli11-dev     # CLI11, header-only: the abloom command's options (cli/)
+  time             # /usr/bin/time: scripts/demo.sh's peak memory of abloom build
   clang
   clang-format
   clang-tidy

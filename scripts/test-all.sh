@@ -13,7 +13,8 @@
 #                  compile_commands.json
 #   asan-build     build/asan: -DABLOOM_SANITIZE=address,undefined, RelWithDebInfo
 #   asan-ctest     the whole ctest suite under ASan+UBSan
-#   tsan-build     build/tsan: -DABLOOM_SANITIZE=thread, RelWithDebInfo
+#   tsan-build     build/tsan: -DABLOOM_SANITIZE=thread, RelWithDebInfo; only the test programs
+#                  that hold the concurrency tests
 #   tsan-ctest     the concurrency tests (names matching Concurren|Thread) under TSan; selecting
 #                  no test at all is a failure
 #   fuzz           build/fuzz: clang, ASan+UBSan+libFuzzer; runs tests/fuzz/fuzz_deserialize on a
@@ -36,12 +37,12 @@
 #                  local-mode tests; a C program then reads the file the Spark job wrote; last,
 #                  the README's example jobs (Java and PySpark) through pip's pyspark spark-submit
 #   python         bindings/python/ci.sh: fresh venvs, pip install of the package (the engine
-#                  compiled from the checkout, then from an sdist), ruff, mypy --strict, pytest
+#                  compiled from the checkout), ruff, mypy --strict, pytest
 #                  (incl. a file read by a C program built in $ABLOOM_BUILD_ROOT/python-ci)
 #   packages       each package from nothing but itself (bindings/LANG/package_check.sh: a consumer
 #                  project outside the repo; Python's from its sdist, reading the others' files), then the Debian packages (tests/install/deb/): built,
-#                  installed, used by the README's hello example and by C consumers that read the
-#                  files the other languages wrote, removed
+#                  installed, used by the README's hello example, by C consumers and by the abloom
+#                  command (abloom-tools), which read the files the other languages wrote, removed
 #   release        scripts/build-release.sh into $ABLOOM_BUILD_ROOT/release (the multi-platform jar
 #                  and the Spark jar, manylinux2014 wheels and the sdist, Debian packages for amd64
 #                  and arm64, SHA256SUMS), then scripts/release/check.sh: glibc 2.17 floors and
@@ -52,7 +53,8 @@
 #        No argument: every stage; setup, build and bundled first, then four lanes at once (see
 #        LANES below), each printed stage by stage as it ends. Named stages run one after another,
 #        in the order given.
-# Env:   ABLOOM_JOBS (default 2) build and ctest parallelism, per stage; ABLOOM_LANES=0 runs a full
+# Env:   ABLOOM_JOBS (default: nproc, the CPUs this machine has) build and ctest parallelism, per
+#        stage, passed on to every script the stages run; ABLOOM_LANES=0 runs a full
 #        run one stage at a time; ABLOOM_FAIL_FAST=1 stops at the first failing stage (of its
 #        lane); ABLOOM_BUILD_ROOT (default build) holds the ci/asan/tsan/fuzz build trees, the
 #        stage logs (stage-logs/) and results (stage-results/); ABLOOM_FUZZ_SECONDS (default 60)
@@ -63,7 +65,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-JOBS=${ABLOOM_JOBS:-2}
+JOBS=${ABLOOM_JOBS:-$(nproc)}
+export ABLOOM_JOBS=$JOBS
 export CTEST_OUTPUT_ON_FAILURE=1
 export CLICOLOR_FORCE=${CLICOLOR_FORCE:-0}
 GEN=(-G Ninja)
@@ -103,12 +106,14 @@ declare -A NEEDS=(
 
 # ---- Stage bodies (each runs in a subshell with set -euo pipefail) -------------------------------
 
-configure_and_build() { # DIR extra cmake args...
-  local dir=$1
+configure_and_build() { # DIR extra cmake args...   (BUILD_TARGETS=(...): only those, else all)
+  local dir=$1 targets=()
   shift
+  [[ ${#BUILD_TARGETS[@]} -eq 0 ]] || targets=(--target "${BUILD_TARGETS[@]}")
   cmake -S . -B "$dir" "${GEN[@]}" -DABLOOM_BUILD_TESTS=ON -DABLOOM_BUILD_EXAMPLES=ON "$@"
-  cmake --build "$dir" -j "$JOBS"
+  cmake --build "$dir" -j "$JOBS" "${targets[@]}"
 }
+BUILD_TARGETS=()
 
 run_ctest() { # DIR extra ctest args...
   local dir=$1
@@ -191,7 +196,11 @@ stage_asan_ctest() {
     run_ctest "$ASAN_DIR"
 }
 
+# Only the two GoogleTest programs that hold the concurrency tests (tsan-ctest runs nothing else):
+# the examples, the command and the C99 tests would be built under TSan for nothing.
+TSAN_TARGETS=(abloom_core_tests abloom_capi_tests)
 stage_tsan_build() {
+  BUILD_TARGETS=("${TSAN_TARGETS[@]}")
   configure_and_build "$TSAN_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DABLOOM_WERROR=OFF \
     -DABLOOM_SANITIZE=thread
 }

@@ -30,16 +30,10 @@ std::unique_ptr<Filter> make(uint64_t bytes, uint64_t key_set) {
   req.shards = 1;
   Plan plan;
   EXPECT_EQ(make_plan(req, &plan), Errc::ok);
-  Shape shape;
-  shape.kind = plan.kind;
-  shape.layout = plan.layout;
-  shape.k = plan.k;
-  shape.shard_bits = plan.shard_bits;
-  shape.blocks_per_shard = plan.blocks_per_shard;
   FilterParams params;
   params.capacity = req.capacity;
   params.expected_fpr = plan.expected_fpr;
-  auto f = std::make_unique<Filter>(shape, params);
+  auto f = std::make_unique<Filter>(plan.shape(0), params);
   for (uint64_t i = 0; i < 20'000; ++i) f->add_hash((key_set << 40 | i) * 0x9E3779B97F4A7C15ull);
   return f;
 }

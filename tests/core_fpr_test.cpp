@@ -44,16 +44,9 @@ TEST_P(FprAtCapacity, WithinBinomialBounds) {
   req.shards = c.shards;
   Plan plan;
   ASSERT_EQ(make_plan(req, &plan), Errc::ok);
-  Shape shape;
-  shape.kind = plan.kind;
-  shape.layout = plan.layout;
-  shape.k = plan.k;
-  shape.shard_bits = plan.shard_bits;
-  shape.blocks_per_shard = plan.blocks_per_shard;
-  shape.seed = 0x5eed;
   FilterParams params;
   params.capacity = n;
-  Filter f(shape, params);
+  Filter f(plan.shape(0x5eed), params);
 
   // Keys are 16-byte strings from one stream: the first n are added, the rest queried.
   testing::SplitMix rng(c.shards * 1000 + static_cast<uint64_t>(c.kind) +

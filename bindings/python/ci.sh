@@ -13,11 +13,13 @@
 #     extension, with stubtest-allowlist.txt for what nanobind does differently);
 #  3. the C reader (tests/install/deb/file_reader.c against a static libabloom of this checkout),
 #     for the test that a C program reads a file Python wrote;
-#  4. pytest;
-#  5. the sdist (make_sdist.sh: carries a generated copy of the engine), pip-installed with its
-#     `numpy` extra into a second fresh environment of the newest CPython 3.12+ that pyenv has
-#     here (else python3), from a directory outside the repository (so nothing of the checkout
-#     can leak into the build), and pytest again against it.
+#  4. pytest.
+#
+# The sdist is checked elsewhere, once each way a user meets it: stage `packages` pip-installs it
+# into a bare venv from outside the repository and runs a consumer (package_check.sh); stage
+# `release` builds the wheels from the sdist's own tree and runs this suite against them on
+# CPython 3.11, 3.12 and 3.13 (scripts/release/check-python.sh). Building and testing it here
+# too cost a third compile of the engine for nothing new.
 #
 # Tools come from PyPI at the versions pinned in pyproject.toml. ABLOOM_JOBS (default 2) bounds
 # the compile jobs. Nothing is left behind but BUILD_DIR and bindings/python/build (ignored).
@@ -73,18 +75,4 @@ cd "$work"
 "$venv/python" -c 'import abloom, sys; assert abloom.__file__.startswith(sys.prefix), abloom.__file__'
 "$venv/python" -m pytest -q -p no:cacheprovider "$here/tests"
 
-step "sdist, installed into a fresh venv (newest CPython here) from outside the repository"
-bash "$here/make_sdist.sh" "$work/dist" "$venv/python" >"$work/sdist.log" 2>&1 ||
-  { tail -30 "$work/sdist.log" && die "make_sdist.sh failed"; }
-sdist=$(ls "$work"/dist/abloom-*.tar.gz)
-tar -tzf "$sdist" | grep '/engine/abloom_capi.cpp$' >/dev/null || die "the sdist carries no engine"
-# Into the newest CPython 3.12+ that pyenv has here (3.13 on the project's machines), so that the
-# suite also runs on a second Python version; python3 where there is none.
-py2=$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[2-9]*/bin/python3 2>/dev/null | sort -V | tail -1)
-py2=${py2:-python3}
-echo "sdist into: $("$py2" --version) ($py2)"
-"$py2" -m venv "$work/venv2"
-"$work/venv2/bin/pip" install -q --no-cache-dir "$sdist[numpy]" pytest==9.2.0
-"$work/venv2/bin/python" -c 'import abloom, sys; assert abloom.__file__.startswith(sys.prefix)'
-"$work/venv2/bin/python" -m pytest -q -p no:cacheprovider "$here/tests"
 step "done"

@@ -17,7 +17,7 @@ header section is guarded so that it is read once per translation unit (as `#pra
 did). The preprocessed translation units are the same as core/'s (bundle-engine.sh's CI stage
 can check it: scripts/test-all.sh, stage bundled).
 
-capi/abloom.h, capi/abloom_layout.h and xxHash's xxhash.h are not inlined: they stay files of
+capi/abloom.h, core/abloom_layout.h and xxHash's xxhash.h are not inlined: they stay files of
 their own beside it (the Go code includes abloom.h; bundle-engine.sh copies them).
 """
 

@@ -4,16 +4,19 @@
 #  1. metadata, from the .deb files alone: Package, Architecture, Version (the project's, -1),
 #     Section, Depends (libabloom0: libc6, libgcc-s1, libstdc++6 with versions, covering every
 #     DT_NEEDED of the library, no cross-toolchain or arch-qualified names; libabloom-dev: the same
-#     version of libabloom0 and libxxhash-dev), libabloom0's shlibs file, the exact file list in
-#     /usr/include and the architecture's multiarch directory, the library's ELF machine and
-#     SONAME, the paths in abloom.pc and in the CMake package, and no build-machine path in any file;
+#     version of libabloom0 and libxxhash-dev; abloom-tools: the same version of libabloom0, then
+#     libc6, libgcc-s1, libstdc++6 with versions, covering every DT_NEEDED of the command),
+#     libabloom0's shlibs file, the exact file lists (/usr/include, the architecture's multiarch
+#     directory, /usr/bin/abloom), the library's and the command's ELF machine, the SONAME, no
+#     RPATH or RUNPATH in the command, the paths in abloom.pc and in the CMake package, and no
+#     build-machine path in any file;
 #  2. the consumers of tests/install/deb/run_deb_tests.sh (README hello, pkg-config consumer
 #     dynamic and static, CMake consumer, file_reader on the golden vector and every FILE=KEYS
-#     given), with the packages installed by apt-get: amd64 natively, arm64 through multiarch with
+#     given, the abloom command's build, query and verify), with the packages installed by apt-get: amd64 natively, arm64 through multiarch with
 #     the programs cross-built and run under qemu-aarch64.
 #
-# Needs root (apt-get) and what debs.sh needs, plus qemu-user. Refuses to run when libabloom0 or
-# libabloom-dev is installed (run_deb_tests.sh checks).
+# Needs root (apt-get) and what debs.sh needs, plus qemu-user. Refuses to run when libabloom0,
+# libabloom-dev or abloom-tools is installed (run_deb_tests.sh checks).
 # Usage: scripts/release/check-debs.sh OUT [FILE=KEYS ...]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -42,7 +45,7 @@ trap 'rm -rf "$tmp"' EXIT
 check_metadata() { # ARCH MULTIARCH ELF-MACHINE
   local arch=$1 ma=$2 machine=$3 p deb field want got x=$tmp/$1
   local -A debs=()
-  for p in libabloom$soversion libabloom-dev; do
+  for p in libabloom$soversion libabloom-dev abloom-tools; do
     [[ $(compgen -G "$out/${p}_*_$arch.deb" | wc -l) == 1 ]] || die "not exactly one ${p}_*_$arch.deb in $out"
     debs[$p]=$(compgen -G "$out/${p}_*_$arch.deb")
     [[ ${debs[$p]} == "$out/${p}_${debver}_$arch.deb" ]] || die "${debs[$p]}: not version $debver"
@@ -56,6 +59,7 @@ check_metadata() { # ARCH MULTIARCH ELF-MACHINE
   local rt=libabloom$soversion so=libabloom.so.$soversion
   [[ $(dpkg-deb -f "${debs[$rt]}" Section) == libs ]] || die "$rt: Section is not libs"
   [[ $(dpkg-deb -f "${debs[libabloom-dev]}" Section) == libdevel ]] || die "libabloom-dev: Section is not libdevel"
+  [[ $(dpkg-deb -f "${debs[abloom-tools]}" Section) == utils ]] || die "abloom-tools: Section is not utils"
 
   # Every file, symlinks with their targets, against the layout a Debian library has.
   want="./usr/lib/$ma/$so -> $so.0.0
@@ -81,6 +85,12 @@ EOL
   )
   got=$(dpkg-deb -c "${debs[libabloom-dev]}" | awk '$1 !~ /^d/' | sed -E 's/^([^ ]+ +){5}//' | sort)
   [[ $got == "$want" ]] || die "libabloom-dev_$arch files:
+$got
+ expected:
+$want"
+  want=./usr/bin/abloom
+  got=$(dpkg-deb -c "${debs[abloom-tools]}" | awk '$1 !~ /^d/' | sed -E 's/^([^ ]+ +){5}//' | sort)
+  [[ $got == "$want" ]] || die "abloom-tools_$arch files:
 $got
  expected:
 $want"
@@ -115,6 +125,29 @@ $want"
   want="$rt (= $debver), libxxhash-dev"
   [[ $got == "$want" ]] || die "libabloom-dev ($arch) Depends: '$got', not '$want'"
 
+  # The command: built for ARCH, no RPATH (the loader finds libabloom.so.0 in /usr/lib/$ma), and a
+  # Depends on this very libabloom0 plus what dpkg-shlibdeps found for the rest of its DT_NEEDED.
+  local cmd=$x/abloom-tools/usr/bin/abloom tools_depends
+  got=$(readelf -h "$cmd" | sed -n 's/^ *Machine: *//p')
+  [[ $got == *"$machine" ]] || die "abloom ($arch) is for '$got', not $machine"
+  got=$(readelf -d "$cmd" | sed -n 's/.*(\(RPATH\|RUNPATH\)).*\[\(.*\)\]/\1 \2/p')
+  [[ -z $got ]] || die "abloom ($arch) has '$got': a packaged command in /usr/bin needs none"
+  tools_depends=$(dpkg-deb -f "${debs[abloom-tools]}" Depends)
+  [[ $tools_depends =~ ^"$rt (= $debver), "libc6\ \(\>=\ [0-9.]+\),\ libgcc-s1\ \(\>=\ [0-9.]+\),\ libstdc\+\+6\ \(\>=\ [0-9.]+\)$ ]] ||
+    die "abloom-tools ($arch) Depends: '$tools_depends' (expected $rt (= $debver), then libc6, libgcc-s1, libstdc++6, versioned, no arch or -cross names)"
+  for needed in $(readelf -d "$cmd" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+    case $needed in
+    libc.so.6 | libm.so.6 | ld-linux*) p=libc6 ;;
+    libstdc++.so.6) p=libstdc++6 ;;
+    libgcc_s.so.1) p=libgcc-s1 ;;
+    "$so") p=$rt ;;
+    *) die "$arch: abloom needs $needed, which no Depends covers" ;;
+    esac
+    [[ "$tools_depends, " == *"$p ("* ]] || die "$arch: abloom needs $needed but Depends lacks $p"
+  done
+  [[ $(readelf -d "$cmd" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p') == *"$so"* ]] ||
+    die "abloom ($arch) does not link $so"
+
   # The paths users' builds get: pkg-config's and CMake's, relative to /usr's multiarch dir.
   local pc=$x/libabloom-dev/usr/lib/$ma/pkgconfig/abloom.pc
   for want in 'prefix=/usr' "libdir=\${exec_prefix}/lib/$ma" "includedir=\${prefix}/include" "Version: $version"; do
@@ -132,7 +165,7 @@ $want"
   [[ $build_root == /* ]] || build_root=$root/$build_root
   ! grep -rlaF -e "$root" -e "$build_root" "$x" >/dev/null ||
     die "$arch packages name build-machine paths: $(grep -rlaF -e "$root" -e "$build_root" "$x" | head -3)"
-  echo "PASS: $arch metadata: $rt ($depends), libabloom-dev, $so in /usr/lib/$ma, pkg-config and CMake paths"
+  echo "PASS: $arch metadata: $rt ($depends), libabloom-dev, abloom-tools ($tools_depends), $so in /usr/lib/$ma, pkg-config and CMake paths"
 }
 
 t0=$SECONDS

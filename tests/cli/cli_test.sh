@@ -3,14 +3,14 @@
 #   cli_test.sh ABLOOM READ_FILTER [GROUP...]
 # ABLOOM is the command, READ_FILTER the C reader tests/cli/read_filter.c (files the command writes
 # read through the C API). GROUP selects some groups (default: all): basics errors formats combine
-# dedupe. Every check prints "ok" or "FAIL"; the script exits 1 if any failed.
+# dedupe progress. Every check prints "ok" or "FAIL"; the script exits 1 if any failed.
 set -uo pipefail
 
 ABLOOM=$(realpath "$1")
 READ=$(realpath "$2")
 shift 2
 GROUPS_SEL=("$@")
-[[ ${#GROUPS_SEL[@]} -gt 0 ]] || GROUPS_SEL=(basics errors formats combine dedupe)
+[[ ${#GROUPS_SEL[@]} -gt 0 ]] || GROUPS_SEL=(basics errors formats combine dedupe progress)
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -297,6 +297,63 @@ dedupe() {
   printf 'x\ny\nx\n' >small.txt
   expect 0 "dedupe reads -0" "$ABLOOM" dedupe -0 --capacity 10 < <(tr '\n' '\0' <small.txt)
   same "$(tr '\0' ' ' <out)" "x y " "dedupe -0 output is NUL-terminated"
+}
+
+progress() {
+  # `abloom build` shows a progress line on stderr when stderr is a terminal, and only then; never
+  # with --quiet. script(1) (util-linux) gives the command a pseudo-terminal and copies what it
+  # writes there to its own stdout. The line is drawn at most every 250 ms, so the keys come
+  # through a FIFO with a pause of 600 ms in the middle: 100000 keys, the pause, 100000 more.
+  if ! command -v script >/dev/null; then
+    fail "script(1) not found (util-linux's bsdutils): the progress line cannot be tested"
+    return
+  fi
+  mkfifo keys.fifo
+  feed() { { seq 1 100000 && sleep 0.6 && seq 100001 200000; } >keys.fifo; }
+  # After a build that failed before reading everything: read the rest so the writer ends (a
+  # writer still blocked on the FIFO would hang the wait below until ctest's timeout).
+  drain() { [[ $1 == 0 ]] || timeout 10 cat keys.fifo >/dev/null 2>&1 || true; }
+  # build_under_pty OUT ARGS...: abloom build ARGS under a pty; what the terminal got goes to OUT.
+  build_under_pty() {
+    local out=$1 cmd
+    shift
+    cmd=$(printf '%q ' "$ABLOOM" build "$@")
+    feed &
+    script -qec "$cmd" /dev/null </dev/null >"$out"
+    local st=$?
+    drain $st
+    wait
+    return $st
+  }
+
+  expect 0 "build under a terminal" build_under_pty tty.txt -o tty.abloom --capacity 200000 keys.fifo
+  # \r, then "N keys, R keys/s, B MB" (no ETA: a FIFO has no size to go by).
+  local line
+  line=$(tr '\r' '\n' <tty.txt | grep -aE '^[0-9]+ keys, [0-9]+ keys/s, [0-9]+\.[0-9] MB' | tail -n 1)
+  if [[ -n $line ]]; then ok "a progress line on the terminal: '${line%%$'\e'*}'"; else
+    fail "no progress line on the terminal: $(od -c tty.txt | head -n 5)"
+  fi
+  # The keys it counts are ones already read: more than the first batch, at most all of them.
+  local n=${line%% *}
+  if [[ -n $line ]] && ((n >= 65536 && n <= 200000)); then ok "the line counts $n keys"; else
+    fail "the line counts '$n' keys"
+  fi
+  # Erased at the end (\r, then erase to end of line), so the shell's prompt starts clean.
+  same "$(tail -c 4 tty.txt | od -An -c | tr -s ' ')" "$(printf '\r\033[K' | od -An -c | tr -s ' ')" \
+    "the line is erased when the build ends"
+  expect 0 "the terminal's build holds every key" "$ABLOOM" query --count tty.abloom <(seq 1 200000)
+  same "$(cat out)" "200000" "all 200000 keys"
+
+  expect 0 "build --quiet under a terminal" build_under_pty quiet.txt -q -o quiet.abloom --capacity 200000 keys.fifo
+  same "$(wc -c <quiet.txt)" "0" "--quiet: nothing on the terminal"
+  cmp -s tty.abloom quiet.abloom && ok "--quiet builds the same file" || fail "--quiet built another file"
+
+  feed &
+  expect 0 "build with stderr not a terminal" "$ABLOOM" build -o file.abloom --capacity 200000 keys.fifo
+  [[ -s file.abloom ]] || drain 1
+  wait
+  same "$(wc -c <err)" "0" "stderr to a file: no progress line"
+  cmp -s tty.abloom file.abloom && ok "the same file without a terminal" || fail "another file without a terminal"
 }
 
 for g in "${GROUPS_SEL[@]}"; do

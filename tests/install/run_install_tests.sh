@@ -81,9 +81,9 @@ installed_files_ok() {
     fi
   done
   [[ -L "$LIBDIR/libabloom.so.0" ]] || { echo "libabloom.so.0 is not a symlink" && ok=1; }
-  for f in abloom.h abloom_inline.h abloom_layout.h; do
-    cmp -s "$PREFIX/include/$f" "$HERE/../../capi/$f" ||
-      { echo "installed $f differs from capi/$f" && ok=1; }
+  for f in capi/abloom.h capi/abloom_inline.h core/abloom_layout.h; do
+    cmp -s "$PREFIX/include/$(basename "$f")" "$HERE/../../$f" ||
+      { echo "installed $(basename "$f") differs from $f" && ok=1; }
   done
   return $ok
 }

@@ -124,7 +124,7 @@ fn engine_sources() -> EngineSources {
         // commits once (with the Go module's engine), copied alone into a folder of its own.
         let mut sources = cpp_files(&core);
         sources.push(capi.join("abloom_capi.cpp"));
-        // capi/ holds the headers the engine includes (abloom.h, abloom_layout.h).
+        // core/ holds abloom_layout.h and capi/ abloom.h, the two headers the engine includes.
         println!("cargo:rerun-if-changed={}", capi.display());
         EngineSources {
             sources,

@@ -6,29 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../consumer_check.h"
+
 #ifndef CONSUMER_NAME
 #define CONSUMER_NAME "cmake_consumer"
 #endif
-
-static int failures = 0;
-
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
-
-#define CHECK_OK(expr)                                                                \
-  do {                                                                                \
-    int rc_ = (expr);                                                                 \
-    if (rc_ != ABLOOM_OK) {                                                           \
-      fprintf(stderr, "%s:%d: %s returned %d (%s)\n", __FILE__, __LINE__, #expr, rc_, \
-              abloom_strerror(rc_));                                                  \
-      ++failures;                                                                     \
-    }                                                                                 \
-  } while (0)
 
 enum { N_KEYS = 2000 };
 

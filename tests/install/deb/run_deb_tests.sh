@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The Debian packages, used the way a C user would (issue 14): build libabloom0 and libabloom-dev
-# (scripts/build-debs.sh), `apt-get install` them, then, in a directory outside the repo and with
-# an environment stripped to PATH and HOME (no PKG_CONFIG_PATH, no LD_LIBRARY_PATH):
+# The Debian packages, used the way a C user would (issue 14): build libabloom0, libabloom-dev and
+# abloom-tools (scripts/build-debs.sh), `apt-get install` them, then, in a directory outside the
+# repo and with an environment stripped to PATH and HOME (no PKG_CONFIG_PATH, no LD_LIBRARY_PATH):
 #   - the README's hello example (its "C quick start" block, extracted from README.md) builds with
 #     `cc hello.c $(pkg-config --cflags --libs abloom)` and prints "1 0";
 #   - the pkg-config consumer (tests/install/pkgconfig_consumer) builds and runs, dynamic and static;
@@ -10,6 +10,10 @@
 #     vector, written by C, and every FILE=KEYS pair given: scripts/test-all.sh, stage packages,
 #     gives the go, java and rust files its package checks wrote), verifies the checksum, checks
 #     that every key of KEYS tests present and that keys nobody added mostly test absent;
+#   - the abloom command (abloom-tools) from PATH, /usr/bin/abloom with no RPATH, loading the
+#     packaged libabloom.so.0: --version is the package's version; `abloom build` of a few lines
+#     from stdin and `abloom query` finds exactly them (file_reader too); `abloom verify` passes
+#     on every file above and `abloom query --absent --count FILE KEYS` counts none of KEYS absent;
 # then removes the packages and checks that nothing of them is left.
 #
 # --debs DIR: test the packages in DIR (scripts/release/debs.sh made them) instead of building.
@@ -21,7 +25,8 @@
 #   shell gets is PKG_CONFIG_LIBDIR (what a cross pkg-config sets), the CMake consumer gets the cross
 #   compiler and CMAKE_SYSTEM_NAME/PROCESSOR, nothing about abloom.
 #
-# Needs root (apt-get). Refuses to run when libabloom0 or libabloom-dev is already installed.
+# Needs root (apt-get). Refuses to run when libabloom0, libabloom-dev or abloom-tools is already
+# installed.
 # Usage: tests/install/deb/run_deb_tests.sh [--debs DIR] [--arch amd64|arm64] [FILE=KEYS ...]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
@@ -68,7 +73,7 @@ elif [[ $arch != "$native" ]]; then
   die "cannot test $arch packages on $native (native, or arm64 under qemu)"
 fi
 if [[ -n $debs ]]; then
-  for p in libabloom0 libabloom-dev; do
+  for p in libabloom0 libabloom-dev abloom-tools; do
     [[ $(compgen -G "$debs/${p}_*_$arch.deb" | wc -l) == 1 ]] || die "not exactly one ${p}_*_$arch.deb in $debs"
   done
 fi
@@ -80,7 +85,7 @@ if ! flock -n 8; then
   echo "== waiting for another run_deb_tests.sh to finish (/var/lock/abloom-deb-tests.lock)"
   flock 8
 fi
-for p in libabloom0 libabloom-dev; do
+for p in libabloom0 libabloom-dev abloom-tools; do
   if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep 'install ok installed' >/dev/null; then
     die "$p is already installed: remove it first"
   fi
@@ -89,7 +94,9 @@ done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/abloom-deb-test.XXXXXX")
 installed=0
 cleanup() {
-  if [[ $installed == 1 ]]; then apt-get remove -y --purge "libabloom-dev:$arch" "libabloom0:$arch" >/dev/null 2>&1 || true; fi
+  if [[ $installed == 1 ]]; then
+    apt-get remove -y --purge "abloom-tools:$arch" "libabloom-dev:$arch" "libabloom0:$arch" >/dev/null 2>&1 || true
+  fi
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -100,9 +107,10 @@ if [[ -z $debs ]]; then
   debs=$tmp/debs
 fi
 echo "== apt-get install ($arch)"
-apt-get install -y "$debs"/libabloom0_*_"$arch".deb "$debs"/libabloom-dev_*_"$arch".deb >/dev/null
+apt-get install -y "$debs"/libabloom0_*_"$arch".deb "$debs"/libabloom-dev_*_"$arch".deb \
+  "$debs"/abloom-tools_*_"$arch".deb >/dev/null
 installed=1
-dpkg -L "libabloom0:$arch" "libabloom-dev:$arch" | grep -E '\.(so|a|h|pc)(\.|$)' | sed 's/^/   /'
+dpkg -L "libabloom0:$arch" "libabloom-dev:$arch" "abloom-tools:$arch" | grep -E '\.(so|a|h|pc)(\.|$)|/bin/abloom$' | sed 's/^/   /'
 
 # What a user's shell has: no variables of ours.
 user_env=(env -i "PATH=/usr/local/bin:/usr/bin:/bin" "HOME=$tmp/home" "${pc_env[@]}")
@@ -132,12 +140,13 @@ loaded=$("${user_env[@]}" "${trace[@]}" ./hello | grep 'libabloom.so.0 =>' || tr
 echo "PASS: hello.c built with pkg-config and ran: $out"
 
 echo "== pkg-config consumer, dynamic and static"
-cp "$root/tests/install/pkgconfig_consumer/main.c" consumer.c
-"${user_env[@]}" sh -c "$cc -std=c99 consumer.c \$(pkg-config --cflags --libs abloom) -o consumer_dyn"
+# Compiled where it stands: it includes ../consumer_check.h by its relative path.
+consumer_c=$root/tests/install/pkgconfig_consumer/main.c
+"${user_env[@]}" sh -c "$cc -std=c99 '$consumer_c' \$(pkg-config --cflags --libs abloom) -o consumer_dyn"
 # Static: pkg-config's own --static flags, with -labloom taken from libabloom.a (as a user would
 # when a .so sits beside the .a; tests/install/run_install_tests.sh does the same).
 static_libs=$("${user_env[@]}" pkg-config --static --libs abloom | sed 's/-labloom/-Wl,-Bstatic -labloom -Wl,-Bdynamic/')
-"${user_env[@]}" sh -c "$cc -std=c99 consumer.c \$(pkg-config --static --cflags abloom) $static_libs -o consumer_static"
+"${user_env[@]}" sh -c "$cc -std=c99 '$consumer_c' \$(pkg-config --static --cflags abloom) $static_libs -o consumer_static"
 check_machine consumer_dyn
 check_machine consumer_static
 readelf -d consumer_dyn | grep 'NEEDED.*libabloom.so.0' >/dev/null || die "consumer_dyn does not link libabloom.so.0"
@@ -166,11 +175,42 @@ for pair in "${pairs[@]}"; do
 done
 echo "PASS: file_reader read ${#pairs[@]} files, every key present"
 
+echo "== the abloom command (abloom-tools)"
+abloom=$("${user_env[@]}" sh -c 'command -v abloom') || die "abloom is not on the user's PATH"
+[[ $abloom == /usr/bin/abloom ]] || die "abloom is $abloom, not /usr/bin/abloom"
+check_machine "$abloom"
+! readelf -d "$abloom" | grep -E 'RPATH|RUNPATH' >/dev/null || die "$abloom has an rpath"
+loaded=$("${user_env[@]}" "${trace[@]}" "$abloom" | grep 'libabloom.so.0 =>' || true)
+[[ $loaded == *"=> /usr/lib/$ma/libabloom.so.0 "* || $loaded == *"=> /lib/$ma/libabloom.so.0 "* ]] ||
+  die "abloom does not load /usr/lib/$ma/libabloom.so.0: '$loaded'"
+tools_version=$(dpkg-query -W -f='${Version}' "abloom-tools:$arch")
+out=$("${user_env[@]}" "${run[@]}" "$abloom" --version)
+[[ $out == "${tools_version%-*}" ]] || die "abloom --version printed '$out', not ${tools_version%-*}"
+# A filter from a few lines on stdin (which needs --capacity), then queried: the three keys added
+# are printed, in input order, and none of the three others (at --fpr 1e-6, a false positive
+# here would be a one-in-100000 event). file_reader finds the same three keys through the C API.
+printf 'apple\nbanana\r\ncherry\n' >cli_in.txt
+printf 'apple\nbanana\ncherry\n' >cli_keys.txt
+"${user_env[@]}" "${run[@]}" "$abloom" build -o cli.abloom --capacity 1000 --fpr 1e-6 <cli_in.txt
+[[ -s cli.abloom ]] || die "abloom build wrote no cli.abloom"
+out=$(printf 'date\nbanana\napple\nelder\ncherry\nfig\n' | "${user_env[@]}" "${run[@]}" "$abloom" query cli.abloom)
+[[ $out == $'banana\napple\ncherry' ]] || die "abloom query printed '$out', not banana, apple, cherry"
+"${user_env[@]}" "${run[@]}" ./file_reader cli.abloom cli_keys.txt
+# Every file the other programs wrote: intact, and none of its keys definitely absent.
+for pair in "$PWD/cli.abloom=$PWD/cli_keys.txt" "${pairs[@]}"; do
+  "${user_env[@]}" "${run[@]}" "$abloom" verify "${pair%%=*}" >/dev/null || die "abloom verify failed on ${pair%%=*}"
+  rc=0
+  out=$("${user_env[@]}" "${run[@]}" "$abloom" query --absent --count "${pair%%=*}" "${pair#*=}") || rc=$?
+  [[ $rc == 1 && $out == 0 ]] ||
+    die "abloom query --absent --count ${pair%%=*} ${pair#*=}: '$out' (exit $rc), not 0 (exit 1)"
+done
+echo "PASS: abloom $tools_version: --version, build and query; verify and query on ${#pairs[@]} files from others"
+
 echo "== apt-get remove"
 cd /
-apt-get remove -y --purge "libabloom-dev:$arch" "libabloom0:$arch" >/dev/null
+apt-get remove -y --purge "abloom-tools:$arch" "libabloom-dev:$arch" "libabloom0:$arch" >/dev/null
 installed=0
-for f in /usr/include/abloom.h /usr/include/abloom_inline.h /usr/include/abloom_layout.h /usr/lib/*/libabloom.so.0 /usr/lib/*/pkgconfig/abloom.pc; do
+for f in /usr/bin/abloom /usr/include/abloom.h /usr/include/abloom_inline.h /usr/include/abloom_layout.h /usr/lib/*/libabloom.so.0 /usr/lib/*/pkgconfig/abloom.pc; do
   [[ ! -e "$f" ]] || die "$f is left after removal"
 done
 ! env "${pc_env[@]}" pkg-config --exists abloom 2>/dev/null || die "pkg-config still finds abloom after removal"

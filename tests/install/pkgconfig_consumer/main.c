@@ -9,25 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures = 0;
-
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
-
-#define CHECK_OK(expr)                                                                \
-  do {                                                                                \
-    int rc_ = (expr);                                                                 \
-    if (rc_ != ABLOOM_OK) {                                                           \
-      fprintf(stderr, "%s:%d: %s returned %d (%s)\n", __FILE__, __LINE__, #expr, rc_, \
-              abloom_strerror(rc_));                                                  \
-      ++failures;                                                                     \
-    }                                                                                 \
-  } while (0)
+#include "../consumer_check.h"
 
 enum { N_KEYS = 1000, N_ABSENT = 10000 };
 

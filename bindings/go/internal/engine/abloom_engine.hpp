@@ -26,7 +26,7 @@
 #include <utility>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "platform.hpp"
-#define ABLOOM_ENGINE_HEADER 15
+#define ABLOOM_ENGINE_HEADER 16
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -1092,17 +1092,14 @@ ABLOOM_REPEATS_FN inline __m256i repeats16(__m256i v) noexcept {
 //
 // Every operation here must be rounded as written: a multiply-add fused into one rounding (which
 // compilers do by default on aarch64, GCC in its GNU modes and clang everywhere) breaks the error
-// terms. The engine's CMake build passes -ffp-contract=off; the pragmas below say it to builds
-// that do not (the Go, Rust and Python packages compile the engine with their own flags).
-
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
+// terms: no_fp_contract.hpp says so to every build.
 
 #include <cmath>
 #include <cstdint>
+
+#undef ABLOOM_ENGINE_HEADER  // #include "no_fp_contract.hpp"
+#define ABLOOM_ENGINE_HEADER 15
+#include "abloom_engine.hpp"
 
 namespace abloom::dd {
 
@@ -1403,7 +1400,7 @@ Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Fil
 #define ABLOOM_ENGINE_HEADER 14
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "sizing.hpp"
-#define ABLOOM_ENGINE_HEADER 16
+#define ABLOOM_ENGINE_HEADER 17
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -1790,7 +1787,7 @@ bool isa_parse(const char* text, Isa best, Isa* out) noexcept;
 // This is frozen by the file format: changing any constant or step here changes which bits a key
 // sets, so files written before would answer wrongly. Every path (scalar, bulk, SIMD) must derive
 // positions from these functions only. The blocked kind's steps are defined once, in C99, by
-// capi/abloom_layout.h (THE specification, which abloom_inline.h shares); the helpers here are
+// core/abloom_layout.h (THE specification, which abloom_inline.h shares); the helpers here are
 // thin C++ wrappers over it, plus the kernels' constant tables.
 //
 //   shard  = top `shard_bits` bits of h                       (independent of everything below)
@@ -1980,9 +1977,31 @@ class ClassicProbes {
 }  // namespace abloom
 #endif  // core/layout.hpp
 
-// ---- from core/platform.hpp
+// ---- from core/no_fp_contract.hpp
 #if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 15 && !defined(ABLOOM_ENGINE_HAVE_15)
 #define ABLOOM_ENGINE_HAVE_15
+// No fused multiply-add in the rest of the file that includes this (see core/CMakeLists.txt): the
+// header of a file holds doubles computed by the sizing model and the filter (the expected FPR,
+// the inserted-key estimate), which must be the same bits on every machine, and ddmath.hpp's error
+// terms hold only if every operation is rounded as written. Compilers fuse by default where the CPU
+// has FMA (aarch64: GCC's C++ modes, clang everywhere), differently in each place a function is
+// inlined. CMake passes -ffp-contract=off; this pragma covers the builds that cannot: cgo refuses
+// that flag (it is not in its allowlist), and users' own builds (the Go, Rust and Python packages
+// compile the engine with their own flags).
+//
+// Include it before any code whose doubles a file stores: the pragma holds from there to the end
+// of the translation unit.
+
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+#endif  // core/no_fp_contract.hpp
+
+// ---- from core/platform.hpp
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 16 && !defined(ABLOOM_ENGINE_HAVE_16)
+#define ABLOOM_ENGINE_HAVE_16
 // The engine's operating-system calls that are not plain POSIX, each in one function with its
 // fallback (platform.cpp says what each one does where). Everything else in core/ uses POSIX
 // calls that Linux (glibc and musl), macOS and the BSDs all have.
@@ -2027,8 +2046,8 @@ void advise_huge_pages(void* p, size_t len) noexcept;
 #endif  // core/platform.hpp
 
 // ---- from core/sizing.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 16 && !defined(ABLOOM_ENGINE_HAVE_16)
-#define ABLOOM_ENGINE_HAVE_16
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 17 && !defined(ABLOOM_ENGINE_HAVE_17)
+#define ABLOOM_ENGINE_HAVE_17
 // Honest sizing: exact FPR models of each kind, and the plan (bits, k, shards) that meets a
 // target FPR at a capacity with the fewest bits.
 
@@ -2099,6 +2118,17 @@ struct Plan {
   uint32_t shards() const noexcept { return 1u << shard_bits; }
   uint64_t bits() const noexcept { return (blocks_per_shard * kBlockBits) << shard_bits; }
   uint64_t bytes() const noexcept { return bits() / 8; }
+  // The shape of a filter built to this plan, with `seed`.
+  Shape shape(uint64_t seed) const noexcept {
+    Shape s;
+    s.kind = kind;
+    s.layout = layout;
+    s.k = k;
+    s.shard_bits = shard_bits;
+    s.blocks_per_shard = blocks_per_shard;
+    s.seed = seed;
+    return s;
+  }
 };
 
 // Validates the request and computes the plan. Errc::invalid for a domain error, Errc::range
@@ -3196,7 +3226,7 @@ uint64_t Filter::test_many(const KeySource& keys, size_t n, uint8_t* results) co
 #define ABLOOM_ENGINE_HEADER 11
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "platform.hpp"
-#define ABLOOM_ENGINE_HEADER 15
+#define ABLOOM_ENGINE_HEADER 16
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -3574,19 +3604,12 @@ Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Fil
 #define ABLOOM_ENGINE_HEADER 4
 #include "abloom_engine.hpp"
 
-// No fused multiply-add in this file (see core/CMakeLists.txt): the header of a file holds
-// doubles computed here, which must be the same bits on every machine, and compilers fuse by
-// default where the CPU has FMA (aarch64: GCC's C++ modes, clang everywhere), differently in
-// each place a function is inlined. CMake passes -ffp-contract=off; this pragma covers the builds
-// that cannot: cgo refuses that flag (it is not in its allowlist), and users' own builds.
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
-
+// The doubles computed here go into files: no fused multiply-add (see there).
 #undef ABLOOM_ENGINE_HEADER  // #include "ddmath.hpp"
 #define ABLOOM_ENGINE_HEADER 7
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "no_fp_contract.hpp"
+#define ABLOOM_ENGINE_HEADER 15
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -4408,7 +4431,7 @@ Errc isa_force(Isa isa) noexcept {
 #if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 12 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 #undef ABLOOM_ENGINE_HEADER  // #include "platform.hpp"
-#define ABLOOM_ENGINE_HEADER 15
+#define ABLOOM_ENGINE_HEADER 16
 #include "abloom_engine.hpp"
 
 #include <fcntl.h>
@@ -4511,7 +4534,7 @@ void advise_huge_pages(void* p, size_t len) noexcept {
 #if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 13 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 #undef ABLOOM_ENGINE_HEADER  // #include "sizing.hpp"
-#define ABLOOM_ENGINE_HEADER 16
+#define ABLOOM_ENGINE_HEADER 17
 #include "abloom_engine.hpp"
 
 #include <array>
@@ -4522,20 +4545,12 @@ void advise_huge_pages(void* p, size_t len) noexcept {
 #include <optional>
 #include <vector>
 
-// No fused multiply-add in this file (see core/CMakeLists.txt; ddmath.hpp says it for itself): the
-// header of a file holds doubles computed here, which must be the same bits on every machine, and
-// compilers fuse by default where the CPU has FMA (aarch64: GCC's C++ modes, clang everywhere),
-// differently in each place a function is inlined. CMake passes -ffp-contract=off; this pragma
-// covers the builds that cannot: cgo refuses that flag (it is not in its allowlist), and users'
-// own builds.
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
-
+// The doubles computed here go into files: no fused multiply-add (see there).
 #undef ABLOOM_ENGINE_HEADER  // #include "ddmath.hpp"
 #define ABLOOM_ENGINE_HEADER 7
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "no_fp_contract.hpp"
+#define ABLOOM_ENGINE_HEADER 15
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -4968,7 +4983,7 @@ Layout default_layout(const SizingRequest& req) noexcept {
 #define ABLOOM_ENGINE_HEADER 13
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "sizing.hpp"
-#define ABLOOM_ENGINE_HEADER 16
+#define ABLOOM_ENGINE_HEADER 17
 #include "abloom_engine.hpp"
 
 // The handle the C API hands out; C sees only the incomplete type.
@@ -5301,13 +5316,7 @@ int abloom_create(const abloom_options* opts, abloom_filter** out) {
   return guarded([&] {
     abloom::Plan p;
     if (int rc = plan_from_options(opts, &p); rc != ABLOOM_OK) return rc;
-    abloom::Shape shape;
-    shape.kind = p.kind;
-    shape.layout = p.layout;
-    shape.k = p.k;
-    shape.shard_bits = p.shard_bits;
-    shape.blocks_per_shard = p.blocks_per_shard;
-    shape.seed = opts->seed;
+    const abloom::Shape shape = p.shape(opts->seed);
     abloom::FilterParams params;
     params.capacity = opts->capacity;
     params.target_fpr = opts->bits == 0 ? opts->fpr : 0.0;
