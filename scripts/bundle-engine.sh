@@ -1,40 +1,44 @@
 #!/usr/bin/env bash
-# Generates the copies of the engine that the self-contained packages carry, so that `go get` and
-# `cargo add` build abloom with nothing installed (go-sqlite3 and zstd-sys do the same):
+# Generates the one copy of the engine the repository commits, the Go module's, because a Go
+# module zip holds nothing outside bindings/go, so that `go get` builds abloom with nothing
+# installed (go-sqlite3 does the same with SQLite):
 #
-#   bindings/go/internal/engine/      cgo compiles every .cpp in a package directory, so the copy
-#                                     is flat there, beside the hand-written engine.go
-#   bindings/rust/abloom-sys/bundled/ the `bundled` feature's sources, compiled by the cc crate
+#   bindings/go/internal/engine/   an amalgamation, beside the hand-written engine.go:
+#     abloom_engine.hpp              every file of the engine once (core/*.hpp, core/*.cpp,
+#                                    capi/abloom_capi.cpp), each in a section fenced by a
+#                                    `// ---- from core/x.cpp` line (scripts/lib/amalgamate.py)
+#     abloom_engine_NAME.cpp         one per .cpp file: selects its section, so that cgo, which
+#                                    compiles every .cpp file of the directory, compiles the same
+#                                    translation units as CMake, token for token
+#     abloom.h, abloom_layout.h      copies of capi/abloom.h (the Go code includes it) and of
+#                                    core/abloom_layout.h (core/layout.hpp includes it)
+#     xxhash.h, LICENSE.xxhash       xxHash's single header (the only third-party file that
+#                                    travels with the project) with its license
 #
-# Each gets core/*.cpp, core/*.hpp and core/abloom_layout.h (the frozen layout, which
-# core/layout.hpp and abloom_inline.h include), capi/abloom_capi.cpp and capi/abloom.h, and xxHash's
-# single header (the only third-party file that travels with the project) with its license. Every
-# copied file starts with a line saying where it came from; the copies are never edited by hand.
+# Every generated file starts with a line saying so; they are never edited by hand. CI runs this
+# script and fails when the committed files differ (scripts/test-all.sh, stage "bundled").
 #
-# It also copies the golden vectors (tests/vectors/NAME.abloom, NAME.keys.txt, NAME.absent.txt)
-# into the packages whose tests read them, since a Go module zip or a `cargo package` crate holds
-# nothing outside its own directory:
+# Nothing else is committed twice. The packages built from a copy made at packaging time get it
+# from this script's other modes:
 #
-#   bindings/go/testdata/vectors/              vectors_test.go (testdata/: ignored by go build,
-#                                              carried by the module zip)
-#   bindings/rust/abloom/tests/data/vectors/   the abloom crate's tests/vectors.rs
-#
-# Those copies are byte for byte (the tests pin sizes and bytes), so the folder's README.md says
-# they are generated, and a .gitattributes keeps git from converting them. Each such folder is
-# generated whole: it is emptied first.
-#
-# CI runs this script and fails when the committed copies differ (scripts/test-all.sh, stage
-# "bundled").
+#   --engine-to DIR    a flat copy of core/*.cpp, core/*.hpp, capi/abloom_capi.cpp, capi/abloom.h,
+#                      core/abloom_layout.h, xxhash.h and LICENSE.xxhash into DIR: the Python sdist
+#                      (bindings/python/make_sdist.sh), the Rust crate abloom-sys
+#                      (bindings/rust/package.sh; in a checkout its build.rs compiles core/ and
+#                      capi/)
+#   --vectors-to DIR   the golden vectors (tests/vectors/NAME.abloom, NAME.keys.txt,
+#                      NAME.absent.txt) byte for byte, with a README.md saying where they come
+#                      from and a .gitattributes keeping git from converting them; DIR is emptied
+#                      first: the Rust crate abloom's tests (bindings/rust/package.sh; in a
+#                      checkout they, and Go's, read tests/vectors/)
 #
 # xxhash.h is pinned: it comes from Debian's libxxhash-dev (XXHASH_H overrides the path) and must
 # be version 0.8.1, the one the golden vectors and every binding were checked with. A different
 # version is refused rather than bundled silently.
 #
-# It can also write the engine copy alone into another folder, for a package that is built from a
-# copy made at packaging time and never committed (the Python sdist: bindings/python/make_sdist.sh).
-#
-# Usage: scripts/bundle-engine.sh                  regenerate the copies in place
-#        scripts/bundle-engine.sh --engine-to DIR  only the engine copy, into DIR (nothing else)
+# Usage: scripts/bundle-engine.sh                   regenerate the Go module's amalgamation
+#        scripts/bundle-engine.sh --engine-to DIR   only the flat engine copy, into DIR
+#        scripts/bundle-engine.sh --vectors-to DIR  only the golden vectors, into DIR
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -51,51 +55,72 @@ die() {
 version=$(awk '/^#define XXH_VERSION_(MAJOR|MINOR|RELEASE)[ \t]/ {v = v (v == "" ? "" : ".") $3} END {print v}' "$xxhash_h")
 [[ "$version" == "$pinned_version" ]] || die "$xxhash_h is xxHash $version, not the pinned $pinned_version"
 
-destinations=(bindings/go/internal/engine bindings/rust/abloom-sys/bundled)
-engine_only=0
+mode=go
+dest=
 if [[ $# -gt 0 ]]; then
-  [[ $# -eq 2 && "$1" == --engine-to && -n "$2" ]] || die "usage: $0 [--engine-to DIR]"
-  destinations=("$2")
-  engine_only=1
+  [[ $# -eq 2 && ("$1" == --engine-to || "$1" == --vectors-to) && -n "$2" ]] ||
+    die "usage: $0 [--engine-to DIR | --vectors-to DIR]"
+  mode=${1#--}
+  case $2 in
+  /*) dest=$2 ;;
+  *) dest="$root/$2" ;;
+  esac
 fi
+
+# xxhash.h and its license, into DIR.
+write_xxhash() { # DIR
+  {
+    echo "/* GENERATED by scripts/bundle-engine.sh: xxHash $version (Debian libxxhash-dev),"
+    echo "   unchanged below this comment. BSD 2-Clause License: see LICENSE.xxhash. */"
+    cat "$xxhash_h"
+  } >"$1/xxhash.h"
+  {
+    echo "xxHash $version, bundled as xxhash.h by scripts/bundle-engine.sh."
+    echo "Its license, from Debian's libxxhash-dev copyright file:"
+    echo
+    cat "$xxhash_copyright"
+  } >"$1/LICENSE.xxhash"
+}
+
+# copy SRC DIR: root-relative SRC into DIR, headed by a line saying where it came from.
+copy() {
+  {
+    echo "// GENERATED by scripts/bundle-engine.sh from $1: do not edit, edit $1."
+    cat "$root/$1"
+  } >"$2/$(basename "$1")"
+}
 
 # The engine's files, relative to the root, in a fixed order.
 sources=()
 for f in "$root"/core/*.cpp "$root"/core/*.hpp "$root"/core/*.h; do sources+=("core/$(basename "$f")"); done
 sources+=(capi/abloom_capi.cpp capi/abloom.h)
 
-for dest in "${destinations[@]}"; do
-  case $dest in
-  /*) out=$dest ;;
-  *) out="$root/$dest" ;;
-  esac
+case $mode in
+go)
+  out="$root/bindings/go/internal/engine"
   mkdir -p "$out"
-  # Remove the previous copies (everything this script writes), keep hand-written files.
+  # Remove the previous copies (everything this script writes), keep the hand-written engine.go.
   find "$out" -maxdepth 1 -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' \
     -o -name 'LICENSE.xxhash' \) -delete
-  for src in "${sources[@]}"; do
-    {
-      echo "// GENERATED by scripts/bundle-engine.sh from $src: do not edit, edit $src."
-      cat "$root/$src"
-    } >"$out/$(basename "$src")"
-  done
-  {
-    echo "/* GENERATED by scripts/bundle-engine.sh: xxHash $version (Debian libxxhash-dev),"
-    echo "   unchanged below this comment. BSD 2-Clause License: see LICENSE.xxhash. */"
-    cat "$xxhash_h"
-  } >"$out/xxhash.h"
-  {
-    echo "xxHash $version, bundled as xxhash.h by scripts/bundle-engine.sh."
-    echo "Its license, from Debian's libxxhash-dev copyright file:"
-    echo
-    cat "$xxhash_copyright"
-  } >"$out/LICENSE.xxhash"
-done
-echo "bundle-engine: ${#sources[@]} engine files and xxhash.h $version into ${destinations[*]}"
-[[ $engine_only == 0 ]] || exit 0
+  python3 "$root/scripts/lib/amalgamate.py" "$root" "$out"
+  copy capi/abloom.h "$out"
+  copy core/abloom_layout.h "$out"
+  write_xxhash "$out"
+  echo "bundle-engine: the amalgamation of ${#sources[@]} engine files, and xxhash.h $version, into bindings/go/internal/engine"
+  exit 0
+  ;;
+engine-to)
+  mkdir -p "$dest"
+  find "$dest" -maxdepth 1 -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' \
+    -o -name 'LICENSE.xxhash' \) -delete
+  for src in "${sources[@]}"; do copy "$src" "$dest"; done
+  write_xxhash "$dest"
+  echo "bundle-engine: ${#sources[@]} engine files and xxhash.h $version into $dest"
+  exit 0
+  ;;
+esac
 
 # ---- the golden vectors, for the packages' own tests ----------------------------------------------
-vector_destinations=(bindings/go/testdata/vectors bindings/rust/abloom/tests/data/vectors)
 vectors=()
 for f in "$root"/tests/vectors/*.abloom; do
   name=$(basename "$f" .abloom)
@@ -106,23 +131,19 @@ for f in "$root"/tests/vectors/*.abloom; do
 done
 [[ ${#vectors[@]} -gt 0 ]] || die "no tests/vectors/*.abloom"
 
-for dest in "${vector_destinations[@]}"; do
-  out="$root/$dest"
-  rm -rf "$out" # every file here is generated
-  mkdir -p "$out"
-  for f in "${vectors[@]}"; do cp "$root/tests/vectors/$f" "$out/$f"; done
-  cp "$root/tests/vectors/.gitattributes" "$out/.gitattributes"
-  cat >"$out/README.md" <<'EOF'
+out=$dest
+rm -rf "$out" # every file here is generated
+mkdir -p "$out"
+for f in "${vectors[@]}"; do cp "$root/tests/vectors/$f" "$out/$f"; done
+cp "$root/tests/vectors/.gitattributes" "$out/.gitattributes"
+cat >"$out/README.md" <<'EOF'
 # GENERATED by scripts/bundle-engine.sh: do not edit
 
 A byte-for-byte copy of the golden vectors of the repository's `tests/vectors/` (for each vector
 `NAME`: `NAME.abloom`, `NAME.keys.txt`, `NAME.absent.txt`), so that this package's tests find
-them inside the package: a Go module zip or a `cargo package` crate holds nothing outside its
-own directory. `tests/vectors/README.md` describes them.
+them inside the package, which holds nothing outside its own directory. In a checkout the tests
+read `tests/vectors/` itself. `tests/vectors/README.md` describes them.
 
 Never edit these files, here or there: the vectors pin the file format and must never change.
-CI (`scripts/test-all.sh`, stage `bundled`) runs `scripts/bundle-engine.sh` and fails when this
-folder differs from what it generates.
 EOF
-done
-echo "bundle-engine: ${#vectors[@]} golden vector files into ${vector_destinations[*]}"
+echo "bundle-engine: ${#vectors[@]} golden vector files into $dest"

@@ -28,9 +28,9 @@
 #                  abloom-sys: compile and link only) and glibc 2.17 on x86-64 and aarch64 (symbol
 #                  versions, exports), and x86-64 musl (the whole ctest suite, run here: zig's musl
 #                  programs are static)
-#   bundled        scripts/bundle-engine.sh regenerates the engine copies of the Go module and the
-#                  Rust -sys crate, and the golden vectors' copies of the Go module and the Rust
-#                  abloom crate; any difference from the committed ones fails
+#   bundled        scripts/bundle-engine.sh regenerates the Go module's engine amalgamation; any
+#                  difference from the committed one fails, and so does any of its translation
+#                  units whose preprocessed text differs from core/'s (x86-64 and aarch64)
 #   go, java, rust bindings/LANG/ci.sh against build/ci installed into $ABLOOM_BUILD_ROOT/prefix
 #   spark          bindings/java/spark/ci.sh against the same prefix: installs the Java binding into
 #                  the local Maven repository, builds the Spark module against Spark 4 and runs its
@@ -298,19 +298,37 @@ stage_spark() {
 # The Python package builds the engine itself (as pip does for its users): no install needed.
 stage_python() { bash bindings/python/ci.sh "$BUILD_ROOT/python-ci"; }
 
-# The engine copies inside the Go module and the Rust -sys crate, and the golden vectors' copies
-# inside the Go module and the Rust abloom crate (for their own tests), are generated, never
-# edited: regenerate them and fail if anything differs from what is committed (or is new).
+# The Go module's engine amalgamation (the one committed copy of the engine; the Rust crates and
+# the Python sdist get theirs at packaging time) is generated, never edited: regenerate it and
+# fail if anything differs from what is committed (or is new). Then each of its translation units
+# must preprocess to the same text as core/'s (the same code for the same machine), with the
+# native compiler and, when installed, the aarch64 one (the NEON kernel).
 stage_bundled() {
-  local dirs=(bindings/go/internal/engine bindings/rust/abloom-sys/bundled
-    bindings/go/testdata/vectors bindings/rust/abloom/tests/data/vectors)
+  local dirs=(bindings/go/internal/engine)
   bash scripts/bundle-engine.sh
   git diff --exit-code --stat -- "${dirs[@]}" ||
-    { echo "the bundled copies are stale: run bash scripts/bundle-engine.sh and commit" && return 1; }
+    { echo "the Go module's engine amalgamation is stale: run bash scripts/bundle-engine.sh and commit" && return 1; }
   local untracked
   untracked=$(git ls-files --others --exclude-standard -- "${dirs[@]}")
   [[ -z "$untracked" ]] || { echo "untracked bundled files:"$'\n'"$untracked" && return 1; }
-  echo "the bundled copies (engine, golden vectors) are what scripts/bundle-engine.sh generates"
+  echo "the Go module's engine amalgamation is what scripts/bundle-engine.sh generates"
+  local engine=bindings/go/internal/engine xx cxx src tu n
+  xx=$(mktemp -d "${TMPDIR:-/tmp}/abloom-xxhash.XXXXXX")
+  cp "$engine/xxhash.h" "$xx/" # the same pinned header on both sides
+  for cxx in c++ aarch64-linux-gnu-g++; do
+    command -v "$cxx" >/dev/null || continue
+    n=0
+    for src in core/*.cpp capi/abloom_capi.cpp; do
+      tu=$engine/abloom_engine_$(basename "$src")
+      [[ -f "$tu" ]] || { echo "no $tu for $src" && rm -rf "$xx" && return 1; }
+      cmp -s <("$cxx" -std=c++20 -DNDEBUG -DABLOOM_STATIC_DEFINE -E -P -I"$xx" -Icore -Icapi "$src" | grep -v '^\s*$') \
+        <("$cxx" -std=c++20 -DNDEBUG -DABLOOM_STATIC_DEFINE -E -P -I"$engine" "$tu" | grep -v '^\s*$') ||
+        { echo "$tu does not preprocess ($cxx) to the same text as $src" && rm -rf "$xx" && return 1; }
+      n=$((n + 1))
+    done
+    echo "$cxx: the amalgamation's $n translation units preprocess to the same text as core/'s"
+  done
+  rm -rf "$xx"
 }
 
 # Every package, used from nothing but the package, the way its ecosystem installs it: a consumer

@@ -5,8 +5,8 @@
 #
 # An sdist holds nothing outside bindings/python, and the engine lives in ../../core, so the sdist
 # is built from a staging copy: this folder's files (tracked, or untracked and not ignored) plus
-# engine/, the engine copy that scripts/bundle-engine.sh --engine-to writes (the same copy the Go
-# module and the Rust -sys crate carry, with xxHash's header). The copy is never committed; the
+# engine/, the engine copy that scripts/bundle-engine.sh --engine-to writes (the same copy the Rust
+# -sys crate carries when packaged, with xxHash's header). The copy is never committed; the
 # package's CMakeLists.txt compiles engine/ when it is there, ../../core otherwise.
 #
 # Needs nothing but a CPython >= 3.9 (PYTHON, default python3), and git. When PYTHON cannot import

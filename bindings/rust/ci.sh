@@ -3,11 +3,11 @@
 #
 #   bash bindings/rust/ci.sh PREFIX        # PREFIX: absolute path of a `cmake --install` of abloom
 #
-# bundled (the default: the engine compiled from abloom-sys/bundled by the cc crate), with no
+# bundled (the default: the engine compiled from core/ and capi/ by the cc crate), with no
 # environment variable at all (PKG_CONFIG_PATH, LD_LIBRARY_PATH and ABLOOM_* unset):
 #   - the build, whose C++ compile must print no warning;
-#   - cargo test --features serde (unit, integration incl. the header check against the bundled
-#     abloom.h, golden vectors, files exchanged with a C program linked to the same static
+#   - cargo test --features serde (unit, integration incl. the header check against
+#     capi/abloom.h, golden vectors, files exchanged with a C program linked to the same static
 #     library, threads; and doctests); the test binaries must not need libabloom.so.
 # system (the installed library in PREFIX: feature `system`, PKG_CONFIG_PATH, LD_LIBRARY_PATH):
 #   - cargo clippy (all targets and features, -D warnings); cargo test --all-features; a build

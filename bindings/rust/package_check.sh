@@ -7,10 +7,12 @@
 #
 #   bash bindings/rust/package_check.sh [--git] [EXCHANGE_DIR]   (from the repository root, or anywhere)
 #
-# 1. `cargo package --workspace --no-verify` packages abloom-sys and abloom (into the temporary
-#    directory); the -sys crate must hold the bundled engine (bundled/*.cpp, *.hpp, abloom.h,
-#    xxhash.h, LICENSE.xxhash), the abloom crate the golden vectors its tests read
-#    (tests/data/vectors/, identical to tests/vectors/), and both crates LICENSE and README.md.
+# 1. `cargo package --workspace --no-verify`, through package.sh (which copies the engine and the
+#    golden vectors into the crates first: nothing of them is committed there), packages
+#    abloom-sys and abloom (into the temporary directory); the -sys crate must hold the bundled
+#    engine (bundled/*.cpp, *.hpp, abloom.h, xxhash.h, LICENSE.xxhash), the abloom crate the
+#    golden vectors its tests read (tests/data/vectors/, identical to tests/vectors/), and both
+#    crates LICENSE and README.md.
 # 2. consumer "path": `abloom = { path = ".../bindings/rust/abloom" }` (the README's path form),
 #    `cargo build` (dev profile), then run.
 # 3. consumer "crate": `abloom = "0.1"` (the README's crates.io line) with `[patch.crates-io]`
@@ -86,9 +88,9 @@ done
 step "0. fetch the workspace's crates into the registry cache (Cargo.lock)"
 (cd "$HERE" && cargo fetch --locked -q)
 
-step "1. cargo package --workspace --no-verify"
-(cd "$HERE" && cargo package --workspace --locked --no-verify --allow-dirty -q \
-  --target-dir "$WORK/package-target")
+step "1. cargo package --workspace --no-verify (package.sh: the engine and the vectors copied in)"
+bash "$HERE/package.sh" package --workspace --locked --no-verify --allow-dirty -q \
+  --target-dir "$WORK/package-target"
 mkdir -p "$WORK/crates"
 for crate in abloom-sys abloom; do
   file="$WORK/package-target/package/$crate-0.1.0.crate"
@@ -112,7 +114,7 @@ grep -q '^links = "abloom"' "$sys/Cargo.toml" || die "abloom-sys: no links in Ca
 n=0
 for f in "$ROOT"/tests/vectors/*.abloom "$ROOT"/tests/vectors/*.keys.txt "$ROOT"/tests/vectors/*.absent.txt; do
   cmp -s "$f" "$WORK/crates/abloom-0.1.0/tests/data/vectors/$(basename "$f")" ||
-    die "abloom-0.1.0.crate lacks tests/data/vectors/$(basename "$f"), or it differs from tests/vectors/ (run scripts/bundle-engine.sh)"
+    die "abloom-0.1.0.crate lacks tests/data/vectors/$(basename "$f"), or it differs from tests/vectors/ (bindings/rust/package.sh copies them)"
   n=$((n + 1))
 done
 echo "   abloom-0.1.0.crate holds the $n golden vector files of tests/vectors/ in tests/data/vectors/"
@@ -288,7 +290,9 @@ grep -q "^abloom-sys v0.1.0 ($WORK/crates/abloom-sys-0.1.0)" <<<"$tree" || die "
 $tree"
 
 # The crates' own tests, from the unpacked packages alone: no test may read a file outside its
-# crate (the golden vectors are the abloom crate's tests/data/vectors). Release, in the 'crate'
+# crate (the golden vectors are the abloom crate's tests/data/vectors, and the engine abloom-sys's
+# bundled/: the packages are not in a checkout, so build.rs and tests/vectors.rs use the copies).
+# Release, in the 'crate'
 # consumer's target directory, so the engine it compiled is reused; offline, from the registry
 # cache; abloom's abloom-sys is the unpacked one (patched, as a user testing both would).
 for crate in abloom-sys abloom; do

@@ -2,10 +2,13 @@
 //!
 //! Two modes:
 //!
-//! * **bundled** (the default, feature `bundled`): compiles the engine from the sources in
-//!   `bundled/` (a generated copy of `core/` and `capi/`, with xxHash's header; see
-//!   `scripts/bundle-engine.sh`) with the `cc` crate into a static library, and links it with the
-//!   C++ runtime. Needs a C++20 compiler, nothing else. The engine is always compiled with `-O3
+//! * **bundled** (the default, feature `bundled`): compiles the engine with the `cc` crate into a
+//!   static library, and links it with the C++ runtime. In a checkout the sources are the
+//!   repository's `core/` and `capi/`, with the pinned xxHash 0.8.1 header the Go module commits
+//!   (`bindings/go/internal/engine/xxhash.h`; `XXHASH_H` names another); in a packaged crate they
+//!   are `bundled/`, a copy of the same files and xxHash's header that `bindings/rust/package.sh`
+//!   makes before `cargo package` (`scripts/bundle-engine.sh --engine-to`; never committed).
+//!   Needs a C++20 compiler, nothing else. The engine is always compiled with `-O3
 //!   -DNDEBUG` (as CMake's Release build), whatever the cargo profile: it is a library, not code
 //!   under development, and a `-O0` engine would make debug builds of its users needlessly slow.
 //!   `CXX` and `CXXFLAGS` are honoured (cc appends `CXXFLAGS` last, so `CXXFLAGS=-O0` wins).
@@ -23,12 +26,12 @@
 //! the bundled engine whatever the features say. With neither feature, the system library is used.
 //!
 //! For dependents' build scripts this exports `DEP_ABLOOM_MODE` (`bundled` or `system`),
-//! `DEP_ABLOOM_INCLUDE` (the header directory: the bundled sources, or the system one, empty when
+//! `DEP_ABLOOM_INCLUDE` (the header directory: `capi/` or `bundled/`, or the system one, empty when
 //! the header is in a system directory) and `DEP_ABLOOM_LIB_DIR` (the directory of the library
 //! linked: the bundled build's `libabloom.a`, or the system one, likewise).
 
 use std::env;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 fn main() {
@@ -88,37 +91,137 @@ fn main() {
     println!("cargo:rustc-env=ABLOOM_SYS_LIB_DIR={lib}");
 }
 
-/// Compiles `bundled/*.cpp` into `$OUT_DIR/libabloom.a` and links it statically. Returns the
-/// include and library directories.
-fn bundled_engine() -> (PathBuf, PathBuf) {
-    let dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"))
-        .join("bundled");
-    // A directory: cargo reruns the script when any file in it changes.
+/// Where the engine's sources are: the repository's `core/` and `capi/` in a checkout (this
+/// crate at `bindings/rust/abloom-sys`), or `bundled/` in a packaged crate (filled by
+/// `bindings/rust/package.sh` before `cargo package`, as zstd-sys carries zstd).
+struct EngineSources {
+    /// The `.cpp` files, in file-name order.
+    sources: Vec<PathBuf>,
+    /// The include path, in order: the pinned `xxhash.h`'s folder first, so it wins over a
+    /// system one.
+    includes: Vec<PathBuf>,
+    /// The folder of `abloom.h`, for dependents (`DEP_ABLOOM_INCLUDE`) and the header test.
+    header_dir: PathBuf,
+}
+
+/// The `.cpp` files of `dir`. Cargo reruns the script when any file in `dir` changes.
+fn cpp_files(dir: &Path) -> Vec<PathBuf> {
     println!("cargo:rerun-if-changed={}", dir.display());
-    let mut sources: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| {
-            panic!(
-                "{}: {e}; the bundled engine sources are missing (scripts/bundle-engine.sh \
-                 generates them)",
-                dir.display()
-            )
-        })
-        .map(|entry| entry.expect("reading bundled/").path())
+    std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.expect("reading the engine's sources").path())
         .filter(|p| p.extension().is_some_and(|e| e == "cpp"))
-        .collect();
-    sources.sort();
+        .collect()
+}
+
+fn engine_sources() -> EngineSources {
+    let manifest = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
+    let root = manifest.join("../../..");
+    let root = root.canonicalize().unwrap_or(root);
+    let (core, capi) = (root.join("core"), root.join("capi"));
+    let mut found = if core.join("filter.hpp").is_file() && capi.join("abloom_capi.cpp").is_file() {
+        // A checkout: the engine's own files, and the pinned xxHash header the repository
+        // commits once (with the Go module's engine), copied alone into a folder of its own.
+        let mut sources = cpp_files(&core);
+        sources.push(capi.join("abloom_capi.cpp"));
+        // core/ holds abloom_layout.h and capi/ abloom.h, the two headers the engine includes.
+        println!("cargo:rerun-if-changed={}", capi.display());
+        EngineSources {
+            sources,
+            includes: vec![pinned_xxhash(&root), core, capi.clone()],
+            header_dir: capi,
+        }
+    } else {
+        let dir = manifest.join("bundled");
+        if !dir.is_dir() {
+            panic!(
+                "the engine's sources are missing: neither a checkout ({} and {}) nor a \
+                 packaged crate ({}; bindings/rust/package.sh fills it before cargo package)",
+                core.display(),
+                capi.display(),
+                dir.display()
+            );
+        }
+        EngineSources {
+            sources: cpp_files(&dir),
+            includes: vec![dir.clone()],
+            header_dir: dir,
+        }
+    };
+    found
+        .sources
+        .sort_by(|a, b| a.file_name().cmp(&b.file_name()));
     assert!(
-        sources.iter().any(|p| p.ends_with("abloom_capi.cpp")) && sources.len() > 5,
-        "{}: the bundled engine sources are incomplete",
-        dir.display()
+        found.sources.iter().any(|p| p.ends_with("abloom_capi.cpp")) && found.sources.len() > 5,
+        "{}: the engine's sources are incomplete",
+        found.header_dir.display()
     );
+    found
+}
+
+/// The pinned xxHash header of a checkout (version 0.8.1, the one the golden vectors and every
+/// binding were checked with, as `scripts/bundle-engine.sh` requires): the copy the Go module
+/// commits, `bindings/go/internal/engine/xxhash.h`, so that a git dependency needs nothing
+/// installed either; `XXHASH_H` overrides its path. It is copied alone into `$OUT_DIR/xxhash/`
+/// (the folder it lies in holds other copies of the engine's headers, and a cross compiler must
+/// not see the build machine's `/usr/include`). Returns that folder.
+fn pinned_xxhash(root: &Path) -> PathBuf {
+    println!("cargo:rerun-if-env-changed=XXHASH_H");
+    let path = env::var_os("XXHASH_H")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("bindings/go/internal/engine/xxhash.h"));
+    println!("cargo:rerun-if-changed={}", path.display());
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}; building from a checkout needs xxHash's header (scripts/bundle-engine.sh \
+             makes it; XXHASH_H=PATH names another)",
+            path.display()
+        )
+    });
+    let part = |name: &str| {
+        text.lines()
+            .find_map(|l| {
+                let mut words = l.split_whitespace();
+                (words.next() == Some("#define") && words.next() == Some(name))
+                    .then(|| words.next().unwrap_or("").to_string())
+            })
+            .unwrap_or_default()
+    };
+    let version = [
+        "XXH_VERSION_MAJOR",
+        "XXH_VERSION_MINOR",
+        "XXH_VERSION_RELEASE",
+    ]
+    .map(part)
+    .join(".");
+    assert!(
+        version == "0.8.1",
+        "{} is xxHash {version}, not the pinned 0.8.1",
+        path.display()
+    );
+    let dir = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR")).join("xxhash");
+    std::fs::create_dir_all(&dir).expect("creating $OUT_DIR/xxhash");
+    let copy = dir.join("xxhash.h");
+    if std::fs::read_to_string(&copy).ok().as_deref() != Some(text.as_str()) {
+        std::fs::write(&copy, &text).expect("writing $OUT_DIR/xxhash/xxhash.h");
+    }
+    dir
+}
+
+/// Compiles the engine (`core/*.cpp` and `capi/abloom_capi.cpp` in a checkout, `bundled/*.cpp`
+/// in a packaged crate) into `$OUT_DIR/libabloom.a` and links it statically. Returns the include
+/// and library directories.
+fn bundled_engine() -> (PathBuf, PathBuf) {
+    let engine = engine_sources();
+    let sources = engine.sources;
 
     let mut build = cc::Build::new();
+    build.cpp(true).std("c++20");
+    // The pinned xxhash.h first on the include path, so it wins over a system one.
+    for dir in &engine.includes {
+        build.include(dir);
+    }
     build
-        .cpp(true)
-        .std("c++20")
-        // First on the include path, so the bundled (pinned) xxhash.h wins over a system one.
-        .include(&dir)
         // A static library: ABLOOM_API is empty, no dllimport/visibility attributes.
         .define("ABLOOM_STATIC_DEFINE", None)
         // As CMake's Release build, in every cargo profile (see the top of this file).
@@ -148,7 +251,7 @@ fn bundled_engine() -> (PathBuf, PathBuf) {
         println!("cargo:rustc-link-lib=dylib=pthread");
     }
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
-    (dir, out)
+    (engine.header_dir, out)
 }
 
 /// Compiles each source file with `build`, on up to `NUM_JOBS` threads (the `-j` cargo runs

@@ -1,9 +1,12 @@
 //go:build !abloom_system
 
 // Package engine compiles abloom's C++ engine into the Go program, so that the binding needs no
-// installed C library: cgo compiles every .cpp file of this directory (core/*.cpp and
-// capi/abloom_capi.cpp, with their headers and xxHash's xxhash.h, copied here flat by
-// scripts/bundle-engine.sh) and the program is linked with the objects. Package capi imports
+// installed C library: cgo compiles every .cpp file of this directory and the program is
+// linked with the objects. scripts/bundle-engine.sh generates them: abloom_engine.hpp holds the
+// engine (core/*.hpp, core/*.cpp and capi/abloom_capi.cpp) once, as an amalgamation, and each
+// abloom_engine_NAME.cpp compiles core/NAME.cpp's translation unit from it, the same as CMake's,
+// token for token (each kernel keeps its own target attributes, filter.cpp and sizing.cpp their
+// fused-multiply-add pragma); abloom.h, abloom_layout.h and xxHash's xxhash.h are copies. Package capi imports
 // this package for that alone and calls the C API (abloom_*) itself: the symbols resolve when
 // the program is linked.
 //
@@ -11,7 +14,7 @@
 // capi links the installed libabloom through pkg-config instead (capi/link_system.go).
 //
 // This is the only hand-written file here: the others are generated and never edited (edit
-// core/ or capi/ and run scripts/bundle-engine.sh; CI fails when the copies differ).
+// core/ or capi/ and run scripts/bundle-engine.sh; CI fails when they differ).
 //
 // The flags are the CMake Release build's (CMakeLists.txt, core/ and capi/CMakeLists.txt):
 //
@@ -24,8 +27,8 @@
 //     so it cannot clash with another copy of the library in the process (in an executable the
 //     objects link as usual: hidden symbols resolve within one link);
 //   - ABLOOM_STATIC_DEFINE: ABLOOM_API expands to nothing, for static linking;
-//   - -I${SRCDIR}: the sources include "filter.hpp" and <xxhash.h>, and the bundled xxhash.h
-//     (pinned 0.8.1) must win over any system one;
+//   - -I${SRCDIR}: the sources include "abloom_engine.hpp", "abloom.h" and <xxhash.h>, and the
+//     bundled xxhash.h (pinned 0.8.1) must win over any system one;
 //   - no -march: the AVX2 and AVX-512 kernels use function target attributes and are chosen at
 //     run time, so one binary runs on any x86-64 CPU.
 //

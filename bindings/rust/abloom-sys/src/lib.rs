@@ -13,9 +13,9 @@
 //!
 //! # Linking
 //!
-//! By default (feature `bundled`) the build script compiles the engine from the sources bundled
-//! with this crate (`bundled/`: a C++20 compiler is all it needs) and links it statically, with
-//! the C++ runtime. The feature `system`, or `ABLOOM_SYSTEM=1`, links an installed libabloom
+//! By default (feature `bundled`) the build script compiles the engine (from the sources the
+//! packaged crate carries in `bundled/`, or from the repository's `core/` and `capi/` in a
+//! checkout: a C++20 compiler is all it needs) and links it statically, with the C++ runtime. The feature `system`, or `ABLOOM_SYSTEM=1`, links an installed libabloom
 //! instead: from `ABLOOM_LIB_DIR` (a directory holding `libabloom.so` or `libabloom.a`), else
 //! found with pkg-config (`abloom.pc`); `ABLOOM_STATIC=1` then links `libabloom.a` and the C++
 //! runtime it needs. `ABLOOM_SYSTEM=0` builds the bundled engine whatever the features say.
