@@ -73,18 +73,8 @@ grep -q "^io/abloom/shaded/hash4j/hashing/XXH3_64.class$" "$log_dir/jar.txt" || 
 if grep -q "^com/dynatrace/" "$log_dir/jar.txt"; then die "$jar carries hash4j unrelocated"; fi
 (cd "$log_dir" && jar xf "$here/$jar" natives/linux-x86_64/libabloom_jni.so)
 so="$log_dir/natives/linux-x86_64/libabloom_jni.so"
-readelf -d "$so" >"$log_dir/dynamic.txt"
-if grep -E "\((RUNPATH|RPATH)\)" "$log_dir/dynamic.txt"; then die "the bundled libabloom_jni.so has a RUNPATH/RPATH"; fi
-needed=$(sed -nE 's/.*\(NEEDED\).*\[(.*)\]/\1/p' "$log_dir/dynamic.txt" | sort | tr '\n' ' ')
-for lib in $needed; do
-  case "$lib" in
-    libc.so.6 | libm.so.6 | libpthread.so.0 | libdl.so.2 | librt.so.1 | ld-linux-x86-64.so.2) ;;
-    *) die "the bundled libabloom_jni.so needs $lib: only glibc libraries are allowed (NEEDED: $needed)" ;;
-  esac
-done
-extra=$(nm -D --defined-only "$so" | awk '{print $3}' | grep -vE '^(Java_io_abloom_|JNI_On(Load|Unload)$)' || true)
-[[ -z "$extra" ]] || die "the bundled libabloom_jni.so exports more than JNI entry points: $(echo $extra | head -c 300)"
-echo "java ci: bundled libabloom_jni.so: NEEDED $needed, no RUNPATH, only Java_io_abloom_* exported"
+native=$(bash "$here/check_native.sh" "$so") || die "the bundled libabloom_jni.so fails its checks (above)"
+echo "java ci: bundled libabloom_jni.so: $native"
 alone="$log_dir/alone"
 mkdir -p "$alone"
 cp "$jar" "$alone/abloom.jar"

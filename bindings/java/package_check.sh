@@ -105,19 +105,8 @@ natives=$(cd "$work/jar" && find natives -type f | sort)
 say "2. natives in the jar: $(echo $natives)"
 so="$work/jar/natives/linux-x86_64/libabloom_jni.so"
 [[ -f "$so" ]] || die "the jar has no natives/linux-x86_64/libabloom_jni.so"
-dyn=$(readelf -d "$so")
-if grep -qE "\((RUNPATH|RPATH)\)" <<<"$dyn"; then die "libabloom_jni.so has a RUNPATH/RPATH: $(grep -E 'PATH' <<<"$dyn")"; fi
-needed=$(sed -nE 's/.*\(NEEDED\).*\[(.*)\]/\1/p' <<<"$dyn" | sort | tr '\n' ' ')
-for lib in $needed; do
-  case "$lib" in
-    libc.so.6 | libm.so.6 | libpthread.so.0 | libdl.so.2 | librt.so.1 | ld-linux-x86-64.so.2) ;;
-    *) die "libabloom_jni.so needs $lib (only glibc libraries are allowed)" ;;
-  esac
-done
-exports=$(nm -D --defined-only "$so" | awk '{print $3}' | grep -vE '^(Java_io_abloom_|JNI_On(Load|Unload)$)' || true)
-[[ -z "$exports" ]] || die "libabloom_jni.so exports more than its JNI entry points: $(echo $exports | head -c 300)"
-glibc=$(objdump -T "$so" | grep -oE "GLIBC_[0-9.]+" | sort -uV | tail -1)
-say "   libabloom_jni.so: NEEDED $needed; no RUNPATH; exports only Java_io_abloom_*; needs $glibc"
+native=$(bash "$here/check_native.sh" "$so") || die "libabloom_jni.so fails its checks (above)"
+say "   libabloom_jni.so: $native"
 
 # ---- 3. a consumer project, outside the repository, from nothing but the package ----
 data="$work/data"

@@ -42,6 +42,22 @@ debver=$version-1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/abloom-check-debs.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
+# depends_cover ELF NAME DEPENDS ARCH: every DT_NEEDED of ELF is covered by a package of DEPENDS (a
+# control field's value), or die naming NAME and ARCH.
+depends_cover() {
+  local elf=$1 name=$2 depends=$3 arch=$4 needed p
+  for needed in $(readelf -d "$elf" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+    case $needed in
+    libc.so.6 | libm.so.6 | ld-linux*) p=libc6 ;;
+    libstdc++.so.6) p=libstdc++6 ;;
+    libgcc_s.so.1) p=libgcc-s1 ;;
+    "libabloom.so.$soversion") p=libabloom$soversion ;;
+    *) die "$arch: $name needs $needed, which no Depends covers" ;;
+    esac
+    [[ "$depends, " == *"$p ("* ]] || die "$arch: $name needs $needed but Depends lacks $p"
+  done
+}
+
 check_metadata() { # ARCH MULTIARCH ELF-MACHINE
   local arch=$1 ma=$2 machine=$3 p deb field want got x=$tmp/$1
   local -A debs=()
@@ -108,15 +124,7 @@ $want"
   depends=$(dpkg-deb -f "${debs[$rt]}" Depends)
   [[ $depends =~ ^libc6\ \(\>=\ [0-9.]+\),\ libgcc-s1\ \(\>=\ [0-9.]+\),\ libstdc\+\+6\ \(\>=\ [0-9.]+\)$ ]] ||
     die "$rt ($arch) Depends: '$depends' (expected libc6, libgcc-s1, libstdc++6, versioned, no arch or -cross names)"
-  for needed in $(readelf -d "$lib" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-    case $needed in
-    libc.so.6 | libm.so.6 | ld-linux*) p=libc6 ;;
-    libstdc++.so.6) p=libstdc++6 ;;
-    libgcc_s.so.1) p=libgcc-s1 ;;
-    *) die "$arch: libabloom needs $needed, which no Depends covers" ;;
-    esac
-    [[ "$depends, " == *"$p ("* ]] || die "$arch: libabloom needs $needed but Depends lacks $p"
-  done
+  depends_cover "$lib" libabloom "$depends" "$arch"
   # The shlibs file that lets packages built against libabloom0 depend on it through dpkg-shlibdeps.
   got=$(dpkg-deb -I "${debs[$rt]}" shlibs 2>/dev/null) || die "$rt ($arch) has no shlibs control file"
   want="libabloom $soversion $rt (>= $debver)"
@@ -135,16 +143,7 @@ $want"
   tools_depends=$(dpkg-deb -f "${debs[abloom-tools]}" Depends)
   [[ $tools_depends =~ ^"$rt (= $debver), "libc6\ \(\>=\ [0-9.]+\),\ libgcc-s1\ \(\>=\ [0-9.]+\),\ libstdc\+\+6\ \(\>=\ [0-9.]+\)$ ]] ||
     die "abloom-tools ($arch) Depends: '$tools_depends' (expected $rt (= $debver), then libc6, libgcc-s1, libstdc++6, versioned, no arch or -cross names)"
-  for needed in $(readelf -d "$cmd" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-    case $needed in
-    libc.so.6 | libm.so.6 | ld-linux*) p=libc6 ;;
-    libstdc++.so.6) p=libstdc++6 ;;
-    libgcc_s.so.1) p=libgcc-s1 ;;
-    "$so") p=$rt ;;
-    *) die "$arch: abloom needs $needed, which no Depends covers" ;;
-    esac
-    [[ "$tools_depends, " == *"$p ("* ]] || die "$arch: abloom needs $needed but Depends lacks $p"
-  done
+  depends_cover "$cmd" abloom "$tools_depends" "$arch"
   [[ $(readelf -d "$cmd" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p') == *"$so"* ]] ||
     die "abloom ($arch) does not link $so"
 
