@@ -16,11 +16,16 @@ has() { # TEXT DESCRIPTION: the last run's stdout has a line starting with TEXT
   if grep -qF -- "$1" <<<"$out"; then ok "$2"; else fail "$2: no '$1' in:"$'\n'"$out"; fi
 }
 
-err=$(mktemp)
-trap 'rm -f "$err"' EXIT
-out=$(bash "$demo" --keys 200000 --fpr 0.02 --kind classic --shards 2 --threads 2 2>"$err")
+# The demo's working directory goes under a TMPDIR of this test's, which must be empty afterwards.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+err=$tmp/stderr
+mkdir "$tmp/demo-tmp"
+out=$(TMPDIR=$tmp/demo-tmp bash "$demo" --keys 200000 --fpr 0.02 --kind classic --shards 2 --threads 2 2>"$err")
 st=$?
 [[ $st == 0 ]] && ok "demo.sh runs (status 0)" || fail "demo.sh: status $st: $(head -c 500 "$err")"
+left=$(ls -A "$tmp/demo-tmp")
+[[ -z $left ]] && ok "demo.sh leaves nothing in TMPDIR" || fail "demo.sh left in TMPDIR: $left"
 has "== the abloom command" "part 1: the abloom command"
 has "plan:    abloom plan --capacity 200000 --fpr 0.02 --kind classic --shards 2" "the flags reach abloom plan"
 has "kind:         classic" "abloom plan's own output"
