@@ -38,19 +38,9 @@ fi
 # shellcheck source=bench/check_steps.sh
 source bench/check_steps.sh  # the repository root is the working directory (above)
 
-{
-  echo "# abloom aarch64 check, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
-  echo
-  echo "CPU: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) CPUs;" \
-    "features: $(grep -m1 '^Features' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
-  echo
-} >>"$SUMMARY"
-
-if [[ ! -x "$BUILD/bench/abloom_bench" ]]; then
-  step build 600 bash -c "cmake -S . -B '$BUILD' -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DABLOOM_BUILD_TESTS=ON -DABLOOM_BUILD_BENCH=ON && cmake --build '$BUILD' -j $(nproc) \
-    --target abloom_bench abloom_core_tests abloom_capi_tests abloom_isa_env_check"
-fi
+summary_header "aarch64 check" "$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) CPUs;\
+ features: $(grep -m1 '^Features' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
+build_once 600 abloom_bench abloom_core_tests abloom_capi_tests abloom_isa_env_check
 
 step cpu 30 bash -c "'$BUILD/tests/abloom_isa_env_check' best && ABLOOM_ISA=neon '$BUILD/tests/abloom_isa_env_check' neon && ABLOOM_ISA=scalar '$BUILD/tests/abloom_isa_env_check' scalar"
 grep 'ABLOOM_ISA asks' "$OUT_DIR/cpu.log" | sed 's/^/    /' >>"$SUMMARY"

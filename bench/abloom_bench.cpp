@@ -65,6 +65,7 @@
 #include "benchmark_args.hpp"
 #include "key_stream.hpp"
 #include "peers.hpp"
+#include "report.hpp"
 
 namespace {
 
@@ -78,8 +79,7 @@ constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
 using bench::splitmix64;
 
 [[noreturn]] void die(const char* what, int rc) {
-  std::fprintf(stderr, "abloom_bench: %s: %s (%d)\n", what, abloom_strerror(rc), rc);
-  std::exit(1);
+  bench::die("abloom_bench", what, abloom_strerror(rc), rc);
 }
 
 std::string count_label(uint64_t n) {

@@ -39,18 +39,9 @@ failed=()
 # shellcheck source=bench/check_steps.sh
 source bench/check_steps.sh  # the repository root is the working directory (above)
 
-{
-  echo "# abloom device check, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
-  echo
-  echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs;" \
-    "AVX-512 F/CD flags: $(grep -m1 -o -w 'avx512f' /proc/cpuinfo || echo no)/$(grep -m1 -o -w 'avx512cd' /proc/cpuinfo || echo no)"
-  echo
-} >>"$SUMMARY"
-
-if [[ ! -x "$BUILD/bench/abloom_bench" ]]; then
-  step build 420 bash -c "cmake -S . -B '$BUILD' -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DABLOOM_BUILD_TESTS=ON -DABLOOM_BUILD_BENCH=ON && cmake --build '$BUILD' -j $(nproc)"
-fi
+summary_header "device check" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs;\
+ AVX-512 F/CD flags: $(grep -m1 -o -w 'avx512f' /proc/cpuinfo || echo no)/$(grep -m1 -o -w 'avx512cd' /proc/cpuinfo || echo no)"
+build_once 420
 
 step cpu 30 bash -c "'$BUILD/tests/abloom_isa_env_check' best; ABLOOM_ISA=avx512 '$BUILD/tests/abloom_isa_env_check' avx512"
 grep 'ABLOOM_ISA asks' "$OUT_DIR/cpu.log" | sed 's/^/    /' >>"$SUMMARY"

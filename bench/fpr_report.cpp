@@ -22,6 +22,7 @@
 
 #include "abloom.h"
 #include "key_stream.hpp"
+#include "report.hpp"
 
 namespace {
 
@@ -32,8 +33,7 @@ constexpr uint64_t kQuerySeed = 0x0E41ull;
 using bench::splitmix64;
 
 [[noreturn]] void die(const char* what, int rc) {
-  std::fprintf(stderr, "fpr_report: %s: %s (%d)\n", what, abloom_strerror(rc), rc);
-  std::exit(1);
+  bench::die("fpr_report", what, abloom_strerror(rc), rc);
 }
 
 abloom_options options(uint32_t kind, uint64_t n, double p) {

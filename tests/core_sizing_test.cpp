@@ -78,19 +78,31 @@ TEST(Sizing, PlansSitOnTheModelForEveryTarget) {
   }
 }
 
+// The minimality tests' request: 123'457 keys over 4 shards at target p.
+constexpr uint64_t kMinimalityKeys = 123'457;
+Plan minimality_plan(Kind kind, Layout layout, double p) {
+  SizingRequest req;
+  req.kind = kind;
+  req.layout = layout;
+  req.capacity = kMinimalityKeys;
+  req.fpr = p;
+  req.shards = 4;
+  Plan plan;
+  EXPECT_EQ(make_plan(req, &plan), Errc::ok);
+  EXPECT_LE(plan.expected_fpr, p);
+  return plan;
+}
+// The bits per key of that plan with one block per shard fewer.
+double bits_per_key_one_block_less(const Plan& plan) {
+  return static_cast<double>((plan.blocks_per_shard - 1) * 4 * 512) / kMinimalityKeys;
+}
+
 TEST(Sizing, PlanIsMinimal) {
   for (Kind kind : {Kind::blocked, Kind::classic}) {
     for (double p : {0.2, 0.05, 0.01, 0.003, 1e-4}) {
-      SizingRequest req;
-      req.kind = kind;
-      req.capacity = 123'457;
-      req.fpr = p;
-      req.shards = 4;
-      Plan plan;
-      ASSERT_EQ(make_plan(req, &plan), Errc::ok);
-      ASSERT_LE(plan.expected_fpr, p);
+      const Plan plan = minimality_plan(kind, Layout::distinct, p);
       // One block per shard fewer would miss the target with any k.
-      const double c_less = static_cast<double>((plan.blocks_per_shard - 1) * 4 * 512) / 123'457;
+      const double c_less = bits_per_key_one_block_less(plan);
       EXPECT_GT(fpr_model(kind, Layout::distinct, c_less, best_k(kind, Layout::distinct, c_less)),
                 p);
     }
@@ -275,17 +287,10 @@ TEST(SplitSizing, BestKIsTheArgminUpToSixteen) {
 
 TEST(SplitSizing, PlanIsMinimal) {
   for (double p : {0.1, 0.01, 0.001, 1e-4}) {
-    SizingRequest req;
-    req.layout = Layout::split;
-    req.capacity = 123'457;
-    req.fpr = p;
-    req.shards = 4;
-    Plan plan;
-    ASSERT_EQ(make_plan(req, &plan), Errc::ok);
-    ASSERT_LE(plan.expected_fpr, p);
+    const Plan plan = minimality_plan(Kind::blocked, Layout::split, p);
     EXPECT_DOUBLE_EQ(plan.expected_fpr,
-                     fpr_split(static_cast<double>(plan.bits()) / req.capacity, plan.k));
-    const double c_less = static_cast<double>((plan.blocks_per_shard - 1) * 4 * 512) / 123'457;
+                     fpr_split(static_cast<double>(plan.bits()) / kMinimalityKeys, plan.k));
+    const double c_less = bits_per_key_one_block_less(plan);
     EXPECT_GT(fpr_split(c_less, best_k(Kind::blocked, Layout::split, c_less)), p);
   }
 }

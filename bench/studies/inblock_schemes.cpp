@@ -61,6 +61,7 @@
 
 #include "benchmark_args.hpp"
 #include "key_stream.hpp"
+#include "report.hpp"
 
 namespace {
 
@@ -203,6 +204,16 @@ std::array<uint32_t, kMaxK> golden_powers() {
   return p;
 }
 
+// A 512-bit block as eight 64-bit words: set one bit; does block b hold every bit of mask m?
+inline void set_bit512(uint64_t* words, uint32_t bit) {
+  words[bit >> 6] |= uint64_t{1} << (bit & 63);
+}
+inline bool holds_all512(const uint64_t* b, const uint64_t* m) {
+  uint64_t miss = 0;
+  for (int w = 0; w < 8; ++w) miss |= m[w] & ~b[w];
+  return miss == 0;
+}
+
 // (a) RocksDB FastLocalBloom-style multiply-shift probes over the whole 512-bit block.
 struct MulShift {
   static constexpr int kMaxKOf = kMaxK;
@@ -213,21 +224,13 @@ struct MulShift {
   static const char* name() { return "a"; }
   void add(Word* b, uint64_t h) const {
     const uint32_t h2 = static_cast<uint32_t>(h);
-    for (uint32_t i = 0; i < k; ++i) {
-      const uint32_t bit = (h2 * mul[i]) >> 23;
-      b[bit >> 6] |= uint64_t{1} << (bit & 63);
-    }
+    for (uint32_t i = 0; i < k; ++i) set_bit512(b, (h2 * mul[i]) >> 23);
   }
   bool test(const Word* b, uint64_t h) const {
     const uint32_t h2 = static_cast<uint32_t>(h);
     uint64_t m[8] = {};
-    for (uint32_t i = 0; i < k; ++i) {
-      const uint32_t bit = (h2 * mul[i]) >> 23;
-      m[bit >> 6] |= uint64_t{1} << (bit & 63);
-    }
-    uint64_t miss = 0;
-    for (int w = 0; w < 8; ++w) miss |= m[w] & ~b[w];
-    return miss == 0;
+    for (uint32_t i = 0; i < k; ++i) set_bit512(m, (h2 * mul[i]) >> 23);
+    return holds_all512(b, m);
   }
   // k independent bits per key, exactly (the Putze closed form is putze_fpr below).
   double block_fpr(double i) const {
@@ -278,9 +281,7 @@ struct MulShiftDistinct {
   bool test(const Word* b, uint64_t h) const {
     uint64_t m[8] = {};
     mask(h, m);
-    uint64_t miss = 0;
-    for (int w = 0; w < 8; ++w) miss |= m[w] & ~b[w];
-    return miss == 0;
+    return holds_all512(b, m);
   }
   double block_fpr(double i) const {
     return table.at(i, [this](int n) { return exact_distinct_table(k, n); });
@@ -501,21 +502,13 @@ struct Partitioned {
   }
   void add(Word* b, uint64_t h) const {
     const uint32_t h2 = static_cast<uint32_t>(h);
-    for (uint32_t i = 0; i < k; ++i) {
-      const uint32_t bit = pos(h2, i);
-      b[bit >> 6] |= uint64_t{1} << (bit & 63);
-    }
+    for (uint32_t i = 0; i < k; ++i) set_bit512(b, pos(h2, i));
   }
   bool test(const Word* b, uint64_t h) const {
     const uint32_t h2 = static_cast<uint32_t>(h);
     uint64_t m[8] = {};
-    for (uint32_t i = 0; i < k; ++i) {
-      const uint32_t bit = pos(h2, i);
-      m[bit >> 6] |= uint64_t{1} << (bit & 63);
-    }
-    uint64_t miss = 0;
-    for (int w = 0; w < 8; ++w) miss |= m[w] & ~b[w];
-    return miss == 0;
+    for (uint32_t i = 0; i < k; ++i) set_bit512(m, pos(h2, i));
+    return holds_all512(b, m);
   }
   double block_fpr(double i) const {
     double f = 1.0;
@@ -868,13 +861,7 @@ void print_ratios(const std::map<std::string, double>& ns) {
     double base = 0;
     for (const auto& [s, t] : m)
       if (s.rfind("a (", 0) == 0) base = t;
-    for (const auto& s : schemes) {
-      auto it = m.find(s);
-      if (it == m.end())
-        std::printf(" - |");
-      else
-        std::printf(" %.2f (%.2f) |", it->second, base > 0 ? it->second / base : 0.0);
-    }
+    for (const auto& s : schemes) bench::print_ratio_cell(m, s, base);
     std::printf("\n");
   }
 }

@@ -28,6 +28,7 @@
 #include "abloom.h"
 #include "benchmark_args.hpp"
 #include "key_stream.hpp"
+#include "report.hpp"
 
 namespace {
 
@@ -39,9 +40,8 @@ constexpr uint64_t kQuerySeed = 0x0E41ull;
 
 using bench::splitmix64;
 
-void die(const char* what, int rc) {
-  std::fprintf(stderr, "shards_bench: %s: %s (%d)\n", what, abloom_strerror(rc), rc);
-  std::exit(1);
+[[noreturn]] void die(const char* what, int rc) {
+  bench::die("shards_bench", what, abloom_strerror(rc), rc);
 }
 
 struct FilterPtr {
@@ -262,13 +262,7 @@ void print_tables(const std::map<std::string, double>& ns) {
     if (std::sscanf(label.c_str(), "%63s %15s %d", op, keys, &threads) != 3) continue;
     std::printf("| %s | %s | %d |", op, keys, threads);
     const double base = m.count(1) ? m.at(1) : 0;
-    for (int s : {1, 4, 16, 64}) {
-      auto it = m.find(s);
-      if (it == m.end())
-        std::printf(" - |");
-      else
-        std::printf(" %.2f (%.2f) |", it->second, base > 0 ? it->second / base : 0.0);
-    }
+    for (int s : {1, 4, 16, 64}) bench::print_ratio_cell(m, s, base);
     std::printf("\n");
   }
   std::printf("\n## threads = 2 vs 1 (add_many, 2^18 keys per call): ns/key and speedup\n\n");
