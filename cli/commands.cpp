@@ -90,7 +90,8 @@ void write_record(std::string_view record, char terminator) {
   std::putc(terminator, stdout);
 }
 
-// Calls fn(batch) for each batch of every input, in order.
+// Calls fn(batch) for each batch of every input, in order. The batch points into the reader's
+// buffer: fn must be done with it when it returns.
 template <class Fn>
 void for_each_batch(const Inputs& in, size_t max, bool keep_records, Progress& progress, Fn fn) {
   Batch batch;
@@ -100,7 +101,6 @@ void for_each_batch(const Inputs& in, size_t max, bool keep_records, Progress& p
     RecordReader reader(path, in.format);
     bool more = true;
     while (more) {
-      batch.clear();
       more = reader.read(batch, max, keep_records);
       if (batch.size() == 0) continue;
       fn(batch);
@@ -160,9 +160,7 @@ int cmd_build(const std::string& output, const Shape& shape, const Inputs& in) {
   check(abloom_set_writer_mode(filter.get(), ABLOOM_WRITER_EXCLUSIVE), "writer mode");
   Progress progress(in.quiet, total_size(paths));
   for_each_batch(in, kAddBatch, false, progress, [&](const Batch& b) {
-    check(abloom_add_packed(filter.get(), b.keys.data(), b.keys.size(), b.offsets.data(), b.size(),
-                            nullptr),
-          "add");
+    check(abloom_add_many(filter.get(), b.keys(), b.lens(), b.size(), nullptr), "add");
   });
   // Written only now, through a temporary file and a rename: an interrupted or failed build
   // leaves no partial output, and any older file stays whole.
@@ -175,9 +173,7 @@ int cmd_add(const std::string& filter_path, const Inputs& in) {
   check(abloom_set_writer_mode(filter.get(), ABLOOM_WRITER_EXCLUSIVE), "writer mode");
   Progress progress(in.quiet, total_size(paths_or_stdin(in)));
   for_each_batch(in, kAddBatch, false, progress, [&](const Batch& b) {
-    check(abloom_add_packed(filter.get(), b.keys.data(), b.keys.size(), b.offsets.data(), b.size(),
-                            nullptr),
-          filter_path);
+    check(abloom_add_many(filter.get(), b.keys(), b.lens(), b.size(), nullptr), filter_path);
   });
   errno = 0;
   check(abloom_sync(filter.get()), filter_path);
@@ -194,8 +190,7 @@ int cmd_query(const std::string& filter_path, const Inputs& in, bool absent, boo
   Progress progress(true, 0);  // query's stdout is its output; no progress line needed
   for_each_batch(in, kTestBatch, !count, progress, [&](const Batch& b) {
     results.resize(b.size());
-    check(abloom_test_packed(filter.get(), b.keys.data(), b.keys.size(), b.offsets.data(), b.size(),
-                             results.data(), nullptr),
+    check(abloom_test_many(filter.get(), b.keys(), b.lens(), b.size(), results.data(), nullptr),
           filter_path);
     for (size_t i = 0; i < b.size(); ++i) {
       if (results[i] != wanted) continue;
@@ -228,8 +223,7 @@ int cmd_dedupe(const Shape& shape, const std::string& load, const std::string& s
     // A bulk test first: it prefetches the batch's blocks, so the adds below hit the cache. A key
     // it finds is dropped exactly as test_and_add would drop it (bits are only ever set).
     seen.resize(b.size());
-    check(abloom_test_packed(filter.get(), b.keys.data(), b.keys.size(), b.offsets.data(), b.size(),
-                             seen.data(), nullptr),
+    check(abloom_test_many(filter.get(), b.keys(), b.lens(), b.size(), seen.data(), nullptr),
           "dedupe");
     for (size_t i = 0; i < b.size(); ++i) {
       if (seen[i] != 0) continue;

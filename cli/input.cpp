@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
@@ -34,8 +35,42 @@ std::string errno_text(int err) {
   return std::generic_category().message(err);
 }
 
+void Batch::start(size_t max, bool keep_records, bool converted_keys) {
+  n_ = 0;
+  keep_records_ = keep_records;
+  converted_keys_ = converted_keys;
+  converted_.clear();
+  if (keys_.size() < max) {
+    keys_.resize(max);
+    lens_.resize(max);
+  }
+  if (converted_keys && converted_offsets_.size() < max) converted_offsets_.resize(max);
+  if (keep_records && records_.size() < max) {
+    records_.resize(max);
+    record_lens_.resize(max);
+  }
+}
+
+void Batch::rebase(const char* from, const char* to) {
+  // Every pointer but a converted key's is into the moved bytes.
+  if (!converted_keys_) {
+    for (size_t i = 0; i < n_; ++i) keys_[i] = to + (static_cast<const char*>(keys_[i]) - from);
+  }
+  if (keep_records_) {
+    for (size_t i = 0; i < n_; ++i) records_[i] = to + (records_[i] - from);
+  }
+}
+
+void Batch::finish() {
+  if (!converted_keys_) return;
+  for (size_t i = 0; i < n_; ++i) keys_[i] = converted_.data() + converted_offsets_[i];
+}
+
 RecordReader::RecordReader(const std::string& path, const InputFormat& format)
-    : name_(display_name(path)), format_(format), buf_(1 << 20) {
+    : name_(display_name(path)),
+      format_(format),
+      raw_keys_(format.column == 0 && !format.hex && !format.u64),
+      buf_(1 << 20) {
   if (path == "-") return;  // fd_ is 0
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) fail_errno(name_, errno);
@@ -50,15 +85,26 @@ RecordReader::~RecordReader() {
   if (owned_) ::close(fd_);
 }
 
-// Moves the unread bytes to the front, grows the buffer when one record fills it (so no record is
-// too long), and reads more. False at the end of the input.
-bool RecordReader::refill() {
-  if (begin_ > 0) {
-    std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
-    end_ -= begin_;
-    begin_ = 0;
+// Moves the bytes of the batch being filled and the unread ones to the front of the buffer (the
+// batch's pointers follow them), grows the buffer when they fill more than half of it (so no
+// record is too long, and a batch's bytes move at most once per half a buffer read), and reads
+// more. False at the end of the input.
+bool RecordReader::refill(Batch& batch) {
+  const size_t keep = end_ - batch_begin_;
+  const char* from = buf_.data() + batch_begin_;
+  if (buf_.size() - keep < buf_.size() / 2) {
+    std::vector<char> bigger(buf_.size() * 2);
+    std::memcpy(bigger.data(), from, keep);
+    batch.rebase(from, bigger.data());
+    buf_.swap(bigger);
+  } else if (batch_begin_ > 0) {
+    std::memmove(buf_.data(), from, keep);
+    batch.rebase(from, buf_.data());
   }
-  if (end_ == buf_.size()) buf_.resize(buf_.size() * 2);
+  begin_ -= batch_begin_;
+  scanned_ -= batch_begin_;
+  end_ = keep;
+  batch_begin_ = 0;
   for (;;) {
     ssize_t got = ::read(fd_, buf_.data() + end_, buf_.size() - end_);
     if (got > 0) {
@@ -70,60 +116,151 @@ bool RecordReader::refill() {
   }
 }
 
-bool RecordReader::read(Batch& batch, size_t max, bool keep_records) {
-  // Whole blocks with read(2) and memchr for the ends: several times faster per line than
-  // getdelim, which locks the stream and copies each line once more.
+// The records of the buffer, up to `max` in the batch, while each key is its record: the loop
+// every key of a plain input goes through, so it only finds the ends (memchr) and stores two
+// pointers and two lengths. Stops at the first record the buffer does not hold whole.
+template <bool kKeepRecords>
+void RecordReader::take_raw_records(Batch& batch, size_t max) {
   const char delim = format_.nul ? '\0' : '\n';
-  for (size_t n = 0; n < max; ++n) {
-    std::string_view record;
-    for (;;) {
-      const char* start = buf_.data() + begin_;
-      const void* hit = std::memchr(start, delim, end_ - begin_);
-      if (hit != nullptr) {
-        size_t len = static_cast<size_t>(static_cast<const char*>(hit) - start);
-        record = std::string_view(start, len);
-        begin_ += len + 1;
-        bytes_ += len + 1;
-        break;
-      }
-      if (!eof_ && refill()) continue;
-      eof_ = true;
-      if (begin_ == end_) return false;
-      // The last record, without its terminator.
-      record = std::string_view(start, end_ - begin_);
-      bytes_ += end_ - begin_;
-      begin_ = end_;
+  const bool strip_cr = !format_.nul;
+  const char* const base = buf_.data();
+  const char* const end = base + end_;
+  const char* record = base + begin_;
+  const char* scan = base + scanned_;
+  const void** keys = batch.keys_.data();
+  size_t* lens = batch.lens_.data();
+  const char** records = batch.records_.data();
+  size_t* record_lens = batch.record_lens_.data();
+  size_t n = batch.n_;
+  while (n < max) {
+    const char* hit = static_cast<const char*>(std::memchr(scan, delim, end - scan));
+    if (hit == nullptr) {
+      scan = end;
       break;
     }
-    ++record_no_;
-    if (keep_records) {
-      batch.records.append(record);
-      batch.record_offsets.push_back(batch.records.size());
+    const size_t len = static_cast<size_t>(hit - record);
+    if constexpr (kKeepRecords) {
+      records[n] = record;
+      record_lens[n] = len;
     }
+    keys[n] = record;
     // Lines may end with \r\n (files from Windows): the \r is not part of the key.
-    if (!format_.nul && !record.empty() && record.back() == '\r') record.remove_suffix(1);
-    append_key(batch, record);
+    lens[n] = len - static_cast<size_t>(strip_cr && len > 0 && hit[-1] == '\r');
+    ++n;
+    record = scan = hit + 1;
   }
+  record_no_ += n - batch.n_;
+  batch.n_ = n;
+  bytes_ += static_cast<uint64_t>(record - (base + begin_));
+  begin_ = static_cast<size_t>(record - base);
+  scanned_ = static_cast<size_t>(scan - base);
+}
+
+// The next record, at buf_[start, start + len) (without its terminator), reading more when the
+// buffer holds no whole record; false at the end.
+// Whole blocks with read(2) and memchr for the ends: several times faster per line than
+// getdelim, which locks the stream and copies each line once more.
+bool RecordReader::next_record(Batch& batch, size_t& start, size_t& len) {
+  const char delim = format_.nul ? '\0' : '\n';
+  for (;;) {
+    const void* hit = std::memchr(buf_.data() + scanned_, delim, end_ - scanned_);
+    if (hit != nullptr) {
+      start = begin_;
+      len = static_cast<size_t>(static_cast<const char*>(hit) - buf_.data()) - begin_;
+      begin_ += len + 1;
+      scanned_ = begin_;
+      bytes_ += len + 1;
+      return true;
+    }
+    scanned_ = end_;  // a record read in many pieces (a long one, a slow pipe) is scanned once
+    if (!eof_ && refill(batch)) continue;
+    eof_ = true;
+    if (begin_ == end_) return false;
+    // The last record, without its terminator.
+    start = begin_;
+    len = end_ - begin_;
+    bytes_ += len;
+    begin_ = scanned_ = end_;
+    return true;
+  }
+}
+
+void RecordReader::add_record(Batch& batch, size_t start, size_t len, bool keep_records) {
+  ++record_no_;
+  const char* record = buf_.data() + start;
+  if (keep_records) {
+    batch.records_[batch.n_] = record;
+    batch.record_lens_[batch.n_] = len;
+  }
+  if (!format_.nul && len > 0 && record[len - 1] == '\r') --len;
+  if (raw_keys_) {
+    batch.keys_[batch.n_] = record;
+    batch.lens_[batch.n_] = len;
+  } else {
+    add_key(batch, std::string_view(record, len));
+  }
+  ++batch.n_;
+}
+
+bool RecordReader::read(Batch& batch, size_t max, bool keep_records) {
+  // The previous batch is done with: its bytes may now be moved or overwritten.
+  batch_begin_ = begin_;
+  batch.start(max, keep_records, format_.hex || format_.u64);
+  size_t start = 0;
+  size_t len = 0;
+  while (batch.n_ < max) {
+    if (raw_keys_) {
+      if (keep_records) {
+        take_raw_records<true>(batch, max);
+      } else {
+        take_raw_records<false>(batch, max);
+      }
+      if (batch.n_ == max) break;
+    }
+    if (!next_record(batch, start, len)) {
+      batch.finish();
+      return false;
+    }
+    add_record(batch, start, len, keep_records);
+  }
+  batch.finish();
   return true;
 }
 
-void RecordReader::append_key(Batch& batch, std::string_view record) {
-  std::string_view field = record;
-  if (format_.column > 0) {
-    size_t start = 0;
-    for (unsigned c = 1; c < format_.column; ++c) {
-      size_t next = record.find(format_.delimiter, start);
-      if (next == std::string_view::npos) {
-        throw CliError(name_ + ": record " + std::to_string(record_no_) + " has no column " +
-                       std::to_string(format_.column) + " (only " + std::to_string(c) +
-                       (c == 1 ? " field)" : " fields)"));
-      }
-      start = next + 1;
-    }
-    size_t end = record.find(format_.delimiter, start);
-    field =
-        record.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+// The key of a record with --column, --hex or --u64.
+void RecordReader::add_key(Batch& batch, std::string_view record) {
+  std::string_view field = field_of(record);
+  if (format_.hex || format_.u64) {
+    const size_t offset = batch.converted_.size();
+    convert_key(batch, field);
+    batch.converted_offsets_[batch.n_] = offset;
+    batch.lens_[batch.n_] = batch.converted_.size() - offset;
+  } else {
+    // A field of the record as read: no copy either.
+    batch.keys_[batch.n_] = field.data();
+    batch.lens_[batch.n_] = field.size();
   }
+}
+
+std::string_view RecordReader::field_of(std::string_view record) const {
+  if (format_.column == 0) return record;
+  size_t start = 0;
+  for (unsigned c = 1; c < format_.column; ++c) {
+    size_t next = record.find(format_.delimiter, start);
+    if (next == std::string_view::npos) {
+      throw CliError(name_ + ": record " + std::to_string(record_no_) + " has no column " +
+                     std::to_string(format_.column) + " (only " + std::to_string(c) +
+                     (c == 1 ? " field)" : " fields)"));
+    }
+    start = next + 1;
+  }
+  size_t end = record.find(format_.delimiter, start);
+  return record.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+}
+
+// Appends the bytes --hex or --u64 make of `field` to the batch's converted keys.
+void RecordReader::convert_key(Batch& batch, std::string_view field) {
+  std::string& out = batch.converted_;
   if (format_.hex) {
     if (field.size() % 2 != 0) {
       throw CliError(name_ + ": record " + std::to_string(record_no_) +
@@ -136,23 +273,20 @@ void RecordReader::append_key(Batch& batch, std::string_view record) {
         throw CliError(name_ + ": record " + std::to_string(record_no_) + ": not hex: '" +
                        std::string(field.substr(0, 64)) + "'");
       }
-      batch.keys.push_back(static_cast<char>(hi * 16 + lo));
+      out.push_back(static_cast<char>(hi * 16 + lo));
     }
-  } else if (format_.u64) {
-    uint64_t value = 0;
-    auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
-    if (ec != std::errc() || end != field.data() + field.size() || field.empty()) {
-      throw CliError(name_ + ": record " + std::to_string(record_no_) +
-                     ": not an unsigned 64-bit decimal integer: '" +
-                     std::string(field.substr(0, 64)) + "'");
-    }
-    // Little-endian on every machine: the key Python's int, Java's long and Go's and Rust's
-    // little-endian bytes of the same number give.
-    for (int b = 0; b < 8; ++b) batch.keys.push_back(static_cast<char>((value >> (8 * b)) & 0xff));
-  } else {
-    batch.keys.append(field);
+    return;
   }
-  batch.offsets.push_back(batch.keys.size());
+  uint64_t value = 0;
+  auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
+  if (ec != std::errc() || end != field.data() + field.size() || field.empty()) {
+    throw CliError(name_ + ": record " + std::to_string(record_no_) +
+                   ": not an unsigned 64-bit decimal integer: '" +
+                   std::string(field.substr(0, 64)) + "'");
+  }
+  // Little-endian on every machine: the key Python's int, Java's long and Go's and Rust's
+  // little-endian bytes of the same number give.
+  for (int b = 0; b < 8; ++b) out.push_back(static_cast<char>((value >> (8 * b)) & 0xff));
 }
 
 int64_t count_records(const std::string& path, const InputFormat& format) {
