@@ -70,7 +70,8 @@ RecordReader::RecordReader(const std::string& path, const InputFormat& format)
     : name_(display_name(path)),
       format_(format),
       raw_keys_(format.column == 0 && !format.hex && !format.u64),
-      buf_(1 << 20) {
+      buf_(std::make_unique_for_overwrite<char[]>(kFirstBufferSize)),
+      buf_size_(kFirstBufferSize) {
   if (path == "-") return;  // fd_ is 0
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) fail_errno(name_, errno);
@@ -91,22 +92,24 @@ RecordReader::~RecordReader() {
 // more. False at the end of the input.
 bool RecordReader::refill(Batch& batch) {
   const size_t keep = end_ - batch_begin_;
-  const char* from = buf_.data() + batch_begin_;
-  if (buf_.size() - keep < buf_.size() / 2) {
-    std::vector<char> bigger(buf_.size() * 2);
-    std::memcpy(bigger.data(), from, keep);
-    batch.rebase(from, bigger.data());
-    buf_.swap(bigger);
+  const char* from = buf_.get() + batch_begin_;
+  if (buf_size_ - keep < buf_size_ / 2) {
+    // Not a std::vector: its zeroing of the new bytes would cost as much as reading them.
+    auto bigger = std::make_unique_for_overwrite<char[]>(buf_size_ * 2);
+    std::memcpy(bigger.get(), from, keep);
+    batch.rebase(from, bigger.get());
+    buf_ = std::move(bigger);
+    buf_size_ *= 2;
   } else if (batch_begin_ > 0) {
-    std::memmove(buf_.data(), from, keep);
-    batch.rebase(from, buf_.data());
+    std::memmove(buf_.get(), from, keep);
+    batch.rebase(from, buf_.get());
   }
   begin_ -= batch_begin_;
   scanned_ -= batch_begin_;
   end_ = keep;
   batch_begin_ = 0;
   for (;;) {
-    ssize_t got = ::read(fd_, buf_.data() + end_, buf_.size() - end_);
+    ssize_t got = ::read(fd_, buf_.get() + end_, buf_size_ - end_);
     if (got > 0) {
       end_ += static_cast<size_t>(got);
       return true;
@@ -123,7 +126,7 @@ template <bool kKeepRecords>
 void RecordReader::take_raw_records(Batch& batch, size_t max) {
   const char delim = format_.nul ? '\0' : '\n';
   const bool strip_cr = !format_.nul;
-  const char* const base = buf_.data();
+  const char* const base = buf_.get();
   const char* const end = base + end_;
   const char* record = base + begin_;
   const char* scan = base + scanned_;
@@ -163,10 +166,10 @@ void RecordReader::take_raw_records(Batch& batch, size_t max) {
 bool RecordReader::next_record(Batch& batch, size_t& start, size_t& len) {
   const char delim = format_.nul ? '\0' : '\n';
   for (;;) {
-    const void* hit = std::memchr(buf_.data() + scanned_, delim, end_ - scanned_);
+    const void* hit = std::memchr(buf_.get() + scanned_, delim, end_ - scanned_);
     if (hit != nullptr) {
       start = begin_;
-      len = static_cast<size_t>(static_cast<const char*>(hit) - buf_.data()) - begin_;
+      len = static_cast<size_t>(static_cast<const char*>(hit) - buf_.get()) - begin_;
       begin_ += len + 1;
       scanned_ = begin_;
       bytes_ += len + 1;
@@ -187,7 +190,7 @@ bool RecordReader::next_record(Batch& batch, size_t& start, size_t& len) {
 
 void RecordReader::add_record(Batch& batch, size_t start, size_t len, bool keep_records) {
   ++record_no_;
-  const char* record = buf_.data() + start;
+  const char* record = buf_.get() + start;
   if (keep_records) {
     batch.records_[batch.n_] = record;
     batch.record_lens_[batch.n_] = len;

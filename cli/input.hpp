@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -69,6 +70,8 @@ class Batch {
 // long (a 1 MB key is one record like any other).
 class RecordReader {
  public:
+  static constexpr size_t kFirstBufferSize = size_t{1} << 20;
+
   RecordReader(const std::string& path, const InputFormat& format);
   ~RecordReader();
   RecordReader(const RecordReader&) = delete;
@@ -98,7 +101,8 @@ class RecordReader {
   int fd_ = 0;
   bool owned_ = false;
   bool eof_ = false;
-  std::vector<char> buf_;
+  std::unique_ptr<char[]> buf_;
+  size_t buf_size_;
   size_t batch_begin_ = 0;  // the batch being filled starts here; refill() keeps its bytes
   size_t begin_ = 0;        // the unread bytes are buf_[begin_, end_)
   size_t scanned_ = 0;      // buf_[begin_, scanned_) holds no terminator
