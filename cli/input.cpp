@@ -4,7 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
@@ -119,26 +124,70 @@ bool RecordReader::refill(Batch& batch) {
   }
 }
 
+// The terminators in [from, end), in order. memchr costs a call and its set-up per record, as
+// much as the rest of a short record's work; with SSE2 (every x86-64) 32 bytes become one bit
+// mask, and each terminator costs a few instructions. Other machines use memchr.
+class TerminatorFinder {
+ public:
+  TerminatorFinder(const char* from, const char* end, char delim)
+      : next_(from), end_(end), delim_(delim) {}
+  // The next terminator, or nullptr when [from, end) holds no more.
+  const char* next() {
+#if defined(__SSE2__)
+    const __m128i delims = _mm_set1_epi8(delim_);
+    while (mask_ == 0) {
+      if (end_ - next_ < 32) return next_by_memchr();
+      const auto* p = reinterpret_cast<const __m128i*>(next_);
+      const auto lo =
+          static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(p), delims)));
+      const auto hi =
+          static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(p + 1), delims)));
+      mask_ = lo | (hi << 16);
+      next_ += 32;
+    }
+    const char* hit = next_ - 32 + std::countr_zero(mask_);
+    mask_ &= mask_ - 1;
+    return hit;
+#else
+    return next_by_memchr();
+#endif
+  }
+
+ private:
+  const char* next_by_memchr() {
+    const char* hit = static_cast<const char*>(std::memchr(next_, delim_, end_ - next_));
+    next_ = hit != nullptr ? hit + 1 : end_;
+    return hit;
+  }
+
+  const char* next_;  // the first byte not looked at yet
+  const char* end_;
+  char delim_;
+#if defined(__SSE2__)
+  uint32_t mask_ = 0;  // the terminators found in the 32 bytes before next_ and not yet returned
+#endif
+};
+
 // The records of the buffer, up to `max` in the batch, while each key is its record: the loop
-// every key of a plain input goes through, so it only finds the ends (memchr) and stores two
-// pointers and two lengths. Stops at the first record the buffer does not hold whole.
+// every key of a plain input goes through, so it only finds the ends and stores two pointers and
+// two lengths. Stops at the first record the buffer does not hold whole.
 template <bool kKeepRecords>
 void RecordReader::take_raw_records(Batch& batch, size_t max) {
-  const char delim = format_.nul ? '\0' : '\n';
   const bool strip_cr = !format_.nul;
   const char* const base = buf_.get();
   const char* const end = base + end_;
   const char* record = base + begin_;
-  const char* scan = base + scanned_;
+  TerminatorFinder finder(base + scanned_, end, format_.nul ? '\0' : '\n');
   const void** keys = batch.keys_.data();
   size_t* lens = batch.lens_.data();
   const char** records = batch.records_.data();
   size_t* record_lens = batch.record_lens_.data();
   size_t n = batch.n_;
+  bool whole = false;  // every byte up to `end` was looked at
   while (n < max) {
-    const char* hit = static_cast<const char*>(std::memchr(scan, delim, end - scan));
+    const char* hit = finder.next();
     if (hit == nullptr) {
-      scan = end;
+      whole = true;
       break;
     }
     const size_t len = static_cast<size_t>(hit - record);
@@ -150,13 +199,13 @@ void RecordReader::take_raw_records(Batch& batch, size_t max) {
     // Lines may end with \r\n (files from Windows): the \r is not part of the key.
     lens[n] = len - static_cast<size_t>(strip_cr && len > 0 && hit[-1] == '\r');
     ++n;
-    record = scan = hit + 1;
+    record = hit + 1;
   }
   record_no_ += n - batch.n_;
   batch.n_ = n;
   bytes_ += static_cast<uint64_t>(record - (base + begin_));
   begin_ = static_cast<size_t>(record - base);
-  scanned_ = static_cast<size_t>(scan - base);
+  scanned_ = whole ? end_ : begin_;
 }
 
 // The next record, at buf_[start, start + len) (without its terminator), reading more when the
