@@ -33,6 +33,31 @@ int hex_value(char c) {
   return -1;
 }
 
+// The bytes equal to `delim` in p[0, n): build's first pass, so about as cheap per byte as
+// reading them. With SSE2, 16 bytes at a time: each match subtracts -1 from its lane's byte
+// counter, and the counters are summed (psadbw) before any of them can wrap.
+size_t count_terminators(const char* p, size_t n, char delim) {
+  size_t count = 0;
+  size_t i = 0;
+#if defined(__SSE2__)
+  const __m128i delims = _mm_set1_epi8(delim);
+  const __m128i zero = _mm_setzero_si128();
+  while (n - i >= 16) {
+    const size_t chunks = std::min<size_t>((n - i) / 16, 255);
+    __m128i counters = zero;
+    for (size_t c = 0; c < chunks; ++c, i += 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+      counters = _mm_sub_epi8(counters, _mm_cmpeq_epi8(v, delims));
+    }
+    const __m128i sums = _mm_sad_epu8(counters, zero);
+    // Two sums of at most 8 * 255 each: 32 bits hold them (and 32-bit x86 has no cvtsi128_si64).
+    count += static_cast<uint32_t>(_mm_cvtsi128_si32(sums)) +
+             static_cast<uint32_t>(_mm_cvtsi128_si32(_mm_srli_si128(sums, 8)));
+  }
+#endif
+  return count + static_cast<size_t>(std::count(p + i, p + n, delim));
+}
+
 }  // namespace
 
 std::string errno_text(int err) {
@@ -351,16 +376,13 @@ int64_t count_records(const std::string& path, const InputFormat& format) {
   FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) fail_errno(name, errno);
   const char delim = format.nul ? '\0' : '\n';
-  std::vector<char> buf(1 << 20);
+  const size_t buf_size = size_t{1} << 20;
+  auto buf = std::make_unique_for_overwrite<char[]>(buf_size);
   int64_t count = 0;
   char last = delim;
   size_t got;
-  while ((got = std::fread(buf.data(), 1, buf.size(), f)) > 0) {
-    for (const char* p = buf.data();
-         (p = static_cast<const char*>(std::memchr(p, delim, buf.data() + got - p))) != nullptr;
-         ++p) {
-      ++count;
-    }
+  while ((got = std::fread(buf.get(), 1, buf_size, f)) > 0) {
+    count += static_cast<int64_t>(count_terminators(buf.get(), got, delim));
     last = buf[got - 1];
   }
   bool error = std::ferror(f) != 0;
