@@ -307,6 +307,8 @@ records() {
   cut -d, -f2 big.csv >col2.txt
   expect 0 "the field's bytes are the key" "$ABLOOM" query --count col.abloom col2.txt
   same "$(cat out)" "200000" "every field found"
+  expect 0 "query --column 2 from a pipe prints every record" "$ABLOOM" query --column 2 col.abloom < <(dd if=big.csv bs=4099 status=none | cat)
+  cmp -s out big.csv && ok "fields in place, records from a pipe" || fail "--column pipe output differs: $(cmp out big.csv)"
   "$ABLOOM" query --count col.abloom big.csv >out
   (($(cat out) < 10)) && ok "the whole records are not keys ($(cat out) false positives)" ||
     fail "whole records found: $(cat out)"
