@@ -31,7 +31,7 @@ struct InputFormat {
 
 // A batch of records as read, for abloom_add_many/abloom_test_many: key i is keys()[i] with
 // lens()[i] bytes, record i (without its terminator, for the commands that print it) is record(i).
-// Nothing is copied: keys and records point into the reader's bytes, except keys that --hex or
+// Nothing is copied: keys and records point into the reader's buffer, except keys that --hex or
 // --u64 convert, which the batch holds. So every pointer is valid only until the next read() from
 // the same reader (which may move or overwrite its buffer), and the batch must be used before it.
 class Batch {
@@ -66,9 +66,8 @@ class Batch {
   std::vector<size_t> record_lens_;
 };
 
-// Reads one input ("-" is stdin) record by record: a regular file through a mapping of all of it,
-// anything else (stdin, FIFOs, /proc) with read(2) into a buffer that grows as needed, so no record
-// is too long (a 1 MB key is one record like any other).
+// Reads one input ("-" is stdin) record by record. The buffer grows as needed, so no record is too
+// long (a 1 MB key is one record like any other).
 class RecordReader {
  public:
   static constexpr size_t kFirstBufferSize = size_t{1} << 20;
