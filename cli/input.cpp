@@ -1,7 +1,6 @@
 #include "input.hpp"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,7 +12,6 @@
 #include <bit>
 #include <cerrno>
 #include <charconv>
-#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <system_error>
@@ -101,42 +99,21 @@ void Batch::finish() {
 RecordReader::RecordReader(const std::string& path, const InputFormat& format)
     : name_(display_name(path)),
       format_(format),
-      raw_keys_(format.column == 0 && !format.hex && !format.u64) {
-  if (path != "-") {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) fail_errno(name_, errno);
-    owned_ = true;
-    // A directory opens, and would fail only at the first read, with a vaguer message.
-    struct stat st {};
-    if (::fstat(fd_, &st) != 0) fail_errno(name_, errno);
-    if (S_ISDIR(st.st_mode)) fail_errno(name_, EISDIR);
-    // Files of /proc and /sys say 0 bytes and are read like pipes.
-    if (S_ISREG(st.st_mode) && st.st_size > 0) map_whole(static_cast<uint64_t>(st.st_size));
-  }
-  if (map_ != nullptr) return;
-  buf_ = std::make_unique_for_overwrite<char[]>(kFirstBufferSize);
-  buf_size_ = kFirstBufferSize;
-  data_ = buf_.get();
+      raw_keys_(format.column == 0 && !format.hex && !format.u64),
+      buf_(std::make_unique_for_overwrite<char[]>(kFirstBufferSize)),
+      buf_size_(kFirstBufferSize) {
+  if (path == "-") return;  // fd_ is 0
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) fail_errno(name_, errno);
+  owned_ = true;
+  // A directory opens, and would fail only at the first read, with a vaguer message.
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) fail_errno(name_, errno);
+  if (S_ISDIR(st.st_mode)) fail_errno(name_, EISDIR);
 }
 
 RecordReader::~RecordReader() {
-  if (map_ != nullptr) ::munmap(map_, map_size_);
   if (owned_) ::close(fd_);
-}
-
-// A regular file is mapped whole: its records are then read in place, without read(2)'s copy of
-// every byte (a third of a query's time). Where mapping fails (address space, a file system
-// without mmap) the file is read like any other.
-void RecordReader::map_whole(uint64_t size) {
-  if (size > SIZE_MAX) return;
-  void* map = ::mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_PRIVATE, fd_, 0);
-  if (map == MAP_FAILED) return;
-  ::madvise(map, static_cast<size_t>(size), MADV_SEQUENTIAL);  // a hint: its failure is harmless
-  map_ = map;
-  map_size_ = static_cast<size_t>(size);
-  data_ = static_cast<const char*>(map);
-  end_ = map_size_;
-  eof_ = true;  // nothing to read: the mapping holds the whole file
 }
 
 // Moves the bytes of the batch being filled and the unread ones to the front of the buffer (the
@@ -153,7 +130,6 @@ bool RecordReader::refill(Batch& batch) {
     batch.rebase(from, bigger.get());
     buf_ = std::move(bigger);
     buf_size_ *= 2;
-    data_ = buf_.get();
   } else if (batch_begin_ > 0) {
     std::memmove(buf_.get(), from, keep);
     batch.rebase(from, buf_.get());
@@ -223,7 +199,7 @@ class TerminatorFinder {
 template <bool kKeepRecords>
 void RecordReader::take_raw_records(Batch& batch, size_t max) {
   const bool strip_cr = !format_.nul;
-  const char* const base = data_;
+  const char* const base = buf_.get();
   const char* const end = base + end_;
   const char* record = base + begin_;
   TerminatorFinder finder(base + scanned_, end, format_.nul ? '\0' : '\n');
@@ -257,17 +233,17 @@ void RecordReader::take_raw_records(Batch& batch, size_t max) {
   scanned_ = whole ? end_ : begin_;
 }
 
-// The next record, at data_[start, start + len) (without its terminator), reading more when the
+// The next record, at buf_[start, start + len) (without its terminator), reading more when the
 // buffer holds no whole record; false at the end.
 // Whole blocks with read(2) and memchr for the ends: several times faster per line than
 // getdelim, which locks the stream and copies each line once more.
 bool RecordReader::next_record(Batch& batch, size_t& start, size_t& len) {
   const char delim = format_.nul ? '\0' : '\n';
   for (;;) {
-    const void* hit = std::memchr(data_ + scanned_, delim, end_ - scanned_);
+    const void* hit = std::memchr(buf_.get() + scanned_, delim, end_ - scanned_);
     if (hit != nullptr) {
       start = begin_;
-      len = static_cast<size_t>(static_cast<const char*>(hit) - data_) - begin_;
+      len = static_cast<size_t>(static_cast<const char*>(hit) - buf_.get()) - begin_;
       begin_ += len + 1;
       scanned_ = begin_;
       bytes_ += len + 1;
@@ -288,7 +264,7 @@ bool RecordReader::next_record(Batch& batch, size_t& start, size_t& len) {
 
 void RecordReader::add_record(Batch& batch, size_t start, size_t len, bool keep_records) {
   ++record_no_;
-  const char* record = data_ + start;
+  const char* record = buf_.get() + start;
   if (keep_records) {
     batch.records_[batch.n_] = record;
     batch.record_lens_[batch.n_] = len;
@@ -390,25 +366,6 @@ void RecordReader::convert_key(Batch& batch, std::string_view field) {
   for (int b = 0; b < 8; ++b) out.push_back(static_cast<char>((value >> (8 * b)) & 0xff));
 }
 
-namespace {
-
-// count_records through a mapping of the whole file, as RecordReader reads it (no copy); -1 where
-// the file cannot be mapped (or says it is empty, as /proc's files do): then it is read.
-int64_t count_mapped(int fd, off_t size, char delim) {
-  if (size <= 0 || static_cast<uint64_t>(size) > SIZE_MAX) return -1;
-  const auto len = static_cast<size_t>(size);
-  void* map = ::mmap(nullptr, len, PROT_READ, MAP_PRIVATE, fd, 0);
-  if (map == MAP_FAILED) return -1;
-  ::madvise(map, len, MADV_SEQUENTIAL);
-  const char* bytes = static_cast<const char*>(map);
-  size_t count = count_terminators(bytes, len, delim);
-  if (bytes[len - 1] != delim) ++count;  // a last record without its terminator
-  ::munmap(map, len);
-  return static_cast<int64_t>(count);
-}
-
-}  // namespace
-
 int64_t count_records(const std::string& path, const InputFormat& format) {
   if (path == "-") return -1;
   std::string name = display_name(path);
@@ -419,10 +376,6 @@ int64_t count_records(const std::string& path, const InputFormat& format) {
   FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) fail_errno(name, errno);
   const char delim = format.nul ? '\0' : '\n';
-  if (int64_t n = count_mapped(::fileno(f), st.st_size, delim); n >= 0) {
-    std::fclose(f);
-    return n;
-  }
   const size_t buf_size = size_t{1} << 20;
   auto buf = std::make_unique_for_overwrite<char[]>(buf_size);
   int64_t count = 0;

@@ -92,7 +92,6 @@ class RecordReader {
   void add_key(Batch& batch, std::string_view record);
   std::string_view field_of(std::string_view record) const;
   void convert_key(Batch& batch, std::string_view field);
-  void map_whole(uint64_t size);
   bool refill(Batch& batch);
 
   std::string name_;
@@ -102,16 +101,11 @@ class RecordReader {
   int fd_ = 0;
   bool owned_ = false;
   bool eof_ = false;
-  // The bytes: a regular file's mapping (all of it at once, no copy), else buf_, which read(2)
-  // fills.
-  const char* data_ = nullptr;
-  void* map_ = nullptr;
-  size_t map_size_ = 0;
   std::unique_ptr<char[]> buf_;
-  size_t buf_size_ = 0;
+  size_t buf_size_;
   size_t batch_begin_ = 0;  // the batch being filled starts here; refill() keeps its bytes
-  size_t begin_ = 0;        // the unread bytes are data_[begin_, end_)
-  size_t scanned_ = 0;      // data_[begin_, scanned_) holds no terminator
+  size_t begin_ = 0;        // the unread bytes are buf_[begin_, end_)
+  size_t scanned_ = 0;      // buf_[begin_, scanned_) holds no terminator
   size_t end_ = 0;
   uint64_t record_no_ = 0;
   uint64_t bytes_ = 0;
