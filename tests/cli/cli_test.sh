@@ -286,6 +286,8 @@ records() {
   expect 0 "query -0 across refills" "$ABLOOM" query -0 rec0.abloom rec0.bin
   { cat rec0.bin && printf '\0'; } >want0.bin
   cmp -s out want0.bin && ok "-0 records come out whole" || fail "-0 output differs: $(cmp out want0.bin)"
+  expect 0 "query -0 from a pipe" "$ABLOOM" query -0 rec0.abloom < <(dd if=rec0.bin bs=4099 status=none | cat)
+  cmp -s out want0.bin && ok "-0 records from a pipe" || fail "-0 pipe output differs: $(cmp out want0.bin)"
 
   # Converted keys (--hex, --u64) and fields (--column) across batches and refills: the key is
   # converted, the record printed as read.
@@ -299,6 +301,8 @@ records() {
   expect 0 "build --column 2 --hex" "$ABLOOM" build -o hx.abloom --column 2 --hex --fpr 1e-6 big.csv
   expect 0 "query --column 2 --hex prints every record" "$ABLOOM" query --column 2 --hex hx.abloom big.csv
   cmp -s out big.csv && ok "--hex records" || fail "--hex output differs: $(cmp out big.csv)"
+  expect 0 "query --column 2 --hex from a pipe" "$ABLOOM" query --column 2 --hex hx.abloom < <(dd if=big.csv bs=4099 status=none | cat)
+  cmp -s out big.csv && ok "--hex records from a pipe" || fail "--hex pipe output differs: $(cmp out big.csv)"
   expect 0 "build --column 2 (raw field)" "$ABLOOM" build -o col.abloom --column 2 --fpr 1e-6 big.csv
   cut -d, -f2 big.csv >col2.txt
   expect 0 "the field's bytes are the key" "$ABLOOM" query --count col.abloom col2.txt
@@ -308,6 +312,12 @@ records() {
   "$ABLOOM" query --count col.abloom big.csv >out
   (($(cat out) < 10)) && ok "the whole records are not keys ($(cat out) false positives)" ||
     fail "whole records found: $(cat out)"
+  # Regular files are mapped whole; files that say they are empty (/proc's) are read instead.
+  if [[ -r /proc/version ]]; then
+    expect 0 "build from a /proc file (counted by reading it)" "$ABLOOM" build -o pv.abloom /proc/version
+    expect 0 "query of a /proc file" "$ABLOOM" query --count pv.abloom /proc/version
+    same "$(cat out)" "1" "its one line found"
+  fi
   # An error in a later batch: the batches before it are printed, the status is 2.
   { cat big.csv; echo '1,zz,3'; } >badhex.csv
   expect 2 "--hex error after many batches" "$ABLOOM" query --column 2 --hex hx.abloom badhex.csv
