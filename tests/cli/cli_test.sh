@@ -2,15 +2,15 @@
 # Shell-level tests of the abloom command (cli/), run by ctest:
 #   cli_test.sh ABLOOM READ_FILTER [GROUP...]
 # ABLOOM is the command, READ_FILTER the C reader tests/cli/read_filter.c (files the command writes
-# read through the C API). GROUP selects some groups (default: all): basics errors formats combine
-# dedupe progress. Every check prints "ok" or "FAIL"; the script exits 1 if any failed.
+# read through the C API). GROUP selects some groups (default: all): basics errors formats records
+# combine dedupe progress. Every check prints "ok" or "FAIL"; the script exits 1 if any failed.
 set -uo pipefail
 
 ABLOOM=$(realpath "$1")
 READ=$(realpath "$2")
 shift 2
 GROUPS_SEL=("$@")
-[[ ${#GROUPS_SEL[@]} -gt 0 ]] || GROUPS_SEL=(basics errors formats combine dedupe progress)
+[[ ${#GROUPS_SEL[@]} -gt 0 ]] || GROUPS_SEL=(basics errors formats records combine dedupe progress)
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -246,6 +246,82 @@ formats() {
   # The writer may block on a FIFO nobody opened: open it once to let it finish.
   cat fifo >/dev/null 2>&1 || true
   wait
+}
+
+records() {
+  # The reader hands the library keys in place, in its buffer (1 MiB at first, growing), and
+  # prints records from there: records that span its refills, batches that span many reads of a
+  # slow pipe, records longer than the buffer, empty ones, and the last one without its
+  # terminator must all come out whole. Every key of the input is in the filter, so query prints
+  # the input again, record for record.
+  awk 'BEGIN { srand(7); for (i = 0; i < 150000; i++) { n = int(rand() * 30); s = "";
+    for (j = 0; j < n; j++) s = s sprintf("%c", 97 + int(rand() * 26)); print s } }' >mixed.txt
+  { head -c 3000000 /dev/zero | tr '\0' q; printf '\n\n'; cat mixed.txt; head -c 2500000 /dev/zero | tr '\0' r; } >rec.txt
+  expect 0 "build over records spanning refills" "$ABLOOM" build -o rec.abloom --fpr 1e-6 rec.txt
+  expect 0 "query prints every record" "$ABLOOM" query rec.abloom rec.txt
+  { cat rec.txt && echo; } >want.txt
+  cmp -s out want.txt && ok "records across refills, a 3 MB and an empty one, the last unterminated" ||
+    fail "query's output differs from its input: $(cmp out want.txt)"
+  expect 0 "query --count" "$ABLOOM" query --count rec.abloom rec.txt
+  same "$(cat out)" "$(wc -l <want.txt)" "--count counts every record"
+  # A slow pipe: a batch gathers many short reads, and its records move as the buffer refills.
+  expect 0 "query from a pipe of small writes" "$ABLOOM" query rec.abloom < <(dd if=rec.txt bs=4099 status=none | cat)
+  cmp -s out want.txt && ok "the same records from a pipe" || fail "pipe output differs: $(cmp out want.txt)"
+  expect 0 "dedupe of a new filter prints the first copy of each record" \
+    "$ABLOOM" dedupe --capacity 400000 --fpr 1e-9 rec.txt rec.txt
+  awk '!seen[$0]++' want.txt >first.txt
+  cmp -s out first.txt && ok "dedupe output is awk's" || fail "dedupe differs from awk: $(cmp out first.txt)"
+  expect 0 "a build from the pipe is the build from the file" \
+    "$ABLOOM" build -o pipe.abloom --fpr 1e-6 --capacity "$(wc -l <want.txt)" < <(dd if=rec.txt bs=4099 status=none | cat)
+  cmp -s pipe.abloom rec.abloom && ok "same filter from the pipe" || fail "another filter from the pipe"
+
+  # \r\n lines: the key has no \r, the printed record keeps it.
+  sed 's/$/\r/' mixed.txt >crlf.txt
+  expect 0 "query \\r\\n lines of \\n keys" "$ABLOOM" query rec.abloom crlf.txt
+  cmp -s out crlf.txt && ok "records printed with their \\r" || fail "\\r\\n records differ"
+
+  # NUL-terminated records across refills; newlines are part of them.
+  { tr '\n' '\0' <mixed.txt; printf 'two\nlines\0'; head -c 2000000 /dev/zero | tr '\0' z; } >rec0.bin
+  expect 0 "build -0 across refills" "$ABLOOM" build -0 -o rec0.abloom --fpr 1e-6 rec0.bin
+  expect 0 "query -0 across refills" "$ABLOOM" query -0 rec0.abloom rec0.bin
+  { cat rec0.bin && printf '\0'; } >want0.bin
+  cmp -s out want0.bin && ok "-0 records come out whole" || fail "-0 output differs: $(cmp out want0.bin)"
+  expect 0 "query -0 from a pipe" "$ABLOOM" query -0 rec0.abloom < <(dd if=rec0.bin bs=4099 status=none | cat)
+  cmp -s out want0.bin && ok "-0 records from a pipe" || fail "-0 pipe output differs: $(cmp out want0.bin)"
+
+  # Converted keys (--hex, --u64) and fields (--column) across batches and refills: the key is
+  # converted, the record printed as read.
+  awk 'BEGIN { for (i = 0; i < 200000; i++) printf "%d,%08x,%d\n", i, (i * 2654435761) % 4294967296, i * 13 }' >big.csv
+  expect 0 "build --column 3 --u64" "$ABLOOM" build -o u.abloom --column 3 --u64 --fpr 1e-6 big.csv
+  expect 0 "query --column 3 --u64 prints every record" "$ABLOOM" query --column 3 --u64 u.abloom big.csv
+  cmp -s out big.csv && ok "--u64 records" || fail "--u64 output differs: $(cmp out big.csv)"
+  cut -d, -f3 big.csv >col3.txt
+  expect 0 "query --u64 of the bare numbers" "$ABLOOM" query --count --u64 u.abloom col3.txt
+  same "$(cat out)" "200000" "--column --u64 keys are the numbers' bytes"
+  expect 0 "build --column 2 --hex" "$ABLOOM" build -o hx.abloom --column 2 --hex --fpr 1e-6 big.csv
+  expect 0 "query --column 2 --hex prints every record" "$ABLOOM" query --column 2 --hex hx.abloom big.csv
+  cmp -s out big.csv && ok "--hex records" || fail "--hex output differs: $(cmp out big.csv)"
+  expect 0 "query --column 2 --hex from a pipe" "$ABLOOM" query --column 2 --hex hx.abloom < <(dd if=big.csv bs=4099 status=none | cat)
+  cmp -s out big.csv && ok "--hex records from a pipe" || fail "--hex pipe output differs: $(cmp out big.csv)"
+  expect 0 "build --column 2 (raw field)" "$ABLOOM" build -o col.abloom --column 2 --fpr 1e-6 big.csv
+  cut -d, -f2 big.csv >col2.txt
+  expect 0 "the field's bytes are the key" "$ABLOOM" query --count col.abloom col2.txt
+  same "$(cat out)" "200000" "every field found"
+  expect 0 "query --column 2 from a pipe prints every record" "$ABLOOM" query --column 2 col.abloom < <(dd if=big.csv bs=4099 status=none | cat)
+  cmp -s out big.csv && ok "fields in place, records from a pipe" || fail "--column pipe output differs: $(cmp out big.csv)"
+  "$ABLOOM" query --count col.abloom big.csv >out
+  (($(cat out) < 10)) && ok "the whole records are not keys ($(cat out) false positives)" ||
+    fail "whole records found: $(cat out)"
+  # Regular files are mapped whole; files that say they are empty (/proc's) are read instead.
+  if [[ -r /proc/version ]]; then
+    expect 0 "build from a /proc file (counted by reading it)" "$ABLOOM" build -o pv.abloom /proc/version
+    expect 0 "query of a /proc file" "$ABLOOM" query --count pv.abloom /proc/version
+    same "$(cat out)" "1" "its one line found"
+  fi
+  # An error in a later batch: the batches before it are printed, the status is 2.
+  { cat big.csv; echo '1,zz,3'; } >badhex.csv
+  expect 2 "--hex error after many batches" "$ABLOOM" query --column 2 --hex hx.abloom badhex.csv
+  has err "badhex.csv: record 200001: not hex: 'zz'" "names the record"
 }
 
 combine() {
