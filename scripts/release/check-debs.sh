@@ -58,6 +58,12 @@ depends_cover() {
   done
 }
 
+# docs PKG: the files every package has besides its own, sorted as `sort` sorts the lists.
+docs() {
+  printf '%s\n' "./usr/share/doc/$1/changelog.Debian.gz" "./usr/share/doc/$1/copyright" \
+    "./usr/share/lintian/overrides/$1"
+}
+
 check_metadata() { # ARCH MULTIARCH ELF-MACHINE
   local arch=$1 ma=$2 machine=$3 p deb field want got x=$tmp/$1
   local -A debs=()
@@ -79,7 +85,8 @@ check_metadata() { # ARCH MULTIARCH ELF-MACHINE
 
   # Every file, symlinks with their targets, against the layout a Debian library has.
   want="./usr/lib/$ma/$so -> $so.0.0
-./usr/lib/$ma/$so.0.0"
+./usr/lib/$ma/$so.0.0
+$(docs "$rt")"
   want=${want//$so.0.0/libabloom.so.$version}
   got=$(dpkg-deb -c "${debs[$rt]}" | awk '$1 !~ /^d/' | sed -E 's/^([^ ]+ +){5}//' | sort)
   [[ $got == "$want" ]] || die "${rt}_$arch files:
@@ -97,6 +104,7 @@ $want"
 ./usr/lib/$ma/libabloom.a
 ./usr/lib/$ma/libabloom.so -> $so
 ./usr/lib/$ma/pkgconfig/abloom.pc
+$(docs libabloom-dev)
 EOL
   )
   got=$(dpkg-deb -c "${debs[libabloom-dev]}" | awk '$1 !~ /^d/' | sed -E 's/^([^ ]+ +){5}//' | sort)
@@ -104,7 +112,8 @@ EOL
 $got
  expected:
 $want"
-  want=./usr/bin/abloom
+  want="./usr/bin/abloom
+$(docs abloom-tools)"
   got=$(dpkg-deb -c "${debs[abloom-tools]}" | awk '$1 !~ /^d/' | sed -E 's/^([^ ]+ +){5}//' | sort)
   [[ $got == "$want" ]] || die "abloom-tools_$arch files:
 $got
