@@ -43,6 +43,16 @@ set(CPACK_DEBIAN_RUNTIME_PACKAGE_SHLIBDEPS ON)  # libc6, libstdc++6, libgcc-s1 f
 # silently ignored); only libabloom0 holds a shared object, so only it gets one.
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
+# The loader's cache: the ldconfig trigger (cmake/debian/triggers: activate-noawait ldconfig), as
+# Debian's library packages do, so that dpkg runs ldconfig once after all the packages of a run.
+# CPack would instead add a postinst and a postrm that call ldconfig themselves (for any library
+# in /usr/lib/*), unless CONTROL_EXTRA names a postinst and a postrm. It does, in a directory that
+# is never created: CPack then generates neither script and skips the missing names (cpack prints
+# one warning per name), so libabloom0 has no maintainer script at all, as it needs none.
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_EXTRA "${PROJECT_SOURCE_DIR}/cmake/debian/triggers"
+    "${PROJECT_BINARY_DIR}/debian/no-ldconfig-scripts/postinst"
+    "${PROJECT_BINARY_DIR}/debian/no-ldconfig-scripts/postrm")
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 # Under the synopsis (CPACK_PACKAGE_DESCRIPTION_SUMMARY, the project's description).
 # Each "\n" starts a line of the control file's extended description (CPack indents it by one
 # space); lintian wants them within 80 columns.

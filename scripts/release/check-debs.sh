@@ -138,6 +138,18 @@ $want"
   got=$(dpkg-deb -I "${debs[$rt]}" shlibs 2>/dev/null) || die "$rt ($arch) has no shlibs control file"
   want="libabloom $soversion $rt (>= $debver)"
   [[ $got == "$want" ]] || die "$rt ($arch) shlibs: '$got', not '$want'"
+  # The loader's cache is refreshed by libc's ldconfig trigger, not by maintainer scripts: the
+  # library's control archive holds the trigger, and no package has a script calling ldconfig.
+  got=$(dpkg-deb -I "${debs[$rt]}" triggers 2>/dev/null) || die "$rt ($arch) has no triggers control file"
+  [[ $got == "activate-noawait ldconfig" ]] || die "$rt ($arch) triggers: '$got', not 'activate-noawait ldconfig'"
+  for p in "${!debs[@]}"; do
+    mkdir -p "$tmp/control-$arch-$p"
+    dpkg-deb -e "${debs[$p]}" "$tmp/control-$arch-$p"
+    for f in preinst postinst prerm postrm; do
+      [[ ! -e $tmp/control-$arch-$p/$f ]] || ! grep -q ldconfig "$tmp/control-$arch-$p/$f" ||
+        die "$p ($arch) $f calls ldconfig (the triggers file does it)"
+    done
+  done
   got=$(dpkg-deb -f "${debs[libabloom-dev]}" Depends)
   want="$rt (= $debver), libxxhash-dev"
   [[ $got == "$want" ]] || die "libabloom-dev ($arch) Depends: '$got', not '$want'"
