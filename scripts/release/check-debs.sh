@@ -113,7 +113,8 @@ $got
  expected:
 $want"
   want="./usr/bin/abloom
-$(docs abloom-tools)"
+$(docs abloom-tools)
+./usr/share/man/man1/abloom.1.gz"
   got=$(dpkg-deb -c "${debs[abloom-tools]}" | awk '$1 !~ /^d/' | sed -E 's/^([^ ]+ +){5}//' | sort)
   [[ $got == "$want" ]] || die "abloom-tools_$arch files:
 $got
