@@ -8,14 +8,17 @@
 #     libc6, libgcc-s1, libstdc++6 with versions, covering every DT_NEEDED of the command),
 #     libabloom0's shlibs file, the exact file lists (/usr/include, the architecture's multiarch
 #     directory, /usr/bin/abloom), the library's and the command's ELF machine, the SONAME, no
-#     RPATH or RUNPATH in the command, the paths in abloom.pc and in the CMake package, and no
-#     build-machine path in any file;
+#     RPATH or RUNPATH in the command, the paths in abloom.pc and in the CMake package, no
+#     build-machine path in any file; each package's /usr/share/doc copyright (DEP-5, from LICENSE)
+#     and changelog.Debian.gz (gzip-valid, this version), the command's gzipped manual page,
+#     libabloom0's ldconfig trigger and no maintainer script calling ldconfig; and lintian, with
+#     no error or warning on any package;
 #  2. the consumers of tests/install/deb/run_deb_tests.sh (README hello, pkg-config consumer
 #     dynamic and static, CMake consumer, file_reader on the golden vector and every FILE=KEYS
 #     given, the abloom command's build, query and verify), with the packages installed by apt-get: amd64 natively, arm64 through multiarch with
 #     the programs cross-built and run under qemu-aarch64.
 #
-# Needs root (apt-get) and what debs.sh needs, plus qemu-user. Refuses to run when libabloom0,
+# Needs root (apt-get) and what debs.sh needs, plus qemu-user and lintian. Refuses to run when libabloom0,
 # libabloom-dev or abloom-tools is installed (run_deb_tests.sh checks).
 # Usage: scripts/release/check-debs.sh OUT [FILE=KEYS ...]
 set -euo pipefail
@@ -62,6 +65,12 @@ depends_cover() {
 docs() {
   printf '%s\n' "./usr/share/doc/$1/changelog.Debian.gz" "./usr/share/doc/$1/copyright" \
     "./usr/share/lintian/overrides/$1"
+}
+
+# gzip_n FILE: FILE's gzip header has no file name and no time stamp (gzip -n: the same bytes
+# from every build).
+gzip_n() {
+  [[ $(head -c 8 "$1" | od -An -tx1 | tr -d ' \n') == 1f8b080000000000 ]]
 }
 
 check_metadata() { # ARCH MULTIARCH ELF-MACHINE
@@ -120,6 +129,31 @@ $(docs abloom-tools)
 $got
  expected:
 $want"
+
+  # What every Debian package carries: the copyright file, machine-readable (DEP-5), with
+  # LICENSE's copyright line and the Expat (MIT) licence; the changelog, gzip-compressed, its entry
+  # this version; and the command's manual page, gzip-compressed.
+  local holder doc
+  holder=$(sed -n 's/^Copyright (c) //p' "$root/LICENSE")
+  for p in "${!debs[@]}"; do
+    doc=$x/$p/usr/share/doc/$p
+    [[ -s $doc/copyright ]] || die "$p ($arch) has no /usr/share/doc/$p/copyright"
+    for want in 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' \
+      'Files: *' "Copyright: $holder" 'License: Expat' ' Permission is hereby granted, free of charge, to any person obtaining a copy'; do
+      grep -qxF "$want" "$doc/copyright" || die "$p ($arch) copyright lacks the line '$want'"
+    done
+    gzip -t "$doc/changelog.Debian.gz" || die "$p ($arch) changelog.Debian.gz is not a valid gzip file"
+    gzip_n "$doc/changelog.Debian.gz" || die "$p ($arch) changelog.Debian.gz keeps a name or time stamp (not gzip -n)"
+    got=$(gzip -dc "$doc/changelog.Debian.gz")
+    got=${got%%$'\n'*}
+    [[ $got == "abloom ($debver) "* ]] || die "$p ($arch) changelog's entry is '$got', not abloom ($debver)"
+  done
+  gzip -t "$x/abloom-tools/usr/share/man/man1/abloom.1.gz" || die "abloom-tools ($arch): abloom.1.gz is not a valid gzip file"
+  gzip_n "$x/abloom-tools/usr/share/man/man1/abloom.1.gz" || die "abloom-tools ($arch): abloom.1.gz keeps a name or time stamp"
+  # And lintian, Debian's package checker: no error and no warning on any of them.
+  got=$(lintian --fail-on error,warning "${debs[@]}" 2>&1) || die "lintian ($arch) finds errors or warnings:
+$got"
+  [[ $(grep -E '^[EW]: ' <<<"$got") == "" ]] || die "lintian ($arch): $got"
 
   # The library: built for ARCH, its SONAME, and a Depends that covers everything it needs.
   local lib=$x/$rt/usr/lib/$ma/libabloom.so.$version
@@ -189,6 +223,7 @@ $want"
   echo "PASS: $arch metadata: $rt ($depends), libabloom-dev, abloom-tools ($tools_depends), $so in /usr/lib/$ma, pkg-config and CMake paths"
 }
 
+command -v lintian >/dev/null || die "lintian not found (apt-get install lintian; scripts/setup.sh release installs it)"
 t0=$SECONDS
 echo "== metadata"
 check_metadata amd64 x86_64-linux-gnu X86-64
