@@ -18,6 +18,7 @@ PACKAGES=(
   libbloom-dev     # libbloom, a peer in bench/abloom_bench (optional there)
   libcli11-dev     # CLI11, header-only: the abloom command's options (cli/)
   time             # /usr/bin/time: scripts/demo.sh's peak memory of abloom build
+  man-db           # man --warnings: tests/cli/man_test.sh renders cli/abloom.1 (with groff-base)
   clang
   clang-format
   clang-tidy
