@@ -9,6 +9,9 @@
 #                   which cross builds need); depends on libabloom0 of the same version and on what
 #                   dpkg-shlibdeps finds for the binary (libc6, libstdc++6, libgcc-s1)
 #
+# Each also has /usr/share/doc/PKG/copyright and changelog.Debian.gz, and a lintian override
+# (/usr/share/lintian/overrides/PKG); see below.
+#
 # Configure the tree with -DCMAKE_INSTALL_PREFIX=/usr so that GNUInstallDirs picks Debian's
 # multiarch library directory (lib/x86_64-linux-gnu) and abloom.pc names /usr. arm64 packages are
 # cross-built the same way (scripts/build-debs.sh OUT arm64: lib/aarch64-linux-gnu). Like any Debian
@@ -40,6 +43,16 @@ set(CPACK_DEBIAN_RUNTIME_PACKAGE_SHLIBDEPS ON)  # libc6, libstdc++6, libgcc-s1 f
 # silently ignored); only libabloom0 holds a shared object, so only it gets one.
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
+# The loader's cache: the ldconfig trigger (cmake/debian/triggers: activate-noawait ldconfig), as
+# Debian's library packages do, so that dpkg runs ldconfig once after all the packages of a run.
+# CPack would instead add a postinst and a postrm that call ldconfig themselves (for any library
+# in /usr/lib/*), unless CONTROL_EXTRA names a postinst and a postrm. It does, in a directory that
+# is never created: CPack then generates neither script and skips the missing names (cpack prints
+# one warning per name), so libabloom0 has no maintainer script at all, as it needs none.
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_EXTRA "${PROJECT_SOURCE_DIR}/cmake/debian/triggers"
+    "${PROJECT_BINARY_DIR}/debian/no-ldconfig-scripts/postinst"
+    "${PROJECT_BINARY_DIR}/debian/no-ldconfig-scripts/postrm")
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 # Under the synopsis (CPACK_PACKAGE_DESCRIPTION_SUMMARY, the project's description).
 # Each "\n" starts a line of the control file's extended description (CPack indents it by one
 # space); lintian wants them within 80 columns.
@@ -74,5 +87,99 @@ string(CONCAT CPACK_DEBIAN_TOOLS_DESCRIPTION
        "inspect and verify Bloom filter files from the shell (lines, NUL-separated,\n"
        "CSV/TSV columns, hex or 64-bit binary keys), the files every abloom binding\n"
        "reads.")
+
+# ---- /usr/share/doc/PKG: copyright and changelog.Debian.gz -------------------------------------
+# Every Debian package carries both (policy 12.5, 12.7). They are generated here, into
+# debian/ of the build tree, and installed only into the packages: EXCLUDE_FROM_ALL keeps them out
+# of a plain `cmake --install` (CPack installs each component by name, which includes them).
+#   copyright            machine-readable (DEP-5), from LICENSE: its copyright line and its text.
+#   changelog.Debian.gz  one entry, this version and release (cmake/debian/changelog.in), dated
+#                        by SOURCE_DATE_EPOCH when set, else by the source's last commit, and
+#                        compressed with gzip -9n (no name, no time stamp): the same bytes from
+#                        the same commit.
+set(ABLOOM_DEB_DIR "${PROJECT_BINARY_DIR}/debian")
+file(READ "${PROJECT_SOURCE_DIR}/LICENSE" _abloom_license)
+# LICENSE is the MIT licence, which DEP-5 calls Expat; another licence needs its own name here.
+if(NOT _abloom_license MATCHES "^MIT License\n\nCopyright \\(c\\) ([^\n]+)\n\n(.+[^\n])\n*$")
+  message(FATAL_ERROR "LICENSE is not the MIT licence as cmake/package.cmake expects ('MIT License', "
+                      "a blank line, 'Copyright (c) YEAR HOLDER', a blank line, the text): "
+                      "update its Debian copyright file (DEP-5 License: field) to match")
+endif()
+set(_abloom_holder "${CMAKE_MATCH_1}")
+# DEP-5 license text: each line indented by one space, blank lines as " .".
+string(REPLACE "\n\n" "\n.\n" _abloom_text "${CMAKE_MATCH_2}")
+string(REPLACE "\n" "\n " _abloom_text " ${_abloom_text}")
+file(WRITE "${ABLOOM_DEB_DIR}/copyright"
+"Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
+Upstream-Name: abloom
+Upstream-Contact: ${CPACK_PACKAGE_CONTACT}
+Source: ${CPACK_PACKAGE_HOMEPAGE_URL}
+
+Files: *
+Copyright: ${_abloom_holder}
+License: Expat
+
+License: Expat
+${_abloom_text}
+")
+
+set(ABLOOM_DEB_VERSION "${PROJECT_VERSION}-${CPACK_DEBIAN_PACKAGE_RELEASE}")
+set(_abloom_epoch "$ENV{SOURCE_DATE_EPOCH}")
+if(NOT _abloom_epoch)
+  find_package(Git QUIET)
+  if(GIT_FOUND)
+    execute_process(COMMAND "${GIT_EXECUTABLE}" log -1 --format=%ct
+                    WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}"
+                    OUTPUT_VARIABLE _abloom_epoch OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  endif()
+endif()
+if(_abloom_epoch MATCHES "^[0-9]+$")
+  # string(TIMESTAMP) formats SOURCE_DATE_EPOCH when it is set.
+  set(_abloom_saved_epoch "$ENV{SOURCE_DATE_EPOCH}")
+  set(ENV{SOURCE_DATE_EPOCH} "${_abloom_epoch}")
+  string(TIMESTAMP ABLOOM_DEB_DATE "%a, %d %b %Y %H:%M:%S +0000" UTC)
+  set(ENV{SOURCE_DATE_EPOCH} "${_abloom_saved_epoch}")
+else()
+  # Neither (a source tree outside git): now, which is not reproducible.
+  string(TIMESTAMP ABLOOM_DEB_DATE "%a, %d %b %Y %H:%M:%S +0000" UTC)
+endif()
+configure_file("${PROJECT_SOURCE_DIR}/cmake/debian/changelog.in" "${ABLOOM_DEB_DIR}/changelog.Debian" @ONLY)
+
+find_program(ABLOOM_GZIP gzip)
+if(ABLOOM_GZIP)
+  # -f: replace the previous configure's file; -9n: best compression, no name or time stamp.
+  execute_process(COMMAND "${ABLOOM_GZIP}" -9nf "${ABLOOM_DEB_DIR}/changelog.Debian"
+                  RESULT_VARIABLE _abloom_rc)
+  if(NOT _abloom_rc EQUAL 0)
+    message(FATAL_ERROR "gzip -9nf ${ABLOOM_DEB_DIR}/changelog.Debian failed: ${_abloom_rc}")
+  endif()
+  foreach(_abloom_component IN LISTS CPACK_COMPONENTS_ALL)
+    string(TOUPPER "${_abloom_component}" _abloom_upper)
+    set(_abloom_pkg "${CPACK_DEBIAN_${_abloom_upper}_PACKAGE_NAME}")
+    install(FILES "${ABLOOM_DEB_DIR}/copyright" "${ABLOOM_DEB_DIR}/changelog.Debian.gz"
+            DESTINATION "${CMAKE_INSTALL_DATAROOTDIR}/doc/${_abloom_pkg}"
+            COMPONENT ${_abloom_component} EXCLUDE_FROM_ALL)
+    # The one lintian finding that is about Debian's archive, not the package: a first upload to
+    # Debian closes its ITP bug. These packages are not uploaded to Debian (lintian's explanation
+    # of the tag says to ignore it then); the override says so to anyone who runs lintian on them.
+    file(WRITE "${ABLOOM_DEB_DIR}/overrides/${_abloom_pkg}"
+         "# Not a package of Debian's archive: there is no ITP bug for its changelog to close.\n"
+         "${_abloom_pkg}: initial-upload-closes-no-bugs\n")
+    install(FILES "${ABLOOM_DEB_DIR}/overrides/${_abloom_pkg}"
+            DESTINATION "${CMAKE_INSTALL_DATAROOTDIR}/lintian/overrides"
+            COMPONENT ${_abloom_component} EXCLUDE_FROM_ALL)
+  endforeach()
+else()
+  message(STATUS "gzip not found: the Debian packages (cpack) would lack /usr/share/doc/PKG")
+endif()
+unset(_abloom_license)
+unset(_abloom_holder)
+unset(_abloom_text)
+unset(_abloom_epoch)
+unset(_abloom_saved_epoch)
+unset(_abloom_rc)
+unset(_abloom_component)
+unset(_abloom_upper)
+unset(_abloom_pkg)
 
 include(CPack)

@@ -18,6 +18,7 @@ PACKAGES=(
   libbloom-dev     # libbloom, a peer in bench/abloom_bench (optional there)
   libcli11-dev     # CLI11, header-only: the abloom command's options (cli/)
   time             # /usr/bin/time: scripts/demo.sh's peak memory of abloom build
+  man-db           # man --warnings: tests/cli/man_test.sh renders cli/abloom.1 (with groff-base)
   clang
   clang-format
   clang-tidy
@@ -33,15 +34,16 @@ PACKAGES=(
 # `setup.sh release`: what scripts/build-release.sh and scripts/release/check-*.sh need beyond
 # that: the arm64 architecture in dpkg (multiarch), so that the arm64 Debian packages get their
 # Depends from Debian's arm64 libraries (dpkg-shlibdeps) and install for real, with those
-# libraries and libabloom-dev's dependency. (The arm64 JDK and CPython the checks run under qemu
-# are downloaded and unpacked by the checks, not installed.)
+# libraries and libabloom-dev's dependency; and lintian, which scripts/release/check-debs.sh runs
+# on the Debian packages. (The arm64 JDK and CPython the checks run under qemu are downloaded and
+# unpacked by the checks, not installed.)
 FOREIGN_ARCHES=()
 for group in "$@"; do
   case "$group" in
     cross) PACKAGES+=(qemu-user g++-aarch64-linux-gnu g++-s390x-linux-gnu) ;;
     release)
       PACKAGES+=(qemu-user g++-aarch64-linux-gnu libc6:arm64 libstdc++6:arm64 libgcc-s1:arm64
-        libxxhash-dev:arm64 unzip llvm)
+        libxxhash-dev:arm64 unzip llvm lintian)
       FOREIGN_ARCHES+=(arm64)
       ;;
     *) echo "setup: unknown group '$group' (known: cross, release)" >&2 && exit 2 ;;

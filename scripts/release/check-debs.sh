@@ -8,14 +8,17 @@
 #     libc6, libgcc-s1, libstdc++6 with versions, covering every DT_NEEDED of the command),
 #     libabloom0's shlibs file, the exact file lists (/usr/include, the architecture's multiarch
 #     directory, /usr/bin/abloom), the library's and the command's ELF machine, the SONAME, no
-#     RPATH or RUNPATH in the command, the paths in abloom.pc and in the CMake package, and no
-#     build-machine path in any file;
+#     RPATH or RUNPATH in the command, the paths in abloom.pc and in the CMake package, no
+#     build-machine path in any file; each package's /usr/share/doc copyright (DEP-5, from LICENSE)
+#     and changelog.Debian.gz (gzip-valid, this version), the command's gzipped manual page,
+#     libabloom0's ldconfig trigger and no maintainer script calling ldconfig; and lintian, with
+#     no error or warning on any package;
 #  2. the consumers of tests/install/deb/run_deb_tests.sh (README hello, pkg-config consumer
 #     dynamic and static, CMake consumer, file_reader on the golden vector and every FILE=KEYS
 #     given, the abloom command's build, query and verify), with the packages installed by apt-get: amd64 natively, arm64 through multiarch with
 #     the programs cross-built and run under qemu-aarch64.
 #
-# Needs root (apt-get) and what debs.sh needs, plus qemu-user. Refuses to run when libabloom0,
+# Needs root (apt-get) and what debs.sh needs, plus qemu-user and lintian. Refuses to run when libabloom0,
 # libabloom-dev or abloom-tools is installed (run_deb_tests.sh checks).
 # Usage: scripts/release/check-debs.sh OUT [FILE=KEYS ...]
 set -euo pipefail
@@ -58,6 +61,18 @@ depends_cover() {
   done
 }
 
+# docs PKG: the files every package has besides its own, sorted as `sort` sorts the lists.
+docs() {
+  printf '%s\n' "./usr/share/doc/$1/changelog.Debian.gz" "./usr/share/doc/$1/copyright" \
+    "./usr/share/lintian/overrides/$1"
+}
+
+# gzip_n FILE: FILE's gzip header has no file name and no time stamp (gzip -n: the same bytes
+# from every build).
+gzip_n() {
+  [[ $(head -c 8 "$1" | od -An -tx1 | tr -d ' \n') == 1f8b080000000000 ]]
+}
+
 check_metadata() { # ARCH MULTIARCH ELF-MACHINE
   local arch=$1 ma=$2 machine=$3 p deb field want got x=$tmp/$1
   local -A debs=()
@@ -79,7 +94,8 @@ check_metadata() { # ARCH MULTIARCH ELF-MACHINE
 
   # Every file, symlinks with their targets, against the layout a Debian library has.
   want="./usr/lib/$ma/$so -> $so.0.0
-./usr/lib/$ma/$so.0.0"
+./usr/lib/$ma/$so.0.0
+$(docs "$rt")"
   want=${want//$so.0.0/libabloom.so.$version}
   got=$(dpkg-deb -c "${debs[$rt]}" | awk '$1 !~ /^d/' | sed -E 's/^([^ ]+ +){5}//' | sort)
   [[ $got == "$want" ]] || die "${rt}_$arch files:
@@ -97,6 +113,7 @@ $want"
 ./usr/lib/$ma/libabloom.a
 ./usr/lib/$ma/libabloom.so -> $so
 ./usr/lib/$ma/pkgconfig/abloom.pc
+$(docs libabloom-dev)
 EOL
   )
   got=$(dpkg-deb -c "${debs[libabloom-dev]}" | awk '$1 !~ /^d/' | sed -E 's/^([^ ]+ +){5}//' | sort)
@@ -104,12 +121,39 @@ EOL
 $got
  expected:
 $want"
-  want=./usr/bin/abloom
+  want="./usr/bin/abloom
+$(docs abloom-tools)
+./usr/share/man/man1/abloom.1.gz"
   got=$(dpkg-deb -c "${debs[abloom-tools]}" | awk '$1 !~ /^d/' | sed -E 's/^([^ ]+ +){5}//' | sort)
   [[ $got == "$want" ]] || die "abloom-tools_$arch files:
 $got
  expected:
 $want"
+
+  # What every Debian package carries: the copyright file, machine-readable (DEP-5), with
+  # LICENSE's copyright line and the Expat (MIT) licence; the changelog, gzip-compressed, its entry
+  # this version; and the command's manual page, gzip-compressed.
+  local holder doc
+  holder=$(sed -n 's/^Copyright (c) //p' "$root/LICENSE")
+  for p in "${!debs[@]}"; do
+    doc=$x/$p/usr/share/doc/$p
+    [[ -s $doc/copyright ]] || die "$p ($arch) has no /usr/share/doc/$p/copyright"
+    for want in 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' \
+      'Files: *' "Copyright: $holder" 'License: Expat' ' Permission is hereby granted, free of charge, to any person obtaining a copy'; do
+      grep -qxF "$want" "$doc/copyright" || die "$p ($arch) copyright lacks the line '$want'"
+    done
+    gzip -t "$doc/changelog.Debian.gz" || die "$p ($arch) changelog.Debian.gz is not a valid gzip file"
+    gzip_n "$doc/changelog.Debian.gz" || die "$p ($arch) changelog.Debian.gz keeps a name or time stamp (not gzip -n)"
+    got=$(gzip -dc "$doc/changelog.Debian.gz")
+    got=${got%%$'\n'*}
+    [[ $got == "abloom ($debver) "* ]] || die "$p ($arch) changelog's entry is '$got', not abloom ($debver)"
+  done
+  gzip -t "$x/abloom-tools/usr/share/man/man1/abloom.1.gz" || die "abloom-tools ($arch): abloom.1.gz is not a valid gzip file"
+  gzip_n "$x/abloom-tools/usr/share/man/man1/abloom.1.gz" || die "abloom-tools ($arch): abloom.1.gz keeps a name or time stamp"
+  # And lintian, Debian's package checker: no error and no warning on any of them.
+  got=$(lintian --fail-on error,warning "${debs[@]}" 2>&1) || die "lintian ($arch) finds errors or warnings:
+$got"
+  [[ $(grep -E '^[EW]: ' <<<"$got") == "" ]] || die "lintian ($arch): $got"
 
   # The library: built for ARCH, its SONAME, and a Depends that covers everything it needs.
   local lib=$x/$rt/usr/lib/$ma/libabloom.so.$version
@@ -129,6 +173,18 @@ $want"
   got=$(dpkg-deb -I "${debs[$rt]}" shlibs 2>/dev/null) || die "$rt ($arch) has no shlibs control file"
   want="libabloom $soversion $rt (>= $debver)"
   [[ $got == "$want" ]] || die "$rt ($arch) shlibs: '$got', not '$want'"
+  # The loader's cache is refreshed by libc's ldconfig trigger, not by maintainer scripts: the
+  # library's control archive holds the trigger, and no package has a script calling ldconfig.
+  got=$(dpkg-deb -I "${debs[$rt]}" triggers 2>/dev/null) || die "$rt ($arch) has no triggers control file"
+  [[ $got == "activate-noawait ldconfig" ]] || die "$rt ($arch) triggers: '$got', not 'activate-noawait ldconfig'"
+  for p in "${!debs[@]}"; do
+    mkdir -p "$tmp/control-$arch-$p"
+    dpkg-deb -e "${debs[$p]}" "$tmp/control-$arch-$p"
+    for f in preinst postinst prerm postrm; do
+      [[ ! -e $tmp/control-$arch-$p/$f ]] || ! grep -q ldconfig "$tmp/control-$arch-$p/$f" ||
+        die "$p ($arch) $f calls ldconfig (the triggers file does it)"
+    done
+  done
   got=$(dpkg-deb -f "${debs[libabloom-dev]}" Depends)
   want="$rt (= $debver), libxxhash-dev"
   [[ $got == "$want" ]] || die "libabloom-dev ($arch) Depends: '$got', not '$want'"
@@ -167,6 +223,7 @@ $want"
   echo "PASS: $arch metadata: $rt ($depends), libabloom-dev, abloom-tools ($tools_depends), $so in /usr/lib/$ma, pkg-config and CMake paths"
 }
 
+command -v lintian >/dev/null || die "lintian not found (apt-get install lintian; scripts/setup.sh release installs it)"
 t0=$SECONDS
 echo "== metadata"
 check_metadata amd64 x86_64-linux-gnu X86-64

@@ -143,9 +143,23 @@ resolves_to_prefix() {
 # grep reads all of nm's output (no -q): with pipefail, a grep that quits at the first match kills
 # nm with SIGPIPE once its output outgrows the pipe buffer, and the check would fail at random.
 defines_abloom_add() { nm "$1" | grep -E ' T abloom_add$' >/dev/null; }
+# Its manual page, as written (the Debian package's compressed copy is not for plain installs).
+installed_man_ok() {
+  cmp "$PREFIX/share/man/man1/abloom.1" "$HERE/../../cli/abloom.1" &&
+    [[ ! -e "$PREFIX/share/man/man1/abloom.1.gz" ]]
+}
+# The files only the Debian packages have (cmake/package.cmake: copyright, changelog, lintian
+# overrides) stay out of a plain install.
+no_debian_files() {
+  local found
+  found=$(find "$PREFIX" -path "$PREFIX/share/doc*" -o -path "$PREFIX/share/lintian*")
+  [[ -z $found ]] || { echo "in the prefix: $found" && return 1; }
+}
 if [[ -e "$BUILD_DIR/cli/abloom" ]]; then
   check "bin/abloom installed, runs from the prefix (build, query)" installed_cli_ok
+  check "share/man/man1/abloom.1 installed, the same as cli/abloom.1" installed_man_ok
 fi
+check "no share/doc or share/lintian files (only the Debian packages have them)" no_debian_files
 
 # ---- (a) pkg-config ----------------------------------------------------------------------------
 SRC="$HERE/pkgconfig_consumer/main.c"

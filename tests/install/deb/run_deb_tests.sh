@@ -14,7 +14,9 @@
 #     packaged libabloom.so.0: --version is the package's version; `abloom build` of a few lines
 #     from stdin and `abloom query` finds exactly them (file_reader too); `abloom verify` passes
 #     on every file above and `abloom query --absent --count FILE KEYS` counts none of KEYS absent;
-# then removes the packages and checks that nothing of them is left.
+# (and, natively, that dpkg's ldconfig trigger put libabloom.so.0 in the loader's cache; and that
+# `man abloom` finds the packaged page), then removes the packages and checks that nothing of them
+# is left (files, /usr/share/doc, the loader's cache entry).
 #
 # --debs DIR: test the packages in DIR (scripts/release/debs.sh made them) instead of building.
 # --arch arm64: the arm64 packages on this amd64 machine, installed for real through multiarch
@@ -111,6 +113,19 @@ apt-get install -y "$debs"/libabloom0_*_"$arch".deb "$debs"/libabloom-dev_*_"$ar
   "$debs"/abloom-tools_*_"$arch".deb >/dev/null
 installed=1
 dpkg -L "libabloom0:$arch" "libabloom-dev:$arch" "abloom-tools:$arch" | grep -E '\.(so|a|h|pc)(\.|$)|/bin/abloom$' | sed 's/^/   /'
+
+# dpkg ran libc's ldconfig trigger (libabloom0's triggers file; it has no maintainer scripts): the
+# loader's cache lists the library (as /lib/MA or /usr/lib/MA: /lib is /usr/lib). Native only:
+# this machine's ldconfig does not index a foreign architecture's directory.
+in_ld_cache() { [[ $(ldconfig -p) == *"libabloom.so.$1 "*"=> "*"/lib/$ma/libabloom.so.$1"* ]]; }
+if [[ $arch == "$native" ]]; then
+  in_ld_cache 0 || die "ldconfig's cache does not list libabloom.so.0 in /usr/lib/$ma (did the ldconfig trigger run?)"
+  echo "PASS: the ldconfig trigger ran: libabloom.so.0 is in the loader's cache"
+fi
+if command -v man >/dev/null; then
+  man_page=$(man -w abloom 2>/dev/null) || true
+  [[ $man_page == /usr/share/man/man1/abloom.1.gz ]] || die "man -w abloom: '$man_page', not /usr/share/man/man1/abloom.1.gz"
+fi
 
 # What a user's shell has: no variables of ours.
 user_env=(env -i "PATH=/usr/local/bin:/usr/bin:/bin" "HOME=$tmp/home" "${pc_env[@]}")
@@ -210,8 +225,12 @@ echo "== apt-get remove"
 cd /
 apt-get remove -y --purge "abloom-tools:$arch" "libabloom-dev:$arch" "libabloom0:$arch" >/dev/null
 installed=0
-for f in /usr/bin/abloom /usr/include/abloom.h /usr/include/abloom_inline.h /usr/include/abloom_layout.h /usr/lib/*/libabloom.so.0 /usr/lib/*/pkgconfig/abloom.pc; do
+for f in /usr/bin/abloom /usr/include/abloom.h /usr/include/abloom_inline.h /usr/include/abloom_layout.h /usr/lib/*/libabloom.so.0 /usr/lib/*/pkgconfig/abloom.pc \
+  /usr/share/man/man1/abloom.1.gz /usr/share/doc/libabloom0 /usr/share/doc/libabloom-dev /usr/share/doc/abloom-tools; do
   [[ ! -e "$f" ]] || die "$f is left after removal"
 done
+if [[ $arch == "$native" ]]; then
+  ! in_ld_cache 0 || die "ldconfig's cache still lists libabloom.so.0 after removal (the trigger did not run)"
+fi
 ! env "${pc_env[@]}" pkg-config --exists abloom 2>/dev/null || die "pkg-config still finds abloom after removal"
 echo "PASS: removed, nothing left"
