@@ -48,6 +48,10 @@ final class AsciiStrings {
   private static final VarHandle LONGS =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
+  /** Four bytes at a time, for keys of 4 to 7 bytes. */
+  private static final VarHandle INTS =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+
   private static final long HIGH_BITS = 0x8080808080808080L;
 
   static {
@@ -134,15 +138,26 @@ final class AsciiStrings {
     return coder == LATIN1 && isAscii(value) ? value : null;
   }
 
-  /** Whether every byte is below 0x80: eight at a time, then the tail. */
+  /**
+   * Whether every byte is below 0x80. Eight bytes at a time, and the last eight (or four) read
+   * once more, overlapping, instead of a byte loop over the tail: a key's length then sets no
+   * branch but the word loop's, which runs once for 9 to 16 bytes. With {@code "user:" + id} keys
+   * of 11 and 12 chars, a tail loop of 3 or 4 bytes mispredicted its exit on about half the keys.
+   */
   static boolean isAscii(byte[] b) {
+    int n = b.length;
     long or = 0;
-    int i = 0;
-    for (int end = b.length - 7; i < end; i += 8) {
-      or |= (long) LONGS.get(b, i);
-    }
-    for (; i < b.length; i++) {
-      or |= b[i];
+    if (n >= 8) {
+      for (int i = 0; i < n - 8; i += 8) {
+        or |= (long) LONGS.get(b, i);
+      }
+      or |= (long) LONGS.get(b, n - 8);
+    } else if (n >= 4) {
+      or = (int) INTS.get(b, 0) | (int) INTS.get(b, n - 4); // a high bit of an int extends up
+    } else {
+      for (int i = 0; i < n; i++) {
+        or |= b[i];
+      }
     }
     return (or & HIGH_BITS) == 0;
   }

@@ -372,7 +372,9 @@ public final class Probe {
       ByteBuffer b = RAW_LOAD != null ? null : chunks[c];
       int h2 = (int) h | 1;
       found =
-          probe == DISTINCT ? testDistinct(base, b, block, h2) : testSplit(base, b, block, h2);
+          probe == DISTINCT
+              ? testDistinct(base, b, block, h2)
+              : testSplit(base, b, block, h2);
     }
     Reference.reachabilityFence(this); // the buffers stay valid until the loads are done
     return found;
@@ -381,10 +383,11 @@ public final class Probe {
   /**
    * The first k candidates are all among the key's bits, so a clear one proves absence and the
    * test stops there: out of cache that measured 1.5x faster than testing all k with one branch
-   * at the end, as the C kernels do (bench/JOURNAL.md, "The per-row SQL function in Java"); the
-   * split and classic tests stop early too. When all are set the
-   * key is present unless two of them were one bit: {@code maybeRepeat} flags, from registers
-   * only, the keys where that may be so, and {@link #distinctMask} then decides exactly.
+   * at the end, as the C kernels do (bench/JOURNAL.md, "The per-row SQL function in Java", where
+   * the loop read 64-bit words; the classic test stops early too, the unrolled split test no
+   * longer does: see {@link #testSplit}). When all are set the key is present unless two of them
+   * were one bit: {@code maybeRepeat} flags, from registers only, the keys where that may be so,
+   * and {@link #distinctMask} then decides exactly.
    */
   private boolean testDistinct(long base, ByteBuffer b, int block, int h2) {
     int x = h2;
@@ -436,83 +439,63 @@ public final class Probe {
    * One bit in each of k consecutive 32-bit words (lanes) of the block, from a hashed start s:
    * lane s + j (mod 16) holds bit (h2 * C^(lane + 1)) >>> 27. Unrolled, one case per lane and
    * entered at the key's k-th lane from the end, with 32-bit loads of the lanes themselves: at
-   * 1M and 100M keys that took 20% less time than a loop over j with 64-bit loads, branch-free
-   * or not (fewer instructions per key, so more keys' misses overlap; bench/JOURNAL.md, "Java:
-   * the split test unrolled over 32-bit lanes"). It stops at the first clear bit, which out of
-   * cache beat testing all k with one branch at the end.
+   * 1M and 100M keys that took 20% less time than a loop over j with 64-bit loads (fewer
+   * instructions per key, so more keys' misses overlap; bench/JOURNAL.md, "Java: the split test
+   * unrolled over 32-bit lanes"). Branch-free: the lanes' clear bits are ORed and checked once.
+   * Stopping at the first clear lane mispredicts on about half the absent keys, and each
+   * mispredict throws away the next keys' loads already in flight: at 1M keys the branch-free
+   * test took 28 ns per {@code mightContain(byte[])} against 35, at 100M the two were within
+   * the noise (bench/JOURNAL.md, "Java: the split test without early exits").
    */
   @SuppressWarnings("fallthrough")
   private boolean testSplit(long base, ByteBuffer b, int block, int h2) {
     int s = (h2 * POWERS[17]) >>> 28;
+    int miss = 0;
     switch (k) {
       case 16:
-        if (laneClear(base, b, block, h2, s + 15)) {
-          return false;
-        }
+        miss |= laneMiss(base, b, block, h2, s + 15);
       case 15:
-        if (laneClear(base, b, block, h2, s + 14)) {
-          return false;
-        }
+        miss |= laneMiss(base, b, block, h2, s + 14);
       case 14:
-        if (laneClear(base, b, block, h2, s + 13)) {
-          return false;
-        }
+        miss |= laneMiss(base, b, block, h2, s + 13);
       case 13:
-        if (laneClear(base, b, block, h2, s + 12)) {
-          return false;
-        }
+        miss |= laneMiss(base, b, block, h2, s + 12);
       case 12:
-        if (laneClear(base, b, block, h2, s + 11)) {
-          return false;
-        }
+        miss |= laneMiss(base, b, block, h2, s + 11);
       case 11:
-        if (laneClear(base, b, block, h2, s + 10)) {
-          return false;
-        }
+        miss |= laneMiss(base, b, block, h2, s + 10);
       case 10:
-        if (laneClear(base, b, block, h2, s + 9)) {
-          return false;
-        }
+        miss |= laneMiss(base, b, block, h2, s + 9);
       case 9:
-        if (laneClear(base, b, block, h2, s + 8)) {
-          return false;
-        }
+        miss |= laneMiss(base, b, block, h2, s + 8);
       case 8:
-        if (laneClear(base, b, block, h2, s + 7)) {
-          return false;
-        }
+        miss |= laneMiss(base, b, block, h2, s + 7);
       case 7:
-        if (laneClear(base, b, block, h2, s + 6)) {
-          return false;
-        }
+        miss |= laneMiss(base, b, block, h2, s + 6);
       case 6:
-        if (laneClear(base, b, block, h2, s + 5)) {
-          return false;
-        }
+        miss |= laneMiss(base, b, block, h2, s + 5);
       case 5:
-        if (laneClear(base, b, block, h2, s + 4)) {
-          return false;
-        }
+        miss |= laneMiss(base, b, block, h2, s + 4);
       case 4:
-        if (laneClear(base, b, block, h2, s + 3)) {
-          return false;
-        }
+        miss |= laneMiss(base, b, block, h2, s + 3);
       case 3:
-        if (laneClear(base, b, block, h2, s + 2)) {
-          return false;
-        }
+        miss |= laneMiss(base, b, block, h2, s + 2);
       case 2:
-        if (laneClear(base, b, block, h2, s + 1)) {
-          return false;
-        }
+        miss |= laneMiss(base, b, block, h2, s + 1);
       case 1:
-        if (laneClear(base, b, block, h2, s + 0)) {
-          return false;
-        }
-        return true;
+        miss |= laneMiss(base, b, block, h2, s + 0);
+        return miss == 0;
       default:
         throw new AssertionError("split k " + k); // Layout.check allows 1..16
     }
+  }
+
+  /** The key's bit in split lane {@code lane} where it is clear in the word, else 0. */
+  private static int laneMiss(long base, ByteBuffer b, int block, int h2, int lane) {
+    int bit = 1 << ((h2 * LANE_MUL[lane]) >>> 27);
+    int at = LANE_AT[lane];
+    int word = RAW_LOAD != null ? rawInt(base + at) : b.getInt(block + at);
+    return bit & ~word;
   }
 
   /** LANE_MUL[i] = C^((i mod 16) + 1): lane i's multiplier, for lanes s + j < 32. */
@@ -526,14 +509,6 @@ public final class Probe {
       LANE_MUL[i] = POWERS[(i & 15) + 1];
       LANE_AT[i] = (i & 15) << 2;
     }
-  }
-
-  /** Whether the key's bit in split lane {@code lane} (s + j, below 32) is clear. */
-  private static boolean laneClear(long base, ByteBuffer b, int block, int h2, int lane) {
-    int bit = 1 << ((h2 * LANE_MUL[lane]) >>> 27);
-    int at = LANE_AT[lane];
-    int word = RAW_LOAD != null ? rawInt(base + at) : b.getInt(block + at);
-    return (bit & ~word) != 0;
   }
 
   /** The classic kind: k bits over the whole shard, by enhanced double hashing. */
@@ -563,7 +538,7 @@ public final class Probe {
    */
   public boolean add(long h, boolean exclusive) {
     // A key whose bits are all set already (a repeat, the common case when deduplicating)
-    // needs no write: the test's early exits and shorter code cost less than the add's walk
+    // needs no write: the test's shorter code costs less than the add's walk
     // over every word (at 100M keys a put of a present key took 1.5x a test without this).
     if (test(h)) {
       return false;
