@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 #include "filter.hpp"
@@ -203,12 +204,14 @@ int cmd_query(const std::string& filter_path, const Inputs& in, bool absent, boo
   RecordPrinter printer(terminator);
   std::vector<uint8_t> results;
   uint64_t matched = 0;
+  CopyWhenWorthIt copy(filter.get());
   Progress progress(true, 0);  // query's stdout is its output; no progress line needed
   for_each_batch(in, kTestBatch, !count, progress, [&](const Batch& b) {
     results.resize(b.size());
     uint64_t found = 0;
     check(abloom_test_many(filter.get(), b.keys(), b.lens(), b.size(), results.data(), &found),
           filter_path);
+    copy.after(filter, b.size());
     // --count needs only the library's count, not a look at every answer.
     matched += absent ? b.size() - found : found;
     if (count) return;
@@ -232,7 +235,16 @@ int cmd_dedupe(const Shape& shape, const std::string& load, const std::string& s
     if (shape.capacity == 0) throw CliError("dedupe: give --capacity (or --load a filter)");
     filter = create_filter(make_options(shape, shape.capacity));
   }
-  check(abloom_set_writer_mode(filter.get(), ABLOOM_WRITER_EXCLUSIVE), "writer mode");
+  // One writer, this thread: plain stores. The mode belongs to the handle, so a copy (below)
+  // is set again.
+  auto exclusive = [&] {
+    check(abloom_set_writer_mode(filter.get(), ABLOOM_WRITER_EXCLUSIVE), "writer mode");
+  };
+  exclusive();
+  // A loaded filter is a private mapping: moved into memory of its own once worth it. A new
+  // filter already is in such memory.
+  std::optional<CopyWhenWorthIt> copy;
+  if (!load.empty()) copy.emplace(filter.get());
   buffer_stdout();
   const char terminator = in.format.nul ? '\0' : '\n';
   uint64_t printed = 0;
@@ -255,6 +267,7 @@ int cmd_dedupe(const Shape& shape, const std::string& load, const std::string& s
       }
     }
     printer.flush();
+    if (copy && copy->after(filter, b.size())) exclusive();
   });
   flush_stdout();
   abloom_info info;

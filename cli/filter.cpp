@@ -22,6 +22,46 @@ Filter open_filter(const std::string& path, uint32_t flags) {
   return Filter(f);
 }
 
+namespace {
+
+// Free physical memory in bytes (Linux: MemFree, not counting reclaimable caches), or 0.
+uint64_t free_memory() {
+#if defined(_SC_AVPHYS_PAGES) && defined(_SC_PAGESIZE)
+  long pages = ::sysconf(_SC_AVPHYS_PAGES);
+  long page = ::sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
+#endif
+  return 0;
+}
+
+}  // namespace
+
+CopyWhenWorthIt::CopyWhenWorthIt(const abloom_filter* filter) {
+  abloom_info info;
+  check(abloom_info_init(&info), "filter");
+  check(abloom_get_info(filter, &info), "filter");
+  threshold_ = info.bytes / 64;  // the filter's blocks
+  // The copy is memory the kernel cannot reclaim, unlike the mapping's page cache: a filter
+  // larger than half the free memory stays mapped (overcommit would let the copy succeed and
+  // the OOM killer end the command). Where the free memory is unknown, only the mapping is used.
+  done_ = info.bytes > free_memory() / 2;
+}
+
+bool CopyWhenWorthIt::after(Filter& filter, uint64_t keys) {
+  if (done_) return false;
+  keys_ += keys;
+  if (keys_ < threshold_) return false;
+  abloom_filter* copy = nullptr;
+  // Out of memory for the copy is no error: the mapping still answers, only slower.
+  if (abloom_clone(filter.get(), &copy) != ABLOOM_OK) {
+    done_ = true;
+    return false;
+  }
+  filter.reset(copy);
+  done_ = true;
+  return true;
+}
+
 void save_filter(const abloom_filter* filter, const std::string& path) {
   errno = 0;
   check(abloom_save(filter, path.c_str()), path);
