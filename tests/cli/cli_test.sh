@@ -275,6 +275,18 @@ records() {
     "$ABLOOM" build -o pipe.abloom --fpr 1e-6 --capacity "$(wc -l <want.txt)" < <(dd if=rec.txt bs=4099 status=none | cat)
   cmp -s pipe.abloom rec.abloom && ok "same filter from the pipe" || fail "another filter from the pipe"
 
+  # build's counting pass adds up each 32-byte block's terminators in byte counters, summed before
+  # they can wrap: an input of terminators alone fills them fastest. 100003 of them (many blocks,
+  # then a tail shorter than one) are 100003 empty records, newline- or NUL-ended.
+  head -c 100003 /dev/zero | tr '\0' '\n' >newlines.txt
+  expect 0 "build counts a file of newlines" "$ABLOOM" build -o nl.abloom newlines.txt
+  expect 0 "info of the newlines' filter" "$ABLOOM" info nl.abloom
+  has out "capacity:         100003" "every newline ends a record"
+  head -c 100003 /dev/zero >nuls.bin
+  expect 0 "build -0 counts a file of NULs" "$ABLOOM" build -0 -o nul.abloom nuls.bin
+  expect 0 "info of the NULs' filter" "$ABLOOM" info nul.abloom
+  has out "capacity:         100003" "every NUL ends a record"
+
   # \r\n lines: the key has no \r, the printed record keeps it.
   sed 's/$/\r/' mixed.txt >crlf.txt
   expect 0 "query \\r\\n lines of \\n keys" "$ABLOOM" query rec.abloom crlf.txt
