@@ -51,6 +51,16 @@ set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 # in /usr/lib/*), unless CONTROL_EXTRA names a postinst and a postrm. It does, in a directory that
 # is never created: CPack then generates neither script and skips the missing names (cpack prints
 # one warning per name), so libabloom0 has no maintainer script at all, as it needs none.
+# No cleaner setting exists (CMake 3.25.1, Debian 12's; CMake's current CPackDeb.cmake is the
+# same). In Modules/Internal/CPack/CPackDeb.cmake, lines 671-681 set CPACK_ADD_LDCONFIG_CALL for
+# any shared object in ./lib or ./usr/lib or a directory right below them (./usr/lib/<multiarch>),
+# and no variable is read there; lines 683-698 then generate both scripts unless a CONTROL_EXTRA
+# entry is named postinst or postrm. The list of shared objects is made whenever SHLIBDEPS or
+# GENERATE_SHLIBS is on (line 159), and libabloom0 needs both (its Depends, its shlibs file);
+# CONTROL_STRICT_PERMISSION and GENERATE_SHLIBS_POLICY play no part. A postinst or postrm that
+# exists is shipped as a maintainer script (cmCPackDebGenerator.cxx copies every CONTROL_EXTRA file
+# that exists, and warns "Adding file to tar: ... #missing file: ..." for one that does not), so
+# the two warnings are the price of shipping none.
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_EXTRA "${PROJECT_SOURCE_DIR}/cmake/debian/triggers"
     "${PROJECT_BINARY_DIR}/debian/no-ldconfig-scripts/postinst"
     "${PROJECT_BINARY_DIR}/debian/no-ldconfig-scripts/postrm")
