@@ -4,17 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
-#include <algorithm>
-#include <bit>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <system_error>
+
+#include "terminators.hpp"
 
 namespace abloom_cli {
 
@@ -31,31 +27,6 @@ int hex_value(char c) {
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
-}
-
-// The bytes equal to `delim` in p[0, n): build's first pass, so about as cheap per byte as
-// reading them. With SSE2, 16 bytes at a time: each match subtracts -1 from its lane's byte
-// counter, and the counters are summed (psadbw) before any of them can wrap.
-size_t count_terminators(const char* p, size_t n, char delim) {
-  size_t count = 0;
-  size_t i = 0;
-#if defined(__SSE2__)
-  const __m128i delims = _mm_set1_epi8(delim);
-  const __m128i zero = _mm_setzero_si128();
-  while (n - i >= 16) {
-    const size_t chunks = std::min<size_t>((n - i) / 16, 255);
-    __m128i counters = zero;
-    for (size_t c = 0; c < chunks; ++c, i += 16) {
-      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
-      counters = _mm_sub_epi8(counters, _mm_cmpeq_epi8(v, delims));
-    }
-    const __m128i sums = _mm_sad_epu8(counters, zero);
-    // Two sums of at most 8 * 255 each: 32 bits hold them (and 32-bit x86 has no cvtsi128_si64).
-    count += static_cast<uint32_t>(_mm_cvtsi128_si32(sums)) +
-             static_cast<uint32_t>(_mm_cvtsi128_si32(_mm_srli_si128(sums, 8)));
-  }
-#endif
-  return count + static_cast<size_t>(std::count(p + i, p + n, delim));
 }
 
 }  // namespace
@@ -148,50 +119,6 @@ bool RecordReader::refill(Batch& batch) {
     if (errno != EINTR) fail_errno(name_, errno);
   }
 }
-
-// The terminators in [from, end), in order. memchr costs a call and its set-up per record, as
-// much as the rest of a short record's work; with SSE2 (every x86-64) 32 bytes become one bit
-// mask, and each terminator costs a few instructions. Other machines use memchr.
-class TerminatorFinder {
- public:
-  TerminatorFinder(const char* from, const char* end, char delim)
-      : next_(from), end_(end), delim_(delim) {}
-  // The next terminator, or nullptr when [from, end) holds no more.
-  const char* next() {
-#if defined(__SSE2__)
-    const __m128i delims = _mm_set1_epi8(delim_);
-    while (mask_ == 0) {
-      if (end_ - next_ < 32) return next_by_memchr();
-      const auto* p = reinterpret_cast<const __m128i*>(next_);
-      const auto lo =
-          static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(p), delims)));
-      const auto hi =
-          static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(p + 1), delims)));
-      mask_ = lo | (hi << 16);
-      next_ += 32;
-    }
-    const char* hit = next_ - 32 + std::countr_zero(mask_);
-    mask_ &= mask_ - 1;
-    return hit;
-#else
-    return next_by_memchr();
-#endif
-  }
-
- private:
-  const char* next_by_memchr() {
-    const char* hit = static_cast<const char*>(std::memchr(next_, delim_, end_ - next_));
-    next_ = hit != nullptr ? hit + 1 : end_;
-    return hit;
-  }
-
-  const char* next_;  // the first byte not looked at yet
-  const char* end_;
-  char delim_;
-#if defined(__SSE2__)
-  uint32_t mask_ = 0;  // the terminators found in the 32 bytes before next_ and not yet returned
-#endif
-};
 
 // The records of the buffer, up to `max` in the batch, while each key is its record: the loop
 // every key of a plain input goes through, so it only finds the ends and stores two pointers and

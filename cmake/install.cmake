@@ -160,27 +160,10 @@ if(TARGET abloom_cli)
     set_target_properties(abloom_cli PROPERTIES INSTALL_RPATH "$ORIGIN/${_abloom_bin_to_lib}")
   endif()
   install(TARGETS abloom_cli RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT Tools)
-  # Its manual page, abloom(1) (cli/abloom.1): as it is for a plain install (the Manual component,
-  # which no package holds), compressed with gzip -9n for the Debian package (abloom-tools), as
-  # Debian's policy wants, and only there (EXCLUDE_FROM_ALL: cpack installs Tools by name).
+  # Its manual page, abloom(1) (cli/abloom.1), as it is, for a plain install (the Manual
+  # component, which no package holds); the Debian package's compressed copy is package.cmake's.
   install(FILES "${PROJECT_SOURCE_DIR}/cli/abloom.1" DESTINATION "${CMAKE_INSTALL_MANDIR}/man1"
           COMPONENT Manual)
-  find_program(ABLOOM_GZIP gzip)
-  if(ABLOOM_GZIP)
-    set(_abloom_man_gz "${PROJECT_BINARY_DIR}/debian/man/abloom.1.gz")
-    add_custom_command(
-      OUTPUT "${_abloom_man_gz}"
-      COMMAND "${CMAKE_COMMAND}" -E copy "${PROJECT_SOURCE_DIR}/cli/abloom.1"
-              "${PROJECT_BINARY_DIR}/debian/man/abloom.1"
-      COMMAND "${ABLOOM_GZIP}" -9nf "${PROJECT_BINARY_DIR}/debian/man/abloom.1"
-      DEPENDS "${PROJECT_SOURCE_DIR}/cli/abloom.1"
-      COMMENT "Compressing abloom.1 for the Debian package"
-      VERBATIM)
-    add_custom_target(abloom_man_gz ALL DEPENDS "${_abloom_man_gz}")
-    install(FILES "${_abloom_man_gz}" DESTINATION "${CMAKE_INSTALL_MANDIR}/man1"
-            COMPONENT Tools EXCLUDE_FROM_ALL)
-    unset(_abloom_man_gz)
-  endif()
   unset(_abloom_bin_to_lib)
   unset(_abloom_cli_rpath)
   unset(_abloom_system_libdir)

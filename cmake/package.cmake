@@ -1,4 +1,6 @@
-# Debian packages with CPack (`cpack -G DEB` in a build tree; scripts/build-debs.sh does it all):
+# Debian packages with CPack (`cpack -G DEB` in a build tree configured with -DABLOOM_PACKAGE=ON;
+# scripts/build-debs.sh does it all). Included only with ABLOOM_PACKAGE on: it runs git and gzip
+# at configure time, and no plain configure needs them.
 #
 #   libabloom0      Runtime: the SONAME'd shared library, libabloom.so.0 and libabloom.so.0.1.0
 #   libabloom-dev   Development: abloom.h, abloom_inline.h, abloom_layout.h (which abloom_inline.h
@@ -49,6 +51,16 @@ set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 # in /usr/lib/*), unless CONTROL_EXTRA names a postinst and a postrm. It does, in a directory that
 # is never created: CPack then generates neither script and skips the missing names (cpack prints
 # one warning per name), so libabloom0 has no maintainer script at all, as it needs none.
+# No cleaner setting exists (CMake 3.25.1, Debian 12's; CMake's current CPackDeb.cmake is the
+# same). In Modules/Internal/CPack/CPackDeb.cmake, lines 671-681 set CPACK_ADD_LDCONFIG_CALL for
+# any shared object in ./lib or ./usr/lib or a directory right below them (./usr/lib/<multiarch>),
+# and no variable is read there; lines 683-698 then generate both scripts unless a CONTROL_EXTRA
+# entry is named postinst or postrm. The list of shared objects is made whenever SHLIBDEPS or
+# GENERATE_SHLIBS is on (line 159), and libabloom0 needs both (its Depends, its shlibs file);
+# CONTROL_STRICT_PERMISSION and GENERATE_SHLIBS_POLICY play no part. A postinst or postrm that
+# exists is shipped as a maintainer script (cmCPackDebGenerator.cxx copies every CONTROL_EXTRA file
+# that exists, and warns "Adding file to tar: ... #missing file: ..." for one that does not), so
+# the two warnings are the price of shipping none.
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_EXTRA "${PROJECT_SOURCE_DIR}/cmake/debian/triggers"
     "${PROJECT_BINARY_DIR}/debian/no-ldconfig-scripts/postinst"
     "${PROJECT_BINARY_DIR}/debian/no-ldconfig-scripts/postrm")
@@ -169,8 +181,25 @@ if(ABLOOM_GZIP)
             DESTINATION "${CMAKE_INSTALL_DATAROOTDIR}/lintian/overrides"
             COMPONENT ${_abloom_component} EXCLUDE_FROM_ALL)
   endforeach()
+  # abloom-tools' manual page, compressed with gzip -9n as Debian's policy wants (at build time,
+  # from cli/abloom.1), and only there (EXCLUDE_FROM_ALL: cpack installs Tools by name).
+  if(TARGET abloom_cli)
+    set(_abloom_man_gz "${ABLOOM_DEB_DIR}/man/abloom.1.gz")
+    add_custom_command(
+      OUTPUT "${_abloom_man_gz}"
+      COMMAND "${CMAKE_COMMAND}" -E copy "${PROJECT_SOURCE_DIR}/cli/abloom.1"
+              "${ABLOOM_DEB_DIR}/man/abloom.1"
+      COMMAND "${ABLOOM_GZIP}" -9nf "${ABLOOM_DEB_DIR}/man/abloom.1"
+      DEPENDS "${PROJECT_SOURCE_DIR}/cli/abloom.1"
+      COMMENT "Compressing abloom.1 for the Debian package"
+      VERBATIM)
+    add_custom_target(abloom_man_gz ALL DEPENDS "${_abloom_man_gz}")
+    install(FILES "${_abloom_man_gz}" DESTINATION "${CMAKE_INSTALL_MANDIR}/man1"
+            COMPONENT Tools EXCLUDE_FROM_ALL)
+  endif()
 else()
-  message(STATUS "gzip not found: the Debian packages (cpack) would lack /usr/share/doc/PKG")
+  message(STATUS "gzip not found: the Debian packages (cpack) would lack /usr/share/doc/PKG and "
+                 "abloom-tools its manual page")
 endif()
 unset(_abloom_license)
 unset(_abloom_holder)
@@ -181,5 +210,6 @@ unset(_abloom_rc)
 unset(_abloom_component)
 unset(_abloom_upper)
 unset(_abloom_pkg)
+unset(_abloom_man_gz)
 
 include(CPack)

@@ -2,7 +2,8 @@
 # Builds the Debian packages libabloom0, libabloom-dev and abloom-tools (cmake/package.cmake) from
 # this tree: a Release build of the library and the abloom command (-DABLOOM_BUILD_CLI=ON, also
 # when cross-compiling: CLI11 is header-only, found in /usr/include as libcli11-dev puts it)
-# configured for /usr, then cpack. Prints the .deb paths.
+# configured for /usr with -DABLOOM_PACKAGE=ON (cmake/package.cmake: CPack's configuration and
+# the files only the packages carry), then cpack. Prints the .deb paths.
 #
 #   ARCH amd64   native build (this machine's architecture must be amd64, or ARCH omitted).
 #   ARCH arm64   cross build with Debian's g++-aarch64-linux-gnu (cmake/toolchains/). CPack's
@@ -57,6 +58,7 @@ fi
 
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr \
   -DABLOOM_BUILD_TESTS=OFF -DABLOOM_BUILD_EXAMPLES=OFF -DABLOOM_BUILD_BENCH=OFF -DABLOOM_BUILD_CLI=ON \
+  -DABLOOM_PACKAGE=ON \
   "${cross_args[@]}" >/dev/null
 cmake --build "$build" -j "$jobs" >/dev/null
 out=${1:-$build/packages}

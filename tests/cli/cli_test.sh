@@ -8,6 +8,7 @@ set -uo pipefail
 
 ABLOOM=$(realpath "$1")
 READ=$(realpath "$2")
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 shift 2
 GROUPS_SEL=("$@")
 [[ ${#GROUPS_SEL[@]} -gt 0 ]] || GROUPS_SEL=(basics errors formats records combine dedupe progress)
@@ -275,6 +276,18 @@ records() {
     "$ABLOOM" build -o pipe.abloom --fpr 1e-6 --capacity "$(wc -l <want.txt)" < <(dd if=rec.txt bs=4099 status=none | cat)
   cmp -s pipe.abloom rec.abloom && ok "same filter from the pipe" || fail "another filter from the pipe"
 
+  # build's counting pass adds up each 32-byte block's terminators in byte counters, summed before
+  # they can wrap: an input of terminators alone fills them fastest. 100003 of them (many blocks,
+  # then a tail shorter than one) are 100003 empty records, newline- or NUL-ended.
+  head -c 100003 /dev/zero | tr '\0' '\n' >newlines.txt
+  expect 0 "build counts a file of newlines" "$ABLOOM" build -o nl.abloom newlines.txt
+  expect 0 "info of the newlines' filter" "$ABLOOM" info nl.abloom
+  has out "capacity:         100003" "every newline ends a record"
+  head -c 100003 /dev/zero >nuls.bin
+  expect 0 "build -0 counts a file of NULs" "$ABLOOM" build -0 -o nul.abloom nuls.bin
+  expect 0 "info of the NULs' filter" "$ABLOOM" info nul.abloom
+  has out "capacity:         100003" "every NUL ends a record"
+
   # \r\n lines: the key has no \r, the printed record keeps it.
   sed 's/$/\r/' mixed.txt >crlf.txt
   expect 0 "query \\r\\n lines of \\n keys" "$ABLOOM" query rec.abloom crlf.txt
@@ -396,59 +409,117 @@ dedupe() {
 
 progress() {
   # `abloom build` shows a progress line on stderr when stderr is a terminal, and only then; never
-  # with --quiet. script(1) (util-linux) gives the command a pseudo-terminal and copies what it
-  # writes there to its own stdout. The line is drawn at most every 250 ms, so the keys come
-  # through a FIFO with a pause of 600 ms in the middle: 100000 keys, the pause, 100000 more.
-  if ! command -v script >/dev/null; then
-    fail "script(1) not found (util-linux's bsdutils): the progress line cannot be tested"
-    return
-  fi
+  # with --quiet. under_pty.py gives the command a pseudo-terminal and writes what it got to a
+  # file. The line is drawn at most every 250 ms, so every run that should draw one is made to
+  # take longer than that partway through: a FIFO's keys come with a pause of 600 ms in the
+  # middle, and a file's reader is stopped for 0.5 s once it has read part of it (under_pty.py
+  # --pause-while-reading). --quiet and a stderr that is no terminal are tested under the same
+  # pauses, so their silence is not for want of time.
+  local pty=(python3 "$HERE/under_pty.py")
+  # progress_line OUT: the last progress line drawn in OUT: \r, the line, then erase to the end of
+  # the line (\e[K), which is left out here.
+  progress_line() { tr '\r' '\n' <"$1" | LC_ALL=C sed 's/\x1b\[K$//' | grep -aE '^[0-9]+ keys, ' | tail -n 1; }
+  # erased OUT DESCRIPTION: OUT ends with the line erased (\r, then erase to end of line), so
+  # whatever comes next starts on a clean line.
+  erased() {
+    same "$(tail -c 4 "$1" | od -An -c | tr -s ' ')" "$(printf '\r\033[K' | od -An -c | tr -s ' ')" "$2"
+  }
+  # counts LINE MAX DESCRIPTION: the keys LINE counts were read: more than the first batch, at most
+  # all MAX of them.
+  counts() {
+    local n=${1%% *}
+    if [[ -n $1 ]] && ((n >= 65536 && n <= $2)); then ok "$3: $n keys"; else
+      fail "$3: '$n' keys"
+    fi
+  }
+
+  # ---- A FIFO: no size to go by, so no ETA.
   mkfifo keys.fifo
   feed() { { seq 1 100000 && sleep 0.6 && seq 100001 200000; } >keys.fifo; }
   # After a build that failed before reading everything: read the rest so the writer ends (a
   # writer still blocked on the FIFO would hang the wait below until ctest's timeout).
   drain() { [[ $1 == 0 ]] || timeout 10 cat keys.fifo >/dev/null 2>&1 || true; }
-  # build_under_pty OUT ARGS...: abloom build ARGS under a pty; what the terminal got goes to OUT.
-  build_under_pty() {
-    local out=$1 cmd
+  # build_fifo OUT [--no-pty] ARGS...: abloom build ARGS reading keys.fifo as feed writes it, under
+  # a pty (or not, with --no-pty); what the terminal got goes to OUT.
+  build_fifo() {
+    local out=$1 opts=()
     shift
-    cmd=$(printf '%q ' "$ABLOOM" build "$@")
+    [[ $1 != --no-pty ]] || { opts=(--no-pty) && shift; }
     feed &
-    script -qec "$cmd" /dev/null </dev/null >"$out"
+    "${pty[@]}" "${opts[@]}" "$out" "$ABLOOM" build "$@" </dev/null
     local st=$?
     drain $st
     wait
     return $st
   }
 
-  expect 0 "build under a terminal" build_under_pty tty.txt -o tty.abloom --capacity 200000 keys.fifo
-  # \r, then "N keys, R keys/s, B MB" (no ETA: a FIFO has no size to go by).
+  expect 0 "build from a FIFO under a terminal" build_fifo tty.txt -o tty.abloom --capacity 200000 keys.fifo
   local line
-  line=$(tr '\r' '\n' <tty.txt | grep -aE '^[0-9]+ keys, [0-9]+ keys/s, [0-9]+\.[0-9] MB' | tail -n 1)
-  if [[ -n $line ]]; then ok "a progress line on the terminal: '${line%%$'\e'*}'"; else
-    fail "no progress line on the terminal: $(od -c tty.txt | head -n 5)"
+  line=$(progress_line tty.txt)
+  if [[ $line =~ ^[0-9]+\ keys,\ [0-9]+\ keys/s,\ [0-9]+\.[0-9]\ MB$ ]]; then
+    ok "a FIFO: a progress line without a total or an ETA: '$line'"
+  else
+    fail "a FIFO: not 'N keys, R keys/s, B MB' alone: '$line': $(od -c tty.txt | head -n 5)"
   fi
-  # The keys it counts are ones already read: more than the first batch, at most all of them.
-  local n=${line%% *}
-  if [[ -n $line ]] && ((n >= 65536 && n <= 200000)); then ok "the line counts $n keys"; else
-    fail "the line counts '$n' keys"
-  fi
-  # Erased at the end (\r, then erase to end of line), so the shell's prompt starts clean.
-  same "$(tail -c 4 tty.txt | od -An -c | tr -s ' ')" "$(printf '\r\033[K' | od -An -c | tr -s ' ')" \
-    "the line is erased when the build ends"
+  counts "$line" 200000 "a FIFO: the line counts keys read"
+  erased tty.txt "a FIFO: the line is erased when the build ends"
   expect 0 "the terminal's build holds every key" "$ABLOOM" query --count tty.abloom <(seq 1 200000)
   same "$(cat out)" "200000" "all 200000 keys"
 
-  expect 0 "build --quiet under a terminal" build_under_pty quiet.txt -q -o quiet.abloom --capacity 200000 keys.fifo
-  same "$(wc -c <quiet.txt)" "0" "--quiet: nothing on the terminal"
+  expect 0 "build --quiet from a FIFO under a terminal" build_fifo quiet.txt -q -o quiet.abloom --capacity 200000 keys.fifo
+  same "$(wc -c <quiet.txt)" "0" "a FIFO, --quiet: nothing on the terminal"
   cmp -s tty.abloom quiet.abloom && ok "--quiet builds the same file" || fail "--quiet built another file"
 
-  feed &
-  expect 0 "build with stderr not a terminal" "$ABLOOM" build -o file.abloom --capacity 200000 keys.fifo
-  [[ -s file.abloom ]] || drain 1
-  wait
-  same "$(wc -c <err)" "0" "stderr to a file: no progress line"
+  expect 0 "build from a FIFO with stderr not a terminal" build_fifo file.txt --no-pty -o file.abloom --capacity 200000 keys.fifo
+  same "$(wc -c <file.txt)" "0" "a FIFO, stderr to a file: no progress line"
   cmp -s tty.abloom file.abloom && ok "the same file without a terminal" || fail "another file without a terminal"
+
+  # ---- A regular file: its size is known, so the line also gives the total and an ETA. 2M lines
+  # of 16 bytes (32.0 MB) and --capacity, so that nothing reads the file before the build does
+  # (the counting pass would, and under_pty.py would pause that instead).
+  seq -f '%015.0f' 1 2000000 >keys.txt
+  local size=32.0
+  same "$(stat -c %s keys.txt)" "32000000" "the input is 32.0 MB"
+  # build_file OUT [--no-pty] ARGS...: abloom build ARGS (which read keys.txt), paused once partway
+  # through keys.txt.
+  build_file() {
+    local out=$1 opts=()
+    shift
+    [[ $1 != --no-pty ]] || { opts=(--no-pty) && shift; }
+    "${pty[@]}" "${opts[@]}" --pause-while-reading keys.txt "$out" "$ABLOOM" build "$@"
+  }
+
+  expect 0 "build from a file under a terminal" build_file eta.txt -o eta.abloom --capacity 2000000 keys.txt </dev/null
+  line=$(progress_line eta.txt)
+  if [[ $line =~ ^[0-9]+\ keys,\ [0-9]+\ keys/s,\ ([0-9]+\.[0-9])\ MB\ of\ "$size"\ MB,\ ETA\ [0-9]+\ s$ ]] &&
+    awk -v b="${BASH_REMATCH[1]}" -v t="$size" 'BEGIN { exit !(b > 0 && b <= t) }'; then
+    ok "a file: keys, keys/s, the bytes read of its $size MB and an ETA: '$line'"
+  else
+    fail "a file: not 'N keys, R keys/s, B MB of $size MB, ETA S s' (0 < B <= $size): '$line': $(od -c eta.txt | head -n 5)"
+  fi
+  counts "$line" 2000000 "a file: the line counts keys read"
+  erased eta.txt "a file: the line is erased when the build ends"
+  expect 0 "the file's build holds every key" "$ABLOOM" query --count eta.abloom keys.txt
+  same "$(cat out)" "2000000" "all 2000000 keys"
+
+  expect 0 "build --quiet from a file under a terminal" build_file quiet_file.txt -q -o quiet_file.abloom --capacity 2000000 keys.txt </dev/null
+  same "$(wc -c <quiet_file.txt)" "0" "a file, --quiet: nothing on the terminal"
+  expect 0 "build from a file with stderr not a terminal" build_file file_file.txt --no-pty -o file_file.abloom --capacity 2000000 keys.txt </dev/null
+  same "$(wc -c <file_file.txt)" "0" "a file, stderr to a file: no progress line"
+  cmp -s eta.abloom quiet_file.abloom && cmp -s eta.abloom file_file.abloom &&
+    ok "a file: the same filter with a terminal, --quiet and without" || fail "a file: the filters differ"
+
+  # Standard input has no size for the command ("-" is read as a stream, whatever it is), so no
+  # total and no ETA, even when it is that file.
+  expect 0 "build from stdin (the file) under a terminal" build_file stdin.txt -o stdin.abloom --capacity 2000000 - <keys.txt
+  line=$(progress_line stdin.txt)
+  if [[ $line =~ ^[0-9]+\ keys,\ [0-9]+\ keys/s,\ [0-9]+\.[0-9]\ MB$ ]]; then
+    ok "stdin: a progress line without a total or an ETA: '$line'"
+  else
+    fail "stdin: not 'N keys, R keys/s, B MB' alone: '$line': $(od -c stdin.txt | head -n 5)"
+  fi
+  erased stdin.txt "stdin: the line is erased when the build ends"
+  cmp -s eta.abloom stdin.abloom && ok "stdin: the same filter" || fail "stdin: another filter"
 }
 
 for g in "${GROUPS_SEL[@]}"; do
