@@ -16,9 +16,10 @@ namespace abloom_cli {
 
 namespace {
 
-// Keys per bulk call. Bulk calls use their threads only from 65536 keys up (bulk_threads below), so
-// the commands that print nothing per record (build, add, query --count) call with that many;
-// query and dedupe print in input order, and smaller batches keep their latency low on a pipe.
+// Keys per bulk call. Bulk calls use their threads only from 65536 keys up (bulk_threads below):
+// build and add call with that many. query and dedupe print in input order, and smaller batches
+// keep their latency low on a pipe. query --count keeps them too: with 65536 it ran 11% slower on
+// one thread and 6% slower on two than with 4096 (10M keys, 2 vCPUs; bench/RESULTS.md).
 constexpr size_t kBulkBatch = 65536;
 constexpr size_t kPrintBatch = 4096;
 
@@ -218,7 +219,7 @@ int cmd_query(const std::string& filter_path, const Inputs& in, bool absent, boo
   std::vector<uint8_t> results;
   uint64_t matched = 0;
   Progress progress(true, 0);  // query's stdout is its output; no progress line needed
-  for_each_batch(in, count ? kBulkBatch : kPrintBatch, !count, progress, [&](const Batch& b) {
+  for_each_batch(in, kPrintBatch, !count, progress, [&](const Batch& b) {
     results.resize(b.size());
     uint64_t found = 0;
     check(abloom_test_many(filter.get(), b.keys(), b.lens(), b.size(), results.data(), &found),
