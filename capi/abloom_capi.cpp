@@ -388,6 +388,18 @@ int abloom_writer_mode(const abloom_filter* filter) {
   return static_cast<int>(filter->impl->writer_mode());
 }
 
+int abloom_set_threads(abloom_filter* filter, uint32_t threads) {
+  if (filter == nullptr) return ABLOOM_ERR_NULL;
+  if (threads > ABLOOM_MAX_THREADS) return ABLOOM_ERR_INVALID;
+  filter->impl->set_threads(threads);
+  return ABLOOM_OK;
+}
+
+int abloom_threads(const abloom_filter* filter) {
+  if (filter == nullptr) return ABLOOM_ERR_NULL;
+  return static_cast<int>(filter->impl->threads());
+}
+
 int abloom_add(abloom_filter* filter, const void* key, size_t len) {
   if (filter == nullptr || !key_ok(key, len)) return ABLOOM_ERR_NULL;
   if (read_only(filter)) return ABLOOM_ERR_READONLY;

@@ -17,10 +17,12 @@ namespace abloom_cli {
 
 namespace {
 
-// Keys per bulk call. Bulk adds use their threads only from 65536 keys up (abloom_options.threads);
-// tests and dedupe print in input order, and smaller batches keep their latency low on a pipe.
-constexpr size_t kAddBatch = 65536;
-constexpr size_t kTestBatch = 4096;
+// Keys per bulk call. Bulk calls use their threads only from 65536 keys up (bulk_threads below):
+// build and add call with that many. query and dedupe print in input order, and smaller batches
+// keep their latency low on a pipe. query --count keeps them too: with 65536 it ran 11% slower on
+// one thread and 6% slower on two than with 4096 (10M keys, 2 vCPUs; bench/RESULTS.md).
+constexpr size_t kBulkBatch = 65536;
+constexpr size_t kPrintBatch = 4096;
 
 std::vector<std::string> paths_or_stdin(const Inputs& in) {
   return in.paths.empty() ? std::vector<std::string>{"-"} : in.paths;
@@ -49,6 +51,19 @@ uint32_t parse_layout(const std::string& layout) {
   throw CliError("unknown layout '" + layout + "' (default, split or distinct)");
 }
 
+// The threads bulk calls may use: one per CPU.
+uint32_t bulk_threads() {
+  return std::clamp<uint32_t>(std::thread::hardware_concurrency(), 1, ABLOOM_MAX_THREADS);
+}
+
+// A saved filter (open_filter) whose bulk calls use bulk_threads(), as a new one's do
+// (make_options): abloom_open starts every filter on the calling thread only.
+Filter open_for_bulk(const std::string& path, uint32_t flags) {
+  Filter filter = open_filter(path, flags);
+  check(abloom_set_threads(filter.get(), bulk_threads()), path);
+  return filter;
+}
+
 const char* kind_name(uint32_t kind) { return kind == ABLOOM_KIND_CLASSIC ? "classic" : "blocked"; }
 const char* layout_name(uint32_t layout) {
   return layout == ABLOOM_LAYOUT_SPLIT ? "split" : "distinct";
@@ -64,7 +79,7 @@ abloom_options make_options(const Shape& shape, uint64_t capacity) {
   opts.seed = shape.seed;
   opts.k = shape.k;
   opts.shards = shape.shards;
-  opts.threads = std::clamp<uint32_t>(std::thread::hardware_concurrency(), 1, ABLOOM_MAX_THREADS);
+  opts.threads = bulk_threads();
   return opts;
 }
 
@@ -175,7 +190,7 @@ int cmd_build(const std::string& output, const Shape& shape, const Inputs& in) {
   // stores instead of atomic ORs.
   check(abloom_set_writer_mode(filter.get(), ABLOOM_WRITER_EXCLUSIVE), "writer mode");
   Progress progress(in.quiet, total_size(paths));
-  for_each_batch(in, kAddBatch, false, progress, [&](const Batch& b) {
+  for_each_batch(in, kBulkBatch, false, progress, [&](const Batch& b) {
     check(abloom_add_many(filter.get(), b.keys(), b.lens(), b.size(), nullptr), "add");
   });
   // Written only now, through a temporary file and a rename: an interrupted or failed build
@@ -185,10 +200,10 @@ int cmd_build(const std::string& output, const Shape& shape, const Inputs& in) {
 }
 
 int cmd_add(const std::string& filter_path, const Inputs& in) {
-  Filter filter = open_filter(filter_path, ABLOOM_OPEN_READ_WRITE);
+  Filter filter = open_for_bulk(filter_path, ABLOOM_OPEN_READ_WRITE);
   check(abloom_set_writer_mode(filter.get(), ABLOOM_WRITER_EXCLUSIVE), "writer mode");
   Progress progress(in.quiet, total_size(paths_or_stdin(in)));
-  for_each_batch(in, kAddBatch, false, progress, [&](const Batch& b) {
+  for_each_batch(in, kBulkBatch, false, progress, [&](const Batch& b) {
     check(abloom_add_many(filter.get(), b.keys(), b.lens(), b.size(), nullptr), filter_path);
   });
   errno = 0;
@@ -197,7 +212,7 @@ int cmd_add(const std::string& filter_path, const Inputs& in) {
 }
 
 int cmd_query(const std::string& filter_path, const Inputs& in, bool absent, bool count) {
-  Filter filter = open_filter(filter_path, 0);
+  Filter filter = open_for_bulk(filter_path, 0);
   buffer_stdout();
   const char terminator = in.format.nul ? '\0' : '\n';
   const uint8_t wanted = absent ? 0 : 1;
@@ -206,7 +221,7 @@ int cmd_query(const std::string& filter_path, const Inputs& in, bool absent, boo
   uint64_t matched = 0;
   CopyWhenWorthIt copy(filter.get());
   Progress progress(true, 0);  // query's stdout is its output; no progress line needed
-  for_each_batch(in, kTestBatch, !count, progress, [&](const Batch& b) {
+  for_each_batch(in, kPrintBatch, !count, progress, [&](const Batch& b) {
     results.resize(b.size());
     uint64_t found = 0;
     check(abloom_test_many(filter.get(), b.keys(), b.lens(), b.size(), results.data(), &found),
@@ -230,7 +245,7 @@ int cmd_dedupe(const Shape& shape, const std::string& load, const std::string& s
   Filter filter;
   if (!load.empty()) {
     // A private copy of the saved filter: its keys count as seen, and the file never changes.
-    filter = open_filter(load, ABLOOM_OPEN_COPY_ON_WRITE | ABLOOM_VERIFY_CHECKSUM);
+    filter = open_for_bulk(load, ABLOOM_OPEN_COPY_ON_WRITE | ABLOOM_VERIFY_CHECKSUM);
   } else {
     if (shape.capacity == 0) throw CliError("dedupe: give --capacity (or --load a filter)");
     filter = create_filter(make_options(shape, shape.capacity));
@@ -251,7 +266,7 @@ int cmd_dedupe(const Shape& shape, const std::string& load, const std::string& s
   RecordPrinter printer(terminator);
   Progress progress(true, 0);
   std::vector<uint8_t> seen;
-  for_each_batch(in, kTestBatch, true, progress, [&](const Batch& b) {
+  for_each_batch(in, kPrintBatch, true, progress, [&](const Batch& b) {
     // A bulk test first: it prefetches the batch's blocks, so the adds below hit the cache. A key
     // it finds is dropped exactly as test_and_add would drop it (bits are only ever set).
     seen.resize(b.size());

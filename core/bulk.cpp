@@ -1,11 +1,12 @@
 // Bulk add/test: hash keys and prefetch their blocks ahead of probing, so the cache misses of a
 // large filter overlap instead of queueing one by one (the blocked kind's loops are its kernels':
-// blocked_pipeline.hpp). With params().threads > 1, large batches are split across threads.
-// Tests split the keys by range. Adds split the bits: each thread owns a contiguous part of the
-// filter (a range of blocks for the blocked kind, whole shards for the classic kind, whose probes
-// span a shard) and adds, in batch order, the keys that land there. So no two threads write one
-// cache line, and every key meets the bits it would meet single-threaded: the count of new keys
-// is exactly the single-threaded count, whatever the thread count and timing.
+// blocked_pipeline.hpp). With threads() > 1 (read once, at the start of each call), large batches
+// are split across threads. Tests split the keys by range. Adds split the bits: each thread owns
+// a contiguous part of the filter (a range of blocks for the blocked kind, whole shards for the
+// classic kind, whose probes span a shard) and adds, in batch order, the keys that land there. So
+// no two threads write one cache line, and every key meets the bits it would meet
+// single-threaded: the count of new keys is exactly the single-threaded count, whatever the
+// thread count and timing.
 #include <algorithm>
 #include <new>
 #include <system_error>
@@ -101,7 +102,7 @@ uint64_t Filter::test_serial(const KeySource& keys, size_t n, uint8_t* results) 
 }
 
 uint64_t Filter::add_many(const KeySource& keys, size_t n) noexcept {
-  const uint32_t threads = params_.threads;
+  const uint32_t threads = this->threads();
   if (threads <= 1 || n < kParallelMin) return add_serial(keys, n, writer_);
 
   std::vector<uint64_t> hashes, added_by;
@@ -161,7 +162,7 @@ uint64_t Filter::add_many(const KeySource& keys, size_t n) noexcept {
 }
 
 uint64_t Filter::test_many(const KeySource& keys, size_t n, uint8_t* results) const noexcept {
-  const uint32_t threads = params_.threads;
+  const uint32_t threads = this->threads();
   if (threads <= 1 || n < kParallelMin) return test_serial(keys, n, results);
   uint64_t found_by[kMaxThreads] = {};
   const uint32_t parts = std::min(threads, kMaxThreads);

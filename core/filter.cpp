@@ -16,6 +16,7 @@
 namespace abloom {
 
 Filter::Filter(const Shape& shape, const FilterParams& params) : shape_(shape), params_(params) {
+  set_threads(params.threads);
   const uint32_t n = shape_.shards();
   shards_.reserve(n);
   shard_ptrs_.reserve(n);
@@ -33,10 +34,12 @@ Filter::Filter(const Shape& shape, const FilterParams& params, ExternalShards ex
       memory_(std::move(external.memory)),
       storage_(external.storage),
       read_only_(external.read_only) {
+  set_threads(params.threads);
   view_ = BlockedView(shape_, shard_ptrs_.data());
 }
 
 Filter::Filter(const Filter& other) : Filter(other.shape_, other.params_) {
+  set_threads(other.threads());
   for (uint32_t s = 0; s < shape_.shards(); ++s) {
     const uint64_t* src = other.shard_ptrs_[s];
     uint64_t* dst = shard_ptrs_[s];

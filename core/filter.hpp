@@ -5,6 +5,7 @@
 // plain stores (WriterMode::exclusive, atomic_bits.hpp); tests stay safe alongside it.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -24,7 +25,7 @@ struct FilterParams {
   uint64_t capacity = 0;
   double target_fpr = 0;    // 0 when the layout was explicit
   double expected_fpr = 0;  // model FPR at capacity
-  uint32_t threads = 1;     // threads bulk calls may use
+  uint32_t threads = 1;     // threads bulk calls start with (then Filter::threads(), below)
 };
 
 // Where a filter's bits live.
@@ -76,6 +77,15 @@ class Filter {
   // at a time (adds, unions), any number of testing threads; adds use plain stores.
   WriterMode writer_mode() const noexcept { return writer_; }
   void set_writer_mode(WriterMode mode) noexcept { writer_ = mode; }
+
+  // Threads a bulk call may use (1: the caller's only), from params().threads at construction
+  // (a copy: the source's current value). May change while other threads run bulk calls: each
+  // call reads it once, relaxed, and keeps that count to its end. `threads` must be at most
+  // kMaxThreads (the C API checks); 0 is stored as 1.
+  uint32_t threads() const noexcept { return threads_.load(std::memory_order_relaxed); }
+  void set_threads(uint32_t threads) noexcept {
+    threads_.store(threads == 0 ? 1 : threads, std::memory_order_relaxed);
+  }
 
   uint64_t hash(const void* key, size_t len) const noexcept {
     return hash_key(shape_.seed, key, len);
@@ -164,6 +174,7 @@ class Filter {
   std::vector<uint64_t*> shard_ptrs_;  // where each shard's words are, for one load per key
   BlockedView view_;                   // shape_ and shard_ptrs_ as the kernels read them
   WriterMode writer_ = WriterMode::shared;
+  std::atomic<uint32_t> threads_{1};
   std::unique_ptr<ExternalMemory> memory_;
   Storage storage_ = Storage::owned;
   bool read_only_ = false;

@@ -1208,6 +1208,34 @@ intgo _wrap_abloom_writer_mode_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0) 
 }
 
 
+intgo _wrap_abloom_set_threads_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, intgo _swig_go_1) {
+  abloom_filter *arg1 = (abloom_filter *) 0 ;
+  uint32_t arg2 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (abloom_filter *)_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  
+  result = (int)abloom_set_threads(arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_abloom_threads_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0) {
+  abloom_filter *arg1 = (abloom_filter *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (abloom_filter *)_swig_go_0; 
+  
+  result = (int)abloom_threads((struct abloom_filter const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
 intgo _wrap_abloom_add_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;

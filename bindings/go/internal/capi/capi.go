@@ -179,6 +179,8 @@ extern void _wrap_abloom_free_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_clone_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_22 arg2);
 extern swig_intgo _wrap_abloom_set_writer_mode_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_abloom_writer_mode_capi_a271d6d51c5a0fa2(uintptr_t arg1);
+extern swig_intgo _wrap_abloom_set_threads_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_threads_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_add_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_23 arg2);
 extern swig_intgo _wrap_abloom_test_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_24 arg2);
 extern swig_intgo _wrap_abloom_test_and_add_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_25 arg2);
@@ -941,6 +943,21 @@ func Abloom_writer_mode(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	swig_r = (int)(C._wrap_abloom_writer_mode_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func Abloom_set_threads(arg1 uintptr, arg2 uint) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r = (int)(C._wrap_abloom_set_threads_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1)))
+	return swig_r
+}
+
+func Abloom_threads(arg1 uintptr) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	swig_r = (int)(C._wrap_abloom_threads_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 

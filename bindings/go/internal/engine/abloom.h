@@ -19,9 +19,9 @@
  * returned, every later test of that key (in any thread that is ordered after the add, e.g. by a
  * join, a mutex or an atomic flag) returns 1. abloom_intersect and abloom_clear are atomic per
  * 64-bit word: keys added concurrently with them may or may not survive. abloom_free must not
- * race with any other call on the same handle. A filter switched to ABLOOM_WRITER_EXCLUSIVE
- * (abloom_set_writer_mode) allows one writing thread at a time instead, still with any number of
- * concurrent readers.
+ * race with any other call on the same handle; abloom_set_threads may run beside any other. A
+ * filter switched to ABLOOM_WRITER_EXCLUSIVE (abloom_set_writer_mode) allows one writing thread
+ * at a time instead, still with any number of concurrent readers.
  *
  * Layout: a filter is `shards` (a power of two) separately allocated arrays of 64-byte,
  * 64-byte-aligned blocks. One 64-bit XXH3 hash (seeded per filter) is computed per key; its top
@@ -178,7 +178,7 @@ ABLOOM_API const char *abloom_isa_name(uint32_t isa);
 #define ABLOOM_MAX_K 64
 /** Largest shard count. */
 #define ABLOOM_MAX_SHARDS 65536
-/** Largest value of abloom_options.threads. */
+/** Largest value of abloom_options.threads and of abloom_set_threads. */
 #define ABLOOM_MAX_THREADS 256
 /** Largest filter, in bytes (2^48, 256 TiB): anything above is ABLOOM_ERR_RANGE. */
 #define ABLOOM_MAX_BYTES (UINT64_C(1) << 48)
@@ -262,7 +262,9 @@ typedef struct abloom_options {
    *  batches of 65536 keys or more; 0 or 1 means the calling thread only. Bulk tests split the
    *  batch by range. Bulk adds split the filter: each thread owns a range of blocks (the classic
    *  kind: of shards, so it uses at most `shards` threads) and adds the keys that land there, so
-   *  the bits and the count of new keys are exactly the single-threaded ones. */
+   *  the bits and the count of new keys are exactly the single-threaded ones. The filter starts
+   *  with it; abloom_set_threads changes it later, and sets it on filters that were opened,
+   *  viewed, deserialized or cloned. */
   uint32_t threads;
   /** An ABLOOM_LAYOUT_*. Default ABLOOM_LAYOUT_DEFAULT (the library's choice, see there).
    *  ABLOOM_LAYOUT_SPLIT needs the blocked kind and k <= ABLOOM_SPLIT_MAX_K (the sizing rules then
@@ -365,8 +367,9 @@ ABLOOM_API int abloom_clone(const abloom_filter *filter, abloom_filter **out);
  * and stores. UNSAFE with concurrent writers: two threads adding at once can lose each other's
  * bits, i.e. give false negatives. Any number of threads may still test (and call every other
  * read-only function) while the one writer adds: each 64-bit word is read and written whole, so a
- * test sees every word before or after each store. One bulk call with abloom_options.threads > 1
- * is one writer: its threads never write the same word with plain stores.
+ * test sees every word before or after each store. One bulk call with more than one thread
+ * (abloom_options.threads, abloom_set_threads) is one writer: its threads never write the same
+ * word with plain stores.
  */
 #define ABLOOM_WRITER_EXCLUSIVE 1u
 
@@ -383,6 +386,26 @@ ABLOOM_API int abloom_set_writer_mode(abloom_filter *filter, uint32_t mode);
 /** The writer mode of `filter` (ABLOOM_WRITER_SHARED or ABLOOM_WRITER_EXCLUSIVE), or
  *  ABLOOM_ERR_NULL. */
 ABLOOM_API int abloom_writer_mode(const abloom_filter *filter);
+
+/* ---- Bulk threads -------------------------------------------------------------------------- */
+
+/**
+ * Set how many threads (up to ABLOOM_MAX_THREADS; 0 or 1: the calling thread only) the bulk calls
+ * on `filter` may use from now on, as abloom_options.threads does for a filter abloom_create
+ * makes (see there: batches of 65536 keys or more are split; answers, bits and added counts are
+ * exactly the single-threaded ones). The count belongs to the handle, not to the bits: it is not
+ * saved. abloom_create starts it at options.threads; abloom_open, abloom_view and
+ * abloom_deserialize at 1; abloom_clone copies the source's current count. May be called at any
+ * time, also while other threads run bulk calls on the filter: each bulk call reads the count
+ * once, when it starts, and keeps it to its end. Read-only filters take it too (for their bulk
+ * tests). Errors: ABLOOM_ERR_NULL, ABLOOM_ERR_INVALID (above ABLOOM_MAX_THREADS; nothing
+ * changes).
+ */
+ABLOOM_API int abloom_set_threads(abloom_filter *filter, uint32_t threads);
+
+/** The threads bulk calls on `filter` may use (1 .. ABLOOM_MAX_THREADS; 1 after a set of 0), or
+ *  ABLOOM_ERR_NULL. */
+ABLOOM_API int abloom_threads(const abloom_filter *filter);
 
 /* ---- Single keys --------------------------------------------------------------------------- */
 
@@ -419,11 +442,12 @@ ABLOOM_API int abloom_test_and_add_hash(abloom_filter *filter, uint64_t hash);
  * to *added when added is not NULL: the keys that found one of their bits clear when added in
  * batch order, so a repeated key counts once, and a new key whose bits were all set by keys
  * added before it (a false positive) does not count. The count is exact and the same with any
- * abloom_options.threads: threads split a batch by the part of the filter each key lands in, and
- * keep the batch order within each part (adds from other calls running at the same time may of
- * course change it). The test calls write 1 (may be present) or 0 (absent) to
- * results[i] and the number of 1s to *found when found is not NULL. n == 0 is valid; the
- * arrays may then be NULL. All arguments are validated before any bit changes.
+ * thread count (abloom_options.threads, abloom_set_threads): threads split a batch by the part
+ * of the filter each key lands in, and keep the batch order within each part (adds from other
+ * calls running at the same time may of course change it). The test calls write 1 (may be
+ * present) or 0 (absent) to results[i] and the number of 1s to *found when found is not NULL.
+ * n == 0 is valid; the arrays may then be NULL. All arguments are validated before any bit
+ * changes.
  */
 
 /** Add n keys: keys[i] points at lens[i] bytes. */

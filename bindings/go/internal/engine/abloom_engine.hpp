@@ -1379,6 +1379,7 @@ Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Fil
 // set, so a shared cache line is not dirtied needlessly. A filter with one writer may switch to
 // plain stores (WriterMode::exclusive, atomic_bits.hpp); tests stay safe alongside it.
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -1410,7 +1411,7 @@ struct FilterParams {
   uint64_t capacity = 0;
   double target_fpr = 0;    // 0 when the layout was explicit
   double expected_fpr = 0;  // model FPR at capacity
-  uint32_t threads = 1;     // threads bulk calls may use
+  uint32_t threads = 1;     // threads bulk calls start with (then Filter::threads(), below)
 };
 
 // Where a filter's bits live.
@@ -1462,6 +1463,15 @@ class Filter {
   // at a time (adds, unions), any number of testing threads; adds use plain stores.
   WriterMode writer_mode() const noexcept { return writer_; }
   void set_writer_mode(WriterMode mode) noexcept { writer_ = mode; }
+
+  // Threads a bulk call may use (1: the caller's only), from params().threads at construction
+  // (a copy: the source's current value). May change while other threads run bulk calls: each
+  // call reads it once, relaxed, and keeps that count to its end. `threads` must be at most
+  // kMaxThreads (the C API checks); 0 is stored as 1.
+  uint32_t threads() const noexcept { return threads_.load(std::memory_order_relaxed); }
+  void set_threads(uint32_t threads) noexcept {
+    threads_.store(threads == 0 ? 1 : threads, std::memory_order_relaxed);
+  }
 
   uint64_t hash(const void* key, size_t len) const noexcept {
     return hash_key(shape_.seed, key, len);
@@ -1550,6 +1560,7 @@ class Filter {
   std::vector<uint64_t*> shard_ptrs_;  // where each shard's words are, for one load per key
   BlockedView view_;                   // shape_ and shard_ptrs_ as the kernels read them
   WriterMode writer_ = WriterMode::shared;
+  std::atomic<uint32_t> threads_{1};
   std::unique_ptr<ExternalMemory> memory_;
   Storage storage_ = Storage::owned;
   bool read_only_ = false;
@@ -3020,12 +3031,13 @@ const BlockedKernels kBlockedScalar[kLayouts] = {
 #define ABLOOM_ENGINE_TU_STARTED
 // Bulk add/test: hash keys and prefetch their blocks ahead of probing, so the cache misses of a
 // large filter overlap instead of queueing one by one (the blocked kind's loops are its kernels':
-// blocked_pipeline.hpp). With params().threads > 1, large batches are split across threads.
-// Tests split the keys by range. Adds split the bits: each thread owns a contiguous part of the
-// filter (a range of blocks for the blocked kind, whole shards for the classic kind, whose probes
-// span a shard) and adds, in batch order, the keys that land there. So no two threads write one
-// cache line, and every key meets the bits it would meet single-threaded: the count of new keys
-// is exactly the single-threaded count, whatever the thread count and timing.
+// blocked_pipeline.hpp). With threads() > 1 (read once, at the start of each call), large batches
+// are split across threads. Tests split the keys by range. Adds split the bits: each thread owns
+// a contiguous part of the filter (a range of blocks for the blocked kind, whole shards for the
+// classic kind, whose probes span a shard) and adds, in batch order, the keys that land there. So
+// no two threads write one cache line, and every key meets the bits it would meet
+// single-threaded: the count of new keys is exactly the single-threaded count, whatever the
+// thread count and timing.
 #include <algorithm>
 #include <new>
 #include <system_error>
@@ -3125,7 +3137,7 @@ uint64_t Filter::test_serial(const KeySource& keys, size_t n, uint8_t* results) 
 }
 
 uint64_t Filter::add_many(const KeySource& keys, size_t n) noexcept {
-  const uint32_t threads = params_.threads;
+  const uint32_t threads = this->threads();
   if (threads <= 1 || n < kParallelMin) return add_serial(keys, n, writer_);
 
   std::vector<uint64_t> hashes, added_by;
@@ -3185,7 +3197,7 @@ uint64_t Filter::add_many(const KeySource& keys, size_t n) noexcept {
 }
 
 uint64_t Filter::test_many(const KeySource& keys, size_t n, uint8_t* results) const noexcept {
-  const uint32_t threads = params_.threads;
+  const uint32_t threads = this->threads();
   if (threads <= 1 || n < kParallelMin) return test_serial(keys, n, results);
   uint64_t found_by[kMaxThreads] = {};
   const uint32_t parts = std::min(threads, kMaxThreads);
@@ -3615,6 +3627,7 @@ Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Fil
 namespace abloom {
 
 Filter::Filter(const Shape& shape, const FilterParams& params) : shape_(shape), params_(params) {
+  set_threads(params.threads);
   const uint32_t n = shape_.shards();
   shards_.reserve(n);
   shard_ptrs_.reserve(n);
@@ -3632,10 +3645,12 @@ Filter::Filter(const Shape& shape, const FilterParams& params, ExternalShards ex
       memory_(std::move(external.memory)),
       storage_(external.storage),
       read_only_(external.read_only) {
+  set_threads(params.threads);
   view_ = BlockedView(shape_, shard_ptrs_.data());
 }
 
 Filter::Filter(const Filter& other) : Filter(other.shape_, other.params_) {
+  set_threads(other.threads());
   for (uint32_t s = 0; s < shape_.shards(); ++s) {
     const uint64_t* src = other.shard_ptrs_[s];
     uint64_t* dst = shard_ptrs_[s];
@@ -5358,6 +5373,18 @@ int abloom_set_writer_mode(abloom_filter* filter, uint32_t mode) {
 int abloom_writer_mode(const abloom_filter* filter) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
   return static_cast<int>(filter->impl->writer_mode());
+}
+
+int abloom_set_threads(abloom_filter* filter, uint32_t threads) {
+  if (filter == nullptr) return ABLOOM_ERR_NULL;
+  if (threads > ABLOOM_MAX_THREADS) return ABLOOM_ERR_INVALID;
+  filter->impl->set_threads(threads);
+  return ABLOOM_OK;
+}
+
+int abloom_threads(const abloom_filter* filter) {
+  if (filter == nullptr) return ABLOOM_ERR_NULL;
+  return static_cast<int>(filter->impl->threads());
 }
 
 int abloom_add(abloom_filter* filter, const void* key, size_t len) {

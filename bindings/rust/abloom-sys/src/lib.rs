@@ -347,6 +347,10 @@ extern "C" {
     pub fn abloom_set_writer_mode(filter: *mut abloom_filter, mode: u32) -> c_int;
     /// The writer mode of `filter`, or a negative error.
     pub fn abloom_writer_mode(filter: *const abloom_filter) -> c_int;
+    /// Set the threads bulk calls on `filter` may use from now on (0 or 1: the caller's only).
+    pub fn abloom_set_threads(filter: *mut abloom_filter, threads: u32) -> c_int;
+    /// The threads bulk calls on `filter` may use, or a negative error.
+    pub fn abloom_threads(filter: *const abloom_filter) -> c_int;
 
     /// Create a filter from options.
     pub fn abloom_create(opts: *const abloom_options, out: *mut *mut abloom_filter) -> c_int;
