@@ -51,16 +51,17 @@ uint32_t parse_layout(const std::string& layout) {
   throw CliError("unknown layout '" + layout + "' (default, split or distinct)");
 }
 
-// The threads bulk calls may use: one per CPU.
-uint32_t bulk_threads() {
+// The threads bulk calls may use: --threads, else one per CPU.
+uint32_t bulk_threads(const Inputs& in) {
+  if (in.threads != 0) return in.threads;
   return std::clamp<uint32_t>(std::thread::hardware_concurrency(), 1, ABLOOM_MAX_THREADS);
 }
 
 // A saved filter (open_filter) whose bulk calls use bulk_threads(), as a new one's do
 // (make_options): abloom_open starts every filter on the calling thread only.
-Filter open_for_bulk(const std::string& path, uint32_t flags) {
+Filter open_for_bulk(const std::string& path, uint32_t flags, const Inputs& in) {
   Filter filter = open_filter(path, flags);
-  check(abloom_set_threads(filter.get(), bulk_threads()), path);
+  check(abloom_set_threads(filter.get(), bulk_threads(in)), path);
   return filter;
 }
 
@@ -69,7 +70,7 @@ const char* layout_name(uint32_t layout) {
   return layout == ABLOOM_LAYOUT_SPLIT ? "split" : "distinct";
 }
 
-abloom_options make_options(const Shape& shape, uint64_t capacity) {
+abloom_options make_options(const Shape& shape, uint64_t capacity, uint32_t threads) {
   abloom_options opts;
   check(abloom_options_init(&opts), "options");
   opts.capacity = capacity;
@@ -79,7 +80,7 @@ abloom_options make_options(const Shape& shape, uint64_t capacity) {
   opts.seed = shape.seed;
   opts.k = shape.k;
   opts.shards = shape.shards;
-  opts.threads = bulk_threads();
+  opts.threads = threads;
   return opts;
 }
 
@@ -185,7 +186,7 @@ int cmd_build(const std::string& output, const Shape& shape, const Inputs& in) {
     }
     capacity = std::max<uint64_t>(capacity, 1);  // an empty input builds an empty filter
   }
-  Filter filter = create_filter(make_options(shape, capacity));
+  Filter filter = create_filter(make_options(shape, capacity, bulk_threads(in)));
   // One writer (this process, whose bulk calls split the filter between their threads): plain
   // stores instead of atomic ORs.
   check(abloom_set_writer_mode(filter.get(), ABLOOM_WRITER_EXCLUSIVE), "writer mode");
@@ -200,7 +201,7 @@ int cmd_build(const std::string& output, const Shape& shape, const Inputs& in) {
 }
 
 int cmd_add(const std::string& filter_path, const Inputs& in) {
-  Filter filter = open_for_bulk(filter_path, ABLOOM_OPEN_READ_WRITE);
+  Filter filter = open_for_bulk(filter_path, ABLOOM_OPEN_READ_WRITE, in);
   check(abloom_set_writer_mode(filter.get(), ABLOOM_WRITER_EXCLUSIVE), "writer mode");
   Progress progress(in.quiet, total_size(paths_or_stdin(in)));
   for_each_batch(in, kBulkBatch, false, progress, [&](const Batch& b) {
@@ -212,7 +213,7 @@ int cmd_add(const std::string& filter_path, const Inputs& in) {
 }
 
 int cmd_query(const std::string& filter_path, const Inputs& in, bool absent, bool count) {
-  Filter filter = open_for_bulk(filter_path, 0);
+  Filter filter = open_for_bulk(filter_path, 0, in);
   buffer_stdout();
   const char terminator = in.format.nul ? '\0' : '\n';
   const uint8_t wanted = absent ? 0 : 1;
@@ -245,10 +246,10 @@ int cmd_dedupe(const Shape& shape, const std::string& load, const std::string& s
   Filter filter;
   if (!load.empty()) {
     // A private copy of the saved filter: its keys count as seen, and the file never changes.
-    filter = open_for_bulk(load, ABLOOM_OPEN_COPY_ON_WRITE | ABLOOM_VERIFY_CHECKSUM);
+    filter = open_for_bulk(load, ABLOOM_OPEN_COPY_ON_WRITE | ABLOOM_VERIFY_CHECKSUM, in);
   } else {
     if (shape.capacity == 0) throw CliError("dedupe: give --capacity (or --load a filter)");
-    filter = create_filter(make_options(shape, shape.capacity));
+    filter = create_filter(make_options(shape, shape.capacity, bulk_threads(in)));
   }
   // One writer, this thread: plain stores. The mode belongs to the handle, so a copy (below)
   // is set again.
@@ -398,7 +399,7 @@ int cmd_verify(const std::string& filter_path) {
 }
 
 int cmd_plan(const Shape& shape, bool json) {
-  abloom_options opts = make_options(shape, shape.capacity);
+  abloom_options opts = make_options(shape, shape.capacity, 1);  // threads change no plan
   abloom_plan plan;
   check(abloom_plan_init(&plan), "plan");
   check(abloom_plan_compute(&opts, &plan), "plan");

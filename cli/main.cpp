@@ -32,6 +32,15 @@ void add_input_options(CLI::App* cmd, Inputs& in, std::string& delimiter) {
   cmd->add_flag("-q,--quiet", in.quiet, "No progress line or warnings on standard error");
 }
 
+// build and add: their bulk adds split 65536-key batches between threads (query and dedupe test
+// smaller batches, in input order, which stay on one thread).
+void add_threads_option(CLI::App* cmd, Inputs& in) {
+  cmd->add_option("--threads", in.threads,
+                  "Threads for the bulk adds (default: one per CPU; fewer on a busy machine, "
+                  "where a split batch waits for its slowest thread)")
+      ->check(CLI::Range(1, ABLOOM_MAX_THREADS));
+}
+
 void add_shape_options(CLI::App* cmd, Shape& shape) {
   cmd->add_option("--fpr", shape.fpr, "Target false-positive rate at --capacity")
       ->capture_default_str()
@@ -75,6 +84,7 @@ int run(int argc, char** argv) {
                     "pass; required for standard input and FIFOs)");
   add_shape_options(build, shape);
   add_input_options(build, in, delimiter);
+  add_threads_option(build, in);
   build->footer(
       "The file is written once, at the end, through a temporary file and a rename: an\n"
       "interrupted build leaves no partial file.\n"
@@ -85,6 +95,7 @@ int run(int argc, char** argv) {
   add->add_option("FILTER", filter, "The filter file (mapped read-write, synced at the end)")
       ->required();
   add_input_options(add, in, delimiter);
+  add_threads_option(add, in);
   add->footer("Example:\n  abloom add ids.abloom new-ids.txt");
 
   bool absent = false;

@@ -65,6 +65,21 @@ basics() {
     ok "info --json values" || fail "info --json values: $(cat out)"
   expect 0 "verify an intact file" "$ABLOOM" verify f.abloom
   has out "OK" "verify says OK"
+  # --threads: 100000 keys make one 65536-key batch that the bulk add splits (and one that does
+  # not); the bits must not depend on how many threads set them, for build and for add.
+  expect 0 "build --threads 1" "$ABLOOM" build -q --threads 1 -o t1.abloom keys.txt
+  expect 0 "build --threads 3" "$ABLOOM" build -q --threads 3 -o t3.abloom keys.txt
+  cmp -s t1.abloom t3.abloom && cmp -s t1.abloom f.abloom && ok "build: the same file on 1, 3 and all threads" ||
+    fail "build --threads changes the file"
+  expect 0 "an empty filter for add" "$ABLOOM" build -q --capacity 100000 -o e1.abloom /dev/null
+  cp e1.abloom e4.abloom
+  expect 0 "add --threads 1" "$ABLOOM" add -q --threads 1 e1.abloom keys.txt
+  expect 0 "add --threads 4" "$ABLOOM" add -q --threads 4 e4.abloom keys.txt
+  cmp -s e1.abloom e4.abloom && ok "add: the same file on 1 and 4 threads" || fail "add --threads changes the file"
+  expect 2 "build --threads 0" "$ABLOOM" build -q --threads 0 -o t0.abloom keys.txt
+  has err "--threads" "the error names --threads"
+  expect 2 "add --threads 257" "$ABLOOM" add -q --threads 257 e1.abloom keys.txt
+  [[ ! -e t0.abloom ]] && ok "a refused build writes no file" || fail "build --threads 0 wrote t0.abloom"
 
   expect 1 "query --absent of the keys added: none (no false negatives)" \
     "$ABLOOM" query --absent f.abloom keys.txt
