@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
-#include <thread>
 
 #include "filter.hpp"
 
@@ -17,12 +16,16 @@ namespace abloom_cli {
 
 namespace {
 
-// Keys per bulk call. Bulk calls use their threads only from 65536 keys up (bulk_threads below):
+// Keys per bulk call. Bulk calls use their threads only from 65536 keys up (--threads, below):
 // build and add call with that many. query and dedupe print in input order, and smaller batches
 // keep their latency low on a pipe. query --count keeps them too: with 65536 it ran 11% slower on
 // one thread and 6% slower on two than with 4096 (10M keys, 2 vCPUs; bench/RESULTS.md).
 constexpr size_t kBulkBatch = 65536;
 constexpr size_t kPrintBatch = 4096;
+
+// query's keys per call: kPrintBatch, unless --threads asks for more than one thread, which only
+// a call of kBulkBatch keys uses.
+size_t query_batch(const Inputs& in) { return in.threads > 1 ? kBulkBatch : kPrintBatch; }
 
 std::vector<std::string> paths_or_stdin(const Inputs& in) {
   return in.paths.empty() ? std::vector<std::string>{"-"} : in.paths;
@@ -51,11 +54,12 @@ uint32_t parse_layout(const std::string& layout) {
   throw CliError("unknown layout '" + layout + "' (default, split or distinct)");
 }
 
-// The threads bulk calls may use: --threads, else one per CPU.
-uint32_t bulk_threads(const Inputs& in) {
-  if (in.threads != 0) return in.threads;
-  return std::clamp<uint32_t>(std::thread::hardware_concurrency(), 1, ABLOOM_MAX_THREADS);
-}
+// The threads bulk calls may use: --threads, else one. More threads were slower wherever the
+// command was measured (bench/RESULTS.md, "The command's bulk threads"): on 16 idle cores, 10M
+// keys, build 0.17 s on 1 thread and 0.32 s on 16, query --count 0.10 and 0.16 s; on 2 vCPUs and
+// a filter larger than the L3 cache, within 11% either way. A likely cause (not measured apart):
+// each call starts its threads anew, and they read keys that the reading thread's cache holds.
+uint32_t bulk_threads(const Inputs& in) { return in.threads != 0 ? in.threads : 1; }
 
 // A saved filter (open_filter) whose bulk calls use bulk_threads(), as a new one's do
 // (make_options): abloom_open starts every filter on the calling thread only.
@@ -222,7 +226,7 @@ int cmd_query(const std::string& filter_path, const Inputs& in, bool absent, boo
   uint64_t matched = 0;
   CopyWhenWorthIt copy(filter.get());
   Progress progress(true, 0);  // query's stdout is its output; no progress line needed
-  for_each_batch(in, kPrintBatch, !count, progress, [&](const Batch& b) {
+  for_each_batch(in, query_batch(in), !count, progress, [&](const Batch& b) {
     results.resize(b.size());
     uint64_t found = 0;
     check(abloom_test_many(filter.get(), b.keys(), b.lens(), b.size(), results.data(), &found),
