@@ -172,6 +172,8 @@ int abloom_isa_force(unsigned int isa);
 const char *abloom_isa_name(unsigned int isa);
 int abloom_set_writer_mode(abloom_filter *filter, unsigned int mode);
 int abloom_writer_mode(const abloom_filter *filter);
+int abloom_set_threads(abloom_filter *filter, unsigned int threads);
+int abloom_threads(const abloom_filter *filter);
 void abloom_free(abloom_filter *filter);
 int abloom_union(abloom_filter *dst, const abloom_filter *src);
 int abloom_intersect(abloom_filter *dst, const abloom_filter *src);
