@@ -676,10 +676,9 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
    * Sets how many threads the native bulk calls on this filter may use from now on, as {@link
    * Builder#threads} does for a new filter: a batch of 65536 keys or more is split across them,
    * and the answers, the bits set and the counts of new keys are exactly the single-threaded ones.
-   * The batches that reach the engine whole split: {@code putAll} and {@code mightContainAll} of
-   * a {@code List<byte[]>}, of packed bytes with {@code long[]} offsets, and of a direct buffer.
-   * Those of {@code int[]} offsets and of {@code long[]} keys go to the engine 4096 keys at a
-   * time, on the calling thread whatever the count.
+   * This holds for every {@code putAll} and {@code mightContainAll}: those of {@code long[]} keys
+   * and of {@code int[]} offsets, which otherwise go to the engine 4096 keys a call, then go
+   * 65536 a call (through 512 KiB of native scratch memory).
    *
    * <p>The count belongs to this object, not to the bits: it is not serialized. A filter from
    * {@link Builder#build} starts with {@link Builder#threads} (1 without it); one that is read,

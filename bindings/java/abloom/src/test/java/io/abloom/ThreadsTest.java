@@ -135,12 +135,32 @@ class ThreadsTest {
 
   private record Run(List<Long> added, List<Long> found, List<boolean[]> answers, byte[] bytes) {}
 
-  /** Every batch form that reaches the engine whole, on {@code threads} threads. */
+  private static int[] narrow(long[] offsets) {
+    int[] out = new int[offsets.length];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = Math.toIntExact(offsets[i]);
+    }
+    return out;
+  }
+
+  private static long[] longs(long from, int n) {
+    long[] out = new long[n];
+    for (int i = 0; i < n; i++) {
+      out[i] = (from + i) * 7919;
+    }
+    return out;
+  }
+
+  /** Every batch form, on {@code threads} threads. */
   private static Run run(BloomFilter.Builder builder, int threads) {
     List<byte[]> listKeys = strings("list-", 0, N);
     Object[] p = packed(strings("packed-", 0, N));
     byte[] buf = (byte[]) p[0];
     long[] offsets = (long[]) p[1];
+    Object[] p32 = packed(strings("packed32-", 0, N));
+    byte[] buf32 = (byte[]) p32[0];
+    int[] offsets32 = narrow((long[]) p32[1]);
+    long[] longKeys = longs(0, N);
     Object[] d = packed(strings("direct-", 0, N));
     byte[] dbytes = (byte[]) d[0];
     ByteBuffer direct = ByteBuffer.allocateDirect(dbytes.length).put(dbytes).flip();
@@ -154,6 +174,10 @@ class ThreadsTest {
     byte[] pdbytes = (byte[]) pd[0];
     ByteBuffer pdirect = ByteBuffer.allocateDirect(pdbytes.length).put(pdbytes).flip();
     long[] pdoffsets = (long[]) pd[1];
+    Object[] pp32 = packed(strings("packed32-", N / 2, N));
+    byte[] pbuf32 = (byte[]) pp32[0];
+    int[] poffsets32 = narrow((long[]) pp32[1]);
+    long[] probeLongs = longs(N / 2, N);
 
     List<Long> added = new ArrayList<>();
     List<Long> found = new ArrayList<>();
@@ -166,10 +190,14 @@ class ThreadsTest {
       added.add(f.putAll(buf, offsets));
       added.add(f.putAll(direct, doffsets));
       added.add(f.putAll(probeList)); // half of it there already
+      added.add(f.putAll(buf32, offsets32));
+      added.add(f.putAll(longKeys));
       // g holds the first halves only, so that half of each probe is absent from it.
       g.putAll(listKeys);
       g.putAll(buf, offsets);
       g.putAll(direct, doffsets);
+      g.putAll(buf32, offsets32);
+      g.putAll(longKeys);
       for (BloomFilter h : List.of(f, g)) {
         boolean[] a = h.mightContainAll(probeList);
         answers.add(a);
@@ -182,8 +210,16 @@ class ThreadsTest {
         a = new boolean[N];
         found.add(h.mightContainAll(pdirect, pdoffsets, a));
         answers.add(a);
+        a = new boolean[N];
+        found.add(h.mightContainAll(pbuf32, poffsets32, a));
+        answers.add(a);
+        a = h.mightContainAll(pbuf32, poffsets32);
+        answers.add(a);
+        a = h.mightContainAll(probeLongs);
+        answers.add(a);
+        found.add(count(a));
       }
-      for (boolean[] a : answers.subList(4, 8)) {
+      for (boolean[] a : answers.subList(answers.size() / 2, answers.size())) {
         for (int i = 0; i < N / 2; i++) {
           assertTrue(a[i], "a false negative");
         }
