@@ -81,7 +81,7 @@ uint64_t hash_seed(Filter &f) {
 // a second writer waits for one chunk at most (filter.hpp). `results` may be null for adds.
 void run_int_keys(Filter &f, const char *buf, size_t n, uint8_t *results, uint64_t *added) {
   const uint64_t seed = hash_seed(f);
-  const size_t per_call = hashes_per_call(f);
+  const size_t per_call = n >= kSplitFrom ? hashes_per_call(f) : kHashesPerCall;
   uint64_t small[kHashesPerCall];
   std::vector<uint64_t> large(per_call > kHashesPerCall ? per_call : 0);
   uint64_t *hashes = large.empty() ? small : large.data();
