@@ -154,6 +154,8 @@ var closedCalls = []closedCall{
 	{method: "Sync", call: func(t *testing.T, f, _ *Filter) error { return f.Sync() }},
 	{method: "SetWriterMode", call: func(t *testing.T, f, _ *Filter) error { return f.SetWriterMode(ExclusiveWriter) }},
 	{method: "WriterMode", panics: true, call: func(t *testing.T, f, _ *Filter) error { f.WriterMode(); return nil }},
+	{method: "SetThreads", call: func(t *testing.T, f, _ *Filter) error { return f.SetThreads(4) }},
+	{method: "Threads", panics: true, call: func(t *testing.T, f, _ *Filter) error { f.Threads(); return nil }},
 
 	// A closed filter as the argument of another's method.
 	{method: "Union", asArg: true, call: func(t *testing.T, f, other *Filter) error { return other.Union(f) }},
@@ -172,6 +174,7 @@ var closedCalls = []closedCall{
 		return err
 	}},
 	{method: "SetWriterMode", call: func(t *testing.T, f, _ *Filter) error { return f.SetWriterMode(WriterMode(99)) }},
+	{method: "SetThreads", call: func(t *testing.T, f, _ *Filter) error { return f.SetThreads(MaxThreads + 1) }},
 }
 
 // checkClosed calls every method on the closed filter f: those with an error result return an

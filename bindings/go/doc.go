@@ -63,9 +63,9 @@
 //     includes Close: only the first Close of a filter does anything. UnmarshalBinary and
 //     ReadFrom are the exception: they reopen a closed or zero Filter (on a nil *Filter they
 //     return ErrClosed);
-//   - every method without one (Test, TestString, Equal, WriterMode, and the accessors Info,
-//     Cap, K and Bits) panics with such an *Error: there is no answer to give, and a zero value
-//     (a filter of 0 bits, a key reported absent) would be a wrong one.
+//   - every method without one (Test, TestString, Equal, WriterMode, Threads, and the accessors
+//     Info, Cap, K and Bits) panics with such an *Error: there is no answer to give, and a zero
+//     value (a filter of 0 bits, a key reported absent) would be a wrong one.
 //
 // No method reads the filter's C memory once Close has begun freeing it.
 package abloom

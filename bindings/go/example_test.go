@@ -206,3 +206,21 @@ func ExampleFilter_SetWriterMode() {
 	fmt.Println(f.TestString("carol:dan"), f.WriterMode())
 	// Output: true shared
 }
+
+func ExampleFilter_SetThreads() {
+	g, _ := abloom.New(1_000_000, 0.01, abloom.WithThreads(4))
+	data, _ := g.MarshalBinary()
+	_ = g.Close()
+	// The count is not saved: a filter read back (or opened) starts at 1 thread.
+	f, _ := abloom.Unmarshal(data)
+	defer f.Close()
+	fmt.Println(f.Threads())
+	// Its batches of 65536 keys or more now run on up to 4 threads, with the same answers.
+	_ = f.SetThreads(4)
+	fmt.Println(f.Threads())
+	fmt.Println(f.SetThreads(abloom.MaxThreads + 1))
+	// Output:
+	// 1
+	// 4
+	// abloom: SetThreads: an argument is outside its valid domain
+}

@@ -44,8 +44,8 @@ func WithBits(bits uint64) Option { return func(c *config) { c.bits = bits } }
 // default minimises the FPR.
 func WithK(k uint32) Option { return func(c *config) { c.k = k } }
 
-// WithThreads lets batch calls of 65536 keys or more use up to n threads (at most 256); 0 or
-// 1 keeps them on the calling goroutine's thread.
+// WithThreads lets batch calls of 65536 keys or more use up to n threads (at most MaxThreads);
+// 0 or 1 keeps them on the calling goroutine's thread. SetThreads changes it later.
 func WithThreads(n uint32) Option { return func(c *config) { c.threads = n } }
 
 func cOptions(capacity uint64, fpr float64, opts []Option) capi.Abloom_options {

@@ -15,7 +15,7 @@ exactly as the C, Go, Java and Rust bindings hash them, and files are byte-ident
 
 from __future__ import annotations
 
-from ._abloom import BloomFilter, Info, Plan, isa, library_version
+from ._abloom import MAX_THREADS, BloomFilter, Info, Plan, isa, library_version
 from ._errors import (
     AbloomError,
     BadMagicError,
@@ -35,6 +35,7 @@ BloomFilter.__module__ = __name__
 __version__ = "0.1.0"
 
 __all__ = [
+    "MAX_THREADS",
     "AbloomError",
     "BadMagicError",
     "BloomFilter",

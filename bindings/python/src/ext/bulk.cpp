@@ -28,6 +28,16 @@ constexpr size_t kChunk = 1 << 16;
 constexpr size_t kHashesPerCall = 4096;
 // Below this many keys the GIL is kept: releasing and taking it back costs more than the work.
 constexpr size_t kReleaseGilFrom = 256;
+// The C library splits a bulk call across the filter's threads (abloom_set_threads) only from
+// this many keys up.
+constexpr size_t kSplitFrom = 1 << 16;
+static_assert(kChunk >= kSplitFrom, "an int array's chunk is one splittable call");
+
+// Hashes per engine call: kHashesPerCall, which stay in cache, or, for a filter with bulk
+// threads, kSplitFrom, so that the engine can split each call across them. Read once per batch.
+size_t hashes_per_call(Filter &f) {
+  return abloom_threads(f.get()) > 1 ? kSplitFrom : kHashesPerCall;
+}
 
 void check(int rc, const char *what) {
   if (rc < 0) throw CodeError{rc, 0, what, {}};
@@ -66,19 +76,22 @@ uint64_t hash_seed(Filter &f) {
 }
 
 // n 8-byte keys at buf, hashed here with the GIL released (the buffer export holds the array),
-// kHashesPerCall at a time into a small array that stays in cache, for the hash calls. Each kChunk
-// keys are one use of the filter, so that a second writer waits for one chunk at most
-// (filter.hpp). `results` may be null for adds.
+// hashes_per_call() at a time (a small array that stays in cache, or a whole kChunk when the
+// filter has bulk threads) for the hash calls. Each kChunk keys are one use of the filter, so that
+// a second writer waits for one chunk at most (filter.hpp). `results` may be null for adds.
 void run_int_keys(Filter &f, const char *buf, size_t n, uint8_t *results, uint64_t *added) {
   const uint64_t seed = hash_seed(f);
-  uint64_t hashes[kHashesPerCall];
+  const size_t per_call = n >= kSplitFrom ? hashes_per_call(f) : kHashesPerCall;
+  uint64_t small[kHashesPerCall];
+  std::vector<uint64_t> large(per_call > kHashesPerCall ? per_call : 0);
+  uint64_t *hashes = large.empty() ? small : large.data();
   for (size_t at = 0; at < n; at += kChunk) {
     const size_t m = std::min(kChunk, n - at);
     const bool release = m >= kReleaseGilFrom;
     auto each = [&](auto &&call) {
       int rc = 0;
-      for (size_t i = 0; i < m && rc >= 0; i += kHashesPerCall) {
-        const size_t c = std::min(kHashesPerCall, m - i);
+      for (size_t i = 0; i < m && rc >= 0; i += per_call) {
+        const size_t c = std::min(per_call, m - i);
         const char *p = buf + 8 * (at + i);
         for (size_t j = 0; j < c; j++) hashes[j] = key_hash(seed, p + 8 * j, 8);
         rc = call(at + i, c);
@@ -176,7 +189,7 @@ class IntArray {
   nb::object obj_;
 };
 
-// Feeds the keys of an iterable to `flush` in batches of up to kHashesPerCall keys. Lists and
+// Feeds the keys of an iterable to `flush` in batches of up to hashes_per_call() keys. Lists and
 // tuples are indexed (the list's size is read again for each item: __index__ may run Python code
 // that changes it); other iterables are iterated.
 template <class Flush>
@@ -184,10 +197,10 @@ void for_chunks(Filter &f, nb::handle keys, Flush &&flush) {
   PyObject *o = keys.ptr();
   const bool is_list = PyList_Check(o);
   const bool indexed = is_list || PyTuple_Check(o);
-  HashBatch batch(indexed
-                      ? std::min<size_t>(static_cast<size_t>(seq_size(o, is_list)), kHashesPerCall)
-                      : kHashesPerCall,
-                  hash_seed(f));
+  const size_t per_call = hashes_per_call(f);
+  HashBatch batch(
+      indexed ? std::min<size_t>(static_cast<size_t>(seq_size(o, is_list)), per_call) : per_call,
+      hash_seed(f));
   auto add = [&](PyObject *item) {
     if (!batch.append(item)) throw nb::python_error();
     if (batch.full()) {

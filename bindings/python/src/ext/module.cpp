@@ -299,6 +299,7 @@ NB_MODULE(_abloom, m) {
   });
 
   m.attr("library_version") = abloom_version_string();
+  m.attr("MAX_THREADS") = ABLOOM_MAX_THREADS;
   m.def(
       "isa", [] { return abloom_isa_name(abloom_isa_active()); },
       "The SIMD kernel the library uses: 'scalar', 'avx2', 'avx512' (x86-64) or 'neon' (aarch64).");
@@ -532,6 +533,25 @@ NB_MODULE(_abloom, m) {
           "'r+'); 'shared': always lock-free atomic adds; 'exclusive': always plain stores (1.4-2x "
           "faster adds; the binding then runs one write at a time, so it stays safe with "
           "threads).")
+      .def_prop_rw(
+          "threads", [](Filter &f) { return abloom_threads(f.get()); },
+          [](Filter &f, nb::handle n) {
+            abloom_filter *h = f.get();
+            const uint64_t v = to_u64(n, "threads");
+            if (v > ABLOOM_MAX_THREADS)
+              throw nb::value_error(("threads must be in 0.." + std::to_string(ABLOOM_MAX_THREADS) +
+                                     ", not " + std::to_string(v))
+                                        .c_str());
+            check(abloom_set_threads(h, static_cast<uint32_t>(v)), "threads");
+          },
+          "How many threads the batch calls (add_many, contains_many, update) may split each "
+          "engine call\nacross: 1 (the default) to MAX_THREADS (256); setting 0 or 1 keeps them on "
+          "the calling thread.\nWith more than one, batches go to the engine 65536 keys a call "
+          "(the C library splits calls\nfrom that size up), else 4096; the answers and bits are "
+          "the same either way. Belongs to this\nobject, not to the bits: not saved or pickled; "
+          "from_bytes(), open() and unpickling start at\n1, copy() (and |, &) keep the count. May "
+          "be set at any time, also while other threads run\nbatches (each keeps the count it "
+          "started with), and on read-only filters.")
       .def_prop_ro(
           "_writer_state",
           [](Filter &f) {

@@ -141,6 +141,20 @@ impl ExclusiveFilter {
     pub fn info(&self) -> Info {
         self.inner.info()
     }
+
+    /// [`BloomFilter::set_threads`]: the threads the batch calls may use from now on. One
+    /// batch on several threads is still one writer (its threads write disjoint words).
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] above [`BloomFilter::MAX_THREADS`] (nothing changes).
+    pub fn set_threads(&self, threads: u32) -> Result<(), Error> {
+        self.inner.set_threads(threads)
+    }
+
+    /// [`BloomFilter::threads`].
+    pub fn threads(&self) -> u32 {
+        self.inner.threads()
+    }
 }
 
 impl std::fmt::Debug for ExclusiveFilter {

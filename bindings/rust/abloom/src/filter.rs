@@ -225,9 +225,6 @@ fn path_to_cstring(path: &Path) -> Result<CString, Error> {
 /// [`close`](Self::close) to see that error). Ownership makes use after free impossible.
 pub struct BloomFilter {
     raw: NonNull<sys::abloom_filter>,
-    /// The `threads` option the filter was built with (0 when unknown: opened, deserialized).
-    /// Batches go to C whole when it is above 1, so that the C library can split them.
-    threads: u32,
 }
 
 // SAFETY: an abloom_filter is heap state not tied to the thread that created it, so it may be
@@ -236,8 +233,9 @@ unsafe impl Send for BloomFilter {}
 // SAFETY: (Sync) every method taking `&self` calls only C functions that abloom.h documents as
 // safe to run concurrently on one filter: abloom_add*, abloom_test*, abloom_test_and_add*,
 // abloom_hash, abloom_union, the estimate and info calls, and abloom_serialize/abloom_save
-// ("safe while other threads add"); abloom_clone and abloom_equal read the bits with the same
-// relaxed atomic loads as the tests (core/filter.cpp). The calls the header says must not race
+// ("safe while other threads add"), and abloom_set_threads and abloom_threads (a relaxed atomic
+// of the handle, "may run beside any other"); abloom_clone and abloom_equal read the bits with
+// the same relaxed atomic loads as the tests (core/filter.cpp). The calls the header says must not race
 // (abloom_intersect and abloom_clear, which could drop concurrent inserts, abloom_sync, and
 // abloom_free) are reached only through `&mut self` or by value (drop, close).
 unsafe impl Sync for BloomFilter {}
@@ -266,17 +264,14 @@ impl BloomFilter {
 
     /// # Safety
     /// `raw` must be an owned handle from the C API, not used elsewhere afterwards.
-    pub(crate) unsafe fn from_raw(raw: NonNull<sys::abloom_filter>, threads: u32) -> BloomFilter {
-        BloomFilter { raw, threads }
+    pub(crate) unsafe fn from_raw(raw: NonNull<sys::abloom_filter>) -> BloomFilter {
+        BloomFilter { raw }
     }
 
     /// # Safety
     /// `out` must have been written by a successful C call that hands out a handle.
     unsafe fn from_out(out: MaybeUninit<*mut sys::abloom_filter>) -> BloomFilter {
-        BloomFilter::from_raw(
-            NonNull::new(out.assume_init()).expect("abloom returned NULL"),
-            0,
-        )
+        BloomFilter::from_raw(NonNull::new(out.assume_init()).expect("abloom returned NULL"))
     }
 
     fn ptr(&self) -> *const sys::abloom_filter {
@@ -382,9 +377,9 @@ impl BloomFilter {
     // ---- Batches ----------------------------------------------------------------------------
 
     /// Inserts every key of `keys` through the C library's batch call, which hashes the keys,
-    /// prefetches every block they touch, then sets the bits; a filter built with
-    /// [`threads`](Builder::threads) above 1 gets a batch of 65536 keys or more in one call
-    /// and splits it across threads. (Otherwise the keys go in chunks of 1024 per call, with no
+    /// prefetches every block they touch, then sets the bits; a filter with more than one
+    /// [`threads`](Self::threads) gets a batch of 65536 keys or more in one call, which the C
+    /// library splits across threads. (Otherwise the keys go in chunks of 1024 per call, with no
     /// allocation.) Returns how many keys
     /// were new (as [`insert_checked`](Self::insert_checked) counts them).
     ///
@@ -458,8 +453,8 @@ impl BloomFilter {
         found as usize
     }
 
-    /// Calls `call` with pointer and length arrays covering `keys`, in order. A filter built
-    /// with bulk threads gets large batches whole (the C library splits them across threads);
+    /// Calls `call` with pointer and length arrays covering `keys`, in order. A filter with
+    /// bulk threads gets large batches whole (the C library splits them across threads);
     /// otherwise the keys go in chunks of [`CHUNK`] keys through arrays on the stack, which
     /// costs no allocation and keeps the arrays in L1 (the C pipeline looks 32 keys ahead, so
     /// chunking loses nothing). Stops at the first error, which can only come from the first
@@ -469,7 +464,7 @@ impl BloomFilter {
         keys: &[K],
         mut call: impl FnMut(&[*const c_void], &[usize]) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        if self.threads > 1 && keys.len() >= PARALLEL_MIN {
+        if keys.len() >= PARALLEL_MIN && self.threads() > 1 {
             let (ptrs, lens) = key_arrays(keys);
             return call(&ptrs, &lens);
         }
@@ -650,9 +645,55 @@ impl BloomFilter {
         // SAFETY: the handle is live; out is writable.
         check(unsafe { sys::abloom_clone(self.ptr(), out.as_mut_ptr()) })?;
         // SAFETY: on success the C API wrote an owned, non-NULL handle.
-        let mut copy = unsafe { BloomFilter::from_out(out) };
-        copy.threads = self.threads;
-        Ok(copy)
+        Ok(unsafe { BloomFilter::from_out(out) })
+    }
+
+    // ---- Bulk threads -----------------------------------------------------------------------
+
+    /// The most threads a filter's batch calls may use ([`set_threads`](Self::set_threads),
+    /// [`Builder::threads`]): the C library's `ABLOOM_MAX_THREADS`.
+    pub const MAX_THREADS: u32 = sys::ABLOOM_MAX_THREADS;
+
+    /// Sets how many threads (up to [`MAX_THREADS`](Self::MAX_THREADS); 0 or 1: the calling
+    /// thread only) the batch calls ([`insert_batch`](Self::insert_batch),
+    /// [`contains_batch`](Self::contains_batch), the packed and hash forms) may use from now
+    /// on, as [`Builder::threads`] does for a new filter. Batches of 65536 keys or more are
+    /// split across them; the answers, the bits set and the counts of new keys are exactly the
+    /// single-threaded ones.
+    ///
+    /// The count belongs to this handle, not to the bits: it is not saved. A filter from
+    /// [`Builder::build`] starts with [`Builder::threads`] (1 without it); one from
+    /// [`open`](Self::open), [`from_bytes`](Self::from_bytes) or [`view`](Self::view) with 1;
+    /// a clone with its source's current count. It takes `&self`: it may be called at any time,
+    /// also while other threads run batch calls on the filter (each keeps the count it started
+    /// with), and on read-only filters (for their batch lookups).
+    ///
+    /// ```
+    /// let f = abloom::BloomFilter::new(1_000_000, 0.01)?;
+    /// assert_eq!(f.threads(), 1);
+    /// f.set_threads(4)?;
+    /// assert_eq!(f.threads(), 4);
+    /// let too_many = f.set_threads(abloom::BloomFilter::MAX_THREADS + 1);
+    /// assert!(matches!(too_many, Err(abloom::Error::Invalid)));
+    /// assert_eq!(f.threads(), 4);
+    /// # Ok::<(), abloom::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] above [`MAX_THREADS`](Self::MAX_THREADS) (nothing changes).
+    pub fn set_threads(&self, threads: u32) -> Result<(), Error> {
+        // SAFETY: the handle is live; the count is a relaxed atomic of the handle, which the C
+        // API lets any thread set beside any other call.
+        check(unsafe { sys::abloom_set_threads(self.mut_ptr(), threads) })?;
+        Ok(())
+    }
+
+    /// How many threads the batch calls may use: 1 to [`MAX_THREADS`](Self::MAX_THREADS) (1
+    /// after `set_threads(0)`). See [`set_threads`](Self::set_threads).
+    pub fn threads(&self) -> u32 {
+        // SAFETY: the handle is live.
+        let n = unsafe { sys::abloom_threads(self.ptr()) };
+        u32::try_from(n).expect("abloom_threads failed on a live handle")
     }
 
     // ---- Introspection ----------------------------------------------------------------------

@@ -40,7 +40,9 @@
 //!   use plain stores instead of atomic ones (1.4-2x faster) for a filter one thread fills.
 //! - **Batches**: [`BloomFilter::insert_batch`] and [`BloomFilter::contains_batch`] hand a
 //!   whole slice to the C library in one call, which hashes it, prefetches every block, then
-//!   probes: much faster than a loop of single calls on large filters.
+//!   probes: much faster than a loop of single calls on large filters. With
+//!   [`BloomFilter::set_threads`] (or [`Builder::threads`]) the C library splits a batch of
+//!   65536 keys or more across threads, with the same answers and bits.
 //! - **Persistence**: [`BloomFilter::to_bytes`] / [`BloomFilter::from_bytes`], a zero-copy
 //!   [`BloomFilter::view`], and files with [`BloomFilter::save`] (crash-safe) and
 //!   [`BloomFilter::open`] / [`OpenOptions`] (mmap: read-only, copy-on-write or read-write).

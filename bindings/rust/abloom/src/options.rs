@@ -268,8 +268,9 @@ impl Builder {
         self
     }
 
-    /// Threads (up to 256) that the batch calls may use for batches of 65536 keys or more;
-    /// 0 or 1 (the default) means the calling thread only.
+    /// Threads (up to [`BloomFilter::MAX_THREADS`], 256) that the batch calls may use for
+    /// batches of 65536 keys or more; 0 or 1 (the default) means the calling thread only.
+    /// [`BloomFilter::set_threads`] changes it later.
     pub fn threads(mut self, threads: u32) -> Builder {
         self.opts.threads = threads;
         self
@@ -311,12 +312,7 @@ impl Builder {
         // SAFETY: opts was initialised by abloom_options_init; out is writable.
         check(unsafe { sys::abloom_create(&self.opts, out.as_mut_ptr()) })?;
         // SAFETY: on ABLOOM_OK the C API wrote an owned, non-NULL handle.
-        Ok(unsafe {
-            BloomFilter::from_raw(
-                NonNull::new(out.assume_init()).expect("NULL handle"),
-                self.opts.threads,
-            )
-        })
+        Ok(unsafe { BloomFilter::from_raw(NonNull::new(out.assume_init()).expect("NULL handle")) })
     }
 }
 

@@ -45,6 +45,9 @@ fn usage() -> Res {
     filter.save("blocks.abloom")?; // crash-safe, portable format
     let mapped = BloomFilter::open("blocks.abloom")?; // mmap, O(1), read-only
     assert!(mapped.contains("alice:bob") && mapped.info().read_only);
+    assert_eq!(mapped.threads(), 1);
+    mapped.set_threads(4)?; // its batches of 64K+ keys on 4 threads (opened: 1)
+    assert_eq!(mapped.threads(), 4);
     let rw = OpenOptions::new()
         .mode(OpenMode::ReadWrite)
         .verify_checksum(true)

@@ -172,6 +172,8 @@ int abloom_isa_force(unsigned int isa);
 const char *abloom_isa_name(unsigned int isa);
 int abloom_set_writer_mode(abloom_filter *filter, unsigned int mode);
 int abloom_writer_mode(const abloom_filter *filter);
+int abloom_set_threads(abloom_filter *filter, unsigned int threads);
+int abloom_threads(const abloom_filter *filter);
 void abloom_free(abloom_filter *filter);
 int abloom_union(abloom_filter *dst, const abloom_filter *src);
 int abloom_intersect(abloom_filter *dst, const abloom_filter *src);
@@ -242,6 +244,29 @@ static const void *jab_pack_longs(const long long *keys, int m, unsigned char *b
   if (jab_host_is_le()) return keys; /* a long[] already is its keys' bytes, in order */
   for (i = 0; i < m; ++i) jab_le64(buf + 8 * i, keys[i]);
   return buf;
+}
+
+/* Keys per engine call of the chunked batches (jab_add_packed32 & co.): JAB_CHUNK, through
+ * arrays on the stack; or, for a filter with bulk threads (abloom_set_threads), JAB_SPLIT_FROM,
+ * the size from which the C library splits a call across them, through arrays from the heap. */
+#define JAB_SPLIT_FROM 65536
+
+/* The keys per call for f and n keys: *heap gets the room for JAB_SPLIT_FROM + 1 words (NULL
+ * when the stack arrays do); 0 when that allocation fails. */
+static int jab_per_call(const abloom_filter *f, int n, uint64_t **heap) {
+  *heap = NULL;
+  if (n < JAB_SPLIT_FROM || abloom_threads(f) <= 1) return JAB_CHUNK;
+  *heap = (uint64_t *)malloc(sizeof(uint64_t) * (JAB_SPLIT_FROM + 1));
+  return *heap ? JAB_SPLIT_FROM : 0;
+}
+
+/* The room for JAB_SPLIT_FROM keys' bytes on a big-endian host (a long[] is its keys' bytes on a
+ * little-endian one); 0 (no error) when it is not needed, ABLOOM_ERR_NOMEM when it fails. */
+static int jab_long_bytes(uint64_t *heap, unsigned char **bytes) {
+  *bytes = NULL;
+  if (!heap || jab_host_is_le()) return 0;
+  *bytes = (unsigned char *)malloc((size_t)JAB_SPLIT_FROM * 8u);
+  return *bytes ? 0 : ABLOOM_ERR_NOMEM;
 }
 
 %}
@@ -392,83 +417,112 @@ static long long jab_test_packed_direct(const abloom_filter *f, void *DIRECT, lo
   return rc == ABLOOM_OK ? (long long)found : rc;
 }
 
-/* ---- batches: packed byte[] + int[] offsets, widened in chunks on the stack ---- */
+/* ---- batches: packed byte[] + int[] offsets, and long[] keys, in chunks ---- */
 
 static long long jab_add_packed32(abloom_filter *f, const signed char *IN_BYTES,
                                   long long buf_len, const int *IN_INTS, int n) {
-  uint64_t wide[JAB_CHUNK + 1];
+  uint64_t stack[JAB_CHUNK + 1];
+  uint64_t *heap, *wide;
   uint64_t total = 0;
-  int start, i, rc;
+  long long start;
+  int i, rc, per;
   if (!IN_BYTES || !IN_INTS) return ABLOOM_ERR_NOMEM;
   rc = jab_check_offsets32(IN_INTS, n, buf_len);
   if (rc != ABLOOM_OK) return rc;
-  for (start = 0; start < n; start += JAB_CHUNK) {
-    int m = n - start < JAB_CHUNK ? n - start : JAB_CHUNK;
+  per = jab_per_call(f, n, &heap);
+  if (per == 0) return ABLOOM_ERR_NOMEM;
+  wide = heap ? heap : stack;
+  for (start = 0; start < n; start += per) {
+    int m = (int)(n - start < per ? n - start : per);
     uint64_t added = 0;
     for (i = 0; i <= m; ++i) wide[i] = (uint64_t)IN_INTS[start + i];
     rc = abloom_add_packed(f, IN_BYTES, (size_t)buf_len, wide, (size_t)m, &added);
-    if (rc != ABLOOM_OK) return rc;
+    if (rc != ABLOOM_OK) break;
     total += added;
   }
-  return (long long)total;
+  free(heap);
+  return rc == ABLOOM_OK ? (long long)total : rc;
 }
 
 static long long jab_test_packed32(const abloom_filter *f, const signed char *IN_BYTES,
                                    long long buf_len, const int *IN_INTS, int n,
                                    unsigned char *OUT_BOOLS) {
-  uint64_t wide[JAB_CHUNK + 1];
+  uint64_t stack[JAB_CHUNK + 1];
+  uint64_t *heap, *wide;
   uint64_t total = 0;
-  int start, i, rc;
+  long long start;
+  int i, rc, per;
   if (!IN_BYTES || !IN_INTS || !OUT_BOOLS) return ABLOOM_ERR_NOMEM;
   rc = jab_check_offsets32(IN_INTS, n, buf_len);
   if (rc != ABLOOM_OK) return rc;
-  for (start = 0; start < n; start += JAB_CHUNK) {
-    int m = n - start < JAB_CHUNK ? n - start : JAB_CHUNK;
+  per = jab_per_call(f, n, &heap);
+  if (per == 0) return ABLOOM_ERR_NOMEM;
+  wide = heap ? heap : stack;
+  for (start = 0; start < n; start += per) {
+    int m = (int)(n - start < per ? n - start : per);
     uint64_t found = 0;
     for (i = 0; i <= m; ++i) wide[i] = (uint64_t)IN_INTS[start + i];
     rc = abloom_test_packed(f, IN_BYTES, (size_t)buf_len, wide, (size_t)m, OUT_BOOLS + start,
                             &found);
-    if (rc != ABLOOM_OK) return rc;
+    if (rc != ABLOOM_OK) break;
     total += found;
   }
-  return (long long)total;
+  free(heap);
+  return rc == ABLOOM_OK ? (long long)total : rc;
 }
 
 /* ---- batches of long keys (each 8 little-endian bytes) ---- */
 
 static long long jab_add_longs(abloom_filter *f, const long long *IN_LONGS, int n) {
-  unsigned char buf[JAB_CHUNK * 8];
-  uint64_t offs[JAB_CHUNK + 1];
+  unsigned char stack_buf[JAB_CHUNK * 8];
+  uint64_t stack_offs[JAB_CHUNK + 1];
+  uint64_t *heap;
+  unsigned char *heap_buf;
   uint64_t total = 0;
-  int start, rc;
+  long long start;
+  int rc, per;
   if (!IN_LONGS) return ABLOOM_ERR_NOMEM;
-  for (start = 0; start < n; start += JAB_CHUNK) {
-    int m = n - start < JAB_CHUNK ? n - start : JAB_CHUNK;
+  per = jab_per_call(f, n, &heap);
+  if (per == 0) return ABLOOM_ERR_NOMEM;
+  rc = jab_long_bytes(heap, &heap_buf);
+  for (start = 0; rc == ABLOOM_OK && start < n; start += per) {
+    int m = (int)(n - start < per ? n - start : per);
     uint64_t added = 0;
-    const void *keys = jab_pack_longs(IN_LONGS + start, m, buf, offs);
-    rc = abloom_add_packed(f, keys, (size_t)m * 8u, offs, (size_t)m, &added);
-    if (rc != ABLOOM_OK) return rc;
+    const void *keys = jab_pack_longs(IN_LONGS + start, m, heap_buf ? heap_buf : stack_buf,
+                                      heap ? heap : stack_offs);
+    rc = abloom_add_packed(f, keys, (size_t)m * 8u, heap ? heap : stack_offs, (size_t)m, &added);
     total += added;
   }
-  return (long long)total;
+  free(heap_buf);
+  free(heap);
+  return rc == ABLOOM_OK ? (long long)total : rc;
 }
 
 static long long jab_test_longs(const abloom_filter *f, const long long *IN_LONGS, int n,
                                 unsigned char *OUT_BOOLS) {
-  unsigned char buf[JAB_CHUNK * 8];
-  uint64_t offs[JAB_CHUNK + 1];
+  unsigned char stack_buf[JAB_CHUNK * 8];
+  uint64_t stack_offs[JAB_CHUNK + 1];
+  uint64_t *heap;
+  unsigned char *heap_buf;
   uint64_t total = 0;
-  int start, rc;
+  long long start;
+  int rc, per;
   if (!IN_LONGS || !OUT_BOOLS) return ABLOOM_ERR_NOMEM;
-  for (start = 0; start < n; start += JAB_CHUNK) {
-    int m = n - start < JAB_CHUNK ? n - start : JAB_CHUNK;
+  per = jab_per_call(f, n, &heap);
+  if (per == 0) return ABLOOM_ERR_NOMEM;
+  rc = jab_long_bytes(heap, &heap_buf);
+  for (start = 0; rc == ABLOOM_OK && start < n; start += per) {
+    int m = (int)(n - start < per ? n - start : per);
     uint64_t found = 0;
-    const void *keys = jab_pack_longs(IN_LONGS + start, m, buf, offs);
-    rc = abloom_test_packed(f, keys, (size_t)m * 8u, offs, (size_t)m, OUT_BOOLS + start, &found);
-    if (rc != ABLOOM_OK) return rc;
+    const void *keys = jab_pack_longs(IN_LONGS + start, m, heap_buf ? heap_buf : stack_buf,
+                                      heap ? heap : stack_offs);
+    rc = abloom_test_packed(f, keys, (size_t)m * 8u, heap ? heap : stack_offs, (size_t)m,
+                            OUT_BOOLS + start, &found);
     total += found;
   }
-  return (long long)total;
+  free(heap_buf);
+  free(heap);
+  return rc == ABLOOM_OK ? (long long)total : rc;
 }
 
 /* ---- serialization ---- */

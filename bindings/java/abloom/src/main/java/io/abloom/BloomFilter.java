@@ -77,6 +77,12 @@ import java.util.Objects;
 public final class BloomFilter extends BulkCalls implements AutoCloseable {
 
   /**
+   * The most threads the native bulk calls of one filter may use ({@link Builder#threads}, {@link
+   * #setThreads}): the C library's {@code ABLOOM_MAX_THREADS}.
+   */
+  public static final int MAX_THREADS = 256;
+
+  /**
    * The filter's kind: how a key's bits spread over the filter. Within a block, the blocked kind
    * also has a {@link Layout}.
    */
@@ -368,15 +374,17 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
 
     /**
      * Threads the native bulk calls may use for batches of 65536 keys or more (0 or 1: the
-     * calling thread only).
+     * calling thread only). The filter starts with it; {@link BloomFilter#setThreads} changes it
+     * later.
      *
-     * @param threads 0..256
+     * @param threads 0..{@link BloomFilter#MAX_THREADS} (256)
      * @return this builder
      * @throws IllegalArgumentException if outside 0..256
      */
     public Builder threads(int threads) {
-      if (threads < 0 || threads > 256) {
-        throw new IllegalArgumentException("abloom: threads must be in 0..256, got " + threads);
+      if (threads < 0 || threads > MAX_THREADS) {
+        throw new IllegalArgumentException(
+            "abloom: threads must be in 0.." + MAX_THREADS + ", got " + threads);
       }
       this.threads = threads;
       return this;
@@ -662,6 +670,48 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
       throw Errors.unchecked(rc, "setWriterMode");
     }
     exclusive = mode == WriterMode.EXCLUSIVE;
+  }
+
+  /**
+   * Sets how many threads the native bulk calls on this filter may use from now on, as {@link
+   * Builder#threads} does for a new filter: a batch of 65536 keys or more is split across them,
+   * and the answers, the bits set and the counts of new keys are exactly the single-threaded ones.
+   * This holds for every {@code putAll} and {@code mightContainAll}: those of {@code long[]} keys
+   * and of {@code int[]} offsets, which otherwise go to the engine 4096 keys a call, then go
+   * 65536 a call (through 512 KiB of native scratch memory).
+   *
+   * <p>The count belongs to this object, not to the bits: it is not serialized. A filter from
+   * {@link Builder#build} starts with {@link Builder#threads} (1 without it); one that is read,
+   * opened or wrapped ({@link #fromByteArray}, {@link #readFrom}, {@link #open}, {@link #wrap})
+   * with 1; a {@link #copy()} with this filter's current count. It may be called at any time, also
+   * while other threads run batches on this filter (each batch keeps the count it started with),
+   * and on read-only filters (for their batch tests).
+   *
+   * @param threads 0..{@link #MAX_THREADS} (0 or 1: the calling thread only)
+   * @throws IllegalArgumentException if outside 0..{@link #MAX_THREADS} (the count is then
+   *     unchanged)
+   * @throws IllegalStateException if the filter is closed
+   */
+  public void setThreads(int threads) {
+    // Checked natively, after the closed check (a negative count is above the maximum there).
+    int rc = call(h -> AbloomNative.abloom_set_threads(h, Integer.toUnsignedLong(threads)));
+    if (rc == AbloomError.INVALID.code()) {
+      throw new IllegalArgumentException(
+          "abloom: setThreads: threads must be in 0.." + MAX_THREADS + ", got " + threads);
+    }
+    if (rc != 0) {
+      throw Errors.unchecked(rc, "setThreads");
+    }
+  }
+
+  /**
+   * How many threads the native bulk calls on this filter may use (see {@link #setThreads}).
+   *
+   * @return 1..{@link #MAX_THREADS} (1 after {@code setThreads(0)})
+   * @throws IllegalStateException if the filter is closed
+   */
+  public int threads() {
+    return call(AbloomNative::abloom_threads);
   }
 
   /**

@@ -381,6 +381,8 @@ class ExceptionsTest {
     calls.put("intersect(BloomFilter)", () -> f.intersect(other));
     calls.put("setWriterMode(WriterMode)", () -> f.setWriterMode(WriterMode.EXCLUSIVE));
     calls.put("writerMode()", f::writerMode);
+    calls.put("setThreads(int)", () -> f.setThreads(4));
+    calls.put("threads()", f::threads);
     calls.put("clear()", f::clear);
     calls.put("copy()", f::copy);
     calls.put("approximateElementCount()", f::approximateElementCount);
