@@ -11,21 +11,18 @@
 #include <optional>
 
 #include "filter.hpp"
+#include "parallel_input.hpp"
 
 namespace abloom_cli {
 
 namespace {
 
-// Keys per bulk call. Bulk calls use their threads only from 65536 keys up (--threads, below):
-// build and add call with that many. query and dedupe print in input order, and smaller batches
-// keep their latency low on a pipe. query --count keeps them too: with 65536 it ran 11% slower on
-// one thread and 6% slower on two than with 4096 (10M keys, 2 vCPUs; bench/RESULTS.md).
+// Keys per bulk call: build and add take a part's keys (parallel_input.hpp) in one or two calls.
+// query and dedupe test 4096 keys a call: query --count ran 11% slower on one thread with 65536
+// than with 4096 (10M keys, 2 vCPUs; bench/RESULTS.md), the answers of a smaller call stay in
+// the L1 cache until they are looked at.
 constexpr size_t kBulkBatch = 65536;
 constexpr size_t kPrintBatch = 4096;
-
-// query's keys per call: kPrintBatch, unless --threads asks for more than one thread, which only
-// a call of kBulkBatch keys uses.
-size_t query_batch(const Inputs& in) { return in.threads > 1 ? kBulkBatch : kPrintBatch; }
 
 std::vector<std::string> paths_or_stdin(const Inputs& in) {
   return in.paths.empty() ? std::vector<std::string>{"-"} : in.paths;
@@ -54,27 +51,17 @@ uint32_t parse_layout(const std::string& layout) {
   throw CliError("unknown layout '" + layout + "' (default, split or distinct)");
 }
 
-// The threads bulk calls may use: --threads, else one. More threads were slower wherever the
-// command was measured (bench/RESULTS.md, "The command's bulk threads"): on 16 idle cores, 10M
-// keys, build 0.17 s on 1 thread and 0.32 s on 16, query --count 0.10 and 0.16 s; on 2 vCPUs and
-// a filter larger than the L3 cache, within 11% either way. A likely cause (not measured apart):
-// each call starts its threads anew, and they read keys that the reading thread's cache holds.
-uint32_t bulk_threads(const Inputs& in) { return in.threads != 0 ? in.threads : 1; }
-
-// A saved filter (open_filter) whose bulk calls use bulk_threads(), as a new one's do
-// (make_options): abloom_open starts every filter on the calling thread only.
-Filter open_for_bulk(const std::string& path, uint32_t flags, const Inputs& in) {
-  Filter filter = open_filter(path, flags);
-  check(abloom_set_threads(filter.get(), bulk_threads(in)), path);
-  return filter;
-}
+// The threads that read, parse and add or test parts of the inputs at once (parallel_input.hpp):
+// --threads, else one. The library's own bulk threads stay off (one per call): each thread here
+// makes its own calls.
+unsigned reading_threads(const Inputs& in) { return in.threads != 0 ? in.threads : 1; }
 
 const char* kind_name(uint32_t kind) { return kind == ABLOOM_KIND_CLASSIC ? "classic" : "blocked"; }
 const char* layout_name(uint32_t layout) {
   return layout == ABLOOM_LAYOUT_SPLIT ? "split" : "distinct";
 }
 
-abloom_options make_options(const Shape& shape, uint64_t capacity, uint32_t threads) {
+abloom_options make_options(const Shape& shape, uint64_t capacity) {
   abloom_options opts;
   check(abloom_options_init(&opts), "options");
   opts.capacity = capacity;
@@ -84,7 +71,6 @@ abloom_options make_options(const Shape& shape, uint64_t capacity, uint32_t thre
   opts.seed = shape.seed;
   opts.k = shape.k;
   opts.shards = shape.shards;
-  opts.threads = threads;
   return opts;
 }
 
@@ -106,46 +92,56 @@ void flush_stdout() {
   }
 }
 
-// The records one batch prints, gathered and handed to stdio in one fwrite: an fwrite and a putc
-// per record cost more than the record's test. Handed over at the end of every batch, so an
-// error in a later batch leaves the output the same as it was with a write per record.
-class RecordPrinter {
- public:
-  explicit RecordPrinter(char terminator) : terminator_(terminator) {}
-  void add(std::string_view record) {
-    out_.append(record);
-    out_.push_back(terminator_);
+// Adds every key of the inputs to `filter`, on reading_threads(in) threads.
+//
+// One thread adds with plain stores (the exclusive writer mode). Several would need the shared
+// mode's locked ORs, which cost so much that two threads added no faster than one (10M keys, 2
+// vCPUs). So each thread but the calling one adds to a filter of its own, an empty copy made when
+// it takes its first part, with plain stores; the copies are ORed into `filter` at the end (a pass
+// over each, far less than its adds cost). Where the copies would take more than half the free
+// memory, the threads share `filter` in the shared mode instead.
+void add_all(abloom_filter* filter, const Inputs& in, const std::string& what) {
+  const auto paths = paths_or_stdin(in);
+  const unsigned threads = reading_threads(in);
+  const bool own_filters = threads > 1 && filter_bytes(filter) <= free_memory() / 2 / (threads - 1);
+  if (threads == 1 || own_filters) {
+    check(abloom_set_writer_mode(filter, ABLOOM_WRITER_EXCLUSIVE), "writer mode");
   }
-  void flush() {
-    std::fwrite(out_.data(), 1, out_.size(), stdout);
-    out_.clear();
-  }
-
- private:
-  char terminator_;
-  std::string out_;
-};
-
-// Calls fn(batch) for each batch of every input, in order. The batch points into the reader's
-// buffer: fn must be done with it when it returns.
-template <class Fn>
-void for_each_batch(const Inputs& in, size_t max, bool keep_records, Progress& progress, Fn fn) {
-  Batch batch;
-  uint64_t keys = 0;
-  uint64_t bytes = 0;
-  for (const auto& path : paths_or_stdin(in)) {
-    RecordReader reader(path, in.format);
-    bool more = true;
-    while (more) {
-      more = reader.read(batch, max, keep_records);
-      if (batch.size() == 0) continue;
-      fn(batch);
-      keys += batch.size();
-      progress.update(keys, bytes + reader.bytes_read());
+  auto target = [&](PartScratch& scratch) -> abloom_filter* {
+    if (!own_filters || scratch.thread == 0) return filter;
+    if (!scratch.own) {
+      abloom_filter* copy = nullptr;
+      // Reads `filter` while the calling thread adds to it: allowed beside one writer, and
+      // whatever the copy saw is cleared.
+      check(abloom_clone(filter, &copy), "cannot copy the filter for a thread");
+      scratch.own.reset(copy);
+      check(abloom_clear(copy), what);
+      check(abloom_set_writer_mode(copy, ABLOOM_WRITER_EXCLUSIVE), "writer mode");
     }
-    bytes += reader.bytes_read();
-  }
+    return scratch.own.get();
+  };
+  Progress progress(in.quiet, total_size(paths));
+  ParallelJob job{kBulkBatch, false,
+                  [&](const Batch& b, PartScratch& scratch) {
+                    check(abloom_add_many(target(scratch), b.keys(), b.lens(), b.size(), nullptr),
+                          what);
+                  },
+                  nullptr,
+                  [&](PartScratch& scratch) {
+                    if (scratch.own) check(abloom_union(filter, scratch.own.get()), what);
+                    scratch.own.reset();
+                  }};
+  run_parallel(paths, in.format, threads, progress, job);
   progress.finish();
+}
+
+// Output of a part, handed to stdio in one fwrite: an fwrite and a putc per record cost more than
+// the record's test.
+void write_out(const std::string& out) { std::fwrite(out.data(), 1, out.size(), stdout); }
+
+void add_record(std::string& out, std::string_view record, char terminator) {
+  out.append(record);
+  out.push_back(terminator);
 }
 
 std::string json_string(const std::string& s) {
@@ -181,7 +177,7 @@ int cmd_build(const std::string& output, const Shape& shape, const Inputs& in) {
   if (capacity == 0) {
     // Counting needs a second pass over the input, which stdin and FIFOs cannot give.
     for (const auto& p : paths) {
-      int64_t n = count_records(p, in.format);
+      int64_t n = count_records(p, in.format, reading_threads(in));
       if (n < 0) {
         throw CliError((p == "-" ? std::string("(stdin)") : p) +
                        ": cannot be counted before it is read (stdin or a FIFO): give --capacity");
@@ -190,14 +186,8 @@ int cmd_build(const std::string& output, const Shape& shape, const Inputs& in) {
     }
     capacity = std::max<uint64_t>(capacity, 1);  // an empty input builds an empty filter
   }
-  Filter filter = create_filter(make_options(shape, capacity, bulk_threads(in)));
-  // One writer (this process, whose bulk calls split the filter between their threads): plain
-  // stores instead of atomic ORs.
-  check(abloom_set_writer_mode(filter.get(), ABLOOM_WRITER_EXCLUSIVE), "writer mode");
-  Progress progress(in.quiet, total_size(paths));
-  for_each_batch(in, kBulkBatch, false, progress, [&](const Batch& b) {
-    check(abloom_add_many(filter.get(), b.keys(), b.lens(), b.size(), nullptr), "add");
-  });
+  Filter filter = create_filter(make_options(shape, capacity));
+  add_all(filter.get(), in, "add");
   // Written only now, through a temporary file and a rename: an interrupted or failed build
   // leaves no partial output, and any older file stays whole.
   save_filter(filter.get(), output);
@@ -205,41 +195,43 @@ int cmd_build(const std::string& output, const Shape& shape, const Inputs& in) {
 }
 
 int cmd_add(const std::string& filter_path, const Inputs& in) {
-  Filter filter = open_for_bulk(filter_path, ABLOOM_OPEN_READ_WRITE, in);
-  check(abloom_set_writer_mode(filter.get(), ABLOOM_WRITER_EXCLUSIVE), "writer mode");
-  Progress progress(in.quiet, total_size(paths_or_stdin(in)));
-  for_each_batch(in, kBulkBatch, false, progress, [&](const Batch& b) {
-    check(abloom_add_many(filter.get(), b.keys(), b.lens(), b.size(), nullptr), filter_path);
-  });
+  Filter filter = open_filter(filter_path, ABLOOM_OPEN_READ_WRITE);
+  add_all(filter.get(), in, filter_path);
   errno = 0;
   check(abloom_sync(filter.get()), filter_path);
   return 0;
 }
 
 int cmd_query(const std::string& filter_path, const Inputs& in, bool absent, bool count) {
-  Filter filter = open_for_bulk(filter_path, 0, in);
+  Filter filter = open_filter(filter_path, 0);
   buffer_stdout();
   const char terminator = in.format.nul ? '\0' : '\n';
   const uint8_t wanted = absent ? 0 : 1;
-  RecordPrinter printer(terminator);
-  std::vector<uint8_t> results;
-  uint64_t matched = 0;
+  const auto paths = paths_or_stdin(in);
+  const unsigned threads = reading_threads(in);
+  // The copy replaces the handle, which no thread may do while others use it: on one thread
+  // once the tests have paid for it, on several up front.
   CopyWhenWorthIt copy(filter.get());
+  if (threads > 1) copy.up_front(filter, total_size(paths));
   Progress progress(true, 0);  // query's stdout is its output; no progress line needed
-  for_each_batch(in, query_batch(in), !count, progress, [&](const Batch& b) {
-    results.resize(b.size());
-    uint64_t found = 0;
-    check(abloom_test_many(filter.get(), b.keys(), b.lens(), b.size(), results.data(), &found),
-          filter_path);
-    copy.after(filter, b.size());
-    // --count needs only the library's count, not a look at every answer.
-    matched += absent ? b.size() - found : found;
-    if (count) return;
-    for (size_t i = 0; i < b.size(); ++i) {
-      if (results[i] == wanted) printer.add(b.record(i));
-    }
-    printer.flush();
-  });
+  ParallelJob job{kPrintBatch, !count,
+                  [&](const Batch& b, PartScratch& scratch) {
+                    scratch.answers.resize(b.size());
+                    uint64_t found = 0;
+                    check(abloom_test_many(filter.get(), b.keys(), b.lens(), b.size(),
+                                           scratch.answers.data(), &found),
+                          filter_path);
+                    if (threads == 1) copy.after(filter, b.size());
+                    // --count needs only the library's count, not a look at every answer.
+                    scratch.count += absent ? b.size() - found : found;
+                    if (count) return;
+                    for (size_t i = 0; i < b.size(); ++i) {
+                      if (scratch.answers[i] == wanted)
+                        add_record(scratch.out, b.record(i), terminator);
+                    }
+                  },
+                  count ? nullptr : write_out, nullptr};
+  const uint64_t matched = run_parallel(paths, in.format, threads, progress, job);
   if (count) std::printf("%llu\n", static_cast<unsigned long long>(matched));
   flush_stdout();
   return matched > 0 ? 0 : 1;
@@ -250,10 +242,10 @@ int cmd_dedupe(const Shape& shape, const std::string& load, const std::string& s
   Filter filter;
   if (!load.empty()) {
     // A private copy of the saved filter: its keys count as seen, and the file never changes.
-    filter = open_for_bulk(load, ABLOOM_OPEN_COPY_ON_WRITE | ABLOOM_VERIFY_CHECKSUM, in);
+    filter = open_filter(load, ABLOOM_OPEN_COPY_ON_WRITE | ABLOOM_VERIFY_CHECKSUM);
   } else {
     if (shape.capacity == 0) throw CliError("dedupe: give --capacity (or --load a filter)");
-    filter = create_filter(make_options(shape, shape.capacity, bulk_threads(in)));
+    filter = create_filter(make_options(shape, shape.capacity));
   }
   // One writer, this thread: plain stores. The mode belongs to the handle, so a copy (below)
   // is set again.
@@ -267,28 +259,32 @@ int cmd_dedupe(const Shape& shape, const std::string& load, const std::string& s
   if (!load.empty()) copy.emplace(filter.get());
   buffer_stdout();
   const char terminator = in.format.nul ? '\0' : '\n';
-  uint64_t printed = 0;
-  RecordPrinter printer(terminator);
   Progress progress(true, 0);
-  std::vector<uint8_t> seen;
-  for_each_batch(in, kPrintBatch, true, progress, [&](const Batch& b) {
-    // A bulk test first: it prefetches the batch's blocks, so the adds below hit the cache. A key
-    // it finds is dropped exactly as test_and_add would drop it (bits are only ever set).
-    seen.resize(b.size());
-    check(abloom_test_many(filter.get(), b.keys(), b.lens(), b.size(), seen.data(), nullptr),
-          "dedupe");
-    for (size_t i = 0; i < b.size(); ++i) {
-      if (seen[i] != 0) continue;
-      std::string_view key = b.key(i);
-      // In input order, one key at a time: a key repeated within a batch must see its first copy.
-      if (check(abloom_test_and_add(filter.get(), key.data(), key.size()), "dedupe") == 0) {
-        printer.add(b.record(i));
-        ++printed;
-      }
-    }
-    printer.flush();
-    if (copy && copy->after(filter, b.size())) exclusive();
-  });
+  // One thread: whether a key is new depends on every key before it, in input order.
+  ParallelJob job{
+      kPrintBatch, true,
+      [&](const Batch& b, PartScratch& scratch) {
+        // A bulk test first: it prefetches the batch's blocks, so the adds below hit
+        // the cache. A key it finds is dropped exactly as test_and_add would drop it
+        // (bits are only ever set).
+        scratch.answers.resize(b.size());
+        check(abloom_test_many(filter.get(), b.keys(), b.lens(), b.size(), scratch.answers.data(),
+                               nullptr),
+              "dedupe");
+        for (size_t i = 0; i < b.size(); ++i) {
+          if (scratch.answers[i] != 0) continue;
+          std::string_view key = b.key(i);
+          // In input order, one key at a time: a key repeated within a batch must
+          // see its first copy.
+          if (check(abloom_test_and_add(filter.get(), key.data(), key.size()), "dedupe") == 0) {
+            add_record(scratch.out, b.record(i), terminator);
+            ++scratch.count;
+          }
+        }
+        if (copy && copy->after(filter, b.size())) exclusive();
+      },
+      write_out, nullptr};
+  const uint64_t printed = run_parallel(paths_or_stdin(in), in.format, 1, progress, job);
   flush_stdout();
   abloom_info info;
   check(abloom_info_init(&info), "info");
@@ -403,7 +399,7 @@ int cmd_verify(const std::string& filter_path) {
 }
 
 int cmd_plan(const Shape& shape, bool json) {
-  abloom_options opts = make_options(shape, shape.capacity, 1);  // threads change no plan
+  abloom_options opts = make_options(shape, shape.capacity);
   abloom_plan plan;
   check(abloom_plan_init(&plan), "plan");
   check(abloom_plan_compute(&opts, &plan), "plan");

@@ -22,9 +22,6 @@ Filter open_filter(const std::string& path, uint32_t flags) {
   return Filter(f);
 }
 
-namespace {
-
-// Free physical memory in bytes (Linux: MemFree, not counting reclaimable caches), or 0.
 uint64_t free_memory() {
 #if defined(_SC_AVPHYS_PAGES) && defined(_SC_PAGESIZE)
   long pages = ::sysconf(_SC_AVPHYS_PAGES);
@@ -34,17 +31,20 @@ uint64_t free_memory() {
   return 0;
 }
 
-}  // namespace
-
-CopyWhenWorthIt::CopyWhenWorthIt(const abloom_filter* filter) {
+uint64_t filter_bytes(const abloom_filter* filter) {
   abloom_info info;
   check(abloom_info_init(&info), "filter");
   check(abloom_get_info(filter, &info), "filter");
-  threshold_ = info.bytes / 64;  // the filter's blocks
+  return info.bytes;
+}
+
+CopyWhenWorthIt::CopyWhenWorthIt(const abloom_filter* filter) {
+  const uint64_t bytes = filter_bytes(filter);
+  threshold_ = bytes / 64;  // the filter's blocks
   // The copy is memory the kernel cannot reclaim, unlike the mapping's page cache: a filter
   // larger than half the free memory stays mapped (overcommit would let the copy succeed and
   // the OOM killer end the command). Where the free memory is unknown, only the mapping is used.
-  done_ = info.bytes > free_memory() / 2;
+  done_ = bytes > free_memory() / 2;
 }
 
 bool CopyWhenWorthIt::after(Filter& filter, uint64_t keys) {
@@ -60,6 +60,15 @@ bool CopyWhenWorthIt::after(Filter& filter, uint64_t keys) {
   filter.reset(copy);
   done_ = true;
   return true;
+}
+
+void CopyWhenWorthIt::up_front(Filter& filter, uint64_t input_bytes) {
+  if (input_bytes != 0 && input_bytes / 64 < threshold_) {
+    done_ = true;
+    return;
+  }
+  keys_ = threshold_;
+  after(filter, 0);
 }
 
 void save_filter(const abloom_filter* filter, const std::string& path) {

@@ -39,12 +39,24 @@ class CopyWhenWorthIt {
   // Counts `keys` more tested keys; true when this call replaced `filter` by its copy (settings
   // of the handle, such as the writer mode, then need to be made again).
   bool after(Filter& filter, uint64_t keys);
+  // For tests on several threads, where the handle must not change once they start: copies now,
+  // unless the inputs are files of `input_bytes` in all (0: unknown, as for stdin) fewer than the
+  // filter's bytes. Keys of up to 63 bytes in as many bytes as the filter number at least its
+  // blocks, with their terminators.
+  void up_front(Filter& filter, uint64_t input_bytes);
 
  private:
   uint64_t threshold_;
   uint64_t keys_ = 0;
   bool done_ = false;  // copied, or the copy failed: the mapping stays
 };
+
+// Free physical memory in bytes (Linux: MemFree, not counting reclaimable caches), or 0 where
+// unknown.
+uint64_t free_memory();
+
+// The bytes of a filter's bits.
+uint64_t filter_bytes(const abloom_filter* filter);
 
 // abloom_save with a message that names the file.
 void save_filter(const abloom_filter* filter, const std::string& path);

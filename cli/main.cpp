@@ -32,15 +32,15 @@ void add_input_options(CLI::App* cmd, Inputs& in, std::string& delimiter) {
   cmd->add_flag("-q,--quiet", in.quiet, "No progress line or warnings on standard error");
 }
 
-// build and add: their bulk adds split 65536-key batches between --threads threads. query tests
-// 4096 keys a call on one thread unless --threads asks for more (then 65536 a call, split);
-// dedupe stays on one.
+// build, add and query: --threads threads each read, parse and add or test their own parts of
+// the input (cli/parallel_input.hpp). dedupe stays on one: whether a key is new depends on every
+// key before it.
 void add_threads_option(CLI::App* cmd, Inputs& in, const char* help) {
   cmd->add_option("--threads", in.threads, help)->check(CLI::Range(1, ABLOOM_MAX_THREADS));
 }
-constexpr const char* kBulkThreadsHelp =
-    "Threads for the bulk adds (default: 1; more were slower wherever measured, see the man "
-    "page)";
+constexpr const char* kThreadsHelp =
+    "Threads that read, parse and add or test parts of the input at once (default: 1; see the "
+    "man page)";
 
 void add_shape_options(CLI::App* cmd, Shape& shape) {
   cmd->add_option("--fpr", shape.fpr, "Target false-positive rate at --capacity")
@@ -85,7 +85,7 @@ int run(int argc, char** argv) {
                     "pass; required for standard input and FIFOs)");
   add_shape_options(build, shape);
   add_input_options(build, in, delimiter);
-  add_threads_option(build, in, kBulkThreadsHelp);
+  add_threads_option(build, in, kThreadsHelp);
   build->footer(
       "The file is written once, at the end, through a temporary file and a rename: an\n"
       "interrupted build leaves no partial file.\n"
@@ -96,7 +96,7 @@ int run(int argc, char** argv) {
   add->add_option("FILTER", filter, "The filter file (mapped read-write, synced at the end)")
       ->required();
   add_input_options(add, in, delimiter);
-  add_threads_option(add, in, kBulkThreadsHelp);
+  add_threads_option(add, in, kThreadsHelp);
   add->footer("Example:\n  abloom add ids.abloom new-ids.txt");
 
   bool absent = false;
@@ -106,9 +106,7 @@ int run(int argc, char** argv) {
   query->add_flag("-v,--absent", absent, "Print the keys that are definitely absent instead");
   query->add_flag("-c,--count", count, "Print only the number of matching keys");
   add_input_options(query, in, delimiter);
-  add_threads_option(query, in,
-                     "Threads for the tests (default: 1, 4096 keys a call; N > 1: 65536 keys a "
-                     "call, split between N threads)");
+  add_threads_option(query, in, kThreadsHelp);
   query->footer(
       "Prints each matching record as read. Exit status as grep's: 0 if a line matched,\n"
       "1 if none, 2 on error. The file is opened in O(1) (header checked; 'abloom verify'\n"

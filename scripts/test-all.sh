@@ -14,9 +14,9 @@
 #   asan-build     build/asan: -DABLOOM_SANITIZE=address,undefined, RelWithDebInfo
 #   asan-ctest     the whole ctest suite under ASan+UBSan
 #   tsan-build     build/tsan: -DABLOOM_SANITIZE=thread, RelWithDebInfo; only the test programs
-#                  that hold the concurrency tests
-#   tsan-ctest     the concurrency tests (names matching Concurren|Thread) under TSan; selecting
-#                  no test at all is a failure
+#                  that hold the concurrency tests, and the command
+#   tsan-ctest     the concurrency tests (names matching Concurren|Thread, and the command's
+#                  threads group) under TSan; selecting no test at all is a failure
 #   fuzz           build/fuzz: clang, ASan+UBSan+libFuzzer; runs tests/fuzz/fuzz_deserialize on a
 #                  copy of tests/fuzz/corpus for ABLOOM_FUZZ_SECONDS (default 60); any crash fails
 #   cross          scripts/cross-test.sh: the C test suites on aarch64 (all of ctest) and big-endian
@@ -75,7 +75,7 @@ CI_DIR=$BUILD_ROOT/ci
 ASAN_DIR=$BUILD_ROOT/asan
 TSAN_DIR=$BUILD_ROOT/tsan
 FUZZ_DIR=$BUILD_ROOT/fuzz
-TSAN_TEST_REGEX='Concurren|Thread'
+TSAN_TEST_REGEX='Concurren|Thread|abloom_cli_threads'
 
 ALL_STAGES=(setup build ctest exports install format bundled tidy asan-build asan-ctest tsan-build
   tsan-ctest fuzz cross platforms go java spark rust python packages release)
@@ -196,9 +196,10 @@ stage_asan_ctest() {
     run_ctest "$ASAN_DIR"
 }
 
-# Only the two GoogleTest programs that hold the concurrency tests (tsan-ctest runs nothing else):
-# the examples, the command and the C99 tests would be built under TSan for nothing.
-TSAN_TARGETS=(abloom_core_tests abloom_capi_tests)
+# Only the programs that hold the concurrency tests (tsan-ctest runs nothing else): the two
+# GoogleTest programs, and the command, whose --threads read and add or test parts at once (the
+# cli threads group); the examples and the C99 tests would be built under TSan for nothing.
+TSAN_TARGETS=(abloom_core_tests abloom_capi_tests abloom_cli abloom_cli_read_filter)
 stage_tsan_build() {
   BUILD_TARGETS=("${TSAN_TARGETS[@]}")
   configure_and_build "$TSAN_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DABLOOM_WERROR=OFF \

@@ -3,7 +3,7 @@
 #   cli_test.sh ABLOOM READ_FILTER [GROUP...]
 # ABLOOM is the command, READ_FILTER the C reader tests/cli/read_filter.c (files the command writes
 # read through the C API). GROUP selects some groups (default: all): basics errors formats records
-# combine dedupe progress. Every check prints "ok" or "FAIL"; the script exits 1 if any failed.
+# combine dedupe progress threads. Every check prints "ok" or "FAIL"; the script exits 1 if any failed.
 set -uo pipefail
 
 ABLOOM=$(realpath "$1")
@@ -11,7 +11,7 @@ READ=$(realpath "$2")
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 shift 2
 GROUPS_SEL=("$@")
-[[ ${#GROUPS_SEL[@]} -gt 0 ]] || GROUPS_SEL=(basics errors formats records combine dedupe progress)
+[[ ${#GROUPS_SEL[@]} -gt 0 ]] || GROUPS_SEL=(basics errors formats records combine dedupe progress threads)
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -65,8 +65,8 @@ basics() {
     ok "info --json values" || fail "info --json values: $(cat out)"
   expect 0 "verify an intact file" "$ABLOOM" verify f.abloom
   has out "OK" "verify says OK"
-  # --threads: 100000 keys make one 65536-key batch that the bulk add splits (and one that does
-  # not); the bits must not depend on how many threads set them, for build and for add.
+  # --threads: the bits must not depend on how many threads set them, for build and for add
+  # (the threads group tests inputs of many parts).
   expect 0 "build --threads 1" "$ABLOOM" build -q --threads 1 -o t1.abloom keys.txt
   expect 0 "build --threads 3" "$ABLOOM" build -q --threads 3 -o t3.abloom keys.txt
   cmp -s t1.abloom t3.abloom && cmp -s t1.abloom f.abloom && ok "build: the same file on 1 and 3 threads and by default" ||
@@ -94,9 +94,9 @@ basics() {
   if ((fp > 0 && fp < 1400)); then ok "false positives $fp of 100000 at 1%"; else fail "false positives $fp"; fi
   "$ABLOOM" query f.abloom others.txt >fps
   same "$(wc -l <fps)" "$fp" "query prints the matching lines"
-  # query --threads N > 1 tests 65536 keys a call, split between threads: the same lines, in the
-  # same order, and the same count as one thread's 4096-key calls, for keys present and absent
-  # (others.txt has about 1000 false positives spread over its 100000 lines).
+  # query --threads N: the same lines, in the same order, and the same count as one thread's, for
+  # keys present and absent (others.txt has about 1000 false positives spread over its 100000
+  # lines). The threads group tests inputs of many parts.
   "$ABLOOM" query --threads 4 f.abloom others.txt >q4
   cmp -s fps q4 && [[ -s fps ]] && ok "query: the same lines on 1 and 4 threads" || fail "query --threads 4 prints other lines"
   "$ABLOOM" query --absent --threads 3 f.abloom others.txt >q3
@@ -546,6 +546,84 @@ progress() {
   fi
   erased stdin.txt "stdin: the line is erased when the build ends"
   cmp -s eta.abloom stdin.abloom && ok "stdin: the same filter" || fail "stdin: another filter"
+}
+
+threads() {
+  # --threads N: each thread reads a part of the input (one read, at most 1 MiB, cut after its
+  # last record end), parses it and adds or tests its keys (cli/parallel_input.hpp). Records that
+  # straddle parts, records longer than a part, several inputs, pipes, and output in input order
+  # must all come out as on one thread; errors too, numbered from the start of their input.
+  awk 'BEGIN { srand(11); for (i = 0; i < 150000; i++) { n = int(rand() * 30); s = "";
+    for (j = 0; j < n; j++) s = s sprintf("%c", 97 + int(rand() * 26)); print s } }' >mixed.txt
+  { head -c 3000000 /dev/zero | tr '\0' q; printf '\n\n'; cat mixed.txt; head -c 2500000 /dev/zero | tr '\0' r; } >rec.txt
+  printf 'only\n' >one.txt
+  : >empty.txt
+  local inputs=(rec.txt empty.txt mixed.txt one.txt)
+  { cat rec.txt && echo && cat mixed.txt one.txt; } >want.txt
+
+  expect 0 "build on 1 thread" "$ABLOOM" build -q --threads 1 --fpr 1e-6 -o b1.abloom "${inputs[@]}"
+  expect 0 "build on 4 threads" "$ABLOOM" build -q --threads 4 --fpr 1e-6 -o b4.abloom "${inputs[@]}"
+  cmp -s b1.abloom b4.abloom && ok "build: the same file on 1 and 4 threads" || fail "build: 4 threads wrote another file"
+  expect 0 "build on 3 threads from a pipe of small writes" "$ABLOOM" build -q --threads 3 --fpr 1e-6 \
+    --capacity "$(wc -l <want.txt)" -o p3.abloom < <(dd if=want.txt bs=4099 status=none | cat)
+  expect 0 "build --capacity on 1 thread" "$ABLOOM" build -q --fpr 1e-6 --capacity "$(wc -l <want.txt)" -o p1.abloom "${inputs[@]}"
+  cmp -s p1.abloom p3.abloom && ok "build: the same file from a pipe of the same records on 3 threads" ||
+    fail "build: the pipe on 3 threads differs"
+  "$ABLOOM" build -q --fpr 1e-6 --capacity "$(wc -l <want.txt)" -o a1.abloom /dev/null
+  cp a1.abloom a4.abloom
+  expect 0 "add on 1 thread" "$ABLOOM" add -q a1.abloom "${inputs[@]}"
+  expect 0 "add on 4 threads" "$ABLOOM" add -q --threads 4 a4.abloom "${inputs[@]}"
+  cmp -s a1.abloom a4.abloom && cmp -s a1.abloom p1.abloom && ok "add: the same file on 1 and 4 threads, and as build's" ||
+    fail "add: 4 threads wrote another file"
+  expect 0 "verify the file added to on 4 threads" "$ABLOOM" verify a4.abloom
+
+  expect 0 "query on 4 threads" "$ABLOOM" query --threads 4 b4.abloom "${inputs[@]}"
+  cmp -s out want.txt && ok "query on 4 threads prints every record, in input order" || fail "query on 4 threads: $(cmp out want.txt)"
+  expect 0 "query on 3 threads from a pipe" "$ABLOOM" query --threads 3 b4.abloom < <(cat rec.txt | dd bs=4099 status=none | cat)
+  { cat rec.txt && echo; } >want_rec.txt
+  cmp -s out want_rec.txt && ok "the same records from a pipe on 3 threads" || fail "pipe on 3 threads: $(cmp out want_rec.txt)"
+  expect 0 "query --count on 2 threads" "$ABLOOM" query --count --threads 2 b4.abloom "${inputs[@]}"
+  same "$(cat out)" "$(wc -l <want.txt)" "--count on 2 threads counts every record"
+  awk 'BEGIN { srand(12); for (i = 0; i < 300000; i++) printf "other-%d\n", int(rand() * 1e9) }' >others.txt
+  "$ABLOOM" query --absent b1.abloom others.txt mixed.txt >absent1
+  expect 0 "query --absent on 4 threads" "$ABLOOM" query --absent --threads 4 b1.abloom others.txt mixed.txt
+  cmp -s out absent1 && [[ -s absent1 ]] && ok "--absent: the same lines on 1 and 4 threads" || fail "--absent on 4 threads differs"
+
+  # NUL-ended records across parts.
+  { tr '\n' '\0' <mixed.txt; printf 'two\nlines\0'; head -c 2000000 /dev/zero | tr '\0' z; } >rec0.bin
+  expect 0 "build -0 on 3 threads" "$ABLOOM" build -q -0 --threads 3 --fpr 1e-6 -o r0.abloom rec0.bin
+  expect 0 "query -0 on 3 threads" "$ABLOOM" query -0 --threads 3 r0.abloom rec0.bin
+  { cat rec0.bin && printf '\0'; } >want0.bin
+  cmp -s out want0.bin && ok "-0 records come out whole on 3 threads" || fail "-0 on 3 threads: $(cmp out want0.bin)"
+
+  # Fields and converted keys on threads: the key converted, the record printed as read.
+  awk 'BEGIN { for (i = 0; i < 200000; i++) printf "%d,%08x,%d\n", i, (i * 2654435761) % 4294967296, i * 13 }' >big.csv
+  expect 0 "build --column 2 --hex on 4 threads" "$ABLOOM" build -q --threads 4 --column 2 --hex --fpr 1e-6 -o hx.abloom big.csv
+  expect 0 "query --column 2 --hex on 4 threads" "$ABLOOM" query --threads 4 --column 2 --hex hx.abloom big.csv
+  cmp -s out big.csv && ok "--hex records on 4 threads" || fail "--hex on 4 threads: $(cmp out big.csv)"
+
+  # Errors: the first in input order, its record counted from the start of its input; the parts
+  # before it printed, as on one thread, and none after it.
+  { cat big.csv; echo '1,zz,3'; cat big.csv; } >badhex.csv
+  expect 2 "query: a bad record on 1 thread" "$ABLOOM" query --column 2 --hex hx.abloom big.csv badhex.csv
+  mv out bad1
+  has err "badhex.csv: record 200001: not hex: 'zz'" "1 thread: the error names the record"
+  expect 2 "query: a bad record on 4 threads" "$ABLOOM" query --threads 4 --column 2 --hex hx.abloom big.csv badhex.csv
+  has err "badhex.csv: record 200001: not hex: 'zz'" "4 threads: the record counted from the start of its input"
+  cmp -s out bad1 && ok "4 threads print what 1 thread prints before the error" || fail "output before the error differs: $(cmp out bad1)"
+  (($(wc -l <out) >= 200000)) && cmp -s -n "$(wc -c <out)" out <(cat big.csv big.csv) &&
+    ok "every record of the first input was printed, and only records before the error" ||
+    fail "output before the error: $(wc -l <out) lines"
+  expect 2 "build: a bad record on 4 threads" "$ABLOOM" build -q --threads 4 --column 2 --hex -o bad.abloom big.csv badhex.csv
+  has err "badhex.csv: record 200001: not hex: 'zz'" "build on 4 threads names the record"
+  [[ ! -e bad.abloom ]] && ok "a failed build on threads writes no file" || fail "bad.abloom written"
+  { cat big.csv; echo 'no-comma'; } >nocol.csv
+  expect 2 "query --column on 3 threads: a record without the column" "$ABLOOM" query --count --threads 3 --column 2 hx.abloom nocol.csv
+  has err "nocol.csv: record 200001 has no column 2 (only 1 field)" "the record without the column, counted"
+  mkdir -p adir
+  expect 2 "query on 3 threads: a directory after a file" "$ABLOOM" query --threads 3 b4.abloom mixed.txt adir
+  has err "adir: Is a directory" "the directory named"
+  cmp -s out mixed.txt && ok "the file before the directory printed whole" || fail "output before the directory: $(cmp out mixed.txt)"
 }
 
 for g in "${GROUPS_SEL[@]}"; do

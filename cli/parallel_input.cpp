@@ -1,0 +1,304 @@
+#include "parallel_input.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <exception>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <system_error>
+#include <thread>
+
+namespace abloom_cli {
+
+namespace {
+
+// The most one read brings into a part. Large enough that the read's turn is short next to the
+// work on the part (1 MiB of 16-byte keys is ~60,000 keys), small enough to stay in a core's L2
+// cache between the read and the parse, and to share an input between many threads.
+constexpr size_t kPartBytes = size_t{1} << 20;
+
+// A part of one input: whole records (the input's last one may lack its terminator).
+struct Part {
+  std::unique_ptr<char[]> buf;
+  size_t capacity = 0;
+  size_t size = 0;
+  size_t input = 0;  // index into the paths
+  uint64_t seq = 0;  // place in input order, from 0, over all inputs
+
+  // Room for `more` bytes after `size`; the bytes so far are kept.
+  void reserve_more(size_t more) {
+    if (capacity - size >= more) return;
+    const size_t wanted = std::max(capacity * 2, size + more);
+    auto bigger = std::make_unique_for_overwrite<char[]>(wanted);
+    if (size > 0) std::memcpy(bigger.get(), buf.get(), size);
+    buf = std::move(bigger);
+    capacity = wanted;
+  }
+};
+
+// The last `terminator` in [p, p + n), or nullptr. Not memrchr, which macOS lacks: the loop
+// crosses only the bytes after the last record end, one record's length or less.
+const char* last_terminator(const char* p, size_t n, char terminator) {
+  for (size_t i = n; i > 0; --i) {
+    if (p[i - 1] == terminator) return p + i - 1;
+  }
+  return nullptr;
+}
+
+// Hands out the inputs part by part, in order, to whichever thread asks next. The reading itself
+// is done in turn (one read(2) per part, into the asking thread's buffer); the bytes after the
+// part's last record end are carried to the start of the next part.
+class PartFeeder {
+ public:
+  PartFeeder(const std::vector<std::string>& paths, char terminator, Progress& progress)
+      : paths_(paths), terminator_(terminator), progress_(progress) {}
+  ~PartFeeder() { close_input(); }
+  PartFeeder(const PartFeeder&) = delete;
+  PartFeeder& operator=(const PartFeeder&) = delete;
+
+  // Fills `part` with the next part and its place; false at the end of the inputs or once
+  // stop() was called. On a read error throws, with part.seq the error's place in the order.
+  bool next(Part& part) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopped_) return false;
+    try {
+      if (!fill(part)) return false;
+    } catch (...) {
+      part.seq = next_seq_++;
+      stopped_ = true;
+      throw;
+    }
+    part.seq = next_seq_++;
+    return true;
+  }
+
+  void stop() {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopped_ = true;
+  }
+
+  // A part's `keys` are done: counted on the progress line, which is drawn here (with the bytes
+  // read so far), under the lock that keeps it to one thread at a time.
+  void done(uint64_t keys) {
+    std::lock_guard<std::mutex> lock(mu_);
+    keys_ += keys;
+    progress_.update(keys_, bytes_);
+  }
+
+ private:
+  bool fill(Part& part) {
+    part.size = 0;
+    for (;;) {
+      if (fd_ < 0) {
+        if (input_ == paths_.size()) return false;
+        fd_ = open_input(paths_[input_]);
+      }
+      if (part.size == 0 && !carry_.empty()) {
+        part.reserve_more(carry_.size());
+        std::memcpy(part.buf.get(), carry_.data(), carry_.size());
+        part.size = carry_.size();
+        carry_.clear();
+      }
+      part.input = input_;
+      // A part holds whole records: one longer than a part's buffer grows it until it ends.
+      part.reserve_more(part.size < kPartBytes / 2 ? kPartBytes - part.size : part.size);
+      const size_t got = read_some(part.buf.get() + part.size, part.capacity - part.size);
+      if (got == 0) {
+        // The end of this input: what the part holds ends with its last record.
+        close_input();
+        ++input_;
+        if (part.size > 0) return true;
+        continue;
+      }
+      const size_t before = part.size;
+      part.size += got;
+      bytes_ += got;
+      // The carried bytes hold no terminator: only the new ones are looked at.
+      const char* last = last_terminator(part.buf.get() + before, got, terminator_);
+      if (last == nullptr) continue;  // no record ends yet: read more into this part
+      const size_t end = static_cast<size_t>(last - part.buf.get()) + 1;
+      carry_.assign(part.buf.get() + end, part.size - end);
+      part.size = end;
+      return true;
+    }
+  }
+
+  size_t read_some(char* to, size_t room) {
+    for (;;) {
+      ssize_t got = ::read(fd_, to, room);
+      if (got >= 0) return static_cast<size_t>(got);
+      if (errno != EINTR) {
+        throw CliError(display_name(paths_[input_]) + ": " + errno_text(errno));
+      }
+    }
+  }
+
+  void close_input() {
+    if (fd_ > 0) ::close(fd_);  // fd 0 is stdin, which stays open
+    fd_ = -1;
+  }
+
+  const std::vector<std::string>& paths_;
+  const char terminator_;
+  Progress& progress_;
+  std::mutex mu_;
+  bool stopped_ = false;
+  size_t input_ = 0;
+  int fd_ = -1;
+  std::string carry_;  // the start of a record that the last part did not hold whole
+  uint64_t next_seq_ = 0;
+  uint64_t bytes_ = 0;
+  uint64_t keys_ = 0;
+};
+
+class ParallelRun {
+ public:
+  ParallelRun(const std::vector<std::string>& paths, const InputFormat& format, Progress& progress,
+              const ParallelJob& job)
+      : paths_(paths),
+        format_(format),
+        job_(job),
+        feeder_(paths, format.nul ? '\0' : '\n', progress) {}
+
+  uint64_t run(unsigned threads) {
+    std::vector<PartScratch> scratches(threads);
+    for (unsigned t = 0; t < threads; ++t) scratches[t].thread = t;
+    std::vector<std::thread> others;
+    for (unsigned t = 1; t < threads; ++t) {
+      try {
+        others.emplace_back([this, &scratches, t] { work(scratches[t]); });
+      } catch (const std::system_error&) {
+        break;  // no more threads to be had: those started do the work
+      }
+    }
+    work(scratches[0]);
+    for (auto& t : others) t.join();
+    if (error_) rethrow_first_error();
+    uint64_t count = 0;
+    for (unsigned t = 0; t < threads; ++t) {
+      if (job_.merge) job_.merge(scratches[t]);
+      count += scratches[t].count;
+    }
+    return count;
+  }
+
+ private:
+  // One thread's loop. Nothing escapes it (an exception leaving a thread would end the process):
+  // every failure is kept by fail() at the place of the part it came from.
+  void work(PartScratch& scratch) {
+    Part part;
+    Batch batch;
+    try {
+      while (feeder_.next(part)) {
+        if (!work_on(part, scratch, batch)) break;
+        if (job_.commit && !commit_in_order(part.seq, scratch)) break;
+        scratch.out.clear();
+      }
+    } catch (...) {
+      fail(part.seq, std::current_exception());
+    }
+  }
+
+  // The work on one part; false if it failed.
+  bool work_on(const Part& part, PartScratch& scratch, Batch& batch) {
+    uint64_t records = 0;
+    bool ok = true;
+    try {
+      RecordParser reader(display_name(paths_[part.input]), format_,
+                          std::string_view(part.buf.get(), part.size));
+      bool more = true;
+      while (more) {
+        more = reader.read(batch, job_.max_keys, job_.keep_records);
+        if (batch.size() == 0) continue;
+        job_.work(batch, scratch);
+        records += batch.size();
+      }
+    } catch (...) {
+      fail(part.seq, std::current_exception());
+      ok = false;
+    }
+    feeder_.done(records);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (part_records_.size() <= part.seq) {
+      part_records_.resize(part.seq + 1);
+      part_inputs_.resize(part.seq + 1);
+    }
+    part_records_[part.seq] = records;
+    part_inputs_[part.seq] = part.input;
+    return ok;
+  }
+
+  // Waits until every part before this one is committed, then commits it; a part after a failed
+  // one is not committed (its output would come after the error). False if it was not.
+  bool commit_in_order(uint64_t seq, PartScratch& scratch) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      turn_.wait(lock, [&] { return next_commit_ == seq || failed_seq_ < seq; });
+      if (failed_seq_ < seq) return false;
+    }
+    job_.commit(scratch.out);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++next_commit_;
+    }
+    turn_.notify_all();
+    return true;
+  }
+
+  // Keeps the error first in input order, and stops the reading.
+  void fail(uint64_t seq, std::exception_ptr error) {
+    feeder_.stop();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (seq < failed_seq_) {
+        failed_seq_ = seq;
+        error_ = std::move(error);
+      }
+    }
+    turn_.notify_all();  // the parts waiting after it give up their turn
+  }
+
+  // Every part before the failed one was worked on whole (parts are handed out in order and
+  // finished even after a failure), so a record error's number, counted from its part's start,
+  // becomes one from its input's start by adding their records.
+  [[noreturn]] void rethrow_first_error() {
+    try {
+      std::rethrow_exception(error_);
+    } catch (const RecordError& e) {
+      uint64_t before = 0;
+      const size_t input = part_inputs_.at(failed_seq_);
+      for (uint64_t q = 0; q < failed_seq_; ++q) {
+        if (part_inputs_[q] == input) before += part_records_[q];
+      }
+      throw e.renumbered(before);
+    }
+  }
+
+  const std::vector<std::string>& paths_;
+  const InputFormat& format_;
+  const ParallelJob& job_;
+  PartFeeder feeder_;
+
+  std::mutex mu_;
+  std::condition_variable turn_;
+  uint64_t next_commit_ = 0;
+  uint64_t failed_seq_ = std::numeric_limits<uint64_t>::max();
+  std::exception_ptr error_;
+  std::vector<uint64_t> part_records_;
+  std::vector<size_t> part_inputs_;
+};
+
+}  // namespace
+
+uint64_t run_parallel(const std::vector<std::string>& paths, const InputFormat& format,
+                      unsigned threads, Progress& progress, const ParallelJob& job) {
+  ParallelRun run(paths, format, progress, job);
+  return run.run(std::max(threads, 1u));
+}
+
+}  // namespace abloom_cli
