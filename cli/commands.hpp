@@ -15,7 +15,7 @@ struct Inputs {
   std::vector<std::string> paths;
   InputFormat format;
   bool quiet = false;
-  uint32_t threads = 0;  // --threads: the library's bulk threads; 0: one
+  uint32_t threads = 0;  // --threads: threads reading parts of the input; 0: one
 };
 
 // What a new filter looks like (build, dedupe, plan).
