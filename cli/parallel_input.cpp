@@ -1,5 +1,6 @@
 #include "parallel_input.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,18 +18,41 @@ namespace abloom_cli {
 
 namespace {
 
-// The most one read brings into a part. Large enough that the read's turn is short next to the
-// work on the part (1 MiB of 16-byte keys is ~60,000 keys), small enough to stay in a core's L2
-// cache between the read and the parse, and to share an input between many threads.
+// The bytes of a part. Large enough that handing it out is short next to the work on it (1 MiB of
+// 16-byte keys is ~60,000 keys), small enough to stay in a core's L2 cache between the read and
+// the parse, and to share an input between many threads.
 constexpr size_t kPartBytes = size_t{1} << 20;
+// How much more a part of a regular file reads at a time to reach the end of its last record.
+constexpr size_t kTailBytes = size_t{1} << 10;
 
-// A part of one input: whole records (the input's last one may lack its terminator).
+// A regular file read by ranges: open while any of its parts is (its parts share it).
+struct RangedFile {
+  RangedFile(int fd_, std::string name_, uint64_t size_)
+      : fd(fd_), name(std::move(name_)), size(size_) {}
+  ~RangedFile() { ::close(fd); }
+  RangedFile(const RangedFile&) = delete;
+  RangedFile& operator=(const RangedFile&) = delete;
+  int fd;
+  std::string name;
+  uint64_t size;  // as opened: the file is read up to here (and to the end of the record there)
+};
+
+// A part of one input: whole records, buf[begin, size) (the input's last one may lack its
+// terminator).
 struct Part {
   std::unique_ptr<char[]> buf;
   size_t capacity = 0;
+  size_t begin = 0;
   size_t size = 0;
   size_t input = 0;  // index into the paths
   uint64_t seq = 0;  // place in input order, from 0, over all inputs
+  // A range [from, to) of a regular file, which the part's own thread reads (read_range): the
+  // part is the records that start in the range.
+  std::shared_ptr<RangedFile> file;
+  uint64_t from = 0;
+  uint64_t to = 0;
+
+  std::string_view records() const { return {buf.get() + begin, size - begin}; }
 
   // Room for `more` bytes after `size`; the bytes so far are kept.
   void reserve_more(size_t more) {
@@ -50,9 +74,62 @@ const char* last_terminator(const char* p, size_t n, char terminator) {
   return nullptr;
 }
 
-// Hands out the inputs part by part, in order, to whichever thread asks next. The reading itself
-// is done in turn (one read(2) per part, into the asking thread's buffer); the bytes after the
-// part's last record end are carried to the start of the next part.
+// Reads `n` bytes at `offset` of `file` to the end of `part`'s bytes (fewer at the end of the
+// file); returns how many.
+size_t pread_into(Part& part, const RangedFile& file, uint64_t offset, size_t n) {
+  part.reserve_more(n);
+  size_t done = 0;
+  while (done < n) {
+    ssize_t got = ::pread(file.fd, part.buf.get() + part.size + done, n - done,
+                          static_cast<off_t>(offset + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw CliError(file.name + ": " + errno_text(errno));
+    if (got == 0) break;
+    done += static_cast<size_t>(got);
+  }
+  part.size += done;
+  return done;
+}
+
+// Fills a part of a regular file with the records that start in its range [from, to): those
+// after the first terminator at or after from - 1 (from 0 at the file's start), through the first
+// terminator at or after to - 1 (reading on past the range for it), or the end of the file. So
+// each record belongs to exactly one range, the one its first byte is in, and threads read their
+// ranges at once without looking at each other's.
+void read_range(Part& part, char terminator) {
+  const RangedFile& file = *part.file;
+  const uint64_t start = part.from == 0 ? 0 : part.from - 1;
+  part.begin = part.size = 0;
+  part.reserve_more(kPartBytes + 1 + kTailBytes);  // once: the range, the byte before, a tail
+  const size_t got = pread_into(part, file, start, static_cast<size_t>(part.to - start));
+  const char* buf = part.buf.get();
+  if (part.from > 0) {
+    const char* first = static_cast<const char*>(std::memchr(buf, terminator, got));
+    // No record starts in the range (a record longer than it crosses it): an empty part.
+    if (first == nullptr || static_cast<uint64_t>(first - buf) >= part.to - 1 - start) {
+      part.size = 0;
+      return;
+    }
+    part.begin = static_cast<size_t>(first - buf) + 1;
+  }
+  if (got < part.to - start || buf[part.size - 1] == terminator) return;  // the end, or a record's
+  for (;;) {
+    const size_t before = part.size;
+    if (pread_into(part, file, start + before, kTailBytes) == 0) return;  // the end of the file
+    const char* hit = static_cast<const char*>(
+        std::memchr(part.buf.get() + before, terminator, part.size - before));
+    if (hit != nullptr) {
+      part.size = static_cast<size_t>(hit - part.buf.get()) + 1;
+      return;
+    }
+  }
+}
+
+// Hands out the inputs part by part, in order, to whichever thread asks next. A regular file is
+// handed out as ranges of bytes, which each thread reads itself (read_range), all at once. Other
+// inputs (FIFOs, pipes, stdin, files that claim to be empty such as /proc's) are read in turn,
+// one read(2) per part into the asking thread's buffer; the bytes after the part's last record
+// end are carried to the start of the next part.
 class PartFeeder {
  public:
   PartFeeder(const std::vector<std::string>& paths, char terminator, Progress& progress)
@@ -92,11 +169,26 @@ class PartFeeder {
 
  private:
   bool fill(Part& part) {
-    part.size = 0;
+    part.begin = part.size = 0;
+    part.file.reset();
     for (;;) {
-      if (fd_ < 0) {
+      if (fd_ < 0 && !ranged_) {
         if (input_ == paths_.size()) return false;
-        fd_ = open_input(paths_[input_]);
+        open_next();
+        continue;
+      }
+      if (ranged_) {
+        part.input = input_;
+        part.file = ranged_;
+        part.from = offset_;
+        part.to = std::min<uint64_t>(offset_ + kPartBytes, ranged_->size);
+        bytes_ += part.to - part.from;
+        offset_ = part.to;
+        if (offset_ == ranged_->size) {
+          ranged_.reset();
+          ++input_;
+        }
+        return true;
       }
       if (part.size == 0 && !carry_.empty()) {
         part.reserve_more(carry_.size());
@@ -128,6 +220,19 @@ class PartFeeder {
     }
   }
 
+  // Opens the next input: by ranges if it is a regular file with bytes in it.
+  void open_next() {
+    const std::string& path = paths_[input_];
+    const int fd = open_input(path);
+    struct stat st {};
+    if (path != "-" && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+      ranged_ = std::make_shared<RangedFile>(fd, display_name(path), st.st_size);
+      offset_ = 0;
+    } else {
+      fd_ = fd;
+    }
+  }
+
   size_t read_some(char* to, size_t room) {
     for (;;) {
       ssize_t got = ::read(fd_, to, room);
@@ -149,7 +254,9 @@ class PartFeeder {
   std::mutex mu_;
   bool stopped_ = false;
   size_t input_ = 0;
-  int fd_ = -1;
+  int fd_ = -1;                         // the input being read in turn, or -1
+  std::shared_ptr<RangedFile> ranged_;  // the input being handed out by ranges, or null
+  uint64_t offset_ = 0;                 // where its next range starts
   std::string carry_;  // the start of a record that the last part did not hold whole
   uint64_t next_seq_ = 0;
   uint64_t bytes_ = 0;
@@ -205,12 +312,12 @@ class ParallelRun {
   }
 
   // The work on one part; false if it failed.
-  bool work_on(const Part& part, PartScratch& scratch, Batch& batch) {
+  bool work_on(Part& part, PartScratch& scratch, Batch& batch) {
     uint64_t records = 0;
     bool ok = true;
     try {
-      RecordParser reader(display_name(paths_[part.input]), format_,
-                          std::string_view(part.buf.get(), part.size));
+      if (part.file) read_range(part, format_.nul ? '\0' : '\n');
+      RecordParser reader(display_name(paths_[part.input]), format_, part.records());
       bool more = true;
       while (more) {
         more = reader.read(batch, job_.max_keys, job_.keep_records);

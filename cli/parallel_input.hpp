@@ -6,8 +6,9 @@
 // holds, while everything before the call (reading, finding the record ends) stays on one thread.
 // Measured on 16 idle cores, 10M keys, every thread past the first made build and query slower
 // that way (bench/RESULTS.md, "The command's bulk threads"). Here each thread reads its own part
-// into its own buffer (the read is the only step taken in turn), so the keys it hashes are in its
-// own cache and every step but the read runs on all threads.
+// into its own buffer, so the keys it hashes are in its own cache, and every step runs on all
+// threads: a regular file's ranges are read at once (pread); only a stream's reads (FIFOs,
+// pipes, stdin) are taken in turn.
 #pragma once
 
 #include <cstdint>
@@ -44,8 +45,9 @@ struct ParallelJob {
 };
 
 // Runs `job` over every record of `paths` (in order; "-" is stdin) on `threads` threads, the
-// calling one among them. Regular files, FIFOs and stdin alike: a part is what one read(2)
-// returns (at most 1 MiB), up to its last record end. Returns the sum of every thread's count.
+// calling one among them. A part of a regular file is the records that start in one 1 MiB range
+// of it (read at its size when opened); of a stream, what one read(2) returns (at most 1 MiB) up
+// to its last record end. Returns the sum of every thread's count.
 //
 // Errors: the first one in input order is thrown once every thread has stopped, as if one thread
 // had read everything: a record error names its record counted from the start of its input, and

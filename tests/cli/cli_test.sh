@@ -589,6 +589,23 @@ threads() {
   expect 0 "query --absent on 4 threads" "$ABLOOM" query --absent --threads 4 b1.abloom others.txt mixed.txt
   cmp -s out absent1 && [[ -s absent1 ]] && ok "--absent: the same lines on 1 and 4 threads" || fail "--absent on 4 threads differs"
 
+  # A regular file is cut into 1 MiB ranges, and each record goes to the range its first byte is
+  # in: a terminator just before, at, and just after a range's end, and 16-byte records that end
+  # exactly at every range's end.
+  local edge
+  for edge in 1048574 1048575 1048576; do
+    { head -c "$edge" /dev/zero | tr '\0' e; echo; seq 1 100000; } >edge.txt
+    "$ABLOOM" build -q --fpr 1e-6 -o edge.abloom edge.txt
+    expect 0 "query on 3 threads, a record end at byte $edge" "$ABLOOM" query --threads 3 edge.abloom edge.txt
+    cmp -s out edge.txt && ok "every record once, in order (end at byte $edge)" || fail "end at byte $edge: $(cmp out edge.txt)"
+  done
+  seq -f '%015.0f' 1 200000 >sixteen.txt
+  "$ABLOOM" build -q -o s1.abloom sixteen.txt
+  expect 0 "build on 4 threads, records ending at every range's end" "$ABLOOM" build -q --threads 4 -o s4.abloom sixteen.txt
+  cmp -s s1.abloom s4.abloom && ok "the same file as on 1 thread" || fail "16-byte records on 4 threads: another file"
+  expect 0 "query --count on 4 threads, records ending at every range's end" "$ABLOOM" query --count --threads 4 s4.abloom sixteen.txt
+  same "$(cat out)" "200000" "each record counted once"
+
   # NUL-ended records across parts.
   { tr '\n' '\0' <mixed.txt; printf 'two\nlines\0'; head -c 2000000 /dev/zero | tr '\0' z; } >rec0.bin
   expect 0 "build -0 on 3 threads" "$ABLOOM" build -q -0 --threads 3 --fpr 1e-6 -o r0.abloom rec0.bin

@@ -70,9 +70,22 @@ class Child:
         return os.WEXITSTATUS(self.status)
 
 
+def bytes_read(pid):
+    """The bytes the command's read(2)s and pread(2)s returned so far (/proc/PID/io rchar): how
+    far a command that reads a file by ranges with pread, whose offset stays 0, has got."""
+    try:
+        with open(f"/proc/{pid}/io", encoding="ascii") as io:
+            for line in io:
+                if line.startswith("rchar:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
 def read_offset(pid, file_id):
-    """The offset of the command's descriptor on the file (st_dev, st_ino), or None if it has
-    none open on it."""
+    """How far the command has read the file (st_dev, st_ino): its descriptor's offset, or for
+    pread (the offset stays 0) the bytes it has read, or None if it has none open on it."""
     fd_dir = f"/proc/{pid}/fd"
     for name in os.listdir(fd_dir):
         try:
@@ -82,7 +95,10 @@ def read_offset(pid, file_id):
             with open(f"/proc/{pid}/fdinfo/{name}", encoding="ascii") as info:
                 for line in info:
                     if line.startswith("pos:"):
-                        return int(line.split()[1])
+                        pos = int(line.split()[1])
+                        # rchar also counts the loader's reads of the libraries (some KB), so
+                        # it stands for the file's bytes only once it is well past them.
+                        return pos if pos > 0 or bytes_read(pid) < 256 * 1024 else bytes_read(pid)
         except FileNotFoundError:  # closed since listdir
             continue
     return None
