@@ -1,6 +1,9 @@
 #include "commands.hpp"
 
 #include <abloom.h>
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 #include <algorithm>
 #include <bit>
@@ -9,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <thread>
 
 #include "filter.hpp"
 #include "parallel_input.hpp"
@@ -51,10 +55,11 @@ uint32_t parse_layout(const std::string& layout) {
   throw CliError("unknown layout '" + layout + "' (default, split or distinct)");
 }
 
-// The threads that read, parse and add or test parts of the inputs at once (parallel_input.hpp):
-// --threads, else one. The library's own bulk threads stay off (one per call): each thread here
-// makes its own calls.
-unsigned reading_threads(const Inputs& in) { return in.threads != 0 ? in.threads : 1; }
+// The threads that read, parse and add or test parts of the inputs at once (parallel_input.hpp).
+// The library's own bulk threads stay off (one per call): each thread here makes its own calls.
+unsigned reading_threads(const Inputs& in) {
+  return in.threads != 0 ? in.threads : default_threads();
+}
 
 const char* kind_name(uint32_t kind) { return kind == ABLOOM_KIND_CLASSIC ? "classic" : "blocked"; }
 const char* layout_name(uint32_t layout) {
@@ -170,6 +175,18 @@ std::string json_number(double v) {
 }
 
 }  // namespace
+
+unsigned default_threads() {
+  // The CPUs this process may run on: its affinity mask on Linux (a container's or taskset's
+  // limit), else the CPUs online (0 when unknown).
+  unsigned cpus = std::thread::hardware_concurrency();
+#if defined(__linux__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) cpus = static_cast<unsigned>(CPU_COUNT(&set));
+#endif
+  return std::clamp(cpus, 1u, kMaxDefaultThreads);
+}
 
 int cmd_build(const std::string& output, const Shape& shape, const Inputs& in) {
   auto paths = paths_or_stdin(in);

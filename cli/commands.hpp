@@ -15,7 +15,7 @@ struct Inputs {
   std::vector<std::string> paths;
   InputFormat format;
   bool quiet = false;
-  uint32_t threads = 0;  // --threads: threads reading parts of the input; 0: one
+  uint32_t threads = 0;  // --threads: threads reading parts of the input; 0: default_threads()
 };
 
 // What a new filter looks like (build, dedupe, plan).
@@ -28,6 +28,14 @@ struct Shape {
   uint32_t k = 0;
   uint32_t shards = 0;
 };
+
+// The most threads build, add and query use without --threads.
+constexpr unsigned kMaxDefaultThreads = 8;
+
+// The threads build, add and query use without --threads: the CPUs this process may run on, at
+// most kMaxDefaultThreads (GNU sort's default for its --parallel). Two threads beat one for each
+// of them on 2 vCPUs (bench/RESULTS.md); more are not measured yet.
+unsigned default_threads();
 
 int cmd_build(const std::string& output, const Shape& shape, const Inputs& in);
 int cmd_add(const std::string& filter_path, const Inputs& in);

@@ -63,7 +63,7 @@ bool CopyWhenWorthIt::after(Filter& filter, uint64_t keys) {
 }
 
 void CopyWhenWorthIt::up_front(Filter& filter, uint64_t input_bytes) {
-  if (input_bytes != 0 && input_bytes / 64 < threshold_) {
+  if (input_bytes == 0 || input_bytes / 64 < threshold_) {
     done_ = true;
     return;
   }

@@ -39,10 +39,10 @@ class CopyWhenWorthIt {
   // Counts `keys` more tested keys; true when this call replaced `filter` by its copy (settings
   // of the handle, such as the writer mode, then need to be made again).
   bool after(Filter& filter, uint64_t keys);
-  // For tests on several threads, where the handle must not change once they start: copies now,
-  // unless the inputs are files of `input_bytes` in all (0: unknown, as for stdin) fewer than the
-  // filter's bytes. Keys of up to 63 bytes in as many bytes as the filter number at least its
-  // blocks, with their terminators.
+  // For tests on several threads, where the handle must not change once they start: copies now
+  // if the inputs are files of `input_bytes` in all, at least the filter's bytes (keys of up to 63
+  // bytes in as many bytes as the filter number at least its blocks, with their terminators).
+  // Not for 0, unknown (stdin, a FIFO): a stream of a few keys must keep the O(1) open.
   void up_front(Filter& filter, uint64_t input_bytes);
 
  private:

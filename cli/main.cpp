@@ -35,12 +35,14 @@ void add_input_options(CLI::App* cmd, Inputs& in, std::string& delimiter) {
 // build, add and query: --threads threads each read, parse and add or test their own parts of
 // the input (cli/parallel_input.hpp). dedupe stays on one: whether a key is new depends on every
 // key before it.
-void add_threads_option(CLI::App* cmd, Inputs& in, const char* help) {
-  cmd->add_option("--threads", in.threads, help)->check(CLI::Range(1, ABLOOM_MAX_THREADS));
+void add_threads_option(CLI::App* cmd, Inputs& in) {
+  cmd->add_option("--threads", in.threads,
+                  "Threads that read, parse and add or test parts of the input at once (default: "
+                  "the CPUs this process may use, at most " +
+                      std::to_string(abloom_cli::kMaxDefaultThreads) + ": " +
+                      std::to_string(abloom_cli::default_threads()) + " here)")
+      ->check(CLI::Range(1, ABLOOM_MAX_THREADS));
 }
-constexpr const char* kThreadsHelp =
-    "Threads that read, parse and add or test parts of the input at once (default: 1; see the "
-    "man page)";
 
 void add_shape_options(CLI::App* cmd, Shape& shape) {
   cmd->add_option("--fpr", shape.fpr, "Target false-positive rate at --capacity")
@@ -85,7 +87,7 @@ int run(int argc, char** argv) {
                     "pass; required for standard input and FIFOs)");
   add_shape_options(build, shape);
   add_input_options(build, in, delimiter);
-  add_threads_option(build, in, kThreadsHelp);
+  add_threads_option(build, in);
   build->footer(
       "The file is written once, at the end, through a temporary file and a rename: an\n"
       "interrupted build leaves no partial file.\n"
@@ -96,7 +98,7 @@ int run(int argc, char** argv) {
   add->add_option("FILTER", filter, "The filter file (mapped read-write, synced at the end)")
       ->required();
   add_input_options(add, in, delimiter);
-  add_threads_option(add, in, kThreadsHelp);
+  add_threads_option(add, in);
   add->footer("Example:\n  abloom add ids.abloom new-ids.txt");
 
   bool absent = false;
@@ -106,7 +108,7 @@ int run(int argc, char** argv) {
   query->add_flag("-v,--absent", absent, "Print the keys that are definitely absent instead");
   query->add_flag("-c,--count", count, "Print only the number of matching keys");
   add_input_options(query, in, delimiter);
-  add_threads_option(query, in, kThreadsHelp);
+  add_threads_option(query, in);
   query->footer(
       "Prints each matching record as read. Exit status as grep's: 0 if a line matched,\n"
       "1 if none, 2 on error. The file is opened in O(1) (header checked; 'abloom verify'\n"

@@ -606,6 +606,14 @@ threads() {
   expect 0 "query --count on 4 threads, records ending at every range's end" "$ABLOOM" query --count --threads 4 s4.abloom sixteen.txt
   same "$(cat out)" "200000" "each record counted once"
 
+  # The default: the CPUs the command may run on (its affinity mask), at most 8; help shows it.
+  taskset -c 0 "$ABLOOM" build --help >help1
+  has help1 "at most 8: 1 here" "one CPU allowed: one thread by default"
+  if (($(nproc) >= 2)); then
+    taskset -c 0,1 "$ABLOOM" query --help >help2
+    has help2 "at most 8: 2 here" "two CPUs allowed: two threads by default"
+  fi
+
   # NUL-ended records across parts.
   { tr '\n' '\0' <mixed.txt; printf 'two\nlines\0'; head -c 2000000 /dev/zero | tr '\0' z; } >rec0.bin
   expect 0 "build -0 on 3 threads" "$ABLOOM" build -q -0 --threads 3 --fpr 1e-6 -o r0.abloom rec0.bin
