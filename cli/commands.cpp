@@ -177,14 +177,15 @@ std::string json_number(double v) {
 }  // namespace
 
 unsigned default_threads() {
-  // The CPUs this process may run on: its affinity mask on Linux (a container's or taskset's
-  // limit), else the CPUs online (0 when unknown).
-  unsigned cpus = std::thread::hardware_concurrency();
+  // The CPUs this process may run on: its affinity mask on Linux (taskset's or a cpuset's limit),
+  // else the CPUs online (0 when unknown).
+  unsigned cpus = 0;
 #if defined(__linux__)
   cpu_set_t set;
   CPU_ZERO(&set);
   if (::sched_getaffinity(0, sizeof set, &set) == 0) cpus = static_cast<unsigned>(CPU_COUNT(&set));
 #endif
+  if (cpus == 0) cpus = std::thread::hardware_concurrency();
   return std::clamp(cpus, 1u, kMaxDefaultThreads);
 }
 
