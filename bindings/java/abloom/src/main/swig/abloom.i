@@ -269,6 +269,92 @@ static int jab_long_bytes(uint64_t *heap, unsigned char **bytes) {
   return *bytes ? 0 : ABLOOM_ERR_NOMEM;
 }
 
+/* One chunk of a chunked batch: keys [start, start + m) of the batch, through offs (room for m + 1
+ * offsets) and bytes (room for m keys of 8 bytes; NULL unless jab_chunked was asked for it). Sets
+ * *count to the keys added (or found) and returns the engine's code. */
+typedef int (*jab_chunk_fn)(void *ctx, long long start, int m, uint64_t *offs, unsigned char *bytes,
+                            uint64_t *count);
+
+/* Runs fn over n keys in chunks of jab_per_call(f, n) keys, through the stack arrays or, for a
+ * filter with bulk threads, arrays from the heap (long_bytes: also the room for the keys' bytes
+ * that jab_long_bytes gives). The sum of the chunks' counts; the first engine error stops it and
+ * is returned; ABLOOM_ERR_NOMEM when an allocation fails. */
+static long long jab_chunked(const abloom_filter *f, int n, int long_bytes, jab_chunk_fn fn,
+                             void *ctx) {
+  unsigned char stack_bytes[JAB_CHUNK * 8];
+  uint64_t stack_offs[JAB_CHUNK + 1];
+  uint64_t *heap, *offs;
+  unsigned char *heap_bytes = NULL, *bytes = NULL;
+  uint64_t total = 0;
+  long long start;
+  int rc = ABLOOM_OK, per;
+  per = jab_per_call(f, n, &heap);
+  if (per == 0) return ABLOOM_ERR_NOMEM;
+  if (long_bytes) {
+    rc = jab_long_bytes(heap, &heap_bytes);
+    bytes = heap_bytes ? heap_bytes : stack_bytes;
+  }
+  offs = heap ? heap : stack_offs;
+  for (start = 0; rc == ABLOOM_OK && start < n; start += per) {
+    int m = (int)(n - start < per ? n - start : per);
+    uint64_t count = 0;
+    rc = fn(ctx, start, m, offs, bytes, &count);
+    if (rc == ABLOOM_OK) total += count;
+  }
+  free(heap_bytes);
+  free(heap);
+  return rc == ABLOOM_OK ? (long long)total : rc;
+}
+
+/* What the chunks of jab_add_packed32 & co. work on: the filter (f to add to, cf to test), the
+ * caller's pinned arrays (keys and offs32, or keys64) and OUT_BOOLS (found; NULL when adding). */
+struct jab_batch {
+  abloom_filter *f;
+  const abloom_filter *cf;
+  const signed char *keys;
+  long long buf_len;
+  const int *offs32;
+  const long long *keys64;
+  unsigned char *found;
+};
+
+/* int[] offsets widened to the engine's uint64_t, m + 1 of them per chunk */
+static void jab_widen32(const int *offs32, int m, uint64_t *offs) {
+  int i;
+  for (i = 0; i <= m; ++i) offs[i] = (uint64_t)offs32[i];
+}
+
+static int jab_add_packed32_chunk(void *ctx, long long start, int m, uint64_t *offs,
+                                  unsigned char *bytes, uint64_t *count) {
+  const struct jab_batch *b = (const struct jab_batch *)ctx;
+  (void)bytes;
+  jab_widen32(b->offs32 + start, m, offs);
+  return abloom_add_packed(b->f, b->keys, (size_t)b->buf_len, offs, (size_t)m, count);
+}
+
+static int jab_test_packed32_chunk(void *ctx, long long start, int m, uint64_t *offs,
+                                   unsigned char *bytes, uint64_t *count) {
+  const struct jab_batch *b = (const struct jab_batch *)ctx;
+  (void)bytes;
+  jab_widen32(b->offs32 + start, m, offs);
+  return abloom_test_packed(b->cf, b->keys, (size_t)b->buf_len, offs, (size_t)m, b->found + start,
+                            count);
+}
+
+static int jab_add_longs_chunk(void *ctx, long long start, int m, uint64_t *offs,
+                               unsigned char *bytes, uint64_t *count) {
+  const struct jab_batch *b = (const struct jab_batch *)ctx;
+  const void *keys = jab_pack_longs(b->keys64 + start, m, bytes, offs);
+  return abloom_add_packed(b->f, keys, (size_t)m * 8u, offs, (size_t)m, count);
+}
+
+static int jab_test_longs_chunk(void *ctx, long long start, int m, uint64_t *offs,
+                                unsigned char *bytes, uint64_t *count) {
+  const struct jab_batch *b = (const struct jab_batch *)ctx;
+  const void *keys = jab_pack_longs(b->keys64 + start, m, bytes, offs);
+  return abloom_test_packed(b->cf, keys, (size_t)m * 8u, offs, (size_t)m, b->found + start, count);
+}
+
 %}
 
 %inline %{
@@ -421,108 +507,52 @@ static long long jab_test_packed_direct(const abloom_filter *f, void *DIRECT, lo
 
 static long long jab_add_packed32(abloom_filter *f, const signed char *IN_BYTES,
                                   long long buf_len, const int *IN_INTS, int n) {
-  uint64_t stack[JAB_CHUNK + 1];
-  uint64_t *heap, *wide;
-  uint64_t total = 0;
-  long long start;
-  int i, rc, per;
+  struct jab_batch b = {0};
+  int rc;
   if (!IN_BYTES || !IN_INTS) return ABLOOM_ERR_NOMEM;
   rc = jab_check_offsets32(IN_INTS, n, buf_len);
   if (rc != ABLOOM_OK) return rc;
-  per = jab_per_call(f, n, &heap);
-  if (per == 0) return ABLOOM_ERR_NOMEM;
-  wide = heap ? heap : stack;
-  for (start = 0; start < n; start += per) {
-    int m = (int)(n - start < per ? n - start : per);
-    uint64_t added = 0;
-    for (i = 0; i <= m; ++i) wide[i] = (uint64_t)IN_INTS[start + i];
-    rc = abloom_add_packed(f, IN_BYTES, (size_t)buf_len, wide, (size_t)m, &added);
-    if (rc != ABLOOM_OK) break;
-    total += added;
-  }
-  free(heap);
-  return rc == ABLOOM_OK ? (long long)total : rc;
+  b.f = f;
+  b.keys = IN_BYTES;
+  b.buf_len = buf_len;
+  b.offs32 = IN_INTS;
+  return jab_chunked(f, n, 0, jab_add_packed32_chunk, &b);
 }
 
 static long long jab_test_packed32(const abloom_filter *f, const signed char *IN_BYTES,
                                    long long buf_len, const int *IN_INTS, int n,
                                    unsigned char *OUT_BOOLS) {
-  uint64_t stack[JAB_CHUNK + 1];
-  uint64_t *heap, *wide;
-  uint64_t total = 0;
-  long long start;
-  int i, rc, per;
+  struct jab_batch b = {0};
+  int rc;
   if (!IN_BYTES || !IN_INTS || !OUT_BOOLS) return ABLOOM_ERR_NOMEM;
   rc = jab_check_offsets32(IN_INTS, n, buf_len);
   if (rc != ABLOOM_OK) return rc;
-  per = jab_per_call(f, n, &heap);
-  if (per == 0) return ABLOOM_ERR_NOMEM;
-  wide = heap ? heap : stack;
-  for (start = 0; start < n; start += per) {
-    int m = (int)(n - start < per ? n - start : per);
-    uint64_t found = 0;
-    for (i = 0; i <= m; ++i) wide[i] = (uint64_t)IN_INTS[start + i];
-    rc = abloom_test_packed(f, IN_BYTES, (size_t)buf_len, wide, (size_t)m, OUT_BOOLS + start,
-                            &found);
-    if (rc != ABLOOM_OK) break;
-    total += found;
-  }
-  free(heap);
-  return rc == ABLOOM_OK ? (long long)total : rc;
+  b.cf = f;
+  b.keys = IN_BYTES;
+  b.buf_len = buf_len;
+  b.offs32 = IN_INTS;
+  b.found = OUT_BOOLS;
+  return jab_chunked(f, n, 0, jab_test_packed32_chunk, &b);
 }
 
 /* ---- batches of long keys (each 8 little-endian bytes) ---- */
 
 static long long jab_add_longs(abloom_filter *f, const long long *IN_LONGS, int n) {
-  unsigned char stack_buf[JAB_CHUNK * 8];
-  uint64_t stack_offs[JAB_CHUNK + 1];
-  uint64_t *heap;
-  unsigned char *heap_buf;
-  uint64_t total = 0;
-  long long start;
-  int rc, per;
+  struct jab_batch b = {0};
   if (!IN_LONGS) return ABLOOM_ERR_NOMEM;
-  per = jab_per_call(f, n, &heap);
-  if (per == 0) return ABLOOM_ERR_NOMEM;
-  rc = jab_long_bytes(heap, &heap_buf);
-  for (start = 0; rc == ABLOOM_OK && start < n; start += per) {
-    int m = (int)(n - start < per ? n - start : per);
-    uint64_t added = 0;
-    const void *keys = jab_pack_longs(IN_LONGS + start, m, heap_buf ? heap_buf : stack_buf,
-                                      heap ? heap : stack_offs);
-    rc = abloom_add_packed(f, keys, (size_t)m * 8u, heap ? heap : stack_offs, (size_t)m, &added);
-    total += added;
-  }
-  free(heap_buf);
-  free(heap);
-  return rc == ABLOOM_OK ? (long long)total : rc;
+  b.f = f;
+  b.keys64 = IN_LONGS;
+  return jab_chunked(f, n, 1, jab_add_longs_chunk, &b);
 }
 
 static long long jab_test_longs(const abloom_filter *f, const long long *IN_LONGS, int n,
                                 unsigned char *OUT_BOOLS) {
-  unsigned char stack_buf[JAB_CHUNK * 8];
-  uint64_t stack_offs[JAB_CHUNK + 1];
-  uint64_t *heap;
-  unsigned char *heap_buf;
-  uint64_t total = 0;
-  long long start;
-  int rc, per;
+  struct jab_batch b = {0};
   if (!IN_LONGS || !OUT_BOOLS) return ABLOOM_ERR_NOMEM;
-  per = jab_per_call(f, n, &heap);
-  if (per == 0) return ABLOOM_ERR_NOMEM;
-  rc = jab_long_bytes(heap, &heap_buf);
-  for (start = 0; rc == ABLOOM_OK && start < n; start += per) {
-    int m = (int)(n - start < per ? n - start : per);
-    uint64_t found = 0;
-    const void *keys = jab_pack_longs(IN_LONGS + start, m, heap_buf ? heap_buf : stack_buf,
-                                      heap ? heap : stack_offs);
-    rc = abloom_test_packed(f, keys, (size_t)m * 8u, heap ? heap : stack_offs, (size_t)m,
-                            OUT_BOOLS + start, &found);
-    total += found;
-  }
-  free(heap_buf);
-  free(heap);
-  return rc == ABLOOM_OK ? (long long)total : rc;
+  b.cf = f;
+  b.keys64 = IN_LONGS;
+  b.found = OUT_BOOLS;
+  return jab_chunked(f, n, 1, jab_test_longs_chunk, &b);
 }
 
 /* ---- serialization ---- */
