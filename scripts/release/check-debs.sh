@@ -150,8 +150,10 @@ $want"
   done
   gzip -t "$x/abloom-tools/usr/share/man/man1/abloom.1.gz" || die "abloom-tools ($arch): abloom.1.gz is not a valid gzip file"
   gzip_n "$x/abloom-tools/usr/share/man/man1/abloom.1.gz" || die "abloom-tools ($arch): abloom.1.gz keeps a name or time stamp"
-  # And lintian, Debian's package checker: no error and no warning on any of them.
-  got=$(lintian --fail-on error,warning "${debs[@]}" 2>&1) || die "lintian ($arch) finds errors or warnings:
+  # And lintian, Debian's package checker: no error and no warning on any of them. Its scratch
+  # files (mldbm-elf-*, which it leaves behind) go under $tmp, which the trap removes.
+  mkdir -p "$tmp/lintian"
+  got=$(TMPDIR=$tmp/lintian lintian --fail-on error,warning "${debs[@]}" 2>&1) || die "lintian ($arch) finds errors or warnings:
 $got"
   [[ $(grep -E '^[EW]: ' <<<"$got") == "" ]] || die "lintian ($arch): $got"
 
