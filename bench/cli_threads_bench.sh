@@ -6,8 +6,9 @@
 #
 # N 16-byte lines (default 10000000, written as cli_bench.sh writes them) from a cached file, and
 # for each thread count in THREADS (default 1,2,4,8,16): `build` (counts first), `build
-# --capacity`, `add` into a fresh empty filter (the copy is not timed) and `query --count`. Every time is the best of CLI_RUNS runs (default
-# 5), each run of a row one after the other, with `wc -l` of the same file in the same rounds.
+# --capacity`, `add` into a fresh empty filter (the copy is not timed) and `query --count`. Every
+# time is the best of CLI_RUNS runs (default 5), each run of a row one after the other, with `wc -l`
+# of the same file in the same rounds.
 # Needs only bash, awk and coreutils (no /usr/bin/time). Prints one table row per thread count.
 set -euo pipefail
 ABLOOM=$(realpath "$1")

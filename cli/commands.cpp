@@ -197,7 +197,7 @@ int cmd_build(const std::string& output, const Shape& shape, const Inputs& in) {
     for (const auto& p : paths) {
       int64_t n = count_records(p, in.format, reading_threads(in));
       if (n < 0) {
-        throw CliError((p == "-" ? std::string("(stdin)") : p) +
+        throw CliError(display_name(p) +
                        ": cannot be counted before it is read (stdin or a FIFO): give --capacity");
       }
       capacity += static_cast<uint64_t>(n);

@@ -57,6 +57,18 @@ int open_input(const std::string& path) {
   return fd;
 }
 
+ssize_t pread_full(int fd, char* to, size_t n, uint64_t offset) {
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t got = ::pread(fd, to + done, n - done, static_cast<off_t>(offset + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return -1;
+    if (got == 0) break;
+    done += static_cast<size_t>(got);
+  }
+  return static_cast<ssize_t>(done);
+}
+
 std::string errno_text(int err) {
   // std::strerror may share a buffer between threads; the category's message does not.
   return std::generic_category().message(err);
@@ -245,22 +257,28 @@ void RecordParser::convert_key(Batch& batch, std::string_view field) {
 
 namespace {
 
-// The terminators in bytes [from, to) of `fd`, read with pread in 1 MiB blocks; an error's errno
-// in `err`. A file that shrinks meanwhile ends the count early: it only sizes a filter.
-size_t count_terminators_in(int fd, uint64_t from, uint64_t to, char delim, int& err) {
+// What one thread counts of a file's byte range: its terminators, its last byte (unchanged when
+// it read none) and an error's errno.
+struct RangeCount {
+  size_t terminators = 0;
+  char last = 0;
+  int err = 0;
+};
+
+// Counts bytes [from, to) of `fd`, read with pread in 1 MiB blocks. A file that shrinks meanwhile
+// ends the count early: it only sizes a filter.
+void count_range(int fd, uint64_t from, uint64_t to, char delim, RangeCount& out) {
   const size_t block = size_t{1} << 20;
   auto buf = std::make_unique_for_overwrite<char[]>(block);
-  size_t count = 0;
   while (from < to) {
-    ssize_t got =
-        ::pread(fd, buf.get(), std::min<uint64_t>(block, to - from), static_cast<off_t>(from));
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) err = errno;
+    const ssize_t got =
+        pread_full(fd, buf.get(), static_cast<size_t>(std::min<uint64_t>(block, to - from)), from);
+    if (got < 0) out.err = errno;
     if (got <= 0) break;
-    count += count_terminators(buf.get(), static_cast<size_t>(got), delim);
+    out.terminators += count_terminators(buf.get(), static_cast<size_t>(got), delim);
+    out.last = buf[static_cast<size_t>(got) - 1];
     from += static_cast<uint64_t>(got);
   }
-  return count;
 }
 
 }  // namespace
@@ -284,36 +302,28 @@ int64_t count_records(const std::string& path, const InputFormat& format, unsign
   const char delim = format.nul ? '\0' : '\n';
   // One range per thread, of at least 4 MiB: below that a thread costs more than it saves.
   const uint64_t ranges = std::clamp<uint64_t>(size >> 22, 1, std::max(threads, 1u));
-  std::vector<size_t> counts(ranges, 0);
-  std::vector<int> errs(ranges, 0);
-  auto count_range = [&](uint64_t r) {
-    counts[r] =
-        count_terminators_in(fd, size * r / ranges, size * (r + 1) / ranges, delim, errs[r]);
+  std::vector<RangeCount> counts(ranges);
+  counts.back().last = delim;  // an empty file: no record at all
+  auto count_one = [&](uint64_t r) {
+    count_range(fd, size * r / ranges, size * (r + 1) / ranges, delim, counts[r]);
   };
   std::vector<std::thread> others;
   for (uint64_t r = 1; r < ranges; ++r) {
     try {
-      others.emplace_back(count_range, r);
+      others.emplace_back(count_one, r);
     } catch (const std::system_error&) {
-      count_range(r);  // no thread to be had: this one counts the range
+      count_one(r);  // no thread to be had: this one counts the range
     }
   }
-  count_range(0);
+  count_one(0);
   for (auto& t : others) t.join();
   int64_t count = 0;
-  for (uint64_t r = 0; r < ranges; ++r) {
-    if (errs[r] != 0) fail_errno(name, errs[r]);
-    count += static_cast<int64_t>(counts[r]);
+  for (const RangeCount& c : counts) {
+    if (c.err != 0) fail_errno(name, c.err);
+    count += static_cast<int64_t>(c.terminators);
   }
-  char last = delim;
-  if (size > 0) {
-    ssize_t got;
-    do {
-      got = ::pread(fd, &last, 1, static_cast<off_t>(size - 1));
-    } while (got < 0 && errno == EINTR);
-    if (got < 0) fail_errno(name, errno);
-  }
-  if (last != delim) ++count;  // a last record without its terminator
+  // The file's last byte is the last range's: a last record without its terminator counts too.
+  if (counts.back().last != delim) ++count;
   return count;
 }
 

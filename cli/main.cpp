@@ -36,12 +36,13 @@ void add_input_options(CLI::App* cmd, Inputs& in, std::string& delimiter) {
 // the input (cli/parallel_input.hpp). dedupe stays on one: whether a key is new depends on every
 // key before it.
 void add_threads_option(CLI::App* cmd, Inputs& in) {
-  cmd->add_option("--threads", in.threads,
-                  "Threads that read, parse and add or test parts of the input at once (default: "
-                  "the CPUs this process may use, at most " +
-                      std::to_string(abloom_cli::kMaxDefaultThreads) + ": " +
-                      std::to_string(abloom_cli::default_threads()) + " here)")
-      ->check(CLI::Range(1, ABLOOM_MAX_THREADS));
+  // Made once for the three commands: the default is the process's, not the command's.
+  static const std::string help =
+      "Threads that read, parse and add or test parts of the input at once (default: the CPUs "
+      "this process may use, at most " +
+      std::to_string(abloom_cli::kMaxDefaultThreads) + ": " +
+      std::to_string(abloom_cli::default_threads()) + " here)";
+  cmd->add_option("--threads", in.threads, help)->check(CLI::Range(1, ABLOOM_MAX_THREADS));
 }
 
 void add_shape_options(CLI::App* cmd, Shape& shape) {

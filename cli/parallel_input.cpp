@@ -78,17 +78,10 @@ const char* last_terminator(const char* p, size_t n, char terminator) {
 // file); returns how many.
 size_t pread_into(Part& part, const RangedFile& file, uint64_t offset, size_t n) {
   part.reserve_more(n);
-  size_t done = 0;
-  while (done < n) {
-    ssize_t got = ::pread(file.fd, part.buf.get() + part.size + done, n - done,
-                          static_cast<off_t>(offset + done));
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) throw CliError(file.name + ": " + errno_text(errno));
-    if (got == 0) break;
-    done += static_cast<size_t>(got);
-  }
-  part.size += done;
-  return done;
+  const ssize_t got = pread_full(file.fd, part.buf.get() + part.size, n, offset);
+  if (got < 0) throw CliError(file.name + ": " + errno_text(errno));
+  part.size += static_cast<size_t>(got);
+  return static_cast<size_t>(got);
 }
 
 // Fills a part of a regular file with the records that start in its range [from, to): those

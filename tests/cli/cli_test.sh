@@ -564,6 +564,14 @@ threads() {
   expect 0 "build on 1 thread" "$ABLOOM" build -q --threads 1 --fpr 1e-6 -o b1.abloom "${inputs[@]}"
   expect 0 "build on 4 threads" "$ABLOOM" build -q --threads 4 --fpr 1e-6 -o b4.abloom "${inputs[@]}"
   cmp -s b1.abloom b4.abloom && ok "build: the same file on 1 and 4 threads" || fail "build: 4 threads wrote another file"
+  # The counting pass splits rec.txt (over 4 MiB, its last record unterminated) between threads.
+  expect 0 "info of the 4-thread build" "$ABLOOM" info b4.abloom
+  has out "capacity:         $(wc -l <want.txt) " "4 threads count every record, the unterminated last one too"
+  # And a terminated one (over 8 MiB, two counting ranges, one cut inside a record): no record more.
+  seq 1 1200000 >counted.txt
+  expect 0 "build on 4 threads, counted" "$ABLOOM" build -q --threads 4 -o counted.abloom counted.txt
+  expect 0 "info of the counted build" "$ABLOOM" info counted.abloom
+  has out "capacity:         1200000 " "4 threads count 1200000 records"
   expect 0 "build on 3 threads from a pipe of small writes" "$ABLOOM" build -q --threads 3 --fpr 1e-6 \
     --capacity "$(wc -l <want.txt)" -o p3.abloom < <(dd if=want.txt bs=4099 status=none | cat)
   expect 0 "build --capacity on 1 thread" "$ABLOOM" build -q --fpr 1e-6 --capacity "$(wc -l <want.txt)" -o p1.abloom "${inputs[@]}"

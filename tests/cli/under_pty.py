@@ -96,9 +96,12 @@ def read_offset(pid, file_id):
                 for line in info:
                     if line.startswith("pos:"):
                         pos = int(line.split()[1])
+                        if pos > 0:
+                            return pos
                         # rchar also counts the loader's reads of the libraries (some KB), so
                         # it stands for the file's bytes only once it is well past them.
-                        return pos if pos > 0 or bytes_read(pid) < 256 * 1024 else bytes_read(pid)
+                        rchar = bytes_read(pid)
+                        return rchar if rchar >= 256 * 1024 else 0
         except FileNotFoundError:  # closed since listdir
             continue
     return None
