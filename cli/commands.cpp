@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -97,46 +98,83 @@ void flush_stdout() {
   }
 }
 
+// Filters that threads filled, ORed into one as they come: a thread that hands one in takes the
+// one waiting, if any, ORs it into its own and goes on with the result, so up to half the threads
+// that are done merge at once, each on its own pair.
+class CopyMerger {
+ public:
+  explicit CopyMerger(const std::string& what) : what_(what) {}
+
+  // Called on the thread that filled `mine` (null: it filled none).
+  void add(Filter mine) {
+    while (mine) {
+      Filter other;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (!waiting_) {
+          waiting_ = std::move(mine);
+          return;
+        }
+        other = std::move(waiting_);
+      }
+      check(abloom_union(mine.get(), other.get()), what_);
+    }
+  }
+
+  // ORs what is left into `filter`, once no thread adds any more.
+  void into(abloom_filter* filter) {
+    if (waiting_) check(abloom_union(filter, waiting_.get()), what_);
+    waiting_.reset();
+  }
+
+ private:
+  const std::string& what_;
+  std::mutex mu_;
+  Filter waiting_;
+};
+
 // Adds every key of the inputs to `filter`, on reading_threads(in) threads.
 //
 // One thread adds with plain stores (the exclusive writer mode). Several would need the shared
 // mode's locked ORs, which cost so much that two threads added no faster than one (10M keys, 2
-// vCPUs). So each thread but the calling one adds to a filter of its own, an empty copy made when
-// it takes its first part, with plain stores; the copies are ORed into `filter` at the end (a pass
-// over each, far less than its adds cost). Where the copies would take more than half the free
-// memory, the threads share `filter` in the shared mode instead.
+// vCPUs). So each thread but the calling one adds to a filter of its own, an empty one of the same
+// shape made when it takes its first part, with plain stores. Where these would take more than
+// half the free memory, the threads share `filter` in the shared mode instead.
+//
+// The copies are ORed together in pairs by the threads that finish (CopyMerger), while the others
+// still add, and the one left is ORed into `filter` at the end: the run waits for about log2(N)
+// passes over a copy instead of N - 1.
 void add_all(abloom_filter* filter, const Inputs& in, const std::string& what) {
   const auto paths = paths_or_stdin(in);
   const unsigned threads = reading_threads(in);
-  const bool own_filters = threads > 1 && filter_bytes(filter) <= free_memory() / 2 / (threads - 1);
+  const uint64_t bytes = filter_bytes(filter);
+  const bool own_filters = threads > 1 && bytes <= free_memory() / 2 / (threads - 1);
   if (threads == 1 || own_filters) {
     check(abloom_set_writer_mode(filter, ABLOOM_WRITER_EXCLUSIVE), "writer mode");
   }
+  // Input files at least as large as the filter bring keys enough to write every page of it (keys
+  // of under 64 bytes number more than its blocks), so its pages are taken now, ready for writes.
+  const bool fill_every_page = total_size(paths) >= bytes;
+  if (fill_every_page) prefault_for_writes(filter);
   auto target = [&](PartScratch& scratch) -> abloom_filter* {
     if (!own_filters || scratch.thread == 0) return filter;
     if (!scratch.own) {
-      abloom_filter* copy = nullptr;
-      // Reads `filter` while the calling thread adds to it: allowed beside one writer, and
-      // whatever the copy saw is cleared.
-      check(abloom_clone(filter, &copy), "cannot copy the filter for a thread");
-      scratch.own.reset(copy);
-      check(abloom_clear(copy), what);
-      check(abloom_set_writer_mode(copy, ABLOOM_WRITER_EXCLUSIVE), "writer mode");
+      scratch.own = empty_like(filter);
+      if (fill_every_page) prefault_for_writes(scratch.own.get());
+      check(abloom_set_writer_mode(scratch.own.get(), ABLOOM_WRITER_EXCLUSIVE), "writer mode");
     }
     return scratch.own.get();
   };
+  CopyMerger copies(what);
   Progress progress(in.quiet, total_size(paths));
   ParallelJob job{kBulkBatch, false,
                   [&](const Batch& b, PartScratch& scratch) {
                     check(abloom_add_many(target(scratch), b.keys(), b.lens(), b.size(), nullptr),
                           what);
                   },
-                  nullptr,
-                  [&](PartScratch& scratch) {
-                    if (scratch.own) check(abloom_union(filter, scratch.own.get()), what);
-                    scratch.own.reset();
-                  }};
+                  nullptr, [&](PartScratch& scratch) { copies.add(std::move(scratch.own)); }};
   run_parallel(paths, in.format, threads, progress, job);
+  copies.into(filter);
   progress.finish();
 }
 

@@ -1,5 +1,6 @@
 #include "filter.hpp"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -36,6 +37,47 @@ uint64_t filter_bytes(const abloom_filter* filter) {
   check(abloom_info_init(&info), "filter");
   check(abloom_get_info(filter, &info), "filter");
   return info.bytes;
+}
+
+void prefault_for_writes(abloom_filter* filter) {
+#if defined(MADV_POPULATE_WRITE)
+  abloom_info info;
+  abloom_memory mem;
+  uint64_t* const* shards = nullptr;
+  if (abloom_info_init(&info) != ABLOOM_OK || abloom_get_info(filter, &info) != ABLOOM_OK ||
+      info.storage != ABLOOM_STORAGE_OWNED || abloom_memory_init(&mem) != ABLOOM_OK ||
+      abloom_get_memory(filter, &mem) != ABLOOM_OK ||
+      abloom_get_writable_shards(filter, &shards) != ABLOOM_OK) {
+    return;
+  }
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t shard_bytes = mem.blocks_per_shard * 64;
+  for (uint32_t s = 0; s < mem.shards; ++s) {
+    const auto from = reinterpret_cast<uintptr_t>(shards[s]) / page * page;
+    const auto to = reinterpret_cast<uintptr_t>(shards[s]) + shard_bytes;
+    (void)::madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE);
+  }
+#else
+  (void)filter;
+#endif
+}
+
+Filter empty_like(const abloom_filter* filter) {
+  abloom_info info;
+  check(abloom_info_init(&info), "filter");
+  check(abloom_get_info(filter, &info), "filter");
+  abloom_options opts;
+  check(abloom_options_init(&opts), "filter");
+  opts.capacity = info.capacity > 0 ? info.capacity : 1;  // not part of the shape
+  opts.kind = info.kind;
+  opts.layout = info.layout;
+  opts.k = info.k;
+  opts.shards = info.shards;
+  opts.bits = info.bits;
+  opts.seed = info.seed;
+  abloom_filter* copy = nullptr;
+  check(abloom_create(&opts, &copy), "cannot make an empty filter for a thread");
+  return Filter(copy);
 }
 
 CopyWhenWorthIt::CopyWhenWorthIt(const abloom_filter* filter) {

@@ -58,6 +58,20 @@ uint64_t free_memory();
 // The bytes of a filter's bits.
 uint64_t filter_bytes(const abloom_filter* filter);
 
+// Asks the kernel for writable pages under the whole of `filter` now (Linux's
+// MADV_POPULATE_WRITE; elsewhere, where refused, or for a mapped file, nothing), for a filter
+// about to take keys enough to write every page. The engine's memory is mapped lazily: the first
+// probe of a page reads it, which maps the shared zero page, and the first add to it faults
+// again to replace that page, which flushes the TLB of every CPU the process runs on (an
+// interrupt each). Populated for writes, each page (or huge page) takes one fault and no flush.
+// Only for memory of the filter's own: a mapped file's pages would all be written back.
+void prefault_for_writes(abloom_filter* filter);
+
+// A new, empty filter of `filter`'s shape (kind, layout, k, shards, bits, seed), which
+// abloom_union accepts beside it. Unlike abloom_clone and abloom_clear, it neither reads `filter`
+// nor writes its own bits: its zero pages come from the kernel as they are first written.
+Filter empty_like(const abloom_filter* filter);
+
 // abloom_save with a message that names the file.
 void save_filter(const abloom_filter* filter, const std::string& path);
 

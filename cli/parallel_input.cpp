@@ -280,10 +280,7 @@ class ParallelRun {
     for (auto& t : others) t.join();
     if (error_) rethrow_first_error();
     uint64_t count = 0;
-    for (unsigned t = 0; t < threads; ++t) {
-      if (job_.merge) job_.merge(scratches[t]);
-      count += scratches[t].count;
-    }
+    for (unsigned t = 0; t < threads; ++t) count += scratches[t].count;
     return count;
   }
 
@@ -295,13 +292,25 @@ class ParallelRun {
     Batch batch;
     try {
       while (feeder_.next(part)) {
-        if (!work_on(part, scratch, batch)) break;
-        if (job_.commit && !commit_in_order(part.seq, scratch)) break;
+        if (!work_on(part, scratch, batch)) return;
+        if (job_.commit && !commit_in_order(part.seq, scratch)) return;
         scratch.out.clear();
       }
     } catch (...) {
       fail(part.seq, std::current_exception());
+      return;
     }
+    if (!job_.finish || failed()) return;
+    try {
+      job_.finish(scratch);
+    } catch (...) {
+      fail(kAfterEveryPart, std::current_exception());
+    }
+  }
+
+  bool failed() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return error_ != nullptr;
   }
 
   // The work on one part; false if it failed.
@@ -349,6 +358,9 @@ class ParallelRun {
     turn_.notify_all();
     return true;
   }
+
+  // Where a failure of `finish` ranks: after any part's.
+  static constexpr uint64_t kAfterEveryPart = std::numeric_limits<uint64_t>::max() - 1;
 
   // Keeps the error first in input order, and stops the reading.
   void fail(uint64_t seq, std::exception_ptr error) {

@@ -29,7 +29,7 @@ struct PartScratch {
   std::vector<uint8_t> answers;
   std::string out;
   uint64_t count = 0;
-  Filter own;  // a filter of the thread's own, if its work makes one (add_all), for `merge`
+  Filter own;  // a filter of the thread's own, if its work makes one (add_all), for `finish`
 };
 
 struct ParallelJob {
@@ -39,9 +39,9 @@ struct ParallelJob {
   std::function<void(const Batch&, PartScratch&)> work;
   // When set, called with each part's `out` in input order, one at a time, after its work.
   std::function<void(const std::string&)> commit;
-  // When set, called on the calling thread with each thread's scratch once every thread is done
-  // (and not after an error).
-  std::function<void(PartScratch&)> merge;
+  // When set, called on each thread with its scratch once no part is left for it, unless a part
+  // failed; run_parallel returns after every thread's call.
+  std::function<void(PartScratch&)> finish;
 };
 
 // Runs `job` over every record of `paths` (in order; "-" is stdin) on `threads` threads, the

@@ -653,6 +653,23 @@ threads() {
   { cat big.csv; echo 'no-comma'; } >nocol.csv
   expect 2 "query --column on 3 threads: a record without the column" "$ABLOOM" query --count --threads 3 --column 2 hx.abloom nocol.csv
   has err "nocol.csv: record 200001 has no column 2 (only 1 field)" "the record without the column, counted"
+  # Each thread adds to an empty filter of the filter's own shape, and these are ORed together
+  # in pairs as threads finish: for every kind, layout, shard count, k and seed, 1, 4 and 8
+  # threads must set the same bits, in build and in add.
+  local shape i=0
+  for shape in "--kind classic" "--layout split --shards 4" "--layout distinct --k 3 --seed 77 --shards 2"; do
+    i=$((i + 1))
+    # shellcheck disable=SC2086 # the shape is words
+    expect 0 "build $shape on 1 thread" "$ABLOOM" build -q --threads 1 $shape -o sh1.abloom mixed.txt rec.txt
+    # shellcheck disable=SC2086
+    expect 0 "build $shape on 8 threads" "$ABLOOM" build -q --threads 8 $shape -o sh8.abloom mixed.txt rec.txt
+    "$ABLOOM" info --json sh1.abloom >shape.json
+    # shellcheck disable=SC2086
+    expect 0 "an empty $shape filter" "$ABLOOM" build -q $shape --capacity "$(sed 's/.*"capacity": \([0-9]*\).*/\1/' shape.json)" -o sha.abloom /dev/null
+    expect 0 "add to it on 4 threads" "$ABLOOM" add -q --threads 4 sha.abloom mixed.txt rec.txt
+    cmp -s sh1.abloom sh8.abloom && cmp -s sh1.abloom sha.abloom && ok "shape $i: the same file on 1, 4 and 8 threads" ||
+      fail "shape $i ($shape): threads wrote another file"
+  done
   mkdir -p adir
   expect 2 "query on 3 threads: a directory after a file" "$ABLOOM" query --threads 3 b4.abloom mixed.txt adir
   has err "adir: Is a directory" "the directory named"
