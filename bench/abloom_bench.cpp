@@ -31,6 +31,9 @@
 //   isa/<kernel>/<op>/keys:<n>/bpk:<b>   the blocked kind's add, test, test_present, add_packed
 //     and test_packed (as in grid/blocked/) under each kernel this CPU supports (scalar, avx2,
 //     avx512), forced with abloom_isa_force for the benchmark's duration.
+//   grid/<kind>/<op> and isa/<kernel>/<op> for estimate_count, estimate_fpr and serialize: one
+//     pass over the whole filter holding n keys per iteration, in ns per 64-byte block (the set
+//     bits are counted by the kernel's population count).
 //   mt_add/<impl>/keys:10M/bpk:10/threads:<t>   abloom_add of new keys on one shared filter from
 //     1 and 2 threads (--threads=LIST for others): mutex (blocked, 1 shard, behind a std::mutex),
 //     atomic (1 shard), sharded (16 shards).
@@ -375,6 +378,16 @@ void run(benchmark::State& st, AddTarget* target, Batch batch) {
 
 using GroupBench = std::function<void(benchmark::State&, Group&)>;
 
+// One pass over the whole filter per iteration; the items are its 64-byte blocks (ns per block).
+template <class Pass>
+void run_whole(benchmark::State& st, const abloom_filter* f, Pass pass) {
+  abloom_info info;
+  if (abloom_info_init(&info) != ABLOOM_OK || abloom_get_info(f, &info) != ABLOOM_OK) std::abort();
+  for (auto _ : st) benchmark::DoNotOptimize(pass(f));
+  st.SetItemsProcessed(static_cast<int64_t>(st.iterations()) *
+                       static_cast<int64_t>(info.bytes / 64));
+}
+
 // Whether the grid also registers isa/<kernel>/<op>: the blocked kind's ops under each kernel
 // the CPU supports (forced for the benchmark's duration, then restored).
 bool g_isa_section = true;
@@ -595,6 +608,33 @@ void register_grid(uint64_t n, int bpk) {
         uint64_t added = 0;
         abloom_add_packed(f, P.key(off), 16 * kBatch, P.offsets.data(), kBatch, &added);
         benchmark::DoNotOptimize(added);
+      });
+    });
+    // Reads of every word of the filter holding n keys (run_whole: ns per 64-byte block): the
+    // estimates, and serialize, whose header carries the inserted-key estimate (and whose
+    // checksum reads the body again).
+    op("estimate_count", [kind](benchmark::State& st, Group& g) {
+      run_whole(st, g.full_filter(kind), [](const abloom_filter* f) {
+        double x = 0;
+        if (abloom_estimate_count(f, &x) != ABLOOM_OK) std::abort();
+        return x;
+      });
+    });
+    op("estimate_fpr", [kind](benchmark::State& st, Group& g) {
+      run_whole(st, g.full_filter(kind), [](const abloom_filter* f) {
+        double x = 0;
+        if (abloom_estimate_fpr(f, &x) != ABLOOM_OK) std::abort();
+        return x;
+      });
+    });
+    op("serialize", [kind](benchmark::State& st, Group& g) {
+      const abloom_filter* full = g.full_filter(kind);
+      uint64_t size = 0;
+      if (abloom_serialized_size(full, &size) != ABLOOM_OK) std::abort();
+      std::vector<unsigned char> buf(size);
+      run_whole(st, full, [&buf](const abloom_filter* f) {
+        if (abloom_serialize(f, buf.data(), buf.size(), nullptr) != ABLOOM_OK) std::abort();
+        return buf[72];  // the inserted-key estimate's first byte
       });
     });
     const std::string pre = std::string("grid/") + (kind == 0 ? "blocked/" : "classic/");

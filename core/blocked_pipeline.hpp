@@ -20,6 +20,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -219,6 +220,25 @@ ABLOOM_KERNEL_FN uint64_t pipeline_add_many(const BlockedView& v, const KeySourc
   });
 }
 
+ABLOOM_KERNEL_FN inline void block_bits(const uint64_t* words, uint64_t blocks,
+                                        uint16_t* out) noexcept {
+  for (uint64_t b = 0; b < blocks; ++b) {
+    const uint64_t* block = words + b * kBlockWords;
+    uint32_t set = 0;
+    for (uint32_t w = 0; w < kBlockWords; ++w) set += std::popcount(load_word(block + w));
+    out[b] = static_cast<uint16_t>(set);
+  }
+}
+
+ABLOOM_KERNEL_FN inline void half_word_bits(const uint64_t* words, uint64_t n,
+                                            uint8_t* out) noexcept {
+  for (uint64_t w = 0; w < n; ++w) {
+    const uint64_t word = load_word(words + w);
+    out[2 * w] = static_cast<uint8_t>(std::popcount(static_cast<uint32_t>(word)));
+    out[2 * w + 1] = static_cast<uint8_t>(std::popcount(static_cast<uint32_t>(word >> 32)));
+  }
+}
+
 template <class Probe>
 constexpr BlockedKernels make_blocked_kernels(Isa isa, const char* name, Layout layout) noexcept {
   return BlockedKernels{isa,
@@ -231,7 +251,9 @@ constexpr BlockedKernels make_blocked_kernels(Isa isa, const char* name, Layout 
                         pipeline_add_key<Probe, SharedWriter>,
                         pipeline_add_key<Probe, ExclusiveWriter>,
                         pipeline_test_many<Probe>,
-                        pipeline_add_many<Probe>};
+                        pipeline_add_many<Probe>,
+                        block_bits,
+                        half_word_bits};
 }
 
 }  // namespace

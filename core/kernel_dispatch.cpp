@@ -129,6 +129,12 @@ constexpr BlockedKernels first_use_table(Layout layout) noexcept {
       },
       [](const BlockedView& v, const KeySource& keys, size_t n, WriterMode mode) noexcept {
         return init_kernels()[kLayout].add_many(v, keys, n, mode);
+      },
+      [](const uint64_t* words, uint64_t blocks, uint16_t* out) noexcept {
+        init_kernels()[kLayout].block_bits(words, blocks, out);
+      },
+      [](const uint64_t* words, uint64_t n, uint8_t* out) noexcept {
+        init_kernels()[kLayout].half_word_bits(words, n, out);
       }};
 }
 

@@ -136,4 +136,49 @@ TEST(CapiIsa, EveryKernelWritesTheSameFileAndAnswers) {
   }
 }
 
+// The estimates count set bits with the active kernel's population count: under every kernel
+// they are the same doubles, for each kind and layout, empty, filled to a third of capacity and
+// to twice it.
+TEST(CapiIsa, EveryKernelGivesTheSameEstimates) {
+  IsaRestore restore;
+  const std::vector<uint32_t> runnable = capi_test::RunnableIsas();
+  struct Case {
+    uint32_t kind, layout, shards;
+  };
+  for (const Case c : {Case{ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 1},
+                       Case{ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_DISTINCT, 4},
+                       Case{ABLOOM_KIND_CLASSIC, ABLOOM_LAYOUT_DEFAULT, 2}}) {
+    abloom_options o = Options(20000, 0.01, c.kind, c.shards, 0x5EED);
+    o.layout = c.layout;
+    Filter f = Make(o);
+    uint64_t next = 0;
+    for (uint64_t fill : {uint64_t{0}, uint64_t{6667}, uint64_t{40000}}) {
+      for (; next < fill; ++next) {
+        ASSERT_EQ(abloom_add(f.get(), &next, sizeof next), ABLOOM_OK);
+      }
+      double ref_count = -1, ref_fpr = -1;
+      ASSERT_EQ(abloom_isa_force(ABLOOM_ISA_SCALAR), ABLOOM_OK);
+      ASSERT_EQ(abloom_estimate_count(f.get(), &ref_count), ABLOOM_OK);
+      ASSERT_EQ(abloom_estimate_fpr(f.get(), &ref_fpr), ABLOOM_OK);
+      if (fill == 0) {
+        EXPECT_EQ(ref_count, 0.0);
+        EXPECT_EQ(ref_fpr, 0.0);
+      } else {
+        EXPECT_NEAR(ref_count, static_cast<double>(fill), 0.05 * static_cast<double>(fill));
+        EXPECT_GT(ref_fpr, 0.0);
+      }
+      for (uint32_t isa : runnable) {
+        double count = -1, fpr = -1;
+        ASSERT_EQ(abloom_isa_force(isa), ABLOOM_OK);
+        ASSERT_EQ(abloom_estimate_count(f.get(), &count), ABLOOM_OK);
+        ASSERT_EQ(abloom_estimate_fpr(f.get(), &fpr), ABLOOM_OK);
+        EXPECT_EQ(count, ref_count) << abloom_isa_name(isa) << " kind " << c.kind << " layout "
+                                    << c.layout << " keys " << fill;
+        EXPECT_EQ(fpr, ref_fpr) << abloom_isa_name(isa) << " kind " << c.kind << " layout "
+                                << c.layout << " keys " << fill;
+      }
+    }
+  }
+}
+
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -436,6 +437,46 @@ TEST(IsaKernels, FiltersBuiltUnderEveryKernelAreIdentical) {
 
 // Until the first call, the active table is kBlockedFirstUse: each of its entries must choose the
 // real table and then make the very call it stands for.
+// The set-bit counts behind the estimates (and the file's inserted-key estimate), of every table,
+// the scalar one and both layouts' included, against std::popcount word by word: blocks of every
+// fill, empty and full ones, and call sizes that are not multiples of anything.
+TEST(IsaKernels, BitCountsMatchPopcountInEveryTable) {
+  std::vector<const BlockedKernels*> tables = vector_kernels();
+  tables.push_back(blocked_kernels_for(Isa::scalar));
+  testing::SplitMix rng(77);
+  std::vector<RawBlock> blocks;
+  for (double fill : {0.0, 1.0, 0.01, 0.3, 0.5, 0.7, 0.99}) {
+    for (int i = 0; i < 9; ++i) blocks.push_back(random_block(rng, fill));
+  }
+  const uint64_t* words = blocks.front().w;
+  for (const BlockedKernels* pair : tables) {
+    for (size_t layout = 0; layout < kLayouts; ++layout) {
+      const BlockedKernels& k = pair[layout];
+      for (uint64_t n : {uint64_t{0}, uint64_t{1}, uint64_t{5}, uint64_t{blocks.size()}}) {
+        std::vector<uint16_t> got(n + 1, 0xFFFF);
+        k.block_bits(words, n, got.data());
+        for (uint64_t b = 0; b < n; ++b) {
+          uint32_t want = 0;
+          for (uint32_t w = 0; w < kBlockWords; ++w) want += std::popcount(blocks[b].w[w]);
+          ASSERT_EQ(got[b], want) << label(k) << " block_bits, block " << b << " of " << n;
+        }
+        EXPECT_EQ(got[n], 0xFFFF) << label(k) << " block_bits wrote past " << n << " blocks";
+      }
+      for (uint64_t n : {uint64_t{0}, uint64_t{1}, uint64_t{13}, blocks.size() * kBlockWords}) {
+        std::vector<uint8_t> got(2 * n + 1, 0xFF);
+        k.half_word_bits(words, n, got.data());
+        for (uint64_t w = 0; w < n; ++w) {
+          ASSERT_EQ(got[2 * w], std::popcount(static_cast<uint32_t>(words[w])))
+              << label(k) << " half_word_bits, low half of word " << w;
+          ASSERT_EQ(got[2 * w + 1], std::popcount(static_cast<uint32_t>(words[w] >> 32)))
+              << label(k) << " half_word_bits, high half of word " << w;
+        }
+        EXPECT_EQ(got[2 * n], 0xFF) << label(k) << " half_word_bits wrote past " << n << " words";
+      }
+    }
+  }
+}
+
 TEST(Isa, FirstUseEntriesChooseAndForward) {
   IsaGuard guard;
   testing::SplitMix rng(5);
@@ -509,6 +550,21 @@ TEST(Isa, FirstUseEntriesChooseAndForward) {
     EXPECT_TRUE(got.same_bits(want));
   }
   EXPECT_EQ(blocked_kernels(Layout::split).layout, Layout::split);
+  // The bit counts forward too.
+  const uint64_t* words = start.view.shards[0];
+  uint16_t got_blocks[3] = {}, want_blocks[3] = {};
+  fresh();
+  blocked_kernels().block_bits(words, 3, got_blocks);
+  EXPECT_TRUE(chosen());
+  best.block_bits(words, 3, want_blocks);
+  EXPECT_TRUE(std::equal(got_blocks, got_blocks + 3, want_blocks));
+  EXPECT_NE(want_blocks[0] + want_blocks[1] + want_blocks[2], 0) << "the blocks have bits set";
+  uint8_t got_halves[2 * kBlockWords] = {}, want_halves[2 * kBlockWords] = {};
+  fresh();
+  blocked_kernels(Layout::split).half_word_bits(words, kBlockWords, got_halves);
+  EXPECT_TRUE(chosen());
+  best_split.half_word_bits(words, kBlockWords, want_halves);
+  EXPECT_TRUE(std::equal(got_halves, got_halves + 2 * kBlockWords, want_halves));
   fresh();
   (void)isa_active();
   EXPECT_TRUE(chosen()) << "isa_active() chooses too";

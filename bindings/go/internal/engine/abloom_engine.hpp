@@ -630,6 +630,14 @@ struct BlockedKernels {
                         uint8_t* results) noexcept;
   uint64_t (*add_many)(const BlockedView& view, const KeySource& keys, size_t n,
                        WriterMode mode) noexcept;
+  // Set bits, for the estimates and the file's inserted-key estimate, which read every word of a
+  // filter (either kind): block_bits writes the set bits of each 64-byte block of
+  // words[0 .. blocks * kBlockWords) to out[b] (0..512); half_word_bits those of each 32-bit half
+  // of words[0 .. n) to out[2i] (low half) and out[2i + 1] (high half). Compiled for the set:
+  // the x86-64 baseline has no population count instruction, and std::popcount there is a
+  // libgcc call of about 15 instructions per word.
+  void (*block_bits)(const uint64_t* words, uint64_t blocks, uint16_t* out) noexcept;
+  void (*half_word_bits)(const uint64_t* words, uint64_t n, uint8_t* out) noexcept;
 };
 
 // Every instruction set has one table per layout, in an array indexed by layout_index.
@@ -813,6 +821,7 @@ extern const BlockedKernels kBlockedNeon[kLayouts];
 // per-key steps are functors whose operator() carries ABLOOM_KERNEL_FN.
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -1018,6 +1027,25 @@ ABLOOM_KERNEL_FN uint64_t pipeline_add_many(const BlockedView& v, const KeySourc
   });
 }
 
+ABLOOM_KERNEL_FN inline void block_bits(const uint64_t* words, uint64_t blocks,
+                                        uint16_t* out) noexcept {
+  for (uint64_t b = 0; b < blocks; ++b) {
+    const uint64_t* block = words + b * kBlockWords;
+    uint32_t set = 0;
+    for (uint32_t w = 0; w < kBlockWords; ++w) set += std::popcount(load_word(block + w));
+    out[b] = static_cast<uint16_t>(set);
+  }
+}
+
+ABLOOM_KERNEL_FN inline void half_word_bits(const uint64_t* words, uint64_t n,
+                                            uint8_t* out) noexcept {
+  for (uint64_t w = 0; w < n; ++w) {
+    const uint64_t word = load_word(words + w);
+    out[2 * w] = static_cast<uint8_t>(std::popcount(static_cast<uint32_t>(word)));
+    out[2 * w + 1] = static_cast<uint8_t>(std::popcount(static_cast<uint32_t>(word >> 32)));
+  }
+}
+
 template <class Probe>
 constexpr BlockedKernels make_blocked_kernels(Isa isa, const char* name, Layout layout) noexcept {
   return BlockedKernels{isa,
@@ -1030,7 +1058,9 @@ constexpr BlockedKernels make_blocked_kernels(Isa isa, const char* name, Layout 
                         pipeline_add_key<Probe, SharedWriter>,
                         pipeline_add_key<Probe, ExclusiveWriter>,
                         pipeline_test_many<Probe>,
-                        pipeline_add_many<Probe>};
+                        pipeline_add_many<Probe>,
+                        block_bits,
+                        half_word_bits};
 }
 
 }  // namespace
@@ -3603,8 +3633,8 @@ Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Fil
 #define ABLOOM_ENGINE_HEADER 10
 #include "abloom_engine.hpp"
 
+#include <algorithm>
 #include <array>
-#include <bit>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -3755,11 +3785,27 @@ bool Filter::equals(const Filter& other) const noexcept {
 
 namespace {
 
-// Set bits in `words` consecutive words.
-uint64_t popcount_words(const uint64_t* p, uint64_t words) noexcept {
-  uint64_t x = 0;
-  for (uint64_t w = 0; w < words; ++w) x += static_cast<uint64_t>(std::popcount(load_word(p + w)));
-  return x;
+// Blocks whose set bits one kernel call counts (onto the stack).
+constexpr uint64_t kCountChunk = 256;
+
+// Calls fn(block, set bits of that block) for each of a shard's `blocks` blocks, in order.
+// (The table is read for each call: until the first call has chosen one, blocked_kernels() is
+// the first-use table, whose entries choose again, with cpuid, on every call.)
+template <class Fn>
+void for_each_block_bits(const uint64_t* shard, uint64_t blocks, Fn fn) noexcept {
+  uint16_t counts[kCountChunk];
+  for (uint64_t first = 0; first < blocks; first += kCountChunk) {
+    const uint64_t n = std::min(kCountChunk, blocks - first);
+    blocked_kernels().block_bits(shard + first * kBlockWords, n, counts);
+    for (uint64_t i = 0; i < n; ++i) fn(first + i, counts[i]);
+  }
+}
+
+// Set bits of a shard of `blocks` blocks.
+uint64_t shard_bits(const uint64_t* shard, uint64_t blocks) noexcept {
+  uint64_t set = 0;
+  for_each_block_bits(shard, blocks, [&](uint64_t, uint32_t bits) { set += bits; });
+  return set;
 }
 
 // Keys that most likely set x of m bits, when one key leaves a given bit clear with probability
@@ -3781,20 +3827,26 @@ double block_hit_probability(uint64_t x, uint32_t k) noexcept {
   return p;
 }
 
-// The same for the split layout, exactly for this block: a foreign key's start word is uniform, and
-// each of its k words' bit is set with probability (set bits of that word) / 32.
-double split_hit_probability(const uint64_t* block, uint32_t k) noexcept {
-  double fill[kSplitWords];
-  for (uint32_t w = 0; w < kSplitWords; ++w) {
-    const auto word = static_cast<uint32_t>(load_word(block + w / 2) >> (32 * (w % 2)));
-    fill[w] = std::popcount(word) / 32.0;
+// The same for the split layout, exactly for a block whose 32-bit words have half_bits[w] set
+// bits: a foreign key's start word is uniform, and each of its k words' bit is set with
+// probability (set bits of that word) / 32.
+double split_hit_probability(const uint8_t* half_bits, uint32_t k) noexcept {
+  // The fills twice over, so that a key's words s .. s + k - 1 need no modulo. (k <= kSplitMaxK
+  // is enforced where a split filter is created or parsed; the clamp keeps the reads in bounds.)
+  static_assert(kSplitMaxK <= kSplitWords);
+  k = std::min(k, kSplitMaxK);
+  double fill[2 * kSplitWords];
+  for (uint32_t w = 0; w < kSplitWords; ++w) fill[w] = fill[w + kSplitWords] = half_bits[w] / 32.0;
+  // All kSplitWords products at once, one factor per round: the same multiplications in the same
+  // order for each start as one product after another, so the same doubles, but as independent
+  // chains rather than one chain of 16 * k dependent multiplications.
+  double p[kSplitWords];
+  for (double& x : p) x = 1;
+  for (uint32_t j = 0; j < k; ++j) {
+    for (uint32_t s = 0; s < kSplitWords; ++s) p[s] *= fill[s + j];
   }
   double sum = 0;
-  for (uint32_t s = 0; s < kSplitWords; ++s) {
-    double p = 1;
-    for (uint32_t j = 0; j < k; ++j) p *= fill[(s + j) % kSplitWords];
-    sum += p;
-  }
+  for (double x : p) sum += x;
   return sum / kSplitWords;
 }
 
@@ -3808,7 +3860,7 @@ double Filter::estimate_count() const noexcept {
   // block was full: at a few times capacity, or with one crowded block in a tiny filter.)
   uint64_t set = 0;
   for (uint32_t s = 0; s < shape_.shards(); ++s) {
-    set += popcount_words(shard_ptrs_[s], shape_.words_per_shard());
+    set += shard_bits(shard_ptrs_[s], shape_.blocks_per_shard);
   }
   const double total = static_cast<double>(shape_.total_bits());
   double log_clear;  // ln(1 - p)
@@ -3846,15 +3898,14 @@ double Filter::header_key_estimate() const noexcept {
   for (uint32_t s = 0; s < shape_.shards(); ++s) {
     const uint64_t* base = shard_ptrs_[s];
     if (shape_.kind == Kind::classic) {
-      n += keys_for_fill(popcount_words(base, shape_.words_per_shard()), m, log_clear);
+      n += keys_for_fill(shard_bits(base, shape_.blocks_per_shard), m, log_clear);
       continue;
     }
-    for (uint64_t b = 0; b < shape_.blocks_per_shard; ++b) {
-      const uint64_t set = popcount_words(base + b * kBlockWords, kBlockWords);
+    for_each_block_bits(base, shape_.blocks_per_shard, [&](uint64_t, uint32_t set) {
       double& term = block_terms[set];
       if (term < 0) term = keys_for_fill(set, m, log_clear);
       n += term;
-    }
+    });
   }
   return n;
 }
@@ -3866,19 +3917,28 @@ double Filter::estimate_fpr() const noexcept {
   for (uint32_t s = 0; s < shape_.shards(); ++s) {
     const uint64_t* base = shard_ptrs_[s];
     if (shape_.kind == Kind::classic) {
-      const double fill = static_cast<double>(popcount_words(base, shape_.words_per_shard())) /
+      const double fill = static_cast<double>(shard_bits(base, shape_.blocks_per_shard)) /
                           static_cast<double>(shape_.bits_per_shard());
       sum += dd::pow(fill, shape_.k).hi;
       ++units;
       continue;
     }
-    for (uint64_t b = 0; b < shape_.blocks_per_shard; ++b) {
-      const uint64_t* block = base + b * kBlockWords;
-      sum += shape_.layout == Layout::split
-                 ? split_hit_probability(block, shape_.k)
-                 : block_hit_probability(popcount_words(block, kBlockWords), shape_.k);
-      ++units;
+    if (shape_.layout == Layout::distinct) {
+      for_each_block_bits(base, shape_.blocks_per_shard, [&](uint64_t, uint32_t set) {
+        sum += block_hit_probability(set, shape_.k);
+      });
+      units += shape_.blocks_per_shard;
+      continue;
     }
+    uint8_t half_bits[kCountChunk * kSplitWords];
+    for (uint64_t first = 0; first < shape_.blocks_per_shard; first += kCountChunk) {
+      const uint64_t n = std::min(kCountChunk, shape_.blocks_per_shard - first);
+      blocked_kernels().half_word_bits(base + first * kBlockWords, n * kBlockWords, half_bits);
+      for (uint64_t i = 0; i < n; ++i) {
+        sum += split_hit_probability(half_bits + i * kSplitWords, shape_.k);
+      }
+    }
+    units += shape_.blocks_per_shard;
   }
   return sum / static_cast<double>(units);
 }
@@ -4387,6 +4447,12 @@ constexpr BlockedKernels first_use_table(Layout layout) noexcept {
       },
       [](const BlockedView& v, const KeySource& keys, size_t n, WriterMode mode) noexcept {
         return init_kernels()[kLayout].add_many(v, keys, n, mode);
+      },
+      [](const uint64_t* words, uint64_t blocks, uint16_t* out) noexcept {
+        init_kernels()[kLayout].block_bits(words, blocks, out);
+      },
+      [](const uint64_t* words, uint64_t n, uint8_t* out) noexcept {
+        init_kernels()[kLayout].half_word_bits(words, n, out);
       }};
 }
 
