@@ -170,8 +170,7 @@ def grid_tables(r):
                 else:
                     cells.append(f"{fmt(ns)} ({fmt_ratio(ratio(ns, base))})")
             if any_value:
-                label = f"{op} (ns/block)" if op in PER_BLOCK_OPS else op
-            print(f"| {k} | {b} | {label} | " + " | ".join(cells) + " |")
+                print(f"| {k} | {b} | {op} | " + " | ".join(cells) + " |")
 
     print("\n### The random-access limit, ns/key (in parentheses: ratio to `read`)\n")
     print("| keys | bits/key | read (prefetch 32 ahead) | read_nopf | read_hashes | write |")

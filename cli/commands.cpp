@@ -154,7 +154,8 @@ void add_all(abloom_filter* filter, const Inputs& in, const std::string& what) {
   }
   // Input files at least as large as the filter bring keys enough to write every page of it (keys
   // of under 64 bytes number more than its blocks), so its pages are taken now, ready for writes.
-  const bool fill_every_page = total_size(paths) >= bytes;
+  const uint64_t input_bytes = total_size(paths);
+  const bool fill_every_page = input_bytes >= bytes;
   if (fill_every_page) prefault_for_writes(filter);
   auto target = [&](PartScratch& scratch) -> abloom_filter* {
     if (!own_filters || scratch.thread == 0) return filter;
@@ -166,7 +167,7 @@ void add_all(abloom_filter* filter, const Inputs& in, const std::string& what) {
     return scratch.own.get();
   };
   CopyMerger copies(what);
-  Progress progress(in.quiet, total_size(paths));
+  Progress progress(in.quiet, input_bytes);
   ParallelJob job{kBulkBatch, false,
                   [&](const Batch& b, PartScratch& scratch) {
                     check(abloom_add_many(target(scratch), b.keys(), b.lens(), b.size(), nullptr),

@@ -42,17 +42,15 @@ uint64_t filter_bytes(const abloom_filter* filter) {
 void prefault_for_writes(abloom_filter* filter) {
 #if defined(MADV_POPULATE_WRITE)
   abloom_info info;
-  abloom_memory mem;
   uint64_t* const* shards = nullptr;
   if (abloom_info_init(&info) != ABLOOM_OK || abloom_get_info(filter, &info) != ABLOOM_OK ||
-      info.storage != ABLOOM_STORAGE_OWNED || abloom_memory_init(&mem) != ABLOOM_OK ||
-      abloom_get_memory(filter, &mem) != ABLOOM_OK ||
+      info.storage != ABLOOM_STORAGE_OWNED ||
       abloom_get_writable_shards(filter, &shards) != ABLOOM_OK) {
     return;
   }
   const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  const uint64_t shard_bytes = mem.blocks_per_shard * 64;
-  for (uint32_t s = 0; s < mem.shards; ++s) {
+  const uint64_t shard_bytes = info.blocks_per_shard * 64;
+  for (uint32_t s = 0; s < info.shards; ++s) {
     const auto from = reinterpret_cast<uintptr_t>(shards[s]) / page * page;
     const auto to = reinterpret_cast<uintptr_t>(shards[s]) + shard_bytes;
     (void)::madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE);

@@ -3788,7 +3788,7 @@ namespace {
 // Blocks whose set bits one kernel call counts (onto the stack).
 constexpr uint64_t kCountChunk = 256;
 
-// Calls fn(block, set bits of that block) for each of a shard's `blocks` blocks, in order.
+// Calls fn(set bits of the block) for each of a shard's `blocks` blocks, in order.
 // (The table is read for each call: until the first call has chosen one, blocked_kernels() is
 // the first-use table, whose entries choose again, with cpuid, on every call.)
 template <class Fn>
@@ -3797,14 +3797,14 @@ void for_each_block_bits(const uint64_t* shard, uint64_t blocks, Fn fn) noexcept
   for (uint64_t first = 0; first < blocks; first += kCountChunk) {
     const uint64_t n = std::min(kCountChunk, blocks - first);
     blocked_kernels().block_bits(shard + first * kBlockWords, n, counts);
-    for (uint64_t i = 0; i < n; ++i) fn(first + i, counts[i]);
+    for (uint64_t i = 0; i < n; ++i) fn(counts[i]);
   }
 }
 
 // Set bits of a shard of `blocks` blocks.
 uint64_t shard_bits(const uint64_t* shard, uint64_t blocks) noexcept {
   uint64_t set = 0;
-  for_each_block_bits(shard, blocks, [&](uint64_t, uint32_t bits) { set += bits; });
+  for_each_block_bits(shard, blocks, [&](uint32_t bits) { set += bits; });
   return set;
 }
 
@@ -3901,7 +3901,7 @@ double Filter::header_key_estimate() const noexcept {
       n += keys_for_fill(shard_bits(base, shape_.blocks_per_shard), m, log_clear);
       continue;
     }
-    for_each_block_bits(base, shape_.blocks_per_shard, [&](uint64_t, uint32_t set) {
+    for_each_block_bits(base, shape_.blocks_per_shard, [&](uint32_t set) {
       double& term = block_terms[set];
       if (term < 0) term = keys_for_fill(set, m, log_clear);
       n += term;
@@ -3924,9 +3924,8 @@ double Filter::estimate_fpr() const noexcept {
       continue;
     }
     if (shape_.layout == Layout::distinct) {
-      for_each_block_bits(base, shape_.blocks_per_shard, [&](uint64_t, uint32_t set) {
-        sum += block_hit_probability(set, shape_.k);
-      });
+      for_each_block_bits(base, shape_.blocks_per_shard,
+                          [&](uint32_t set) { sum += block_hit_probability(set, shape_.k); });
       units += shape_.blocks_per_shard;
       continue;
     }
