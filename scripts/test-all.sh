@@ -424,8 +424,10 @@ run_stage() {
   local s=$1 show=$2 dep log=$LOGS/$1.log rc t0 dt line
   dep=${NEEDS[$s]:-}
   # A prerequisite in another lane: wait until it has a result (the lanes are ordered so that
-  # none waits on a later stage).
-  while [[ -n "$dep" && " ${STAGES[*]} " == *" $dep "* && -z "$(result_of "$dep")" ]]; do sleep 5; done
+  # none waits on a later stage). The wait is reported in the summary.
+  t0=$SECONDS
+  while [[ -n "$dep" && " ${STAGES[*]} " == *" $dep "* && -z "$(result_of "$dep")" ]]; do sleep 2; done
+  echo $((SECONDS - t0)) >"$RESULTS/$s.waited"
   if [[ -n "$dep" && -n "$(result_of "$dep")" && "$(result_of "$dep")" != pass ]]; then
     line="-- $s: SKIPPED ($dep did not pass)"
     echo skip >"$RESULTS/$s"
@@ -438,6 +440,7 @@ run_stage() {
     set +e
     (
       set -euo pipefail
+      trap 'times >"$RESULTS/$s.times"' EXIT
       "stage_${s//-/_}"
     ) 2>&1 | tee "$log"
     rc=${PIPESTATUS[0]}
@@ -447,6 +450,7 @@ run_stage() {
     set +e
     (
       set -euo pipefail
+      trap 'times >"$RESULTS/$s.times"' EXIT
       "stage_${s//-/_}"
     ) >"$log" 2>&1 </dev/null
     rc=$?
@@ -507,21 +511,38 @@ else
   done
 fi
 
+# cpu_of STAGE: the CPU seconds (user + system) of the stage and everything it waited for, from
+# bash's `times` at its end ("-" when the stage did not run).
+cpu_of() {
+  [[ -s "$RESULTS/$1.times" ]] || { echo - && return 0; }
+  tr ' ' '\n' <"$RESULTS/$1.times" | awk -F'[ms]' 'NF >= 2 {t += $1 * 60 + $2} END {printf "%d", t + 0.5}'
+}
+
 PASSED=()
 FAILED=()
+TABLE=()
+cpu_total=0
 for s in "${STAGES[@]}"; do
-  case $(result_of "$s") in
-  pass) PASSED+=("$s ($(cat "$RESULTS/$s.seconds")s)") ;;
-  fail) FAILED+=("$s ($(cat "$RESULTS/$s.seconds")s)") ;;
-  skip) FAILED+=("$s (skipped: ${NEEDS[$s]} did not pass)") ;;
-  *) FAILED+=("$s (not run: an earlier stage failed, ABLOOM_FAIL_FAST=1)") ;;
+  r=$(result_of "$s")
+  case $r in
+  pass) PASSED+=("$s") ;;
+  *) FAILED+=("$s") ;;
   esac
+  case $r in
+  pass | fail) what=$(tr a-z A-Z <<<"$r") wall="$(cat "$RESULTS/$s.seconds")s" ;;
+  skip) what=SKIP wall="(${NEEDS[$s]} did not pass)" ;;
+  *) what="NOT RUN" wall="(an earlier stage failed, ABLOOM_FAIL_FAST=1)" ;;
+  esac
+  cpu=$(cpu_of "$s")
+  [[ $cpu == - ]] || cpu_total=$((cpu_total + cpu))
+  waited=$(cat "$RESULTS/$s.waited" 2>/dev/null || echo 0)
+  [[ $waited == 0 ]] && waited= || waited="waited ${waited}s for ${NEEDS[$s]}"
+  TABLE+=("$(printf '  %-7s %-11s %7s wall %6s s CPU  %s' "$what" "$s" "$wall" "$cpu" "$waited")")
 done
 
 echo
 echo "=================================================================================="
-for s in "${PASSED[@]}"; do echo "  PASS  $s"; done
-for s in "${FAILED[@]}"; do echo "  FAIL  $s"; done
+printf '%s\n' "${TABLE[@]}"
 # The end of each failed stage's output, last: a CI log cut to its tail still shows why.
 for s in "${STAGES[@]}"; do
   if [[ "$(result_of "$s")" == fail ]]; then
@@ -529,5 +550,7 @@ for s in "${STAGES[@]}"; do
     tail -n 40 "$LOGS/$s.log" 2>/dev/null || echo "(its log is gone)"
   fi
 done
-echo "test-all: ${#PASSED[@]} passed, ${#FAILED[@]} failed ($((SECONDS - T_START))s)"
+wall=$((SECONDS - T_START))
+echo "test-all: ${#PASSED[@]} passed, ${#FAILED[@]} failed (${wall}s wall, ${cpu_total}s CPU in the stages," \
+  "$(nproc) CPUs: $((cpu_total * 100 / (wall * $(nproc) + 1)))% busy)"
 [[ ${#FAILED[@]} -eq 0 ]]
