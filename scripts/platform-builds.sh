@@ -1,24 +1,30 @@
 #!/usr/bin/env bash
 # Builds abloom for the platforms this Linux x86-64 machine cannot host, with zig (PyPI's ziglang,
-# pinned) as the cross compiler, and checks what can be checked here:
+# pinned) as the cross compiler, and checks what can be checked here. Each target's engine is
+# built once, into the tree the release's Java natives link too ($ABLOOM_BUILD_ROOT/zig/TARGET,
+# scripts/lib/zig-engine.sh: Release, -Werror, the shared and the static library, the demo):
 #
 #   x86_64-macos, aarch64-macos   compile and link only (nothing here runs a Mach-O binary):
-#                                 libabloom.dylib through CMake (cmake/toolchains/zig.cmake), its
-#                                 exports, the demo and the C99 header test linked against it; the
-#                                 Go module's bundled engine through cgo (go build, go vet;
-#                                 Go programs cannot be linked: no macOS SDK); the Rust abloom-sys crate's build.rs C++ build
+#                                 libabloom.dylib, its exports and install name, the demo, and the
+#                                 C99 header test linked against it; the Go module's bundled engine
+#                                 through cgo (go build, go vet; Go programs cannot be linked: no
+#                                 macOS SDK); the Rust abloom-sys crate's build.rs C++ build
 #                                 (cargo build --target ...-apple-darwin) and its tests linked
-#   x86_64-linux-musl             the whole build and the whole ctest suite, run here (zig's musl
-#                                 programs are static), with the engine's portable platform calls
+#   x86_64-linux-musl             libabloom.so: only abloom_* exported, musl's libc.so the only
+#                                 library NEEDED; then the whole build and the whole ctest suite,
+#                                 run here (zig's musl programs are static), in a tree of its own
+#                                 with the engine's portable platform calls
 #                                 (-DABLOOM_PORTABLE_PLATFORM=ON: the paths macOS takes)
+#   aarch64-linux-musl            libabloom.so: exports and NEEDED, as for x86_64-linux-musl
 #   x86_64-linux-gnu.2.17,        libabloom.so linked against glibc 2.17: no symbol version above
 #   aarch64-linux-gnu.2.17        GLIBC_2.17, only abloom_* exported (tests/check_exports.sh), the
 #                                 C++ runtime linked in (nothing but libc, libm, ... NEEDED)
 #
 # Usage: scripts/platform-builds.sh [TARGET...]   (no argument: every target above)
-# Env:   ABLOOM_BUILD_ROOT (default build): the trees go to $ABLOOM_BUILD_ROOT/platform/TARGET;
-#        ABLOOM_ZIG_VENV (default $ABLOOM_BUILD_ROOT/zig-venv): a venv with ziglang 0.17.0, made
-#        (pip install) when it has none; ABLOOM_JOBS (default 2) build and ctest parallelism.
+# Env:   ABLOOM_BUILD_ROOT (default build): the engine trees go to $ABLOOM_BUILD_ROOT/zig/TARGET,
+#        the rest to $ABLOOM_BUILD_ROOT/platform/TARGET; ABLOOM_ZIG_VENV (default
+#        $ABLOOM_BUILD_ROOT/zig-venv): a venv with ziglang 0.17.0, made (pip install) when it has
+#        none; ABLOOM_JOBS (default 2) build and ctest parallelism.
 # Prints one summary line per target and exits non-zero when any target failed.
 set -euo pipefail
 
@@ -31,23 +37,15 @@ mkdir -p "$BUILD_ROOT"
 BUILD_ROOT=$(cd "$BUILD_ROOT" && pwd)
 OUT=$BUILD_ROOT/platform
 ZIG_VENV=${ABLOOM_ZIG_VENV:-$BUILD_ROOT/zig-venv}
-ALL_TARGETS=(x86_64-macos aarch64-macos x86_64-linux-musl x86_64-linux-gnu.2.17
+ALL_TARGETS=(x86_64-macos aarch64-macos x86_64-linux-musl aarch64-linux-musl x86_64-linux-gnu.2.17
   aarch64-linux-gnu.2.17)
 # Run when no target is named (CI's platforms stage).
 DEFAULT_TARGETS=("${ALL_TARGETS[@]}")
 export CTEST_OUTPUT_ON_FAILURE=1
 
-# ---- zig, from PyPI, pinned (scripts/lib/zig.sh) -----------------------------------------------
+# ---- zig, from PyPI, pinned (scripts/lib/zig.sh), and the engine trees (scripts/lib/zig-engine.sh)
 source "$ROOT/scripts/lib/zig.sh"
-
-# ---- header-only dependencies, each in a folder of its own ---------------------------------------
-# The build machine's /usr/include must not be on a cross build's include path (glibc's headers
-# would shadow the target's), so xxhash.h and SIMDe are reached through folders holding only them.
-stage_headers() {
-  mkdir -p "$OUT/include/xxhash" "$OUT/include/simde"
-  cp /usr/include/xxhash.h "$OUT/include/xxhash/"
-  ln -sfn /usr/include/simde "$OUT/include/simde/simde"
-}
+source "$ROOT/scripts/lib/zig-engine.sh"
 
 # configure DIR ZIG_TARGET [cmake args...]: a CMake tree with the zig toolchain.
 configure() {
@@ -55,7 +53,7 @@ configure() {
   shift 2
   cmake -S . -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/toolchains/zig.cmake" \
     -DABLOOM_ZIG="$ZIG" -DABLOOM_ZIG_TARGET="$target" -DCMAKE_BUILD_TYPE=Release \
-    -DABLOOM_WERROR=ON -DXXHASH_INCLUDE_DIR="$OUT/include/xxhash" "$@" >"$dir.configure.log" ||
+    -DABLOOM_WERROR=ON -DXXHASH_INCLUDE_DIR="$INC/xxhash" "$@" >"$dir.configure.log" ||
     { cat "$dir.configure.log" && return 1; }
 }
 
@@ -106,17 +104,17 @@ exec '$ZIG' $tool -target $target \"\$@\"
 # ---- the targets ---------------------------------------------------------------------------------
 
 target_macos() { # ZIG_TARGET (x86_64-macos | aarch64-macos)
-  local target=$1 dir="$OUT/$1" arch goarch rust_target lib
+  local target=$1 dir="$OUT/$1" engine arch goarch rust_target lib
   arch=${target%%-*}
   case $arch in
   x86_64) goarch=amd64 rust_target=x86_64-apple-darwin ;;
   aarch64) goarch=arm64 rust_target=aarch64-apple-darwin ;;
   esac
-  echo "-- CMake: libabloom.dylib, demo"
-  configure "$dir" "$target" -DABLOOM_BUILD_TESTS=OFF -DABLOOM_BUILD_EXAMPLES=ON
-  cmake --build "$dir" -j "$JOBS"
-  lib=$(find "$dir/capi" -name 'libabloom.*.*.*.dylib' -print -quit)
-  [[ -n "$lib" ]] || { echo "no libabloom.X.Y.Z.dylib in $dir/capi" && return 1; }
+  mkdir -p "$dir"
+  echo "-- CMake: libabloom.dylib, demo ($BUILD_ROOT/zig/$target)"
+  engine=$(zig_engine "$BUILD_ROOT" "$target")
+  lib=$(find "$engine/capi" -name 'libabloom.*.*.*.dylib' -print -quit)
+  [[ -n "$lib" ]] || { echo "no libabloom.X.Y.Z.dylib in $engine/capi" && return 1; }
   grep -q DYLIB <<<"$(llvm-objdump --macho --private-header "$lib")" || { echo "$lib: not a dylib" && return 1; }
   # The install name a Mac user expects: @rpath/ plus the ABI version (capi/CMakeLists.txt sets
   # it for APPLE, in the build tree too, so what is checked here is what gets installed).
@@ -126,13 +124,14 @@ target_macos() { # ZIG_TARGET (x86_64-macos | aarch64-macos)
     { echo "$lib: install name is '$id', not @rpath/libabloom.0.dylib" && return 1; }
   echo "install name: $id"
   check_macho_exports "$lib"
+  [[ -x "$engine/examples/abloom_demo" ]] || { echo "no demo in $engine/examples" && return 1; }
   echo "-- C99 header test, linked against the dylib"
-  "$dir/zig-bin/zig-cc" -std=c99 -pedantic -Wall -Wextra -Werror -Icapi -Icore -I"$OUT/include/xxhash" \
+  "$engine/zig-bin/zig-cc" -std=c99 -pedantic -Wall -Wextra -Werror -Icapi -Icore -I"$INC/xxhash" \
     tests/c99/header_test.c "$lib" -lm -o "$dir/abloom_c99_header_test"
   echo "-- Go: the bundled engine through cgo"
   (
     cd bindings/go
-    export GOOS=darwin GOARCH=$goarch CGO_ENABLED=1 CC="$dir/zig-bin/zig-cc" CXX="$dir/zig-bin/zig-c++"
+    export GOOS=darwin GOARCH=$goarch CGO_ENABLED=1 CC="$engine/zig-bin/zig-cc" CXX="$engine/zig-bin/zig-c++"
     go build ./...
     go vet ./... # compiles the test files too (cgo included)
     # No `go test -c`: linking a Go program for macOS needs the macOS SDK (Go's runtime asks for
@@ -144,7 +143,7 @@ target_macos() { # ZIG_TARGET (x86_64-macos | aarch64-macos)
   (
     cd bindings/rust
     local t=${rust_target//-/_}
-    export "CC_$t=$dir/zig-bin/rust-zig-cc" "CXX_$t=$dir/zig-bin/rust-zig-c++" "AR_$t=$dir/zig-bin/zig-ar"
+    export "CC_$t=$dir/zig-bin/rust-zig-cc" "CXX_$t=$dir/zig-bin/rust-zig-c++" "AR_$t=$engine/zig-bin/zig-ar"
     export "CARGO_TARGET_${t^^}_LINKER=$dir/zig-bin/rust-zig-cc" CARGO_TARGET_DIR="$dir/cargo"
     cargo build --quiet --target "$rust_target" -p abloom-sys
     cargo test --quiet --no-run --target "$rust_target" -p abloom-sys -p abloom
@@ -152,10 +151,24 @@ target_macos() { # ZIG_TARGET (x86_64-macos | aarch64-macos)
   file "$lib" | sed 's/^/   /'
 }
 
+# The release's musl engine (shared with the Java natives): exports, and musl's libc.so alone.
+check_musl_engine() { # ZIG_TARGET
+  local engine lib needed
+  engine=$(zig_engine "$BUILD_ROOT" "$1")
+  lib=$(readlink -f "$engine/capi/libabloom.so")
+  needed=$(readelf -d "$lib" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+  echo "NEEDED: $needed"
+  [[ "$needed" == "libc.so " ]] || { echo "$lib needs more than musl's libc.so" && return 1; }
+  bash tests/check_exports.sh "$lib"
+}
+
 target_musl() {
   local dir="$OUT/x86_64-linux-musl"
+  echo "-- the release's engine ($BUILD_ROOT/zig/x86_64-linux-musl)"
+  check_musl_engine x86_64-linux-musl
+  echo "-- the test suite, portable platform calls ($dir)"
   configure "$dir" x86_64-linux-musl -DABLOOM_BUILD_TESTS=ON -DABLOOM_BUILD_EXAMPLES=ON \
-    -DABLOOM_GTEST_SOURCE_DIR=/usr/src/googletest -DSIMDE_INCLUDE_DIR="$OUT/include/simde" \
+    -DABLOOM_GTEST_SOURCE_DIR=/usr/src/googletest -DSIMDE_INCLUDE_DIR="$INC/simde" \
     -DABLOOM_PORTABLE_PLATFORM=ON -DABLOOM_TEST_AVX512_EMULATION=OFF -DABLOOM_TEST_STATIC=ON
   cmake --build "$dir" -j "$JOBS"
   grep -q 'statically linked' <<<"$(file "$dir/tests/abloom_capi_tests")" ||
@@ -164,11 +177,10 @@ target_musl() {
 }
 
 target_glibc217() { # ZIG_TARGET (x86_64-linux-gnu.2.17 | aarch64-linux-gnu.2.17)
-  local target=$1 dir="$OUT/$1" lib objdump=objdump above needed
+  local target=$1 engine lib objdump=objdump above needed
   [[ $target == aarch64-* ]] && objdump=aarch64-linux-gnu-objdump
-  configure "$dir" "$target" -DABLOOM_BUILD_TESTS=OFF -DABLOOM_BUILD_EXAMPLES=ON
-  cmake --build "$dir" -j "$JOBS"
-  lib=$(readlink -f "$dir/capi/libabloom.so")
+  engine=$(zig_engine "$BUILD_ROOT" "$target")
+  lib=$(readlink -f "$engine/capi/libabloom.so")
   # Every GLIBC_x.y the library asks for must be 2.17 or older.
   above=$("$objdump" -T "$lib" | grep -o 'GLIBC_[0-9][0-9.]*' | sort -u |
     awk -F'[_.]' '$2 > 2 || ($2 == 2 && $3 > 17)')
@@ -189,7 +201,7 @@ for t in "${TARGETS[@]}"; do
 done
 ensure_zig "$ZIG_VENV"
 mkdir -p "$OUT"
-stage_headers
+INC=$(zig_engine_headers "$BUILD_ROOT")
 
 declare -A SUMMARY=()
 failed=0
@@ -199,7 +211,8 @@ for t in "${TARGETS[@]}"; do
   t0=$SECONDS
   case $t in
   *-macos) fn=(target_macos "$t") what="dylib + exports, demo, C99 test, Go cgo, Rust abloom-sys: built, not run" ;;
-  *-linux-musl) fn=(target_musl) what="built, whole ctest suite run here (portable platform calls)" ;;
+  x86_64-linux-musl) fn=(target_musl) what="libabloom.so: exports, NEEDED libc.so; tests built, whole ctest suite run here (portable platform calls)" ;;
+  aarch64-linux-musl) fn=(check_musl_engine "$t") what="libabloom.so: abloom_* exports, NEEDED libc.so alone" ;;
   *-linux-gnu.2.17) fn=(target_glibc217 "$t") what="libabloom.so: <= GLIBC_2.17, abloom_* exports, libc++ static" ;;
   esac
   set +e

@@ -24,6 +24,7 @@ PACKAGES=(
   clang-tidy
   libclang-rt-14-dev # clang's sanitizer runtimes
   swig               # SWIG 4.1: the Go and Java binding layers
+  ccache             # the compiler cache of scripts/test-all.sh (scripts/lib/ci-cache.sh)
 )
 
 # `setup.sh cross`: also what the cross-platform stages need (scripts/cross-test.sh): Debian's

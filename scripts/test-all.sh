@@ -65,12 +65,18 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
+# The compiler caches (ccache, zig's) under ABLOOM_CI_CACHE, outside the clone (scripts/lib/ci-cache.sh).
+source "$ROOT/scripts/lib/ci-cache.sh"
+ci_cache_env
+
 JOBS=${ABLOOM_JOBS:-$(nproc)}
 export ABLOOM_JOBS=$JOBS
 export CTEST_OUTPUT_ON_FAILURE=1
 export CLICOLOR_FORCE=${CLICOLOR_FORCE:-0}
 GEN=(-G Ninja)
 BUILD_ROOT=${ABLOOM_BUILD_ROOT:-build}
+mkdir -p "$BUILD_ROOT"
+BUILD_ROOT=$(cd "$BUILD_ROOT" && pwd) # absolute: stages change directory
 CI_DIR=$BUILD_ROOT/ci
 ASAN_DIR=$BUILD_ROOT/asan
 TSAN_DIR=$BUILD_ROOT/tsan
@@ -78,7 +84,10 @@ FUZZ_DIR=$BUILD_ROOT/fuzz
 TSAN_TEST_REGEX='Concurren|Thread|abloom_cli_threads'
 
 ALL_STAGES=(setup build ctest exports install format bundled tidy asan-build asan-ctest tsan-build
-  tsan-ctest fuzz cross platforms go java spark rust python packages release)
+  tsan-ctest fuzz cross platforms go java spark rust python packages release debian)
+# The quick tier (`test-all.sh quick`): the build, the whole ctest suite (C99 tests included), the
+# install tests and one smoke test per language against that build, in lanes (QUICK_LANES).
+QUICK_STAGES=(setup-base build ctest install smoke-go smoke-rust smoke-java smoke-python)
 # Prerequisites: a stage is skipped when one of these ran in this invocation and did not pass.
 declare -A NEEDS=(
   [build]=setup
@@ -101,9 +110,16 @@ declare -A NEEDS=(
   [python]=setup
   [bundled]=setup
   [packages]=build
-  [release]=setup
+  # The Java natives link the engines platforms built and checked (scripts/lib/zig-engine.sh).
+  [release]="setup platforms"
+  # The release's Debian packages, used by C consumers that read the files packages wrote.
+  [debian]="release packages"
+  [setup-base]=
+  [smoke-go]=build
+  [smoke-rust]=build
+  [smoke-java]=build
+  [smoke-python]=build
 )
-
 # ---- Stage bodies (each runs in a subshell with set -euo pipefail) -------------------------------
 
 configure_and_build() { # DIR extra cmake args...   (BUILD_TARGETS=(...): only those, else all)
@@ -122,6 +138,7 @@ run_ctest() { # DIR extra ctest args...
 }
 
 stage_setup() { bash scripts/setup.sh cross release; }
+stage_setup_base() { bash scripts/setup.sh; }
 
 stage_build() {
   local bench=()
@@ -180,14 +197,21 @@ stage_tidy() {
   echo "clang-tidy $(clang-tidy --version | grep -o '[0-9][0-9.]*' | head -n1): ${files[*]}"
   # -Wno-error: compiler warnings are the -Werror gcc build's job; clang's own warning set (and
   # gcc-only flags in compile_commands.json) must not fail this stage.
+  # scripts/lib/tidy-cached.sh skips a file whose exact input (preprocessed text, command,
+  # .clang-tidy, clang-tidy's version) passed in an earlier run.
   printf '%s\n' "${files[@]}" |
-    xargs -P "$JOBS" -n 1 clang-tidy -p "$CI_DIR" --quiet --extra-arg=-Wno-error \
+    xargs -P "$JOBS" -I{} bash scripts/lib/tidy-cached.sh "$CI_DIR" {} --extra-arg=-Wno-error \
       --extra-arg=-Wno-unknown-warning-option
 }
 
+# The sanitizer trees build at -O1 with line tables only (-g1): what the sanitizers' own
+# documentation asks for (reports with file and line; an optimizer that keeps every access the
+# sanitizers instrument), in about 35% less CPU than -O2 -g (bench/RESULTS.md, "CI time").
+SANITIZER_FLAGS=(-DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG")
+
 stage_asan_build() {
   configure_and_build "$ASAN_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DABLOOM_WERROR=OFF \
-    -DABLOOM_SANITIZE=address,undefined
+    -DABLOOM_SANITIZE=address,undefined "${SANITIZER_FLAGS[@]}"
 }
 
 stage_asan_ctest() {
@@ -203,7 +227,7 @@ TSAN_TARGETS=(abloom_core_tests abloom_capi_tests abloom_cli abloom_cli_read_fil
 stage_tsan_build() {
   BUILD_TARGETS=("${TSAN_TARGETS[@]}")
   configure_and_build "$TSAN_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DABLOOM_WERROR=OFF \
-    -DABLOOM_SANITIZE=thread
+    -DABLOOM_SANITIZE=thread "${SANITIZER_FLAGS[@]}"
 }
 
 # GCC 12's TSan runtime aborts with "unexpected memory mapping" on kernels whose mmap ASLR entropy
@@ -262,12 +286,23 @@ stage_cross() {
 
 stage_platforms() { ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS bash scripts/platform-builds.sh; }
 
-# Every prebuilt artifact, from scratch into a folder of its own, then checked where it runs.
+# Every prebuilt artifact, from scratch into a folder of its own (the Java natives link the engine
+# trees stage platforms built), then checked where it runs: the jar and the wheels here, the
+# Debian packages in stage debian.
 stage_release() {
   local out=$BUILD_ROOT/release
   rm -rf "$out"
   ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS bash scripts/build-release.sh "$out"
-  ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS bash scripts/release/check.sh "$out"
+  ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS bash scripts/release/check.sh "$out" java python
+}
+
+# The release's Debian packages (amd64 and arm64; scripts/release/check-debs.sh: metadata,
+# lintian, then installed and used by C consumers and the abloom command), which read the files
+# stage packages had each language's package write into $BUILD_ROOT/exchange.
+stage_debian() {
+  local exchange=$BUILD_ROOT/exchange pairs=() lang
+  for lang in "${EXCHANGE_LANGS[@]}"; do pairs+=("$exchange/$lang.abloom=$exchange/$lang.keys.txt"); done
+  bash scripts/release/check-debs.sh "$BUILD_ROOT/release" "${pairs[@]}"
 }
 
 # The bindings build against an installed copy of build/ci, the way their users do (pkg-config,
@@ -336,25 +371,62 @@ stage_bundled() {
 # project per language in a temporary directory outside the repo, with no environment variables
 # the READMEs do not ask for. Each creates a filter, adds and tests keys, opens a file written by
 # another language (the golden vectors, written through the C API) and writes one of its own into
-# an exchange directory; the C consumer of the Debian packages then reads every file written there.
+# $BUILD_ROOT/exchange; stage debian's C consumers of the Debian packages then read every file
+# written there. Go's check also builds its consumer in the system mode, against the ci install.
+EXCHANGE_LANGS=(go java rust python)
 stage_packages() {
-  local exchange pairs=() lang f
-  exchange=$(mktemp -d "${TMPDIR:-/tmp}/abloom-exchange.XXXXXX")
+  local exchange=$BUILD_ROOT/exchange lang f prefix
+  rm -rf "$exchange"
+  mkdir -p "$exchange"
+  exchange=$(cd "$exchange" && pwd)
+  prefix=$(ci_prefix)
   # Python runs last: its consumer also reads the files the other three wrote.
   for lang in go rust java python; do
     echo "== $lang"
-    bash "bindings/$lang/package_check.sh" "$exchange"
+    case $lang in
+    go) bash bindings/go/package_check.sh --prefix="$prefix" "$exchange" ;;
+    *) bash "bindings/$lang/package_check.sh" "$exchange" ;;
+    esac
   done
   # Each package check writes LANG.abloom and LANG.keys.txt; all four are required.
-  for lang in go java rust python; do
+  for lang in "${EXCHANGE_LANGS[@]}"; do
     for f in "$exchange/$lang.abloom" "$exchange/$lang.keys.txt"; do
       [[ -s "$f" ]] || { echo "the $lang package check wrote no $(basename "$f") into $exchange" && return 1; }
     done
-    pairs+=("$exchange/$lang.abloom=$exchange/$lang.keys.txt")
   done
-  echo "== c (Debian packages)"
-  bash tests/install/deb/run_deb_tests.sh "${pairs[@]}"
-  rm -rf "$exchange"
+}
+
+# ---- The quick tier's smoke tests: each binding's golden-vector tests (files the C library wrote,
+# read back key by key) against build/ci's install, through the binding's system-library mode
+# where it has one, so that no language compiles the engine again. Python has no such mode: pip
+# compiles it (through ccache, as every build of a run).
+stage_smoke_go() {
+  local prefix
+  prefix=$(ci_prefix)
+  cd bindings/go
+  PKG_CONFIG_PATH=$prefix/lib/pkgconfig CGO_LDFLAGS="-Wl,-rpath,$prefix/lib" ABLOOM_C_PREFIX=$prefix \
+    go test -tags abloom_system -count=1 -run 'Vector|Golden|Interop' -v . | grep -E '^(--- |ok|FAIL|PASS)'
+}
+stage_smoke_rust() {
+  local prefix
+  prefix=$(ci_prefix)
+  cd bindings/rust
+  PKG_CONFIG_PATH=$prefix/lib/pkgconfig LD_LIBRARY_PATH=$prefix/lib CARGO_TARGET_DIR=$PWD/target \
+    cargo test --locked -q -p abloom --features system --test vectors
+}
+stage_smoke_java() {
+  local prefix
+  prefix=$(ci_prefix)
+  mvn -B -ntp -q -Dstyle.color=never -f bindings/java/pom.xml -pl abloom -Dabloom.prefix="$prefix" \
+    -Dtest=GoldenVectorsTest -Dsurefire.failIfNoSpecifiedTests=false test
+  echo "java: GoldenVectorsTest passed"
+}
+stage_smoke_python() {
+  local venv=$BUILD_ROOT/smoke-python-venv
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  CMAKE_BUILD_PARALLEL_LEVEL=$JOBS "$venv/bin/pip" install -q --disable-pip-version-check "./bindings/python[test]"
+  (cd "$BUILD_ROOT" && "$venv/bin/python" -m pytest -q -p no:cacheprovider "$ROOT/bindings/python/tests/test_files.py")
 }
 
 # ---- Driver --------------------------------------------------------------------------------------
@@ -364,24 +436,37 @@ stage_packages() {
 # one-threaded fuzzing and test binaries), so lanes shorten CI without changing what it runs.
 # The lanes share nothing they write: setup, the ci tree, the prefix and the bundled copies (which
 # bundle-engine.sh rewrites in place) are done before them; each lane's builds are in trees of its
-# own; the release builds Java from a snapshot of the checkout (scripts/release/java.sh), not in
-# bindings/java; the two stages that install the Debian packages into this machine (packages,
-# release) take turns through a lock (tests/install/deb/run_deb_tests.sh). Caches that several
-# lanes fill (zig's, Go's, cargo's, pip's, ~/.m2) are safe for concurrent use.
+# own, but for the zig engine trees, which platforms builds and release then links (a stage waits
+# for its prerequisites: NEEDS); the release builds Java from a snapshot of the checkout
+# (scripts/release/java.sh), not in bindings/java; only stage debian installs the Debian packages
+# into this machine. Caches that several lanes fill (ccache's, zig's, Go's, cargo's, pip's, ~/.m2)
+# are safe for concurrent use. The lanes are ordered by CPU time (the summary gives each stage's),
+# so that they end together; a lane's wait for a prerequisite in another is printed too.
 # A lane's output is printed stage by stage, whole, as each stage ends (never interleaved).
 SERIAL_STAGES=(setup build bundled)
 LANES=(
   "ctest exports install format tidy asan-build asan-ctest tsan-build tsan-ctest fuzz"
-  "go java spark rust python packages"
-  "cross platforms"
-  "release"
+  "go java spark rust packages"
+  "cross python"
+  "platforms release debian"
 )
+# `test-all.sh quick`: the newcomer's tier (at most 5 minutes on 2 vCPUs).
+QUICK_SERIAL=(setup-base build)
+QUICK_LANES=("ctest install" "smoke-go smoke-rust" "smoke-java smoke-python")
 
-if [[ $# -gt 0 ]]; then
+QUICK=0
+if [[ $# -eq 1 && $1 == quick ]]; then
+  QUICK=1
+  STAGES=("${QUICK_STAGES[@]}")
+  NEEDS[build]=setup-base
+  SERIAL_STAGES=("${QUICK_SERIAL[@]}")
+  LANES=("${QUICK_LANES[@]}")
+  ALL_STAGES=("${QUICK_STAGES[@]}")
+elif [[ $# -gt 0 ]]; then
   STAGES=("$@")
   for s in "${STAGES[@]}"; do
     declare -F "stage_${s//-/_}" >/dev/null || {
-      echo "unknown stage '$s'; stages: ${ALL_STAGES[*]}" >&2
+      echo "unknown stage '$s'; stages: ${ALL_STAGES[*]} (or: quick)" >&2
       exit 2
     }
   done
@@ -405,6 +490,8 @@ rm -rf "$RESULTS"
 mkdir -p "$RESULTS" "$LOGS"
 OUTPUT_LOCK=$RESULTS/.output.lock
 T_START=$SECONDS
+# This run's ccache statistics only (the summary's last lines); ccache may not be installed yet.
+command -v ccache >/dev/null && [[ -n "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ]] && ccache -z >/dev/null
 
 result_of() { cat "$RESULTS/$1" 2>/dev/null || true; }
 
@@ -421,14 +508,19 @@ banner() { # STAGE
 # callers read the result, never the status, so that no stage body runs in a condition (where
 # bash would ignore its set -e).
 run_stage() {
-  local s=$1 show=$2 dep log=$LOGS/$1.log rc t0 dt line
-  dep=${NEEDS[$s]:-}
+  local s=$1 show=$2 dep d log=$LOGS/$1.log rc t0 dt line
   # A prerequisite in another lane: wait until it has a result (the lanes are ordered so that
-  # none waits on a later stage). The wait is reported in the summary.
+  # none waits on a later stage of its own). The wait is reported in the summary.
   t0=$SECONDS
-  while [[ -n "$dep" && " ${STAGES[*]} " == *" $dep "* && -z "$(result_of "$dep")" ]]; do sleep 2; done
+  for dep in ${NEEDS[$s]:-}; do
+    while [[ " ${STAGES[*]} " == *" $dep "* && -z "$(result_of "$dep")" ]]; do sleep 2; done
+  done
   echo $((SECONDS - t0)) >"$RESULTS/$s.waited"
-  if [[ -n "$dep" && -n "$(result_of "$dep")" && "$(result_of "$dep")" != pass ]]; then
+  dep=
+  for d in ${NEEDS[$s]:-}; do
+    [[ -z "$(result_of "$d")" || "$(result_of "$d")" == pass ]] || dep=$d
+  done
+  if [[ -n "$dep" ]]; then
     line="-- $s: SKIPPED ($dep did not pass)"
     echo skip >"$RESULTS/$s"
     if [[ $show == tee ]]; then banner "$s" && echo "$line"; else (flock 9 && banner "$s" && echo "$line") 9>"$OUTPUT_LOCK"; fi
@@ -485,7 +577,7 @@ run_lane() {
   done
 }
 
-if [[ $# -eq 0 && "${ABLOOM_LANES:-1}" != 0 ]]; then
+if [[ ($# -eq 0 || $QUICK == 1) && "${ABLOOM_LANES:-1}" != 0 ]]; then
   check_lanes
   stopped=0
   for s in "${SERIAL_STAGES[@]}"; do
@@ -536,7 +628,7 @@ for s in "${STAGES[@]}"; do
   cpu=$(cpu_of "$s")
   [[ $cpu == - ]] || cpu_total=$((cpu_total + cpu))
   waited=$(cat "$RESULTS/$s.waited" 2>/dev/null || echo 0)
-  [[ $waited == 0 ]] && waited= || waited="waited ${waited}s for ${NEEDS[$s]}"
+  [[ $waited == 0 ]] && waited= || waited="waited ${waited}s for: ${NEEDS[$s]}"
   TABLE+=("$(printf '  %-7s %-11s %7s wall %6s s CPU  %s' "$what" "$s" "$wall" "$cpu" "$waited")")
 done
 
@@ -550,6 +642,15 @@ for s in "${STAGES[@]}"; do
     tail -n 40 "$LOGS/$s.log" 2>/dev/null || echo "(its log is gone)"
   fi
 done
+# Each lane's wait for prerequisites in other lanes (the time it held no stage).
+if [[ ($# -eq 0 || $QUICK == 1) && "${ABLOOM_LANES:-1}" != 0 ]]; then
+  for lane in "${LANES[@]}"; do
+    w=0
+    for s in $lane; do w=$((w + $(cat "$RESULTS/$s.waited" 2>/dev/null || echo 0))); done
+    echo "  lane waited ${w}s for other lanes: $lane"
+  done
+fi
+ci_cache_summary
 wall=$((SECONDS - T_START))
 echo "test-all: ${#PASSED[@]} passed, ${#FAILED[@]} failed (${wall}s wall, ${cpu_total}s CPU in the stages," \
   "$(nproc) CPUs: $((cpu_total * 100 / (wall * $(nproc) + 1)))% busy)"

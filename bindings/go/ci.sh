@@ -16,10 +16,9 @@
 #     -race and the benchmark smoke run once, in the bundled mode), and a check that the test
 #     binary loads PREFIX's libabloom.so.0;
 #
-#   and package_check.sh --prefix=PREFIX: a consumer module outside the repository, built from
-#   nothing but the package with a user's environment, in both modes (a few seconds: the engine
-#   is in Go's cache by then; scripts/test-all.sh's stage packages runs it again, bundled only,
-#   to collect the file it writes).
+#   The package as a user gets it (package_check.sh --prefix=PREFIX: a consumer module outside
+#   the repository, in both modes, and the module's own tests from a copy of its files) is
+#   scripts/test-all.sh's stage packages, which collects the file it writes.
 #
 # The interop tests compile testdata/interop.c against PREFIX in both modes (ABLOOM_C_PREFIX, read
 # by the test only), so files cross between the Go build and CMake's build of the library.
@@ -128,7 +127,4 @@ loaded=$(ldd "$tmp/system.test" | sed -n 's/.*libabloom\.so\.0 => \([^ ]*\).*/\1
 [[ "$loaded" == "$prefix"/* ]] || die "libabloom.so.0 resolves to '$loaded', not under $prefix"
 echo "   libabloom.so.0 => $loaded"
 
-# ---- the package as a user gets it ---------------------------------------------------------------
-step "package check (consumer module outside the repository, both modes)"
-bash "$here/package_check.sh" --prefix="$prefix"
 echo "== go: ok"

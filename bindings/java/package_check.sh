@@ -69,7 +69,11 @@ for tool in java javac mvn swig cc c++ cmake; do
   case ":$user_path:" in *":$d:"*) ;; *) user_path="${user_path:+$user_path:}$d" ;; esac
 done
 user_path="$user_path:/usr/local/bin:/usr/bin:/bin"
-as_user() { env -i PATH="$user_path" HOME="$HOME" "$@"; }
+# CI's compiler cache (scripts/lib/ci-cache.sh: ccache in front of the engine's CMake build) is
+# passed on: it changes no result.
+source "$root/scripts/lib/ci-cache.sh"
+mapfile -t cache_env < <(ci_cache_vars)
+as_user() { env -i PATH="$user_path" HOME="$HOME" "${cache_env[@]}" "$@"; }
 
 # ---- the temporary local repository; plugins from ~/.m2/repository (read-only), then Central ----
 repo="$work/m2"

@@ -82,8 +82,11 @@ if exchange:
     print("consumer: python.abloom and python.keys.txt written to", exchange)
 PY
 
+# CI's compiler cache (scripts/lib/ci-cache.sh) is passed on: it changes no result.
+source "$root/scripts/lib/ci-cache.sh"
+mapfile -t cache_env < <(ci_cache_vars)
 cd "$work"
-env -i PATH="$PATH" HOME="$HOME" CMAKE_BUILD_PARALLEL_LEVEL="${ABLOOM_JOBS:-2}" \
+env -i PATH="$PATH" HOME="$HOME" CMAKE_BUILD_PARALLEL_LEVEL="${ABLOOM_JOBS:-2}" "${cache_env[@]}" \
   sh -c 'python3 -m venv venv && venv/bin/pip install -q --disable-pip-version-check --no-cache-dir "$1"' \
   sh "$sdist"
 env -i PATH="$PATH" HOME="$HOME" venv/bin/python consumer.py "$root/tests/vectors" "$exchange"

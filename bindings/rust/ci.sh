@@ -17,14 +17,10 @@
 #   - ABLOOM_SYSTEM=1 without the feature (abloom-sys's tests; they must link libabloom.so);
 #   - a static-link build (ABLOOM_LIB_DIR + ABLOOM_STATIC=1) whose test binaries must not need
 #     libabloom.so.
-# packages: bash package_check.sh: cargo package --workspace, then a consumer crate built in a
-#   temporary directory outside the repository with a stripped environment, from a path
-#   dependency and from the packaged .crate files, and run; then the crates' own tests from the
-#   packaged .crate files.
-#
-# The bundled engine is compiled up to four times from scratch: once for the tests (cached in
-# bindings/rust/target between runs), once per consumer of package_check.sh (always fresh) and
-# for the packaged crates' tests.
+# The package as a user gets it (package_check.sh: cargo package --workspace, then a consumer
+# crate built in a temporary directory outside the repository with a stripped environment, from
+# a path dependency and from the packaged .crate files, and run; then the crates' own tests from
+# the packaged .crate files) is scripts/test-all.sh's stage packages.
 # Crates come from crates.io at the versions of Cargo.lock (--locked); build output goes to
 # bindings/rust/target (ignored).
 set -euo pipefail
@@ -129,8 +125,5 @@ static_env=(env ABLOOM_LIB_DIR="$PREFIX/lib" ABLOOM_STATIC=1)
   --test header --test vectors --test threads --test api 2>&1 | grep -v '^$'
 mapfile -t exes < <(test_exes "${static_env[@]}" cargo test --locked -q -p abloom --all-features --test vectors)
 check_links static "${exes[@]}"
-
-step "packages: package_check.sh (cargo package, consumers built outside the repository)"
-bash "$HERE/package_check.sh"
 
 echo "rust ci: all passed in ${SECONDS}s"

@@ -2,7 +2,7 @@
 # Builds and runs a consumer of the `abloom` crate the way a user does: in a temporary directory
 # outside the repository, with nothing installed (no libabloom, no pkg-config file) and an
 # environment stripped to what a user has (PATH and HOME, and where the Rust toolchain lives:
-# CARGO_HOME, RUSTUP_HOME, RUSTUP_TOOLCHAIN when set). Any build or run step that needs another
+# CARGO_HOME, RUSTUP_HOME, RUSTUP_TOOLCHAIN when set; and CI's compiler cache settings). Any build or run step that needs another
 # environment variable fails here, and bindings/rust/README.md asks a user to set none.
 #
 #   bash bindings/rust/package_check.sh [--git] [EXCHANGE_DIR]   (from the repository root, or anywhere)
@@ -84,6 +84,10 @@ user_env=(env -i "PATH=$PATH" "HOME=$HOME")
 for var in CARGO_HOME RUSTUP_HOME RUSTUP_TOOLCHAIN; do
   if [[ -n "${!var:-}" ]]; then user_env+=("$var=${!var}"); fi
 done
+# And CI's compiler cache (ccache in front of the cc crate's compilers: scripts/lib/ci-cache.sh),
+# which changes no result, only how long the engine takes to compile.
+source "$ROOT/scripts/lib/ci-cache.sh"
+mapfile -t -O "${#user_env[@]}" user_env < <(ci_cache_vars)
 
 step "0. fetch the workspace's crates into the registry cache (Cargo.lock)"
 (cd "$HERE" && cargo fetch --locked -q)

@@ -19,6 +19,8 @@
 #
 # Every native is cross-built with zig (PyPI's ziglang, pinned: scripts/lib/zig.sh), the Linux
 # x86-64 one included: the host compiler would tie the jar to this machine's glibc (2.36 here).
+# Each links the engine of $ABLOOM_BUILD_ROOT/zig/TARGET (scripts/lib/zig-engine.sh), the tree
+# scripts/platform-builds.sh builds and checks: after that stage, only the JNI wrapper is compiled.
 # The jar then carries exactly those six natives, through build-native.sh's
 # --release-natives=DIR (Maven: -Dabloom.natives.release=DIR), which bundles DIR instead of the
 # library built with the host compiler (that one is still built, for the interop test's C
@@ -30,6 +32,10 @@
 #      ABLOOM_RELEASE_SKIP_TESTS=1 skips the jar's JUnit tests (the Spark tests are always
 #      skipped here: stage spark of scripts/test-all.sh runs them).
 # Idempotent: the engine trees are reused (incremental), OUT is rewritten.
+# The natives are linked unstripped and stripped of their debug information afterwards
+# (llvm-strip): zig builds its libc++ once per target and set of flags, and a stripping link would
+# need a second, stripped libc++ of each target (six more builds of libc++, most of this script's
+# time on a cold cache).
 set -euo pipefail
 
 die() { echo "release/java.sh: $*" >&2; exit 1; }
@@ -57,7 +63,7 @@ declare -A PLATFORM=([x86_64-linux-gnu.2.17]=linux-x86_64 [aarch64-linux-gnu.2.1
   [x86_64-linux-musl]=linux-musl-x86_64 [aarch64-linux-musl]=linux-musl-aarch64
   [x86_64-macos]=darwin-x86_64 [aarch64-macos]=darwin-aarch64)
 
-for tool in cmake ninja swig mvn java jar python3 sha256sum; do
+for tool in cmake ninja swig mvn java jar python3 sha256sum llvm-strip; do
   command -v "$tool" >/dev/null || die "'$tool' not found (scripts/setup.sh installs the build tools)"
 done
 [[ -f /usr/include/xxhash.h ]] || die "/usr/include/xxhash.h not found (apt-get install libxxhash-dev)"
@@ -65,12 +71,13 @@ JDK=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")}
 [[ -f "$JDK/include/jni.h" && -f "$JDK/include/linux/jni_md.h" ]] || die "no jni.h/linux/jni_md.h under $JDK/include (set JAVA_HOME to a JDK)"
 
 source "$ROOT/scripts/lib/zig.sh"
+source "$ROOT/scripts/lib/zig-engine.sh"
 ensure_zig "$ZIG_VENV"
 t_start=$SECONDS
 
 # ---- headers: each in a folder of its own ---------------------------------------------------------
-# No host /usr/include on a cross include path (glibc's headers would shadow the target's): xxhash.h
-# and the JDK's JNI headers are copied into folders holding only them.
+# No host /usr/include on a cross include path (glibc's headers would shadow the target's): the
+# JDK's JNI headers are copied into a folder holding only them (xxhash.h: zig_engine's folder).
 # jni_md.h: only the JDK's Linux one exists here. The macOS one (jdk/src/java.base/unix/native/
 # include/jni_md.h, the same file for Linux and macOS in OpenJDK) is equivalent on LP64: JNIEXPORT
 # is __attribute__((visibility("default"))) (with the same __has_attribute test), JNIIMPORT the
@@ -78,8 +85,7 @@ t_start=$SECONDS
 # jbyte signed char. So the Linux header is the right one for darwin-x86_64 and darwin-aarch64.
 # cp -p keeps the modification times, so a warm run's engines stay built (ninja would see a new
 # xxhash.h and recompile every file).
-mkdir -p "$REL/include/xxhash" "$REL/include/jni"
-cp -p /usr/include/xxhash.h "$REL/include/xxhash/"
+mkdir -p "$REL/include/jni"
 cp -p "$JDK/include/jni.h" "$JDK/include/linux/jni_md.h" "$REL/include/jni/"
 
 # ---- the JNI wrapper: SWIG once, the same C for every platform ------------------------------------
@@ -94,25 +100,14 @@ swig -java -package io.abloom -outdir "$REL/swig/java" -o "$REL/swig/abloom_wrap
 natives=$REL/natives
 rm -rf "$natives"
 build_native() {
-  local target=$1 platform=${PLATFORM[$1]} dir="$REL/engine-$1" lib link
+  local target=$1 platform=${PLATFORM[$1]} dir lib link strip
   say "$target -> natives/$platform"
-  # Hidden visibility for the whole engine: abloom_static exports abloom_* by default (for those
-  # who link the archive into their own library), and on macOS nothing else would hide them (zig's
-  # Mach-O linker ignores export lists): the JNI library must export its JNI functions only.
-  if ! { cmake -S . -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/toolchains/zig.cmake" \
-      -DABLOOM_ZIG="$ZIG" -DABLOOM_ZIG_TARGET="$target" -DCMAKE_BUILD_TYPE=Release \
-      -DABLOOM_WERROR=ON -DXXHASH_INCLUDE_DIR="$REL/include/xxhash" -DABLOOM_BUILD_TESTS=OFF \
-      -DABLOOM_BUILD_EXAMPLES=OFF -DABLOOM_BUILD_BENCH=OFF -DCMAKE_C_VISIBILITY_PRESET=hidden \
-      -DCMAKE_CXX_VISIBILITY_PRESET=hidden -DCMAKE_VISIBILITY_INLINES_HIDDEN=ON &&
-      cmake --build "$dir" --target abloom_static -j "$JOBS"; } >"$dir.log" 2>&1; then
-    tail -40 "$dir.log" >&2
-    die "$target: the engine build failed (log: $dir.log)"
-  fi
+  dir=$(zig_engine "$BUILD_ROOT" "$target") || die "$target: the engine build failed"
   # The same flags as build-native.sh's host build (-fvisibility=hidden, warnings as errors).
   "$ZIG" cc -target "$target" -std=c11 -O2 -fPIC -fvisibility=hidden -fno-strict-aliasing \
     -Wall -Wextra -Werror -Wno-unused-parameter -Wno-unused-function \
     -Icapi -DABLOOM_STATIC_DEFINE -I"$REL/include/jni" \
-    -c "$REL/swig/abloom_wrap.c" -o "$dir/abloom_wrap.o"
+    -c "$REL/swig/abloom_wrap.c" -o "$REL/abloom_wrap-$target.o"
   mkdir -p "$natives/$platform"
   case $target in
   *-linux-*)
@@ -123,17 +118,20 @@ build_native() {
     # JNI_OnLoad/OnUnload, which the wrapper does not define, and lld would refuse that.
     link=(-Wl,-soname,libabloom_jni.so -Wl,--version-script="$native_src/jni.map"
       -Wl,--undefined-version -Wl,--no-undefined -Wl,-z,noexecstack -Wl,-z,relro -Wl,-z,now
-      -Wl,--strip-debug -lm -pthread)
+      -lm -pthread)
+    strip=(--strip-debug)
     ;;
   *-macos)
     lib=$natives/$platform/libabloom_jni.dylib
     # zig's Mach-O linker ignores -exported_symbols_list (scripts/platform-builds.sh measured it):
     # what is exported is what -fvisibility=hidden leaves, the JNI functions plus libc++'s
     # replaceable operator new/delete; check-java.sh holds it to that.
-    link=(-Wl,-install_name,@rpath/libabloom_jni.dylib -Wl,-S)
+    link=(-Wl,-install_name,@rpath/libabloom_jni.dylib)
+    strip=(-S)
     ;;
   esac
-  "$ZIG" c++ -target "$target" -shared -fPIC -o "$lib" "$dir/abloom_wrap.o" "$dir/capi/libabloom.a" "${link[@]}"
+  "$ZIG" c++ -target "$target" -shared -fPIC -o "$lib" "$REL/abloom_wrap-$target.o" "$dir/capi/libabloom.a" "${link[@]}"
+  llvm-strip "${strip[@]}" "$lib"
 }
 for t in "${TARGETS[@]}"; do build_native "$t"; done
 t_natives=$((SECONDS - t_start))

@@ -1,0 +1,52 @@
+# shellcheck shell=bash
+# Sourced (bash): the engine for each zig target, built once into one CMake tree that both the
+# platform checks (scripts/platform-builds.sh) and the release's Java natives
+# (scripts/release/java.sh) use, so that no run compiles a target's engine twice.
+#
+#   source scripts/lib/zig.sh && ensure_zig VENV      # sets ZIG
+#   source scripts/lib/zig-engine.sh
+#   zig_engine BUILD_ROOT TARGET    # $BUILD_ROOT/zig/TARGET: libabloom (shared) and libabloom.a,
+#                                   # and the demo; prints the tree's path last
+#
+# A tree is a Release build with -Werror through cmake/toolchains/zig.cmake, with hidden
+# visibility for everything (CMAKE_<LANG>_VISIBILITY_PRESET): the shared library is the same as
+# without it (its target hides all but abloom_* already), and the static archive, which the Java
+# natives link into a JNI library, keeps abloom_* hidden too (zig's Mach-O linker ignores export
+# lists, so nothing else would hide them there). No tests: the musl test suite has a tree of its
+# own (scripts/platform-builds.sh, with the portable platform calls).
+#
+# The headers the trees include from the build machine are copies in folders holding only them
+# ($BUILD_ROOT/zig/include: glibc's headers must not shadow the target's), copied with their time
+# stamps so that a second run recompiles nothing. Two runs on one tree take turns (flock).
+ZIG_ENGINE_TARGETS=(x86_64-linux-gnu.2.17 aarch64-linux-gnu.2.17 x86_64-linux-musl aarch64-linux-musl
+  x86_64-macos aarch64-macos)
+
+# zig_engine_headers BUILD_ROOT: $BUILD_ROOT/zig/include/{xxhash,simde}; prints the folder.
+zig_engine_headers() {
+  local inc=$1/zig/include
+  mkdir -p "$inc/xxhash" "$inc/simde"
+  cp -p /usr/include/xxhash.h "$inc/xxhash/"
+  ln -sfn /usr/include/simde "$inc/simde/simde"
+  echo "$inc"
+}
+
+zig_engine() { # BUILD_ROOT TARGET
+  local build_root=$1 target=$2 root dir inc
+  [[ " ${ZIG_ENGINE_TARGETS[*]} " == *" $target "* ]] || { echo "zig_engine: unknown target $target" >&2 && return 2; }
+  [[ -n "${ZIG:-}" ]] || { echo "zig_engine: ZIG is not set (ensure_zig first)" >&2 && return 2; }
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+  dir=$build_root/zig/$target
+  inc=$(zig_engine_headers "$build_root")
+  mkdir -p "$build_root/zig"
+  (
+    flock 9
+    cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$root/cmake/toolchains/zig.cmake" \
+      -DABLOOM_ZIG="$ZIG" -DABLOOM_ZIG_TARGET="$target" -DCMAKE_BUILD_TYPE=Release \
+      -DABLOOM_WERROR=ON -DXXHASH_INCLUDE_DIR="$inc/xxhash" -DABLOOM_BUILD_TESTS=OFF \
+      -DABLOOM_BUILD_EXAMPLES=ON -DABLOOM_BUILD_BENCH=OFF -DCMAKE_C_VISIBILITY_PRESET=hidden \
+      -DCMAKE_CXX_VISIBILITY_PRESET=hidden -DCMAKE_VISIBILITY_INLINES_HIDDEN=ON >"$dir.configure.log" 2>&1 ||
+      { tail -40 "$dir.configure.log" >&2 && exit 1; }
+    cmake --build "$dir" -j "${ABLOOM_JOBS:-2}" >"$dir.build.log" 2>&1 || { tail -40 "$dir.build.log" >&2 && exit 1; }
+  ) 9>"$dir.lock" >&2 || { echo "zig_engine: $target failed (logs: $dir.*.log)" >&2 && return 1; }
+  echo "$dir"
+}
