@@ -10,7 +10,8 @@
 # bundled engine on the user's machine.
 #
 # Each part's scripts/release/check-PART.sh proves that its artifacts install and run where the
-# README says (scripts/test-all.sh, stage release, runs them all: scripts/release/check.sh OUT).
+# README says (scripts/test-all.sh runs them all: stage release, scripts/release/check.sh OUT java python;
+# stage debian, check-debs.sh).
 #
 # Usage: scripts/build-release.sh OUT [PART...]   (no part: all three)
 # Env:   ABLOOM_BUILD_ROOT (default build) for the build trees; ABLOOM_JOBS (default 2).

@@ -4,21 +4,24 @@
 # built once, into the tree the release's Java natives link too ($ABLOOM_BUILD_ROOT/zig/TARGET,
 # scripts/lib/zig-engine.sh: Release, -Werror, the shared and the static library, the demo):
 #
+# The release's targets (LIBRARY_TARGETS):
 #   x86_64-macos, aarch64-macos   compile and link only (nothing here runs a Mach-O binary):
 #                                 libabloom.dylib, its exports and install name, the demo, and the
-#                                 C99 header test linked against it; the Go module's bundled engine
-#                                 through cgo (go build, go vet; Go programs cannot be linked: no
-#                                 macOS SDK); the Rust abloom-sys crate's build.rs C++ build
-#                                 (cargo build --target ...-apple-darwin) and its tests linked
-#   x86_64-linux-musl             libabloom.so: only abloom_* exported, musl's libc.so the only
-#                                 library NEEDED; then the whole build and the whole ctest suite,
-#                                 run here (zig's musl programs are static), in a tree of its own
-#                                 with the engine's portable platform calls
-#                                 (-DABLOOM_PORTABLE_PLATFORM=ON: the paths macOS takes)
-#   aarch64-linux-musl            libabloom.so: exports and NEEDED, as for x86_64-linux-musl
+#                                 C99 header test linked against it
+#   x86_64-linux-musl,            libabloom.so: only abloom_* exported, musl's libc.so the only
+#   aarch64-linux-musl            library NEEDED
 #   x86_64-linux-gnu.2.17,        libabloom.so linked against glibc 2.17: no symbol version above
 #   aarch64-linux-gnu.2.17        GLIBC_2.17, only abloom_* exported (tests/check_exports.sh), the
 #                                 C++ runtime linked in (nothing but libc, libm, ... NEEDED)
+# and what builds on them (TEST_TARGETS):
+#   x86_64-macos-bindings,        the Go module's bundled engine through cgo (go build, go vet; Go
+#   aarch64-macos-bindings        programs cannot be linked: no macOS SDK); the Rust abloom-sys
+#                                 crate's build.rs C++ build (cargo build --target
+#                                 ...-apple-darwin) and both crates' tests linked
+#   x86_64-linux-musl-tests       the whole build and the whole ctest suite, run here (zig's musl
+#                                 programs are static), in a tree of its own with the engine's
+#                                 portable platform calls (-DABLOOM_PORTABLE_PLATFORM=ON: the
+#                                 paths macOS takes)
 #
 # Usage: scripts/platform-builds.sh [TARGET...]   (no argument: every target above)
 # Env:   ABLOOM_BUILD_ROOT (default build): the engine trees go to $ABLOOM_BUILD_ROOT/zig/TARGET,
@@ -37,8 +40,13 @@ mkdir -p "$BUILD_ROOT"
 BUILD_ROOT=$(cd "$BUILD_ROOT" && pwd)
 OUT=$BUILD_ROOT/platform
 ZIG_VENV=${ABLOOM_ZIG_VENV:-$BUILD_ROOT/zig-venv}
-ALL_TARGETS=(x86_64-macos aarch64-macos x86_64-linux-musl aarch64-linux-musl x86_64-linux-gnu.2.17
+# The release's six targets (their engine trees and the libraries' checks), then what builds on
+# them: the macOS bindings and the musl test suite (CI runs the two groups as two stages, so that
+# the release, which needs only the first, starts early: scripts/test-all.sh).
+LIBRARY_TARGETS=(x86_64-macos aarch64-macos x86_64-linux-musl aarch64-linux-musl x86_64-linux-gnu.2.17
   aarch64-linux-gnu.2.17)
+TEST_TARGETS=(x86_64-macos-bindings aarch64-macos-bindings x86_64-linux-musl-tests)
+ALL_TARGETS=("${LIBRARY_TARGETS[@]}" "${TEST_TARGETS[@]}")
 # Run when no target is named (CI's platforms stage).
 DEFAULT_TARGETS=("${ALL_TARGETS[@]}")
 export CTEST_OUTPUT_ON_FAILURE=1
@@ -104,12 +112,7 @@ exec '$ZIG' $tool -target $target \"\$@\"
 # ---- the targets ---------------------------------------------------------------------------------
 
 target_macos() { # ZIG_TARGET (x86_64-macos | aarch64-macos)
-  local target=$1 dir="$OUT/$1" engine arch goarch rust_target lib
-  arch=${target%%-*}
-  case $arch in
-  x86_64) goarch=amd64 rust_target=x86_64-apple-darwin ;;
-  aarch64) goarch=arm64 rust_target=aarch64-apple-darwin ;;
-  esac
+  local target=$1 dir="$OUT/$1" engine lib
   mkdir -p "$dir"
   echo "-- CMake: libabloom.dylib, demo ($BUILD_ROOT/zig/$target)"
   engine=$(zig_engine "$BUILD_ROOT" "$target")
@@ -128,6 +131,20 @@ target_macos() { # ZIG_TARGET (x86_64-macos | aarch64-macos)
   echo "-- C99 header test, linked against the dylib"
   "$engine/zig-bin/zig-cc" -std=c99 -pedantic -Wall -Wextra -Werror -Icapi -Icore -I"$INC/xxhash" \
     tests/c99/header_test.c "$lib" -lm -o "$dir/abloom_c99_header_test"
+  file "$lib" | sed 's/^/   /'
+}
+
+# The Go and Rust bindings for macOS, each compiling the engine it bundles (not the tree's).
+target_macos_bindings() { # ZIG_TARGET-bindings (x86_64-macos-bindings | aarch64-macos-bindings)
+  local target=${1%-bindings} dir="$OUT/$1" engine arch goarch rust_target
+  arch=${target%%-*}
+  case $arch in
+  x86_64) goarch=amd64 rust_target=x86_64-apple-darwin ;;
+  aarch64) goarch=arm64 rust_target=aarch64-apple-darwin ;;
+  esac
+  mkdir -p "$dir"
+  # The tree's compiler wrappers (zig cc and c++ for the target): its engine is built by then.
+  engine=$(zig_engine "$BUILD_ROOT" "$target")
   echo "-- Go: the bundled engine through cgo"
   (
     cd bindings/go
@@ -148,7 +165,6 @@ target_macos() { # ZIG_TARGET (x86_64-macos | aarch64-macos)
     cargo build --quiet --target "$rust_target" -p abloom-sys
     cargo test --quiet --no-run --target "$rust_target" -p abloom-sys -p abloom
   )
-  file "$lib" | sed 's/^/   /'
 }
 
 # The release's musl engine (shared with the Java natives): exports, and musl's libc.so alone.
@@ -162,10 +178,8 @@ check_musl_engine() { # ZIG_TARGET
   bash tests/check_exports.sh "$lib"
 }
 
-target_musl() {
-  local dir="$OUT/x86_64-linux-musl"
-  echo "-- the release's engine ($BUILD_ROOT/zig/x86_64-linux-musl)"
-  check_musl_engine x86_64-linux-musl
+target_musl_tests() {
+  local dir="$OUT/x86_64-linux-musl-tests"
   echo "-- the test suite, portable platform calls ($dir)"
   configure "$dir" x86_64-linux-musl -DABLOOM_BUILD_TESTS=ON -DABLOOM_BUILD_EXAMPLES=ON \
     -DABLOOM_GTEST_SOURCE_DIR=/usr/src/googletest -DSIMDE_INCLUDE_DIR="$INC/simde" \
@@ -210,9 +224,10 @@ for t in "${TARGETS[@]}"; do
   echo "==================== platform-builds: $t"
   t0=$SECONDS
   case $t in
-  *-macos) fn=(target_macos "$t") what="dylib + exports, demo, C99 test, Go cgo, Rust abloom-sys: built, not run" ;;
-  x86_64-linux-musl) fn=(target_musl) what="libabloom.so: exports, NEEDED libc.so; tests built, whole ctest suite run here (portable platform calls)" ;;
-  aarch64-linux-musl) fn=(check_musl_engine "$t") what="libabloom.so: abloom_* exports, NEEDED libc.so alone" ;;
+  *-macos) fn=(target_macos "$t") what="dylib: exports, install name; demo, C99 test: built, not run" ;;
+  *-macos-bindings) fn=(target_macos_bindings "$t") what="Go cgo, Rust abloom-sys and its tests: built, not run" ;;
+  x86_64-linux-musl-tests) fn=(target_musl_tests) what="tests built, whole ctest suite run here (portable platform calls)" ;;
+  *-linux-musl) fn=(check_musl_engine "$t") what="libabloom.so: abloom_* exports, NEEDED libc.so alone" ;;
   *-linux-gnu.2.17) fn=(target_glibc217 "$t") what="libabloom.so: <= GLIBC_2.17, abloom_* exports, libc++ static" ;;
   esac
   set +e

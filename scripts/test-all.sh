@@ -10,11 +10,13 @@
 #                  is held by a test CI runs or marked untested (scripts/check-readme-blocks.py);
 #                  no shell script pipes into grep -q (a random SIGPIPE under pipefail)
 #   tidy           clang-tidy (.clang-tidy) on core/, capi/ and cli/*.cpp, with build/ci's
-#                  compile_commands.json
-#   asan-build     build/asan: -DABLOOM_SANITIZE=address,undefined, RelWithDebInfo
+#                  compile_commands.json; a file whose exact input passed before is not checked
+#                  again (scripts/lib/tidy-cached.sh)
+#   asan-build     build/asan: -DABLOOM_SANITIZE=address,undefined, RelWithDebInfo at -O1 -g1;
+#                  one ctest entry per GoogleTest program
 #   asan-ctest     the whole ctest suite under ASan+UBSan
-#   tsan-build     build/tsan: -DABLOOM_SANITIZE=thread, RelWithDebInfo; only the test programs
-#                  that hold the concurrency tests, and the command
+#   tsan-build     build/tsan: -DABLOOM_SANITIZE=thread, RelWithDebInfo at -O1 -g1; only the test
+#                  programs that hold the concurrency tests, and the command
 #   tsan-ctest     the concurrency tests (names matching Concurren|Thread, and the command's
 #                  threads group) under TSan; selecting no test at all is a failure
 #   fuzz           build/fuzz: clang, ASan+UBSan+libFuzzer; runs tests/fuzz/fuzz_deserialize on a
@@ -23,11 +25,15 @@
 #                  s390x (format and golden vectors), built with Debian's cross compilers and run
 #                  under qemu-user; then scripts/cross-bindings.sh: the Go and Rust test suites for
 #                  linux/arm64 (bundled engine) under qemu-aarch64
-#   platforms      scripts/platform-builds.sh: zig (PyPI, pinned, in a venv) builds for macOS x86-64 and
-#                  arm64 (dylib, exports, install name, demo, C99 test, Go through cgo, Rust
-#                  abloom-sys: compile and link only) and glibc 2.17 on x86-64 and aarch64 (symbol
-#                  versions, exports), and x86-64 musl (the whole ctest suite, run here: zig's musl
-#                  programs are static)
+#   platforms      scripts/platform-builds.sh: zig (PyPI, pinned, in a venv) builds one engine tree
+#                  per release target (scripts/lib/zig-engine.sh), checked: macOS x86-64 and arm64
+#                  (dylib, exports, install name, demo, C99 test: compile and link only), glibc
+#                  2.17 on x86-64 and aarch64 (symbol versions, exports), musl on x86-64 and
+#                  aarch64 (exports, musl's libc.so alone)
+#   platforms-bindings  the Go module through cgo and Rust's abloom-sys with its tests, for
+#                  macOS x86-64 and arm64 (compile and link only)
+#   platforms-musl the x86-64 musl test suite (the whole ctest suite, run here: zig's musl
+#                  programs are static; the engine's portable platform calls)
 #   bundled        scripts/bundle-engine.sh regenerates the Go module's engine amalgamation; any
 #                  difference from the committed one fails, and so does any of its translation
 #                  units whose preprocessed text differs from core/'s (x86-64 and aarch64)
@@ -40,25 +46,63 @@
 #                  compiled from the checkout), ruff, mypy --strict, pytest
 #                  (incl. a file read by a C program built in $ABLOOM_BUILD_ROOT/python-ci)
 #   packages       each package from nothing but itself (bindings/LANG/package_check.sh: a consumer
-#                  project outside the repo; Python's from its sdist, reading the others' files), then the Debian packages (tests/install/deb/): built,
-#                  installed, used by the README's hello example, by C consumers and by the abloom
-#                  command (abloom-tools), which read the files the other languages wrote, removed
-#   release        scripts/build-release.sh into $ABLOOM_BUILD_ROOT/release (the multi-platform jar
-#                  and the Spark jar, manylinux2014 wheels and the sdist, Debian packages for amd64
-#                  and arm64, SHA256SUMS), then scripts/release/check.sh: glibc 2.17 floors and
-#                  exports, the jar run by plain java, the x86-64 wheel's tests with no compiler on
-#                  PATH, the aarch64 artifacts under qemu-aarch64
+#                  project outside the repo; Go's in the bundled and the system mode; Python's from
+#                  its sdist, reading the others' files), each writing a file into
+#                  $ABLOOM_BUILD_ROOT/exchange
+#   release        scripts/build-release.sh into $ABLOOM_BUILD_ROOT/release (the multi-platform jar,
+#                  its natives linked from platforms' engine trees, and the Spark jar; manylinux2014
+#                  wheels and the sdist; Debian packages for amd64 and arm64; SHA256SUMS), then
+#                  scripts/release/check.sh OUT java python: glibc 2.17 floors and exports, the jar
+#                  run by plain java, the x86-64 wheel's tests with no compiler on PATH, the aarch64
+#                  jar and wheels under qemu-aarch64
+#   debian         scripts/release/check-debs.sh on the release's Debian packages (amd64, arm64:
+#                  metadata, lintian), installed and used by the README's hello example, by C
+#                  consumers and by the abloom command (abloom-tools), reading the golden vectors
+#                  and the files stage packages wrote, then removed
+#
+# What moved or merged when CI was cut to half its time (issue 48; bench/RESULTS.md, "CI time"),
+# and where each check runs now:
+#   - the zig builds of release's Java natives: the engine of each of the six targets is the tree
+#     stage platforms builds and checks (scripts/lib/zig-engine.sh), linked, not rebuilt; the
+#     natives are stripped after linking, so zig builds one libc++ per target, not two;
+#   - x86-64 and aarch64 musl's libabloom.so: built (for the natives) and checked in platforms;
+#   - platforms' macOS Go and Rust builds and its musl test suite: now stages of their own
+#     (platforms-bindings, platforms-musl), so that release starts when the engines are built;
+#   - asan-ctest: the same tests, each GoogleTest program run once, whole;
+#   - Go's package check (the consumer in both modes, the module's tests from a copy): was run by
+#     bindings/go/ci.sh (both modes) and again by packages (bundled); now once, in packages,
+#     with --prefix (both modes);
+#   - Rust's package check (cargo package, the consumers, the packaged crates' tests): was run by
+#     bindings/rust/ci.sh and again by packages; now once, in packages;
+#   - the Debian packages' consumers (hello, pkg-config, CMake, file_reader, the abloom command)
+#     on amd64: were run by packages (on packages it built itself) and by release (on its own);
+#     now once, in debian, on the release's packages, with the exchange files (arm64 too);
+#   - the aarch64 and s390x C tests: the same tests, each GoogleTest program run whole under
+#     qemu (not one start per test); s390x compiles only the sources of the tests it runs;
+#   - the sanitizer and cross trees build with line tables only (-g1), the sanitizer trees at
+#     -O1, as the sanitizers' documentation asks;
+#   - every compile goes through ccache (CMake trees, the cc crate) or zig's cache, under
+#     ~/.cache/abloom-ci (scripts/lib/ci-cache.sh); Go's, cargo's, Maven's and pip's caches are
+#     their own.
+# Nothing else moved; no stage is optional, no test is skipped.
 #
 # Usage: scripts/test-all.sh [STAGE...]
+#        scripts/test-all.sh quick
 #        No argument: every stage; setup, build and bundled first, then four lanes at once (see
 #        LANES below), each printed stage by stage as it ends. Named stages run one after another,
-#        in the order given.
+#        in the order given. `quick`: the newcomer's tier, at most 5 minutes on 2 vCPUs: setup
+#        (the base packages only), build, the whole ctest suite (the C99 tests among it), the
+#        install tests, and one smoke test per language (each binding's golden-vector tests
+#        against build/ci's install; Python's package builds its engine, through ccache).
+#        The summary gives each stage's wall and CPU seconds and its wait for prerequisites, each
+#        lane's waits, the run's CPU total and how busy the CPUs were, and ccache's hits.
 # Env:   ABLOOM_JOBS (default: nproc, the CPUs this machine has) build and ctest parallelism, per
 #        stage, passed on to every script the stages run; ABLOOM_LANES=0 runs a full
 #        run one stage at a time; ABLOOM_FAIL_FAST=1 stops at the first failing stage (of its
 #        lane); ABLOOM_BUILD_ROOT (default build) holds the ci/asan/tsan/fuzz build trees, the
 #        stage logs (stage-logs/) and results (stage-results/); ABLOOM_FUZZ_SECONDS (default 60)
-#        how long the fuzz stage fuzzes.
+#        how long the fuzz stage fuzzes; ABLOOM_CI_CACHE (default ~/.cache/abloom-ci) the
+#        compiler caches, ABLOOM_CCACHE=0 runs without ccache (scripts/lib/ci-cache.sh).
 #        A stage whose prerequisite failed is skipped (and counted as failed).
 set -euo pipefail
 
@@ -84,7 +128,8 @@ FUZZ_DIR=$BUILD_ROOT/fuzz
 TSAN_TEST_REGEX='Concurren|Thread|abloom_cli_threads'
 
 ALL_STAGES=(setup build ctest exports install format bundled tidy asan-build asan-ctest tsan-build
-  tsan-ctest fuzz cross platforms go java spark rust python packages release debian)
+  tsan-ctest fuzz cross platforms platforms-bindings platforms-musl go java spark rust python
+  packages release debian)
 # The quick tier (`test-all.sh quick`): the build, the whole ctest suite (C99 tests included), the
 # install tests and one smoke test per language against that build, in lanes (QUICK_LANES).
 QUICK_STAGES=(setup-base build ctest install smoke-go smoke-rust smoke-java smoke-python)
@@ -103,6 +148,8 @@ declare -A NEEDS=(
   [fuzz]=setup
   [cross]=setup
   [platforms]=setup
+  [platforms-bindings]=setup
+  [platforms-musl]=setup
   [go]=build
   [java]=build
   [spark]=build
@@ -209,9 +256,11 @@ stage_tidy() {
 # sanitizers instrument), in about 35% less CPU than -O2 -g (bench/RESULTS.md, "CI time").
 SANITIZER_FLAGS=(-DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG")
 
+# Per program (tests/CMakeLists.txt): each GoogleTest program runs once, whole; a sanitized
+# program's start and exit (shadow memory, the leak check) cost about 0.1 s, once per test else.
 stage_asan_build() {
   configure_and_build "$ASAN_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DABLOOM_WERROR=OFF \
-    -DABLOOM_SANITIZE=address,undefined "${SANITIZER_FLAGS[@]}"
+    -DABLOOM_SANITIZE=address,undefined "${SANITIZER_FLAGS[@]}" -DABLOOM_TEST_PER_PROGRAM=ON
 }
 
 stage_asan_ctest() {
@@ -284,7 +333,19 @@ stage_cross() {
   ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_CROSS_INSTALL=1 bash scripts/cross-bindings.sh
 }
 
-stage_platforms() { ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS bash scripts/platform-builds.sh; }
+# The release's six targets (their engine trees: release links them), then, in two stages of
+# their own, what builds on them: the Go and Rust bindings for macOS, and the musl test suite.
+stage_platforms() {
+  ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS bash scripts/platform-builds.sh x86_64-macos \
+    aarch64-macos x86_64-linux-musl aarch64-linux-musl x86_64-linux-gnu.2.17 aarch64-linux-gnu.2.17
+}
+stage_platforms_bindings() {
+  ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS bash scripts/platform-builds.sh x86_64-macos-bindings \
+    aarch64-macos-bindings
+}
+stage_platforms_musl() {
+  ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS bash scripts/platform-builds.sh x86_64-linux-musl-tests
+}
 
 # Every prebuilt artifact, from scratch into a folder of its own (the Java natives link the engine
 # trees stage platforms built), then checked where it runs: the jar and the wheels here, the
@@ -446,9 +507,9 @@ stage_smoke_python() {
 SERIAL_STAGES=(setup build bundled)
 LANES=(
   "ctest exports install format tidy asan-build asan-ctest tsan-build tsan-ctest fuzz"
-  "go java spark rust packages"
-  "cross python"
-  "platforms release debian"
+  "go java spark rust packages debian"
+  "platforms release python platforms-musl"
+  "cross platforms-bindings"
 )
 # `test-all.sh quick`: the newcomer's tier (at most 5 minutes on 2 vCPUs).
 QUICK_SERIAL=(setup-base build)

@@ -18,7 +18,7 @@
 # blocked_s1.absent.txt answers as recorded there. Then it saves a filter of its own, go.abloom
 # (blocked, 4 shards, 1000 keys), with its keys one per line, go.keys.txt, reopens the file and
 # checks every key. With EXCHANGE_DIR those two files are copied there (scripts/test-all.sh,
-# stage packages: the C consumer of the Debian packages reads them).
+# stage packages; stage debian: the C consumer of the Debian packages reads them).
 #
 # Then the module's own tests run from a copy of what its module zip holds (the files of
 # bindings/go that git tracks or does not ignore, less the nested module bench/), in a temporary

@@ -19,7 +19,7 @@
 #    library (its shape, every one of its 450 keys present, every recorded answer for its 2000
 #    absent keys), and saves a filter of its own, java.abloom, with its keys, java.keys.txt (one
 #    per line), which it reopens and checks. The plain run saves them into EXCHANGE_DIR when
-#    given (scripts/test-all.sh, stage packages: the C consumer of the Debian packages reads
+#    given (scripts/test-all.sh, stage packages; stage debian: the C consumer of the Debian packages reads
 #    them), both runs must save the same bytes.
 #
 # Every step runs with the environment a user has (env -i: PATH and HOME only; no JAVA_HOME, no

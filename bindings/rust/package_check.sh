@@ -32,7 +32,7 @@
 # own, rust.abloom (blocked, 4 shards, 1000 keys), with its keys one per line, rust.keys.txt,
 # reopens the file (checksum verified) and checks every key; every consumer must save the same
 # bytes. With EXCHANGE_DIR the "crate" consumer's two files (built from the packages) are copied
-# there (scripts/test-all.sh, stage packages: the C consumer of the Debian packages reads them).
+# there (scripts/test-all.sh, stage packages; stage debian: the C consumer of the Debian packages reads them).
 # The consumer binary must not need libabloom.so. Crates come from the local registry cache,
 # offline (step 0 fills it from bindings/rust/Cargo.lock). Exits non-zero on the first failure;
 # ABLOOM_KEEP=1 keeps the temporary directory.

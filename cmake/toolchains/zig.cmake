@@ -67,6 +67,12 @@ set(CMAKE_CXX_COMPILER "${_abloom_zig_bin}/zig-c++")
 set(CMAKE_AR "${_abloom_zig_bin}/zig-ar" CACHE FILEPATH "" FORCE)
 set(CMAKE_RANLIB "${_abloom_zig_bin}/zig-ranlib" CACHE FILEPATH "" FORCE)
 
+# CMake's compiler checks link their test programs with the Release flags, as the builds do: zig
+# builds its runtime libraries (compiler-rt, libunwind, and the UBSan runtime it links into
+# unoptimized programs) once per target and optimization mode, and checks linked unoptimized
+# would cost each target a second set (bench/RESULTS.md, "CI time").
+set(CMAKE_TRY_COMPILE_CONFIGURATION Release)
+
 # Programs from the build machine; libraries and headers never from it (see above).
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)

@@ -7,8 +7,8 @@
 #   - the pkg-config consumer (tests/install/pkgconfig_consumer) builds and runs, dynamic and static;
 #   - the CMake consumer (tests/install/cmake_consumer) finds the package with no hint and runs;
 #   - file_reader (file_reader.c) opens filter files written by other programs (the golden
-#     vector, written by C, and every FILE=KEYS pair given: scripts/test-all.sh, stage packages,
-#     gives the go, java and rust files its package checks wrote), verifies the checksum, checks
+#     vector, written by C, and every FILE=KEYS pair given: scripts/test-all.sh, stage debian,
+#     gives the go, java, rust and python files stage packages wrote), verifies the checksum, checks
 #     that every key of KEYS tests present and that keys nobody added mostly test absent;
 #   - the abloom command (abloom-tools) from PATH, /usr/bin/abloom with no RPATH, loading the
 #     packaged libabloom.so.0: --version is the package's version; `abloom build` of a few lines
