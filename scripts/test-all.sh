@@ -690,7 +690,7 @@ for s in "${STAGES[@]}"; do
   [[ $cpu == - ]] || cpu_total=$((cpu_total + cpu))
   waited=$(cat "$RESULTS/$s.waited" 2>/dev/null || echo 0)
   [[ $waited == 0 ]] && waited= || waited="waited ${waited}s for: ${NEEDS[$s]}"
-  TABLE+=("$(printf '  %-7s %-11s %7s wall %6s s CPU  %s' "$what" "$s" "$wall" "$cpu" "$waited")")
+  TABLE+=("$(printf '  %-7s %-18s %7s wall %6s s CPU  %s' "$what" "$s" "$wall" "$cpu" "$waited")")
 done
 
 echo
