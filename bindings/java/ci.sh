@@ -55,20 +55,7 @@ grep -qE "Tests run: [0-9]+, Failures: 0, Errors: 0, Skipped: [0-9]+$" "$log_dir
 
 # ---- mutation testing of the single-key probe: JavaPathTest must kill its mutants ----
 echo "java ci: mutation testing of io.abloom.Probe (PIT, profile mutation)"
-# PIT's incremental analysis where CI keeps its caches (ABLOOM_CI_CACHE: scripts/lib/ci-cache.sh):
-# a mutant of an unchanged class, under unchanged tests, keeps its earlier verdict. PIT sees only
-# bytecode, and its mutants crash or pass through the native engine, so each engine has a history
-# of its own: the file is named by the SHA-256 of the prefix's library and header and of the JNI
-# layer's sources.
-history=()
-if [[ -n "${ABLOOM_CI_CACHE:-}" ]]; then
-  key=$(cat "$prefix/lib/libabloom.a" "$prefix/include/abloom.h" abloom/src/main/swig/abloom.i \
-    abloom/src/main/native/* | sha256sum | cut -c1-16)
-  mkdir -p "$ABLOOM_CI_CACHE/pit"
-  history=(-DhistoryInputFile="$ABLOOM_CI_CACHE/pit/history-$key" -DhistoryOutputFile="$ABLOOM_CI_CACHE/pit/history-$key")
-  echo "java ci: PIT history $ABLOOM_CI_CACHE/pit/history-$key"
-fi
-if ! mvn -B -ntp -Dabloom.prefix="$prefix" -Dstyle.color=never -Pmutation -pl abloom "${history[@]}" \
+if ! mvn -B -ntp -Dabloom.prefix="$prefix" -Dstyle.color=never -Pmutation -pl abloom \
   test-compile org.pitest:pitest-maven:mutationCoverage >"$log_dir/pit.log" 2>&1; then
   grep -E "SURVIVED|Generated|Killed|threshold|ERROR" "$log_dir/pit.log" | head -60 || true
   tail -40 "$log_dir/pit.log"
