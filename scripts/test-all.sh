@@ -253,7 +253,7 @@ stage_tidy() {
 
 # The sanitizer trees build at -O1 with line tables only (-g1): what the sanitizers' own
 # documentation asks for (reports with file and line; an optimizer that keeps every access the
-# sanitizers instrument), in about 35% less CPU than -O2 -g (bench/RESULTS.md, "CI time").
+# sanitizers instrument), in half the CPU of -O2 -g or less (bench/RESULTS.md, "CI time").
 SANITIZER_FLAGS=(-DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG")
 
 # Per program (tests/CMakeLists.txt): each GoogleTest program runs once, whole; a sanitized
