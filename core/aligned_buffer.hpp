@@ -1,12 +1,10 @@
 // A zeroed, 64-byte-aligned array of 64-bit words: the storage of one shard.
 //
-// Large buffers come straight from mmap: the kernel hands out zero pages lazily, so creating a
-// big filter costs no memset of every byte, and they are marked for transparent huge pages,
-// which cut TLB misses for the random accesses of lookups in a big filter (on Linux:
-// platform::advise_huge_pages). Small ones come from aligned operator new.
+// Large buffers come straight from the system (platform::map_zeroed: mmap, VirtualAlloc): it
+// hands out zero pages lazily, so creating a big filter costs no memset of every byte, and on
+// Linux they are marked for transparent huge pages, which cut TLB misses for the random accesses
+// of lookups in a big filter. Small ones come from aligned operator new.
 #pragma once
-
-#include <sys/mman.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -52,9 +50,8 @@ class AlignedBuffer {
 
   // Page-aligned (hence 64-byte aligned) zero pages, faulted in on first touch.
   static void* map(size_t n) {
-    void* p = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) throw std::bad_alloc();
-    platform::advise_huge_pages(p, n);
+    void* p = platform::map_zeroed(n);
+    if (p == nullptr) throw std::bad_alloc();
     return p;
   }
   static void* allocate(size_t n) {
@@ -66,7 +63,7 @@ class AlignedBuffer {
   void release() noexcept {
     if (data_ == nullptr) return;
     if (bytes() >= kMmapMinBytes) {
-      ::munmap(data_, bytes());
+      platform::unmap_zeroed(data_, bytes());
     } else {
       ::operator delete (data_, std::align_val_t{kCacheLine});
     }

@@ -1,42 +1,167 @@
-// The engine's operating-system calls that are not plain POSIX, each in one function with its
-// fallback (platform.cpp says what each one does where). Everything else in core/ uses POSIX
-// calls that Linux (glibc and musl), macOS and the BSDs all have.
+// Every operating-system call of the engine: files, mappings, directories, processes and
+// anonymous memory. Two implementations, one per family of systems:
+//  - platform_posix.cpp: Linux (glibc and musl), macOS, the BSDs;
+//  - platform_win32.cpp: Windows.
+// Both files are in every build (the bindings compile core/*.cpp as one set), and each compiles
+// to nothing on the other family, so no build system chooses between them. The rest of core/
+// calls only what this header declares, and has no #ifdef for a system.
 //
-// Built with ABLOOM_PORTABLE_PLATFORM defined, every function takes its fallback even on Linux:
-// the musl test run of scripts/platform-builds.sh does, so that the paths macOS takes are
-// exercised by the whole test suite on a machine that can run it.
+// One error convention on both: a failed call returns false (or an empty File, or nullptr) with
+// errno set. On Windows the system's error codes are translated to errno values
+// (platform_win32.cpp, errno_for), so the C API reports the same errno for the same cause.
+// Paths are UTF-8 everywhere; on Windows they are converted to UTF-16 for the system.
+//
+// Built with ABLOOM_PORTABLE_PLATFORM defined, the POSIX implementation takes its portable
+// fallbacks even on Linux: the musl test run of scripts/platform-builds.sh does, so that the
+// paths macOS takes are exercised by the whole test suite on a machine that can run it.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace abloom::platform {
 
-// Flushes fd's data and metadata to stable storage, as far as the system can promise it (a
-// file, or a directory after a rename in it). 0, or -1 with errno.
-int sync_durably(int fd) noexcept;
+// ---- Open files ---------------------------------------------------------------------------------
 
-// Whether mapped files need their descriptor kept open to be synced durably (sync_mapping's
-// `fd`); when false, sync_mapping ignores it and the descriptor may be closed once mapped.
-bool mapping_sync_needs_descriptor() noexcept;
+// A system file: a POSIX descriptor, or a Windows HANDLE. -1 is "none" on both
+// (INVALID_HANDLE_VALUE is (HANDLE)-1).
+using NativeFile = intptr_t;
+inline constexpr NativeFile kNoFile = -1;
 
-// Writes the pages of a shared mapping [base, base + len) of a file back to it and flushes them
-// as sync_durably does; `fd` is the file's descriptor, or -1 where not needed (above). 0, or -1
-// with errno.
-int sync_mapping(void* base, size_t len, int fd) noexcept;
+// Closes `file`. true, or false with errno (some file systems, NFS among them, report a failed
+// write only here).
+bool close_file(NativeFile file) noexcept;
 
-// Opens an unnamed regular file in directory `dir`, for writing, close-on-exec, that vanishes
-// with its descriptor unless link_unnamed names it. The descriptor, or -1 with errno: where
-// this system has no such files (EOPNOTSUPP), where the file system refuses them, or for any
-// other error; the caller then uses a named temporary file, which reports a real error again.
-int open_unnamed(const char* dir) noexcept;
+// An open file, closed at scope exit with errno kept as it was.
+class File {
+ public:
+  File() = default;
+  explicit File(NativeFile file) noexcept : file_(file) {}
+  File(File&& o) noexcept : file_(std::exchange(o.file_, kNoFile)) {}
+  File& operator=(File&& o) noexcept {
+    if (this != &o) {
+      reset();
+      file_ = std::exchange(o.file_, kNoFile);
+    }
+    return *this;
+  }
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+  ~File() { reset(); }
 
-// Gives the file of an open_unnamed descriptor the name `path` (which must not exist). 0, or -1
-// with errno: EEXIST when path exists; EOPNOTSUPP when this system cannot name it (nothing was
-// named; the caller falls back to a named temporary file).
-int link_unnamed(int fd, const char* path) noexcept;
+  bool is_open() const noexcept { return file_ != kNoFile; }
+  NativeFile native() const noexcept { return file_; }
+  // Closes it now, reporting close's error. true, or false with errno.
+  bool close_checked() noexcept { return close_file(std::exchange(file_, kNoFile)); }
 
-// Advises the system to back the anonymous mapping [p, p + len) with huge pages. Advice only:
-// nothing changes but speed whether it is taken or not.
-void advise_huge_pages(void* p, size_t len) noexcept;
+ private:
+  void reset() noexcept;  // closes, keeping errno
+  NativeFile file_ = kNoFile;
+};
+
+// ---- Paths --------------------------------------------------------------------------------------
+
+// The directory of `path` ("." when it names none) and its last component. On Windows both '/'
+// and '\' separate, and a drive ("C:") counts as a directory.
+std::string directory_of(const std::string& path);
+std::string name_of(const std::string& path);
+// `name` in directory `dir` (as directory_of returns it).
+std::string join(const std::string& dir, const std::string& name);
+
+// ---- Saving a file ------------------------------------------------------------------------------
+
+// Where a save of `path` writes: the path itself, or where its chain of symbolic links ends
+// (editors and databases write the target and keep the link); and the permission bits the new
+// file takes (an existing file's own, else 0644; Windows has none to keep).
+struct SaveTarget {
+  std::string path;
+  unsigned mode = 0644;
+};
+// Only a regular file (or none yet) may be the target: errno EISDIR for a directory, ENODEV for
+// anything else (a FIFO, socket, device, or a Windows device name such as NUL), ELOOP for a loop
+// of links.
+bool resolve_save_target(const char* path, SaveTarget* out);
+
+// Creates `path`, which must not exist (errno EEXIST when it does), for writing only, not
+// inherited by child processes, readable by its owner only until set_permissions. On Windows it
+// is shared for reading, writing and deletion, so that no other program's open blocks it.
+File create_new(const std::string& path) noexcept;
+
+// An unnamed regular file in directory `dir`, for writing, that vanishes with its File unless
+// link_unnamed names it (Linux's O_TMPFILE). None (errno EOPNOTSUPP) where this system has no such
+// files, where the file system refuses them, or on any other error: the caller then uses a named
+// temporary file, which reports a real error again.
+File open_unnamed(const std::string& dir) noexcept;
+
+// Gives open_unnamed's file the name `path`, which must not exist. true, or false with errno:
+// EEXIST when path exists; EOPNOTSUPP when this system cannot name it (nothing was named; the
+// caller falls back to a named temporary file).
+bool link_unnamed(const File& file, const std::string& path) noexcept;
+
+// Writes all of [bytes, bytes + len) at `offset`, retrying short writes and interruptions.
+bool write_at(const File& file, const unsigned char* bytes, size_t len, uint64_t offset) noexcept;
+
+// Sets the file's permission bits (POSIX; nothing to do on Windows).
+bool set_permissions(const File& file, unsigned mode) noexcept;
+
+// Flushes the file's data and metadata to stable storage, as far as the system can promise it.
+bool sync_durably(const File& file) noexcept;
+
+// Renames `from` over `to` in one step: a reader sees the old file or the new one, never neither.
+// On Windows, where antivirus programs and indexers hold new files briefly, and a file that a
+// process has open without FILE_SHARE_DELETE, or mapped, cannot be replaced, the replace is
+// retried for about a second before it fails (errno EBUSY for a file in use, EACCES otherwise).
+bool replace_file(const std::string& from, const std::string& to) noexcept;
+
+// Makes a rename in `dir` durable (POSIX: fsync of the directory; Windows: the replace was
+// written through already).
+bool sync_directory(const std::string& dir) noexcept;
+
+// The names in directory `dir` (without "." and ".."); false with errno when it cannot be read.
+bool list_directory(const std::string& dir, std::vector<std::string>* names);
+
+// Removes `path` if it is a regular file (not following a link). Best effort, for clean-ups:
+// true when removed.
+bool remove_regular_file(const std::string& path) noexcept;
+
+// Removes `path`, keeping errno as it was: the clean-up of a failed save, whose cause errno holds.
+void remove_keeping_errno(const std::string& path) noexcept;
+
+// This process's id, and whether the process `pid` has certainly ended (not when it runs, and
+// not when this process may not ask).
+uint64_t process_id() noexcept;
+bool process_has_ended(uint64_t pid) noexcept;
+
+// ---- Mapping a file -----------------------------------------------------------------------------
+
+enum class MapMode { read_only, copy_on_write, read_write };
+
+// Opens an existing regular file for mapping (for writing too with read_write), its size in
+// *size. A directory fails with errno EISDIR and anything else that is not a regular file with
+// ENODEV, at once (opening a FIFO does not wait for a writer).
+File open_for_mapping(const char* path, MapMode mode, uint64_t* size) noexcept;
+
+// Maps the first `len` bytes (len > 0) of `file`. The mapping stays valid after the File closes.
+// nullptr with errno.
+void* map_file(const File& file, size_t len, MapMode mode) noexcept;
+void unmap_file(void* base, size_t len) noexcept;
+
+// Whether a read-write mapping needs its File kept open to be synced durably (sync_mapping's
+// `file`); when false, sync_mapping ignores it and the File may be closed once mapped.
+bool mapping_sync_needs_file() noexcept;
+
+// Writes the pages of a read-write mapping [base, base + len) back to its file and flushes them
+// as sync_durably does; `file` is its File where mapping_sync_needs_file says so.
+bool sync_mapping(void* base, size_t len, const File& file) noexcept;
+
+// ---- Anonymous memory ---------------------------------------------------------------------------
+
+// `bytes` of zeroed, page-aligned memory, faulted in on first touch, backed by huge pages where
+// the system takes the advice (Linux's transparent huge pages). nullptr when it cannot be had.
+void* map_zeroed(size_t bytes) noexcept;
+void unmap_zeroed(void* p, size_t bytes) noexcept;
 
 }  // namespace abloom::platform

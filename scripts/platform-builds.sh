@@ -13,6 +13,10 @@
 #   x86_64-linux-gnu.2.17,        libabloom.so linked against glibc 2.17: no symbol version above
 #   aarch64-linux-gnu.2.17        GLIBC_2.17, only abloom_* exported (tests/check_exports.sh), the
 #                                 C++ runtime linked in (nothing but libc, libm, ... NEEDED)
+#   x86_64-windows-gnu,           abloom.dll (MinGW-w64 against the UCRT) and its import library
+#   aarch64-windows-gnu           abloom.lib: every ABLOOM_API function exported and nothing else,
+#                                 only Windows' own DLLs imported (the C++ runtime linked in);
+#                                 x86-64's demo run here under wine
 # and what builds on them (TEST_TARGETS):
 #   x86_64-macos-bindings,        the Go module's bundled engine through cgo (go build, go vet; Go
 #   aarch64-macos-bindings        programs cannot be linked: no macOS SDK); the Rust abloom-sys
@@ -22,6 +26,9 @@
 #                                 programs are static), in a tree of its own with the engine's
 #                                 portable platform calls (-DABLOOM_PORTABLE_PLATFORM=ON: the
 #                                 paths macOS takes)
+#   x86_64-windows-tests          the whole build and the C++ test suite (GoogleTest programs, C99
+#                                 tests, the examples) run here under wine, in a tree of its own;
+#                                 the golden vectors byte for byte
 #
 # Usage: scripts/platform-builds.sh [TARGET...]   (no argument: every target above)
 # Env:   ABLOOM_BUILD_ROOT (default build): the engine trees go to $ABLOOM_BUILD_ROOT/zig/TARGET,
@@ -44,8 +51,8 @@ ZIG_VENV=${ABLOOM_ZIG_VENV:-$BUILD_ROOT/zig-venv}
 # them: the macOS bindings and the musl test suite (CI runs the two groups as two stages, so that
 # the release, which needs only the first, starts early: scripts/test-all.sh).
 LIBRARY_TARGETS=(x86_64-macos aarch64-macos x86_64-linux-musl aarch64-linux-musl x86_64-linux-gnu.2.17
-  aarch64-linux-gnu.2.17)
-TEST_TARGETS=(x86_64-macos-bindings aarch64-macos-bindings x86_64-linux-musl-tests)
+  aarch64-linux-gnu.2.17 x86_64-windows-gnu aarch64-windows-gnu)
+TEST_TARGETS=(x86_64-macos-bindings aarch64-macos-bindings x86_64-linux-musl-tests x86_64-windows-tests)
 ALL_TARGETS=("${LIBRARY_TARGETS[@]}" "${TEST_TARGETS[@]}")
 # Run when no target is named (CI's platforms stage).
 DEFAULT_TARGETS=("${ALL_TARGETS[@]}")
@@ -207,6 +214,68 @@ target_glibc217() { # ZIG_TARGET (x86_64-linux-gnu.2.17 | aarch64-linux-gnu.2.17
   bash tests/check_exports.sh "$lib"
 }
 
+# ---- Windows ------------------------------------------------------------------------------------
+
+# wine runs the x86-64 programs: quiet, in a prefix of its own under the build root (made on first
+# use, which takes wine some seconds), so that no run touches ~/.wine.
+use_wine() {
+  command -v wine >/dev/null || { echo "wine is missing: scripts/setup.sh installs it" && return 1; }
+  export WINEPREFIX="$BUILD_ROOT/wine-prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+  mkdir -p "$WINEPREFIX"
+}
+
+# The DLL's exports (every ABLOOM_API function, nothing else) and imports (Windows' own DLLs and
+# the UCRT only: no C++ runtime or MinGW DLL that a user's machine would lack).
+check_windows_dll() { # DLL
+  local dll=$1 exported declared bad imports
+  exported=$(llvm-readobj --coff-exports "$dll" | sed -n 's/^ *Name: \(.*\)$/\1/p' | sort -u)
+  bad=$(grep -v '^abloom_' <<<"$exported" || true)
+  [[ -z "$bad" ]] || { echo "exported symbols outside abloom_*:"$'\n'"$bad" && return 1; }
+  declared=$(perl -0777 -ne 's{/\*.*?\*/}{ }gs; s{//[^\n]*}{}g;
+    while (/\bABLOOM_API\b[^;{(]*?\b(abloom_\w+)\s*\(/g) { print "$1\n"; }' capi/abloom.h | sort -u)
+  [[ "$declared" == "$exported" ]] ||
+    { echo "exports differ from capi/abloom.h's ABLOOM_API functions:" && diff <(echo "$declared") <(echo "$exported"); return 1; }
+  echo "exports: $(wc -l <<<"$exported") ABLOOM_API functions, nothing else"
+  imports=$(llvm-readobj --coff-imports "$dll" | sed -n 's/^ *Name: \(.*\.dll\)$/\1/Ip' | sort -u)
+  echo "imports: $(tr '\n' ' ' <<<"$imports")"
+  bad=$(grep -viE '^(kernel32|advapi32|ntdll|bcrypt|ws2_32|api-ms-win-[a-z0-9-]+|ucrtbase|msvcrt)\.dll$' <<<"$imports" || true)
+  [[ -z "$bad" ]] || { echo "imports DLLs a Windows machine need not have:"$'\n'"$bad" && return 1; }
+}
+
+target_windows() { # ZIG_TARGET (x86_64-windows-gnu | aarch64-windows-gnu)
+  local target=$1 dir="$OUT/$1" engine dll
+  mkdir -p "$dir"
+  echo "-- CMake: abloom.dll, abloom.lib, demo ($BUILD_ROOT/zig/$target)"
+  engine=$(zig_engine "$BUILD_ROOT" "$target")
+  dll=$engine/bin/abloom.dll
+  [[ -f "$dll" && -f "$engine/capi/abloom.lib" ]] || { echo "no abloom.dll and abloom.lib in $engine" && return 1; }
+  file "$dll" | sed 's/^/   /'
+  check_windows_dll "$dll"
+  echo "-- C99 header test, linked against the import library"
+  "$engine/zig-bin/zig-cc" -std=c99 -pedantic -Wall -Wextra -Werror -Icapi -Icore -I"$INC/xxhash" \
+    tests/c99/header_test.c "$engine/capi/abloom.lib" -o "$engine/bin/abloom_c99_header_test.exe"
+  if [[ $target == x86_64-* ]]; then
+    use_wine
+    echo "-- under wine: the demo and the C99 header test"
+    (cd "$engine/bin" && wine ./abloom_demo.exe --keys 1000000 >"$dir/demo.out" && wine ./abloom_c99_header_test.exe) ||
+      { cat "$dir/demo.out" && return 1; }
+    tail -n 3 "$dir/demo.out" | sed 's/^/   /'
+  fi
+}
+
+target_windows_tests() {
+  local dir="$OUT/x86_64-windows-tests"
+  use_wine
+  echo "-- the test suite under wine ($dir)"
+  # One ctest entry per GoogleTest program: each start of a program under wine costs a second.
+  configure "$dir" x86_64-windows-gnu -DABLOOM_BUILD_TESTS=ON -DABLOOM_BUILD_EXAMPLES=ON \
+    -DABLOOM_GTEST_SOURCE_DIR=/usr/src/googletest -DSIMDE_INCLUDE_DIR="$INC/simde" \
+    -DABLOOM_TEST_AVX512_EMULATION=OFF -DABLOOM_TEST_PER_PROGRAM=ON \
+    -DCMAKE_CROSSCOMPILING_EMULATOR=wine
+  cmake --build "$dir" -j "$JOBS"
+  ctest --test-dir "$dir" --output-on-failure --no-tests=error -j "$JOBS"
+}
+
 # ---- driver --------------------------------------------------------------------------------------
 
 if [[ $# -gt 0 ]]; then TARGETS=("$@"); else TARGETS=("${DEFAULT_TARGETS[@]}"); fi
@@ -229,6 +298,9 @@ for t in "${TARGETS[@]}"; do
   x86_64-linux-musl-tests) fn=(target_musl_tests) what="tests built, whole ctest suite run here (portable platform calls)" ;;
   *-linux-musl) fn=(check_musl_engine "$t") what="libabloom.so: abloom_* exports, NEEDED libc.so alone" ;;
   *-linux-gnu.2.17) fn=(target_glibc217 "$t") what="libabloom.so: <= GLIBC_2.17, abloom_* exports, libc++ static" ;;
+  x86_64-windows-gnu) fn=(target_windows "$t") what="abloom.dll: exports, system imports only; demo run under wine" ;;
+  aarch64-windows-gnu) fn=(target_windows "$t") what="abloom.dll: exports, system imports only; demo built, not run" ;;
+  x86_64-windows-tests) fn=(target_windows_tests) what="tests built, whole C++ suite run under wine" ;;
   esac
   set +e
   (

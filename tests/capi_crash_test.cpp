@@ -1,17 +1,13 @@
-// Crash safety of abloom_save (capi/abloom.h, docs/FORMAT.md "Saving"): a child process saves two
-// different filters A and B over one path in a loop and is killed with SIGKILL at a spread of
-// fixed delays; after every kill the path must open with ABLOOM_VERIFY_CHECKSUM and hold exactly A
-// or exactly B, never a torn or partial file, and at most one temporary file may be left beside
-// it (the next save removes it). tests/core_file_io_test.cpp does the same with named temporary
-// files, the way of file systems without O_TMPFILE.
+// Crash safety of abloom_save (capi/abloom.h, docs/FORMAT.md "Saving"): a child process
+// (save_loop.cpp) saves two different filters A and B over one path in a loop and is killed
+// (SIGKILL; TerminateProcess on Windows) at a spread of fixed delays after it starts saving; after
+// every kill the path must open with ABLOOM_VERIFY_CHECKSUM and hold exactly A or exactly B, never
+// a torn or partial file, and at most one temporary file may be left beside it (the next save
+// removes it). tests/core_file_io_test.cpp does the same with named temporary files, the way of
+// file systems without O_TMPFILE.
 
 #include <abloom.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <stdlib.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -28,6 +24,7 @@
 #include <vector>
 
 #include "capi_test_support.hpp"
+#include "test_files.hpp"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define ABLOOM_CRASH_TEST_SANITIZED 1
@@ -41,7 +38,8 @@ namespace {
 
 using capi_test::Filter;
 using capi_test::FilterDeleter;
-using capi_test::TempDir;
+using test_files::ChildProcess;
+using test_files::TempDir;
 
 #if defined(ABLOOM_CRASH_TEST_SANITIZED)
 constexpr uint64_t kBytesA = uint64_t{4} << 20;  // 4 MiB
@@ -84,7 +82,11 @@ TEST(CapiCrash, KilledSavesLeaveOldOrNewFile) {
   ASSERT_EQ(abloom_equal(a.get(), b.get()), 0);  // different shapes and keys
 
   TempDir dir("abloom-crash-test");
+  TempDir sources("abloom-crash-sources");  // the child's A and B, and its "started" mark
   const std::string path = dir.path() + "/filter.abloom";
+  const std::string started = sources / "started";
+  ASSERT_EQ(abloom_save(a.get(), (sources / "a.abloom").c_str()), ABLOOM_OK);
+  ASSERT_EQ(abloom_save(b.get(), (sources / "b.abloom").c_str()), ABLOOM_OK);
   const auto t0 = std::chrono::steady_clock::now();
   ASSERT_EQ(abloom_save(a.get(), path.c_str()), ABLOOM_OK);
   const double save_ms =
@@ -96,22 +98,16 @@ TEST(CapiCrash, KilledSavesLeaveOldOrNewFile) {
   int saw_a = 0, saw_b = 0, leftovers = 0, interrupted = 0;
   for (size_t i = 0; i < std::size(kDelaysMs); ++i) {
     SCOPED_TRACE("kill " + std::to_string(i) + " after " + std::to_string(kDelaysMs[i]) + " ms");
-    const pid_t pid = ::fork();
-    ASSERT_GE(pid, 0) << std::strerror(errno);
-    if (pid == 0) {
-      // The child: save B, A, B, A, ... until killed (every save changes the file).
-      for (int j = 0; j < 1000000; ++j) {
-        (void)abloom_save(j % 2 == 0 ? b.get() : a.get(), path.c_str());
-      }
-      ::_exit(0);
-    }
+    std::filesystem::remove(test_files::PathOf(started));
+    // The child saves B, A, B, A, ... until killed (every save changes the file).
+    ChildProcess child(test_files::CommandFor(
+        ABLOOM_TEST_SAVE_LOOP, {path, sources / "a.abloom", sources / "b.abloom", started}));
+    ASSERT_TRUE(test_files::WaitForFile(started)) << "the writer did not start";
     const auto delay =
         std::chrono::milliseconds(kDelaysMs[i]) + std::chrono::microseconds((i * 379) % 1000);
     std::this_thread::sleep_for(delay);
-    ASSERT_EQ(::kill(pid, SIGKILL), 0);
-    int status = 0;
-    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "status " << status;
+    ASSERT_TRUE(child.Kill());
+    ASSERT_EQ(child.Wait(), ChildProcess::kKilled);
 
     abloom_filter *raw = nullptr;
     const int rc = abloom_open(path.c_str(), ABLOOM_VERIFY_CHECKSUM, &raw);

@@ -1,66 +1,41 @@
-// Files that are not plain files (issue 13): abloom_open refuses directories, FIFOs, sockets and
-// devices at once with a clear errno (a FIFO used to block open(2) forever); abloom_save writes
-// through symbolic links to their target, as editors and databases do, refuses to replace
-// anything but a regular file, keeps the target's permission bits, and removes the temporary
-// files that killed saves of the same path left behind (capi_crash_test.cpp kills the saves).
+// Files that are not plain files, names, and what killed saves leave behind (issue 13), on every
+// system: abloom_open refuses directories and devices at once with a clear errno; abloom_save
+// refuses to replace anything but a regular file; file names are UTF-8 on every system; and a
+// save removes the temporary files that killed saves of the same path left behind
+// (capi_crash_test.cpp kills the saves). The POSIX special files (FIFOs, sockets, symbolic links,
+// permission bits) are in capi_posix_file_test.cpp, Windows' own in capi_windows_file_test.cpp.
 
 #include <abloom.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
+#include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "capi_test_support.hpp"
+#include "test_files.hpp"
 
 namespace {
 
 using capi_test::Bytes;
 using capi_test::Filter;
+using capi_test::kEveryOpenMode;
 using capi_test::LoadInto;
+using capi_test::OpenErr;
+using capi_test::ReadAll;
+using capi_test::SaveErr;
+using capi_test::SmallFilter;
 using capi_test::TempDir;
 
-Filter SmallFilter(uint64_t set) {
-  Filter f = capi_test::Make(capi_test::Options(1000));
-  for (uint64_t i = 0; i < 100; ++i) {
-    const uint64_t key[2] = {set, i};
-    EXPECT_EQ(abloom_add(f.get(), key, sizeof key), ABLOOM_OK);
-  }
-  return f;
-}
-
-std::vector<unsigned char> ReadAll(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-// abloom_open's code and errno.
-std::pair<int, int> OpenErr(const std::string &path, uint32_t flags) {
-  errno = 0;
-  const int rc =
-      LoadInto([&](abloom_filter **o) { return abloom_open(path.c_str(), flags, o); }, nullptr);
-  return {rc, errno};
-}
-
-std::pair<int, int> SaveErr(const abloom_filter *f, const std::string &path) {
-  errno = 0;
-  const int rc = abloom_save(f, path.c_str());
-  return {rc, errno};
-}
-
-const uint32_t kEveryOpenMode[] = {0u, ABLOOM_VERIFY_CHECKSUM, ABLOOM_OPEN_COPY_ON_WRITE,
-                                   ABLOOM_OPEN_READ_WRITE,
-                                   ABLOOM_OPEN_READ_WRITE | ABLOOM_VERIFY_CHECKSUM};
+// The system's null device, which no mode may open and no save may replace.
+#if defined(_WIN32)
+const char *const kNullDevice = "NUL";
+#else
+const char *const kNullDevice = "/dev/null";
+#endif
 
 TEST(CapiSpecialFiles, OpenRefusesADirectoryWithEisdir) {
   TempDir dir;
@@ -70,127 +45,52 @@ TEST(CapiSpecialFiles, OpenRefusesADirectoryWithEisdir) {
   }
 }
 
-// A FIFO with no writer: open(2) without O_NONBLOCK would wait for one forever.
-TEST(CapiSpecialFiles, OpenRefusesAFifoAtOnce) {
-  TempDir dir;
-  const std::string fifo = dir / "pipe";
-  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0) << std::strerror(errno);
+TEST(CapiSpecialFiles, OpenRefusesTheNullDeviceWithEnodev) {
   for (uint32_t flags : kEveryOpenMode) {
     SCOPED_TRACE(flags);
-    EXPECT_EQ(OpenErr(fifo, flags), std::make_pair(ABLOOM_ERR_IO, ENODEV));
+    EXPECT_EQ(OpenErr(kNullDevice, flags), std::make_pair(ABLOOM_ERR_IO, ENODEV));
   }
 }
 
-TEST(CapiSpecialFiles, OpenRefusesDevicesAndSockets) {
-  for (uint32_t flags : {0u, ABLOOM_OPEN_COPY_ON_WRITE}) {
-    EXPECT_EQ(OpenErr("/dev/null", flags), std::make_pair(ABLOOM_ERR_IO, ENODEV));
-    EXPECT_EQ(OpenErr("/dev/zero", flags), std::make_pair(ABLOOM_ERR_IO, ENODEV));
-  }
-  // A socket file cannot be opened at all (ENXIO): still an I/O error, at once.
-  TempDir dir;
-  const std::string path = dir / "sock";
-  const int s = ::socket(AF_UNIX, SOCK_STREAM, 0);
-  ASSERT_GE(s, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  ASSERT_LT(path.size(), sizeof addr.sun_path);
-  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-  ASSERT_EQ(::bind(s, reinterpret_cast<const sockaddr *>(&addr), sizeof addr), 0);
-  EXPECT_EQ(OpenErr(path, 0).first, ABLOOM_ERR_IO);
-  ::close(s);
+// (capi_format_test.cpp saves over a directory.)
+TEST(CapiSpecialFiles, SaveRefusesToReplaceTheNullDevice) {
+  Filter f = SmallFilter(1);
+  EXPECT_EQ(SaveErr(f.get(), kNullDevice), std::make_pair(ABLOOM_ERR_IO, ENODEV));
 }
 
-TEST(CapiSpecialFiles, SaveRefusesToReplaceAnythingButAFile) {
+// Names are UTF-8 on every system (converted to UTF-16 on Windows): saved, listed under the same
+// name, opened again.
+TEST(CapiFileNames, Utf8NamesSaveAndOpen) {
   TempDir dir;
   Filter f = SmallFilter(1);
-  ASSERT_EQ(::mkdir((dir / "sub").c_str(), 0755), 0);
-  ASSERT_EQ(::mkfifo((dir / "pipe").c_str(), 0644), 0);
-  EXPECT_EQ(SaveErr(f.get(), dir / "sub"), std::make_pair(ABLOOM_ERR_IO, EISDIR));
-  EXPECT_EQ(SaveErr(f.get(), dir / "pipe"), std::make_pair(ABLOOM_ERR_IO, ENODEV));
-  EXPECT_EQ(SaveErr(f.get(), "/dev/null"), std::make_pair(ABLOOM_ERR_IO, ENODEV));
-  struct stat st;
-  ASSERT_EQ(::lstat((dir / "pipe").c_str(), &st), 0);
-  EXPECT_TRUE(S_ISFIFO(st.st_mode)) << "the FIFO was replaced";
-  EXPECT_EQ(dir.List(), (std::set<std::string>{"pipe", "sub"}));
-}
-
-// ---- Symbolic links ----------------------------------------------------------------------------
-
-TEST(CapiSymlinks, SaveWritesTheTargetAndKeepsTheLink) {
-  TempDir dir;
-  Filter a = SmallFilter(1), b = SmallFilter(2);
-  const std::string target = dir / "real.abloom";
-  ASSERT_EQ(abloom_save(a.get(), target.c_str()), ABLOOM_OK);
-  ASSERT_EQ(::chmod(target.c_str(), 0600), 0);
-  ASSERT_EQ(::symlink("real.abloom", (dir / "link").c_str()), 0);            // relative
-  ASSERT_EQ(::symlink((dir / "link").c_str(), (dir / "link2").c_str()), 0);  // absolute, a chain
-
-  ASSERT_EQ(abloom_save(b.get(), (dir / "link2").c_str()), ABLOOM_OK);
-  struct stat st;
-  ASSERT_EQ(::lstat((dir / "link").c_str(), &st), 0);
-  EXPECT_TRUE(S_ISLNK(st.st_mode)) << "the link was replaced by a file";
-  ASSERT_EQ(::lstat((dir / "link2").c_str(), &st), 0);
-  EXPECT_TRUE(S_ISLNK(st.st_mode)) << "the link was replaced by a file";
-  ASSERT_EQ(::stat(target.c_str(), &st), 0);
-  EXPECT_EQ(st.st_mode & 07777, 0600u) << "the target's permissions were not kept";
-  EXPECT_EQ(ReadAll(target), Bytes(b.get()));
+  const std::string name =
+      "filtre-\xC3\xA9t\xC3\xA9-\xE6\x97\xA5\xE6\x9C\xAC-\xF0\x9F\x8C\xB8.abloom";
+  ASSERT_EQ(abloom_save(f.get(), (dir / name).c_str()), ABLOOM_OK);
+  EXPECT_EQ(dir.List(), (std::set<std::string>{name}));
+  EXPECT_EQ(ReadAll(dir / name), Bytes(f.get()));
   Filter opened;
   ASSERT_EQ(LoadInto(
                 [&](abloom_filter **o) {
-                  return abloom_open((dir / "link2").c_str(), ABLOOM_VERIFY_CHECKSUM, o);
+                  return abloom_open((dir / name).c_str(), ABLOOM_VERIFY_CHECKSUM, o);
                 },
                 &opened),
             ABLOOM_OK);
-  EXPECT_EQ(abloom_equal(opened.get(), b.get()), 1);
-  EXPECT_EQ(dir.List(), (std::set<std::string>{"link", "link2", "real.abloom"}));
+  EXPECT_EQ(abloom_equal(opened.get(), f.get()), 1);
 }
 
-TEST(CapiSymlinks, DanglingLinkCreatesItsTarget) {
-  TempDir dir;
-  Filter a = SmallFilter(1);
-  ASSERT_EQ(::mkdir((dir / "data").c_str(), 0755), 0);
-  ASSERT_EQ(::symlink("data/new.abloom", (dir / "link").c_str()), 0);
-  ASSERT_EQ(abloom_save(a.get(), (dir / "link").c_str()), ABLOOM_OK);
-  EXPECT_EQ(ReadAll(dir / "data/new.abloom"), Bytes(a.get()));
-  struct stat st;
-  ASSERT_EQ(::lstat((dir / "link").c_str(), &st), 0);
-  EXPECT_TRUE(S_ISLNK(st.st_mode));
-  ASSERT_EQ(::stat((dir / "data/new.abloom").c_str(), &st), 0);
-  EXPECT_EQ(st.st_mode & 07777, 0644u);
-}
+// ---- What killed saves leave behind -------------------------------------------------------------
 
-TEST(CapiSymlinks, LoopsAndLinksToSpecialFilesAreRefused) {
-  TempDir dir;
-  Filter a = SmallFilter(1);
-  ASSERT_EQ(::symlink("loop2", (dir / "loop1").c_str()), 0);
-  ASSERT_EQ(::symlink("loop1", (dir / "loop2").c_str()), 0);
-  EXPECT_EQ(SaveErr(a.get(), dir / "loop1"), std::make_pair(ABLOOM_ERR_IO, ELOOP));
-  ASSERT_EQ(::mkfifo((dir / "pipe").c_str(), 0644), 0);
-  ASSERT_EQ(::symlink("pipe", (dir / "to-pipe").c_str()), 0);
-  EXPECT_EQ(SaveErr(a.get(), dir / "to-pipe"), std::make_pair(ABLOOM_ERR_IO, ENODEV));
-  EXPECT_EQ(OpenErr(dir / "to-pipe", 0), std::make_pair(ABLOOM_ERR_IO, ENODEV));
-  EXPECT_EQ(dir.List(), (std::set<std::string>{"loop1", "loop2", "pipe", "to-pipe"}));
-}
-
-// ---- What killed saves leave behind
-// ----------------------------------------------------------------
-
-// A process id that no process has now: a child that has exited and been reaped.
-pid_t DeadPid() {
-  const pid_t pid = ::fork();
-  if (pid == 0) ::_exit(0);
-  int status = 0;
-  EXPECT_EQ(::waitpid(pid, &status, 0), pid);
-  return pid;
-}
-
-void Touch(const std::string &path) { std::ofstream(path) << "partial"; }
+void Touch(const std::string &path) { std::ofstream(test_files::PathOf(path)) << "partial"; }
 
 TEST(CapiStaleTemporaries, ASaveRemovesThoseOfDeadWritersOnly) {
   TempDir dir;
   Filter a = SmallFilter(1);
-  const std::string dead = std::to_string(DeadPid());
-  const std::string alive = std::to_string(::getpid());
+  // A process that has ended: the save loop with no arguments exits at once (usage). Its
+  // ChildProcess lives on, so that on Windows its id is not given to another process meanwhile.
+  test_files::ChildProcess ended(test_files::CommandFor(ABLOOM_TEST_SAVE_LOOP));
+  ASSERT_EQ(ended.Wait(), 2);
+  const std::string dead = std::to_string(ended.pid());
+  const std::string alive = std::to_string(TempDir::ProcessId());
   const std::set<std::string> kept = {
       "f.abloom.tmp." + alive + ".AbCd12",  // a live writer (this process, another thread)
       "g.abloom.tmp." + dead + ".AbCd12",   // another target's
@@ -200,7 +100,7 @@ TEST(CapiStaleTemporaries, ASaveRemovesThoseOfDeadWritersOnly) {
   };
   for (const auto &name : kept) {
     if (name.find("dir123") != std::string::npos) {
-      ASSERT_EQ(::mkdir((dir / name).c_str(), 0755), 0);
+      ASSERT_TRUE(std::filesystem::create_directory(test_files::PathOf(dir / name)));
     } else {
       Touch(dir / name);
     }

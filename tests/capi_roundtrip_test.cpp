@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "aligned_memory.hpp"
 #include "capi_test_support.hpp"
 
 namespace {
@@ -111,10 +112,7 @@ void RoundTripEveryReader(const abloom_filter *f, const std::string &path) {
   ExpectSameInfo(f, back.get());
 
   // abloom_view needs 64-byte aligned bytes that outlive the view.
-  std::unique_ptr<void, decltype(&std::free)> aligned(
-      std::aligned_alloc(64, (bytes.size() + 63) / 64 * 64), &std::free);
-  ASSERT_NE(aligned, nullptr);
-  std::memcpy(aligned.get(), bytes.data(), bytes.size());
+  const test_memory::AlignedBlock aligned = test_memory::Aligned64Copy(bytes.data(), bytes.size());
   for (uint32_t flags : {0u, ABLOOM_VERIFY_CHECKSUM}) {
     Filter viewed;
     ASSERT_EQ(

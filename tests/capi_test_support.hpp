@@ -3,13 +3,15 @@
 
 #include <abloom.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <random>
 #include <set>
@@ -18,6 +20,8 @@
 #include <system_error>
 #include <utility>
 #include <vector>
+
+#include "test_files.hpp"
 
 namespace capi_test {
 
@@ -124,36 +128,46 @@ int LoadInto(Load load, Filter *out) {
   return rc;
 }
 
-// A fresh directory (mkdtemp under $TMPDIR or /tmp, named after `prefix`), removed with
-// everything in it at scope exit.
-class TempDir {
- public:
-  explicit TempDir(const std::string &prefix = "abloom-capi-test") {
-    const char *base = std::getenv("TMPDIR");
-    std::string tmpl =
-        std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/" + prefix + "-XXXXXX";
-    if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir &) = delete;
-  TempDir &operator=(const TempDir &) = delete;
-  const std::string &path() const { return path_; }
-  std::string operator/(const std::string &name) const { return path_ + "/" + name; }
-  std::set<std::string> List() const {
-    std::set<std::string> names;
-    for (const auto &e : std::filesystem::directory_iterator(path_)) {
-      names.insert(e.path().filename().string());
-    }
-    return names;
-  }
+// A temporary directory removed at scope exit (test_files.hpp: the same on every system).
+using test_files::TempDir;
 
- private:
-  std::string path_;
-};
+// A filter for 1000 keys holding 100 keys of key set `set` (different sets, different filters).
+inline Filter SmallFilter(uint64_t set) {
+  Filter f = Make(Options(1000));
+  for (uint64_t i = 0; i < 100; ++i) {
+    const uint64_t key[2] = {set, i};
+    EXPECT_EQ(abloom_add(f.get(), key, sizeof key), ABLOOM_OK);
+  }
+  return f;
+}
+
+// ---- Files --------------------------------------------------------------------------------------
+
+// The bytes of the file at `path` (UTF-8); empty when it cannot be read.
+inline std::vector<unsigned char> ReadAll(const std::string &path) {
+  std::ifstream in(test_files::PathOf(path), std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// abloom_open's code and errno.
+inline std::pair<int, int> OpenErr(const std::string &path, uint32_t flags) {
+  errno = 0;
+  const int rc =
+      LoadInto([&](abloom_filter **o) { return abloom_open(path.c_str(), flags, o); }, nullptr);
+  return {rc, errno};
+}
+
+// abloom_save's code and errno.
+inline std::pair<int, int> SaveErr(const abloom_filter *f, const std::string &path) {
+  errno = 0;
+  const int rc = abloom_save(f, path.c_str());
+  return {rc, errno};
+}
+
+// Every way abloom_open opens a file.
+inline constexpr uint32_t kEveryOpenMode[] = {0u, ABLOOM_VERIFY_CHECKSUM, ABLOOM_OPEN_COPY_ON_WRITE,
+                                              ABLOOM_OPEN_READ_WRITE,
+                                              ABLOOM_OPEN_READ_WRITE | ABLOOM_VERIFY_CHECKSUM};
 
 // ---- Keys and their bulk forms ------------------------------------------------------------------
 

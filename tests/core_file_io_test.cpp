@@ -4,10 +4,6 @@
 // test as capi_crash_test.cpp, which runs the default way).
 
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <stdlib.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -18,6 +14,7 @@
 
 #include "file_io.hpp"
 #include "filter.hpp"
+#include "test_files.hpp"
 
 namespace abloom {
 namespace {
@@ -39,17 +36,9 @@ std::unique_ptr<Filter> make(uint64_t bytes, uint64_t key_set) {
 }
 
 struct Dir {
-  std::string path;
-  Dir() {
-    std::string t = std::filesystem::temp_directory_path().string() + "/abloom-core-io-XXXXXX";
-    EXPECT_NE(::mkdtemp(t.data()), nullptr);
-    path = t;
-  }
-  ~Dir() { std::filesystem::remove_all(path); }
-  size_t entries() const {
-    return static_cast<size_t>(std::distance(std::filesystem::directory_iterator(path),
-                                             std::filesystem::directory_iterator()));
-  }
+  test_files::TempDir dir{"abloom-core-io"};
+  const std::string& path = dir.path();
+  size_t entries() const { return dir.List().size(); }
 };
 
 bool opens_as(const std::string& path, const Filter& expected) {
@@ -81,22 +70,22 @@ TEST(CoreSaveNamedTemporary, KilledSavesLeaveAtMostOneTemporary) {
   auto a = make(8 << 20, 1), b = make(6 << 20, 2);
   const std::string path = dir.path + "/f.abloom";
   ASSERT_EQ(save_file(*a, path.c_str(), SaveMethod::named_temporary), Errc::ok);
+  // The writer (save_loop.cpp) saves B, A, B, ... from these files; it makes `started` first.
+  test_files::TempDir sources("abloom-core-io-sources");
+  const std::string started = sources / "started";
+  ASSERT_EQ(save_file(*a, (sources / "a.abloom").c_str()), Errc::ok);
+  ASSERT_EQ(save_file(*b, (sources / "b.abloom").c_str()), Errc::ok);
   const int kDelaysMs[] = {0, 2, 5, 9, 14, 20, 27, 35, 44, 54, 65, 77};
   int left = 0;
   for (int delay : kDelaysMs) {
     SCOPED_TRACE("kill after " + std::to_string(delay) + " ms");
-    const pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      for (int j = 0; j < 1'000'000; ++j) {
-        (void)save_file(j % 2 == 0 ? *b : *a, path.c_str(), SaveMethod::named_temporary);
-      }
-      ::_exit(0);
-    }
+    std::filesystem::remove(test_files::PathOf(started));
+    test_files::ChildProcess child(test_files::CommandFor(
+        ABLOOM_TEST_CORE_SAVE_LOOP, {path, sources / "a.abloom", sources / "b.abloom", started}));
+    ASSERT_TRUE(test_files::WaitForFile(started)) << "the writer did not start";
     std::this_thread::sleep_for(std::chrono::milliseconds(delay));
-    ASSERT_EQ(::kill(pid, SIGKILL), 0);
-    int status = 0;
-    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(child.Kill());
+    ASSERT_EQ(child.Wait(), test_files::ChildProcess::kKilled);
     EXPECT_TRUE(opens_as(path, *a) || opens_as(path, *b)) << "neither A nor B";
     const size_t temporaries = dir.entries() - 1;
     EXPECT_LE(temporaries, 1u) << "temporary files pile up";

@@ -16,8 +16,6 @@
 
 #include <abloom.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>
-#include <unistd.h>
 
 #include <bit>
 #include <cstdint>
@@ -36,7 +34,9 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "aligned_memory.hpp"
 #include "capi_test_support.hpp"
+#include "test_files.hpp"
 #endif
 
 #ifndef ABLOOM_VECTORS_DIR
@@ -98,10 +98,6 @@ void PrintTo(const GoldenVector &v, std::ostream *os) { *os << v.name; }
 
 using capi_test::Filter;
 using capi_test::FilterDeleter;
-
-struct FreeDeleter {
-  void operator()(void *p) const { free(p); }
-};
 
 std::string PathOf(const GoldenVector &v, const char *suffix) {
   return std::string(ABLOOM_VECTORS_DIR) + "/" + v.name + suffix;
@@ -333,9 +329,8 @@ TEST_P(GoldenVectors, Deserialize) {
 
 TEST_P(GoldenVectors, View) {
   const GoldenVector &v = GetParam();
-  std::unique_ptr<void, FreeDeleter> buf(std::aligned_alloc(64, (l_.bytes.size() + 63) / 64 * 64));
-  ASSERT_NE(buf, nullptr);
-  std::memcpy(buf.get(), l_.bytes.data(), l_.bytes.size());
+  const test_memory::AlignedBlock buf =
+      test_memory::Aligned64Copy(l_.bytes.data(), l_.bytes.size());
   for (uint32_t flags : {0u, ABLOOM_VERIFY_CHECKSUM}) {
     abloom_filter *raw = nullptr;
     if (kBigEndian) {
@@ -381,16 +376,13 @@ TEST_P(GoldenVectors, RebuildGivesIdenticalBytes) {
       << "abloom_add_many then abloom_serialize: " << Diff(bulk_bytes, l_.bytes);
 
   // abloom_save writes through its own code path (chunked, streaming checksum): same bytes.
-  const char *tmpdir = std::getenv("TMPDIR");
-  std::string dir = std::string(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp") +
-                    "/abloom-vectors-XXXXXX";
-  ASSERT_NE(mkdtemp(dir.data()), nullptr);
-  const std::string path = dir + "/" + v.name + ".abloom";
-  EXPECT_EQ(abloom_save(one.get(), path.c_str()), ABLOOM_OK);
   std::string saved;
-  EXPECT_NO_THROW(saved = ReadFile(path));
-  std::remove(path.c_str());
-  rmdir(dir.c_str());
+  {
+    const test_files::TempDir dir("abloom-vectors");
+    const std::string path = dir / (std::string(v.name) + ".abloom");
+    EXPECT_EQ(abloom_save(one.get(), path.c_str()), ABLOOM_OK);
+    EXPECT_NO_THROW(saved = ReadFile(path));
+  }
   EXPECT_TRUE(saved == l_.bytes) << "abloom_save of the rebuilt filter: " << Diff(saved, l_.bytes);
 }
 

@@ -1,7 +1,8 @@
 # Cross-build with zig's clang (`zig cc` / `zig c++`, from PyPI's ziglang package) for any target
 # zig knows: macOS (x86_64-macos, aarch64-macos), Linux with musl (x86_64-linux-musl) or with an
-# old glibc (x86_64-linux-gnu.2.17). zig brings each target's C library headers and link stubs
-# and its own libc++, so nothing but zig is needed. Used by scripts/platform-builds.sh:
+# old glibc (x86_64-linux-gnu.2.17), Windows (x86_64-windows-gnu, aarch64-windows-gnu). zig
+# brings each target's C library headers and link stubs and its own libc++, so nothing but zig is
+# needed. Used by scripts/platform-builds.sh:
 #
 #   cmake -S . -B build/zig-aarch64-macos -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/zig.cmake \
 #     -DABLOOM_ZIG=/path/to/zig -DABLOOM_ZIG_TARGET=aarch64-macos
@@ -32,6 +33,9 @@ if(ABLOOM_ZIG_TARGET MATCHES "macos")
   set(CMAKE_USER_MAKE_RULES_OVERRIDE "${CMAKE_CURRENT_LIST_DIR}/zig-darwin-rules.cmake")
 elseif(ABLOOM_ZIG_TARGET MATCHES "linux")
   set(CMAKE_SYSTEM_NAME Linux)
+elseif(ABLOOM_ZIG_TARGET MATCHES "windows")
+  # MinGW-w64's headers and import libraries, which zig carries, against the UCRT.
+  set(CMAKE_SYSTEM_NAME Windows)
 else()
   message(FATAL_ERROR "zig.cmake: unsupported target ${ABLOOM_ZIG_TARGET}")
 endif()

@@ -19,7 +19,7 @@
 # ($BUILD_ROOT/zig/include: glibc's headers must not shadow the target's), copied with their time
 # stamps so that a second run recompiles nothing. Two runs on one tree take turns (flock).
 ZIG_ENGINE_TARGETS=(x86_64-linux-gnu.2.17 aarch64-linux-gnu.2.17 x86_64-linux-musl aarch64-linux-musl
-  x86_64-macos aarch64-macos)
+  x86_64-macos aarch64-macos x86_64-windows-gnu aarch64-windows-gnu)
 
 # zig_engine_headers BUILD_ROOT: $BUILD_ROOT/zig/include/{xxhash,simde}; prints the folder.
 zig_engine_headers() {

@@ -39,6 +39,7 @@
 #include <cstring>
 #include <vector>
 
+#include "../aligned_memory.hpp"
 #include "abloom.h"
 
 namespace {
@@ -83,17 +84,11 @@ void Repair(std::vector<unsigned char>& b) {
   Put64(b.data() + kOffHeaderChecksum, XXH3_64bits(b.data(), kOffHeaderChecksum));
 }
 
-// A 64-byte-aligned copy of some bytes (freed with std::free).
+// A 64-byte-aligned copy of some bytes.
 struct Aligned {
-  explicit Aligned(const std::vector<unsigned char>& b) {
-    const size_t cap = (b.size() + 64) / 64 * 64;  // never 0
-    p = static_cast<unsigned char*>(std::aligned_alloc(64, cap));
-    if (p == nullptr) std::abort();
-    if (!b.empty()) std::memcpy(p, b.data(), b.size());
-  }
-  ~Aligned() { std::free(p); }
-  Aligned(const Aligned&) = delete;
-  Aligned& operator=(const Aligned&) = delete;
+  explicit Aligned(const std::vector<unsigned char>& b)
+      : block(test_memory::Aligned64Copy(b.data(), b.size())), p(block.get()) {}
+  test_memory::AlignedBlock block;
   unsigned char* p;
 };
 
@@ -392,14 +387,11 @@ void RunWriter(const unsigned char* d, size_t size) {
   std::vector<unsigned char> again(n);
   CHECK_EQ(abloom_serialize(back, again.data(), again.size(), nullptr), ABLOOM_OK);
   CHECK(again == bytes);
-  void* aligned = std::aligned_alloc(64, (n + 63) / 64 * 64);
-  CHECK(aligned != nullptr);
-  std::memcpy(aligned, bytes.data(), n);
+  const test_memory::AlignedBlock aligned = test_memory::Aligned64Copy(bytes.data(), n);
   abloom_filter* view = nullptr;
-  CHECK_EQ(abloom_view(aligned, n, ABLOOM_VERIFY_CHECKSUM, &view), ABLOOM_OK);
+  CHECK_EQ(abloom_view(aligned.get(), n, ABLOOM_VERIFY_CHECKSUM, &view), ABLOOM_OK);
   CHECK_EQ(abloom_equal(f, view), 1);
   abloom_free(view);
-  std::free(aligned);
   abloom_free(back);
   abloom_free(f);
 }

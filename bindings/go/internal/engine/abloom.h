@@ -710,6 +710,14 @@ ABLOOM_API int abloom_view(const void *buf, size_t len, uint32_t flags, abloom_f
  *  - A mapped filter stays valid while its file is replaced this way: replace a file that
  *    readers have open with abloom_save (or another rename), never by truncating or rewriting it
  *    in place (see abloom_open).
+ *  - Windows: `path` is UTF-8 (as everywhere), with '/' or '\' between its parts; the rename is
+ *    MoveFileExW with MOVEFILE_WRITE_THROUGH (no directory to fsync), and symbolic links and
+ *    permission bits play no part. The device names (NUL, CON, ...) give ENODEV. A file that
+ *    another handle has open without FILE_SHARE_DELETE, or that a filter has mapped (abloom_open),
+ *    may not be replaceable there: the save retries for about a second (antivirus programs and
+ *    indexers hold new files briefly), then fails with errno EBUSY, both files whole and no
+ *    temporary file left; whether it is replaceable depends on the Windows version and the file
+ *    system (abloom_open's own handles share deletion). A read-only file gives EACCES at once.
  * Errors: ABLOOM_ERR_NULL, ABLOOM_ERR_IO (errno tells why; no temporary file is left behind).
  */
 ABLOOM_API int abloom_save(const abloom_filter *filter, const char *path);

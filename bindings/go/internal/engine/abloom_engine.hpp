@@ -12,12 +12,10 @@
 #define ABLOOM_ENGINE_HAVE_1
 // A zeroed, 64-byte-aligned array of 64-bit words: the storage of one shard.
 //
-// Large buffers come straight from mmap: the kernel hands out zero pages lazily, so creating a
-// big filter costs no memset of every byte, and they are marked for transparent huge pages,
-// which cut TLB misses for the random accesses of lookups in a big filter (on Linux:
-// platform::advise_huge_pages). Small ones come from aligned operator new.
-
-#include <sys/mman.h>
+// Large buffers come straight from the system (platform::map_zeroed: mmap, VirtualAlloc): it
+// hands out zero pages lazily, so creating a big filter costs no memset of every byte, and on
+// Linux they are marked for transparent huge pages, which cut TLB misses for the random accesses
+// of lookups in a big filter. Small ones come from aligned operator new.
 
 #include <cstddef>
 #include <cstdint>
@@ -65,9 +63,8 @@ class AlignedBuffer {
 
   // Page-aligned (hence 64-byte aligned) zero pages, faulted in on first touch.
   static void* map(size_t n) {
-    void* p = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) throw std::bad_alloc();
-    platform::advise_huge_pages(p, n);
+    void* p = platform::map_zeroed(n);
+    if (p == nullptr) throw std::bad_alloc();
     return p;
   }
   static void* allocate(size_t n) {
@@ -79,7 +76,7 @@ class AlignedBuffer {
   void release() noexcept {
     if (data_ == nullptr) return;
     if (bytes() >= kMmapMinBytes) {
-      ::munmap(data_, bytes());
+      platform::unmap_zeroed(data_, bytes());
     } else {
       ::operator delete (data_, std::align_val_t{kCacheLine});
     }
@@ -2043,45 +2040,170 @@ class ClassicProbes {
 // ---- from core/platform.hpp
 #if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 16 && !defined(ABLOOM_ENGINE_HAVE_16)
 #define ABLOOM_ENGINE_HAVE_16
-// The engine's operating-system calls that are not plain POSIX, each in one function with its
-// fallback (platform.cpp says what each one does where). Everything else in core/ uses POSIX
-// calls that Linux (glibc and musl), macOS and the BSDs all have.
+// Every operating-system call of the engine: files, mappings, directories, processes and
+// anonymous memory. Two implementations, one per family of systems:
+//  - platform_posix.cpp: Linux (glibc and musl), macOS, the BSDs;
+//  - platform_win32.cpp: Windows.
+// Both files are in every build (the bindings compile core/*.cpp as one set), and each compiles
+// to nothing on the other family, so no build system chooses between them. The rest of core/
+// calls only what this header declares, and has no #ifdef for a system.
 //
-// Built with ABLOOM_PORTABLE_PLATFORM defined, every function takes its fallback even on Linux:
-// the musl test run of scripts/platform-builds.sh does, so that the paths macOS takes are
-// exercised by the whole test suite on a machine that can run it.
+// One error convention on both: a failed call returns false (or an empty File, or nullptr) with
+// errno set. On Windows the system's error codes are translated to errno values
+// (platform_win32.cpp, set_errno_from), so the C API reports the same errno for the same cause.
+// Paths are UTF-8 everywhere; on Windows they are converted to UTF-16 for the system.
+//
+// Built with ABLOOM_PORTABLE_PLATFORM defined, the POSIX implementation takes its portable
+// fallbacks even on Linux: the musl test run of scripts/platform-builds.sh does, so that the
+// paths macOS takes are exercised by the whole test suite on a machine that can run it.
 
 #include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace abloom::platform {
 
-// Flushes fd's data and metadata to stable storage, as far as the system can promise it (a
-// file, or a directory after a rename in it). 0, or -1 with errno.
-int sync_durably(int fd) noexcept;
+// ---- Open files ---------------------------------------------------------------------------------
 
-// Whether mapped files need their descriptor kept open to be synced durably (sync_mapping's
-// `fd`); when false, sync_mapping ignores it and the descriptor may be closed once mapped.
-bool mapping_sync_needs_descriptor() noexcept;
+// A system file: a POSIX descriptor, or a Windows HANDLE. -1 is "none" on both
+// (INVALID_HANDLE_VALUE is (HANDLE)-1).
+using NativeFile = intptr_t;
+inline constexpr NativeFile kNoFile = -1;
 
-// Writes the pages of a shared mapping [base, base + len) of a file back to it and flushes them
-// as sync_durably does; `fd` is the file's descriptor, or -1 where not needed (above). 0, or -1
-// with errno.
-int sync_mapping(void* base, size_t len, int fd) noexcept;
+// Closes `file`. true, or false with errno (some file systems, NFS among them, report a failed
+// write only here).
+bool close_file(NativeFile file) noexcept;
 
-// Opens an unnamed regular file in directory `dir`, for writing, close-on-exec, that vanishes
-// with its descriptor unless link_unnamed names it. The descriptor, or -1 with errno: where
-// this system has no such files (EOPNOTSUPP), where the file system refuses them, or for any
-// other error; the caller then uses a named temporary file, which reports a real error again.
-int open_unnamed(const char* dir) noexcept;
+// An open file, closed at scope exit with errno kept as it was.
+class File {
+ public:
+  File() = default;
+  explicit File(NativeFile file) noexcept : file_(file) {}
+  File(File&& o) noexcept : file_(std::exchange(o.file_, kNoFile)) {}
+  File& operator=(File&& o) noexcept {
+    if (this != &o) {
+      reset();
+      file_ = std::exchange(o.file_, kNoFile);
+    }
+    return *this;
+  }
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+  ~File() { reset(); }
 
-// Gives the file of an open_unnamed descriptor the name `path` (which must not exist). 0, or -1
-// with errno: EEXIST when path exists; EOPNOTSUPP when this system cannot name it (nothing was
-// named; the caller falls back to a named temporary file).
-int link_unnamed(int fd, const char* path) noexcept;
+  bool is_open() const noexcept { return file_ != kNoFile; }
+  NativeFile native() const noexcept { return file_; }
+  // Closes it now, reporting close's error. true, or false with errno.
+  bool close_checked() noexcept { return close_file(std::exchange(file_, kNoFile)); }
 
-// Advises the system to back the anonymous mapping [p, p + len) with huge pages. Advice only:
-// nothing changes but speed whether it is taken or not.
-void advise_huge_pages(void* p, size_t len) noexcept;
+ private:
+  void reset() noexcept;  // closes, keeping errno
+  NativeFile file_ = kNoFile;
+};
+
+// ---- Paths --------------------------------------------------------------------------------------
+
+// The directory of `path` ("." when it names none) and its last component. On Windows both '/'
+// and '\' separate, and a drive ("C:") counts as a directory.
+std::string directory_of(const std::string& path);
+std::string name_of(const std::string& path);
+// `name` in directory `dir` (as directory_of returns it).
+std::string join(const std::string& dir, const std::string& name);
+
+// ---- Saving a file ------------------------------------------------------------------------------
+
+// Where a save of `path` writes: the path itself, or where its chain of symbolic links ends
+// (editors and databases write the target and keep the link); and the permission bits the new
+// file takes (an existing file's own, else 0644; Windows has none to keep).
+struct SaveTarget {
+  std::string path;
+  unsigned mode = 0644;
+};
+// Only a regular file (or none yet) may be the target: errno EISDIR for a directory, ENODEV for
+// anything else (a FIFO, socket, device, or a Windows device name such as NUL), ELOOP for a loop
+// of links.
+bool resolve_save_target(const char* path, SaveTarget* out);
+
+// Creates `path`, which must not exist (errno EEXIST when it does), for writing only, not
+// inherited by child processes, readable by its owner only until set_permissions. On Windows it
+// is shared for reading, writing and deletion, so that no other program's open blocks it.
+File create_new(const std::string& path) noexcept;
+
+// An unnamed regular file in directory `dir`, for writing, that vanishes with its File unless
+// link_unnamed names it (Linux's O_TMPFILE). None (errno EOPNOTSUPP) where this system has no such
+// files, where the file system refuses them, or on any other error: the caller then uses a named
+// temporary file, which reports a real error again.
+File open_unnamed(const std::string& dir) noexcept;
+
+// Gives open_unnamed's file the name `path`, which must not exist. true, or false with errno:
+// EEXIST when path exists; EOPNOTSUPP when this system cannot name it (nothing was named; the
+// caller falls back to a named temporary file).
+bool link_unnamed(const File& file, const std::string& path) noexcept;
+
+// Writes all of [bytes, bytes + len) at `offset`, retrying short writes and interruptions.
+bool write_at(const File& file, const unsigned char* bytes, size_t len, uint64_t offset) noexcept;
+
+// Sets the file's permission bits (POSIX; nothing to do on Windows).
+bool set_permissions(const File& file, unsigned mode) noexcept;
+
+// Flushes the file's data and metadata to stable storage, as far as the system can promise it.
+bool sync_durably(const File& file) noexcept;
+
+// Renames `from` over `to` in one step: a reader sees the old file or the new one, never neither.
+// On Windows, where antivirus programs and indexers hold new files briefly, and a file that a
+// process has open without FILE_SHARE_DELETE, or mapped, cannot be replaced, the replace is
+// retried for about a second before it fails (errno EBUSY for a file in use, EACCES otherwise).
+bool replace_file(const std::string& from, const std::string& to) noexcept;
+
+// Makes a rename in `dir` durable (POSIX: fsync of the directory; Windows: the replace was
+// written through already).
+bool sync_directory(const std::string& dir) noexcept;
+
+// The names in directory `dir` (without "." and ".."); false with errno when it cannot be read.
+bool list_directory(const std::string& dir, std::vector<std::string>* names);
+
+// Removes `path` if it is a regular file (not following a link). Best effort, for clean-ups:
+// true when removed.
+bool remove_regular_file(const std::string& path) noexcept;
+
+// Removes `path`, keeping errno as it was: the clean-up of a failed save, whose cause errno holds.
+void remove_keeping_errno(const std::string& path) noexcept;
+
+// This process's id, and whether the process `pid` has certainly ended (not when it runs, and
+// not when this process may not ask).
+uint64_t process_id() noexcept;
+bool process_has_ended(uint64_t pid) noexcept;
+
+// ---- Mapping a file -----------------------------------------------------------------------------
+
+enum class MapMode { read_only, copy_on_write, read_write };
+
+// Opens an existing regular file for mapping (for writing too with read_write), its size in
+// *size. A directory fails with errno EISDIR and anything else that is not a regular file with
+// ENODEV, at once (opening a FIFO does not wait for a writer).
+File open_for_mapping(const char* path, MapMode mode, uint64_t* size) noexcept;
+
+// Maps the first `len` bytes (len > 0) of `file`. The mapping stays valid after the File closes.
+// nullptr with errno.
+void* map_file(const File& file, size_t len, MapMode mode) noexcept;
+void unmap_file(void* base, size_t len) noexcept;
+
+// Whether a read-write mapping needs its File kept open to be synced durably (sync_mapping's
+// `file`); when false, sync_mapping ignores it and the File may be closed once mapped.
+bool mapping_sync_needs_file() noexcept;
+
+// Writes the pages of a read-write mapping [base, base + len) back to its file and flushes them
+// as sync_durably does; `file` is its File where mapping_sync_needs_file says so.
+bool sync_mapping(void* base, size_t len, const File& file) noexcept;
+
+// ---- Anonymous memory ---------------------------------------------------------------------------
+
+// `bytes` of zeroed, page-aligned memory, faulted in on first touch, backed by huge pages where
+// the system takes the advice (Linux's transparent huge pages). nullptr when it cannot be had.
+void* map_zeroed(size_t bytes) noexcept;
+void unmap_zeroed(void* p, size_t bytes) noexcept;
 
 }  // namespace abloom::platform
 #endif  // core/platform.hpp
@@ -3250,16 +3372,10 @@ uint64_t Filter::test_many(const KeySource& keys, size_t n, uint8_t* results) co
 #define ABLOOM_ENGINE_HEADER 9
 #include "abloom_engine.hpp"
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -3274,63 +3390,29 @@ uint64_t Filter::test_many(const KeySource& keys, size_t n, uint8_t* results) co
 namespace abloom {
 namespace {
 
-// Closes a descriptor on scope exit, keeping errno as it was.
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) {
-      const int saved = errno;
-      ::close(fd);
-      errno = saved;
-    }
-  }
-};
+using platform::File;
 
-bool write_all(int fd, const unsigned char* p, size_t n, off_t at) noexcept {
-  while (n > 0) {
-    const ssize_t w = ::pwrite(fd, p, n, at);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    p += w;
-    n -= static_cast<size_t>(w);
-    at += w;
-  }
-  return true;
-}
-
-std::string dir_of(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
-// Writes header + body to fd: the body as write_serialized streams it, in 512 KiB writes, then
-// the final header. Throws std::bad_alloc (for the chunk).
-bool write_filter(int fd, const Filter& filter) {
+// Writes header + body to the file: the body as write_serialized streams it, in 512 KiB writes,
+// then the final header. Throws std::bad_alloc (for the chunk).
+bool write_filter(const File& file, const Filter& filter) {
   unsigned char header[kHeaderBytes];
   std::vector<uint64_t> chunk(size_t{64} * 1024);
-  const bool body_ok = write_serialized(filter, header, chunk.data(), chunk.size(),
-                                        [fd](uint64_t at, const unsigned char* bytes, size_t len) {
-                                          return write_all(fd, bytes, len, static_cast<off_t>(at));
-                                        });
-  return body_ok && write_all(fd, header, kHeaderBytes, 0);
+  const bool body_ok =
+      write_serialized(filter, header, chunk.data(), chunk.size(),
+                       [&file](uint64_t at, const unsigned char* bytes, size_t len) {
+                         return platform::write_at(file, bytes, len, at);
+                       });
+  return body_ok && platform::write_at(file, header, kHeaderBytes, 0);
 }
 
-// A mapped file, unmapped (and closed) with the filter. For read-write mappings it owns the
-// header: marked stale at open, rewritten by sync().
+// A mapped file, unmapped (and its File closed) with the filter. For read-write mappings it owns
+// the header: marked stale at open, rewritten by sync().
 class MappedFile final : public ExternalMemory {
  public:
-  // sync_fd: the file's descriptor, owned from here on, where platform::sync_mapping needs it;
-  // else -1.
-  MappedFile(unsigned char* base, size_t len, bool shared_writable, int sync_fd)
-      : base_(base), len_(len), shared_writable_(shared_writable), sync_fd_(sync_fd) {}
-  ~MappedFile() override {
-    ::munmap(base_, len_);
-    if (sync_fd_ >= 0) ::close(sync_fd_);
-  }
+  // file: the open file where platform::sync_mapping needs it, else none.
+  MappedFile(unsigned char* base, size_t len, bool shared_writable, File file)
+      : base_(base), len_(len), shared_writable_(shared_writable), file_(std::move(file)) {}
+  ~MappedFile() override { platform::unmap_file(base_, len_); }
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
 
@@ -3341,7 +3423,7 @@ class MappedFile final : public ExternalMemory {
     encode_header(h, header);
     h.checksum = checksum_with_body(header, base_ + kHeaderBytes, h.body_bytes());
     encode_header(h, base_);
-    return platform::sync_mapping(base_, len_, sync_fd_) == 0 ? Errc::ok : Errc::io;
+    return platform::sync_mapping(base_, len_, file_) ? Errc::ok : Errc::io;
   }
 
   // Marks the header stale: the body will change under the checksum.
@@ -3349,75 +3431,63 @@ class MappedFile final : public ExternalMemory {
     Header h = parsed;
     h.flags |= kFlagChecksumStale;
     encode_header(h, base_);
-    return platform::sync_mapping(base_, kHeaderBytes, sync_fd_) == 0 ? Errc::ok : Errc::io;
+    return platform::sync_mapping(base_, kHeaderBytes, file_) ? Errc::ok : Errc::io;
   }
 
  private:
   unsigned char* base_;
   size_t len_;
   bool shared_writable_;
-  int sync_fd_;
+  File file_;
 };
 
 // ---- Saving -------------------------------------------------------------------------------------
 //
-// The bytes go to a temporary file in the target's directory, which is fsynced and renamed over
-// the target, and the directory fsynced: a crash leaves the old file or the new one, whole.
+// The bytes go to a temporary file in the target's directory, which is synced and renamed over
+// the target, and the directory synced: a crash leaves the old file or the new one, whole.
 // What a crash may leave besides is kept to one file per killed writer, removed by the next save:
-//  - The temporary is created unnamed (O_TMPFILE) where the file system allows, and named only
-//    for the instant between its fsync and the rename (linkat): a crash before that leaves
+//  - The temporary is created unnamed (Linux's O_TMPFILE) where the file system allows, and
+//    named only for the instant between its sync and the rename: a crash before that leaves
 //    nothing, the kernel frees the inode.
-//  - Elsewhere it is named from the start. Either way the name is
-//    "<target name>.tmp.<writer's pid>.<6 random characters>", and every save first removes the
-//    files of that pattern, beside its target, whose writer process is gone.
+//  - Elsewhere (macOS, the BSDs, Windows, file systems without O_TMPFILE) it is named from the
+//    start. Either way the name is "<target name>.tmp.<writer's pid>.<6 random characters>", and
+//    every save first removes the files of that pattern, beside its target, whose writer process
+//    has ended.
 
 // The temporary-name prefix of a target: "<target name>.tmp.".
-std::string temp_prefix(const std::string& target) {
-  const size_t slash = target.rfind('/');
-  return (slash == std::string::npos ? target : target.substr(slash + 1)) + ".tmp.";
-}
+std::string temp_prefix(const std::string& target) { return platform::name_of(target) + ".tmp."; }
 
 // Whether `name` is prefix + "<pid>.<6 characters>"; the pid in *pid.
-bool parse_temp_name(const std::string& name, const std::string& prefix, pid_t* pid) {
+bool parse_temp_name(const std::string& name, const std::string& prefix, uint64_t* pid) {
   if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return false;
   const std::string rest = name.substr(prefix.size());
   const size_t dot = rest.find('.');
-  if (dot == 0 || dot == std::string::npos || dot > 9 || rest.size() - dot - 1 != 6) return false;
-  long value = 0;
+  if (dot == 0 || dot == std::string::npos || dot > 10 || rest.size() - dot - 1 != 6) return false;
+  uint64_t value = 0;
   for (size_t i = 0; i < dot; ++i) {
     if (rest[i] < '0' || rest[i] > '9') return false;
-    value = value * 10 + (rest[i] - '0');
+    value = value * 10 + static_cast<uint64_t>(rest[i] - '0');
   }
-  if (value <= 0) return false;
-  *pid = static_cast<pid_t>(value);
+  if (value == 0) return false;
+  *pid = value;
   return true;
 }
 
-// Removes the temporary files of `target`'s earlier saves whose writer process no longer exists
-// (kill(pid, 0) says ESRCH). Best effort: a failure here never fails the save. Files of live
-// writers (this process's other threads included), other names and non-regular files are kept.
+// Removes the temporary files of `target`'s earlier saves whose writer process has ended. Best
+// effort: a failure here never fails the save. Files of live writers (this process's other
+// threads included), other names and non-regular files are kept.
 void remove_stale_temporaries(const std::string& target) {
-  const std::string dir = dir_of(target);
-  const std::string prefix = temp_prefix(target);
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return;
   const int saved = errno;
-  std::vector<std::string> stale;
-  // NOLINTNEXTLINE(concurrency-mt-unsafe): readdir is safe on a stream no other thread uses
-  while (const dirent* e = ::readdir(d)) {
-    pid_t pid = 0;
-    const std::string name = e->d_name;
-    if (!parse_temp_name(name, prefix, &pid)) continue;
-    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge (EPERM)
-    std::string path = dir;
-    path += '/';
-    path += name;
-    stale.push_back(std::move(path));
-  }
-  ::closedir(d);
-  for (const std::string& path : stale) {
-    struct stat st;
-    if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::unlink(path.c_str());
+  const std::string dir = platform::directory_of(target);
+  const std::string prefix = temp_prefix(target);
+  std::vector<std::string> names;
+  if (platform::list_directory(dir, &names)) {
+    for (const std::string& name : names) {
+      uint64_t pid = 0;
+      if (parse_temp_name(name, prefix, &pid) && platform::process_has_ended(pid)) {
+        platform::remove_regular_file(platform::join(dir, name));
+      }
+    }
   }
   errno = saved;
 }
@@ -3435,92 +3505,30 @@ std::string temp_name(const std::string& target) {
     c = kChars[x % 62];
     x /= 62;
   }
-  return target + ".tmp." + std::to_string(::getpid()) + "." + suffix;
+  return target + ".tmp." + std::to_string(platform::process_id()) + "." + suffix;
 }
 
-// The file a save writes: `path` itself, or where its chain of symbolic links ends (editors and
-// databases write the target and keep the link). An existing target must be a regular file.
-// Its permission bits, when it exists, in *mode (else 0644).
-Errc resolve_target(const char* path, std::string* out, mode_t* mode) {
-  std::string p = path;
-  for (int hops = 0;; ++hops) {
-    struct stat st;
-    if (::lstat(p.c_str(), &st) != 0) {
-      if (errno != ENOENT) return Errc::io;
-      *mode = 0644;
-      break;  // a new file (a dangling link's target is created, as editors do)
-    }
-    if (S_ISLNK(st.st_mode)) {
-      if (hops == 40) {  // the kernel's own limit (SYMLOOP_MAX)
-        errno = ELOOP;
-        return Errc::io;
-      }
-      std::string link(static_cast<size_t>(st.st_size > 0 ? st.st_size : 255) + 1, '\0');
-      const ssize_t n = ::readlink(p.c_str(), link.data(), link.size());
-      if (n < 0) return Errc::io;
-      if (static_cast<size_t>(n) == link.size()) continue;  // grew under us: read it again
-      link.resize(static_cast<size_t>(n));
-      if (link.front() == '/') {
-        p = std::move(link);
-      } else {
-        std::string next = dir_of(p);
-        next += '/';
-        next += link;
-        p = std::move(next);
-      }
-      continue;
-    }
-    if (S_ISDIR(st.st_mode)) {
-      errno = EISDIR;
-      return Errc::io;
-    }
-    if (!S_ISREG(st.st_mode)) {  // a FIFO, socket or device is never replaced by a file
-      errno = ENODEV;
-      return Errc::io;
-    }
-    *mode = st.st_mode & 07777;
-    break;
-  }
-  *out = std::move(p);
-  return Errc::ok;
-}
-
-// Writes the filter to fd, fsyncs it (platform::sync_durably) and sets its mode.
-bool write_and_sync(int fd, const Filter& filter, mode_t mode) {
-  return ::fchmod(fd, mode) == 0 && write_filter(fd, filter) && platform::sync_durably(fd) == 0;
-}
-
-// Closes fd (owned by the caller's Fd), reporting close's error: with some file systems (NFS) it
-// is the first to see a failed write.
-bool close_checked(Fd& fd) {
-  const int raw = fd.fd;
-  fd.fd = -1;
-  return ::close(raw) == 0;
-}
-
-// Removes the temporary file of a failed save, keeping errno (the failure's cause) as it was.
-void unlink_keeping_errno(const std::string& path) noexcept {
-  const int saved = errno;
-  ::unlink(path.c_str());
-  errno = saved;
+// Writes the filter to the file, sets its permission bits and syncs it.
+bool write_and_sync(const File& file, const Filter& filter, unsigned mode) {
+  return platform::set_permissions(file, mode) && write_filter(file, filter) &&
+         platform::sync_durably(file);
 }
 
 // The unnamed-temporary save: Errc::ok when done; Errc::unsupported when this file system or
 // system cannot do it (nothing written or left; the caller falls back); else Errc::io.
-Errc save_unnamed(const Filter& filter, const std::string& target, mode_t mode) {
-  Fd fd;
-  fd.fd = platform::open_unnamed(dir_of(target).c_str());
-  if (fd.fd < 0) return Errc::unsupported;
-  if (!write_and_sync(fd.fd, filter, mode)) return Errc::io;  // the inode goes with the fd
+Errc save_unnamed(const Filter& filter, const platform::SaveTarget& target) {
+  File file = platform::open_unnamed(platform::directory_of(target.path));
+  if (!file.is_open()) return Errc::unsupported;
+  if (!write_and_sync(file, filter, target.mode)) return Errc::io;  // the inode goes with it
   // Name it, then rename.
   for (int attempt = 0; attempt < 16; ++attempt) {
-    const std::string tmp = temp_name(target);
-    if (platform::link_unnamed(fd.fd, tmp.c_str()) != 0) {
+    const std::string tmp = temp_name(target.path);
+    if (!platform::link_unnamed(file, tmp)) {
       if (errno == EEXIST) continue;
       return errno == EOPNOTSUPP ? Errc::unsupported : Errc::io;  // unsupported: nothing named
     }
-    if (!close_checked(fd) || ::rename(tmp.c_str(), target.c_str()) != 0) {
-      unlink_keeping_errno(tmp);
+    if (!file.close_checked() || !platform::replace_file(tmp, target.path)) {
+      platform::remove_keeping_errno(tmp);
       return Errc::io;
     }
     return Errc::ok;
@@ -3528,19 +3536,22 @@ Errc save_unnamed(const Filter& filter, const std::string& target, mode_t mode) 
   return Errc::io;  // errno is EEXIST
 }
 
-// The named-temporary save (file systems without O_TMPFILE).
-Errc save_named(const Filter& filter, const std::string& target, mode_t mode) {
-  Fd fd;
+// The named-temporary save (systems and file systems without unnamed files).
+Errc save_named(const Filter& filter, const platform::SaveTarget& target) {
+  File file;
   std::string tmp;
-  for (int attempt = 0; attempt < 16 && fd.fd < 0; ++attempt) {
-    tmp = temp_name(target);
-    fd.fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd.fd < 0 && errno != EEXIST) return Errc::io;
+  for (int attempt = 0; attempt < 16 && !file.is_open(); ++attempt) {
+    tmp = temp_name(target.path);
+    file = platform::create_new(tmp);
+    if (!file.is_open() && errno != EEXIST) return Errc::io;
   }
-  if (fd.fd < 0) return Errc::io;
-  if (!write_and_sync(fd.fd, filter, mode) || !close_checked(fd) ||
-      ::rename(tmp.c_str(), target.c_str()) != 0) {
-    unlink_keeping_errno(tmp);
+  if (!file.is_open()) return Errc::io;
+  // The file closes before the replace: Windows cannot rename a file this process holds open
+  // without FILE_SHARE_DELETE, and closing first is what every system allows.
+  if (!write_and_sync(file, filter, target.mode) || !file.close_checked() ||
+      !platform::replace_file(tmp, target.path)) {
+    file = File();  // closed (keeping errno) before the removal, which Windows refuses otherwise
+    platform::remove_keeping_errno(tmp);
     return Errc::io;
   }
   return Errc::ok;
@@ -3550,19 +3561,14 @@ Errc save_named(const Filter& filter, const std::string& target, mode_t mode) {
 
 Errc save_file(const Filter& filter, const char* path, SaveMethod method) noexcept {
   try {
-    std::string target;
-    mode_t mode = 0644;
-    if (Errc e = resolve_target(path, &target, &mode); e != Errc::ok) return e;
-    remove_stale_temporaries(target);
-    Errc e =
-        method == SaveMethod::automatic ? save_unnamed(filter, target, mode) : Errc::unsupported;
-    if (e == Errc::unsupported) e = save_named(filter, target, mode);
+    platform::SaveTarget target;
+    if (!platform::resolve_save_target(path, &target)) return Errc::io;
+    remove_stale_temporaries(target.path);
+    Errc e = method == SaveMethod::automatic ? save_unnamed(filter, target) : Errc::unsupported;
+    if (e == Errc::unsupported) e = save_named(filter, target);
     if (e != Errc::ok) return e;
     // The rename is durable only once the directory entry is.
-    Fd dir;
-    dir.fd = ::open(dir_of(target).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir.fd < 0 || platform::sync_durably(dir.fd) != 0) return Errc::io;
-    return Errc::ok;
+    return platform::sync_directory(platform::directory_of(target.path)) ? Errc::ok : Errc::io;
   } catch (const std::bad_alloc&) {
     errno = ENOMEM;
     return Errc::io;
@@ -3570,40 +3576,28 @@ Errc save_file(const Filter& filter, const char* path, SaveMethod method) noexce
 }
 
 Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Filter>* out) {
-  Fd fd;
   const bool writable = mode == OpenMode::read_write;
-  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused just below); it changes
-  // nothing for a regular file. A directory opened for writing fails here with EISDIR.
-  fd.fd = ::open(path, (writable ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_CLOEXEC);
-  if (fd.fd < 0) return Errc::io;
-  struct stat st;
-  if (::fstat(fd.fd, &st) != 0) return Errc::io;
-  if (!S_ISREG(st.st_mode)) {
-    // Only a regular file can be mapped as a filter: EISDIR for a directory, ENODEV (mmap's
-    // "cannot map this kind of file") for a FIFO, socket or device.
-    errno = S_ISDIR(st.st_mode) ? EISDIR : ENODEV;
+  const platform::MapMode map_mode = mode == OpenMode::read_only ? platform::MapMode::read_only
+                                     : mode == OpenMode::copy_on_write
+                                         ? platform::MapMode::copy_on_write
+                                         : platform::MapMode::read_write;
+  uint64_t size = 0;
+  File file = platform::open_for_mapping(path, map_mode, &size);
+  if (!file.is_open()) return Errc::io;
+  // Also: an empty file cannot be mapped (mmap says EINVAL, Windows ERROR_FILE_INVALID).
+  if (size < kHeaderBytes) return Errc::truncated;
+  if (size > SIZE_MAX) {
+    errno = EFBIG;
     return Errc::io;
   }
-  const auto len = static_cast<size_t>(st.st_size);
-  if (len < kHeaderBytes) return Errc::truncated;  // also: mmap of an empty file fails
-  const int prot = mode == OpenMode::read_only ? PROT_READ : PROT_READ | PROT_WRITE;
-  const int share = mode == OpenMode::copy_on_write ? MAP_PRIVATE : MAP_SHARED;
-  void* p = ::mmap(nullptr, len, prot, share, fd.fd, 0);
-  if (p == MAP_FAILED) return Errc::io;
+  const auto len = static_cast<size_t>(size);
+  void* p = platform::map_file(file, len, map_mode);
+  if (p == nullptr) return Errc::io;
   auto* base = static_cast<unsigned char*>(p);
-  // A descriptor for durable syncs of a read-write mapping, where the system needs one.
-  int sync_fd = -1;
-  if (writable && platform::mapping_sync_needs_descriptor()) {
-    sync_fd = ::fcntl(fd.fd, F_DUPFD_CLOEXEC, 0);
-    if (sync_fd < 0) {
-      const int saved = errno;
-      ::munmap(p, len);
-      errno = saved;
-      return Errc::io;
-    }
-  }
-  // Unmaps (and closes sync_fd) on any return.
-  auto mapping = std::make_unique<MappedFile>(base, len, writable, sync_fd);
+  // The file stays open with the mapping where durable syncs of a read-write mapping need it.
+  if (!(writable && platform::mapping_sync_needs_file())) file = File();
+  // Unmaps (and closes the file) on any return.
+  auto mapping = std::make_unique<MappedFile>(base, len, writable, std::move(file));
 
   Header h;
   if (Errc e = parse_header(base, len, &h); e != Errc::ok) return e;
@@ -4507,19 +4501,27 @@ Errc isa_force(Isa isa) noexcept {
 }  // namespace abloom
 #endif  // core/kernel_dispatch.cpp
 
-// ---- from core/platform.cpp
+// ---- from core/platform_posix.cpp
 #if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 12 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
-#undef ABLOOM_ENGINE_HEADER  // #include "platform.hpp"
-#define ABLOOM_ENGINE_HEADER 16
-#include "abloom_engine.hpp"
+// The POSIX side of platform.hpp: Linux (glibc and musl), macOS and the BSDs. Windows has
+// platform_win32.cpp; this file compiles to nothing there.
+#if !defined(_WIN32)
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <string>
+#include <vector>
+
+#undef ABLOOM_ENGINE_HEADER  // #include "platform.hpp"
+#define ABLOOM_ENGINE_HEADER 16
+#include "abloom_engine.hpp"
 
 // Which calls exist. ABLOOM_PORTABLE_PLATFORM turns every one off (platform.hpp).
 #if !defined(ABLOOM_PORTABLE_PLATFORM) && defined(__linux__) && defined(O_TMPFILE)
@@ -4533,20 +4535,235 @@ Errc isa_force(Isa isa) noexcept {
 #endif
 
 namespace abloom::platform {
+namespace {
+
+int fd_of(const File& file) noexcept { return static_cast<int>(file.native()); }
 
 // fsync everywhere but macOS (and iOS). There fsync only hands the data to the drive, which may
 // keep it in its volatile cache across a power loss and reorder it with the rename that follows:
 // F_FULLFSYNC asks the drive to flush its cache too (Apple's fsync(2) man page). Some file
 // systems refuse it (network and FUSE ones: ENOTSUP, EINVAL); fsync is then the most there is,
 // the same promise as fsync on those file systems anywhere.
-int sync_durably(int fd) noexcept {
+bool sync_fd(int fd) noexcept {
 #if defined(ABLOOM_HAVE_F_FULLFSYNC)
-  if (::fcntl(fd, F_FULLFSYNC) == 0) return 0;
+  if (::fcntl(fd, F_FULLFSYNC) == 0) return true;
 #endif
-  return ::fsync(fd);
+  return ::fsync(fd) == 0;
 }
 
-bool mapping_sync_needs_descriptor() noexcept {
+}  // namespace
+
+// ---- Open files ---------------------------------------------------------------------------------
+
+bool close_file(NativeFile file) noexcept {
+  return file == kNoFile || ::close(static_cast<int>(file)) == 0;
+}
+
+void File::reset() noexcept {
+  if (file_ == kNoFile) return;
+  const int saved = errno;
+  close_file(std::exchange(file_, kNoFile));
+  errno = saved;
+}
+
+// ---- Paths --------------------------------------------------------------------------------------
+
+std::string directory_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+std::string name_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string join(const std::string& dir, const std::string& name) {
+  return dir.empty() || dir.back() == '/' ? dir + name : dir + '/' + name;
+}
+
+// ---- Saving a file ------------------------------------------------------------------------------
+
+bool resolve_save_target(const char* path, SaveTarget* out) {
+  std::string p = path;
+  for (int hops = 0;; ++hops) {
+    struct stat st;
+    if (::lstat(p.c_str(), &st) != 0) {
+      if (errno != ENOENT) return false;
+      out->mode = 0644;
+      break;  // a new file (a dangling link's target is created, as editors do)
+    }
+    if (S_ISLNK(st.st_mode)) {
+      if (hops == 40) {  // the kernel's own limit (SYMLOOP_MAX)
+        errno = ELOOP;
+        return false;
+      }
+      std::string link(static_cast<size_t>(st.st_size > 0 ? st.st_size : 255) + 1, '\0');
+      const ssize_t n = ::readlink(p.c_str(), link.data(), link.size());
+      if (n < 0) return false;
+      if (static_cast<size_t>(n) == link.size()) continue;  // grew under us: read it again
+      link.resize(static_cast<size_t>(n));
+      p = link.front() == '/' ? std::move(link) : join(directory_of(p), link);
+      continue;
+    }
+    if (S_ISDIR(st.st_mode)) {
+      errno = EISDIR;
+      return false;
+    }
+    if (!S_ISREG(st.st_mode)) {  // a FIFO, socket or device is never replaced by a file
+      errno = ENODEV;
+      return false;
+    }
+    out->mode = st.st_mode & 07777;
+    break;
+  }
+  out->path = std::move(p);
+  return true;
+}
+
+File create_new(const std::string& path) noexcept {
+  return File(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+}
+
+// Linux's O_TMPFILE (3.11; ext4, XFS, btrfs, tmpfs, ...). Elsewhere, and on file systems that
+// refuse it, there is none: the caller creates a named temporary file instead, which a crash
+// may leave behind (file_io.cpp, "Saving", says how the next save removes it).
+File open_unnamed(const std::string& dir) noexcept {
+#if defined(ABLOOM_HAVE_O_TMPFILE)
+  const int fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  if (fd < 0) errno = EOPNOTSUPP;  // any refusal: the named way reports a real error again
+  return File(fd);
+#else
+  (void)dir;
+  errno = EOPNOTSUPP;
+  return File();
+#endif
+}
+
+// linkat through /proc/self/fd (AT_EMPTY_PATH would need CAP_DAC_READ_SEARCH).
+bool link_unnamed(const File& file, const std::string& path) noexcept {
+#if defined(ABLOOM_HAVE_O_TMPFILE)
+  try {
+    const std::string proc = "/proc/self/fd/" + std::to_string(fd_of(file));
+    if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+      return true;
+    }
+  } catch (...) {
+    errno = ENOMEM;
+    return false;
+  }
+  // No /proc (ENOENT), or a file system that cannot link (EOPNOTSUPP, EPERM): nothing was named.
+  if (errno == ENOENT || errno == EPERM) errno = EOPNOTSUPP;
+  return false;
+#else
+  (void)file;
+  (void)path;
+  errno = EOPNOTSUPP;
+  return false;
+#endif
+}
+
+bool write_at(const File& file, const unsigned char* bytes, size_t len, uint64_t offset) noexcept {
+  while (len > 0) {
+    const ssize_t w = ::pwrite(fd_of(file), bytes, len, static_cast<off_t>(offset));
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    bytes += w;
+    len -= static_cast<size_t>(w);
+    offset += static_cast<uint64_t>(w);
+  }
+  return true;
+}
+
+bool set_permissions(const File& file, unsigned mode) noexcept {
+  return ::fchmod(fd_of(file), static_cast<mode_t>(mode)) == 0;
+}
+
+bool sync_durably(const File& file) noexcept { return sync_fd(fd_of(file)); }
+
+bool replace_file(const std::string& from, const std::string& to) noexcept {
+  return ::rename(from.c_str(), to.c_str()) == 0;
+}
+
+bool sync_directory(const std::string& dir) noexcept {
+  const File d(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  return d.is_open() && sync_durably(d);
+}
+
+bool list_directory(const std::string& dir, std::vector<std::string>* names) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return false;
+  try {
+    // NOLINTNEXTLINE(concurrency-mt-unsafe): readdir is safe on a stream no other thread uses
+    while (const dirent* e = ::readdir(d)) {
+      const std::string name = e->d_name;
+      if (name != "." && name != "..") names->push_back(name);
+    }
+  } catch (...) {
+    ::closedir(d);
+    throw;
+  }
+  ::closedir(d);
+  return true;
+}
+
+bool remove_regular_file(const std::string& path) noexcept {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::unlink(path.c_str()) == 0;
+}
+
+void remove_keeping_errno(const std::string& path) noexcept {
+  const int saved = errno;
+  ::unlink(path.c_str());
+  errno = saved;
+}
+
+uint64_t process_id() noexcept { return static_cast<uint64_t>(::getpid()); }
+
+// kill(pid, 0) says ESRCH only for a process that does not exist; EPERM is one that runs as
+// another user (not ours to judge).
+bool process_has_ended(uint64_t pid) noexcept {
+  if (pid == 0 || pid > static_cast<uint64_t>(INT32_MAX)) return false;
+  const int saved = errno;
+  const bool ended = ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+  errno = saved;
+  return ended;
+}
+
+// ---- Mapping a file -----------------------------------------------------------------------------
+
+File open_for_mapping(const char* path, MapMode mode, uint64_t* size) noexcept {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused just below); it changes
+  // nothing for a regular file. A directory opened for writing fails here with EISDIR.
+  File file(
+      ::open(path, (mode == MapMode::read_write ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_CLOEXEC));
+  if (!file.is_open()) return file;
+  struct stat st;
+  if (::fstat(fd_of(file), &st) != 0) return File();
+  if (!S_ISREG(st.st_mode)) {
+    // Only a regular file can be mapped as a filter: EISDIR for a directory, ENODEV (mmap's
+    // "cannot map this kind of file") for a FIFO, socket or device.
+    errno = S_ISDIR(st.st_mode) ? EISDIR : ENODEV;
+    return File();
+  }
+  *size = static_cast<uint64_t>(st.st_size);
+  return file;
+}
+
+void* map_file(const File& file, size_t len, MapMode mode) noexcept {
+  const int prot = mode == MapMode::read_only ? PROT_READ : PROT_READ | PROT_WRITE;
+  const int share = mode == MapMode::copy_on_write ? MAP_PRIVATE : MAP_SHARED;
+  void* p = ::mmap(nullptr, len, prot, share, fd_of(file), 0);
+  return p == MAP_FAILED ? nullptr : p;
+}
+
+void unmap_file(void* base, size_t len) noexcept { ::munmap(base, len); }
+
+bool mapping_sync_needs_file() noexcept {
 #if defined(ABLOOM_HAVE_F_FULLFSYNC)
   return true;  // msync stops where fsync does (above): the drive's cache needs the descriptor
 #else
@@ -4556,62 +4773,570 @@ bool mapping_sync_needs_descriptor() noexcept {
 
 // msync(MS_SYNC) writes the pages and waits as fsync does (Linux: it is fsync of the range).
 // Where sync_durably goes further (macOS), it follows, on the file's descriptor.
-int sync_mapping(void* base, size_t len, int fd) noexcept {
-  if (::msync(base, len, MS_SYNC) != 0) return -1;
+bool sync_mapping(void* base, size_t len, const File& file) noexcept {
+  if (::msync(base, len, MS_SYNC) != 0) return false;
 #if defined(ABLOOM_HAVE_F_FULLFSYNC)
-  if (fd >= 0) return sync_durably(fd);
+  if (file.is_open()) return sync_durably(file);
 #else
-  (void)fd;
+  (void)file;
 #endif
-  return 0;
+  return true;
 }
 
-// Linux's O_TMPFILE (3.11; ext4, XFS, btrfs, tmpfs, ...). Elsewhere, and on file systems that
-// refuse it, there is none: the caller creates a named temporary file instead, which a crash
-// may leave behind (file_io.cpp, "Saving", says how the next save removes it).
-int open_unnamed(const char* dir) noexcept {
-#if defined(ABLOOM_HAVE_O_TMPFILE)
-  return ::open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
-#else
+// ---- Anonymous memory ---------------------------------------------------------------------------
+
+// Linux's transparent huge pages, as advice: a refusal changes nothing. Elsewhere nothing: macOS
+// has no such advice for anonymous memory (its superpages are asked for at mmap time, and only
+// on x86-64), and pages of the base size work the same, with more TLB misses.
+void* map_zeroed(size_t bytes) noexcept {
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return nullptr;
+#if defined(ABLOOM_HAVE_MADV_HUGEPAGE)
+  (void)::madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
+void unmap_zeroed(void* p, size_t bytes) noexcept { ::munmap(p, bytes); }
+
+}  // namespace abloom::platform
+
+#endif  // !_WIN32
+#endif  // core/platform_posix.cpp
+
+// ---- from core/platform_win32.cpp
+#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 13 && !defined(ABLOOM_ENGINE_TU_STARTED)
+#define ABLOOM_ENGINE_TU_STARTED
+// The Windows side of platform.hpp (Windows 10 and later, x86-64 and arm64). POSIX systems have
+// platform_posix.cpp; this file compiles to nothing there.
+//
+// What differs from POSIX, and how each difference is met:
+//  - Files are opened shared for reading, writing and deletion, so that an open here never
+//    blocks another program's rename or delete of the same file (DuckDB, LMDB and realm-core
+//    each hit the opposite).
+//  - There are no unnamed files (O_TMPFILE): saves take the named-temporary way, with its
+//    clean-up of the files a killed writer leaves (file_io.cpp, "Saving").
+//  - A rename over a file that another process holds open without FILE_SHARE_DELETE, or has
+//    mapped, is refused; antivirus programs and indexers also hold new files for a moment. The
+//    replace is retried for about a second (as Go's renameio does), then fails with the old file
+//    whole and the temporary removed.
+//  - Mapping: CreateFileMappingW + MapViewOfFile; a durable sync is FlushViewOfFile (which only
+//    starts the writes) and FlushFileBuffers on the file, which is kept open with the mapping.
+//  - An empty file cannot be mapped: file_io.cpp refuses any file shorter than a header first.
+//  - Anonymous memory is VirtualAlloc'd: zeroed pages, committed lazily. Large pages need a
+//    privilege that services rarely hold, and are not asked for.
+#if defined(_WIN32)
+
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#include <windows.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#undef ABLOOM_ENGINE_HEADER  // #include "platform.hpp"
+#define ABLOOM_ENGINE_HEADER 16
+#include "abloom_engine.hpp"
+
+namespace abloom::platform {
+namespace {
+
+constexpr DWORD kShareAll = FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE;
+
+HANDLE handle_of(const File& file) noexcept { return reinterpret_cast<HANDLE>(file.native()); }
+File file_of(HANDLE h) noexcept {
+  return h == INVALID_HANDLE_VALUE ? File() : File(reinterpret_cast<NativeFile>(h));
+}
+
+// The errno value for a Windows error code: the one a POSIX system gives for the same cause.
+int errno_for(DWORD error) noexcept {
+  switch (error) {
+    case ERROR_FILE_NOT_FOUND:
+    case ERROR_PATH_NOT_FOUND:
+    case ERROR_INVALID_DRIVE:
+    case ERROR_BAD_NETPATH:
+    case ERROR_BAD_NET_NAME:
+      return ENOENT;
+    case ERROR_ACCESS_DENIED:
+    case ERROR_WRITE_PROTECT:
+    case ERROR_PRIVILEGE_NOT_HELD:
+    case ERROR_NETWORK_ACCESS_DENIED:
+      return EACCES;
+    case ERROR_SHARING_VIOLATION:
+    case ERROR_LOCK_VIOLATION:
+    case ERROR_USER_MAPPED_FILE:
+    case ERROR_BUSY:
+      return EBUSY;
+    case ERROR_FILE_EXISTS:
+    case ERROR_ALREADY_EXISTS:
+      return EEXIST;
+    case ERROR_DISK_FULL:
+    case ERROR_HANDLE_DISK_FULL:
+      return ENOSPC;
+    case ERROR_NOT_ENOUGH_MEMORY:
+    case ERROR_OUTOFMEMORY:
+    case ERROR_COMMITMENT_LIMIT:
+      return ENOMEM;
+    case ERROR_DIRECTORY:
+      return ENOTDIR;
+    case ERROR_FILENAME_EXCED_RANGE:
+      return ENAMETOOLONG;
+    case ERROR_NOT_SAME_DEVICE:
+      return EXDEV;
+    case ERROR_CANT_RESOLVE_FILENAME:
+      return ELOOP;
+    case ERROR_INVALID_HANDLE:
+      return EBADF;
+    case ERROR_NOT_SUPPORTED:
+    case ERROR_INVALID_FUNCTION:
+      return EOPNOTSUPP;
+    case ERROR_INVALID_NAME:
+    case ERROR_INVALID_PARAMETER:
+    case ERROR_FILE_INVALID:
+      return EINVAL;
+    default:
+      return EIO;
+  }
+}
+
+// Sets errno from GetLastError() and returns false: the failure return of most calls here.
+bool fail() noexcept {
+  errno = errno_for(GetLastError());
+  return false;
+}
+
+// UTF-8 to UTF-16 for the system: false with errno EILSEQ for bytes that are not UTF-8.
+bool widen(const std::string& s, std::wstring* out) {
+  out->clear();
+  if (s.empty()) return true;
+  if (s.size() > INT_MAX) {
+    errno = ENAMETOOLONG;
+    return false;
+  }
+  const int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s.data(),
+                                    static_cast<int>(s.size()), nullptr, 0);
+  if (n <= 0) {
+    errno = EILSEQ;
+    return false;
+  }
+  out->resize(static_cast<size_t>(n));
+  MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s.data(), static_cast<int>(s.size()),
+                      out->data(), n);
+  return true;
+}
+
+// UTF-16 from the system to UTF-8 (unpaired surrogates become U+FFFD).
+std::string narrow(const wchar_t* s, size_t len) {
+  if (len == 0) return {};
+  const int n =
+      WideCharToMultiByte(CP_UTF8, 0, s, static_cast<int>(len), nullptr, 0, nullptr, nullptr);
+  std::string out(static_cast<size_t>(std::max(n, 0)), '\0');
+  if (n > 0) {
+    WideCharToMultiByte(CP_UTF8, 0, s, static_cast<int>(len), out.data(), n, nullptr, nullptr);
+  }
+  return out;
+}
+
+bool is_separator(char c) noexcept { return c == '/' || c == '\\'; }
+
+// The length of a drive prefix ("C:"), or 0.
+size_t drive_length(const std::string& path) noexcept {
+  return path.size() >= 2 && path[1] == ':' &&
+                 ((path[0] >= 'A' && path[0] <= 'Z') || (path[0] >= 'a' && path[0] <= 'z'))
+             ? 2
+             : 0;
+}
+
+// The position of the last separator, or npos.
+size_t last_separator(const std::string& path) noexcept { return path.find_last_of("/\\"); }
+
+}  // namespace
+
+// ---- Open files ---------------------------------------------------------------------------------
+
+bool close_file(NativeFile file) noexcept {
+  return file == kNoFile || CloseHandle(reinterpret_cast<HANDLE>(file)) != 0 || fail();
+}
+
+void File::reset() noexcept {
+  if (file_ == kNoFile) return;
+  const int saved = errno;
+  close_file(std::exchange(file_, kNoFile));
+  errno = saved;
+}
+
+// ---- Paths --------------------------------------------------------------------------------------
+
+std::string directory_of(const std::string& path) {
+  const size_t drive = drive_length(path);
+  const size_t sep = last_separator(path);
+  if (sep == std::string::npos || sep < drive) return drive > 0 ? path.substr(0, drive) : ".";
+  if (sep == drive) return path.substr(0, drive + 1);  // the root: "\" or "C:\"
+  return path.substr(0, sep);
+}
+
+std::string name_of(const std::string& path) {
+  const size_t sep = last_separator(path);
+  if (sep != std::string::npos) return path.substr(sep + 1);
+  return path.substr(drive_length(path));
+}
+
+std::string join(const std::string& dir, const std::string& name) {
+  if (dir.empty() || is_separator(dir.back()) || drive_length(dir) == dir.size()) {
+    return dir + name;
+  }
+  return dir + '\\' + name;
+}
+
+// ---- Saving a file ------------------------------------------------------------------------------
+
+bool resolve_save_target(const char* path, SaveTarget* out) {
+  std::wstring w;
+  if (!widen(path, &w)) return false;
+  out->path = path;
+  out->mode = 0644;
+  // Opened, not just asked for attributes: a device name (NUL, CON, COM1) has attributes of its
+  // own but is no disk file, and the open follows symbolic links to what a save would replace.
+  const File target = file_of(CreateFileW(w.c_str(), FILE_READ_ATTRIBUTES, kShareAll, nullptr,
+                                          OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, nullptr));
+  if (!target.is_open()) {
+    const DWORD error = GetLastError();
+    // None yet (a missing directory is reported by the save's own create, as on POSIX).
+    if (error == ERROR_FILE_NOT_FOUND || error == ERROR_PATH_NOT_FOUND) return true;
+    errno = errno_for(error);
+    return false;
+  }
+  if (GetFileType(handle_of(target)) != FILE_TYPE_DISK) {
+    errno = ENODEV;
+    return false;
+  }
+  BY_HANDLE_FILE_INFORMATION info;
+  if (!GetFileInformationByHandle(handle_of(target), &info)) return fail();
+  if (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) {
+    errno = EISDIR;
+    return false;
+  }
+  // A read-only file is not replaced: Windows' own MoveFileEx refuses to, and so does every save
+  // here, whichever way the rename goes (a rename by handle, or wine, would replace it).
+  if (info.dwFileAttributes & FILE_ATTRIBUTE_READONLY) {
+    errno = EACCES;
+    return false;
+  }
+  // A symbolic link: the save replaces the file it leads to, not the link.
+  const DWORD own = GetFileAttributesW(w.c_str());
+  if (own != INVALID_FILE_ATTRIBUTES && (own & FILE_ATTRIBUTE_REPARSE_POINT)) {
+    std::wstring final_path(MAX_PATH, L'\0');
+    for (;;) {
+      const DWORD n = GetFinalPathNameByHandleW(handle_of(target), final_path.data(),
+                                                static_cast<DWORD>(final_path.size()),
+                                                FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
+      if (n == 0) return fail();
+      if (n < final_path.size()) {
+        out->path = narrow(final_path.data(), n);
+        break;
+      }
+      final_path.resize(n);  // n counts the terminating NUL when the buffer was short
+    }
+  }
+  return true;
+}
+
+File create_new(const std::string& path) noexcept {
+  try {
+    std::wstring w;
+    if (!widen(path, &w)) return File();
+    File file = file_of(CreateFileW(w.c_str(), GENERIC_WRITE, kShareAll, nullptr, CREATE_NEW,
+                                    FILE_ATTRIBUTE_NORMAL, nullptr));
+    if (!file.is_open()) fail();
+    return file;
+  } catch (...) {
+    errno = ENOMEM;
+    return File();
+  }
+}
+
+File open_unnamed(const std::string& dir) noexcept {
   (void)dir;
   errno = EOPNOTSUPP;
-  return -1;
-#endif
+  return File();
 }
 
-// linkat through /proc/self/fd (AT_EMPTY_PATH would need CAP_DAC_READ_SEARCH).
-int link_unnamed(int fd, const char* path) noexcept {
-#if defined(ABLOOM_HAVE_O_TMPFILE)
-  const std::string proc = "/proc/self/fd/" + std::to_string(fd);
-  if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0) return 0;
-  // No /proc (ENOENT), or a file system that cannot link (EOPNOTSUPP, EPERM): nothing was named.
-  if (errno == ENOENT || errno == EPERM) errno = EOPNOTSUPP;
-  return -1;
-#else
-  (void)fd;
+bool link_unnamed(const File& file, const std::string& path) noexcept {
+  (void)file;
   (void)path;
   errno = EOPNOTSUPP;
-  return -1;
-#endif
+  return false;
 }
 
-// Linux's transparent huge pages. Elsewhere nothing: macOS has no such advice for anonymous
-// memory (its superpages are asked for at mmap time, and only on x86-64), and pages of the base
-// size work the same, with more TLB misses.
-void advise_huge_pages(void* p, size_t len) noexcept {
-#if defined(ABLOOM_HAVE_MADV_HUGEPAGE)
-  (void)::madvise(p, len, MADV_HUGEPAGE);  // a refusal changes nothing
-#else
-  (void)p;
+bool write_at(const File& file, const unsigned char* bytes, size_t len, uint64_t offset) noexcept {
+  while (len > 0) {
+    const DWORD chunk = static_cast<DWORD>(std::min<size_t>(len, DWORD{1} << 30));
+    OVERLAPPED at = {};
+    at.Offset = static_cast<DWORD>(offset);
+    at.OffsetHigh = static_cast<DWORD>(offset >> 32);
+    DWORD written = 0;
+    if (!WriteFile(handle_of(file), bytes, chunk, &written, &at)) return fail();
+    if (written == 0) {
+      errno = EIO;
+      return false;
+    }
+    bytes += written;
+    len -= written;
+    offset += written;
+  }
+  return true;
+}
+
+bool set_permissions(const File& file, unsigned mode) noexcept {
+  (void)file;
+  (void)mode;
+  return true;  // no POSIX permission bits: the new file inherits its directory's ACL
+}
+
+bool sync_durably(const File& file) noexcept {
+  return FlushFileBuffers(handle_of(file)) != 0 || fail();
+}
+
+namespace {
+
+// Renames `from` over `to` by handle with POSIX semantics (Windows 10 1709 and later, on NTFS): the
+// old file's name goes at once even while other handles or mappings hold it, as with rename(2).
+// Then flushes the file, which commits the rename to NTFS's log. Returns the system's error code,
+// ERROR_SUCCESS when done.
+DWORD rename_posix_semantics(const std::wstring& from, const std::wstring& to) {
+  HANDLE h = CreateFileW(from.c_str(), DELETE | GENERIC_WRITE, kShareAll, nullptr, OPEN_EXISTING,
+                         FILE_ATTRIBUTE_NORMAL, nullptr);
+  if (h == INVALID_HANDLE_VALUE) return GetLastError();
+  const File file = file_of(h);
+  // FILE_RENAME_INFO ends in the name; 8-byte words keep its HANDLE aligned.
+  const size_t name_bytes = (to.size() + 1) * sizeof(wchar_t);
+  const size_t bytes = offsetof(FILE_RENAME_INFO, FileName) + name_bytes;
+  std::vector<uint64_t> buffer((bytes + 7) / 8, 0);
+  auto* info = reinterpret_cast<FILE_RENAME_INFO*>(buffer.data());
+  info->Flags = FILE_RENAME_FLAG_REPLACE_IF_EXISTS | FILE_RENAME_FLAG_POSIX_SEMANTICS;
+  info->RootDirectory = nullptr;
+  info->FileNameLength = static_cast<DWORD>(to.size() * sizeof(wchar_t));
+  std::memcpy(info->FileName, to.c_str(), name_bytes);
+  if (!SetFileInformationByHandle(h, FileRenameInfoEx, info, static_cast<DWORD>(bytes))) {
+    return GetLastError();
+  }
+  return FlushFileBuffers(h) ? ERROR_SUCCESS : GetLastError();
+}
+
+// Whether `error` says that this system or file system has no POSIX-semantics rename (older
+// Windows, FAT, network shares): MoveFileExW is tried instead.
+bool posix_rename_unsupported(DWORD error) {
+  return error == ERROR_INVALID_PARAMETER || error == ERROR_NOT_SUPPORTED ||
+         error == ERROR_INVALID_FUNCTION || error == ERROR_CALL_NOT_IMPLEMENTED;
+}
+
+}  // namespace
+
+bool replace_file(const std::string& from, const std::string& to) noexcept {
+  try {
+    std::wstring wfrom;
+    std::wstring wto;
+    if (!widen(from, &wfrom) || !widen(to, &wto)) return false;
+    // Waits of 1, 2, 4, ... 128 ms, then 128 ms, about 1.3 s in all.
+    DWORD wait_ms = 1;
+    bool posix_rename = true;
+    for (int attempt = 0;; ++attempt) {
+      DWORD error = ERROR_SUCCESS;
+      if (posix_rename) {
+        error = rename_posix_semantics(wfrom, wto);
+        if (posix_rename_unsupported(error)) posix_rename = false;
+      }
+      if (!posix_rename) {
+        error = MoveFileExW(wfrom.c_str(), wto.c_str(),
+                            MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)
+                    ? ERROR_SUCCESS
+                    : GetLastError();
+      }
+      if (error == ERROR_SUCCESS) return true;
+      // Antivirus programs and indexers hold new files briefly; a target open without
+      // FILE_SHARE_DELETE, or mapped (where the rename has no POSIX semantics), stays refused.
+      const bool in_use = error == ERROR_ACCESS_DENIED || error == ERROR_SHARING_VIOLATION ||
+                          error == ERROR_USER_MAPPED_FILE || error == ERROR_LOCK_VIOLATION;
+      if (!in_use || attempt == 14) {
+        errno = in_use ? EBUSY : errno_for(error);
+        return false;
+      }
+      Sleep(wait_ms);
+      wait_ms = std::min<DWORD>(wait_ms * 2, 128);
+    }
+  } catch (...) {
+    errno = ENOMEM;
+    return false;
+  }
+}
+
+bool sync_directory(const std::string& dir) noexcept {
+  (void)dir;
+  return true;  // MOVEFILE_WRITE_THROUGH returned only once the rename was on the disk
+}
+
+bool list_directory(const std::string& dir, std::vector<std::string>* names) {
+  std::wstring pattern;
+  if (!widen(join(dir, "*"), &pattern)) return false;
+  WIN32_FIND_DATAW entry;
+  HANDLE find = FindFirstFileExW(pattern.c_str(), FindExInfoBasic, &entry, FindExSearchNameMatch,
+                                 nullptr, FIND_FIRST_EX_LARGE_FETCH);
+  if (find == INVALID_HANDLE_VALUE) return fail();
+  try {
+    do {
+      const std::string name = narrow(entry.cFileName, wcslen(entry.cFileName));
+      if (name != "." && name != "..") names->push_back(name);
+    } while (FindNextFileW(find, &entry));
+  } catch (...) {
+    FindClose(find);
+    throw;
+  }
+  const DWORD error = GetLastError();
+  FindClose(find);
+  if (error != ERROR_NO_MORE_FILES) {
+    errno = errno_for(error);
+    return false;
+  }
+  return true;
+}
+
+bool remove_regular_file(const std::string& path) noexcept {
+  try {
+    std::wstring w;
+    if (!widen(path, &w)) return false;
+    const DWORD attrs = GetFileAttributesW(w.c_str());
+    if (attrs == INVALID_FILE_ATTRIBUTES ||
+        (attrs &
+         (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_REPARSE_POINT | FILE_ATTRIBUTE_DEVICE))) {
+      return false;
+    }
+    return DeleteFileW(w.c_str()) != 0;
+  } catch (...) {
+    return false;
+  }
+}
+
+void remove_keeping_errno(const std::string& path) noexcept {
+  const int saved = errno;
+  try {
+    std::wstring w;
+    if (widen(path, &w)) DeleteFileW(w.c_str());
+  } catch (...) {
+  }
+  errno = saved;
+}
+
+uint64_t process_id() noexcept { return GetCurrentProcessId(); }
+
+// OpenProcess says ERROR_INVALID_PARAMETER for an id that no process has; a process that has
+// exited but whose handle someone keeps is signalled.
+bool process_has_ended(uint64_t pid) noexcept {
+  if (pid == 0 || pid > UINT32_MAX) return false;
+  HANDLE h =
+      OpenProcess(SYNCHRONIZE | PROCESS_QUERY_LIMITED_INFORMATION, FALSE, static_cast<DWORD>(pid));
+  if (h == nullptr) return GetLastError() == ERROR_INVALID_PARAMETER;
+  const bool ended = WaitForSingleObject(h, 0) == WAIT_OBJECT_0;
+  CloseHandle(h);
+  return ended;
+}
+
+// ---- Mapping a file -----------------------------------------------------------------------------
+
+File open_for_mapping(const char* path, MapMode mode, uint64_t* size) noexcept {
+  try {
+    std::wstring w;
+    if (!widen(path, &w)) return File();
+    // A directory opens only with FILE_FLAG_BACKUP_SEMANTICS, and says ACCESS_DENIED otherwise:
+    // asked first, for POSIX's EISDIR.
+    const DWORD attrs = GetFileAttributesW(w.c_str());
+    if (attrs != INVALID_FILE_ATTRIBUTES && (attrs & FILE_ATTRIBUTE_DIRECTORY)) {
+      errno = EISDIR;
+      return File();
+    }
+    const DWORD access = mode == MapMode::read_write ? GENERIC_READ | GENERIC_WRITE : GENERIC_READ;
+    File file = file_of(CreateFileW(w.c_str(), access, kShareAll, nullptr, OPEN_EXISTING,
+                                    FILE_ATTRIBUTE_NORMAL, nullptr));
+    if (!file.is_open()) {
+      fail();
+      return file;
+    }
+    if (GetFileType(handle_of(file)) != FILE_TYPE_DISK) {  // NUL, CON, a pipe
+      errno = ENODEV;
+      return File();
+    }
+    LARGE_INTEGER bytes;
+    if (!GetFileSizeEx(handle_of(file), &bytes)) {
+      fail();
+      return File();
+    }
+    *size = static_cast<uint64_t>(bytes.QuadPart);
+    return file;
+  } catch (...) {
+    errno = ENOMEM;
+    return File();
+  }
+}
+
+void* map_file(const File& file, size_t len, MapMode mode) noexcept {
+  const DWORD protect = mode == MapMode::read_only       ? PAGE_READONLY
+                        : mode == MapMode::copy_on_write ? PAGE_WRITECOPY
+                                                         : PAGE_READWRITE;
+  const DWORD access = mode == MapMode::read_only       ? FILE_MAP_READ
+                       : mode == MapMode::copy_on_write ? FILE_MAP_COPY
+                                                        : FILE_MAP_WRITE;
+  HANDLE section = CreateFileMappingW(handle_of(file), nullptr, protect, 0, 0, nullptr);
+  if (section == nullptr) {
+    fail();
+    return nullptr;
+  }
+  void* view = MapViewOfFile(section, access, 0, 0, len);
+  if (view == nullptr) fail();
+  const int saved = errno;
+  CloseHandle(section);  // the view keeps the section alive
+  errno = saved;
+  return view;
+}
+
+void unmap_file(void* base, size_t len) noexcept {
   (void)len;
-#endif
+  UnmapViewOfFile(base);
+}
+
+bool mapping_sync_needs_file() noexcept { return true; }
+
+bool sync_mapping(void* base, size_t len, const File& file) noexcept {
+  if (!FlushViewOfFile(base, len)) return fail();
+  return !file.is_open() || sync_durably(file);
+}
+
+// ---- Anonymous memory ---------------------------------------------------------------------------
+
+void* map_zeroed(size_t bytes) noexcept {
+  return VirtualAlloc(nullptr, bytes, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
+}
+
+void unmap_zeroed(void* p, size_t bytes) noexcept {
+  (void)bytes;
+  VirtualFree(p, 0, MEM_RELEASE);
 }
 
 }  // namespace abloom::platform
-#endif  // core/platform.cpp
+
+#endif  // _WIN32
+#endif  // core/platform_win32.cpp
 
 // ---- from core/sizing.cpp
-#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 13 && !defined(ABLOOM_ENGINE_TU_STARTED)
+#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 14 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 #undef ABLOOM_ENGINE_HEADER  // #include "sizing.hpp"
 #define ABLOOM_ENGINE_HEADER 17
@@ -5036,7 +5761,7 @@ Layout default_layout(const SizingRequest& req) noexcept {
 #endif  // core/sizing.cpp
 
 // ---- from capi/abloom_capi.cpp
-#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 14 && !defined(ABLOOM_ENGINE_TU_STARTED)
+#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 15 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 // The thin extern "C" layer: checks every argument, maps core errors to ABLOOM_ERR_* codes and
 // keeps every exception on this side of the ABI.
