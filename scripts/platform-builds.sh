@@ -221,7 +221,10 @@ target_glibc217() { # ZIG_TARGET (x86_64-linux-gnu.2.17 | aarch64-linux-gnu.2.17
 use_wine() {
   command -v wine >/dev/null || { echo "wine is missing: scripts/setup.sh installs it" && return 1; }
   export WINEPREFIX="$BUILD_ROOT/wine-prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
-  mkdir -p "$WINEPREFIX"
+  if [[ ! -f "$WINEPREFIX/system.reg" ]]; then
+    mkdir -p "$WINEPREFIX"
+    { wineboot --init && wineserver -w; } >"$WINEPREFIX.log" 2>&1 || { cat "$WINEPREFIX.log" && return 1; }
+  fi
 }
 
 # The DLL's exports (every ABLOOM_API function, nothing else) and imports (Windows' own DLLs and

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what building and testing abloom needs (Debian/Ubuntu, apt). Idempotent: packages that
 # are already installed are left alone, and apt-get update/install only run when one is missing.
-# Runs as root, or through sudo when available. Usage: scripts/setup.sh [cross] [release]
+# Runs as root, or through sudo when available. Usage: scripts/setup.sh [cross] [release] [windows]
 set -euo pipefail
 
 PACKAGES=(
@@ -38,6 +38,9 @@ PACKAGES=(
 # libraries and libabloom-dev's dependency; and lintian, which scripts/release/check-debs.sh runs
 # on the Debian packages. (The arm64 JDK and CPython the checks run under qemu are downloaded and
 # unpacked by the checks, not installed.)
+#
+# `setup.sh windows`: wine, which runs the Windows x86-64 build's tests (scripts/platform-builds.sh,
+# zig's x86_64-windows-gnu), and llvm's readobj for the DLL's exports and imports.
 FOREIGN_ARCHES=()
 for group in "$@"; do
   case "$group" in
@@ -47,7 +50,8 @@ for group in "$@"; do
         libxxhash-dev:arm64 unzip llvm lintian)
       FOREIGN_ARCHES+=(arm64)
       ;;
-    *) echo "setup: unknown group '$group' (known: cross, release)" >&2 && exit 2 ;;
+    windows) PACKAGES+=(wine64 wine llvm) ;;
+    *) echo "setup: unknown group '$group' (known: cross, release, windows)" >&2 && exit 2 ;;
   esac
 done
 

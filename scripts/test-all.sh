@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # THE command that runs every test of abloom (CI runs it through .ci/run):
 #
-#   setup          scripts/setup.sh cross release (apt packages, only when missing)
+#   setup          scripts/setup.sh cross release windows (apt packages, only when missing)
 #   build          build/ci: RelWithDebInfo, -Werror, tests + examples (+ bench when present)
 #   ctest          the whole ctest suite in build/ci
 #   exports        tests/check_exports.sh on build/ci's libabloom.so
@@ -34,6 +34,9 @@
 #                  macOS x86-64 and arm64 (compile and link only)
 #   platforms-musl the x86-64 musl test suite (the whole ctest suite, run here: zig's musl
 #                  programs are static; the engine's portable platform calls)
+#   windows        scripts/platform-builds.sh's Windows targets: abloom.dll for x86-64 and arm64
+#                  (zig's *-windows-gnu; exports, imports, the C99 test linked), and on x86-64 the
+#                  demo and the whole C++ ctest suite run under wine
 #   bundled        scripts/bundle-engine.sh regenerates the Go module's engine amalgamation; any
 #                  difference from the committed one fails, and so does any of its translation
 #                  units whose preprocessed text differs from core/'s (x86-64 and aarch64)
@@ -128,8 +131,8 @@ FUZZ_DIR=$BUILD_ROOT/fuzz
 TSAN_TEST_REGEX='Concurren|Thread|abloom_cli_threads'
 
 ALL_STAGES=(setup build ctest exports install format bundled tidy asan-build asan-ctest tsan-build
-  tsan-ctest fuzz cross platforms platforms-bindings platforms-musl go java spark rust python
-  packages release debian)
+  tsan-ctest fuzz cross platforms platforms-bindings platforms-musl windows go java spark rust
+  python packages release debian)
 # The quick tier (`test-all.sh quick`): the build, the whole ctest suite (C99 tests included), the
 # install tests and one smoke test per language against that build, in lanes (QUICK_LANES).
 QUICK_STAGES=(setup-base build ctest install smoke-go smoke-rust smoke-java smoke-python)
@@ -150,6 +153,7 @@ declare -A NEEDS=(
   [platforms]=setup
   [platforms-bindings]=setup
   [platforms-musl]=setup
+  [windows]=setup
   [go]=build
   [java]=build
   [spark]=build
@@ -184,7 +188,7 @@ run_ctest() { # DIR extra ctest args...
   ctest --test-dir "$dir" --output-on-failure --no-tests=error -j "$JOBS" "$@"
 }
 
-stage_setup() { bash scripts/setup.sh cross release; }
+stage_setup() { bash scripts/setup.sh cross release windows; }
 stage_setup_base() { bash scripts/setup.sh; }
 
 stage_build() {
@@ -345,6 +349,10 @@ stage_platforms_bindings() {
 }
 stage_platforms_musl() {
   ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS bash scripts/platform-builds.sh x86_64-linux-musl-tests
+}
+stage_windows() {
+  ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS bash scripts/platform-builds.sh x86_64-windows-gnu \
+    aarch64-windows-gnu x86_64-windows-tests
 }
 
 # Every prebuilt artifact, from scratch into a folder of its own (the Java natives link the engine
@@ -509,7 +517,7 @@ LANES=(
   "ctest exports install format tidy asan-build asan-ctest tsan-build tsan-ctest fuzz"
   "go java spark rust packages debian"
   "platforms release python platforms-musl"
-  "cross platforms-bindings"
+  "cross platforms-bindings windows"
 )
 # `test-all.sh quick`: the newcomer's tier (at most 5 minutes on 2 vCPUs).
 QUICK_SERIAL=(setup-base build)
