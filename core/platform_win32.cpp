@@ -452,6 +452,13 @@ File open_for_mapping(const char* path, MapMode mode, uint64_t* size) noexcept {
       errno = EISDIR;
       return File();
     }
+    // A read-only file is not opened for writing (Windows refuses it; wine, run as root, would
+    // not), as a save does not replace one.
+    if (mode == MapMode::read_write && attrs != INVALID_FILE_ATTRIBUTES &&
+        (attrs & FILE_ATTRIBUTE_READONLY)) {
+      errno = EACCES;
+      return File();
+    }
     const DWORD access = mode == MapMode::read_write ? GENERIC_READ | GENERIC_WRITE : GENERIC_READ;
     File file = file_of(CreateFileW(w.c_str(), access, kShareAll, nullptr, OPEN_EXISTING,
                                     FILE_ATTRIBUTE_NORMAL, nullptr));

@@ -117,8 +117,9 @@ TEST(CapiWindowsFiles, SaveOverAFileThisProcessHasOpen) {
   }
 }
 
-// A read-only file is not replaced (EACCES, at once), and is left as it was.
-TEST(CapiWindowsFiles, SaveOverAReadOnlyFileIsRefused) {
+// A read-only file is not replaced (EACCES, at once), nor opened for writing, and is left as it
+// was.
+TEST(CapiWindowsFiles, AReadOnlyFileIsNeitherReplacedNorOpenedForWriting) {
   TempDir dir;
   Filter a = SmallFilter(1), b = SmallFilter(2);
   const std::string path = dir / "f.abloom";
@@ -126,6 +127,9 @@ TEST(CapiWindowsFiles, SaveOverAReadOnlyFileIsRefused) {
   ASSERT_TRUE(SetFileAttributesW(Wide(path).c_str(), FILE_ATTRIBUTE_READONLY));
   EXPECT_EQ(SaveErr(b.get(), path), std::make_pair(ABLOOM_ERR_IO, EACCES));
   EXPECT_EQ(ReadAll(path), Bytes(a.get()));
+  // Nor is it opened for writing; reading it is fine.
+  EXPECT_EQ(OpenErr(path, ABLOOM_OPEN_READ_WRITE), std::make_pair(ABLOOM_ERR_IO, EACCES));
+  EXPECT_EQ(OpenErr(path, ABLOOM_VERIFY_CHECKSUM).first, ABLOOM_OK);
   EXPECT_EQ(dir.List(), (std::set<std::string>{"f.abloom"}));
   ASSERT_TRUE(SetFileAttributesW(Wide(path).c_str(), FILE_ATTRIBUTE_NORMAL));  // for clean-up
 }

@@ -137,7 +137,7 @@ func TestBatchEdgeCases(t *testing.T) {
 func TestReadOnlyWritesFail(t *testing.T) {
 	f := mustNew(t, 1000, 0.01)
 	_ = f.AddString("k")
-	path := t.TempDir() + "/ro.abloom"
+	path := testDir(t) + "/ro.abloom"
 	if err := f.Save(path); err != nil {
 		t.Fatal(err)
 	}

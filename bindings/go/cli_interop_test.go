@@ -59,7 +59,7 @@ func TestCLIBuiltFileOpensInGo(t *testing.T) {
 	bin := cliCommand(t)
 	keys := cliLines("cli-key-", 5000)
 	absent := cliLines("cli-absent-", 20000)
-	path := filepath.Join(t.TempDir(), "cli.abloom")
+	path := filepath.Join(testDir(t), "cli.abloom")
 	runCLI(t, bin, strings.Join(keys, "\n")+"\n",
 		"build", "-q", "-o", path, "--capacity", "5000", "--fpr", "0.01", "--seed", "42")
 	f, err := Open(path, VerifyChecksum)
@@ -113,7 +113,7 @@ func TestCLIU64FileOpensInGo(t *testing.T) {
 	for _, id := range ids {
 		in.WriteString(strconv.FormatUint(id, 10) + "\n")
 	}
-	path := filepath.Join(t.TempDir(), "ids.abloom")
+	path := filepath.Join(testDir(t), "ids.abloom")
 	runCLI(t, bin, in.String(), "build", "-q", "--u64", "-o", path, "--capacity", "1008")
 	f, err := Open(path, VerifyChecksum)
 	if err != nil {
@@ -143,7 +143,7 @@ func TestGoSavedFileQueriedByCLI(t *testing.T) {
 	if _, err := f.AddBatchStrings(keys); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "go.abloom")
+	path := filepath.Join(testDir(t), "go.abloom")
 	if err := f.Save(path); err != nil {
 		t.Fatal(err)
 	}

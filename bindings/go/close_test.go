@@ -144,7 +144,7 @@ var closedCalls = []closedCall{
 		return err
 	}},
 	{method: "Save", call: func(t *testing.T, f, _ *Filter) error {
-		path := filepath.Join(t.TempDir(), "x.abloom")
+		path := filepath.Join(testDir(t), "x.abloom")
 		err := f.Save(path)
 		if _, serr := os.Stat(path); !errors.Is(serr, fs.ErrNotExist) {
 			t.Errorf("Save of a closed filter made %s (%v)", path, serr)
@@ -246,7 +246,7 @@ func TestUseAfterClose(t *testing.T) {
 // nothing.
 func TestUseAfterCloseMapped(t *testing.T) {
 	other := openOther(t)
-	path := filepath.Join(t.TempDir(), "rw.abloom")
+	path := filepath.Join(testDir(t), "rw.abloom")
 	if err := mustNew(t, 1000, 0.01).Save(path); err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func buildInterop(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(t.TempDir(), "interop")
+	bin := filepath.Join(testDir(t), "interop")
 	args := []string{"-std=c99", "-Wall", "-Werror", "-O1", filepath.Join("testdata", "interop.c"), "-o", bin}
 	args = append(args, strings.Fields(string(flags))...)
 	args = append(args, "-Wl,-rpath,"+strings.TrimSpace(string(libdir)))
@@ -66,7 +66,7 @@ func interopRecipe() []Option {
 // A file saved by C opens in Go (mmap, with and without the checksum check, and by bytes).
 func TestInteropCSavedOpensInGo(t *testing.T) {
 	bin := buildInterop(t)
-	path := filepath.Join(t.TempDir(), "from-c.abloom")
+	path := filepath.Join(testDir(t), "from-c.abloom")
 	if out, err := exec.Command(bin, "write", path).CombinedOutput(); err != nil {
 		t.Fatalf("C writer: %v\n%s", err, out)
 	}
@@ -125,7 +125,7 @@ func TestInteropGoSavedOpensInC(t *testing.T) {
 	if _, err := f.AddBatchStrings(ks); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
+	dir := testDir(t)
 	saved := filepath.Join(dir, "from-go.abloom")
 	if err := f.Save(saved); err != nil {
 		t.Fatal(err)

@@ -182,7 +182,7 @@ func TestSplitLayoutSurvivesEveryWayInAndOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "split.abloom")
+	path := filepath.Join(testDir(t), "split.abloom")
 	if err := f.Save(path); err != nil {
 		t.Fatal(err)
 	}

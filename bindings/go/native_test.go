@@ -287,7 +287,7 @@ func TestNativeConcurrentWithC(t *testing.T) {
 // (ErrReadOnly, nothing written); copy-on-write and read-write mappings take them, and only the
 // read-write one writes them to the file.
 func TestNativeStorages(t *testing.T) {
-	dir := t.TempDir()
+	dir := testDir(t)
 	path := filepath.Join(dir, "f.abloom")
 	src := mustNew(t, 10_000, 0.01, WithLayout(LayoutSplit), WithShards(4))
 	for i := range uint64(5000) {

@@ -94,7 +94,7 @@ func TestUnmarshalRejectsBadBytes(t *testing.T) {
 				!(c.want == ErrCorrupt && c.name == "trailing byte") {
 				t.Fatalf("ReadFrom: %v", err)
 			}
-			path := filepath.Join(t.TempDir(), "bad.abloom")
+			path := filepath.Join(testDir(t), "bad.abloom")
 			if err := os.WriteFile(path, c.data, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -173,7 +173,7 @@ type failWriter struct{ err error }
 func (w failWriter) Write([]byte) (int, error) { return 0, w.err }
 
 func TestSaveOpen(t *testing.T) {
-	dir := t.TempDir()
+	dir := testDir(t)
 	f := filled(t, 10000, WithSeed(5))
 	path := filepath.Join(dir, "f.abloom")
 	if err := f.Save(path); err != nil {
@@ -250,7 +250,7 @@ func TestSaveOpen(t *testing.T) {
 // file over the path, so the open filter keeps reading the old one, whole, until it is closed.
 // (Truncating it in place instead would make its tests raise SIGBUS or read zeros.)
 func TestSaveOverOpenFile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "f.abloom")
+	path := filepath.Join(testDir(t), "f.abloom")
 	f := filled(t, 100000) // 121 KiB of bits: many pages past the new file's end
 	if err := f.Save(path); err != nil {
 		t.Fatal(err)
@@ -283,7 +283,7 @@ func TestSaveOverOpenFile(t *testing.T) {
 }
 
 func TestFileErrors(t *testing.T) {
-	dir := t.TempDir()
+	dir := testDir(t)
 	f := filled(t, 100)
 	missing := filepath.Join(dir, "nope", "f.abloom")
 	err := f.Save(missing)

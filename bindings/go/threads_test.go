@@ -130,7 +130,7 @@ func TestThreadsNotSaved(t *testing.T) {
 	check("ReadFrom", &r)
 	_ = r.Close()
 
-	path := filepath.Join(t.TempDir(), "f.abloom")
+	path := filepath.Join(testDir(t), "f.abloom")
 	if err := f.Save(path); err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestOpenedFilterBatchThreads(t *testing.T) {
 	if _, err := f.AddBatch(keys(0, bulkKeys)); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "f.abloom")
+	path := filepath.Join(testDir(t), "f.abloom")
 	if err := f.Save(path); err != nil {
 		t.Fatal(err)
 	}

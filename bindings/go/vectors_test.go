@@ -165,7 +165,7 @@ func TestGoldenVectors(t *testing.T) {
 				if _, err := f.WriteTo(&buf); err != nil || !bytes.Equal(buf.Bytes(), file) {
 					t.Fatalf("%s rebuild: WriteTo differs (%v)", name, err)
 				}
-				saved := filepath.Join(t.TempDir(), "rebuilt.abloom")
+				saved := filepath.Join(testDir(t), "rebuilt.abloom")
 				if err := f.Save(saved); err != nil {
 					t.Fatal(err)
 				}

@@ -171,7 +171,7 @@ func Save(f uintptr, path string) (rc int, errno syscall.Errno) {
 	defer C.free(unsafe.Pointer(cpath))
 	var e C.int
 	rc = int(C.abloomgo_save(C.uintptr_t(f), cpath, &e))
-	return rc, syscall.Errno(e)
+	return rc, goErrno(e)
 }
 
 // Open is abloom_open; errno is the system error behind ABLOOM_ERR_IO (0 otherwise).
@@ -181,7 +181,7 @@ func Open(path string, flags uint32) (f uintptr, rc int, errno syscall.Errno) {
 	var out C.uintptr_t
 	var e C.int
 	rc = int(C.abloomgo_open(cpath, C.uint32_t(flags), &out, &e))
-	return uintptr(out), rc, syscall.Errno(e)
+	return uintptr(out), rc, goErrno(e)
 }
 
 // Strerror is abloom_strerror: a static English message for any code.

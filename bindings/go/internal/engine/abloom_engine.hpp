@@ -2050,7 +2050,7 @@ class ClassicProbes {
 //
 // One error convention on both: a failed call returns false (or an empty File, or nullptr) with
 // errno set. On Windows the system's error codes are translated to errno values
-// (platform_win32.cpp, set_errno_from), so the C API reports the same errno for the same cause.
+// (platform_win32.cpp, errno_for), so the C API reports the same errno for the same cause.
 // Paths are UTF-8 everywhere; on Windows they are converted to UTF-16 for the system.
 //
 // Built with ABLOOM_PORTABLE_PLATFORM defined, the POSIX implementation takes its portable
@@ -5261,6 +5261,13 @@ File open_for_mapping(const char* path, MapMode mode, uint64_t* size) noexcept {
     const DWORD attrs = GetFileAttributesW(w.c_str());
     if (attrs != INVALID_FILE_ATTRIBUTES && (attrs & FILE_ATTRIBUTE_DIRECTORY)) {
       errno = EISDIR;
+      return File();
+    }
+    // A read-only file is not opened for writing (Windows refuses it; wine, run as root, would
+    // not), as a save does not replace one.
+    if (mode == MapMode::read_write && attrs != INVALID_FILE_ATTRIBUTES &&
+        (attrs & FILE_ATTRIBUTE_READONLY)) {
+      errno = EACCES;
       return File();
     }
     const DWORD access = mode == MapMode::read_write ? GENERIC_READ | GENERIC_WRITE : GENERIC_READ;
