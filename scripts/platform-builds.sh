@@ -47,9 +47,10 @@ mkdir -p "$BUILD_ROOT"
 BUILD_ROOT=$(cd "$BUILD_ROOT" && pwd)
 OUT=$BUILD_ROOT/platform
 ZIG_VENV=${ABLOOM_ZIG_VENV:-$BUILD_ROOT/zig-venv}
-# The release's six targets (their engine trees and the libraries' checks), then what builds on
-# them: the macOS bindings and the musl test suite (CI runs the two groups as two stages, so that
-# the release, which needs only the first, starts early: scripts/test-all.sh).
+# The libraries' targets (their engine trees and checks: the release's six Linux and macOS ones,
+# and Windows'), then what builds on them: the macOS bindings, the musl test suite and the Windows
+# test suite (CI runs them as stages of their own, so that the release, which needs only the
+# first six, starts early: scripts/test-all.sh).
 LIBRARY_TARGETS=(x86_64-macos aarch64-macos x86_64-linux-musl aarch64-linux-musl x86_64-linux-gnu.2.17
   aarch64-linux-gnu.2.17 x86_64-windows-gnu aarch64-windows-gnu)
 TEST_TARGETS=(x86_64-macos-bindings aarch64-macos-bindings x86_64-linux-musl-tests x86_64-windows-tests)

@@ -337,8 +337,9 @@ stage_cross() {
   ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_CROSS_INSTALL=1 bash scripts/cross-bindings.sh
 }
 
-# The release's six targets (their engine trees: release links them), then, in two stages of
-# their own, what builds on them: the Go and Rust bindings for macOS, and the musl test suite.
+# The release's six targets (their engine trees: release links them), then, in stages of their
+# own, what builds on them: the Go and Rust bindings for macOS, and the musl test suite; and
+# Windows (its engines, not yet in the release, and its test suite under wine).
 stage_platforms() {
   ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS bash scripts/platform-builds.sh x86_64-macos \
     aarch64-macos x86_64-linux-musl aarch64-linux-musl x86_64-linux-gnu.2.17 aarch64-linux-gnu.2.17
