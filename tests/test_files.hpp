@@ -165,8 +165,8 @@ class ChildProcess {
   static constexpr int kKilled = -SIGKILL;
 #endif
 
-  // Starts argv[0] with the arguments argv[1..] (argv[0] is a path, not searched for: CommandFor
-  // gives the words for one of this build's programs).
+  // Starts argv[0] with the arguments argv[1..] (argv[0] is a path, or on POSIX systems a name
+  // found on PATH; CommandFor gives the words for one of this build's programs).
   explicit ChildProcess(std::vector<std::string> all) {
     if (all.empty()) throw std::invalid_argument("ChildProcess: no program");
 #if defined(_WIN32)
@@ -191,9 +191,11 @@ class ChildProcess {
     for (std::string &a : all) args.push_back(a.data());
     args.push_back(nullptr);
     pid_t pid = 0;
-    const int rc = ::posix_spawn(&pid, args[0], nullptr, nullptr, args.data(), environ);
+    // posix_spawnp: an emulator is named by its name alone (qemu-aarch64), found on PATH; this
+    // build's programs are given by path, which is used as it is.
+    const int rc = ::posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), environ);
     if (rc != 0) {
-      throw std::runtime_error("posix_spawn " + all[0] + ": " +
+      throw std::runtime_error("posix_spawnp " + all[0] + ": " +
                                std::generic_category().message(rc));
     }
     pid_ = static_cast<uint64_t>(pid);
