@@ -45,6 +45,7 @@ using capi_test::Filter;
 using capi_test::FilterDeleter;
 using capi_test::Make;
 using capi_test::Options;
+using capi_test::ReadAll;
 using capi_test::TempDir;
 
 using capi_test::KindName;
@@ -125,12 +126,6 @@ int View(const unsigned char *p, size_t len, uint32_t flags, Filter *out = nullp
 int Open(const std::string &path, uint32_t flags, Filter *out = nullptr) {
   return capi_test::LoadInto([&](abloom_filter **f) { return abloom_open(path.c_str(), flags, f); },
                              out);
-}
-
-Bytes ReadFile(const std::string &path) {
-  std::ifstream in(test_files::PathOf(path), std::ios::binary);
-  EXPECT_TRUE(in) << path;
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 void WriteFile(const std::string &path, const unsigned char *p, size_t len) {
@@ -454,7 +449,7 @@ TEST_P(CapiSerialRoundTrip, FileReadOnly) {
   TempDir dir;
   const std::string path = dir / "f.abloom";
   ASSERT_EQ(abloom_save(f_.get(), path.c_str()), ABLOOM_OK);
-  EXPECT_EQ(ReadFile(path), Serialize(f_.get()));
+  EXPECT_EQ(ReadAll(path), Serialize(f_.get()));
   EXPECT_EQ(dir.List(), std::set<std::string>{"f.abloom"});
   Filter other = Make(Options(20000, 0.01, kind_, shards_, 7));
   for (uint32_t flags : {0u, ABLOOM_VERIFY_CHECKSUM}) {
@@ -474,14 +469,14 @@ TEST_P(CapiSerialRoundTrip, FileReadOnly) {
     ASSERT_EQ(abloom_union(dst.get(), m.get()), ABLOOM_OK);
     EXPECT_EQ(abloom_equal(dst.get(), f_.get()), 1);
   }
-  EXPECT_EQ(ReadFile(path), Serialize(f_.get()));
+  EXPECT_EQ(ReadAll(path), Serialize(f_.get()));
 }
 
 TEST_P(CapiSerialRoundTrip, FileCopyOnWrite) {
   TempDir dir;
   const std::string path = dir / "f.abloom";
   ASSERT_EQ(abloom_save(f_.get(), path.c_str()), ABLOOM_OK);
-  const Bytes before = ReadFile(path);
+  const Bytes before = ReadAll(path);
   for (uint32_t flags :
        {ABLOOM_OPEN_COPY_ON_WRITE, ABLOOM_OPEN_COPY_ON_WRITE | ABLOOM_VERIFY_CHECKSUM}) {
     SCOPED_TRACE(flags);
@@ -497,10 +492,10 @@ TEST_P(CapiSerialRoundTrip, FileCopyOnWrite) {
     ExpectAllPresent(m.get(), keys_);
     EXPECT_EQ(abloom_equal(m.get(), f_.get()), 0);
     EXPECT_EQ(abloom_sync(m.get()), ABLOOM_OK);
-    EXPECT_EQ(ReadFile(path), before) << "copy-on-write adds reached the file";
+    EXPECT_EQ(ReadAll(path), before) << "copy-on-write adds reached the file";
     EXPECT_EQ(abloom_clear(m.get()), ABLOOM_OK);
     m.reset();
-    EXPECT_EQ(ReadFile(path), before) << "copy-on-write adds reached the file after free";
+    EXPECT_EQ(ReadAll(path), before) << "copy-on-write adds reached the file after free";
   }
   Filter again;
   ASSERT_EQ(Open(path, ABLOOM_VERIFY_CHECKSUM, &again), ABLOOM_OK);
@@ -536,7 +531,7 @@ void ReadWritePersists(const abloom_filter *original, const std::vector<std::str
     EXPECT_EQ(abloom_equal(plain.get(), expected.get()), 1);
   }
   {
-    Bytes raw = ReadFile(path);
+    Bytes raw = ReadAll(path);
     Filter copy;
     EXPECT_EQ(Deserialize(raw.data(), raw.size(), &copy), ABLOOM_ERR_CHECKSUM);
   }
@@ -547,7 +542,7 @@ void ReadWritePersists(const abloom_filter *original, const std::vector<std::str
     ExpectAllPresent(verified.get(), more);
     EXPECT_EQ(abloom_equal(verified.get(), expected.get()), 1);
     // The synced file is exactly what saving the same bits gives.
-    EXPECT_EQ(ReadFile(path), Serialize(expected.get()));
+    EXPECT_EQ(ReadAll(path), Serialize(expected.get()));
     // Still writable after a sync.
     const std::string late = AbsentKey(rw.get(), 6);
     ASSERT_EQ(abloom_add(rw.get(), late.data(), late.size()), ABLOOM_OK);
@@ -559,7 +554,7 @@ void ReadWritePersists(const abloom_filter *original, const std::vector<std::str
   ExpectAllPresent(reopened.get(), more);
   ExpectAllPresent(reopened.get(), keys);
   EXPECT_EQ(abloom_equal(reopened.get(), expected.get()), 1);
-  const Bytes raw = ReadFile(path);
+  const Bytes raw = ReadAll(path);
   Filter copy;
   ASSERT_EQ(Deserialize(raw.data(), raw.size(), &copy), ABLOOM_OK);
   EXPECT_EQ(abloom_equal(copy.get(), expected.get()), 1);
@@ -596,7 +591,7 @@ TEST(CapiView, SerializeAndSave) {
       EXPECT_EQ(Serialize(v.get()), bytes);
       TempDir dir;
       ASSERT_EQ(abloom_save(v.get(), (dir / "v.abloom").c_str()), ABLOOM_OK);
-      EXPECT_EQ(ReadFile(dir / "v.abloom"), bytes);
+      EXPECT_EQ(ReadAll(dir / "v.abloom"), bytes);
     }
   }
 }
@@ -615,7 +610,7 @@ TEST(CapiFile, MappedSerializeAndSave) {
         ASSERT_EQ(Open(dir / "a.abloom", flags, &m), ABLOOM_OK);
         EXPECT_EQ(Serialize(m.get()), bytes);
         ASSERT_EQ(abloom_save(m.get(), (dir / "b.abloom").c_str()), ABLOOM_OK);
-        EXPECT_EQ(ReadFile(dir / "b.abloom"), bytes);
+        EXPECT_EQ(ReadAll(dir / "b.abloom"), bytes);
       }
     }
   }
@@ -628,7 +623,7 @@ TEST(CapiFile, OpenFlags) {
   const std::string path = dir / "f.abloom";
   Filter f = Filled(ABLOOM_KIND_BLOCKED, 1, 1000, 100);
   ASSERT_EQ(abloom_save(f.get(), path.c_str()), ABLOOM_OK);
-  const Bytes before = ReadFile(path);
+  const Bytes before = ReadAll(path);
   const uint32_t bad[] = {
       0x8u,
       0x10u,
@@ -644,7 +639,7 @@ TEST(CapiFile, OpenFlags) {
     // Flags are checked before the file is touched (a missing file is still INVALID).
     EXPECT_EQ(Open(dir / "missing", flags), ABLOOM_ERR_INVALID);
   }
-  EXPECT_EQ(ReadFile(path), before) << "a refused read-write open marked the file stale";
+  EXPECT_EQ(ReadAll(path), before) << "a refused read-write open marked the file stale";
   // View takes only ABLOOM_VERIFY_CHECKSUM.
   Bytes bytes = Serialize(f.get());
   Buffer buf(bytes);
@@ -713,14 +708,14 @@ TEST(CapiFile, OpenErrors) {
     EXPECT_EQ(Open(dir / "empty", flags), ABLOOM_ERR_TRUNCATED);
     EXPECT_EQ(Open(dir / "ten", flags), ABLOOM_ERR_TRUNCATED);
   }
-  EXPECT_EQ(ReadFile(dir / "empty").size(), 0u);
-  EXPECT_EQ(ReadFile(dir / "ten"), Bytes(ten, ten + sizeof ten));
+  EXPECT_EQ(ReadAll(dir / "empty").size(), 0u);
+  EXPECT_EQ(ReadAll(dir / "ten"), Bytes(ten, ten + sizeof ten));
   // Not an abloom file at all.
   const Bytes text(4096, 'x');
   WriteFile(dir / "text", text);
   EXPECT_EQ(Open(dir / "text", 0), ABLOOM_ERR_BAD_MAGIC);
   EXPECT_EQ(Open(dir / "text", ABLOOM_OPEN_READ_WRITE), ABLOOM_ERR_BAD_MAGIC);
-  EXPECT_EQ(ReadFile(dir / "text"), text);
+  EXPECT_EQ(ReadAll(dir / "text"), text);
 }
 
 TEST(CapiFile, SaveReplacesAtomically) {
@@ -738,7 +733,7 @@ TEST(CapiFile, SaveReplacesAtomically) {
 #endif
 
   ASSERT_EQ(abloom_save(new_f.get(), path.c_str()), ABLOOM_OK);
-  EXPECT_EQ(ReadFile(path), Serialize(new_f.get())) << "old content left over";
+  EXPECT_EQ(ReadAll(path), Serialize(new_f.get())) << "old content left over";
   Filter reopened;
   ASSERT_EQ(Open(path, ABLOOM_VERIFY_CHECKSUM, &reopened), ABLOOM_OK);
   EXPECT_EQ(abloom_equal(reopened.get(), new_f.get()), 1);
@@ -761,7 +756,7 @@ TEST(CapiFile, SaveReplacesAtomically) {
   ASSERT_EQ(Open(path, ABLOOM_VERIFY_CHECKSUM, &again), ABLOOM_OK);
   EXPECT_EQ(abloom_equal(again.get(), old_f.get()), 1);
   rw.reset();  // syncs the old (unlinked) inode, not the new file
-  EXPECT_EQ(ReadFile(path), Serialize(old_f.get()));
+  EXPECT_EQ(ReadAll(path), Serialize(old_f.get()));
   // A relative path (the directory of the target is ".").
   const std::filesystem::path cwd = std::filesystem::current_path();
   std::filesystem::current_path(test_files::PathOf(dir.path()));
@@ -886,7 +881,7 @@ TEST_P(CapiHostile, EveryTruncation) {
   const size_t cut = bytes_.size() - 64;
   WriteFile(path, bytes_.data(), cut);
   EXPECT_EQ(Open(path, ABLOOM_OPEN_READ_WRITE), ABLOOM_ERR_TRUNCATED);
-  EXPECT_EQ(ReadFile(path), Bytes(bytes_.begin(), bytes_.begin() + static_cast<ptrdiff_t>(cut)));
+  EXPECT_EQ(ReadAll(path), Bytes(bytes_.begin(), bytes_.begin() + static_cast<ptrdiff_t>(cut)));
 }
 
 TEST_P(CapiHostile, TrailingBytes) {
@@ -904,7 +899,7 @@ TEST_P(CapiHostile, TrailingBytes) {
     EXPECT_EQ(Open(path, 0), ABLOOM_ERR_CORRUPT);
     EXPECT_EQ(Open(path, ABLOOM_VERIFY_CHECKSUM), ABLOOM_ERR_CORRUPT);
     EXPECT_EQ(Open(path, ABLOOM_OPEN_READ_WRITE), ABLOOM_ERR_CORRUPT);
-    EXPECT_EQ(ReadFile(path), longer);
+    EXPECT_EQ(ReadAll(path), longer);
   }
   // Control: the exact bytes are accepted everywhere.
   Buffer aligned(bytes_);
@@ -950,7 +945,7 @@ TEST_P(CapiHostile, EveryHeaderBitFlip) {
   }
   EXPECT_EQ(failures, 0u);
   EXPECT_EQ(aligned.bytes(), bytes_);
-  EXPECT_EQ(ReadFile(path), bytes_);
+  EXPECT_EQ(ReadAll(path), bytes_);
 }
 
 TEST_P(CapiHostile, EveryBodyBitFlip) {
@@ -991,7 +986,7 @@ TEST_P(CapiHostile, EveryBodyBitFlip) {
   }
   EXPECT_EQ(failures, 0u);
   EXPECT_EQ(aligned.bytes(), bytes_);
-  EXPECT_EQ(ReadFile(path), bytes_) << "a refused open changed the file";
+  EXPECT_EQ(ReadAll(path), bytes_) << "a refused open changed the file";
 }
 
 #if defined(ABLOOM_TEST_HAVE_XXHASH)
@@ -1101,7 +1096,7 @@ void ExpectAllReaders(const Bytes &crafted, int want, const std::string &path) {
   EXPECT_EQ(Open(path, 0), want) << "open";
   EXPECT_EQ(Open(path, ABLOOM_VERIFY_CHECKSUM), want) << "verified open";
   EXPECT_EQ(Open(path, ABLOOM_OPEN_READ_WRITE), want) << "read-write open";
-  EXPECT_EQ(ReadFile(path), crafted) << "a refused read-write open changed the file";
+  EXPECT_EQ(ReadAll(path), crafted) << "a refused read-write open changed the file";
 }
 
 TEST_P(CapiHostile, CraftedHeaders) {
@@ -1250,7 +1245,7 @@ TEST(CapiFormatArgs, NullArguments) {
   EXPECT_EQ(abloom_sync(nullptr), ABLOOM_ERR_NULL);
 
   // Nothing above touched the file (a read-write open with a NULL out must not mark it stale).
-  EXPECT_EQ(ReadFile(path), bytes);
+  EXPECT_EQ(ReadAll(path), bytes);
   EXPECT_EQ(dir.List(), std::set<std::string>{"f.abloom"});
   Filter verified;
   EXPECT_EQ(Open(path, ABLOOM_VERIFY_CHECKSUM, &verified), ABLOOM_OK);

@@ -143,9 +143,11 @@ inline Filter SmallFilter(uint64_t set) {
 
 // ---- Files --------------------------------------------------------------------------------------
 
-// The bytes of the file at `path` (UTF-8); empty when it cannot be read.
+// The bytes of the file at `path` (UTF-8), which must be readable (a failed expectation, and
+// no bytes, when it is not).
 inline std::vector<unsigned char> ReadAll(const std::string &path) {
   std::ifstream in(test_files::PathOf(path), std::ios::binary);
+  EXPECT_TRUE(in) << path;
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
