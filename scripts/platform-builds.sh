@@ -29,6 +29,9 @@
 #   x86_64-windows-tests          the whole build and the C++ test suite (GoogleTest programs, C99
 #                                 tests, the examples) run here under wine, in a tree of its own;
 #                                 the golden vectors byte for byte
+#   x86_64-windows-go             the Go module's tests, its bundled engine compiled by cgo with zig
+#                                 (GOOS=windows), run under wine (with tests/wine's
+#                                 bcryptprimitives.dll, which Go's runtime needs and wine 8 lacks)
 #
 # Usage: scripts/platform-builds.sh [TARGET...]   (no argument: every target above)
 # Env:   ABLOOM_BUILD_ROOT (default build): the engine trees go to $ABLOOM_BUILD_ROOT/zig/TARGET,
@@ -53,7 +56,8 @@ ZIG_VENV=${ABLOOM_ZIG_VENV:-$BUILD_ROOT/zig-venv}
 # first six, starts early: scripts/test-all.sh).
 LIBRARY_TARGETS=(x86_64-macos aarch64-macos x86_64-linux-musl aarch64-linux-musl x86_64-linux-gnu.2.17
   aarch64-linux-gnu.2.17 x86_64-windows-gnu aarch64-windows-gnu)
-TEST_TARGETS=(x86_64-macos-bindings aarch64-macos-bindings x86_64-linux-musl-tests x86_64-windows-tests)
+TEST_TARGETS=(x86_64-macos-bindings aarch64-macos-bindings x86_64-linux-musl-tests x86_64-windows-tests
+  x86_64-windows-go)
 ALL_TARGETS=("${LIBRARY_TARGETS[@]}" "${TEST_TARGETS[@]}")
 # Run when no target is named (CI's platforms stage).
 DEFAULT_TARGETS=("${ALL_TARGETS[@]}")
@@ -267,6 +271,29 @@ target_windows() { # ZIG_TARGET (x86_64-windows-gnu | aarch64-windows-gnu)
   fi
 }
 
+# The Go module's test programs for windows/amd64, run under wine from the module's folder (the
+# golden vectors are read by relative path).
+target_windows_go() {
+  local dir="$OUT/x86_64-windows-go" engine pkg
+  use_wine
+  mkdir -p "$dir"
+  engine=$(zig_engine "$BUILD_ROOT" x86_64-windows-gnu)
+  local shim="$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll"
+  if [[ ! -f "$shim" || tests/wine/bcryptprimitives.c -nt "$shim" ]]; then
+    "$engine/zig-bin/zig-cc" -shared -O2 -Wall -Werror tests/wine/bcryptprimitives.c -ladvapi32 -o "$shim"
+  fi
+  echo "-- Go: the bundled engine through cgo, GOOS=windows: go vet, the tests under wine"
+  (
+    cd bindings/go
+    export GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC="$engine/zig-bin/zig-cc" CXX="$engine/zig-bin/zig-c++"
+    go vet ./... # the Windows-only files (errno_windows.go, unmap_windows.go) included
+    go test -c -o "$dir/go.test.exe" .
+    go test -c -o "$dir/capi.test.exe" ./internal/capi
+  )
+  (cd bindings/go && wine "$dir/go.test.exe" -test.count=1)
+  (cd bindings/go/internal/capi && wine "$dir/capi.test.exe" -test.count=1)
+}
+
 target_windows_tests() {
   local dir="$OUT/x86_64-windows-tests"
   use_wine
@@ -305,6 +332,7 @@ for t in "${TARGETS[@]}"; do
   x86_64-windows-gnu) fn=(target_windows "$t") what="abloom.dll: exports, system imports only; demo run under wine" ;;
   aarch64-windows-gnu) fn=(target_windows "$t") what="abloom.dll: exports, system imports only; demo built, not run" ;;
   x86_64-windows-tests) fn=(target_windows_tests) what="tests built, whole C++ suite run under wine" ;;
+  x86_64-windows-go) fn=(target_windows_go) what="Go module's tests (bundled engine) run under wine" ;;
   esac
   set +e
   (

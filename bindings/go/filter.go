@@ -294,7 +294,9 @@ func readInfo(h uintptr) (Info, int) {
 // set operations, files) and, on a read-write mapping, for adds. Single-key calls already in
 // flight finish on the filter's memory, which is freed when the last of them has returned (its
 // cleanup then runs at the garbage collector's next cycle; past 256 MiB of closed filters
-// awaiting that, Close runs the collection itself).
+// awaiting that, Close runs the collection itself). On Windows, Close of a filter opened from a
+// file waits for that (up to about a second), so that the file can be replaced or removed after
+// it: Windows keeps a mapped file in use.
 func (f *Filter) Close() error {
 	if f == nil {
 		return errClosed("Close")
@@ -328,11 +330,27 @@ func (f *Filter) Close() error {
 	}
 	hd.lease.closed.Store(true)
 	pending := awaitingRelease.Add(hd.lease.bytes)
+	l := hd.lease
+	mapped := f.info.Storage == Mapped
 	runtime.KeepAlive(hd) // the last use: the collection below may free it
-	if pending >= releaseAtBytes {
+	if closeUnmapsAtOnce && mapped {
+		awaitRelease(l)
+	} else if pending >= releaseAtBytes {
 		runtime.GC() // the cleanups of the handles no call holds run after it
 	}
 	return err
+}
+
+// awaitRelease collects garbage until the cleanup of lease's handle has run, for at most about a
+// second: a single-key call still in flight on another goroutine holds the handle until it returns.
+func awaitRelease(l *lease) {
+	deadline := time.Now().Add(time.Second)
+	for !l.freed.Load() && time.Now().Before(deadline) {
+		runtime.GC()
+		for spin := 0; spin < 1000 && !l.freed.Load(); spin++ {
+			runtime.Gosched()
+		}
+	}
 }
 
 // opened returns f, or panics with an *Error matching ErrClosed that names op when f is closed,
