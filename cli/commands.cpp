@@ -1,9 +1,6 @@
 #include "commands.hpp"
 
 #include <abloom.h>
-#if defined(__linux__)
-#include <sched.h>
-#endif
 
 #include <algorithm>
 #include <bit>
@@ -17,6 +14,7 @@
 
 #include "filter.hpp"
 #include "parallel_input.hpp"
+#include "system.hpp"
 
 namespace abloom_cli {
 
@@ -148,7 +146,7 @@ void add_all(abloom_filter* filter, const Inputs& in, const std::string& what) {
   const auto paths = paths_or_stdin(in);
   const unsigned threads = reading_threads(in);
   const uint64_t bytes = filter_bytes(filter);
-  const bool own_filters = threads > 1 && bytes <= free_memory() / 2 / (threads - 1);
+  const bool own_filters = threads > 1 && bytes <= sys::free_memory() / 2 / (threads - 1);
   if (threads == 1 || own_filters) {
     check(abloom_set_writer_mode(filter, ABLOOM_WRITER_EXCLUSIVE), "writer mode");
   }
@@ -216,14 +214,9 @@ std::string json_number(double v) {
 }  // namespace
 
 unsigned default_threads() {
-  // The CPUs this process may run on: its affinity mask on Linux (taskset's or a cpuset's limit),
-  // else the CPUs online (0 when unknown).
-  unsigned cpus = 0;
-#if defined(__linux__)
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (::sched_getaffinity(0, sizeof set, &set) == 0) cpus = static_cast<unsigned>(CPU_COUNT(&set));
-#endif
+  // The CPUs this process may run on (sys::usable_cpus: taskset's or a cpuset's limit), else the
+  // CPUs online (0 when unknown).
+  unsigned cpus = sys::usable_cpus();
   if (cpus == 0) cpus = std::thread::hardware_concurrency();
   return std::clamp(cpus, 1u, kMaxDefaultThreads);
 }

@@ -1,11 +1,10 @@
 #include "filter.hpp"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+
+#include "system.hpp"
 
 namespace abloom_cli {
 
@@ -23,15 +22,6 @@ Filter open_filter(const std::string& path, uint32_t flags) {
   return Filter(f);
 }
 
-uint64_t free_memory() {
-#if defined(_SC_AVPHYS_PAGES) && defined(_SC_PAGESIZE)
-  long pages = ::sysconf(_SC_AVPHYS_PAGES);
-  long page = ::sysconf(_SC_PAGESIZE);
-  if (pages > 0 && page > 0) return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
-#endif
-  return 0;
-}
-
 uint64_t filter_bytes(const abloom_filter* filter) {
   abloom_info info;
   check(abloom_info_init(&info), "filter");
@@ -40,7 +30,6 @@ uint64_t filter_bytes(const abloom_filter* filter) {
 }
 
 void prefault_for_writes(abloom_filter* filter) {
-#if defined(MADV_POPULATE_WRITE)
   abloom_info info;
   uint64_t* const* shards = nullptr;
   if (abloom_info_init(&info) != ABLOOM_OK || abloom_get_info(filter, &info) != ABLOOM_OK ||
@@ -48,16 +37,8 @@ void prefault_for_writes(abloom_filter* filter) {
       abloom_get_writable_shards(filter, &shards) != ABLOOM_OK) {
     return;
   }
-  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
   const uint64_t shard_bytes = info.blocks_per_shard * 64;
-  for (uint32_t s = 0; s < info.shards; ++s) {
-    const auto from = reinterpret_cast<uintptr_t>(shards[s]) / page * page;
-    const auto to = reinterpret_cast<uintptr_t>(shards[s]) + shard_bytes;
-    (void)::madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE);
-  }
-#else
-  (void)filter;
-#endif
+  for (uint32_t s = 0; s < info.shards; ++s) sys::populate_for_writes(shards[s], shard_bytes);
 }
 
 Filter empty_like(const abloom_filter* filter) {
@@ -84,7 +65,7 @@ CopyWhenWorthIt::CopyWhenWorthIt(const abloom_filter* filter) {
   // The copy is memory the kernel cannot reclaim, unlike the mapping's page cache: a filter
   // larger than half the free memory stays mapped (overcommit would let the copy succeed and
   // the OOM killer end the command). Where the free memory is unknown, only the mapping is used.
-  done_ = bytes > free_memory() / 2;
+  done_ = bytes > sys::free_memory() / 2;
 }
 
 bool CopyWhenWorthIt::after(Filter& filter, uint64_t keys) {
@@ -117,7 +98,7 @@ void save_filter(const abloom_filter* filter, const std::string& path) {
 }
 
 Progress::Progress(bool quiet, uint64_t total_bytes)
-    : enabled_(!quiet && ::isatty(STDERR_FILENO) == 1),
+    : enabled_(!quiet && sys::stderr_is_terminal()),
       total_bytes_(total_bytes),
       start_(std::chrono::steady_clock::now()),
       last_(start_) {}

@@ -51,10 +51,6 @@ class CopyWhenWorthIt {
   bool done_ = false;  // copied, or the copy failed: the mapping stays
 };
 
-// Free physical memory in bytes (Linux: MemFree, not counting reclaimable caches), or 0 where
-// unknown.
-uint64_t free_memory();
-
 // The bytes of a filter's bits.
 uint64_t filter_bytes(const abloom_filter* filter);
 

@@ -1,9 +1,5 @@
 #include "input.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -12,6 +8,7 @@
 #include <system_error>
 #include <thread>
 
+#include "system.hpp"
 #include "terminators.hpp"
 
 namespace abloom_cli {
@@ -46,27 +43,16 @@ RecordError RecordError::renumbered(uint64_t records_before) const {
 int open_input(const std::string& path) {
   if (path == "-") return 0;
   const std::string name = display_name(path);
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = sys::open_read(path);
   if (fd < 0) fail_errno(name, errno);
-  struct stat st {};
-  int err = ::fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
+  sys::FileKind kind;
+  int err = sys::kind_of_fd(fd, kind);
+  if (err == 0 && kind.directory) err = EISDIR;
   if (err != 0) {
-    ::close(fd);
+    sys::close_fd(fd);
     fail_errno(name, err);
   }
   return fd;
-}
-
-ssize_t pread_full(int fd, char* to, size_t n, uint64_t offset) {
-  size_t done = 0;
-  while (done < n) {
-    const ssize_t got = ::pread(fd, to + done, n - done, static_cast<off_t>(offset + done));
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return -1;
-    if (got == 0) break;
-    done += static_cast<size_t>(got);
-  }
-  return static_cast<ssize_t>(done);
 }
 
 std::string errno_text(int err) {
@@ -271,8 +257,8 @@ void count_range(int fd, uint64_t from, uint64_t to, char delim, RangeCount& out
   const size_t block = size_t{1} << 20;
   auto buf = std::make_unique_for_overwrite<char[]>(block);
   while (from < to) {
-    const ssize_t got =
-        pread_full(fd, buf.get(), static_cast<size_t>(std::min<uint64_t>(block, to - from)), from);
+    const int64_t got = sys::read_at(
+        fd, buf.get(), static_cast<size_t>(std::min<uint64_t>(block, to - from)), from);
     if (got < 0) out.err = errno;
     if (got <= 0) break;
     out.terminators += count_terminators(buf.get(), static_cast<size_t>(got), delim);
@@ -288,17 +274,17 @@ int64_t count_records(const std::string& path, const InputFormat& format, unsign
   const std::string name = display_name(path);
   // Looked at before it is opened: opening a FIFO would wait for its writer, and closing it
   // would leave the writer a broken pipe.
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) fail_errno(name, errno);
-  if (S_ISDIR(st.st_mode)) fail_errno(name, EISDIR);
-  if (!S_ISREG(st.st_mode)) return -1;
+  sys::FileKind kind;
+  if (const int err = sys::kind_of_path(path, kind); err != 0) fail_errno(name, err);
+  if (kind.directory) fail_errno(name, EISDIR);
+  if (!kind.regular) return -1;
   const int fd = open_input(path);
   struct Closer {
     int fd;
-    ~Closer() { ::close(fd); }
+    ~Closer() { sys::close_fd(fd); }
   } closer{fd};
-  if (::fstat(fd, &st) != 0) fail_errno(name, errno);
-  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (const int err = sys::kind_of_fd(fd, kind); err != 0) fail_errno(name, err);
+  const uint64_t size = kind.size;
   const char delim = format.nul ? '\0' : '\n';
   // One range per thread, of at least 4 MiB: below that a thread costs more than it saves.
   const uint64_t ranges = std::clamp<uint64_t>(size >> 22, 1, std::max(threads, 1u));
@@ -328,9 +314,9 @@ int64_t count_records(const std::string& path, const InputFormat& format, unsign
 }
 
 uint64_t file_size(const std::string& path) {
-  struct stat st {};
-  if (path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return 0;
-  return static_cast<uint64_t>(st.st_size);
+  sys::FileKind kind;
+  if (path == "-" || sys::kind_of_path(path, kind) != 0) return 0;
+  return kind.size;
 }
 
 }  // namespace abloom_cli

@@ -1,8 +1,6 @@
 // Records of the abloom command's inputs turned into keys (parallel_input.hpp reads the inputs).
 #pragma once
 
-#include <sys/types.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -115,10 +113,6 @@ uint64_t file_size(const std::string& path);
 
 // "(stdin)" for "-", else the path: how messages name an input.
 std::string display_name(const std::string& path);
-
-// Reads `n` bytes at `offset` of `fd` into `to`: all of them, or fewer at the end of the file.
-// Returns how many, or -1 with errno set on an error.
-ssize_t pread_full(int fd, char* to, size_t n, uint64_t offset);
 
 // Opens an input for reading: "-" is stdin (fd 0, not to be closed). A directory is refused here,
 // where it would otherwise fail only at the first read with a vaguer message.

@@ -6,8 +6,10 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "commands.hpp"
+#include "system.hpp"
 
 namespace {
 
@@ -70,6 +72,9 @@ int run(int argc, char** argv) {
                ": Bloom filter files from the shell (build, query, dedupe, merge, inspect)."};
   app.set_version_flag("--version", std::string(abloom_version_string()));
   app.require_subcommand(1);
+  // The same options on every system: on Windows CLI11 would also take /NAME for an option, and a
+  // path such as /tmp/keys.txt would become one.
+  app.allow_windows_style_options(false);
   app.footer(
       "Exit status: 0 on success, 2 on error; query: 0 if a line was printed, 1 if none;\n"
       "verify: 1 if the file is corrupt.\nRun 'abloom COMMAND --help' for a command's options.");
@@ -193,7 +198,14 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   try {
-    return run(argc, argv);
+    abloom_cli::sys::binary_stdio();
+    // Paths reach abloom_open, abloom_save and the inputs as UTF-8, on every system.
+    std::vector<std::string> args = abloom_cli::sys::utf8_arguments(argc, argv);
+    std::vector<char*> pointers;
+    pointers.reserve(args.size() + 1);
+    for (std::string& a : args) pointers.push_back(a.data());
+    pointers.push_back(nullptr);
+    return run(static_cast<int>(args.size()), pointers.data());
   } catch (const std::exception& e) {
     std::fflush(stdout);
     std::fprintf(stderr, "abloom: %s\n", e.what());

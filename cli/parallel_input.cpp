@@ -1,8 +1,5 @@
 #include "parallel_input.hpp"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <condition_variable>
@@ -13,6 +10,8 @@
 #include <mutex>
 #include <system_error>
 #include <thread>
+
+#include "system.hpp"
 
 namespace abloom_cli {
 
@@ -29,7 +28,7 @@ constexpr size_t kTailBytes = size_t{1} << 10;
 struct RangedFile {
   RangedFile(int fd_, std::string name_, uint64_t size_)
       : fd(fd_), name(std::move(name_)), size(size_) {}
-  ~RangedFile() { ::close(fd); }
+  ~RangedFile() { sys::close_fd(fd); }
   RangedFile(const RangedFile&) = delete;
   RangedFile& operator=(const RangedFile&) = delete;
   int fd;
@@ -78,7 +77,7 @@ const char* last_terminator(const char* p, size_t n, char terminator) {
 // file); returns how many.
 size_t pread_into(Part& part, const RangedFile& file, uint64_t offset, size_t n) {
   part.reserve_more(n);
-  const ssize_t got = pread_full(file.fd, part.buf.get() + part.size, n, offset);
+  const int64_t got = sys::read_at(file.fd, part.buf.get() + part.size, n, offset);
   if (got < 0) throw CliError(file.name + ": " + errno_text(errno));
   part.size += static_cast<size_t>(got);
   return static_cast<size_t>(got);
@@ -217,9 +216,9 @@ class PartFeeder {
   void open_next() {
     const std::string& path = paths_[input_];
     const int fd = open_input(path);
-    struct stat st {};
-    if (path != "-" && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-      ranged_ = std::make_shared<RangedFile>(fd, display_name(path), st.st_size);
+    sys::FileKind kind;
+    if (path != "-" && sys::kind_of_fd(fd, kind) == 0 && kind.regular && kind.size > 0) {
+      ranged_ = std::make_shared<RangedFile>(fd, display_name(path), kind.size);
       offset_ = 0;
     } else {
       fd_ = fd;
@@ -227,17 +226,13 @@ class PartFeeder {
   }
 
   size_t read_some(char* to, size_t room) {
-    for (;;) {
-      ssize_t got = ::read(fd_, to, room);
-      if (got >= 0) return static_cast<size_t>(got);
-      if (errno != EINTR) {
-        throw CliError(display_name(paths_[input_]) + ": " + errno_text(errno));
-      }
-    }
+    const int64_t got = sys::read_some(fd_, to, room);
+    if (got < 0) throw CliError(display_name(paths_[input_]) + ": " + errno_text(errno));
+    return static_cast<size_t>(got);
   }
 
   void close_input() {
-    if (fd_ > 0) ::close(fd_);  // fd 0 is stdin, which stays open
+    if (fd_ > 0) sys::close_fd(fd_);  // fd 0 is stdin, which stays open
     fd_ = -1;
   }
 

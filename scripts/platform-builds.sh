@@ -302,6 +302,7 @@ target_windows_tests() {
   configure "$dir" x86_64-windows-gnu -DABLOOM_BUILD_TESTS=ON -DABLOOM_BUILD_EXAMPLES=ON \
     -DABLOOM_GTEST_SOURCE_DIR=/usr/src/googletest -DSIMDE_INCLUDE_DIR="$INC/simde" \
     -DABLOOM_TEST_AVX512_EMULATION=OFF -DABLOOM_TEST_PER_PROGRAM=ON \
+    -DABLOOM_BUILD_CLI=ON -DCLI11_INCLUDE_DIR="$INC/cli11" -DCMAKE_DISABLE_FIND_PACKAGE_CLI11=ON \
     -DCMAKE_CROSSCOMPILING_EMULATOR=wine
   cmake --build "$dir" -j "$JOBS"
   ctest --test-dir "$dir" --output-on-failure --no-tests=error -j "$JOBS"

@@ -21,12 +21,13 @@
 ZIG_ENGINE_TARGETS=(x86_64-linux-gnu.2.17 aarch64-linux-gnu.2.17 x86_64-linux-musl aarch64-linux-musl
   x86_64-macos aarch64-macos x86_64-windows-gnu aarch64-windows-gnu)
 
-# zig_engine_headers BUILD_ROOT: $BUILD_ROOT/zig/include/{xxhash,simde}; prints the folder.
+# zig_engine_headers BUILD_ROOT: $BUILD_ROOT/zig/include/{xxhash,simde,cli11}; prints the folder.
 zig_engine_headers() {
   local inc=$1/zig/include
-  mkdir -p "$inc/xxhash" "$inc/simde"
+  mkdir -p "$inc/xxhash" "$inc/simde" "$inc/cli11"
   cp -p /usr/include/xxhash.h "$inc/xxhash/"
   ln -sfn /usr/include/simde "$inc/simde/simde"
+  ln -sfn /usr/include/CLI "$inc/cli11/CLI"
   echo "$inc"
 }
 

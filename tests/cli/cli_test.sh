@@ -16,6 +16,13 @@ GROUPS_SEL=("$@")
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 cd "$T"
+# A cross build's programs run under its emulator (tests/cli/emulator.sh), from a folder outside
+# the one the tests list.
+source "$HERE/emulator.sh"
+EMULATED=$(mktemp -d)
+trap 'rm -rf "$T" "$EMULATED"' EXIT
+ABLOOM=$(emulated "$ABLOOM" abloom "$EMULATED")
+READ=$(emulated "$READ" read_filter "$EMULATED")
 FAILED=0
 
 ok() { echo "ok   $*"; }
@@ -131,6 +138,27 @@ basics() {
   expect 2 "plan: unknown kind" "$ABLOOM" plan --capacity 1000 --kind bogus
   has err "unknown kind 'bogus'" "plan: names the bad kind"
   expect 2 "plan: --fpr out of range" "$ABLOOM" plan --capacity 1000 --fpr 2
+
+  # Names with spaces and outside ASCII, as the file system spells them (UTF-8; on Windows the
+  # command converts them to and from UTF-16): every command that opens or writes a file.
+  mkdir -p "dir ü"
+  printf 'ä\r\nb c\r\n日本\r\n' >"dir ü/keys é 日本.txt"
+  local named="dir ü/filter ø 日本.abloom"
+  expect 0 "build: input and output named in UTF-8, with spaces" "$ABLOOM" build -o "$named" "dir ü/keys é 日本.txt"
+  [[ -f "$named" ]] && ok "the output has the name it was given" || fail "no file '$named': $(ls "dir ü")"
+  printf '日本\nb c\nnot-a-key\n' >"q ü.txt"
+  expect 0 "query: both names in UTF-8, \\r\\n keys" "$ABLOOM" query "$named" "q ü.txt"
+  same "$(cat out)" "日本"$'\n'"b c" "query finds the UTF-8 and the spaced keys"
+  expect 0 "query: keys from stdin" "$ABLOOM" query --count "$named" - <"q ü.txt"
+  same "$(cat out)" "2" "query from stdin counts the keys"
+  expect 0 "add: a UTF-8 named filter" "$ABLOOM" add "$named" "q ü.txt"
+  expect 0 "merge: UTF-8 names" "$ABLOOM" merge -o "dir ü/merged ø.abloom" "$named" "$named"
+  expect 0 "info: a UTF-8 name" "$ABLOOM" info "dir ü/merged ø.abloom"
+  expect 0 "verify: a UTF-8 name" "$ABLOOM" verify "dir ü/merged ø.abloom"
+  expect 2 "a missing UTF-8 name is an error" "$ABLOOM" info "dir ü/none ø.abloom"
+  has err "dir ü/none ø.abloom" "the error names the file as given"
+  [[ -z "$(ls -A "dir ü" | grep -v -e '^keys é 日本.txt$' -e '^filter ø 日本.abloom$' -e '^merged ø.abloom$')" ]] &&
+    ok "nothing else left beside the UTF-8 names" || fail "left in 'dir ü': $(ls -A "dir ü")"
 }
 
 errors() {
@@ -232,12 +260,13 @@ formats() {
   expect 1 "a 1 MB key differing in its last byte is absent" "$ABLOOM" query big.abloom big2.txt
 
   # NUL-separated records (find -print0): newlines are part of the key.
-  printf 'one\ntwo\0three\0' >nul.bin
-  expect 0 "build -0" "$ABLOOM" build -0 -o n.abloom nul.bin
+  # (No file is named nul.*: Windows takes NUL, with any extension, for its null device.)
+  printf 'one\ntwo\0three\0' >zero-ended.bin
+  expect 0 "build -0" "$ABLOOM" build -0 -o n.abloom zero-ended.bin
   expect 0 "C reader: -0 keys" "$READ" n.abloom $'one\ntwo' three one
   same "$(tr -d '\n' <out)" "110" "-0 keys are the bytes between NULs"
-  expect 0 "query -0 prints NUL-terminated records" "$ABLOOM" query -0 n.abloom nul.bin
-  same "$(od -An -c out | tr -s ' ')" "$(od -An -c nul.bin | tr -s ' ')" "query -0 output"
+  expect 0 "query -0 prints NUL-terminated records" "$ABLOOM" query -0 n.abloom zero-ended.bin
+  same "$(od -An -c out | tr -s ' ')" "$(od -An -c zero-ended.bin | tr -s ' ')" "query -0 output"
 
   # CSV and TSV columns.
   printf 'id,url\n1,http://a\n2,http://b\n' >t.csv
@@ -310,8 +339,8 @@ records() {
   expect 0 "info of the newlines' filter" "$ABLOOM" info nl.abloom
   has out "capacity:         100003" "every newline ends a record"
   head -c 100003 /dev/zero >nuls.bin
-  expect 0 "build -0 counts a file of NULs" "$ABLOOM" build -0 -o nul.abloom nuls.bin
-  expect 0 "info of the NULs' filter" "$ABLOOM" info nul.abloom
+  expect 0 "build -0 counts a file of NULs" "$ABLOOM" build -0 -o nuls.abloom nuls.bin
+  expect 0 "info of the NULs' filter" "$ABLOOM" info nuls.abloom
   has out "capacity:         100003" "every NUL ends a record"
 
   # \r\n lines: the key has no \r, the printed record keeps it.

@@ -10,7 +10,10 @@
 # installed: that part is skipped, saying so (scripts/setup.sh installs man-db).
 set -uo pipefail
 
-ABLOOM=$1
+source "$(dirname "${BASH_SOURCE[0]}")/emulator.sh"
+BIN=$(mktemp -d)
+trap 'rm -rf "$BIN"' EXIT
+ABLOOM=$(emulated "$1" abloom "$BIN") # a cross build's command under its emulator
 PAGE=$2
 FAILED=0
 ok() { echo "ok   $*"; }

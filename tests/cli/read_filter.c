@@ -6,6 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(_WIN32)
+#include <fcntl.h>
+#include <io.h>
+#endif
 
 static int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -16,6 +20,9 @@ static int hex_digit(char c) {
 int main(int argc, char **argv) {
   abloom_filter *f = NULL;
   int rc, i;
+#if defined(_WIN32)
+  _setmode(_fileno(stdout), _O_BINARY); /* "1\n", not "1\r\n", as the tests compare bytes */
+#endif
   if (argc < 2) {
     fprintf(stderr, "usage: read_filter FILE KEY...\n");
     return 2;

@@ -3,9 +3,19 @@
 # its lines equal to the ones here), with checks of what it prints in between.
 #   readme_test.sh DIR_OF_ABLOOM
 set -euo pipefail
-PATH="$(realpath "$1"):$PATH"
+source "$(dirname "${BASH_SOURCE[0]}")/emulator.sh"
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+BIN=$(mktemp -d)
+trap 'rm -rf "$T" "$BIN"' EXIT
+dir=$(realpath "$1")
+if [[ -n "${ABLOOM_TEST_EMULATOR:-}" ]]; then
+  # A cross build's command (tests/cli/emulator.sh), abloom.exe for Windows: run as `abloom`.
+  exe=$dir/abloom
+  [[ -f $exe ]] || exe=$dir/abloom.exe
+  emulated "$exe" abloom "$BIN" >/dev/null
+  dir=$BIN
+fi
+PATH="$dir:$PATH"
 cd "$T"
 seq 1 1000 | sed 's/^/event-/' >events.log
 seq 1 1000 | sed 's/^/event-/' >>events.log

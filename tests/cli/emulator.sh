@@ -1,0 +1,19 @@
+# shellcheck shell=bash
+# Sourced by the abloom command's test scripts. A cross build's programs run under its emulator
+# (ABLOOM_TEST_EMULATOR: the words of CMAKE_CROSSCOMPILING_EMULATOR, wine for a Windows build,
+# which ctest passes to these tests): each program the tests start becomes a script of the same
+# job that starts it under the emulator.
+#
+#   program=$(emulated PROGRAM NAME DIR)   # DIR/NAME starting PROGRAM under the emulator, or
+#                                          # PROGRAM itself when there is none
+emulated() {
+  local program=$1 name=$2 dir=$3
+  if [[ -z "${ABLOOM_TEST_EMULATOR:-}" ]]; then
+    echo "$program"
+    return
+  fi
+  mkdir -p "$dir"
+  printf '#!/bin/sh\nexec %s %q "$@"\n' "$ABLOOM_TEST_EMULATOR" "$program" >"$dir/$name"
+  chmod +x "$dir/$name"
+  echo "$dir/$name"
+}
