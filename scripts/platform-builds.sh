@@ -32,6 +32,10 @@
 #   x86_64-windows-go             the Go module's tests, its bundled engine compiled by cgo with zig
 #                                 (GOOS=windows), run under wine (with tests/wine's
 #                                 bcryptprimitives.dll, which Go's runtime needs and wine 8 lacks)
+#   x86_64-windows-rust           the Rust crates for x86_64-pc-windows-gnu (build.rs compiles the
+#                                 bundled engine with zig, zig links): cargo test of both crates,
+#                                 unit, integration and doc tests, each run under wine (the cargo
+#                                 runner), the C programs of the tests too
 #
 # Usage: scripts/platform-builds.sh [TARGET...]   (no argument: every target above)
 # Env:   ABLOOM_BUILD_ROOT (default build): the engine trees go to $ABLOOM_BUILD_ROOT/zig/TARGET,
@@ -51,13 +55,13 @@ BUILD_ROOT=$(cd "$BUILD_ROOT" && pwd)
 OUT=$BUILD_ROOT/platform
 ZIG_VENV=${ABLOOM_ZIG_VENV:-$BUILD_ROOT/zig-venv}
 # The libraries' targets (their engine trees and checks: the release's six Linux and macOS ones,
-# and Windows'), then what builds on them: the macOS bindings, the musl test suite and the Windows
-# test suite (CI runs them as stages of their own, so that the release, which needs only the
-# first six, starts early: scripts/test-all.sh).
+# and Windows'), then what builds on them: the macOS bindings, the musl test suite, the Windows
+# test suite and the Rust crates on Windows (CI runs them as stages of their own, so that the
+# release, which needs only the first six, starts early: scripts/test-all.sh).
 LIBRARY_TARGETS=(x86_64-macos aarch64-macos x86_64-linux-musl aarch64-linux-musl x86_64-linux-gnu.2.17
   aarch64-linux-gnu.2.17 x86_64-windows-gnu aarch64-windows-gnu)
 TEST_TARGETS=(x86_64-macos-bindings aarch64-macos-bindings x86_64-linux-musl-tests x86_64-windows-tests
-  x86_64-windows-go)
+  x86_64-windows-go x86_64-windows-rust)
 ALL_TARGETS=("${LIBRARY_TARGETS[@]}" "${TEST_TARGETS[@]}")
 # Run when no target is named (CI's platforms stage).
 DEFAULT_TARGETS=("${ALL_TARGETS[@]}")
@@ -308,6 +312,112 @@ target_windows_tests() {
   ctest --test-dir "$dir" --output-on-failure --no-tests=error -j "$JOBS"
 }
 
+# The Rust crates for x86_64-pc-windows-gnu, with the engine bundled (default features) and the
+# serde feature: abloom-sys's build.rs compiles the engine with zig c++, rustc links with zig
+# (windows_rust_tools), and cargo runs every test program and doctest under wine, the target's
+# runner, in use_wine's prefix. The tests that compile a C program against the same static engine
+# (abloom-sys's header check, abloom's c_exchange) run zig cc through wine-zig-cc.exe
+# (tests/wine/unix-exec.c: wine starts a Linux program for a Windows one, but gives it no
+# handle to wait on), and run the .exe it writes under the same wine. cli_exchange's tests return
+# at once: there is no abloom command for Windows to give them (ABLOOM_CLI) yet.
+target_windows_rust() {
+  local dir="$OUT/x86_64-windows-rust" rust_target=x86_64-pc-windows-gnu log
+  log=$dir/cargo-test.log
+  mkdir -p "$dir/zig-bin"
+  use_wine
+  grep -qx "$rust_target" <<<"$(rustup target list --installed)" || rustup target add "$rust_target"
+  rust_wrappers "$dir" x86_64-windows-gnu
+  windows_rust_tools "$dir"
+  wine_bcryptprimitives
+  local env=(
+    CARGO_BUILD_JOBS="$JOBS" CARGO_TARGET_DIR="$dir/cargo" CARGO_TERM_COLOR=never
+    CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER="$dir/zig-bin/rust-zig-link"
+    CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine
+    # rustc's import libraries for raw-dylib imports (the getrandom crate's, under the dev-
+    # dependencies): x86_64-w64-mingw32-dlltool, found on PATH.
+    PATH="$dir/zig-bin:$PATH"
+    # The cc crate (abloom-sys's build.rs): the target's compilers and archiver.
+    CC_x86_64_pc_windows_gnu="$dir/zig-bin/rust-zig-cc"
+    CXX_x86_64_pc_windows_gnu="$dir/zig-bin/rust-zig-c++"
+    AR_x86_64_pc_windows_gnu="$dir/zig-bin/rust-zig-ar"
+    # The tests' own C programs: compiled for Windows by zig cc, run by the test under wine.
+    ABLOOM_TEST_CC="$dir/zig-bin/wine-zig-cc.exe"
+  )
+  # The bundled engine, as ci.sh's bundled run: nothing installed, no ABLOOM_*.
+  unset PKG_CONFIG_PATH ABLOOM_SYSTEM ABLOOM_LIB_DIR ABLOOM_INCLUDE_DIR ABLOOM_STATIC ABLOOM_TEST_RUNNER \
+    ABLOOM_CLI
+  echo "-- cargo test --target $rust_target --features serde, under wine (log: $log)"
+  if ! (cd bindings/rust && env "${env[@]}" cargo test --locked --target "$rust_target" \
+    --features serde --no-fail-fast >"$log" 2>&1); then
+    grep -E 'panicked|FAILED|^error|failures:' "$log" | head -40 || true
+    tail -30 "$log"
+    return 1
+  fi
+  grep -E '^\s*(Running|Doc-tests)|^test result' "$log" | sed 's/^ */   /'
+  echo "   $(awk '/^test result/ {p += $4; i += $8} END {print p + 0 " passed, " i + 0 " ignored"}' \
+    "$log")" \
+    "(unit, integration and doc tests; cli_exchange's 3 without a command to run)"
+}
+
+# windows_rust_tool PATH CONTENT: an executable script, written only when its text changes (as
+# rust_wrappers writes its own).
+windows_rust_tool() {
+  if [[ ! -f "$1" || "$(cat "$1")"$'\n' != "$2" ]]; then
+    printf '%s' "$2" >"$1"
+    chmod +x "$1"
+  fi
+}
+
+# windows_rust_tools DIR: in DIR/zig-bin, beside rust_wrappers' compilers,
+#  - rust-zig-link, rustc's linker. rustc calls it as MinGW-w64's gcc; zig brings its own MinGW-w64
+#    runtime, built against the UCRT, and the wrapper drops the two things of rustc's list that zig
+#    must not get: -lmsvcrt (a second C runtime, msvcrt.dll beside the UCRT: the engine's errno
+#    and the one Rust reads would be two; zig cannot find it anyway) and -l:libpthread.a (GCC's
+#    winpthreads, which neither Rust's std nor the engine use: Windows threads). The rest
+#    (-lgcc_eh, -lgcc, -lmingwex, -lmingw32 and Windows' own libraries) zig maps to what it has;
+#    -Wl,--disable-auto-image-base only makes it warn;
+#  - rust-zig-ar, the cc crate's archiver (zig ar: llvm-ar);
+#  - x86_64-w64-mingw32-dlltool, under the name rustc looks for: zig dlltool (llvm-dlltool), which
+#    takes GNU dlltool's options rustc passes;
+#  - wine-zig-cc.exe, the tests' C compiler (tests/wine/unix-exec.c, running rust-zig-cc).
+windows_rust_tools() { # DIR
+  local dir=$1
+  windows_rust_tool "$dir/zig-bin/rust-zig-link" "#!/bin/sh
+# Generated by scripts/platform-builds.sh: zig cc as rustc's linker for x86_64-pc-windows-gnu.
+for a in \"\$@\"; do
+  shift
+  case \$a in
+  --target=* | -lmsvcrt | -l:libpthread.a) ;;
+  *) set -- \"\$@\" \"\$a\" ;;
+  esac
+done
+exec '$ZIG' cc -target x86_64-windows-gnu \"\$@\"
+"
+  windows_rust_tool "$dir/zig-bin/rust-zig-ar" "#!/bin/sh
+exec '$ZIG' ar \"\$@\"
+"
+  windows_rust_tool "$dir/zig-bin/x86_64-w64-mingw32-dlltool" "#!/bin/sh
+exec '$ZIG' dlltool \"\$@\"
+"
+  local exe=$dir/zig-bin/wine-zig-cc.exe
+  if [[ ! -f "$exe" || tests/wine/unix-exec.c -nt "$exe" ]]; then
+    "$ZIG" cc -target x86_64-windows-gnu -O2 -Wall -Wextra -Werror \
+      "-DUNIX_PROGRAM=\"$dir/zig-bin/rust-zig-cc\"" tests/wine/unix-exec.c -lshell32 -o "$exe"
+  fi
+}
+
+# wine_bcryptprimitives: Rust's std (1.78 and later) imports ProcessPrng from bcryptprimitives.dll,
+# which wine 8 lacks: no Rust program starts there ("bcryptprimitives.dll not found", exit status
+# 53). The prefix of use_wine gets tests/wine/bcryptprimitives.c's, as target_windows_go gives it
+# for Go's runtime (built the same way, under the same condition: either target installs it).
+wine_bcryptprimitives() {
+  local shim="$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll"
+  if [[ ! -f "$shim" || tests/wine/bcryptprimitives.c -nt "$shim" ]]; then
+    "$ZIG" cc -target x86_64-windows-gnu -shared -O2 -Wall -Werror tests/wine/bcryptprimitives.c \
+      -ladvapi32 -o "$shim"
+  fi
+}
+
 # ---- driver --------------------------------------------------------------------------------------
 
 if [[ $# -gt 0 ]]; then TARGETS=("$@"); else TARGETS=("${DEFAULT_TARGETS[@]}"); fi
@@ -334,6 +444,7 @@ for t in "${TARGETS[@]}"; do
   aarch64-windows-gnu) fn=(target_windows "$t") what="abloom.dll: exports, system imports only; demo built, not run" ;;
   x86_64-windows-tests) fn=(target_windows_tests) what="tests built, whole C++ suite run under wine" ;;
   x86_64-windows-go) fn=(target_windows_go) what="Go module's tests (bundled engine) run under wine" ;;
+  x86_64-windows-rust) fn=(target_windows_rust) what="Rust crates (bundled engine): unit, integration and doc tests run under wine" ;;
   esac
   set +e
   (

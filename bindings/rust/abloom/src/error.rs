@@ -170,10 +170,72 @@ pub(crate) fn check(code: i32) -> Result<i32, Error> {
 /// Like [`check`], capturing `errno` for `ABLOOM_ERR_IO`. Call right after the C call.
 pub(crate) fn check_io(code: i32) -> Result<i32, Error> {
     if code == sys::ABLOOM_ERR_IO {
-        Err(Error::Io(io::Error::last_os_error()))
+        Err(Error::Io(last_errno()))
     } else {
         check(code)
     }
+}
+
+/// The cause of the last `ABLOOM_ERR_IO`: the C library reports it in the C runtime's `errno`,
+/// which on POSIX systems is what [`io::Error::last_os_error`] reads.
+#[cfg(not(windows))]
+fn last_errno() -> io::Error {
+    io::Error::last_os_error()
+}
+
+/// The cause of the last `ABLOOM_ERR_IO`. On Windows the library sets the C runtime's `errno`
+/// (the UCRT's, with the POSIX numbers: `capi/abloom.h`), not the thread's last Windows error
+/// that [`io::Error::last_os_error`] reads, so `errno` is read here and given as the Windows
+/// error code of the same cause: [`io::Error::raw_os_error`] is a Windows code as for any
+/// other I/O error on Windows, and [`kind`](io::Error::kind) and the message are std's for it.
+#[cfg(windows)]
+fn last_errno() -> io::Error {
+    use std::os::raw::c_int;
+    extern "C" {
+        /// The C runtime's `errno` of this thread (`errno` is `(*_errno())` in its headers);
+        /// the UCRT and msvcrt.dll both export it.
+        fn _errno() -> *mut c_int;
+    }
+    // SAFETY: _errno returns a valid pointer to this thread's errno.
+    let errno = unsafe { *_errno() };
+    match windows_error_of_errno(errno) {
+        Some(code) => io::Error::from_raw_os_error(code),
+        None if errno == 0 => io::Error::other("I/O error"),
+        None => io::Error::other(format!("I/O error (C runtime errno {errno})")),
+    }
+}
+
+/// The Windows error code (`ERROR_*`) for a C runtime `errno` value (the UCRT's numbers, which
+/// MinGW-w64's headers share): the error Windows gives for the same cause, whose
+/// [`io::ErrorKind`] is the one POSIX systems give for the `errno` (`ENOENT`: `NotFound`,
+/// `EACCES`: `PermissionDenied`, `EBUSY`: `ResourceBusy`, ...). The library's Windows layer
+/// (`core/platform_win32.cpp`) maps Windows errors to these `errno` values; this is the way back.
+#[cfg(windows)]
+fn windows_error_of_errno(errno: i32) -> Option<i32> {
+    Some(match errno {
+        1 | 13 => 5,    // EPERM, EACCES: ERROR_ACCESS_DENIED
+        2 => 2,         // ENOENT: ERROR_FILE_NOT_FOUND
+        5 => 1117,      // EIO: ERROR_IO_DEVICE
+        9 => 6,         // EBADF: ERROR_INVALID_HANDLE
+        12 => 8,        // ENOMEM: ERROR_NOT_ENOUGH_MEMORY
+        16 => 170,      // EBUSY: ERROR_BUSY (a file in use or mapped: not replaced)
+        17 => 80,       // EEXIST: ERROR_FILE_EXISTS
+        18 => 17,       // EXDEV: ERROR_NOT_SAME_DEVICE
+        19 | 130 => 50, // ENODEV (a device, not a file), EOPNOTSUPP: ERROR_NOT_SUPPORTED
+        20 => 267,      // ENOTDIR: ERROR_DIRECTORY
+        21 => 336,      // EISDIR: ERROR_DIRECTORY_NOT_SUPPORTED
+        22 => 87,       // EINVAL: ERROR_INVALID_PARAMETER
+        23 | 24 => 4,   // ENFILE, EMFILE: ERROR_TOO_MANY_OPEN_FILES
+        27 => 223,      // EFBIG: ERROR_FILE_TOO_LARGE
+        28 => 112,      // ENOSPC: ERROR_DISK_FULL
+        30 => 19,       // EROFS: ERROR_WRITE_PROTECT
+        38 => 206,      // ENAMETOOLONG: ERROR_FILENAME_EXCED_RANGE
+        40 => 120,      // ENOSYS: ERROR_CALL_NOT_IMPLEMENTED
+        41 => 145,      // ENOTEMPTY: ERROR_DIR_NOT_EMPTY
+        42 => 1113,     // EILSEQ (bytes that are not UTF-8): ERROR_NO_UNICODE_TRANSLATION
+        114 => 1921,    // ELOOP: ERROR_CANT_RESOLVE_FILENAME
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
@@ -191,5 +253,43 @@ mod tests {
         assert!(matches!(Error::from_code(-17, None), Error::Unknown(-17)));
         assert!(check(0).is_ok() && check(1).is_ok());
         assert!(matches!(check(-7), Err(Error::ReadOnly)));
+    }
+
+    /// On Windows `ABLOOM_ERR_IO`'s cause is read from the C runtime's `errno`, and its kind is
+    /// the one POSIX systems give the same `errno`.
+    #[cfg(windows)]
+    #[test]
+    fn io_errors_carry_the_c_runtime_errno_as_a_windows_error() {
+        use io::ErrorKind::*;
+        extern "C" {
+            fn _errno() -> *mut std::os::raw::c_int;
+        }
+        let cases = [
+            (2, NotFound),          // ENOENT
+            (13, PermissionDenied), // EACCES
+            (16, ResourceBusy),     // EBUSY
+            (17, AlreadyExists),    // EEXIST
+            (20, NotADirectory),    // ENOTDIR
+            (21, IsADirectory),     // EISDIR
+            (22, InvalidInput),     // EINVAL
+            (12, OutOfMemory),      // ENOMEM
+            (28, StorageFull),      // ENOSPC
+            (38, InvalidFilename),  // ENAMETOOLONG
+        ];
+        for (errno, kind) in cases {
+            // SAFETY: _errno returns a valid pointer to this thread's errno.
+            unsafe { *_errno() = errno };
+            match check_io(sys::ABLOOM_ERR_IO) {
+                Err(Error::Io(e)) => {
+                    assert_eq!(e.kind(), kind, "errno {errno}: {e}");
+                    assert!(e.raw_os_error().is_some(), "errno {errno}");
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        // SAFETY: as above.
+        unsafe { *_errno() = 9999 };
+        let e = io::Error::from(check_io(sys::ABLOOM_ERR_IO).unwrap_err());
+        assert!(e.to_string().contains("9999"), "{e}");
     }
 }

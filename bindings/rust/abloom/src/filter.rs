@@ -132,6 +132,12 @@ impl OpenOptions {
     /// stays valid until dropped; open the path again to read the new one. (A filter opened with
     /// [`OpenMode::ReadWrite`] then writes to the old file, which is gone once dropped.)
     ///
+    /// On Windows a file that a filter has mapped, in this process or another, may not be
+    /// replaceable (wine never replaces one): [`save`](BloomFilter::save) then fails with
+    /// [`io::ErrorKind::ResourceBusy`], both files whole. Dropping the filter unmaps the file at
+    /// once; to save a mapped filter over its own file, [`clone`](Clone::clone) it (owned
+    /// memory), drop it, then save the clone.
+    ///
     /// # Errors
     /// [`Error::Io`] (missing file, permissions, ...), and for bad contents
     /// [`Error::BadMagic`], [`Error::Version`], [`Error::Unsupported`], [`Error::Truncated`],
@@ -901,7 +907,10 @@ impl BloomFilter {
     /// insert.
     ///
     /// # Errors
-    /// [`Error::Io`] with the operating system's reason (no temporary file is left behind).
+    /// [`Error::Io`] with the operating system's reason (no temporary file is left behind). On
+    /// Windows, a file that a filter maps may not be replaceable: `ResourceBusy` after about a
+    /// second of retries, the old file whole (see [`OpenOptions::open`]); a read-only file gives
+    /// `PermissionDenied`.
     pub fn save<P: AsRef<Path>>(&self, path: P) -> Result<(), Error> {
         let c_path = path_to_cstring(path.as_ref())?;
         // SAFETY: c_path is NUL-terminated and lives across the call.

@@ -468,19 +468,43 @@ fn files_save_open_and_modes() {
         .unwrap()
         .contains("synced"));
     rw.insert("not yet synced").unwrap();
-    std::mem::forget(rw); // as if the process died: no sync
+    let crashed = std::mem::ManuallyDrop::new(rw); // as if the process died: no sync
     assert!(BloomFilter::open(&path).unwrap().contains("not yet synced"));
     assert!(matches!(
         OpenOptions::new().verify_checksum(true).open(&path),
         Err(Error::Checksum)
     ));
-    // Saving again repairs it.
-    BloomFilter::open(&path).unwrap().save(&path).unwrap();
+    // The file as the crash left it, with no filter of this process mapping it any more, as
+    // after a real crash (on Windows a mapped file cannot be replaced: save_over_an_open_file).
+    // Dropping a filter unmaps its file at once; this one first marks it synced.
+    let stale = std::fs::read(&path).unwrap();
+    drop(std::mem::ManuallyDrop::into_inner(crashed));
+    drop(ro);
+    std::fs::write(&path, &stale).unwrap();
+    assert!(matches!(
+        OpenOptions::new().verify_checksum(true).open(&path),
+        Err(Error::Checksum)
+    ));
+    // Saving again repairs it (from a copy in memory: on Windows the file that a filter maps
+    // may not be replaceable, see save_over_an_open_file).
+    let repaired = BloomFilter::open(&path).unwrap().clone();
+    assert_eq!(repaired.info().storage, Storage::Owned);
+    repaired.save(&path).unwrap();
     OpenOptions::new()
         .verify_checksum(true)
         .open(&path)
         .unwrap();
     std::fs::remove_file(&path).unwrap();
+}
+
+/// The temporary files a save left beside `path` (`<name>.tmp.<pid>.<6 characters>`).
+fn temporaries(path: &std::path::Path) -> Vec<String> {
+    let prefix = format!("{}.tmp.", path.file_name().unwrap().to_str().unwrap());
+    std::fs::read_dir(path.parent().unwrap())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(&prefix))
+        .collect()
 }
 
 /// The safe way to update a file that is open (`OpenOptions::open`'s docs): save over it. `save`
@@ -494,9 +518,23 @@ fn save_over_an_open_file() {
     let old = BloomFilter::open(&path).unwrap();
     let small = Builder::new(10).seed(9).build().unwrap();
     small.insert("new").unwrap();
-    small.save(&path).unwrap();
+    let saved = small.save(&path);
     assert!((0..100_000).all(|i| old.contains(&format!("key-{i}"))));
     assert_eq!(old, f);
+    if let Err(e) = saved {
+        // Windows may refuse to replace a file that a filter has mapped, and wine always does
+        // (wine 8 lacks FileRenameInfoEx, the rename with POSIX semantics): EBUSY after about a
+        // second of retries, the old file whole and no temporary file left (capi/abloom.h,
+        // abloom_save). POSIX systems always replace it.
+        let busy = matches!(&e, Error::Io(err) if err.kind() == io::ErrorKind::ResourceBusy);
+        assert!(cfg!(windows) && busy, "{e:?}");
+        assert_eq!(std::fs::read(&path).unwrap(), f.to_bytes());
+        assert_eq!(temporaries(&path), Vec::<String>::new());
+        // Dropping the filter unmaps the file at once: now the save goes through.
+        drop(old);
+        small.save(&path).unwrap();
+    }
+    assert_eq!(temporaries(&path), Vec::<String>::new());
     let new = OpenOptions::new()
         .verify_checksum(true)
         .open(&path)
@@ -534,6 +572,45 @@ fn file_errors() {
     let io_err: io::Error = BloomFilter::open(&junk).unwrap_err().into();
     assert_eq!(io_err.kind(), io::ErrorKind::InvalidData);
     std::fs::remove_file(&junk).unwrap();
+}
+
+/// Windows: a read-only file is neither replaced nor opened for writing, and a device name is
+/// not a file. The C library reports these in the C runtime's errno (EACCES, ENODEV), which the
+/// error carries as the Windows error of the same cause.
+#[cfg(windows)]
+#[test]
+fn windows_read_only_files_and_devices() {
+    let path = tmp("read-only");
+    let f = filled(100);
+    f.save(&path).unwrap();
+    let mut permissions = std::fs::metadata(&path).unwrap().permissions();
+    permissions.set_readonly(true);
+    std::fs::set_permissions(&path, permissions.clone()).unwrap();
+    let other = filled(10);
+    match other.save(&path) {
+        Err(Error::Io(e)) => assert_eq!(e.kind(), io::ErrorKind::PermissionDenied, "{e}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(std::fs::read(&path).unwrap(), f.to_bytes());
+    assert_eq!(temporaries(&path), Vec::<String>::new());
+    match OpenOptions::new().mode(OpenMode::ReadWrite).open(&path) {
+        Err(Error::Io(e)) => assert_eq!(e.kind(), io::ErrorKind::PermissionDenied, "{e}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(BloomFilter::open(&path).unwrap(), f);
+    // On Windows this clears the read-only attribute, nothing else.
+    #[allow(clippy::permissions_set_readonly_false)]
+    permissions.set_readonly(false);
+    std::fs::set_permissions(&path, permissions).unwrap();
+    std::fs::remove_file(&path).unwrap();
+
+    for device in ["NUL", "nul", "NUL:"] {
+        match BloomFilter::open(device) {
+            // ENODEV: ERROR_NOT_SUPPORTED
+            Err(Error::Io(e)) => assert_eq!(e.raw_os_error(), Some(50), "{device}: {e}"),
+            other => panic!("{device}: {other:?}"),
+        }
+    }
 }
 
 #[test]

@@ -89,7 +89,8 @@ fn c(args: &[&str]) -> String {
         "exchange {args:?} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8(out.stdout).unwrap()
+    // On Windows a C program's stdout is a text stream: each "\n" comes out as "\r\n".
+    String::from_utf8(out.stdout).unwrap().replace("\r\n", "\n")
 }
 
 fn tmp(name: &str) -> PathBuf {
