@@ -230,18 +230,27 @@ final class NativeLoader {
     Path dir = root.resolve(sharedFolderName(bytes));
     Path file = dir.resolve(System.mapLibraryName(LIBRARY));
     Files.createDirectories(dir);
+    try { // young: another version's sweep leaves the folder alone while this JVM loads from it
+      Files.setLastModifiedTime(dir, FileTime.fromMillis(System.currentTimeMillis()));
+    } catch (IOException e) {
+      // best effort
+    }
     if (!sameBytes(file, bytes)) {
       Path tmp = write(dir, bytes);
       try {
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
       } catch (IOException e) {
         // Another JVM renamed its copy into place first and has it loaded (Windows refuses to
-        // replace it): that copy is whole, as every file under this name is.
+        // replace it): that copy is whole, as every file under this name is. Should it differ
+        // (damaged, and loaded by a process), this JVM loads a copy of its own.
         if (!sameBytes(file, bytes)) {
-          throw new IOException("cannot replace " + file + ", which differs from the jar's library", e);
+          file = tmp;
+          tmp = null;
         }
       } finally {
-        Files.deleteIfExists(tmp);
+        if (tmp != null) {
+          Files.deleteIfExists(tmp);
+        }
       }
     }
     try {
@@ -275,6 +284,10 @@ final class NativeLoader {
   private static boolean sameBytes(Path file, byte[] bytes) {
     try {
       Files.setLastModifiedTime(file, FileTime.fromMillis(System.currentTimeMillis()));
+    } catch (IOException e) {
+      // best effort (the file may not exist yet): the comparison below decides
+    }
+    try {
       return Files.size(file) == bytes.length && Arrays.equals(Files.readAllBytes(file), bytes);
     } catch (IOException e) {
       return false;
