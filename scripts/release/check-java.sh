@@ -6,7 +6,8 @@
 # 1. OUT has the jar, its pom and parent pom, the sources jar, the Spark jar and pom, and
 #    SHA256SUMS matches them.
 # 2. The jar carries exactly natives/{linux,linux-musl}-{x86_64,aarch64}/libabloom_jni.so,
-#    natives/{darwin-x86_64,darwin-aarch64}/libabloom_jni.dylib and their index,
+#    natives/{darwin-x86_64,darwin-aarch64}/libabloom_jni.dylib,
+#    natives/{windows-x86_64,windows-aarch64}/abloom_jni.dll and their index,
 #    natives/platforms.txt, listing exactly those.
 # 3. ELF natives (objdump -T, readelf -d, llvm-nm): the right machine; no symbol version above
 #    GLIBC_2.17; no RUNPATH/RPATH; only glibc libraries NEEDED (no C++ runtime: it is linked in),
@@ -14,13 +15,16 @@
 #    (Java_io_abloom_*, JNI_OnLoad/OnUnload).
 #    Mach-O natives (llvm-nm, llvm-objdump; nothing here runs them): the right CPU, a dylib, and
 #    only JNI symbols exported plus what zig's static libc++ forces (its replaceable operator
-#    new/delete, ___dso_handle, __mh_dylib_header: see scripts/platform-builds.sh). Every native
-#    exports the same JNI functions.
+#    new/delete, ___dso_handle, __mh_dylib_header: see scripts/platform-builds.sh).
+#    PE natives (llvm-readobj): an x86-64 or ARM64 DLL; only JNI symbols exported; only Windows'
+#    own DLLs and the UCRT's api sets imported (the C++ runtime is linked in), as
+#    scripts/platform-builds.sh holds abloom.dll to. (windows-x86_64 runs under wine in
+#    scripts/platform-builds.sh x86_64-windows-java.) Every native exports the same JNI functions.
 # 4. The consumer program of bindings/java/package_check.sh (bindings/java/consumer/Main.java),
 #    compiled against the jar alone and run with a plain `java -cp abloom-0.1.0.jar:classes`
 #    (env -i, nothing on java.library.path, cwd a folder holding only those): it creates a
 #    filter, adds and tests keys, opens tests/vectors/blocked_s1.abloom and checks every answer.
-# 5. The same with -Dos.arch=riscv64: the loader's error names the four platforms the jar has.
+# 5. The same with -Dos.arch=riscv64: the loader's error names the eight platforms the jar has.
 # 6. linux-aarch64 at run time: when Debian's arm64 JRE is available under qemu-user (a sysroot
 #    made from openjdk-17-jre-headless:arm64, libc6, libstdc++6, libgcc-s1, zlib1g via
 #    scripts/lib/debian-fetch.sh, in $ABLOOM_BUILD_ROOT/release-java/arm64-sysroot), the
@@ -47,7 +51,7 @@ VERSION=0.1.0
 BUILD_ROOT=${ABLOOM_BUILD_ROOT:-$ROOT/build}
 mkdir -p "$BUILD_ROOT"
 BUILD_ROOT=$(cd "$BUILD_ROOT" && pwd)
-for tool in java javac jar unzip objdump aarch64-linux-gnu-objdump readelf llvm-nm llvm-objdump sha256sum; do
+for tool in java javac jar unzip objdump aarch64-linux-gnu-objdump readelf llvm-nm llvm-objdump llvm-readobj sha256sum; do
   command -v "$tool" >/dev/null || die "'$tool' not found (binutils, binutils-aarch64-linux-gnu, llvm, a JDK 17+)"
 done
 t0=$SECONDS
@@ -82,7 +86,9 @@ natives/linux-aarch64/libabloom_jni.so
 natives/linux-musl-aarch64/libabloom_jni.so
 natives/linux-musl-x86_64/libabloom_jni.so
 natives/linux-x86_64/libabloom_jni.so
-natives/platforms.txt"
+natives/platforms.txt
+natives/windows-aarch64/abloom_jni.dll
+natives/windows-x86_64/abloom_jni.dll"
 listed=$(jar tf "$JAR" | grep '^natives/.*[^/]$' | LC_ALL=C sort)
 [[ "$listed" == "$expected" ]] || die "the jar's natives are"$'\n'"$listed"$'\n'"expected"$'\n'"$expected"
 mkdir -p "$work/jar"
@@ -135,17 +141,35 @@ check_macho() { # PLATFORM CPU
   llvm-nm -gU "$lib" | awk '{print $3}' | sed 's/^_//' | grep -E "$jni_re" | sort >"$work/$platform.jni"
   say "3. $platform: $cpu Mach-O dylib (linked, not run here), exports $(wc -l <"$work/$platform.jni") JNI symbols (+ libc++ operator new/delete)"
 }
+check_pe() { # PLATFORM MACHINE
+  local platform=$1 machine=$2 dll="$work/jar/natives/$1/abloom_jni.dll" hdr bad imports
+  hdr=$(llvm-readobj --file-headers "$dll")
+  grep -q "Machine: IMAGE_FILE_MACHINE_$machine " <<<"$hdr" ||
+    die "$platform: not an $machine PE: $(grep Machine: <<<"$hdr")"
+  grep -q IMAGE_FILE_DLL <<<"$hdr" || die "$platform: not a DLL"
+  llvm-readobj --coff-exports "$dll" | sed -n 's/^ *Name: //p' | sort -u >"$work/$platform.exports"
+  bad=$(grep -vE "$jni_re" "$work/$platform.exports" || true)
+  [[ -z "$bad" ]] || die "$platform: exports more than JNI symbols: $(echo $bad | head -c 400)"
+  cp "$work/$platform.exports" "$work/$platform.jni"
+  imports=$(llvm-readobj --coff-imports "$dll" | sed -n 's/^ *Name: \(.*\.dll\)$/\1/Ip' | sort -fu | tr '\n' ' ')
+  bad=$(tr ' ' '\n' <<<"$imports" | grep -v '^$' |
+    grep -viE '^(kernel32|advapi32|ntdll|bcrypt|ws2_32|api-ms-win-[a-z0-9-]+|ucrtbase|msvcrt)\.dll$' || true)
+  [[ -z "$bad" ]] || die "$platform: imports DLLs a Windows machine need not have: $(echo $bad)"
+  say "3. $platform: $machine DLL, imports only $imports, exports $(wc -l <"$work/$platform.jni") JNI symbols only"
+}
 check_elf linux-x86_64 "Advanced Micro Devices X86-64" objdump ld-linux-x86-64.so.2
 check_elf linux-aarch64 AArch64 aarch64-linux-gnu-objdump ld-linux-aarch64.so.1
 check_elf linux-musl-x86_64 "Advanced Micro Devices X86-64" objdump musl
 check_elf linux-musl-aarch64 AArch64 aarch64-linux-gnu-objdump musl
 check_macho darwin-x86_64 X86_64
 check_macho darwin-aarch64 ARM64
+check_pe windows-x86_64 AMD64
+check_pe windows-aarch64 ARM64
 [[ -s "$work/linux-x86_64.jni" ]] || die "no JNI symbols at all"
-for p in linux-aarch64 linux-musl-x86_64 linux-musl-aarch64 darwin-x86_64 darwin-aarch64; do
+for p in linux-aarch64 linux-musl-x86_64 linux-musl-aarch64 darwin-x86_64 darwin-aarch64 windows-x86_64 windows-aarch64; do
   cmp -s "$work/linux-x86_64.jni" "$work/$p.jni" || die "$p exports other JNI functions than linux-x86_64: $(diff "$work/linux-x86_64.jni" "$work/$p.jni" | head -5)"
 done
-say "3. all six export the same $(wc -l <"$work/linux-x86_64.jni") JNI functions"
+say "3. all eight export the same $(wc -l <"$work/linux-x86_64.jni") JNI functions"
 
 # ---- 4. the consumer, plain java -cp, from the jar alone -----------------------------------------
 plain=$work/plain
@@ -170,9 +194,9 @@ say "4. the consumer ran from the jar on x86-64 (natives/linux-x86_64, the glibc
 # ---- 5. a platform the jar lacks --------------------------------------------------------------------
 if out=$(run_consumer "$work/out-riscv" -Dos.arch=riscv64 2>&1); then die "the consumer ran with os.arch=riscv64: $out"; fi
 grep -q "this jar has no native library for linux-riscv64" <<<"$out" || die "no clear error for linux-riscv64: $out"
-all_platforms="darwin-aarch64, darwin-x86_64, linux-aarch64, linux-musl-aarch64, linux-musl-x86_64, linux-x86_64"
+all_platforms="darwin-aarch64, darwin-x86_64, linux-aarch64, linux-musl-aarch64, linux-musl-x86_64, linux-x86_64, windows-aarch64, windows-x86_64"
 grep -q "the jar has natives for $all_platforms only" <<<"$out" ||
-  die "the error does not name the jar's six platforms: $out"
+  die "the error does not name the jar's eight platforms: $out"
 say "5. on linux-riscv64 the error names the jar's platforms: $all_platforms"
 
 # ---- 6. linux-aarch64 under qemu-user --------------------------------------------------------------

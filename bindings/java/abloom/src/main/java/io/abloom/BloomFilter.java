@@ -830,7 +830,10 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
    * (its pages; the address range itself goes when this object is collected). A read-only
    * mapping, and a {@link #wrap wrapped} buffer, stay mapped until this object is collected, as a {@link
    * java.nio.MappedByteBuffer} does: the single-key calls read the filter's memory from Java
-   * with no per-call guard, so it must outlive any call that may still be reading it.
+   * with no per-call guard, so it must outlive any call that may still be reading it. On Windows,
+   * where a mapped file can be neither replaced (a {@link #save} over it fails) nor deleted
+   * while mapped, a read-only mapping is unmapped at once too, and its single-key calls take
+   * the same guard as a read-write mapping's.
    */
   @Override
   public void close() {

@@ -20,6 +20,8 @@ import java.util.function.LongFunction;
  */
 abstract class FilterCore {
   private static final Cleaner CLEANER = Cleaner.create();
+  /** Whether close() unmaps read-only mappings at once (Windows: see {@link #guarded}). */
+  static final boolean UNMAP_READ_ONLY_AT_CLOSE = NativeLoader.onWindows();
 
   final NativeHandle handle;
   final Cleaner.Cleanable cleanable;
@@ -42,9 +44,11 @@ abstract class FilterCore {
    * Whether each single-key call registers with the close guard. A read-write mapping needs
    * it: its close() must sync and unmap the file at once (a deferred sync could rewrite the
    * header of a file another handle has since opened). A copy-on-write mapping takes it too: the
-   * engine's info reports both as writable mappings and does not tell them apart. Every other
-   * filter's memory outlives every call that can still reach it (see {@link BloomFilter#close()}),
-   * so its calls take no guard.
+   * engine's info reports both as writable mappings and does not tell them apart. On Windows a
+   * read-only mapping takes it as well: there a mapped file cannot be replaced (a save over it
+   * fails) nor its folder removed until the view is unmapped, so close() must unmap at once, not
+   * when the collector runs the Cleaner. Every other filter's memory outlives every call that can
+   * still reach it (see {@link BloomFilter#close()}), so its calls take no guard.
    */
   final boolean guarded;
   /** The writer mode's Java side: plain stores in the single-key adds (setWriterMode). */
@@ -72,7 +76,7 @@ abstract class FilterCore {
     this.modelFpp = Double.longBitsToDouble(info[9]);
     this.storage = info[10] == 1 ? Storage.VIEW : info[10] == 2 ? Storage.MAPPED : Storage.OWNED;
     this.readOnly = info[11] != 0;
-    this.guarded = storage == Storage.MAPPED && !readOnly;
+    this.guarded = storage == Storage.MAPPED && (!readOnly || UNMAP_READ_ONLY_AT_CLOSE);
     try {
       this.probe = probe(shardBuffers(address, Probe.MAX_CHUNK_SHIFT), Probe.MAX_CHUNK_SHIFT);
     } catch (RuntimeException | Error e) {
@@ -146,7 +150,8 @@ abstract class FilterCore {
 
   // Single-key calls run in Java (Probe), over the engine's words: no JNI call per key. The hash
   // needs nothing of the filter's state; the memory access is what close() must not race:
-  //  - Unguarded filters (all but read-write mappings): close() never frees or unmaps memory a
+  //  - Unguarded filters (all but writable mappings, and on Windows read-only ones too): close()
+  //    never frees or unmaps memory a
   //    call can still reach. It gives an owned filter's pages back (they then read as zeros)
   //    and leaves the free to the Cleaner, which runs only once this object is unreachable, and
   //    every call keeps it reachable to its end. A call checks `closed` before its loads and

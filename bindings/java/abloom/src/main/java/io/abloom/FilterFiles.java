@@ -7,6 +7,7 @@ import java.io.OutputStream;
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystems;
 import java.nio.file.Path;
 import java.util.Objects;
@@ -125,14 +126,21 @@ final class FilterFiles {
     return BloomFilter.ownChecked(rc, "open", path.toString(), null);
   }
 
-  /** The path as the C library takes it: its bytes in the JVM's file-name encoding, NUL-ended. */
+  /**
+   * The path as the C library takes it, NUL-ended: its bytes in the JVM's file-name encoding
+   * (what the OS calls take on POSIX), but UTF-8 on Windows, where the C library takes UTF-8 and
+   * converts it to UTF-16 itself (the file-name encoding there is the ANSI code page, which
+   * cannot spell most names).
+   */
   static byte[] nativePath(Path path) {
     if (path.getFileSystem() != FileSystems.getDefault()) {
       throw new IllegalArgumentException("abloom: only paths of the default file system: " + path);
     }
     String jnu = System.getProperty("sun.jnu.encoding");
     Charset cs =
-        jnu != null && Charset.isSupported(jnu) ? Charset.forName(jnu) : Charset.defaultCharset();
+        NativeLoader.onWindows()
+            ? StandardCharsets.UTF_8
+            : jnu != null && Charset.isSupported(jnu) ? Charset.forName(jnu) : Charset.defaultCharset();
     byte[] bytes = path.toString().getBytes(cs);
     byte[] z = new byte[bytes.length + 1]; // NUL-terminated
     System.arraycopy(bytes, 0, z, 0, bytes.length);

@@ -4,9 +4,16 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.TreeSet;
@@ -21,7 +28,10 @@ import java.util.TreeSet;
  *       folder (mode 0700, a new one per load, so concurrent JVMs and class loaders never share
  *       or overwrite a file) under {@code -Dabloom.jni.tmpdir} if set (for hosts whose {@code
  *       java.io.tmpdir} is mounted noexec), else {@code java.io.tmpdir}; loaded, then deleted at
- *       once (the mapping outlives the file on POSIX; elsewhere it goes at exit);
+ *       once (the mapping outlives the file on POSIX). On Windows, which cannot delete a loaded
+ *       DLL, a copy per JVM would stay behind after every run: there the library goes to one
+ *       folder per library content, {@code abloom-jni-<16 hex digits of its SHA-256>\abloom_jni.dll},
+ *       which every JVM shares and reuses (see {@link #extractAndLoadShared});
  *   <li>only when the jar has no native for this platform: {@link System#loadLibrary} from
  *       {@code java.library.path}, for builds that ship their own library.
  * </ol>
@@ -148,12 +158,16 @@ final class NativeLoader {
     return error;
   }
 
-  private static Path tmpRoot() {
+  static Path tmpRoot() {
     String tmp = System.getProperty("abloom.jni.tmpdir");
     return Path.of(tmp != null && !tmp.isEmpty() ? tmp : System.getProperty("java.io.tmpdir"));
   }
 
   private static void extractAndLoad(String resource) throws IOException {
+    if (onWindows()) {
+      extractAndLoadShared(resource);
+      return;
+    }
     // createTempDirectory: a new folder with a random name, owner-only (0700) on POSIX, so no
     // other user can swap the file between the write and the load, and no other JVM shares it.
     Path dir = Files.createTempDirectory(tmpRoot(), "abloom-jni");
@@ -168,8 +182,8 @@ final class NativeLoader {
       }
       System.load(file.toAbsolutePath().toString());
     } finally {
-      // Once loaded, the mapping stays valid after the file is deleted (POSIX); where the delete
-      // fails (Windows keeps a loaded DLL open), the file and folder go at exit.
+      // Once loaded, the mapping stays valid after the file is deleted (POSIX); should the delete
+      // fail, the file and folder go at exit.
       try {
         Files.deleteIfExists(file);
         Files.deleteIfExists(dir);
@@ -177,6 +191,168 @@ final class NativeLoader {
         dir.toFile().deleteOnExit();
         file.toFile().deleteOnExit(); // registered last, deleted first
       }
+    }
+  }
+
+  /** Whether this JVM runs on Windows (os.name "Windows 11", "Windows Server 2022", ...). */
+  static boolean onWindows() {
+    return System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("windows");
+  }
+
+  /** Files younger than this are never swept: a JVM may be writing them, or about to load them. */
+  static final long SWEEP_AFTER_MILLIS = 60_000;
+
+  /**
+   * Windows: a loaded DLL cannot be deleted, nor replaced, while any process has it loaded, so
+   * the POSIX way (a private copy, deleted once loaded) would leave a copy behind per JVM run.
+   * Instead the library is kept at {@code <tmp>\abloom-jni-<hash>\abloom_jni.dll}, where hash is
+   * the first 16 hex digits of its SHA-256: written once, under a temporary name in that folder
+   * and renamed into place (so no JVM ever loads a half-written file), then shared by every JVM
+   * that runs this library, concurrently or later. Before each load its bytes are compared with
+   * the jar's (and a file that differs is replaced). A second class loader of the same JVM cannot
+   * load a file the JVM has loaded already: it gets a copy of its own in that folder, {@code
+   * abloom_jni-<random>.dll}. Nothing grows with the number of runs: each load deletes what no
+   * process has loaded any more (Windows refuses the delete of a loaded DLL): the other {@code
+   * abloom-jni*} folders (other versions of the library, and the private folders of a loader
+   * before this one) and the copies, leaving alone anything modified in the last minute. The
+   * folder is shared by the user's JVMs: {@code -Dabloom.jni.tmpdir}, when set, should name a
+   * folder of the user's own, as {@code %TEMP%} is.
+   */
+  static Path extractAndLoadShared(String resource) throws IOException {
+    byte[] bytes;
+    try (InputStream in = NativeLoader.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IOException("no resource " + resource);
+      }
+      bytes = in.readAllBytes();
+    }
+    Path root = tmpRoot();
+    Path dir = root.resolve(sharedFolderName(bytes));
+    Path file = dir.resolve(System.mapLibraryName(LIBRARY));
+    Files.createDirectories(dir);
+    try { // young: another version's sweep leaves the folder alone while this JVM loads from it
+      Files.setLastModifiedTime(dir, FileTime.fromMillis(System.currentTimeMillis()));
+    } catch (IOException e) {
+      // best effort
+    }
+    if (!sameBytes(file, bytes)) {
+      Path tmp = write(dir, bytes);
+      try {
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      } catch (IOException e) {
+        // Another JVM renamed its copy into place first and has it loaded (Windows refuses to
+        // replace it): that copy is whole, as every file under this name is. Should it differ
+        // (damaged, and loaded by a process), this JVM loads a copy of its own.
+        if (!sameBytes(file, bytes)) {
+          file = tmp;
+          tmp = null;
+        }
+      } finally {
+        if (tmp != null) {
+          Files.deleteIfExists(tmp);
+        }
+      }
+    }
+    try {
+      System.load(file.toAbsolutePath().toString());
+    } catch (UnsatisfiedLinkError e) {
+      if (e.getMessage() == null || !e.getMessage().contains("another classloader")) {
+        throw e;
+      }
+      // The JVM has this file loaded for another class loader: this one gets a copy of its own.
+      file = write(dir, bytes);
+      System.load(file.toAbsolutePath().toString());
+    }
+    sweep(root, dir);
+    return file;
+  }
+
+  /** "abloom-jni-" and the first 16 hex digits of the library's SHA-256. */
+  static String sharedFolderName(byte[] library) {
+    try {
+      byte[] sha = MessageDigest.getInstance("SHA-256").digest(library);
+      return "abloom-jni-" + HexFormat.of().formatHex(sha, 0, 8);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("no SHA-256 in this JVM", e);
+    }
+  }
+
+  /**
+   * Whether file holds exactly these bytes; its modification time is set to now first, so that
+   * a sweep in another JVM leaves it alone while this one loads it.
+   */
+  private static boolean sameBytes(Path file, byte[] bytes) {
+    try {
+      Files.setLastModifiedTime(file, FileTime.fromMillis(System.currentTimeMillis()));
+    } catch (IOException e) {
+      // best effort (the file may not exist yet): the comparison below decides
+    }
+    try {
+      return Files.size(file) == bytes.length && Arrays.equals(Files.readAllBytes(file), bytes);
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** A new file abloom_jni-<random>.dll in dir holding bytes. */
+  private static Path write(Path dir, byte[] bytes) throws IOException {
+    Path tmp = Files.createTempFile(dir, LIBRARY + "-", ".dll");
+    try (OutputStream os = Files.newOutputStream(tmp, StandardOpenOption.TRUNCATE_EXISTING)) {
+      os.write(bytes);
+    } catch (IOException e) {
+      Files.deleteIfExists(tmp);
+      throw e;
+    }
+    return tmp;
+  }
+
+  /**
+   * Deletes, under root, the {@code abloom-jni*} folders other than current and the copies
+   * ({@code abloom_jni-*.dll}) in current, where nothing has them loaded (Windows refuses to
+   * delete a loaded DLL) and nothing modified them in the last minute. Best effort: errors are
+   * ignored.
+   */
+  static void sweep(Path root, Path current) {
+    long before = System.currentTimeMillis() - SWEEP_AFTER_MILLIS;
+    try (DirectoryStream<Path> dirs = Files.newDirectoryStream(root, "abloom-jni*")) {
+      for (Path d : dirs) {
+        try {
+          sweepFolder(d, d.getFileName().equals(current.getFileName()), before);
+        } catch (IOException | RuntimeException e) {
+          // best effort: the next load tries again
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // best effort: the next load tries again
+    }
+  }
+
+  private static void sweepFolder(Path d, boolean own, long before) throws IOException {
+    // (A young folder may be one another JVM has just made and is about to write into.)
+    if (!Files.isDirectory(d) || (!own && Files.getLastModifiedTime(d).toMillis() > before)) {
+      return;
+    }
+    boolean emptied = true;
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(d)) {
+      for (Path f : files) {
+        String name = f.getFileName().toString();
+        if (own && !(name.startsWith(LIBRARY + "-") && name.endsWith(".dll"))) {
+          emptied = false; // this library's own file
+          continue;
+        }
+        try {
+          if (Files.getLastModifiedTime(f).toMillis() > before) {
+            emptied = false;
+          } else {
+            Files.delete(f);
+          }
+        } catch (IOException e) {
+          emptied = false; // loaded by a running process
+        }
+      }
+    }
+    if (!own && emptied) {
+      Files.deleteIfExists(d);
     }
   }
 

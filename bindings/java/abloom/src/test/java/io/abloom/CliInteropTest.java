@@ -30,8 +30,8 @@ class CliInteropTest {
     String prefix = System.getProperty("abloom.test.prefix", "");
     Assumptions.assumeFalse(
         prefix.isEmpty(), "no abloom command: build with -Dabloom.prefix=PREFIX to run these");
-    Path bin = Path.of(prefix, "bin", "abloom");
-    assertTrue(Files.isExecutable(bin), () -> "-Dabloom.prefix=" + prefix + " has no bin/abloom");
+    Path bin = Path.of(prefix, "bin", NativeLoader.onWindows() ? "abloom.exe" : "abloom");
+    assertTrue(Files.isExecutable(bin), () -> "-Dabloom.prefix=" + prefix + " has no " + bin);
     return bin;
   }
 

@@ -23,8 +23,19 @@ class InteropTest {
   @TempDir static Path dir;
   static Path exe;
 
+  /**
+   * The C program: -Dabloom.test.interop when set (on Windows, where no C compiler runs: the
+   * x86_64-windows-gnu build of interop.c against the same engine, made by the cross compiler:
+   * scripts/platform-builds.sh x86_64-windows-java), else compiled here with cc.
+   */
   @BeforeAll
   static void compile() throws Exception {
+    String prebuilt = System.getProperty("abloom.test.interop", "");
+    if (!prebuilt.isEmpty()) {
+      exe = Path.of(prebuilt);
+      assertTrue(Files.isRegularFile(exe), "-Dabloom.test.interop=" + prebuilt + " is no file");
+      return;
+    }
     exe = dir.resolve("interop");
     List<String> cmd = new ArrayList<>(List.of("cc", "-std=c11", "-O1", "-Wall", "-Werror"));
     cmd.add(TestSupport.csrc().resolve("interop.c").toString());
