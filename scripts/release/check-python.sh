@@ -327,21 +327,33 @@ if [[ ! -f "$WINEPREFIX/system.reg" ]]; then
   { wineboot --init && wineserver -w; } >"$WINEPREFIX.log" 2>&1 || { cat "$WINEPREFIX.log" && die "wineboot failed"; }
 fi
 winpath() { local p; p=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); echo "Z:${p//\//\\}"; }
-WINE_NUMPY=2.1.3
+# The test extra's pins, numpy's replaced (see the header), and colorama, which pytest needs on
+# Windows (pip here evaluates pytest's sys_platform marker for Linux).
+WINE_TEST_REQUIRES=()
+for r in "${TEST_REQUIRES[@]}"; do
+  if [[ $r == numpy==* ]]; then WINE_TEST_REQUIRES+=(numpy==2.1.3); else WINE_TEST_REQUIRES+=("$r"); fi
+done
+WINE_TEST_REQUIRES+=(colorama==0.4.6)
 suite_under_wine() { # PYVER ABI WHEEL
-  local ver=$1 abi=$2 whl=$3 cpython site out skipped
+  local ver=$1 abi=$2 whl=$3 cpython site tools out skipped
   cpython=$(windows_cpython "$WORK/windows-cpython" "$ver") || die "no CPython $ver for Windows"
   windows_python3_dll "$cpython" "$ZIG" || die "could not make python3.dll for CPython $ver"
   site=$tmp/win-site-$ver
-  echo "== win_amd64, CPython $ver for Windows under wine: pip install --platform win_amd64 --no-index --find-links OUT abloom, then pytest==9.2.0 numpy==$WINE_NUMPY colorama"
+  echo "== win_amd64, CPython $ver for Windows under wine: pip install --platform win_amd64 --no-index --find-links OUT abloom, then ${WINE_TEST_REQUIRES[*]}"
   "$TOOLS/pip" install -q --no-deps --only-binary :all: --platform win_amd64 --implementation cp \
     --python-version "$ver" --abi "$abi" --target "$site" --no-index --find-links "$OUT" abloom ||
     die "pip found no abloom wheel for win_amd64, CPython $ver ($abi) in OUT"
   [[ -f "$site/abloom/$(unzip -Z1 "$whl" | grep -E '^abloom/_abloom.*\.pyd$' | cut -d/ -f2)" ]] ||
     die "pip installed another wheel than $(basename "$whl") for CPython $ver"
-  "$TOOLS/pip" install -q --only-binary :all: --platform win_amd64 --implementation cp \
-    --python-version "$ver" --abi "cp${ver/./}" --target "$site" pytest==9.2.0 "numpy==$WINE_NUMPY" colorama ||
-    die "the test tools for win_amd64 CPython $ver did not install"
+  # The test tools: a folder of their own, kept while the pins hold.
+  tools=$WORK/win-test-tools-$ver
+  if [[ "$(cat "$tools/.pins" 2>/dev/null)" != "${WINE_TEST_REQUIRES[*]}" ]]; then
+    rm -rf "$tools"
+    "$TOOLS/pip" install -q --only-binary :all: --platform win_amd64 --implementation cp \
+      --python-version "$ver" --abi "cp${ver/./}" --target "$tools" "${WINE_TEST_REQUIRES[@]}" ||
+      die "the test tools for win_amd64 CPython $ver did not install"
+    echo "${WINE_TEST_REQUIRES[*]}" >"$tools/.pins"
+  fi
   # CPython 3.12+ asks WMI for the machine (platform.machine(), uname()); wine 8's WMI aborts the
   # process there (propsys.VariantToString is unimplemented). Without the _wmi module CPython
   # takes the environment's PROCESSOR_ARCHITECTURE instead, as it does on 3.11.
@@ -350,13 +362,13 @@ suite_under_wine() { # PYVER ABI WHEEL
   out=$tmp/pytest-win-$ver.log
   (
     cd "$tmp"
-    env PYTHONPATH="$(winpath "$site")" PYTHONDONTWRITEBYTECODE=1 \
+    env PYTHONPATH="$(winpath "$site");$(winpath "$tools")" PYTHONDONTWRITEBYTECODE=1 \
       ABLOOM_C_FILE_READER="$(winpath "$WORK/c-reader-windows/file_reader.exe")" \
       wine "$cpython/python.exe" -c '
 import platform, sys, abloom
 assert sys.platform == "win32" and "MSC" in sys.version, sys.version
 print("   imported", abloom._abloom.__file__, "isa", abloom.isa(), "on", sys.version.split()[0], platform.machine())' </dev/null 2>&1 | cat
-    env PYTHONPATH="$(winpath "$site")" PYTHONDONTWRITEBYTECODE=1 \
+    env PYTHONPATH="$(winpath "$site");$(winpath "$tools")" PYTHONDONTWRITEBYTECODE=1 \
       ABLOOM_C_FILE_READER="$(winpath "$WORK/c-reader-windows/file_reader.exe")" \
       wine "$cpython/python.exe" -m pytest -q -rs -p no:cacheprovider "$(winpath "$ROOT/bindings/python/tests")" \
       </dev/null 2>&1 | cat
