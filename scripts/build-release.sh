@@ -3,7 +3,8 @@
 #
 #   java     the jar with natives for Linux x86-64 and aarch64 (glibc 2.17 and newer) and macOS
 #            x86-64 and arm64, and the Spark module's jar on top of it  (scripts/release/java.sh)
-#   python   manylinux2014 wheels for x86-64 and aarch64, and the sdist  (scripts/release/python.sh)
+#   python   manylinux2014 wheels for x86-64 and aarch64, win_amd64 wheels, and the sdist
+#            (scripts/release/python.sh)
 #   debs     libabloom0, libabloom-dev and abloom-tools for amd64 and arm64  (scripts/release/debs.sh)
 #
 # The Go module and the Rust crates have no prebuilt artifact: `go get` and `cargo add` compile the

@@ -36,8 +36,9 @@ PACKAGES=(
 # that: the arm64 architecture in dpkg (multiarch), so that the arm64 Debian packages get their
 # Depends from Debian's arm64 libraries (dpkg-shlibdeps) and install for real, with those
 # libraries and libabloom-dev's dependency; and lintian, which scripts/release/check-debs.sh runs
-# on the Debian packages. (The arm64 JDK and CPython the checks run under qemu are downloaded and
-# unpacked by the checks, not installed.)
+# on the Debian packages; wine, under which scripts/release/check-python.sh tests the win_amd64
+# wheels. (The arm64 JDK and CPython the checks run under qemu, and CPython for Windows, are
+# downloaded and unpacked by the checks, not installed.)
 #
 # `setup.sh windows`: wine, which runs the Windows x86-64 build's tests (scripts/platform-builds.sh,
 # zig's x86_64-windows-gnu), and llvm's readobj for the DLL's exports and imports.
@@ -47,7 +48,7 @@ for group in "$@"; do
     cross) PACKAGES+=(qemu-user g++-aarch64-linux-gnu g++-s390x-linux-gnu) ;;
     release)
       PACKAGES+=(qemu-user g++-aarch64-linux-gnu libc6:arm64 libstdc++6:arm64 libgcc-s1:arm64
-        libxxhash-dev:arm64 unzip llvm lintian)
+        libxxhash-dev:arm64 unzip llvm lintian wine64 wine)
       FOREIGN_ARCHES+=(arm64)
       ;;
     windows) PACKAGES+=(wine64 wine llvm) ;;

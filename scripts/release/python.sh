@@ -8,6 +8,8 @@
 #   OUT/abloom-VERSION-cp311-cp311-manylinux2014_aarch64.manylinux_2_17_aarch64.whl
 #   OUT/abloom-VERSION-cp312-abi3-manylinux2014_x86_64.manylinux_2_17_x86_64.whl
 #   OUT/abloom-VERSION-cp312-abi3-manylinux2014_aarch64.manylinux_2_17_aarch64.whl
+#   OUT/abloom-VERSION-cp311-cp311-win_amd64.whl
+#   OUT/abloom-VERSION-cp312-abi3-win_amd64.whl
 #
 # The wheels are built from the sdist's own tree (what a user's `pip install abloom-*.tar.gz`
 # compiles), cross-compiled by zig (scripts/lib/zig.sh, cmake/toolchains/zig.cmake) for
@@ -15,6 +17,16 @@
 # in statically, so the extension needs nothing but libc/libm/libpthread/libdl, GLIBC_2.17 at most
 # (manylinux2014). `auditwheel repair` then checks the policy and writes the manylinux tags; the
 # script fails unless that tag is manylinux2014 for the wheel's architecture.
+#
+# Windows x86-64 (win_amd64): the same build by scikit-build-core from the same tree, cross-
+# compiled by zig for x86_64-windows-gnu (MinGW-w64's headers against the UCRT, zig's libc++ and
+# runtime linked in statically), against CPython for Windows (MSVC-built) from Maven Central:
+# its include/ and its import libraries, libs/python311.lib for cp311 and libs/python3.lib
+# (python3.dll) for abi3 (scripts/lib/windows-cpython.sh: 3.11 and 3.13, pinned). The extension
+# is abloom/_abloom.cp311-win_amd64.pyd, or abloom/_abloom.pyd for abi3 (the names CPython on
+# Windows imports); scikit-build-core writes the wheel (WHEEL: Root-Is-Purelib false, its tag;
+# RECORD). No auditwheel: the script checks the tag and the .pyd's name, and
+# scripts/release/check-python.sh its imports and exports and runs the tests under wine.
 #
 # Which Pythons: CPython 3.11 has its own wheels (full C API), and one stable-ABI wheel per
 # architecture (cp312-abi3) serves CPython 3.12 and every later version. nanobind builds abi3 for
@@ -27,7 +39,8 @@
 # Needs: PYTHON (env, default python3.11) a CPython 3.11, which sets the cp311 tag and runs the
 # build tools; PYTHON_ABI3 (default: pyenv's newest 3.13, else python3.13) a CPython 3.13, which
 # builds the abi3 wheels (its minor version picks the headers); cmake >= 3.25; ninja; apt-get and
-# dpkg-deb (packages are fetched, never installed: no root, no arm64 dpkg architecture needed).
+# dpkg-deb (packages are fetched, never installed: no root, no arm64 dpkg architecture needed);
+# mvn (Maven, for Windows' CPython; kept in ~/.m2 and under the build root).
 # Env: ABLOOM_BUILD_ROOT (default build): everything kept between runs goes to
 #      $ABLOOM_BUILD_ROOT/python-release (tools venvs, apt state, headers, CMake trees: a second run
 #      recompiles nothing); ABLOOM_ZIG_VENV (default $ABLOOM_BUILD_ROOT/zig-venv); ABLOOM_JOBS
@@ -67,7 +80,7 @@ command -v "$PYTHON_ABI3" >/dev/null || die "'$PYTHON_ABI3' not found (set PYTHO
 ABI3_VER=$("$PYTHON_ABI3" -c 'import sys; print("%d.%d" % sys.version_info[:2]) if sys.implementation.name == "cpython" else None')
 [[ $ABI3_VER == 3.13 ]] ||
   die "$PYTHON_ABI3 is $("$PYTHON_ABI3" --version 2>&1), not CPython 3.13 (Debian has 3.13's headers for both architectures)"
-for tool in cmake ninja apt-get dpkg-deb git unzip; do
+for tool in cmake ninja apt-get dpkg-deb git unzip mvn; do
   command -v "$tool" >/dev/null || die "'$tool' not found on PATH"
 done
 mapfile -t BUILD_REQUIRES < <("$PYTHON" -c '
@@ -84,6 +97,7 @@ ensure_python_tools "$TOOLS" "$PYTHON" "${BUILD_REQUIRES[@]}"
 TOOLS_ABI3=$WORK/tools-venv-abi3
 ensure_python_tools "$TOOLS_ABI3" "$PYTHON_ABI3" "${BUILD_REQUIRES[@]}"
 source "$ROOT/scripts/lib/debian-fetch.sh"
+source "$ROOT/scripts/lib/windows-cpython.sh"
 source "$ROOT/scripts/lib/zig.sh"
 ensure_zig "${ABLOOM_ZIG_VENV:-$BUILD_ROOT/zig-venv}"
 
@@ -192,10 +206,51 @@ for flavour in cp311 abi3; do
   for arch in "${ARCHS[@]}"; do build_wheel "$flavour" "$arch"; done
 done
 
+# ---- the Windows wheels (win_amd64) ------------------------------------------------------------
+# FLAVOUR as above; CPython for Windows (3.11, or 3.13 for abi3 as on Linux) gives the headers and
+# the import library. scikit-build-core on Linux takes the build machine's Python for the module's
+# name and the wheel's platform: SETUPTOOLS_EXT_SUFFIX sets SKBUILD_SOABI (cp311-win_amd64, which
+# nanobind does not take for a suffix: it wants three fields, as Linux's have) and
+# _PYTHON_HOST_PLATFORM the tag's win_amd64; NB_SUFFIX and NB_SUFFIX_S name the module file as
+# CPython on Windows looks for it. Python_LIBRARY and Python_SABI_LIBRARY: the import libraries
+# (FindPython finds no library of a Windows Python from Linux, and scikit-build-core passes them
+# only on Windows).
+build_windows_wheel() { # FLAVOUR -> $WORK/wheels/FLAVOUR-win_amd64/abloom-*-win_amd64.whl
+  local flavour=$1 tree=$WORK/tree/$1-win_amd64 out=$WORK/wheels/$1-win_amd64 wheels
+  local tools=$TOOLS ver=3.11 tag=cp311-cp311 pyd=_abloom.cp311-win_amd64.pyd lib=python311.lib extra=() cpython
+  if [[ $flavour == abi3 ]]; then
+    tools=$TOOLS_ABI3 ver=$ABI3_VER tag=cp312-abi3 pyd=_abloom.pyd lib=python3.lib
+    extra=(-C cmake.define.ABLOOM_PY_STABLE_ABI=ON -C wheel.py-api=cp312)
+  fi
+  cpython=$(windows_cpython "$WORK/windows-cpython" "$ver") || die "no CPython $ver for Windows"
+  rm -rf "$out"
+  echo "== wheel $tag win_amd64 (CPython $ver for Windows: headers, libs/$lib; zig c++ -target x86_64-windows-gnu)"
+  env SETUPTOOLS_EXT_SUFFIX=".cp${ver/./}-win_amd64.pyd" _PYTHON_HOST_PLATFORM="win-amd64" \
+    "$tools/bin/python" -m build --wheel --no-isolation --outdir "$out" \
+    -C build-dir="$tree" -C build.verbose=true "${extra[@]}" \
+    -C cmake.define.CMAKE_TOOLCHAIN_FILE="$ROOT/cmake/toolchains/zig.cmake" \
+    -C cmake.define.ABLOOM_ZIG="$ZIG" -C cmake.define.ABLOOM_ZIG_TARGET=x86_64-windows-gnu \
+    -C cmake.define.Python_INCLUDE_DIR="$cpython/include" \
+    -C cmake.define.Python_LIBRARY="$cpython/libs/python${ver/./}.lib" \
+    -C cmake.define.Python_SABI_LIBRARY="$cpython/libs/python3.lib" \
+    -C cmake.define.NB_SUFFIX=".cp${ver/./}-win_amd64.pyd" -C cmake.define.NB_SUFFIX_S=".pyd" \
+    "$WORK/src" >"$WORK/wheel-$flavour-win_amd64.log" 2>&1 ||
+    { tail -40 "$WORK/wheel-$flavour-win_amd64.log" && die "the $tag win_amd64 wheel failed to build (log: $WORK/wheel-$flavour-win_amd64.log)"; }
+  if grep -E "warning:" "$WORK/wheel-$flavour-win_amd64.log"; then die "the $tag win_amd64 build printed compiler warnings (above)"; fi
+  wheels=("$out"/abloom-*.whl)
+  [[ ${#wheels[@]} -eq 1 && -f ${wheels[0]} ]] || die "the build wrote no single $tag win_amd64 wheel"
+  [[ $(basename "${wheels[0]}") == abloom-*-"$tag"-win_amd64.whl ]] ||
+    die "the $tag win_amd64 wheel is $(basename "${wheels[0]}"): not $tag-win_amd64"
+  [[ "$(unzip -Z1 "${wheels[0]}" | grep -E '^abloom/_abloom.*\.(pyd|so|dll)$')" == "abloom/$pyd" ]] ||
+    die "the $tag win_amd64 wheel's extension is not abloom/$pyd alone: $(unzip -Z1 "${wheels[0]}" | grep '^abloom/_abloom' | tr '\n' ' ')"
+}
+for flavour in cp311 abi3; do build_windows_wheel "$flavour"; done
+
 rm -f "$OUT"/abloom-*.whl "$OUT"/abloom-*.tar.gz
 cp "$SDIST" "$OUT/"
 for flavour in cp311 abi3; do
   for arch in "${ARCHS[@]}"; do cp "$WORK/wheels/$flavour-$arch"/abloom-*.whl "$OUT/"; done
+  cp "$WORK/wheels/$flavour-win_amd64"/abloom-*.whl "$OUT/"
 done
 echo "== made in $OUT:"
 # shellcheck disable=SC2012 # (names of our own making)

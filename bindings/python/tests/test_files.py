@@ -3,9 +3,11 @@ file that the C library reads."""
 
 from __future__ import annotations
 
+import errno
 import os
 import pickle
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -199,6 +201,35 @@ def test_corrupt_and_truncated_bytes_and_files(tmp_path: Path) -> None:
         BloomFilter.from_bytes(None)  # type: ignore[arg-type]
     with pytest.raises(abloom.FormatError):
         pickle.loads(pickle.dumps(f).replace(good[200:216], bytes(16)))
+
+
+def test_save_over_a_file_this_process_has_mapped(tmp_path: Path) -> None:
+    # capi/abloom.h, abloom_save: on Linux and macOS the rename replaces the file and the mapped
+    # filter keeps its old bits. Windows may refuse to replace a mapped file (wine 8 always does:
+    # it lacks FileRenameInfoEx): then, after about a second of retries, EBUSY, both files whole
+    # and no temporary file left. Only Windows may refuse.
+    path = tmp_path / "f.abloom"
+    old = BloomFilter(1000, seed=1)
+    old.update(f"old-{i}" for i in range(500))
+    old.save(path)
+    new = BloomFilter(1000, seed=1)
+    new.update(f"new-{i}" for i in range(500))
+    with BloomFilter.open(path) as mapped:
+        try:
+            new.save(path)
+            replaced = True
+        except OSError as e:
+            assert sys.platform == "win32", f"only Windows may refuse: {e!r}"
+            assert e.errno == errno.EBUSY, e
+            replaced = False
+        assert mapped == old
+    with BloomFilter.open(path, verify=True) as again:
+        assert again == (new if replaced else old)
+    assert [p.name for p in tmp_path.iterdir()] == ["f.abloom"]  # no temporary left
+    if sys.platform == "win32":  # saved again once no filter maps it
+        new.save(path)
+        with BloomFilter.open(path, verify=True) as again:
+            assert again == new
 
 
 def test_a_c_program_reads_a_python_file(c_file_reader: Path, tmp_path: Path) -> None:

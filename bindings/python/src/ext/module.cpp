@@ -14,6 +14,11 @@
 #include "filter.hpp"
 #include "keys.hpp"
 
+// CPython's pyconfig.h describes the machine by hand on Windows (CMakeLists.txt, MS_WIN64).
+#if defined(SIZEOF_VOID_P) && defined(__SIZEOF_POINTER__) && SIZEOF_VOID_P != __SIZEOF_POINTER__
+#error "pyconfig.h's SIZEOF_VOID_P differs from the compiler's pointer size (MS_WIN64 missing?)"
+#endif
+
 namespace nb = nanobind;
 using namespace nb::literals;
 using abloom_py::ClosedFilter;
