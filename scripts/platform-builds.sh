@@ -42,12 +42,10 @@
 #                                 consumer program (its file byte-identical to Linux's), then the
 #                                 binding's whole JUnit suite, loading natives/windows-x86_64 through
 #                                 NativeLoader; nothing may be left in the temporary folder but
-#                                 the one shared copy of the library. CliInteropTest runs when
-#                                 ABLOOM_WINDOWS_PREFIX (default: x86_64-windows-tests' tree, once
-#                                 built) names a folder with bin/abloom.exe (the command built for
-#                                 Windows), and says it did not otherwise; the Rust crates'
-#                                 cli_exchange tests take the same command (scripts/test-all.sh's
-#                                 stage windows builds it first)
+#                                 the one shared copy of the library; CliInteropTest runs the
+#                                 command built for Windows, bin/abloom.exe of
+#                                 ABLOOM_WINDOWS_PREFIX (default: the x86-64 Windows engine
+#                                 tree, which the Rust and Python tests' command is too)
 #
 # Usage: scripts/platform-builds.sh [TARGET...]   (no argument: every target above but
 #        x86_64-windows-java, which needs the release jar: name it)
@@ -330,7 +328,7 @@ target_windows_tests() {
 # (abloom-sys's header check, abloom's c_exchange) run zig cc through wine-zig-cc.exe
 # (tests/wine/unix-exec.c: wine starts a Linux program for a Windows one, but gives it no
 # handle to wait on), and run the .exe it writes under the same wine. cli_exchange's tests run
-# x86_64-windows-tests' abloom.exe (windows_cli), and return at once when it is not built.
+# the Windows abloom.exe (windows_cli).
 target_windows_rust() {
   local dir="$OUT/x86_64-windows-rust" rust_target=x86_64-pc-windows-gnu log
   log=$dir/cargo-test.log
@@ -357,12 +355,9 @@ target_windows_rust() {
   # The bundled engine, as ci.sh's bundled run: nothing installed, no ABLOOM_*.
   unset PKG_CONFIG_PATH ABLOOM_SYSTEM ABLOOM_LIB_DIR ABLOOM_INCLUDE_DIR ABLOOM_STATIC ABLOOM_TEST_RUNNER \
     ABLOOM_CLI
-  local cli cli_note="cli_exchange's 3 without a command to run: build x86_64-windows-tests first"
+  local cli
   cli=$(windows_cli)
-  if [[ -n "$cli" ]]; then
-    env+=(ABLOOM_CLI="$(winpath "$cli/bin/abloom.exe")")
-    cli_note="cli_exchange with $cli/bin/abloom.exe"
-  fi
+  env+=(ABLOOM_CLI="$(winpath "$cli/bin/abloom.exe")")
   echo "-- cargo test --target $rust_target --features serde, under wine (log: $log)"
   if ! (cd bindings/rust && env "${env[@]}" cargo test --locked --target "$rust_target" \
     --features serde --no-fail-fast >"$log" 2>&1); then
@@ -373,14 +368,16 @@ target_windows_rust() {
   grep -E '^\s*(Running|Doc-tests)|^test result' "$log" | sed 's/^ */   /'
   echo "   $(awk '/^test result/ {p += $4; i += $8} END {print p + 0 " passed, " i + 0 " ignored"}' \
     "$log")" \
-    "(unit, integration and doc tests; $cli_note)"
+    "(unit, integration and doc tests; cli_exchange with $cli/bin/abloom.exe)"
 }
 
-# windows_cli: the folder whose bin/ holds the abloom command for Windows (abloom.exe beside
-# abloom.dll: x86_64-windows-tests' tree), or nothing when that is not built.
+# windows_cli: the folder whose bin/ holds the abloom command for Windows, abloom.exe beside
+# abloom.dll: the x86-64 Windows engine tree (scripts/lib/zig-engine.sh builds the command there).
 windows_cli() {
-  local tree="$OUT/x86_64-windows-tests"
-  if [[ -f "$tree/bin/abloom.exe" && -f "$tree/bin/abloom.dll" ]]; then echo "$tree"; fi
+  local tree
+  tree=$(zig_engine "$BUILD_ROOT" x86_64-windows-gnu)
+  [[ -f "$tree/bin/abloom.exe" && -f "$tree/bin/abloom.dll" ]] || { echo "no abloom.exe in $tree/bin" >&2 && return 1; }
+  echo "$tree"
 }
 
 # windows_rust_tool PATH CONTENT: an executable script, written only when its text changes (as
@@ -498,7 +495,7 @@ PY
 target_windows_java() {
   local dir="$OUT/x86_64-windows-java" release=${ABLOOM_JAVA_RELEASE:-$BUILD_ROOT/release} jar jre
   local junit_version console engine src=bindings/java/abloom/src/test out t prefix
-  prefix=${ABLOOM_WINDOWS_PREFIX:-$(windows_cli)} # CliInteropTest's command
+  if [[ -n "${ABLOOM_WINDOWS_PREFIX:-}" ]]; then prefix=$ABLOOM_WINDOWS_PREFIX; else prefix=$(windows_cli); fi
   jar=$release/abloom-0.1.0.jar
   [[ -f "$jar" ]] || { echo "no $jar: build the release jar first (scripts/release/java.sh $release, or stage release)" && return 1; }
   unzip -l "$jar" natives/windows-x86_64/abloom_jni.dll >/dev/null ||

@@ -6,7 +6,9 @@
 #   source scripts/lib/zig.sh && ensure_zig VENV      # sets ZIG
 #   source scripts/lib/zig-engine.sh
 #   zig_engine BUILD_ROOT TARGET    # $BUILD_ROOT/zig/TARGET: libabloom (shared) and libabloom.a,
-#                                   # and the demo; prints the tree's path last
+#                                   # and the demo (Windows: also the abloom command, bin/abloom.exe
+#                                   # beside bin/abloom.dll, which the bindings' tests run under
+#                                   # wine); prints the tree's path last
 #
 # A tree is a Release build with -Werror through cmake/toolchains/zig.cmake, with hidden
 # visibility for everything (CMAKE_<LANG>_VISIBILITY_PRESET): the shared library is the same as
@@ -32,20 +34,23 @@ zig_engine_headers() {
 }
 
 zig_engine() { # BUILD_ROOT TARGET
-  local build_root=$1 target=$2 root dir inc
+  local build_root=$1 target=$2 root dir inc cli=()
   [[ " ${ZIG_ENGINE_TARGETS[*]} " == *" $target "* ]] || { echo "zig_engine: unknown target $target" >&2 && return 2; }
   [[ -n "${ZIG:-}" ]] || { echo "zig_engine: ZIG is not set (ensure_zig first)" >&2 && return 2; }
   root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
   dir=$build_root/zig/$target
   inc=$(zig_engine_headers "$build_root")
   mkdir -p "$build_root/zig"
+  # The command, where no system has it to give: CLI11's header from the build machine's copy.
+  [[ $target == *-windows-gnu ]] &&
+    cli=(-DABLOOM_BUILD_CLI=ON -DCLI11_INCLUDE_DIR="$inc/cli11" -DCMAKE_DISABLE_FIND_PACKAGE_CLI11=ON)
   (
     flock 9
     cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$root/cmake/toolchains/zig.cmake" \
       -DABLOOM_ZIG="$ZIG" -DABLOOM_ZIG_TARGET="$target" -DCMAKE_BUILD_TYPE=Release \
       -DABLOOM_WERROR=ON -DXXHASH_INCLUDE_DIR="$inc/xxhash" -DABLOOM_BUILD_TESTS=OFF \
       -DABLOOM_BUILD_EXAMPLES=ON -DABLOOM_BUILD_BENCH=OFF -DCMAKE_C_VISIBILITY_PRESET=hidden \
-      -DCMAKE_CXX_VISIBILITY_PRESET=hidden -DCMAKE_VISIBILITY_INLINES_HIDDEN=ON >"$dir.configure.log" 2>&1 ||
+      -DCMAKE_CXX_VISIBILITY_PRESET=hidden -DCMAKE_VISIBILITY_INLINES_HIDDEN=ON "${cli[@]}" >"$dir.configure.log" 2>&1 ||
       { tail -40 "$dir.configure.log" >&2 && exit 1; }
     cmake --build "$dir" -j "${ABLOOM_JOBS:-2}" >"$dir.build.log" 2>&1 || { tail -40 "$dir.build.log" >&2 && exit 1; }
   ) 9>"$dir.lock" >&2 || { echo "zig_engine: $target failed (logs: $dir.*.log)" >&2 && return 1; }

@@ -13,7 +13,10 @@ emulated() {
     return
   fi
   mkdir -p "$dir"
-  printf '#!/bin/sh\nexec %s %q "$@"\n' "$ABLOOM_TEST_EMULATOR" "$program" >"$dir/$name"
+  # The emulator keeps files of its own in TMPDIR (wine: wine-XXXXXX), where tests look for what
+  # the program left: it gets the TMPDIR of the test's start instead (a Windows program's
+  # temporary folder is %TEMP%, which TMPDIR does not set).
+  printf '#!/bin/sh\nTMPDIR=%q exec %s %q "$@"\n' "${TMPDIR:-/tmp}" "$ABLOOM_TEST_EMULATOR" "$program" >"$dir/$name"
   chmod +x "$dir/$name"
   echo "$dir/$name"
 }

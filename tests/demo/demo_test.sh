@@ -4,7 +4,13 @@
 # Its two parts run and report what the README says (plan, throughput, memory, FPR against the
 # model, no false negatives), its flags reach both parts, and a bad argument is exit 2.
 set -uo pipefail
-export ABLOOM_DEMO_CLI=$1 ABLOOM_DEMO_PROGRAM=$2
+# A cross build's programs run under its emulator (tests/cli/emulator.sh: wine for Windows).
+source "$(dirname "${BASH_SOURCE[0]}")/../cli/emulator.sh"
+bin=$(mktemp -d)
+trap 'rm -rf "$bin"' EXIT
+ABLOOM_DEMO_CLI=$(emulated "$1" abloom "$bin")
+ABLOOM_DEMO_PROGRAM=$(emulated "$2" abloom_demo "$bin")
+export ABLOOM_DEMO_CLI ABLOOM_DEMO_PROGRAM
 demo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/scripts/demo.sh
 FAILED=0
 ok() { echo "ok   $*"; }
@@ -18,7 +24,7 @@ has() { # TEXT DESCRIPTION: the last run's stdout has a line starting with TEXT
 
 # The demo's working directory goes under a TMPDIR of this test's, which must be empty afterwards.
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp" "$bin"' EXIT
 err=$tmp/stderr
 mkdir "$tmp/demo-tmp"
 out=$(TMPDIR=$tmp/demo-tmp bash "$demo" --keys 200000 --fpr 0.02 --kind classic --shards 2 --threads 2 2>"$err")
