@@ -246,6 +246,10 @@ use_wine() {
     mkdir -p "$WINEPREFIX"
     { wineboot --init && wineserver -w; } >"$WINEPREFIX.log" 2>&1 || { cat "$WINEPREFIX.log" && return 1; }
   fi
+  # A wine server that outlives its last program by 30 s: started on demand instead, it exits as
+  # soon as one ctest program ends, and the next one, starting meanwhile, can lose its connection
+  # ("wine client error: recvmsg: Connection reset by peer"). None is started when one runs.
+  wineserver -p30 >/dev/null 2>&1 || true
 }
 
 # The DLL's exports (every ABLOOM_API function, nothing else) and imports (Windows' own DLLs and

@@ -331,6 +331,7 @@ if [[ ! -f "$WINEPREFIX/system.reg" ]]; then
   mkdir -p "$WINEPREFIX"
   { wineboot --init && wineserver -w; } >"$WINEPREFIX.log" 2>&1 || { cat "$WINEPREFIX.log" && die "wineboot failed"; }
 fi
+wineserver -p30 >/dev/null 2>&1 || true # a server that outlives each program (platform-builds.sh, use_wine)
 winpath() { local p; p=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); echo "Z:${p//\//\\}"; }
 # The test extra's pins, numpy's replaced (see the header), and colorama, which pytest needs on
 # Windows (pip here evaluates pytest's sys_platform marker for Linux).
