@@ -294,7 +294,7 @@ target_windows() { # ZIG_TARGET (x86_64-windows-gnu | aarch64-windows-gnu)
 # The Go module's test programs for windows/amd64, run under wine from the module's folder (the
 # golden vectors are read by relative path).
 target_windows_go() {
-  local dir="$OUT/x86_64-windows-go" engine pkg
+  local dir="$OUT/x86_64-windows-go" engine
   use_wine
   mkdir -p "$dir"
   engine=$(zig_engine "$BUILD_ROOT" x86_64-windows-gnu)
