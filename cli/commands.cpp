@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "filter.hpp"
+#include "fullness.hpp"
 #include "parallel_input.hpp"
 #include "system.hpp"
 
@@ -211,6 +212,12 @@ std::string json_number(double v) {
   return buf;
 }
 
+// After build, add and dedupe: 0, or kExitOverCapacity with --strict when the filter ended over its
+// capacity (warned of unless --quiet).
+int full_status(const abloom_filter* filter, const std::string& name, const Inputs& in) {
+  return over_capacity(filter, name, in.quiet) && in.strict ? kExitOverCapacity : 0;
+}
+
 }  // namespace
 
 unsigned default_threads() {
@@ -241,7 +248,7 @@ int cmd_build(const std::string& output, const Shape& shape, const Inputs& in) {
   // Written only now, through a temporary file and a rename: an interrupted or failed build
   // leaves no partial output, and any older file stays whole.
   save_filter(filter.get(), output);
-  return 0;
+  return full_status(filter.get(), output, in);
 }
 
 int cmd_add(const std::string& filter_path, const Inputs& in) {
@@ -249,7 +256,7 @@ int cmd_add(const std::string& filter_path, const Inputs& in) {
   add_all(filter.get(), in, filter_path);
   errno = 0;
   check(abloom_sync(filter.get()), filter_path);
-  return 0;
+  return full_status(filter.get(), filter_path, in);
 }
 
 int cmd_query(const std::string& filter_path, const Inputs& in, bool absent, bool count) {
@@ -310,6 +317,15 @@ int cmd_dedupe(const Shape& shape, const std::string& load, const std::string& s
   buffer_stdout();
   const char terminator = in.format.nul ? '\0' : '\n';
   Progress progress(true, 0);
+  uint64_t lines = 0;
+  // The account of the dropped lines at the end: the FPR measured every kSampleEvery batches.
+  constexpr uint64_t kSampleEvery = 8;
+  uint64_t batches = 0;
+  std::optional<FalseDropMeter> meter;
+  if (!in.quiet) {
+    meter.emplace();
+    meter->sample(filter.get(), 0);
+  }
   // One thread: whether a key is new depends on every key before it, in input order.
   ParallelJob job{
       kPrintBatch, true,
@@ -317,6 +333,7 @@ int cmd_dedupe(const Shape& shape, const std::string& load, const std::string& s
         // A bulk test first: it prefetches the batch's blocks, so the adds below hit
         // the cache. A key it finds is dropped exactly as test_and_add would drop it
         // (bits are only ever set).
+        lines += b.size();
         scratch.answers.resize(b.size());
         check(abloom_test_many(filter.get(), b.keys(), b.lens(), b.size(), scratch.answers.data(),
                                nullptr),
@@ -332,22 +349,26 @@ int cmd_dedupe(const Shape& shape, const std::string& load, const std::string& s
           }
         }
         if (copy && copy->after(filter, b.size())) exclusive();
+        if (meter && ++batches % kSampleEvery == 0) meter->sample(filter.get(), scratch.count);
       },
       write_out, nullptr};
   const uint64_t printed = run_parallel(paths_or_stdin(in), in.format, 1, progress, job);
   flush_stdout();
-  abloom_info info;
-  check(abloom_info_init(&info), "info");
-  check(abloom_get_info(filter.get(), &info), "info");
-  if (load.empty() && printed > info.capacity && !in.quiet) {
-    std::fprintf(stderr,
-                 "abloom: warning: %llu distinct keys, above --capacity %llu: new keys were "
-                 "dropped at more than the --fpr rate\n",
-                 static_cast<unsigned long long>(printed),
-                 static_cast<unsigned long long>(info.capacity));
-  }
+  progress.finish();
   if (!save.empty()) save_filter(filter.get(), save);
-  return 0;
+  if (meter) {
+    // What was dropped: repeats, and new keys that tested as false positives, which nothing can
+    // tell apart; the FPR measured on the way says how many of the second kind to expect.
+    meter->sample(filter.get(), printed);
+    const uint64_t dropped = lines - printed;
+    const double false_drops = std::min(meter->expected(), static_cast<double>(dropped));
+    std::fprintf(stderr,
+                 "abloom: dedupe: %llu lines, %llu printed, %llu dropped; of the dropped, about "
+                 "%.0f are expected to be new keys lost as false positives, the rest repeats\n",
+                 static_cast<unsigned long long>(lines), static_cast<unsigned long long>(printed),
+                 static_cast<unsigned long long>(dropped), false_drops);
+  }
+  return full_status(filter.get(), save.empty() ? "dedupe's filter" : save, in);
 }
 
 int cmd_combine(const std::string& output, const std::vector<std::string>& filters,

@@ -16,6 +16,7 @@ struct Inputs {
   InputFormat format;
   bool quiet = false;
   uint32_t threads = 0;  // --threads: threads reading parts of the input; 0: default_threads()
+  bool strict = false;   // --strict: a filter over its capacity is an exit status, not a warning
 };
 
 // What a new filter looks like (build, dedupe, plan).

@@ -47,6 +47,14 @@ void add_threads_option(CLI::App* cmd, Inputs& in) {
   cmd->add_option("--threads", in.threads, help)->check(CLI::Range(1, ABLOOM_MAX_THREADS));
 }
 
+// build, add and dedupe: a filter that ends over its capacity is warned of, or with --strict an
+// exit status too.
+void add_strict_option(CLI::App* cmd, Inputs& in) {
+  cmd->add_flag("--strict", in.strict,
+                "Exit with status 4 when the filter ends over its capacity (an estimated FPR "
+                "above twice its target); the file is written all the same");
+}
+
 void add_shape_options(CLI::App* cmd, Shape& shape) {
   cmd->add_option("--fpr", shape.fpr, "Target false-positive rate at --capacity")
       ->capture_default_str()
@@ -77,6 +85,7 @@ int run(int argc, char** argv) {
   app.allow_windows_style_options(false);
   app.footer(
       "Exit status: 0 on success, 2 on error; query: 0 if a line was printed, 1 if none;\n"
+      "build, add, dedupe --strict: 4 if the filter ended over its capacity;\n"
       "verify: 1 if the file is corrupt.\nRun 'abloom COMMAND --help' for a command's options.");
 
   Inputs in;
@@ -94,6 +103,7 @@ int run(int argc, char** argv) {
   add_shape_options(build, shape);
   add_input_options(build, in, delimiter);
   add_threads_option(build, in);
+  add_strict_option(build, in);
   build->footer(
       "The file is written once, at the end, through a temporary file and a rename: an\n"
       "interrupted build leaves no partial file.\n"
@@ -105,6 +115,7 @@ int run(int argc, char** argv) {
       ->required();
   add_input_options(add, in, delimiter);
   add_threads_option(add, in);
+  add_strict_option(add, in);
   add->footer("Example:\n  abloom add ids.abloom new-ids.txt");
 
   bool absent = false;
@@ -136,6 +147,7 @@ int run(int argc, char** argv) {
   dedupe->add_option("--load", load, "Start from this filter: its keys count as already seen");
   dedupe->add_option("--save", save, "Save the filter (all keys seen) here at the end");
   add_input_options(dedupe, in, delimiter);
+  add_strict_option(dedupe, in);
   dedupe->footer(
       "Example:\n  abloom dedupe --capacity 100000000 --fpr 1e-4 < events.log > first-seen.log");
 

@@ -3,7 +3,7 @@
 #   cli_test.sh ABLOOM READ_FILTER [GROUP...]
 # ABLOOM is the command, READ_FILTER the C reader tests/cli/read_filter.c (files the command writes
 # read through the C API). GROUP selects some groups (default: all): basics errors formats records
-# combine dedupe progress threads. Every check prints "ok" or "FAIL"; the script exits 1 if any failed.
+# combine dedupe full progress threads. Every check prints "ok" or "FAIL"; the script exits 1 if any failed.
 set -uo pipefail
 
 ABLOOM=$(realpath "$1")
@@ -11,7 +11,7 @@ READ=$(realpath "$2")
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 shift 2
 GROUPS_SEL=("$@")
-[[ ${#GROUPS_SEL[@]} -gt 0 ]] || GROUPS_SEL=(basics errors formats records combine dedupe progress threads)
+[[ ${#GROUPS_SEL[@]} -gt 0 ]] || GROUPS_SEL=(basics errors formats records combine dedupe full progress threads)
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -435,6 +435,17 @@ dedupe() {
   if ((dropped > 0 && dropped < 6462)); then ok "dedupe dropped $dropped new keys (bound 6462)"; else
     fail "dedupe dropped $dropped new keys"
   fi
+  # Its account on stderr: the lines, what it printed and dropped, and the false positives it
+  # expects from the FPR it measured on the way (cli/fullness.hpp), close to the drops counted
+  # above: the measurement's error over the run is a few percent (30 samples of 4096 keys), the
+  # count's own sd 4% at its mean of about 1800.
+  has err "abloom: dedupe: 1000000 lines, $(wc -l <got.txt) printed, $((1000000 - $(wc -l <got.txt))) dropped" \
+    "dedupe says how many lines it printed and dropped"
+  local expected
+  expected=$(sed -n 's/.*of the dropped, about \([0-9]*\) are expected.*/\1/p' err)
+  if [[ -n $expected ]] && ((expected * 10 > dropped * 7 && expected * 10 < dropped * 13)); then
+    ok "dedupe expects $expected false drops, $dropped happened (within 30%)"
+  else fail "dedupe expects '$expected' false drops, $dropped happened"; fi
   expect 0 "dedupe --load: every key already seen" "$ABLOOM" dedupe --load seen.abloom <in.txt
   same "$(wc -c <out)" "0" "nothing printed the second time"
   expect 0 "verify the saved dedupe filter" "$ABLOOM" verify seen.abloom
@@ -460,6 +471,63 @@ dedupe() {
   printf 'x\ny\nx\n' >small.txt
   expect 0 "dedupe reads -0" "$ABLOOM" dedupe -0 --capacity 10 < <(tr '\n' '\0' <small.txt)
   same "$(tr '\0' ' ' <out)" "x y " "dedupe -0 output is NUL-terminated"
+}
+
+# A filter over its capacity is never silent (cli/fullness.hpp): build, add and dedupe warn when
+# the estimated FPR ends above twice its target, --strict makes it exit status 4, --quiet silences
+# the warning but not --strict's status, and the file is written all the same.
+full() {
+  seq 1 100000 >keys.txt
+  expect 0 "build --capacity 10 of 100000 keys" "$ABLOOM" build --capacity 10 -o tiny.abloom keys.txt
+  has err "warning: tiny.abloom is over its capacity" "build warns of a filter over its capacity"
+  has err "sized for 10 keys" "the warning names the capacity"
+  has err "estimated FPR is 1," "the warning gives the estimated FPR"
+  has err "Build it again with a --capacity" "the warning says what to do"
+  same "$(grep -c . err)" "1" "the warning is one line"
+  expect 0 "the file is written all the same" "$ABLOOM" verify tiny.abloom
+  expect 4 "build --strict of a filter over its capacity" "$ABLOOM" build --strict --capacity 10 -o strict.abloom keys.txt
+  has err "over its capacity" "--strict warns too"
+  expect 0 "--strict writes the file all the same" "$ABLOOM" verify strict.abloom
+  expect 4 "build --strict --quiet" "$ABLOOM" build --strict --quiet --capacity 10 -o quiet.abloom keys.txt
+  same "$(wc -c <err)" "0" "--quiet: no warning"
+  expect 0 "build --quiet over capacity" "$ABLOOM" build --quiet --capacity 10 -o quiet.abloom keys.txt
+  # 5x the capacity: an estimated count is given, and a capacity to type.
+  expect 0 "build --capacity 20000 of 100000 keys" "$ABLOOM" build --capacity 20000 -o over.abloom keys.txt
+  # The estimate is within a few percent at 5x (capi/abloom.h): 95,000 to 105,000.
+  if grep -qE "about (9[5-9]|10[0-4]),[0-9]{3} keys" err; then ok "the warning gives the estimated keys"; else
+    fail "no estimated count of about 100,000: $(cat err)"
+  fi
+  if grep -qE -- "--capacity (19|20)[0-9]{4} or more" err; then ok "the warning suggests a capacity for the keys and as many again"; else
+    fail "no suggested capacity: $(cat err)"
+  fi
+  # Within capacity, or at the target FPR: nothing.
+  expect 0 "build at capacity" "$ABLOOM" build --capacity 100000 -o fits.abloom keys.txt
+  same "$(wc -c <err)" "0" "a filter at its capacity: no warning"
+  expect 0 "build --strict at capacity" "$ABLOOM" build --strict -o fits.abloom keys.txt
+  # add: 200k keys into a filter sized for 1k.
+  expect 0 "build a filter for 1000 keys" "$ABLOOM" build --capacity 1000 -o small.abloom <(seq 1 1000)
+  same "$(wc -c <err)" "0" "1000 keys in a filter for 1000: no warning"
+  seq 1001 201000 >more.txt
+  expect 0 "add 200k keys to a filter for 1k" "$ABLOOM" add small.abloom more.txt
+  has err "warning: small.abloom is over its capacity" "add warns"
+  expect 4 "add --strict" "$ABLOOM" add --strict small.abloom <(seq 1 10)
+  # dedupe far over its capacity: 100000 distinct lines, so every line dropped is a new key lost
+  # to a false positive, and its account must say so.
+  expect 0 "dedupe 100000 distinct lines with --capacity 1000" "$ABLOOM" dedupe --capacity 1000 <keys.txt
+  local printed dropped expected
+  printed=$(wc -l <out)
+  dropped=$((100000 - printed))
+  has err "abloom: dedupe: 100000 lines, $printed printed, $dropped dropped" "dedupe's account of its lines"
+  expected=$(sed -n 's/.*of the dropped, about \([0-9]*\) are expected.*/\1/p' err)
+  if [[ -n $expected ]] && ((expected * 100 >= dropped * 95)); then
+    ok "dedupe over capacity expects $expected of $dropped drops to be false positives"
+  else fail "dedupe over capacity expects '$expected' false drops of $dropped"; fi
+  has err "warning: dedupe's filter is over its capacity" "dedupe warns"
+  expect 4 "dedupe --strict" "$ABLOOM" dedupe --strict --capacity 1000 <keys.txt
+  expect 0 "dedupe --quiet" "$ABLOOM" dedupe --quiet --capacity 1000 --save d.abloom <keys.txt
+  same "$(wc -c <err)" "0" "dedupe --quiet: no account, no warning"
+  has <("$ABLOOM" dedupe --capacity 1000 --save d.abloom <keys.txt 2>&1 >/dev/null) "d.abloom is over its capacity" \
+    "dedupe --save: the warning names the saved file"
 }
 
 progress() {
