@@ -259,19 +259,23 @@ int cmd_add(const std::string& filter_path, const Inputs& in) {
   return full_status(filter.get(), filter_path, in);
 }
 
-int cmd_query(const std::string& filter_path, const Inputs& in, bool absent, bool count) {
+int cmd_query(const std::string& filter_path, const Inputs& in, const QueryOutput& how) {
   Filter filter = open_filter(filter_path, 0);
   buffer_stdout();
   const char terminator = in.format.nul ? '\0' : '\n';
-  const uint8_t wanted = absent ? 0 : 1;
+  const uint8_t wanted = how.absent ? 0 : 1;
   const auto paths = paths_or_stdin(in);
   const unsigned threads = reading_threads(in);
+  const uint64_t input_bytes = total_size(paths);
   // The copy replaces the handle, which no thread may do while others use it: on one thread
   // once the tests have paid for it, on several up front.
   CopyWhenWorthIt copy(filter.get());
-  if (threads > 1) copy.up_front(filter, total_size(paths));
-  Progress progress(true, 0);  // query's stdout is its output; no progress line needed
-  ParallelJob job{kPrintBatch, !count,
+  if (threads > 1) copy.up_front(filter, input_bytes);
+  // Not between records printed on the terminal: only with --count, or an output elsewhere.
+  Progress progress(in.quiet || (!how.count && sys::stdout_is_terminal()), input_bytes);
+  // Each record printed after its input's name and a colon, as grep -H does.
+  std::string prefix;
+  ParallelJob job{kPrintBatch, !how.count,
                   [&](const Batch& b, PartScratch& scratch) {
                     scratch.answers.resize(b.size());
                     uint64_t found = 0;
@@ -280,17 +284,43 @@ int cmd_query(const std::string& filter_path, const Inputs& in, bool absent, boo
                           filter_path);
                     if (threads == 1) copy.after(filter, b.size());
                     // --count needs only the library's count, not a look at every answer.
-                    scratch.count += absent ? b.size() - found : found;
-                    if (count) return;
+                    scratch.count += how.absent ? b.size() - found : found;
+                    if (how.count) return;
                     for (size_t i = 0; i < b.size(); ++i) {
-                      if (scratch.answers[i] == wanted)
-                        add_record(scratch.out, b.record(i), terminator);
+                      if (scratch.answers[i] != wanted) continue;
+                      scratch.out.append(prefix);
+                      add_record(scratch.out, b.record(i), terminator);
                     }
                   },
-                  count ? nullptr : write_out, nullptr};
-  const uint64_t matched = run_parallel(paths, in.format, threads, progress, job);
-  if (count) std::printf("%llu\n", static_cast<unsigned long long>(matched));
+                  how.count ? nullptr : write_out, nullptr};
+  // One run per input, as grep reads its files: an input that cannot be read, or a record of it
+  // that cannot become a key, is reported and the others are read all the same (status 2 at the
+  // end). What an input matched before its error stays printed.
+  uint64_t matched = 0;
+  bool failed = false;
+  for (const std::string& path : paths) {
+    if (how.with_names) prefix = display_name(path) + ":";
+    uint64_t found = 0;
+    try {
+      found = run_parallel({path}, in.format, threads, progress, job);
+    } catch (const InputError& e) {
+      flush_stdout();  // the records before the error come before its message, as grep's do
+      progress.finish();
+      std::fprintf(stderr, "abloom: %s\n", e.what());
+      failed = true;
+      progress.next_run();
+      continue;
+    }
+    progress.next_run();
+    matched += found;
+    if (how.count && how.with_names) {
+      std::printf("%s:%llu\n", display_name(path).c_str(), static_cast<unsigned long long>(found));
+    }
+  }
+  progress.finish();
+  if (how.count && !how.with_names) std::printf("%llu\n", static_cast<unsigned long long>(matched));
   flush_stdout();
+  if (failed) return 2;
   return matched > 0 ? 0 : 1;
 }
 
@@ -316,7 +346,9 @@ int cmd_dedupe(const Shape& shape, const std::string& load, const std::string& s
   if (!load.empty()) copy.emplace(filter.get());
   buffer_stdout();
   const char terminator = in.format.nul ? '\0' : '\n';
-  Progress progress(true, 0);
+  const auto paths = paths_or_stdin(in);
+  // Not between the lines printed on the terminal: only with the output elsewhere.
+  Progress progress(in.quiet || sys::stdout_is_terminal(), total_size(paths));
   uint64_t lines = 0;
   // The account of the dropped lines at the end: the FPR measured every kSampleEvery batches.
   constexpr uint64_t kSampleEvery = 8;
@@ -352,7 +384,7 @@ int cmd_dedupe(const Shape& shape, const std::string& load, const std::string& s
         if (meter && ++batches % kSampleEvery == 0) meter->sample(filter.get(), scratch.count);
       },
       write_out, nullptr};
-  const uint64_t printed = run_parallel(paths_or_stdin(in), in.format, 1, progress, job);
+  const uint64_t printed = run_parallel(paths, in.format, 1, progress, job);
   flush_stdout();
   progress.finish();
   if (!save.empty()) save_filter(filter.get(), save);

@@ -30,6 +30,13 @@ struct Shape {
   uint32_t shards = 0;
 };
 
+// What query prints.
+struct QueryOutput {
+  bool absent = false;      // -v: the records whose keys are definitely absent
+  bool count = false;       // -c: only the number of them
+  bool with_names = false;  // -H, or more than one input without -h: each input's name first
+};
+
 // The most threads build, add and query use without --threads.
 constexpr unsigned kMaxDefaultThreads = 8;
 
@@ -40,7 +47,7 @@ unsigned default_threads();
 
 int cmd_build(const std::string& output, const Shape& shape, const Inputs& in);
 int cmd_add(const std::string& filter_path, const Inputs& in);
-int cmd_query(const std::string& filter_path, const Inputs& in, bool absent, bool count);
+int cmd_query(const std::string& filter_path, const Inputs& in, const QueryOutput& how);
 int cmd_dedupe(const Shape& shape, const std::string& load, const std::string& save,
                const Inputs& in);
 int cmd_combine(const std::string& output, const std::vector<std::string>& filters, bool intersect);

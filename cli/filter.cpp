@@ -105,8 +105,18 @@ Progress::Progress(bool quiet, uint64_t total_bytes)
 
 Progress::~Progress() { finish(); }
 
-void Progress::update(uint64_t keys, uint64_t bytes) {
+void Progress::next_run() {
+  keys_before_ += keys_;
+  bytes_before_ += bytes_;
+  keys_ = bytes_ = 0;
+}
+
+void Progress::update(uint64_t run_keys, uint64_t run_bytes) {
   if (!enabled_) return;
+  keys_ = run_keys;
+  bytes_ = run_bytes;
+  const uint64_t keys = keys_before_ + run_keys;
+  const uint64_t bytes = bytes_before_ + run_bytes;
   auto now = std::chrono::steady_clock::now();
   if (now - last_ < std::chrono::milliseconds(250)) return;
   last_ = now;

@@ -79,11 +79,18 @@ class Progress {
   ~Progress();
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
+  // The keys and bytes read so far by the run over the inputs (parallel_input.hpp).
   void update(uint64_t keys, uint64_t bytes);
+  // A new run starts (query reads its inputs one run each): what the last one read is kept.
+  void next_run();
   void finish();
 
  private:
   bool enabled_;
+  uint64_t keys_before_ = 0;  // read by the runs before this one
+  uint64_t bytes_before_ = 0;
+  uint64_t keys_ = 0;  // read by this run
+  uint64_t bytes_ = 0;
   bool shown_ = false;
   uint64_t total_bytes_;
   std::chrono::steady_clock::time_point start_;

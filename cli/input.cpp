@@ -16,7 +16,7 @@ namespace abloom_cli {
 namespace {
 
 [[noreturn]] void fail_errno(const std::string& name, int err) {
-  throw CliError(name + ": " + errno_text(err));
+  throw InputError(name + ": " + errno_text(err));
 }
 
 int hex_value(char c) {
@@ -31,7 +31,7 @@ int hex_value(char c) {
 std::string display_name(const std::string& path) { return path == "-" ? "(stdin)" : path; }
 
 RecordError::RecordError(std::string input_name, uint64_t record_no, std::string what)
-    : CliError(input_name + ": record " + std::to_string(record_no) + what),
+    : InputError(input_name + ": record " + std::to_string(record_no) + what),
       input(std::move(input_name)),
       record(record_no),
       detail(std::move(what)) {}

@@ -16,10 +16,16 @@ struct CliError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An input that cannot be opened or read, or a record of it that cannot become a key: query
+// reports it and goes on with the next input, as grep does.
+struct InputError : CliError {
+  using CliError::CliError;
+};
+
 // A record that cannot become a key: "<input>: record <N><detail>". The number counts records
 // from the start of the input; a parser of one part of it counts from the start of its part, and
 // renumbered() adds the records before the part.
-struct RecordError : CliError {
+struct RecordError : InputError {
   RecordError(std::string input, uint64_t record, std::string detail);
   RecordError renumbered(uint64_t records_before) const;
 

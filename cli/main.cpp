@@ -118,17 +118,27 @@ int run(int argc, char** argv) {
   add_strict_option(add, in);
   add->footer("Example:\n  abloom add ids.abloom new-ids.txt");
 
-  bool absent = false;
-  bool count = false;
+  abloom_cli::QueryOutput query_output;
+  bool with_names = false;
+  bool without_names = false;
   auto* query = app.add_subcommand("query", "Print the keys the filter may contain");
+  // -h is grep's --no-filename here, so help is --help alone.
+  query->set_help_flag("--help", "Print this help message and exit");
   query->add_option("FILTER", filter, "The filter file")->required();
-  query->add_flag("-v,--absent", absent, "Print the keys that are definitely absent instead");
-  query->add_flag("-c,--count", count, "Print only the number of matching keys");
+  query->add_flag("-v,--absent", query_output.absent,
+                  "Print the keys that are definitely absent instead");
+  query->add_flag("-c,--count", query_output.count,
+                  "Print only the number of matching keys (with file names: one count per input)");
+  auto* names = query->add_flag("-H,--with-filename", with_names,
+                                "Print each input's name before its records (the default for more "
+                                "than one input)");
+  query->add_flag("-h,--no-filename", without_names, "Never print input names")->excludes(names);
   add_input_options(query, in, delimiter);
   add_threads_option(query, in);
   query->footer(
-      "Prints each matching record as read. Exit status as grep's: 0 if a line matched,\n"
-      "1 if none, 2 on error. The file is opened in O(1) (header checked; 'abloom verify'\n"
+      "Prints each matching record as read. An input that cannot be read is reported and\n"
+      "the others are read all the same. Exit status as grep's: 0 if a line matched,\n"
+      "1 if none, 2 on any error. The file is opened in O(1) (header checked; 'abloom verify'\n"
       "checks the whole file).\n"
       "Example:\n  abloom query --absent crawled.abloom todays-urls.txt > to-crawl.txt");
 
@@ -196,7 +206,10 @@ int run(int argc, char** argv) {
 
   if (*build) return abloom_cli::cmd_build(output, shape, in);
   if (*add) return abloom_cli::cmd_add(filter, in);
-  if (*query) return abloom_cli::cmd_query(filter, in, absent, count);
+  if (*query) {
+    query_output.with_names = with_names || (!without_names && in.paths.size() > 1);
+    return abloom_cli::cmd_query(filter, in, query_output);
+  }
   if (*dedupe) return abloom_cli::cmd_dedupe(shape, load, save, in);
   if (*merge) return abloom_cli::cmd_combine(output, filters, false);
   if (*intersect) return abloom_cli::cmd_combine(output, filters, true);

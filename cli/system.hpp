@@ -42,6 +42,10 @@ void close_fd(int fd);
 // the line) work on; on Windows this turns the console's escape processing on.
 bool stderr_is_terminal();
 
+// Whether standard output is a terminal (a console on Windows): query and dedupe draw no
+// progress line between the records they print there.
+bool stdout_is_terminal();
+
 // Free physical memory in bytes (Linux: MemFree, not counting reclaimable caches; Windows: the
 // available physical memory), or 0 when unknown.
 uint64_t free_memory();

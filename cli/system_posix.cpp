@@ -68,6 +68,8 @@ void close_fd(int fd) { ::close(fd); }
 
 bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
 
+bool stdout_is_terminal() { return ::isatty(STDOUT_FILENO) == 1; }
+
 uint64_t free_memory() {
 #if defined(_SC_AVPHYS_PAGES) && defined(_SC_PAGESIZE)
   const long pages = ::sysconf(_SC_AVPHYS_PAGES);

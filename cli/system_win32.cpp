@@ -141,6 +141,12 @@ bool stderr_is_terminal() {
          ::SetConsoleMode(err, mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING) != 0;
 }
 
+bool stdout_is_terminal() {
+  DWORD mode = 0;
+  const HANDLE out = ::GetStdHandle(STD_OUTPUT_HANDLE);
+  return out != INVALID_HANDLE_VALUE && out != nullptr && ::GetConsoleMode(out, &mode) != 0;
+}
+
 uint64_t free_memory() {
   MEMORYSTATUSEX status{};
   status.dwLength = sizeof status;

@@ -3,7 +3,7 @@
 #   cli_test.sh ABLOOM READ_FILTER [GROUP...]
 # ABLOOM is the command, READ_FILTER the C reader tests/cli/read_filter.c (files the command writes
 # read through the C API). GROUP selects some groups (default: all): basics errors formats records
-# combine dedupe full progress threads. Every check prints "ok" or "FAIL"; the script exits 1 if any failed.
+# combine dedupe grep_habits full progress threads. Every check prints "ok" or "FAIL"; the script exits 1 if any failed.
 set -uo pipefail
 
 ABLOOM=$(realpath "$1")
@@ -11,7 +11,7 @@ READ=$(realpath "$2")
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 shift 2
 GROUPS_SEL=("$@")
-[[ ${#GROUPS_SEL[@]} -gt 0 ]] || GROUPS_SEL=(basics errors formats records combine dedupe full progress threads)
+[[ ${#GROUPS_SEL[@]} -gt 0 ]] || GROUPS_SEL=(basics errors formats records combine dedupe grep_habits full progress threads)
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -398,7 +398,7 @@ combine() {
   "$ABLOOM" build -o a.abloom --capacity 2000 --fpr 1e-4 a.txt
   "$ABLOOM" build -o b.abloom --capacity 2000 --fpr 1e-4 b.txt
   expect 0 "merge" "$ABLOOM" merge -o m.abloom a.abloom b.abloom
-  expect 0 "merge holds the keys of both" "$ABLOOM" query --count m.abloom a.txt b.txt
+  expect 0 "merge holds the keys of both" "$ABLOOM" query --count -h m.abloom a.txt b.txt
   same "$(cat out)" "2000" "all keys of both"
   expect 0 "intersect" "$ABLOOM" intersect -o i.abloom a.abloom b.abloom
   seq 501 1000 >common.txt
@@ -476,6 +476,55 @@ dedupe() {
 # A filter over its capacity is never silent (cli/fullness.hpp): build, add and dedupe warn when
 # the estimated FPR ends above twice its target, --strict makes it exit status 4, --quiet silences
 # the warning but not --strict's status, and the file is written all the same.
+# query as grep reads its files: an input that cannot be read (missing, a directory, a bad record)
+# is reported and the others are read all the same, with exit status 2 at the end; -H / -h and
+# the default of names with more than one input; -c per input with names.
+grep_habits() {
+  seq 1 100 >a.txt
+  seq 51 150 >b.txt
+  "$ABLOOM" build -q -o a.abloom --fpr 1e-6 a.txt
+  expect 2 "query: a missing input between two files" "$ABLOOM" query a.abloom a.txt missing.txt b.txt
+  has err "abloom: missing.txt: No such file or directory" "the missing input is named with the reason"
+  same "$(grep -c . err)" "1" "one message"
+  same "$(head -n 1 out)" "a.txt:1" "more than one input: each record after its input's name"
+  same "$(grep -c '^a.txt:' out) $(grep -c '^b.txt:' out)" "100 50" "the inputs after the missing one are read"
+  same "$(tail -n 1 out)" "b.txt:100" "b.txt's records in order"
+  expect 2 "query --count: a missing input" "$ABLOOM" query -c a.abloom a.txt missing.txt b.txt
+  same "$(cat out | tr '\n' ' ')" "a.txt:100 b.txt:50 " "--count with names: one count per input read"
+  expect 2 "query -c -h: a missing input" "$ABLOOM" query -c -h a.abloom a.txt missing.txt b.txt
+  same "$(cat out)" "150" "--count without names: the total of the inputs read"
+  expect 1 "query: no match, no error" "$ABLOOM" query a.abloom <(seq 1000 1010)
+  expect 2 "query: no match, but an error" "$ABLOOM" query a.abloom missing.txt <(seq 1000 1010)
+  mkdir -p dir
+  expect 2 "query: a directory first" "$ABLOOM" query -h a.abloom dir b.txt
+  has err "abloom: dir: Is a directory" "the directory named"
+  same "$(wc -l <out)" "50" "the input after the directory is read"
+  printf '1\nzz\n' >bad.hex
+  printf '64\n' >good.hex
+  expect 2 "query --hex: a bad record, then a good input" "$ABLOOM" query --hex -h a.abloom bad.hex good.hex
+  has err "bad.hex: record 1: odd number of hex digits" "the bad record is named"
+  "$ABLOOM" build -q -o h.abloom --hex good.hex
+  expect 2 "query --hex: the good input after the bad one" "$ABLOOM" query --hex h.abloom bad.hex good.hex
+  same "$(cat out)" "good.hex:64" "the good input's match, with its name"
+  # -H with one input, -h with several, stdin's name.
+  expect 0 "query -H, one input" "$ABLOOM" query -H a.abloom b.txt
+  same "$(head -n 1 out)" "b.txt:51" "-H: the name with one input too"
+  expect 0 "query -h, two inputs" "$ABLOOM" query -h a.abloom a.txt b.txt
+  same "$(head -n 1 out) $(wc -l <out)" "1 150" "-h: no names"
+  expect 0 "query --with-filename from stdin" "$ABLOOM" query --with-filename a.abloom <b.txt
+  same "$(head -n 1 out)" "(stdin):51" "stdin's name"
+  expect 0 "query -c -H, one input" "$ABLOOM" query -c -H a.abloom b.txt
+  same "$(cat out)" "b.txt:50" "-c -H: the count after the name"
+  expect 0 "query -c, one input" "$ABLOOM" query -c a.abloom b.txt
+  same "$(cat out)" "50" "-c, one input: the count alone"
+  printf '7\0' >seven.nul
+  expect 0 "query -0 -H" "$ABLOOM" query -0 -H a.abloom seven.nul
+  same "$(tr '\0' '|' <out)" "seven.nul:7|" "-0 -H: the name, a colon and the record, then NUL"
+  expect 2 "-H and -h together are refused" "$ABLOOM" query -H -h a.abloom a.txt
+  expect 0 "query --help still works (-h is --no-filename)" "$ABLOOM" query --help
+  has out "--no-filename" "query --help lists -h"
+}
+
 full() {
   seq 1 100000 >keys.txt
   expect 0 "build --capacity 10 of 100000 keys" "$ABLOOM" build --capacity 10 -o tiny.abloom keys.txt
@@ -643,6 +692,40 @@ progress() {
   fi
   erased stdin.txt "stdin: the line is erased when the build ends"
   cmp -s eta.abloom stdin.abloom && ok "stdin: the same filter" || fail "stdin: another filter"
+
+  # ---- query and dedupe, whose standard output is their output: a progress line only when that
+  # is not the terminal, or with --count, which prints only at the end.
+  # run_file OUT CMD...: CMD under a terminal, paused once partway through keys.txt.
+  run_file() {
+    local out=$1
+    shift
+    "${pty[@]}" --pause-while-reading keys.txt "$out" "$@" </dev/null
+  }
+  # to_file FILE CMD...: CMD with its standard output to FILE, the same process (exec).
+  local to_file=(bash -c 'f=$1; shift; exec "$@" >"$f"' _)
+  eta_line() { [[ $1 =~ ^[0-9]+\ keys,\ [0-9]+\ keys/s,\ [0-9]+\.[0-9]\ MB\ of\ "$size"\ MB,\ ETA\ [0-9]+\ s$ ]]; }
+  expect 0 "query --count from a file under a terminal" run_file qc.txt "$ABLOOM" query --count eta.abloom keys.txt
+  line=$(progress_line qc.txt)
+  eta_line "$line" && ok "query --count: a progress line with an ETA: '$line'" || fail "query --count: '$line'"
+  counts "$line" 2000000 "query --count: the line counts keys tested"
+  same "$(tr -d '\r' <qc.txt | LC_ALL=C sed 's/.*\x1b\[K//' | tail -n 1)" "2000000" "query --count: the count after the erased line"
+  expect 0 "query printing to the terminal" run_file qt.txt "$ABLOOM" query eta.abloom keys.txt
+  same "$(grep -ac ' keys/s' qt.txt)" "0" "query printing to the terminal: no progress line between its records"
+  same "$(tr -d '\r' <qt.txt | wc -l)" "2000000" "query printing to the terminal: every record"
+  expect 0 "query to a file, stderr a terminal" run_file qf.txt "${to_file[@]}" q.out "$ABLOOM" query eta.abloom keys.txt
+  line=$(progress_line qf.txt)
+  eta_line "$line" && ok "query to a file: a progress line with an ETA: '$line'" || fail "query to a file: '$line'"
+  erased qf.txt "query to a file: the line is erased at the end"
+  cmp -s q.out keys.txt && ok "query to a file: every record in it" || fail "query to a file: $(cmp q.out keys.txt)"
+  expect 0 "query -q to a file" run_file qq.txt "${to_file[@]}" q.out "$ABLOOM" query -q eta.abloom keys.txt
+  same "$(wc -c <qq.txt)" "0" "query --quiet: nothing on the terminal"
+  expect 0 "dedupe to a file, stderr a terminal" run_file df.txt "${to_file[@]}" d.out "$ABLOOM" dedupe --capacity 2000000 keys.txt
+  line=$(progress_line df.txt)
+  eta_line "$line" && ok "dedupe to a file: a progress line with an ETA: '$line'" || fail "dedupe to a file: '$line'"
+  counts "$line" 2000000 "dedupe: the line counts keys read"
+  has df.txt "abloom: dedupe: 2000000 lines" "dedupe: its account after the progress line"
+  expect 0 "dedupe printing to the terminal" run_file dt.txt "$ABLOOM" dedupe --capacity 2000000 keys.txt
+  same "$(grep -ac ' keys/s' dt.txt)" "0" "dedupe printing to the terminal: no progress line between its lines"
 }
 
 threads() {
@@ -682,12 +765,12 @@ threads() {
     fail "add: 4 threads wrote another file"
   expect 0 "verify the file added to on 4 threads" "$ABLOOM" verify a4.abloom
 
-  expect 0 "query on 4 threads" "$ABLOOM" query --threads 4 b4.abloom "${inputs[@]}"
+  expect 0 "query on 4 threads" "$ABLOOM" query -h --threads 4 b4.abloom "${inputs[@]}"
   cmp -s out want.txt && ok "query on 4 threads prints every record, in input order" || fail "query on 4 threads: $(cmp out want.txt)"
   expect 0 "query on 3 threads from a pipe" "$ABLOOM" query --threads 3 b4.abloom < <(cat rec.txt | dd bs=4099 status=none | cat)
   { cat rec.txt && echo; } >want_rec.txt
   cmp -s out want_rec.txt && ok "the same records from a pipe on 3 threads" || fail "pipe on 3 threads: $(cmp out want_rec.txt)"
-  expect 0 "query --count on 2 threads" "$ABLOOM" query --count --threads 2 b4.abloom "${inputs[@]}"
+  expect 0 "query --count on 2 threads" "$ABLOOM" query --count -h --threads 2 b4.abloom "${inputs[@]}"
   same "$(cat out)" "$(wc -l <want.txt)" "--count on 2 threads counts every record"
   awk 'BEGIN { srand(12); for (i = 0; i < 300000; i++) printf "other-%d\n", int(rand() * 1e9) }' >others.txt
   "$ABLOOM" query --absent b1.abloom others.txt mixed.txt >absent1
@@ -735,10 +818,10 @@ threads() {
   # Errors: the first in input order, its record counted from the start of its input; the parts
   # before it printed, as on one thread, and none after it.
   { cat big.csv; echo '1,zz,3'; cat big.csv; } >badhex.csv
-  expect 2 "query: a bad record on 1 thread" "$ABLOOM" query --column 2 --hex hx.abloom big.csv badhex.csv
+  expect 2 "query: a bad record on 1 thread" "$ABLOOM" query -h --column 2 --hex hx.abloom big.csv badhex.csv
   mv out bad1
   has err "badhex.csv: record 200001: not hex: 'zz'" "1 thread: the error names the record"
-  expect 2 "query: a bad record on 4 threads" "$ABLOOM" query --threads 4 --column 2 --hex hx.abloom big.csv badhex.csv
+  expect 2 "query: a bad record on 4 threads" "$ABLOOM" query -h --threads 4 --column 2 --hex hx.abloom big.csv badhex.csv
   has err "badhex.csv: record 200001: not hex: 'zz'" "4 threads: the record counted from the start of its input"
   cmp -s out bad1 && ok "4 threads print what 1 thread prints before the error" || fail "output before the error differs: $(cmp out bad1)"
   (($(wc -l <out) >= 200000)) && cmp -s -n "$(wc -c <out)" out <(cat big.csv big.csv) &&
@@ -768,7 +851,7 @@ threads() {
       fail "shape $i ($shape): threads wrote another file"
   done
   mkdir -p adir
-  expect 2 "query on 3 threads: a directory after a file" "$ABLOOM" query --threads 3 b4.abloom mixed.txt adir
+  expect 2 "query on 3 threads: a directory after a file" "$ABLOOM" query -h --threads 3 b4.abloom mixed.txt adir
   has err "adir: Is a directory" "the directory named"
   cmp -s out mixed.txt && ok "the file before the directory printed whole" || fail "output before the directory: $(cmp out mixed.txt)"
 }
