@@ -97,6 +97,15 @@ void flush_stdout() {
   }
 }
 
+// --skip-bad: how many records were left out, and why the first was, once the reading is over.
+void report_skipped(const RunStats& stats, const Inputs& in) {
+  if (stats.skipped == 0 || in.quiet) return;
+  std::fprintf(
+      stderr, "abloom: warning: skipped %llu record%s that could not become keys (the first: %s)\n",
+      static_cast<unsigned long long>(stats.skipped), stats.skipped == 1 ? "" : "s",
+      stats.first_skipped.c_str());
+}
+
 // Filters that threads filled, ORed into one as they come: a thread that hands one in takes the
 // one waiting, if any, ORs it into its own and goes on with the result, so up to half the threads
 // that are done merge at once, each on its own pair.
@@ -144,6 +153,7 @@ class CopyMerger {
 // still add, and the one left is ORed into `filter` at the end: the run waits for about log2(N)
 // passes over a copy instead of N - 1.
 void add_all(abloom_filter* filter, const Inputs& in, const std::string& what) {
+  RunStats stats;
   const auto paths = paths_or_stdin(in);
   const unsigned threads = reading_threads(in);
   const uint64_t bytes = filter_bytes(filter);
@@ -173,9 +183,10 @@ void add_all(abloom_filter* filter, const Inputs& in, const std::string& what) {
                           what);
                   },
                   nullptr, [&](PartScratch& scratch) { copies.add(std::move(scratch.own)); }};
-  run_parallel(paths, in.format, threads, progress, job);
+  run_parallel(paths, in.format, threads, progress, job, &stats);
   copies.into(filter);
   progress.finish();
+  report_skipped(stats, in);
 }
 
 // Output of a part, handed to stdio in one fwrite: an fwrite and a putc per record cost more than
@@ -298,11 +309,12 @@ int cmd_query(const std::string& filter_path, const Inputs& in, const QueryOutpu
   // end). What an input matched before its error stays printed.
   uint64_t matched = 0;
   bool failed = false;
+  RunStats stats;
   for (const std::string& path : paths) {
     if (how.with_names) prefix = display_name(path) + ":";
     uint64_t found = 0;
     try {
-      found = run_parallel({path}, in.format, threads, progress, job);
+      found = run_parallel({path}, in.format, threads, progress, job, &stats);
     } catch (const InputError& e) {
       flush_stdout();  // the records before the error come before its message, as grep's do
       progress.finish();
@@ -318,6 +330,7 @@ int cmd_query(const std::string& filter_path, const Inputs& in, const QueryOutpu
     }
   }
   progress.finish();
+  report_skipped(stats, in);
   if (how.count && !how.with_names) std::printf("%llu\n", static_cast<unsigned long long>(matched));
   flush_stdout();
   if (failed) return 2;
@@ -384,9 +397,11 @@ int cmd_dedupe(const Shape& shape, const std::string& load, const std::string& s
         if (meter && ++batches % kSampleEvery == 0) meter->sample(filter.get(), scratch.count);
       },
       write_out, nullptr};
-  const uint64_t printed = run_parallel(paths, in.format, 1, progress, job);
+  RunStats stats;
+  const uint64_t printed = run_parallel(paths, in.format, 1, progress, job, &stats);
   flush_stdout();
   progress.finish();
+  report_skipped(stats, in);
   if (!save.empty()) save_filter(filter.get(), save);
   if (meter) {
     // What was dropped: repeats, and new keys that tested as false positives, which nothing can

@@ -151,8 +151,19 @@ void RecordParser::add_record(Batch& batch, size_t start, size_t len, bool keep_
   if (raw_keys_) {
     batch.keys_[batch.n_] = record;
     batch.lens_[batch.n_] = len;
-  } else {
+  } else if (!format_.skip_bad) {
     add_key(batch, std::string_view(record, len));
+  } else {
+    // --skip-bad: the record is left out of the batch, its slot taken by the next one, and the
+    // bytes a conversion wrote before it failed are dropped.
+    const size_t converted = batch.converted_.size();
+    try {
+      add_key(batch, std::string_view(record, len));
+    } catch (const RecordError& e) {
+      batch.converted_.resize(converted);
+      if (skipped_++ == 0) first_skipped_ = e;
+      return;
+    }
   }
   ++batch.n_;
 }

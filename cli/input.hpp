@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -40,11 +41,12 @@ std::string errno_text(int err);
 // How a record becomes a key. Keys are the exact bytes of the record (or of its field), so a key
 // added here is found by the same bytes from every binding.
 struct InputFormat {
-  bool nul = false;      // -0: records end with NUL instead of newline (no \r is stripped)
-  unsigned column = 0;   // --column N (1-based); 0: the whole record
-  char delimiter = ',';  // --delimiter C, for --column
-  bool hex = false;      // --hex: the field is hex digits, the key is the bytes they spell
-  bool u64 = false;      // --u64: the field is a decimal uint64, the key its 8 little-endian bytes
+  bool nul = false;       // -0: records end with NUL instead of newline (no \r is stripped)
+  unsigned column = 0;    // --column N (1-based); 0: the whole record
+  char delimiter = ',';   // --delimiter C, for --column
+  bool hex = false;       // --hex: the field is hex digits, the key is the bytes they spell
+  bool u64 = false;       // --u64: the field is a decimal uint64, the key its 8 little-endian bytes
+  bool skip_bad = false;  // --skip-bad: a record that cannot become a key is counted, not an error
 };
 
 // A batch of records, for abloom_add_many/abloom_test_many: key i is keys()[i] with lens()[i]
@@ -90,6 +92,12 @@ class RecordParser {
   // record is in a batch (the batch may still hold the last ones).
   bool read(Batch& batch, size_t max, bool keep_records);
 
+  // The records parsed so far (those skipped among them).
+  uint64_t records() const { return record_no_; }
+  // With --skip-bad: the records skipped, and the error of the first.
+  uint64_t skipped() const { return skipped_; }
+  const std::optional<RecordError>& first_skipped() const { return first_skipped_; }
+
  private:
   template <bool kKeepRecords>
   void take_raw_records(Batch& batch, size_t max);
@@ -107,6 +115,8 @@ class RecordParser {
   size_t scanned_ = 0;  // buf_[begin_, scanned_) holds no terminator
   size_t end_;
   uint64_t record_no_ = 0;
+  uint64_t skipped_ = 0;
+  std::optional<RecordError> first_skipped_;
 };
 
 // The number of records in a regular file (a cheap first pass, to size a filter), or -1 when

@@ -31,6 +31,9 @@ void add_input_options(CLI::App* cmd, Inputs& in, std::string& delimiter) {
                 "The field is a decimal unsigned 64-bit integer; the key is its 8 little-endian "
                 "bytes (Python int, Java long)")
       ->excludes(hex);
+  cmd->add_flag("--skip-bad", in.format.skip_bad,
+                "Skip records that lack the --column or fail --hex or --u64, and say how many on "
+                "standard error (default: such a record is an error)");
   cmd->add_flag("-q,--quiet", in.quiet, "No progress line or warnings on standard error");
 }
 

@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <system_error>
 #include <thread>
 
@@ -310,7 +311,10 @@ class ParallelRun {
 
   // The work on one part; false if it failed.
   bool work_on(Part& part, PartScratch& scratch, Batch& batch) {
-    uint64_t records = 0;
+    uint64_t keys = 0;
+    uint64_t records = 0;  // keys and the records --skip-bad left out
+    uint64_t skipped = 0;
+    std::optional<RecordError> first_skipped;
     bool ok = true;
     try {
       if (part.file) read_range(part, format_.nul ? '\0' : '\n');
@@ -320,13 +324,17 @@ class ParallelRun {
         more = reader.read(batch, job_.max_keys, job_.keep_records);
         if (batch.size() == 0) continue;
         job_.work(batch, scratch);
-        records += batch.size();
+        keys += batch.size();
       }
+      records = reader.records();
+      skipped = reader.skipped();
+      first_skipped = reader.first_skipped();
     } catch (...) {
       fail(part.seq, std::current_exception());
+      records = keys;
       ok = false;
     }
-    feeder_.done(records);
+    feeder_.done(keys);
     std::lock_guard<std::mutex> lock(mu_);
     if (part_records_.size() <= part.seq) {
       part_records_.resize(part.seq + 1);
@@ -334,6 +342,13 @@ class ParallelRun {
     }
     part_records_[part.seq] = records;
     part_inputs_[part.seq] = part.input;
+    if (skipped > 0) {
+      skipped_ += skipped;
+      if (part.seq < first_skipped_seq_) {
+        first_skipped_seq_ = part.seq;
+        first_skipped_ = std::move(first_skipped);
+      }
+    }
     return ok;
   }
 
@@ -377,15 +392,30 @@ class ParallelRun {
     try {
       std::rethrow_exception(error_);
     } catch (const RecordError& e) {
-      uint64_t before = 0;
-      const size_t input = part_inputs_.at(failed_seq_);
-      for (uint64_t q = 0; q < failed_seq_; ++q) {
-        if (part_inputs_[q] == input) before += part_records_[q];
-      }
-      throw e.renumbered(before);
+      throw e.renumbered(records_before(failed_seq_));
     }
   }
 
+  // The records of the parts before part `seq` of its input.
+  uint64_t records_before(uint64_t seq) const {
+    uint64_t before = 0;
+    const size_t input = part_inputs_.at(seq);
+    for (uint64_t q = 0; q < seq; ++q) {
+      if (part_inputs_[q] == input) before += part_records_[q];
+    }
+    return before;
+  }
+
+ public:
+  // With --skip-bad, once the run is over: the records skipped, and the first one's error.
+  void skipped(RunStats& stats) const {
+    stats.skipped += skipped_;
+    if (first_skipped_ && stats.first_skipped.empty()) {
+      stats.first_skipped = first_skipped_->renumbered(records_before(first_skipped_seq_)).what();
+    }
+  }
+
+ private:
   const std::vector<std::string>& paths_;
   const InputFormat& format_;
   const ParallelJob& job_;
@@ -398,14 +428,20 @@ class ParallelRun {
   std::exception_ptr error_;
   std::vector<uint64_t> part_records_;
   std::vector<size_t> part_inputs_;
+  uint64_t skipped_ = 0;
+  uint64_t first_skipped_seq_ = std::numeric_limits<uint64_t>::max();
+  std::optional<RecordError> first_skipped_;
 };
 
 }  // namespace
 
 uint64_t run_parallel(const std::vector<std::string>& paths, const InputFormat& format,
-                      unsigned threads, Progress& progress, const ParallelJob& job) {
+                      unsigned threads, Progress& progress, const ParallelJob& job,
+                      RunStats* stats) {
   ParallelRun run(paths, format, progress, job);
-  return run.run(std::max(threads, 1u));
+  const uint64_t count = run.run(std::max(threads, 1u));
+  if (stats != nullptr) run.skipped(*stats);
+  return count;
 }
 
 }  // namespace abloom_cli

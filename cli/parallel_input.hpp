@@ -44,6 +44,13 @@ struct ParallelJob {
   std::function<void(PartScratch&)> finish;
 };
 
+// What a run adds up besides its count: with --skip-bad, the records it skipped and the error of
+// the first in input order (its record counted from the start of its input), summed over runs.
+struct RunStats {
+  uint64_t skipped = 0;
+  std::string first_skipped;
+};
+
 // Runs `job` over every record of `paths` (in order; "-" is stdin) on `threads` threads, the
 // calling one among them. A part of a regular file is the records that start in one 1 MiB range
 // of it (read at its size when opened); of a stream, what one read(2) returns (at most 1 MiB) up
@@ -53,6 +60,7 @@ struct ParallelJob {
 // had read everything: a record error names its record counted from the start of its input, and
 // with `commit` every part before the failing one is committed and none after it.
 uint64_t run_parallel(const std::vector<std::string>& paths, const InputFormat& format,
-                      unsigned threads, Progress& progress, const ParallelJob& job);
+                      unsigned threads, Progress& progress, const ParallelJob& job,
+                      RunStats* stats = nullptr);
 
 }  // namespace abloom_cli
