@@ -90,10 +90,14 @@ void buffer_stdout() {
   std::setvbuf(stdout, buf, _IOFBF, sizeof buf);
 }
 
+// errno is read before the message is built: its allocations may change errno.
+[[noreturn]] void stdout_failed(int err) {
+  throw CliError("standard output: " + errno_text(err != 0 ? err : EIO));
+}
+
 void flush_stdout() {
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    throw CliError(std::string("standard output: ") + errno_text(errno));
-  }
+  errno = 0;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) stdout_failed(errno);
 }
 
 // Filters that threads filled, ORed into one as they come: a thread that hands one in takes the
@@ -179,7 +183,12 @@ void add_all(abloom_filter* filter, const Inputs& in, const std::string& what) {
 
 // Output of a part, handed to stdio in one fwrite: an fwrite and a putc per record cost more than
 // the record's test.
-void write_out(const std::string& out) { std::fwrite(out.data(), 1, out.size(), stdout); }
+// A failed write stops the command there, with its errno: later calls (the next part's, the final
+// flush) would find only the stream's error flag, and errno long since changed.
+void write_out(const std::string& out) {
+  errno = 0;
+  if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size()) stdout_failed(errno);
+}
 
 void add_record(std::string& out, std::string_view record, char terminator) {
   out.append(record);

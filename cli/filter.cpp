@@ -10,9 +10,16 @@ namespace abloom_cli {
 
 int check(int code, const std::string& what) {
   if (code >= 0) return code;
-  std::string reason = abloom_strerror(code);
-  if (code == ABLOOM_ERR_IO && errno != 0) reason += std::string(" (") + errno_text(errno) + ")";
-  throw CliError(what + ": " + reason);
+  // Read first: building the message allocates, and an allocation may set errno even when it
+  // succeeds (glibc's malloc, when growing the heap fails and a mapping does not).
+  const int err = errno;
+  if (code == ABLOOM_ERR_IO) {
+    // The system's reason is the message; the library's words for the code ("file system error
+    // (see errno)") are for programmers. errno 0: the reason was lost, which is said plainly.
+    throw CliError(what + ": " +
+                   (err != 0 ? errno_text(err) : "input/output error (no reason given)"));
+  }
+  throw CliError(what + ": " + abloom_strerror(code));
 }
 
 Filter open_filter(const std::string& path, uint32_t flags) {

@@ -136,7 +136,7 @@ basics() {
   expect 0 "plan of the classic kind" "$ABLOOM" plan --capacity 1000 --kind classic
   has out "classic" "plan: classic kind"
   expect 2 "plan: unknown kind" "$ABLOOM" plan --capacity 1000 --kind bogus
-  has err "unknown kind 'bogus'" "plan: names the bad kind"
+  has err "--kind: 'bogus' is not a kind: give blocked or classic" "plan: names the option, the bad kind and the kinds"
   expect 2 "plan: --fpr out of range" "$ABLOOM" plan --capacity 1000 --fpr 2
 
   # Names with spaces and outside ASCII, as the file system spells them (UTF-8; on Windows the
