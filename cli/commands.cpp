@@ -3,6 +3,7 @@
 #include <abloom.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cmath>
@@ -13,6 +14,7 @@
 #include <thread>
 
 #include "filter.hpp"
+#include "json.hpp"
 #include "parallel_input.hpp"
 #include "system.hpp"
 
@@ -61,7 +63,13 @@ unsigned reading_threads(const Inputs& in) {
 }
 
 const char* kind_name(uint32_t kind) { return kind == ABLOOM_KIND_CLASSIC ? "classic" : "blocked"; }
-const char* layout_name(uint32_t layout) {
+// The classic kind has no layout to choose (its bits spread over the whole shard; the library
+// reports it as distinct): "none" in JSON (documented in info --help), and a word that says why
+// in the text.
+const char* layout_name(uint32_t kind, uint32_t layout, bool json) {
+  if (kind == ABLOOM_KIND_CLASSIC) {
+    return json ? "none" : "- (classic kind: bits spread over the shard)";
+  }
   return layout == ABLOOM_LAYOUT_SPLIT ? "split" : "distinct";
 }
 
@@ -146,7 +154,11 @@ class CopyMerger {
 // The copies are ORed together in pairs by the threads that finish (CopyMerger), while the others
 // still add, and the one left is ORed into `filter` at the end: the run waits for about log2(N)
 // passes over a copy instead of N - 1.
-void add_all(abloom_filter* filter, const Inputs& in, const std::string& what) {
+//
+// `added`, if given, counts the keys added to `filter` itself: those stay in it when a part fails,
+// while the threads' own copies are then dropped unmerged.
+void add_all(abloom_filter* filter, const Inputs& in, const std::string& what,
+             std::atomic<uint64_t>* added = nullptr) {
   const auto paths = paths_or_stdin(in);
   const unsigned threads = reading_threads(in);
   const uint64_t bytes = filter_bytes(filter);
@@ -172,8 +184,9 @@ void add_all(abloom_filter* filter, const Inputs& in, const std::string& what) {
   Progress progress(in.quiet, input_bytes);
   ParallelJob job{kBulkBatch, false,
                   [&](const Batch& b, PartScratch& scratch) {
-                    check(abloom_add_many(target(scratch), b.keys(), b.lens(), b.size(), nullptr),
-                          what);
+                    abloom_filter* into = target(scratch);
+                    check(abloom_add_many(into, b.keys(), b.lens(), b.size(), nullptr), what);
+                    if (added != nullptr && into == filter) *added += b.size();
                   },
                   nullptr, [&](PartScratch& scratch) { copies.add(std::move(scratch.own)); }};
   run_parallel(paths, in.format, threads, progress, job);
@@ -193,31 +206,6 @@ void write_out(const std::string& out) {
 void add_record(std::string& out, std::string_view record, char terminator) {
   out.append(record);
   out.push_back(terminator);
-}
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char esc[8];
-      std::snprintf(esc, sizeof esc, "\\u%04x", c);
-      out += esc;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
-// A double for JSON: infinity (a saturated filter's count estimate) has no JSON form.
-std::string json_number(double v) {
-  if (!std::isfinite(v)) return "null";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
 }
 
 }  // namespace
@@ -255,7 +243,12 @@ int cmd_build(const std::string& output, const Shape& shape, const Inputs& in) {
 
 int cmd_add(const std::string& filter_path, const Inputs& in) {
   Filter filter = open_filter(filter_path, ABLOOM_OPEN_READ_WRITE);
-  add_all(filter.get(), in, filter_path);
+  std::atomic<uint64_t> added{0};
+  try {
+    add_all(filter.get(), in, filter_path, &added);
+  } catch (const CliError& e) {
+    throw CliError(e.what() + keys_kept_after_error(filter.get(), filter_path, added));
+  }
   errno = 0;
   check(abloom_sync(filter.get()), filter_path);
   return 0;
@@ -368,8 +361,10 @@ int cmd_combine(const std::string& output, const std::vector<std::string>& filte
     int rc = intersect ? abloom_intersect(result.get(), other.get())
                        : abloom_union(result.get(), other.get());
     if (rc == ABLOOM_ERR_MISMATCH) {
-      throw CliError(filters[i] + ": not the same shape as " + filters[0] +
-                     " (kind, k, shards, bits and seed must match)");
+      // Values in the order of the names: the first filter's, then this one's.
+      throw CliError(filters[0] + " and " + filters[i] +
+                     " are not the same shape: " + shape_differences(result.get(), other.get()) +
+                     " (kind, layout, k, shards, bits and seed must match)");
     }
     check(rc, filters[i]);
   }
@@ -405,8 +400,9 @@ int cmd_info(const std::string& filter_path, bool json) {
         "\"blocks_per_shard\": %llu, \"bits\": %llu, \"bytes\": %llu, \"file_bytes\": %llu, "
         "\"capacity\": %llu, \"seed\": %llu, \"target_fpr\": %s, \"expected_fpr\": %s, "
         "\"estimated_count\": %s, \"estimated_fpr\": %s, \"set_bits\": %llu, \"fill\": %s}\n",
-        json_string(filter_path).c_str(), kind_name(info.kind), layout_name(info.layout), info.k,
-        info.shards, static_cast<unsigned long long>(info.blocks_per_shard),
+        json_string(filter_path).c_str(), kind_name(info.kind),
+        layout_name(info.kind, info.layout, true), info.k, info.shards,
+        static_cast<unsigned long long>(info.blocks_per_shard),
         static_cast<unsigned long long>(info.bits), static_cast<unsigned long long>(info.bytes),
         static_cast<unsigned long long>(file_bytes), static_cast<unsigned long long>(info.capacity),
         static_cast<unsigned long long>(info.seed), json_number(info.target_fpr).c_str(),
@@ -416,7 +412,7 @@ int cmd_info(const std::string& filter_path, bool json) {
   } else {
     std::printf("file:             %s\n", filter_path.c_str());
     std::printf("kind:             %s\n", kind_name(info.kind));
-    std::printf("layout:           %s\n", layout_name(info.layout));
+    std::printf("layout:           %s\n", layout_name(info.kind, info.layout, false));
     std::printf("k:                %u\n", info.k);
     std::printf("shards:           %u x %llu blocks\n", info.shards,
                 static_cast<unsigned long long>(info.blocks_per_shard));
@@ -467,14 +463,14 @@ int cmd_plan(const Shape& shape, bool json) {
         "{\"kind\": \"%s\", \"layout\": \"%s\", \"k\": %u, \"shards\": %u, "
         "\"blocks_per_shard\": %llu, \"bits\": %llu, \"bytes\": %llu, \"bits_per_key\": %s, "
         "\"capacity\": %llu, \"expected_fpr\": %s}\n",
-        kind_name(plan.kind), layout_name(plan.layout), plan.k, plan.shards,
+        kind_name(plan.kind), layout_name(plan.kind, plan.layout, true), plan.k, plan.shards,
         static_cast<unsigned long long>(plan.blocks_per_shard),
         static_cast<unsigned long long>(plan.bits), static_cast<unsigned long long>(plan.bytes),
         json_number(plan.bits_per_key).c_str(), static_cast<unsigned long long>(opts.capacity),
         json_number(plan.expected_fpr).c_str());
   } else {
     std::printf("kind:         %s\n", kind_name(plan.kind));
-    std::printf("layout:       %s\n", layout_name(plan.layout));
+    std::printf("layout:       %s\n", layout_name(plan.kind, plan.layout, false));
     std::printf("k:            %u\n", plan.k);
     std::printf("shards:       %u x %llu blocks\n", plan.shards,
                 static_cast<unsigned long long>(plan.blocks_per_shard));

@@ -234,7 +234,8 @@ int run(int argc, char** argv) {
   auto* info = app.add_subcommand("info", "Describe a filter file: shape, size, estimates, fill");
   info->add_option("FILTER", filter, "The filter file (its checksum is checked)")->required();
   info->add_flag("--json", json,
-                 "One JSON object with stable keys: file, kind, layout, k, shards, "
+                 "One JSON object with stable keys: file (bytes that are not UTF-8 become "
+                 "U+FFFD), kind, layout (\"none\" for the classic kind), k, shards, "
                  "blocks_per_shard, bits, bytes, file_bytes, capacity, seed, target_fpr, "
                  "expected_fpr, estimated_count (null if saturated), estimated_fpr, set_bits, "
                  "fill");
