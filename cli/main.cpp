@@ -109,7 +109,11 @@ void check_command(const CLI::App& app, int argc, char** argv) {
       if (cmd->get_name() == word) return;
       names += (names.empty() ? "" : ", ") + cmd->get_name();
     }
-    throw CliError("unknown command '" + word + "'; the commands are: " + names);
+    std::string message = "unknown command '";
+    message += word;
+    message += "'; the commands are: ";
+    message += names;
+    throw CliError(message);
   }
 }
 

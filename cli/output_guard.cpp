@@ -34,6 +34,13 @@ bool starts_like_a_filter(const std::string& option, const std::string& path) {
   return have == sizeof head && std::memcmp(head, kMagic, sizeof head) == 0;
 }
 
+[[noreturn]] void refuse_same_file(const std::string& option, const std::string& output,
+                                   const std::string& input) {
+  const std::string which = input == "-" ? "standard input" : "'" + input + "'";
+  throw CliError(option + " " + output + ": is the input " + which +
+                 " (the same file): write the filter to another file");
+}
+
 }  // namespace
 
 void guard_output(const std::string& option, const std::string& output,
@@ -47,9 +54,7 @@ void guard_output(const std::string& option, const std::string& output,
     if (err == 0 && in == out) {
       // Not even --force: the output is written before the input is read to its end (dedupe),
       // or replaces it (build), so the keys would be lost either way.
-      throw CliError(option + " " + output + ": is the input " +
-                     (input == "-" ? std::string("standard input") : "'" + input + "'") +
-                     " (the same file): write the filter to another file");
+      refuse_same_file(option, output, input);
     }
   }
   sys::FileKind kind;
