@@ -3,6 +3,7 @@
 #include <abloom.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cmath>
@@ -14,6 +15,7 @@
 
 #include "filter.hpp"
 #include "fullness.hpp"
+#include "json.hpp"
 #include "parallel_input.hpp"
 #include "system.hpp"
 
@@ -62,7 +64,13 @@ unsigned reading_threads(const Inputs& in) {
 }
 
 const char* kind_name(uint32_t kind) { return kind == ABLOOM_KIND_CLASSIC ? "classic" : "blocked"; }
-const char* layout_name(uint32_t layout) {
+// The classic kind has no layout to choose (its bits spread over the whole shard; the library
+// reports it as distinct): "none" in JSON (documented in info --help), and a word that says why
+// in the text.
+const char* layout_name(uint32_t kind, uint32_t layout, bool json) {
+  if (kind == ABLOOM_KIND_CLASSIC) {
+    return json ? "none" : "- (classic kind: bits spread over the shard)";
+  }
   return layout == ABLOOM_LAYOUT_SPLIT ? "split" : "distinct";
 }
 
@@ -91,10 +99,14 @@ void buffer_stdout() {
   std::setvbuf(stdout, buf, _IOFBF, sizeof buf);
 }
 
+// errno is read before the message is built: its allocations may change errno.
+[[noreturn]] void stdout_failed(int err) {
+  throw CliError("standard output: " + errno_text(err != 0 ? err : EIO));
+}
+
 void flush_stdout() {
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    throw CliError(std::string("standard output: ") + errno_text(errno));
-  }
+  errno = 0;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) stdout_failed(errno);
 }
 
 // --skip-bad: how many records were left out, and why the first was, once the reading is over.
@@ -152,7 +164,11 @@ class CopyMerger {
 // The copies are ORed together in pairs by the threads that finish (CopyMerger), while the others
 // still add, and the one left is ORed into `filter` at the end: the run waits for about log2(N)
 // passes over a copy instead of N - 1.
-void add_all(abloom_filter* filter, const Inputs& in, const std::string& what) {
+//
+// `added`, if given, counts the keys added to `filter` itself: those stay in it when a part fails,
+// while the threads' own copies are then dropped unmerged.
+void add_all(abloom_filter* filter, const Inputs& in, const std::string& what,
+             std::atomic<uint64_t>* added = nullptr) {
   RunStats stats;
   const auto paths = paths_or_stdin(in);
   const unsigned threads = reading_threads(in);
@@ -179,8 +195,9 @@ void add_all(abloom_filter* filter, const Inputs& in, const std::string& what) {
   Progress progress(in.quiet, input_bytes);
   ParallelJob job{kBulkBatch, false,
                   [&](const Batch& b, PartScratch& scratch) {
-                    check(abloom_add_many(target(scratch), b.keys(), b.lens(), b.size(), nullptr),
-                          what);
+                    abloom_filter* into = target(scratch);
+                    check(abloom_add_many(into, b.keys(), b.lens(), b.size(), nullptr), what);
+                    if (added != nullptr && into == filter) *added += b.size();
                   },
                   nullptr, [&](PartScratch& scratch) { copies.add(std::move(scratch.own)); }};
   run_parallel(paths, in.format, threads, progress, job, &stats);
@@ -191,36 +208,16 @@ void add_all(abloom_filter* filter, const Inputs& in, const std::string& what) {
 
 // Output of a part, handed to stdio in one fwrite: an fwrite and a putc per record cost more than
 // the record's test.
-void write_out(const std::string& out) { std::fwrite(out.data(), 1, out.size(), stdout); }
+// A failed write stops the command there, with its errno: later calls (the next part's, the final
+// flush) would find only the stream's error flag, and errno long since changed.
+void write_out(const std::string& out) {
+  errno = 0;
+  if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size()) stdout_failed(errno);
+}
 
 void add_record(std::string& out, std::string_view record, char terminator) {
   out.append(record);
   out.push_back(terminator);
-}
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char esc[8];
-      std::snprintf(esc, sizeof esc, "\\u%04x", c);
-      out += esc;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
-// A double for JSON: infinity (a saturated filter's count estimate) has no JSON form.
-std::string json_number(double v) {
-  if (!std::isfinite(v)) return "null";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
 }
 
 // After build, add and dedupe: 0, or kExitOverCapacity with --strict when the filter ended over its
@@ -264,7 +261,12 @@ int cmd_build(const std::string& output, const Shape& shape, const Inputs& in) {
 
 int cmd_add(const std::string& filter_path, const Inputs& in) {
   Filter filter = open_filter(filter_path, ABLOOM_OPEN_READ_WRITE);
-  add_all(filter.get(), in, filter_path);
+  std::atomic<uint64_t> added{0};
+  try {
+    add_all(filter.get(), in, filter_path, &added);
+  } catch (const CliError& e) {
+    throw CliError(e.what() + keys_kept_after_error(filter.get(), filter_path, added));
+  }
   errno = 0;
   check(abloom_sync(filter.get()), filter_path);
   return full_status(filter.get(), filter_path, in);
@@ -427,8 +429,10 @@ int cmd_combine(const std::string& output, const std::vector<std::string>& filte
     int rc = intersect ? abloom_intersect(result.get(), other.get())
                        : abloom_union(result.get(), other.get());
     if (rc == ABLOOM_ERR_MISMATCH) {
-      throw CliError(filters[i] + ": not the same shape as " + filters[0] +
-                     " (kind, k, shards, bits and seed must match)");
+      // Values in the order of the names: the first filter's, then this one's.
+      throw CliError(filters[0] + " and " + filters[i] +
+                     " are not the same shape: " + shape_differences(result.get(), other.get()) +
+                     " (kind, layout, k, shards, bits and seed must match)");
     }
     check(rc, filters[i]);
   }
@@ -464,8 +468,9 @@ int cmd_info(const std::string& filter_path, bool json) {
         "\"blocks_per_shard\": %llu, \"bits\": %llu, \"bytes\": %llu, \"file_bytes\": %llu, "
         "\"capacity\": %llu, \"seed\": %llu, \"target_fpr\": %s, \"expected_fpr\": %s, "
         "\"estimated_count\": %s, \"estimated_fpr\": %s, \"set_bits\": %llu, \"fill\": %s}\n",
-        json_string(filter_path).c_str(), kind_name(info.kind), layout_name(info.layout), info.k,
-        info.shards, static_cast<unsigned long long>(info.blocks_per_shard),
+        json_string(filter_path).c_str(), kind_name(info.kind),
+        layout_name(info.kind, info.layout, true), info.k, info.shards,
+        static_cast<unsigned long long>(info.blocks_per_shard),
         static_cast<unsigned long long>(info.bits), static_cast<unsigned long long>(info.bytes),
         static_cast<unsigned long long>(file_bytes), static_cast<unsigned long long>(info.capacity),
         static_cast<unsigned long long>(info.seed), json_number(info.target_fpr).c_str(),
@@ -475,7 +480,7 @@ int cmd_info(const std::string& filter_path, bool json) {
   } else {
     std::printf("file:             %s\n", filter_path.c_str());
     std::printf("kind:             %s\n", kind_name(info.kind));
-    std::printf("layout:           %s\n", layout_name(info.layout));
+    std::printf("layout:           %s\n", layout_name(info.kind, info.layout, false));
     std::printf("k:                %u\n", info.k);
     std::printf("shards:           %u x %llu blocks\n", info.shards,
                 static_cast<unsigned long long>(info.blocks_per_shard));
@@ -526,14 +531,14 @@ int cmd_plan(const Shape& shape, bool json) {
         "{\"kind\": \"%s\", \"layout\": \"%s\", \"k\": %u, \"shards\": %u, "
         "\"blocks_per_shard\": %llu, \"bits\": %llu, \"bytes\": %llu, \"bits_per_key\": %s, "
         "\"capacity\": %llu, \"expected_fpr\": %s}\n",
-        kind_name(plan.kind), layout_name(plan.layout), plan.k, plan.shards,
+        kind_name(plan.kind), layout_name(plan.kind, plan.layout, true), plan.k, plan.shards,
         static_cast<unsigned long long>(plan.blocks_per_shard),
         static_cast<unsigned long long>(plan.bits), static_cast<unsigned long long>(plan.bytes),
         json_number(plan.bits_per_key).c_str(), static_cast<unsigned long long>(opts.capacity),
         json_number(plan.expected_fpr).c_str());
   } else {
     std::printf("kind:         %s\n", kind_name(plan.kind));
-    std::printf("layout:       %s\n", layout_name(plan.layout));
+    std::printf("layout:       %s\n", layout_name(plan.kind, plan.layout, false));
     std::printf("k:            %u\n", plan.k);
     std::printf("shards:       %u x %llu blocks\n", plan.shards,
                 static_cast<unsigned long long>(plan.blocks_per_shard));

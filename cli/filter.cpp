@@ -10,9 +10,16 @@ namespace abloom_cli {
 
 int check(int code, const std::string& what) {
   if (code >= 0) return code;
-  std::string reason = abloom_strerror(code);
-  if (code == ABLOOM_ERR_IO && errno != 0) reason += std::string(" (") + errno_text(errno) + ")";
-  throw CliError(what + ": " + reason);
+  // Read first: building the message allocates, and an allocation may set errno even when it
+  // succeeds (glibc's malloc, when growing the heap fails and a mapping does not).
+  const int err = errno;
+  if (code == ABLOOM_ERR_IO) {
+    // The system's reason is the message; the library's words for the code ("file system error
+    // (see errno)") are for programmers. errno 0: the reason was lost, which is said plainly.
+    throw CliError(what + ": " +
+                   (err != 0 ? errno_text(err) : "input/output error (no reason given)"));
+  }
+  throw CliError(what + ": " + abloom_strerror(code));
 }
 
 Filter open_filter(const std::string& path, uint32_t flags) {
@@ -90,6 +97,45 @@ void CopyWhenWorthIt::up_front(Filter& filter, uint64_t input_bytes) {
   }
   keys_ = threshold_;
   after(filter, 0);
+}
+
+std::string shape_differences(const abloom_filter* a, const abloom_filter* b) {
+  abloom_info x;
+  abloom_info y;
+  check(abloom_info_init(&x), "info");
+  check(abloom_info_init(&y), "info");
+  check(abloom_get_info(a, &x), "info");
+  check(abloom_get_info(b, &y), "info");
+  std::string out;
+  auto differ = [&](const char* field, const std::string& u, const std::string& v) {
+    if (u != v) out += (out.empty() ? "" : ", ") + std::string(field) + " " + u + " and " + v;
+  };
+  auto kind = [](uint32_t k) { return k == ABLOOM_KIND_CLASSIC ? "classic" : "blocked"; };
+  auto layout = [](uint32_t l) { return l == ABLOOM_LAYOUT_SPLIT ? "split" : "distinct"; };
+  differ("kind", kind(x.kind), kind(y.kind));
+  // The classic kind has no layout: only between two blocked filters is it a difference.
+  if (x.kind == ABLOOM_KIND_BLOCKED && y.kind == ABLOOM_KIND_BLOCKED) {
+    differ("layout", layout(x.layout), layout(y.layout));
+  }
+  differ("k", std::to_string(x.k), std::to_string(y.k));
+  differ("shards", std::to_string(x.shards), std::to_string(y.shards));
+  differ("blocks per shard", std::to_string(x.blocks_per_shard),
+         std::to_string(y.blocks_per_shard));
+  differ("bits", std::to_string(x.bits), std::to_string(y.bits));
+  differ("seed", std::to_string(x.seed), std::to_string(y.seed));
+  return out.empty() ? "the library found a difference in their shape" : out;
+}
+
+std::string keys_kept_after_error(abloom_filter* filter, const std::string& path, uint64_t added) {
+  const std::string keys = std::to_string(added) + (added == 1 ? " key" : " keys");
+  errno = 0;
+  const int rc = abloom_sync(filter);
+  if (rc != ABLOOM_OK) {
+    const int err = errno;
+    return "; " + path + " holds the " + keys + " added before the error, but its sync failed: " +
+           (rc == ABLOOM_ERR_IO && err != 0 ? errno_text(err) : abloom_strerror(rc));
+  }
+  return "; " + path + " keeps the " + keys + " added before the error (synced)";
 }
 
 void save_filter(const abloom_filter* filter, const std::string& path) {

@@ -68,6 +68,17 @@ void prefault_for_writes(abloom_filter* filter);
 // nor writes its own bits: its zero pages come from the kernel as they are first written.
 Filter empty_like(const abloom_filter* filter);
 
+// Why abloom_union or abloom_intersect refused two filters (ABLOOM_ERR_MISMATCH): each field of
+// the shape that differs, with both values, "k 7 and 10, seed 0 and 5"; the fields: kind, layout,
+// k, shards, blocks per shard, bits, seed.
+std::string shape_differences(const abloom_filter* a, const abloom_filter* b);
+
+// After `add` failed part way (a bad record, an unreadable input): syncs the filter file, whose
+// read-write mapping already holds the `added` keys added before the error, and returns what to
+// say of them after the error's message ("; ids.abloom keeps the 3 keys added before the error
+// (synced)"), or that the sync failed too. Adding them again later changes nothing.
+std::string keys_kept_after_error(abloom_filter* filter, const std::string& path, uint64_t added);
+
 // abloom_save with a message that names the file.
 void save_filter(const abloom_filter* filter, const std::string& path);
 

@@ -3,12 +3,17 @@
 #include <abloom.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <iostream>
 #include <string>
 #include <vector>
 
 #include "commands.hpp"
+#include "options.hpp"
+#include "output_guard.hpp"
 #include "system.hpp"
 
 namespace {
@@ -16,6 +21,7 @@ namespace {
 using abloom_cli::CliError;
 using abloom_cli::Inputs;
 using abloom_cli::Shape;
+using abloom_cli::whole_number;
 
 // The options every command that reads keys shares.
 void add_input_options(CLI::App* cmd, Inputs& in, std::string& delimiter) {
@@ -23,7 +29,7 @@ void add_input_options(CLI::App* cmd, Inputs& in, std::string& delimiter) {
   cmd->add_flag("-0,--null", in.format.nul, "Records end with NUL, not newline (find -print0)");
   cmd->add_option("--column", in.format.column,
                   "The key is field N (from 1) of each record, split at --delimiter (no quoting)")
-      ->check(CLI::PositiveNumber);
+      ->transform(whole_number(1, UINT32_MAX, "fields count from 1"));
   cmd->add_option("--delimiter", delimiter, "Field delimiter for --column: one byte, or 'tab'")
       ->capture_default_str();
   auto* hex = cmd->add_flag("--hex", in.format.hex, "The field is hex; the key is its bytes");
@@ -47,7 +53,7 @@ void add_threads_option(CLI::App* cmd, Inputs& in) {
       "this process may use, at most " +
       std::to_string(abloom_cli::kMaxDefaultThreads) + ": " +
       std::to_string(abloom_cli::default_threads()) + " here)";
-  cmd->add_option("--threads", in.threads, help)->check(CLI::Range(1, ABLOOM_MAX_THREADS));
+  cmd->add_option("--threads", in.threads, help)->transform(whole_number(1, ABLOOM_MAX_THREADS));
 }
 
 // build, add and dedupe: a filter that ends over its capacity is warned of, or with --strict an
@@ -59,23 +65,86 @@ void add_strict_option(CLI::App* cmd, Inputs& in) {
 }
 
 void add_shape_options(CLI::App* cmd, Shape& shape) {
-  cmd->add_option("--fpr", shape.fpr, "Target false-positive rate at --capacity")
+  cmd->add_option("--fpr", shape.fpr,
+                  "Target false-positive rate at --capacity: above 0 and below 1, as a number "
+                  "(0.001, 1e-4) or a percentage (0.1%)")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1.0));
+      ->transform(abloom_cli::rate());
   cmd->add_option("--kind", shape.kind, "blocked (one cache line per key) or classic")
-      ->capture_default_str();
-  cmd->add_option("--layout", shape.layout, "Blocked kind: default, split or distinct")
-      ->capture_default_str();
-  cmd->add_option("--seed", shape.seed, "Hash seed (filters combine only with equal seeds)")
-      ->capture_default_str();
-  cmd->add_option("--k", shape.k, "Bits per key (default: the best for --fpr)");
-  cmd->add_option("--shards", shape.shards, "Shard count, a power of two (default: by size)");
+      ->capture_default_str()
+      ->check(abloom_cli::one_of({"blocked", "classic"}, "kind"));
+  cmd->add_option("--layout", shape.layout,
+                  "Blocked kind only: default, split (k of 16 at most) or distinct")
+      ->capture_default_str()
+      ->check(abloom_cli::one_of({"default", "split", "distinct"}, "layout"));
+  cmd->add_option("--seed", shape.seed,
+                  "Hash seed, 0 to 2^64-1 (filters combine only with equal seeds)")
+      ->capture_default_str()
+      ->transform(whole_number(0, UINT64_MAX));
+  cmd->add_option("--k", shape.k,
+                  "Probes per key: the bits each key sets and each test reads, 1 to 64 (16 at "
+                  "most with --layout split; default: the best for --fpr)")
+      ->transform(whole_number(1, ABLOOM_MAX_K));
+  cmd->add_option("--shards", shape.shards,
+                  "Shard count, a power of two from 1 to 65536 (default: by size)")
+      ->transform(whole_number(1, ABLOOM_MAX_SHARDS))
+      ->check(abloom_cli::power_of_two(ABLOOM_MAX_SHARDS, "or leave --shards out: by size"));
 }
 
 char parse_delimiter(const std::string& d) {
   if (d == "tab" || d == "\\t") return '\t';
   if (d.size() != 1) throw CliError("--delimiter must be one byte or 'tab', not '" + d + "'");
   return d[0];
+}
+
+constexpr const char* kForceHelp =
+    "Replace an existing file that is not an abloom filter (refused without --force; an output "
+    "that is one of the inputs is refused even with it)";
+
+// "abloom: <what>" for every usage error, as for the other errors (main), and where to look.
+std::string usage_failure(const CLI::App* app, const CLI::Error& e) {
+  (void)app;
+  return std::string("abloom: ") + e.what() +
+         "\nRun 'abloom --help' or 'abloom COMMAND --help' for the options.\n";
+}
+
+// CLI11 calls a first word that is no command "A subcommand is required": this names it and the
+// commands. The top level has no option that takes a value, so the first word not starting with
+// '-' is the command.
+void check_command(const CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (!word.empty() && word[0] == '-') continue;
+    std::string names;
+    for (const CLI::App* cmd : app.get_subcommands({})) {
+      if (cmd->get_name() == word) return;
+      names += (names.empty() ? "" : ", ") + cmd->get_name();
+    }
+    std::string message = "unknown command '";
+    message += word;
+    message += "'; the commands are: ";
+    message += names;
+    throw CliError(message);
+  }
+}
+
+// Prints the help, the version or a usage error (CLI11's exit) and returns the status. Help and
+// --version go to standard output through std::cout: a failed write (a full disk, a closed pipe)
+// is an error, status 2, as it is for every command's output. The buffer holds the whole help, so
+// that the one write that fails is the flush here, and its errno is the one reported.
+int print_parse_result(const CLI::App& app, const CLI::ParseError& e) {
+  static char buf[1 << 16];
+  std::setvbuf(stdout, buf, _IOFBF, sizeof buf);  // nothing is printed before the parse
+  errno = 0;
+  const int rc = app.exit(e) == 0 ? 0 : 2;  // --version ends with std::endl: a flush, in here
+  int err = errno;
+  std::cout.flush();  // std::cout writes through stdout's buffer (synced with stdio)
+  if (err == 0) err = errno;
+  if (std::fflush(stdout) != 0 && err == 0) err = errno;
+  if (std::ferror(stdout) || !std::cout) {
+    throw CliError("standard output: " + abloom_cli::errno_text(err != 0 ? err : EIO));
+  }
+  return rc;
 }
 
 int run(int argc, char** argv) {
@@ -86,6 +155,8 @@ int run(int argc, char** argv) {
   // The same options on every system: on Windows CLI11 would also take /NAME for an option, and a
   // path such as /tmp/keys.txt would become one.
   app.allow_windows_style_options(false);
+  // Before the subcommands, which take it from the app when made.
+  app.failure_message(usage_failure);
   app.footer(
       "Exit status: 0 on success, 2 on error; query: 0 if a line was printed, 1 if none;\n"
       "build, add, dedupe --strict: 4 if the filter ended over its capacity;\n"
@@ -97,12 +168,16 @@ int run(int argc, char** argv) {
   std::string output;
   std::string filter;
   bool json = false;
+  bool force = false;
 
   auto* build = app.add_subcommand("build", "Build a filter file from keys, one per line");
   build->add_option("-o,--output", output, "The filter file to write")->required();
-  build->add_option("--capacity", shape.capacity,
-                    "Expected distinct keys (default: the number of records, counted in a first "
-                    "pass; required for standard input and FIFOs)");
+  build->add_flag("--force", force, kForceHelp);
+  build
+      ->add_option("--capacity", shape.capacity,
+                   "Expected distinct keys, 1 or more (default: the number of records, counted in "
+                   "a first pass; required for standard input and FIFOs)")
+      ->transform(whole_number(1, UINT64_MAX, "or leave --capacity out to count the records"));
   add_shape_options(build, shape);
   add_input_options(build, in, delimiter);
   add_threads_option(build, in);
@@ -154,11 +229,16 @@ int run(int argc, char** argv) {
       "positive is dropped as a repeat. While the distinct keys stay within --capacity,\n"
       "each new key is dropped with probability at most --fpr (about 1 in 100 at the\n"
       "default 0.01); repeats are never printed twice.");
-  dedupe->add_option("--capacity", shape.capacity,
-                     "Expected distinct keys (required unless --load); more raise the drop rate");
+  dedupe
+      ->add_option("--capacity", shape.capacity,
+                   "Expected distinct keys, 1 or more (required unless --load); more raise the "
+                   "drop rate")
+      ->transform(whole_number(1, UINT64_MAX));
   add_shape_options(dedupe, shape);
   dedupe->add_option("--load", load, "Start from this filter: its keys count as already seen");
-  dedupe->add_option("--save", save, "Save the filter (all keys seen) here at the end");
+  dedupe->add_option("--save", save,
+                     "Save the filter (all keys seen) here at the end; may be the --load file");
+  dedupe->add_flag("--force", force, kForceHelp);
   add_input_options(dedupe, in, delimiter);
   add_strict_option(dedupe, in);
   dedupe->footer(
@@ -167,6 +247,7 @@ int run(int argc, char** argv) {
   std::vector<std::string> filters;
   auto* merge = app.add_subcommand("merge", "Union of filter files (keys of any of them)");
   merge->add_option("-o,--output", output, "The filter file to write")->required();
+  merge->add_flag("--force", force, kForceHelp);
   merge->add_option("FILTER", filters, "Filters of one shape (kind, k, bits, shards, seed)")
       ->required();
   merge->footer("Example:\n  abloom merge -o all.abloom monday.abloom tuesday.abloom");
@@ -174,6 +255,7 @@ int run(int argc, char** argv) {
   auto* intersect = app.add_subcommand(
       "intersect", "Intersection of filter files (bits set in all: keys of every one, and more)");
   intersect->add_option("-o,--output", output, "The filter file to write")->required();
+  intersect->add_flag("--force", force, kForceHelp);
   intersect->add_option("FILTER", filters, "Filters of one shape (kind, k, bits, shards, seed)")
       ->required();
   intersect->footer("Example:\n  abloom intersect -o both.abloom a.abloom b.abloom");
@@ -181,7 +263,8 @@ int run(int argc, char** argv) {
   auto* info = app.add_subcommand("info", "Describe a filter file: shape, size, estimates, fill");
   info->add_option("FILTER", filter, "The filter file (its checksum is checked)")->required();
   info->add_flag("--json", json,
-                 "One JSON object with stable keys: file, kind, layout, k, shards, "
+                 "One JSON object with stable keys: file (bytes that are not UTF-8 become "
+                 "U+FFFD), kind, layout (\"none\" for the classic kind), k, shards, "
                  "blocks_per_shard, bits, bytes, file_bytes, capacity, seed, target_fpr, "
                  "expected_fpr, estimated_count (null if saturated), estimated_fpr, set_bits, "
                  "fill");
@@ -194,26 +277,38 @@ int run(int argc, char** argv) {
       "cannot be read.\nExample:\n  abloom verify ids.abloom");
 
   auto* plan = app.add_subcommand("plan", "Show the size and k of a filter, without building it");
-  plan->add_option("--capacity", shape.capacity, "Expected distinct keys")->required();
+  plan->add_option("--capacity", shape.capacity, "Expected distinct keys, 1 or more")
+      ->required()
+      ->transform(whole_number(1, UINT64_MAX));
   add_shape_options(plan, shape);
   plan->add_flag("--json", json, "One JSON object");
   plan->footer("Example:\n  abloom plan --capacity 500000000 --fpr 0.001");
 
   try {
+    check_command(app, argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
+    return print_parse_result(app, e);
   }
   in.format.delimiter = parse_delimiter(delimiter);
+  if (*build || *dedupe || *plan) abloom_cli::check_shape(shape);
+  const std::vector<std::string> inputs =
+      in.paths.empty() ? std::vector<std::string>{"-"} : in.paths;
 
-  if (*build) return abloom_cli::cmd_build(output, shape, in);
+  if (*build) {
+    abloom_cli::guard_output("--output", output, inputs, force);
+    return abloom_cli::cmd_build(output, shape, in);
+  }
   if (*add) return abloom_cli::cmd_add(filter, in);
   if (*query) {
     query_output.with_names = with_names || (!without_names && in.paths.size() > 1);
     return abloom_cli::cmd_query(filter, in, query_output);
   }
-  if (*dedupe) return abloom_cli::cmd_dedupe(shape, load, save, in);
+  if (*dedupe) {
+    if (!save.empty()) abloom_cli::guard_output("--save", save, inputs, force);
+    return abloom_cli::cmd_dedupe(shape, load, save, in);
+  }
+  if (*merge || *intersect) abloom_cli::guard_output("--output", output, filters, force);
   if (*merge) return abloom_cli::cmd_combine(output, filters, false);
   if (*intersect) return abloom_cli::cmd_combine(output, filters, true);
   if (*info) return abloom_cli::cmd_info(filter, json);

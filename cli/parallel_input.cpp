@@ -79,7 +79,10 @@ const char* last_terminator(const char* p, size_t n, char terminator) {
 size_t pread_into(Part& part, const RangedFile& file, uint64_t offset, size_t n) {
   part.reserve_more(n);
   const int64_t got = sys::read_at(file.fd, part.buf.get() + part.size, n, offset);
-  if (got < 0) throw InputError(file.name + ": " + errno_text(errno));
+  if (got < 0) {
+    const int err = errno;  // before the message's allocations, which may change it
+    throw InputError(file.name + ": " + errno_text(err));
+  }
   part.size += static_cast<size_t>(got);
   return static_cast<size_t>(got);
 }
@@ -228,7 +231,10 @@ class PartFeeder {
 
   size_t read_some(char* to, size_t room) {
     const int64_t got = sys::read_some(fd_, to, room);
-    if (got < 0) throw InputError(display_name(paths_[input_]) + ": " + errno_text(errno));
+    if (got < 0) {
+      const int err = errno;  // before the message's allocations, which may change it
+      throw InputError(display_name(paths_[input_]) + ": " + errno_text(err));
+    }
     return static_cast<size_t>(got);
   }
 

@@ -38,6 +38,22 @@ int64_t read_at(int fd, char* to, size_t n, uint64_t offset);
 
 void close_fd(int fd);
 
+// What tells one file from every other while both exist: device and inode number on POSIX, the
+// volume serial number and file index on Windows. Two names of one file (a symbolic link, a hard
+// link, "./x" and "x") have equal ids, which comparing the names would miss.
+struct FileId {
+  uint64_t device = 0;
+  uint64_t file = 0;
+  bool operator==(const FileId& o) const { return device == o.device && file == o.file; }
+};
+
+// The id of the file `path` (UTF-8) names, links followed: 0, or the errno of the failure (ENOENT
+// for no such file).
+int file_id_of_path(const std::string& path, FileId& id);
+
+// The id of the open file `fd` (standard input may be a redirected file): 0, or the errno.
+int file_id_of_fd(int fd, FileId& id);
+
 // Whether standard error is a terminal that the progress line's escapes (\r, erase to the end of
 // the line) work on; on Windows this turns the console's escape processing on.
 bool stderr_is_terminal();

@@ -66,6 +66,20 @@ int64_t read_at(int fd, char* to, size_t n, uint64_t offset) {
 
 void close_fd(int fd) { ::close(fd); }
 
+int file_id_of_path(const std::string& path, FileId& id) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return errno;
+  id = {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+  return 0;
+}
+
+int file_id_of_fd(int fd, FileId& id) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return errno;
+  id = {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+  return 0;
+}
+
 bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
 
 bool stdout_is_terminal() { return ::isatty(STDOUT_FILENO) == 1; }

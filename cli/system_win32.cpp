@@ -131,6 +131,45 @@ int64_t read_at(int fd, char* to, size_t n, uint64_t offset) {
 
 void close_fd(int fd) { ::_close(fd); }
 
+namespace {
+
+// The id of an open handle: the volume's serial number and the file's index on it, which NTFS
+// keeps for the file's life (hard links share it).
+int file_id_of_handle(HANDLE handle, FileId& id) {
+  BY_HANDLE_FILE_INFORMATION info{};
+  if (!::GetFileInformationByHandle(handle, &info)) return EIO;
+  id.device = info.dwVolumeSerialNumber;
+  id.file = (static_cast<uint64_t>(info.nFileIndexHigh) << 32) | info.nFileIndexLow;
+  return 0;
+}
+
+}  // namespace
+
+int file_id_of_path(const std::string& path, FileId& id) {
+  const std::wstring wide = utf16(path);
+  if (wide.empty()) return ENOENT;
+  // Attributes only, shared every way, so that a file another program holds is still looked at;
+  // FILE_FLAG_BACKUP_SEMANTICS opens directories too. Links are followed, as stat(2) does.
+  const HANDLE handle = ::CreateFileW(wide.c_str(), FILE_READ_ATTRIBUTES,
+                                      FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                                      nullptr, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, nullptr);
+  if (handle == INVALID_HANDLE_VALUE) {
+    const DWORD error = ::GetLastError();
+    return error == ERROR_FILE_NOT_FOUND || error == ERROR_PATH_NOT_FOUND ? ENOENT
+           : error == ERROR_ACCESS_DENIED                                 ? EACCES
+                                                                          : EIO;
+  }
+  const int err = file_id_of_handle(handle, id);
+  ::CloseHandle(handle);
+  return err;
+}
+
+int file_id_of_fd(int fd, FileId& id) {
+  const auto handle = reinterpret_cast<HANDLE>(::_get_osfhandle(fd));
+  if (handle == INVALID_HANDLE_VALUE) return EBADF;
+  return file_id_of_handle(handle, id);
+}
+
 bool stderr_is_terminal() {
   // A console, not a file or pipe (and not NUL, which _isatty takes for a terminal), whose
   // escape processing (Windows 10 and later) can be had.

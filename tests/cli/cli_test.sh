@@ -136,7 +136,7 @@ basics() {
   expect 0 "plan of the classic kind" "$ABLOOM" plan --capacity 1000 --kind classic
   has out "classic" "plan: classic kind"
   expect 2 "plan: unknown kind" "$ABLOOM" plan --capacity 1000 --kind bogus
-  has err "unknown kind 'bogus'" "plan: names the bad kind"
+  has err "--kind: 'bogus' is not a kind: give blocked or classic" "plan: names the option, the bad kind and the kinds"
   expect 2 "plan: --fpr out of range" "$ABLOOM" plan --capacity 1000 --fpr 2
 
   # Names with spaces and outside ASCII, as the file system spells them (UTF-8; on Windows the
@@ -854,6 +854,193 @@ threads() {
   expect 2 "query on 3 threads: a directory after a file" "$ABLOOM" query -h --threads 3 b4.abloom mixed.txt adir
   has err "adir: Is a directory" "the directory named"
   cmp -s out mixed.txt && ok "the file before the directory printed whole" || fail "output before the directory: $(cmp out mixed.txt)"
+}
+
+# An output that names an input, or replaces a file that is not a filter, is refused before any
+# key is read (issue 50, A).
+clobber() {
+  seq 1 1000 >in.txt
+  cp in.txt in.orig
+  expect 2 "build -o INPUT" "$ABLOOM" build -o in.txt in.txt
+  same "$(cat err)" "abloom: --output in.txt: is the input 'in.txt' (the same file): write the filter to another file" "build -o INPUT: the message"
+  cmp -s in.txt in.orig && ok "the input is unchanged" || fail "build -o INPUT changed the input"
+  expect 2 "build -o INPUT --force: refused all the same" "$ABLOOM" build --force -o in.txt in.txt
+  cmp -s in.txt in.orig && ok "the input is unchanged after --force" || fail "--force clobbered the input"
+  ln -s in.txt link.txt
+  ln in.txt hard.txt
+  expect 2 "build -o through a symbolic link to the input" "$ABLOOM" build -o link.txt in.txt
+  has err "--output link.txt: is the input 'in.txt' (the same file)" "the link is the input"
+  expect 2 "build -o a hard link of the input" "$ABLOOM" build -o hard.txt --force ./in.txt
+  has err "--output hard.txt: is the input './in.txt' (the same file)" "the hard link is the input"
+  expect 2 "build -o the file on standard input" "$ABLOOM" build -o in.txt --capacity 10 <in.txt
+  has err "--output in.txt: is the input standard input (the same file)" "standard input is the input"
+  cmp -s in.txt in.orig && ok "the input is unchanged" || fail "the input changed"
+
+  # An existing file that is not a filter needs --force; a filter, or no file, does not.
+  seq 1 10 >notes.txt
+  expect 2 "build over a text file" "$ABLOOM" build -o notes.txt in.txt
+  same "$(cat err)" "abloom: --output notes.txt: exists and is not an abloom filter; give --force to replace it" "the message says --force"
+  same "$(head -n 1 notes.txt)" "1" "the text file is unchanged"
+  : >empty.txt
+  expect 2 "build over an empty file" "$ABLOOM" build -o empty.txt in.txt
+  expect 0 "build over a text file with --force" "$ABLOOM" build --force -o notes.txt in.txt
+  expect 0 "the result is a filter" "$ABLOOM" verify notes.txt
+  expect 0 "build over an existing filter" "$ABLOOM" build -o notes.txt in.txt
+  expect 0 "build to a new file" "$ABLOOM" build -o new.abloom in.txt
+  "$ABLOOM" build -o b.abloom --capacity 1000 in.txt
+
+  # merge and intersect: -o one of the FILTERs, or a text file.
+  expect 2 "merge -o one of its inputs" "$ABLOOM" merge -o b.abloom new.abloom b.abloom
+  has err "--output b.abloom: is the input 'b.abloom' (the same file)" "merge names the input"
+  expect 2 "intersect -o a text file" "$ABLOOM" intersect -o in.txt new.abloom b.abloom
+  has err "--output in.txt: exists and is not an abloom filter" "intersect refuses it"
+  expect 0 "intersect -o a text file with --force" "$ABLOOM" intersect --force -o notes.txt new.abloom b.abloom
+
+  # dedupe: --save may be the --load file (the filter grows), not an input or a text file.
+  expect 2 "dedupe --save INPUT" "$ABLOOM" dedupe --capacity 100 --save in.txt in.txt
+  has err "--save in.txt: is the input 'in.txt' (the same file)" "dedupe names the input"
+  expect 2 "dedupe --save the file on standard input" "$ABLOOM" dedupe --capacity 100 --save in.txt <in.txt
+  expect 2 "dedupe --save a text file" "$ABLOOM" dedupe --capacity 100 --save in.orig </dev/null
+  has err "--save in.orig: exists and is not an abloom filter; give --force" "dedupe says --force"
+  cmp -s in.txt in.orig && ok "the input is unchanged" || fail "dedupe changed the input"
+  seq 1 5 | "$ABLOOM" dedupe --capacity 100 --save seen.abloom >/dev/null
+  seq 1 8 >more.txt
+  expect 0 "dedupe --load F --save F" "$ABLOOM" dedupe --load seen.abloom --save seen.abloom more.txt
+  same "$(cat out)" "$(seq 6 8)" "only the new keys printed"
+  expect 0 "the saved filter has all 8" "$ABLOOM" query --count seen.abloom more.txt
+  same "$(cat out)" "8" "all 8 keys in the filter saved over the loaded one"
+}
+
+# Each option's value is checked before the library is called; the message names the option, the
+# value and what it may be (issue 50, B).
+options() {
+  seq 1 100 >k.txt
+  # bad ARGS... MESSAGE: `abloom ARGS` fails with status 2 and this first line on stderr.
+  bad() {
+    local msg=${*: -1}
+    expect 2 "${*:1:$#-1}" "$ABLOOM" "${@:1:$#-1}"
+    same "$(head -n 1 err)" "abloom: $msg" "${*:1:$#-1}: the message"
+  }
+  local rate="give a rate above 0 and below 1, as a number (0.001, 1e-4) or a percentage (0.1%)"
+  bad plan --capacity 10 --fpr 0 "--fpr: 0 is out of range: $rate"
+  bad plan --capacity 10 --fpr 1 "--fpr: 1 is out of range: $rate"
+  bad plan --capacity 10 --fpr 150% "--fpr: 150% is out of range: $rate"
+  bad plan --capacity 10 --fpr abc "--fpr: 'abc' is not a number: $rate"
+  bad plan --capacity 10 --fpr nan "--fpr: 'nan' is not a number: $rate"
+  bad plan --capacity 10 --fpr 1%% "--fpr: '1%%' is not a number: $rate"
+  # A percentage is the same rate as its number: the same plan.
+  "$ABLOOM" plan --json --capacity 1000 --fpr 0.01 >p1
+  expect 0 "--fpr 1%" "$ABLOOM" plan --json --capacity 1000 --fpr 1%
+  cmp -s out p1 && ok "--fpr 1% plans as 0.01" || fail "--fpr 1%: $(cat out) vs $(cat p1)"
+  "$ABLOOM" plan --json --capacity 1000 --fpr 0.005 >p2
+  expect 0 "--fpr 0.5%" "$ABLOOM" plan --json --capacity 1000 --fpr 0.5%
+  cmp -s out p2 && ok "--fpr 0.5% plans as 0.005" || fail "--fpr 0.5%: $(cat out) vs $(cat p2)"
+  bad plan --capacity 10 --shards 3 "--shards: 3 is not a power of two: give 1, 2, 4, 8, ... up to 65536 (or leave --shards out: by size)"
+  bad plan --capacity 10 --shards 131072 "--shards: 131072 is out of range: give 1 to 65536"
+  bad plan --capacity 10 --shards 0 "--shards: 0 is out of range: give 1 to 65536"
+  expect 0 "--shards 65536" "$ABLOOM" plan --capacity 10 --shards 65536
+  bad plan --capacity 10 --k 100 "--k: 100 is out of range: give 1 to 64"
+  bad plan --capacity 10 --k 0 "--k: 0 is out of range: give 1 to 64"
+  expect 0 "--k 64" "$ABLOOM" plan --capacity 10 --k 64
+  bad plan --capacity 10 --layout split --k 17 "--k 17 is too many for --layout split: it sets one bit in each of a block's 32-bit words, at most 16; give a --k of 1 to 16, or --layout distinct (up to 64)"
+  expect 0 "--layout split --k 16" "$ABLOOM" plan --capacity 10 --layout split --k 16
+  bad build -o x.abloom --kind classic --layout split k.txt "--layout split is for the blocked kind only: the classic kind spreads a key's bits over its whole shard and has no layout to choose; drop --layout, or give --kind blocked"
+  bad plan --capacity 10 --layout packed "--layout: 'packed' is not a layout: give default, split or distinct"
+  bad build -o x.abloom --column 0 k.txt "--column: 0 is out of range: give 1 to 4294967295 (fields count from 1)"
+  bad build -o x.abloom --capacity 0 k.txt "--capacity: 0 is out of range: give 1 or more (or leave --capacity out to count the records)"
+  # Negative numbers, which CLI11 would wrap around for an unsigned option.
+  bad plan --capacity -5 "--capacity: -5 is negative: give 1 or more"
+  bad plan --capacity 10 --seed -1 "--seed: -1 is negative: give 0 or more"
+  bad plan --capacity 10 --k -3 "--k: -3 is negative: give 1 to 64"
+  bad plan --capacity 10 --shards -2 "--shards: -2 is negative: give 1 to 65536"
+  bad build -o x.abloom --column -1 k.txt "--column: -1 is negative: give 1 to 4294967295 (fields count from 1)"
+  bad build -o x.abloom --threads -1 k.txt "--threads: -1 is negative: give 1 to 256"
+  bad dedupe --capacity -1 "--capacity: -1 is negative: give 1 or more"
+  bad plan --capacity 0x10 "--capacity: '0x10' is not a whole number: give 1 or more"
+  bad plan --capacity 99999999999999999999 "--capacity: 99999999999999999999 is out of range: give 1 to 18446744073709551615"
+  [[ ! -e x.abloom ]] && ok "no file from a refused build" || fail "a refused build wrote x.abloom"
+  # Leading zeros are decimal (CLI11 alone reads 010 as octal 8).
+  expect 0 "--seed 010" "$ABLOOM" build -q --seed 010 -o s.abloom k.txt
+  "$ABLOOM" info --json s.abloom >info.json
+  has info.json '"seed": 10,' "--seed 010 is ten"
+
+  bad frobnicate "unknown command 'frobnicate'; the commands are: build, add, query, dedupe, merge, intersect, info, verify, plan"
+  # Standard output that cannot be written: status 2 and the reason, for help and --version too.
+  if [[ -w /dev/full ]]; then
+    local args
+    for args in "--help" "--version" "build --help" "plan --capacity 10" "query --count s.abloom k.txt"; do
+      # shellcheck disable=SC2086 # the arguments are words
+      "$ABLOOM" $args >/dev/full 2>err
+      same "$?:$(cat err)" "2:abloom: standard output: No space left on device" "abloom $args >/dev/full"
+    done
+  else
+    echo "skip /dev/full: not writable here"
+  fi
+  # I/O errors give the system's reason, not the library's "file system error (see errno)".
+  expect 2 "build -o in a missing directory" "$ABLOOM" build -o no-such-dir/x.abloom k.txt
+  same "$(cat err)" "abloom: no-such-dir/x.abloom: No such file or directory" "the reason of a missing directory"
+  expect 2 "build -o under a file" "$ABLOOM" build -o k.txt/x.abloom k.txt
+  same "$(cat err)" "abloom: k.txt/x.abloom: Not a directory" "the reason of a file as a directory"
+  mkdir -p adir
+  expect 2 "build -o a directory" "$ABLOOM" build -o adir k.txt
+  same "$(cat err)" "abloom: adir: Is a directory" "the reason of a directory as output"
+  if [[ $(id -u) != 0 ]]; then
+    mkdir -p ro && chmod 555 ro
+    expect 2 "build -o in a read-only directory" "$ABLOOM" build -o ro/x.abloom k.txt
+    same "$(cat err)" "abloom: ro/x.abloom: Permission denied" "the reason of a read-only directory"
+    chmod 755 ro
+  else
+    echo "skip read-only directory: root writes there"
+  fi
+}
+
+# info's layout of the classic kind, JSON of names that are not UTF-8, merge's mismatch fields and
+# a failed add's count (issue 50, C).
+small() {
+  seq 1 1000 >k.txt
+  "$ABLOOM" build -q --kind classic -o c.abloom k.txt
+  expect 0 "info of a classic filter" "$ABLOOM" info c.abloom
+  has out "layout:           - (classic kind: bits spread over the shard)" "info: no layout for the classic kind"
+  expect 0 "info --json of a classic filter" "$ABLOOM" info --json c.abloom
+  has out '"layout": "none",' "info --json: layout none"
+  expect 0 "plan --json of the classic kind" "$ABLOOM" plan --json --capacity 10 --kind classic
+  has out '"layout": "none",' "plan --json: layout none"
+  "$ABLOOM" build -q -o b.abloom k.txt
+  "$ABLOOM" info --json b.abloom >b.json
+  has b.json '"layout": "split",' "a blocked filter keeps its layout"
+  "$ABLOOM" build --help >help
+  has help "Probes per key" "--k's help says probes"
+
+  # A name with a byte that is not UTF-8 (\xff) beside one that is (é): valid JSON, U+FFFD for it.
+  local name
+  name=$(printf 'n\xff\xc3\xa9"q.abloom')
+  cp b.abloom "$name"
+  expect 0 "info --json of a name that is not UTF-8" "$ABLOOM" info --json "$name"
+  python3 -c 'import json; d=json.loads(open("out","rb").read().decode("utf-8")); assert d["file"]=="n\ufffd\u00e9\"q.abloom", d["file"]' &&
+    ok "the JSON is UTF-8, the bad byte U+FFFD, é and the quote kept" || fail "info --json of a non-UTF-8 name: $(cat out)"
+
+  "$ABLOOM" build -q -o s5.abloom --seed 5 --k 3 k.txt
+  expect 2 "merge: different k and seed" "$ABLOOM" merge -o m.abloom b.abloom s5.abloom
+  has err "abloom: b.abloom and s5.abloom are not the same shape: k " "names both files"
+  "$ABLOOM" info --json b.abloom >x.json
+  "$ABLOOM" info --json s5.abloom >y.json
+  local k1 k2
+  k1=$(python3 -c 'import json; print(json.load(open("x.json"))["k"])')
+  k2=$(python3 -c 'import json; print(json.load(open("y.json"))["k"])')
+  has err "k $k1 and 3" "merge: k of both"
+  has err "seed 0 and 5" "merge: seed of both"
+  expect 2 "intersect: blocked and classic" "$ABLOOM" intersect -o m.abloom b.abloom c.abloom
+  has err "kind blocked and classic" "intersect: the kinds"
+  [[ $k2 == 3 ]] && ok "k 3 as asked" || fail "k $k2"
+
+  # add: a bad record after 65536 good ones (one batch) on one thread: those stay, synced.
+  (seq 1 70000 && echo x) >bad.txt
+  "$ABLOOM" build -q --capacity 100000 -o e.abloom /dev/null
+  expect 2 "add with a bad record" "$ABLOOM" add -q --threads 1 --u64 e.abloom bad.txt
+  same "$(cat err)" "abloom: bad.txt: record 70001: not an unsigned 64-bit decimal integer: 'x'; e.abloom keeps the 65536 keys added before the error (synced)" "add says what it kept"
+  expect 0 "the kept keys are in the file" "$ABLOOM" query --count --u64 e.abloom <(seq 1 65536)
+  same "$(cat out)" "65536" "all 65536 kept keys found"
+  expect 0 "verify after the failed add" "$ABLOOM" verify e.abloom
 }
 
 for g in "${GROUPS_SEL[@]}"; do

@@ -17,9 +17,6 @@ if [[ -n "${ABLOOM_TEST_EMULATOR:-}" ]]; then
 fi
 PATH="$dir:$PATH"
 cd "$T"
-seq 1 1000 | sed 's/^/event-/' >events.log
-seq 1 1000 | sed 's/^/event-/' >>events.log
-seq 2000001 2001000 >new-ids.txt
 
 seq 1 1000000 > ids.txt                                   # one key per line
 abloom build -o ids.abloom --fpr 0.001 ids.txt            # counts the lines first, then builds
@@ -27,9 +24,15 @@ abloom info ids.abloom                                    # shape, bytes, k, est
 [[ $(abloom info --json ids.abloom) == *'"capacity": 1000000,'* ]]
 seq 999990 1000010 | abloom query ids.abloom              # the keys that may be present
 [[ $(seq 999990 1000010 | abloom query ids.abloom | head -n 11) == "$(seq 999990 1000000)" ]]
+seq 2000001 2001000 > new-ids.txt                         # 1000 keys not in ids.txt
 abloom query --absent --count ids.abloom new-ids.txt      # how many are definitely new
 (($(abloom query --absent --count ids.abloom new-ids.txt) >= 990))
+seq 1 1000 | sed 's/^/event-/' > events.log               # a log of 1000 events...
+seq 1 1000 | sed 's/^/event-/' >> events.log              # ...each seen twice
+(($(wc -l < events.log) == 2000))
 abloom dedupe --capacity 10000000 < events.log > first-seen.log
 cmp first-seen.log <(seq 1 1000 | sed 's/^/event-/')
+abloom plan --capacity 1000000 --fpr 0.1%                 # a rate as a percentage: 0.001
+[[ $(abloom plan --capacity 1000000 --fpr 0.1%) == "$(abloom plan --capacity 1000000 --fpr 0.001)" ]]
 abloom verify ids.abloom && echo intact
 echo "readme block: ok"
