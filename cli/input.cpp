@@ -8,6 +8,7 @@
 #include <system_error>
 #include <thread>
 
+#include "decompress.hpp"
 #include "system.hpp"
 #include "terminators.hpp"
 
@@ -278,6 +279,23 @@ void count_range(int fd, uint64_t from, uint64_t to, char delim, RangeCount& out
   }
 }
 
+// The records of a gzip file, decompressed in one pass on one thread (a gzip stream cannot be cut
+// into ranges).
+int64_t count_gzip_records(int fd, const std::string& name, char delim) {
+  GzipReader reader(fd, name, std::string_view());
+  const size_t block = size_t{1} << 20;
+  auto buf = std::make_unique_for_overwrite<char[]>(block);
+  int64_t count = 0;
+  char last = delim;  // an empty file: no record at all
+  for (;;) {
+    const size_t got = reader.read_some(buf.get(), block);
+    if (got == 0) break;
+    count += static_cast<int64_t>(count_terminators(buf.get(), got, delim));
+    last = buf[got - 1];
+  }
+  return last != delim ? count + 1 : count;
+}
+
 }  // namespace
 
 int64_t count_records(const std::string& path, const InputFormat& format, unsigned threads) {
@@ -297,6 +315,14 @@ int64_t count_records(const std::string& path, const InputFormat& format, unsign
   if (const int err = sys::kind_of_fd(fd, kind); err != 0) fail_errno(name, err);
   const uint64_t size = kind.size;
   const char delim = format.nul ? '\0' : '\n';
+  char head[8];
+  const int64_t head_bytes = sys::read_at(fd, head, sizeof head, 0);
+  const Compression compression =
+      compression_of(std::string_view(head, head_bytes > 0 ? static_cast<size_t>(head_bytes) : 0));
+  if (compression != Compression::none) {
+    check_readable(compression, name);
+    return count_gzip_records(fd, name, delim);
+  }
   // One range per thread, of at least 4 MiB: below that a thread costs more than it saves.
   const uint64_t ranges = std::clamp<uint64_t>(size >> 22, 1, std::max(threads, 1u));
   std::vector<RangeCount> counts(ranges);

@@ -12,6 +12,7 @@
 #include <system_error>
 #include <thread>
 
+#include "decompress.hpp"
 #include "system.hpp"
 
 namespace abloom_cli {
@@ -206,6 +207,10 @@ class PartFeeder {
       const size_t before = part.size;
       part.size += got;
       bytes_ += got;
+      if (first_read_) {
+        look_at_first_bytes(part, before);
+        if (part.size == before) continue;  // compressed: read again, through the decompressor
+      }
       // The carried bytes hold no terminator: only the new ones are looked at.
       const char* last = last_terminator(part.buf.get() + before, got, terminator_);
       if (last == nullptr) continue;  // no record ends yet: read more into this part
@@ -216,20 +221,48 @@ class PartFeeder {
     }
   }
 
-  // Opens the next input: by ranges if it is a regular file with bytes in it.
+  // Opens the next input: by ranges if it is a regular file with bytes in it, unless they are
+  // compressed (decompress.hpp): a gzip file is read in turn, through zlib.
   void open_next() {
     const std::string& path = paths_[input_];
     const int fd = open_input(path);
+    first_read_ = true;
     sys::FileKind kind;
     if (path != "-" && sys::kind_of_fd(fd, kind) == 0 && kind.regular && kind.size > 0) {
-      ranged_ = std::make_shared<RangedFile>(fd, display_name(path), kind.size);
-      offset_ = 0;
-    } else {
-      fd_ = fd;
+      char head[8];
+      const int64_t got = sys::read_at(fd, head, sizeof head, 0);
+      const Compression c =
+          compression_of(std::string_view(head, got > 0 ? static_cast<size_t>(got) : 0));
+      if (c == Compression::none) {
+        ranged_ = std::make_shared<RangedFile>(fd, display_name(path), kind.size);
+        offset_ = 0;
+        return;
+      }
+      fd_ = fd;  // closed by close_input(), also when the check below throws
+      check_readable(c, display_name(path));
+      gzip_ = std::make_unique<GzipReader>(fd, display_name(path), std::string_view());
+      first_read_ = false;
+      return;
     }
+    fd_ = fd;
+  }
+
+  // A stream's first bytes, just read to `part`'s end: if they start compressed data, they go to
+  // a GzipReader (or are refused), which reads the rest.
+  void look_at_first_bytes(Part& part, size_t before) {
+    first_read_ = false;
+    const std::string_view head(part.buf.get() + before, part.size - before);
+    const Compression c = compression_of(head);
+    if (c == Compression::none) return;
+    const std::string name = display_name(paths_[input_]);
+    check_readable(c, name);
+    gzip_ = std::make_unique<GzipReader>(fd_, name, head);
+    bytes_ -= head.size();
+    part.size = before;
   }
 
   size_t read_some(char* to, size_t room) {
+    if (gzip_) return gzip_->read_some(to, room);
     const int64_t got = sys::read_some(fd_, to, room);
     if (got < 0) {
       const int err = errno;  // before the message's allocations, which may change it
@@ -239,6 +272,7 @@ class PartFeeder {
   }
 
   void close_input() {
+    gzip_.reset();
     if (fd_ > 0) sys::close_fd(fd_);  // fd 0 is stdin, which stays open
     fd_ = -1;
   }
@@ -250,6 +284,8 @@ class PartFeeder {
   bool stopped_ = false;
   size_t input_ = 0;
   int fd_ = -1;                         // the input being read in turn, or -1
+  bool first_read_ = false;             // its first bytes are yet to be read (and looked at)
+  std::unique_ptr<GzipReader> gzip_;    // what reads it when it is gzip data
   std::shared_ptr<RangedFile> ranged_;  // the input being handed out by ranges, or null
   uint64_t offset_ = 0;                 // where its next range starts
   std::string carry_;  // the start of a record that the last part did not hold whole

@@ -17,6 +17,7 @@ PACKAGES=(
   libbenchmark-dev # Google Benchmark (bench/)
   libbloom-dev     # libbloom, a peer in bench/abloom_bench (optional there)
   libcli11-dev     # CLI11, header-only: the abloom command's options (cli/)
+  zlib1g-dev       # zlib: the abloom command reads gzip input (cli/decompress.hpp)
   time             # /usr/bin/time: scripts/demo.sh's peak memory of abloom build
   man-db           # man --warnings: tests/cli/man_test.sh renders cli/abloom.1 (with groff-base)
   clang

@@ -3,7 +3,7 @@
 #   cli_test.sh ABLOOM READ_FILTER [GROUP...]
 # ABLOOM is the command, READ_FILTER the C reader tests/cli/read_filter.c (files the command writes
 # read through the C API). GROUP selects some groups (default: all): basics errors formats records
-# combine dedupe grep_habits full progress threads. Every check prints "ok" or "FAIL"; the script exits 1 if any failed.
+# combine dedupe grep_habits compressed skip_bad full progress threads. Every check prints "ok" or "FAIL"; the script exits 1 if any failed.
 set -uo pipefail
 
 ABLOOM=$(realpath "$1")
@@ -11,7 +11,7 @@ READ=$(realpath "$2")
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 shift 2
 GROUPS_SEL=("$@")
-[[ ${#GROUPS_SEL[@]} -gt 0 ]] || GROUPS_SEL=(basics errors formats records combine dedupe grep_habits full progress threads)
+[[ ${#GROUPS_SEL[@]} -gt 0 ]] || GROUPS_SEL=(basics errors formats records combine dedupe grep_habits compressed skip_bad full progress threads)
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -523,6 +523,97 @@ grep_habits() {
   expect 2 "-H and -h together are refused" "$ABLOOM" query -H -h a.abloom a.txt
   expect 0 "query --help still works (-h is --no-filename)" "$ABLOOM" query --help
   has out "--no-filename" "query --help lists -h"
+}
+
+# Compressed input (cli/decompress.hpp), recognised by its magic bytes: gzip read through zlib
+# where the command was built with it (ABLOOM_TEST_GZIP=read, from tests/CMakeLists.txt), else
+# refused by name (refuse); zstd, xz, bzip2 and lz4 always refused by name, never read as keys.
+compressed() {
+  local gzip_mode=${ABLOOM_TEST_GZIP:?ABLOOM_TEST_GZIP must be read or refuse (tests/CMakeLists.txt)}
+  seq 1 200000 >k.txt
+  "$ABLOOM" build -q -o k.abloom k.txt
+  # Two members, as `cat a.gz b.gz` makes: the second must be read too. Made with Python's gzip
+  # module, so that the test needs no gzip program (the Windows run has none).
+  python3 -c 'import gzip, sys
+data = open("k.txt", "rb").read()
+half = data.index(b"\n", len(data) // 2) + 1
+open("k.txt.gz", "wb").write(gzip.compress(data[:half]) + gzip.compress(data[half:]))
+open("trunc.gz", "wb").write(gzip.compress(data)[:5000])
+bad = bytearray(gzip.compress(data)); bad[len(bad) // 2] ^= 0xff
+open("bad.gz", "wb").write(bytes(bad))
+for name, magic in [("zst", b"\x28\xb5\x2f\xfd"), ("xz", b"\xfd7zXZ\x00"), ("bz2", b"BZh9"),
+                    ("lz4", b"\x04\x22\x4d\x18")]:
+    open("k." + name, "wb").write(magic + bytes(64))'
+  if [[ $gzip_mode == read ]]; then
+    expect 0 "build from a gzip file (counted through zlib)" "$ABLOOM" build -o kgz.abloom k.txt.gz
+    cmp -s kgz.abloom k.abloom && ok "the same filter as from the plain file" || fail "gzip built another filter"
+    expect 0 "query --count of a gzip file" "$ABLOOM" query -c k.abloom k.txt.gz
+    same "$(cat out)" "200000" "every key of both members"
+    expect 0 "query of gzip from stdin" "$ABLOOM" query -h k.abloom - <k.txt.gz
+    cmp -s out k.txt && ok "stdin's gzip: every record, in order" || fail "stdin's gzip: $(cmp out k.txt)"
+    expect 0 "query of gzip on 3 threads" "$ABLOOM" query --threads 3 k.abloom k.txt.gz
+    cmp -s out k.txt && ok "gzip on 3 threads: every record, in order" || fail "gzip on 3 threads: $(cmp out k.txt)"
+    "$ABLOOM" build -q --capacity 200000 -o e.abloom /dev/null
+    expect 0 "add from gzip" "$ABLOOM" add e.abloom k.txt.gz
+    cmp -s e.abloom k.abloom && ok "add from gzip: the same filter" || fail "add from gzip: another filter"
+    # At an FPR of 1e-9 no key is dropped (the hash is seeded, so this run is always the same).
+    expect 0 "dedupe of gzip" "$ABLOOM" dedupe -q --capacity 200000 --fpr 1e-9 k.txt.gz
+    cmp -s out k.txt && ok "dedupe reads every line of it" || fail "dedupe of gzip: $(cmp out k.txt)"
+    expect 2 "query of a truncated gzip file" "$ABLOOM" query -c k.abloom trunc.gz
+    has err "trunc.gz: gzip data ends early" "a truncated gzip file is named as such"
+    expect 2 "query of a corrupt gzip file" "$ABLOOM" query -c k.abloom bad.gz
+    has err "bad.gz: not valid gzip data" "a corrupt gzip file is named as such"
+  else
+    expect 2 "gzip refused" "$ABLOOM" query -c k.abloom k.txt.gz
+    has err "k.txt.gz: compressed with gzip; this abloom was built without zlib" "gzip refused by name"
+    has err "(gzip -dc k.txt.gz | abloom ...)" "with the command to run instead"
+    expect 2 "build from gzip refused" "$ABLOOM" build -o x.abloom k.txt.gz
+    [[ ! -e x.abloom ]] && ok "no file written" || fail "a file was written from refused input"
+  fi
+  for ext in zst xz bz2 lz4; do
+    expect 2 "query of a .$ext file" "$ABLOOM" query -c k.abloom "k.$ext"
+    has err "k.$ext: compressed with " "the .$ext file is refused by name"
+  done
+  expect 2 "xz on stdin" "$ABLOOM" query -c k.abloom <k.xz
+  has err "(stdin): compressed with xz; abloom reads plain or gzip input only: decompress it first (xz -dc | abloom ...)" \
+    "stdin's xz refused, with the command to run"
+  expect 2 "build from a bzip2 file refused" "$ABLOOM" build --capacity 10 -o x.abloom k.bz2
+  # A plain file that starts like a magic number but is text: read as keys.
+  printf 'BZh\nBZhx\n' >text.txt
+  expect 0 "text starting with BZh is plain" "$ABLOOM" build -o t.abloom text.txt
+}
+
+# --skip-bad: records without the column, or not valid --hex / --u64, are skipped and counted on
+# stderr, naming the first by its input and record (counted from the input's start on any number
+# of threads); without it the first is an error.
+skip_bad() {
+  printf 'a,1\nb\nc,3\nd,x\ne,5\n' >s.csv
+  expect 2 "a bad record is an error" "$ABLOOM" build --column 2 --u64 -o s.abloom s.csv
+  has err "s.csv: record 2 has no column 2" "the error names the record"
+  expect 0 "build --skip-bad" "$ABLOOM" build --skip-bad --column 2 --u64 -o s.abloom s.csv
+  has err "abloom: warning: skipped 2 records that could not become keys (the first: s.csv: record 2 has no column 2 (only 1 field))" \
+    "build --skip-bad counts the skipped records and names the first"
+  expect 0 "query --skip-bad" "$ABLOOM" query --skip-bad --column 2 --u64 s.abloom s.csv
+  same "$(tr '\n' ' ' <out)" "a,1 c,3 e,5 " "the good records match, the bad ones are left out"
+  has err "skipped 2 records" "query --skip-bad counts them too"
+  expect 0 "query --skip-bad --quiet" "$ABLOOM" query -q --skip-bad --column 2 --u64 s.abloom s.csv
+  same "$(wc -c <err)" "0" "--quiet: no count"
+  expect 0 "dedupe --skip-bad" "$ABLOOM" dedupe -q --skip-bad --column 2 --capacity 10 <s.csv
+  same "$(tr '\n' ' ' <out)" "a,1 c,3 d,x e,5 " "dedupe --skip-bad leaves out the record without the column"
+  printf '00ff\nzz\n0\nabcd\n' >h.txt
+  expect 0 "--hex --skip-bad" "$ABLOOM" build --skip-bad --hex -o h.abloom h.txt
+  has err "skipped 2 records that could not become keys (the first: h.txt: record 2: not hex: 'zz')" "--hex: bad digits and odd lengths skipped"
+  expect 0 "the good hex keys are in it" "$ABLOOM" query -c --hex h.abloom <(printf '00ff\nabcd\n')
+  same "$(cat out)" "2" "both good hex keys"
+  # Many parts on 4 threads: the first bad record named by its number in its input.
+  awk 'BEGIN { for (i = 1; i <= 400000; i++) if (i % 100000 == 0) print "bad"; else print "k," i }' >big.csv
+  expect 0 "build --skip-bad on 4 threads" "$ABLOOM" build --threads 4 --skip-bad --column 2 -o big.abloom big.csv
+  has err "skipped 4 records that could not become keys (the first: big.csv: record 100000 has no column 2" \
+    "4 threads: the count, and the first record's number in its input"
+  expect 0 "add --skip-bad to it from two inputs" "$ABLOOM" add --skip-bad --column 2 big.abloom s.csv big.csv
+  has err "skipped 5 records that could not become keys (the first: s.csv: record 2 " "counted over every input (1 + 4)"
+  expect 0 "query --skip-bad on 4 threads" "$ABLOOM" query -c --threads 4 --skip-bad --column 2 big.abloom big.csv
+  same "$(cat out)" "399996" "every good record is found"
 }
 
 full() {
