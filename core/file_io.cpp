@@ -46,7 +46,10 @@ class MappedFile final : public ExternalMemory {
     unsigned char header[kHeaderBytes];
     encode_header(h, header);
     h.checksum = checksum_with_body(header, base_ + kHeaderBytes, h.body_bytes());
-    encode_header(h, base_);
+    encode_header(h, header);
+    // One copy into the file: encode_header zeroes its output first, and a writer killed in
+    // between (tests/cli/kill_test.sh kills them at random) would leave a header of zeros.
+    std::memcpy(base_, header, kHeaderBytes);
     return platform::sync_mapping(base_, len_, file_) ? Errc::ok : Errc::io;
   }
 
@@ -54,7 +57,9 @@ class MappedFile final : public ExternalMemory {
   Errc mark_stale(const Header& parsed) noexcept {
     Header h = parsed;
     h.flags |= kFlagChecksumStale;
-    encode_header(h, base_);
+    unsigned char header[kHeaderBytes];
+    encode_header(h, header);
+    std::memcpy(base_, header, kHeaderBytes);  // one copy, as in sync()
     return platform::sync_mapping(base_, kHeaderBytes, file_) ? Errc::ok : Errc::io;
   }
 

@@ -1257,7 +1257,7 @@ TEST(CapiFormatArgs, StrerrorOfNewCodes) {
   const int codes[] = {ABLOOM_ERR_READONLY,    ABLOOM_ERR_BAD_MAGIC, ABLOOM_ERR_VERSION,
                        ABLOOM_ERR_UNSUPPORTED, ABLOOM_ERR_TRUNCATED, ABLOOM_ERR_CORRUPT,
                        ABLOOM_ERR_CHECKSUM,    ABLOOM_ERR_ALIGNMENT, ABLOOM_ERR_IO,
-                       ABLOOM_ERR_TOO_SMALL};
+                       ABLOOM_ERR_TOO_SMALL,   ABLOOM_ERR_STALE};
   const std::string unknown = abloom_strerror(-9999);
   std::set<std::string> seen;
   // The older codes too, so a new message cannot repeat an old one.
@@ -1274,7 +1274,7 @@ TEST(CapiFormatArgs, StrerrorOfNewCodes) {
   // The codes are distinct and contiguous after INTERNAL.
   for (size_t i = 0; i < std::size(codes); ++i)
     EXPECT_EQ(codes[i], ABLOOM_ERR_INTERNAL - 1 - int(i));
-  EXPECT_EQ(std::string(abloom_strerror(ABLOOM_ERR_TOO_SMALL - 1)), unknown);
+  EXPECT_EQ(std::string(abloom_strerror(ABLOOM_ERR_STALE - 1)), unknown);
 }
 
 }  // namespace
