@@ -71,6 +71,8 @@ int to_code(abloom::Errc e) noexcept {
       return ABLOOM_ERR_IO;
     case abloom::Errc::too_small:
       return ABLOOM_ERR_TOO_SMALL;
+    case abloom::Errc::stale:
+      return ABLOOM_ERR_STALE;
   }
   return ABLOOM_ERR_INTERNAL;
 }
@@ -113,6 +115,11 @@ bool layout_of(uint32_t layout, const abloom::SizingRequest& req, abloom::Layout
 // the distinct layout, the only one that header knew: the files they write stay readable by the
 // readers they were built with.
 constexpr size_t kOptionsSizeV1 = offsetof(abloom_options, layout);
+
+// The size of abloom_info before `stale` (the first header's): its last field ends on the
+// struct's alignment, so that offset is also the first version's sizeof.
+constexpr size_t kInfoSizeV1 = offsetof(abloom_info, stale);
+static_assert(kInfoSizeV1 % alignof(abloom_info) == 0);
 
 // Checks options and computes their plan.
 int plan_from_options(const abloom_options* opts, abloom::Plan* plan) noexcept {
@@ -251,6 +258,10 @@ const char* abloom_strerror(int code) {
       return "file system error (see errno)";
     case ABLOOM_ERR_TOO_SMALL:
       return "output buffer is too small";
+    case ABLOOM_ERR_STALE:
+      return "filter file is stale: a read-write writer did not sync (killed, or still running); "
+             "its bits are valid but its checksums are not current: open it without "
+             "ABLOOM_VERIFY_CHECKSUM, or seal it (abloom_seal)";
     default:
       return "unknown error code";
   }
@@ -527,7 +538,8 @@ int abloom_info_init(abloom_info* info) {
 
 int abloom_get_info(const abloom_filter* filter, abloom_info* info) {
   if (filter == nullptr || info == nullptr) return ABLOOM_ERR_NULL;
-  if (info->struct_size != sizeof(abloom_info)) return ABLOOM_ERR_INVALID;
+  const size_t size = info->struct_size;
+  if (size != kInfoSizeV1 && size != sizeof(abloom_info)) return ABLOOM_ERR_INVALID;
   const abloom::Shape& s = filter->impl->shape();
   const abloom::FilterParams& p = filter->impl->params();
   info->kind = static_cast<uint32_t>(s.kind);
@@ -543,6 +555,11 @@ int abloom_get_info(const abloom_filter* filter, abloom_info* info) {
   info->expected_fpr = p.expected_fpr;
   info->storage = static_cast<uint32_t>(filter->impl->storage());
   info->read_only = filter->impl->read_only() ? 1 : 0;
+  // Fields after the first version's only for callers built with them: an older caller's struct
+  // ends before them.
+  if (size >= offsetof(abloom_info, stale) + sizeof info->stale) {
+    info->stale = filter->impl->opened_stale() ? 1 : 0;
+  }
   return ABLOOM_OK;
 }
 
@@ -647,6 +664,11 @@ int abloom_open(const char* path, uint32_t flags, abloom_filter** out) {
 int abloom_sync(abloom_filter* filter) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
   return to_code(filter->impl->sync());
+}
+
+int abloom_seal(const char* path) {
+  if (path == nullptr) return ABLOOM_ERR_NULL;
+  return guarded([&] { return to_code(abloom::seal_file(path)); });
 }
 
 }  // extern "C"

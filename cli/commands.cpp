@@ -17,6 +17,7 @@
 #include "fullness.hpp"
 #include "json.hpp"
 #include "parallel_input.hpp"
+#include "stale.hpp"
 #include "system.hpp"
 
 namespace abloom_cli {
@@ -260,7 +261,8 @@ int cmd_build(const std::string& output, const Shape& shape, const Inputs& in) {
 }
 
 int cmd_add(const std::string& filter_path, const Inputs& in) {
-  Filter filter = open_filter(filter_path, ABLOOM_OPEN_READ_WRITE);
+  // A stale file (a killed add's) takes more keys as well; the sync below seals it.
+  Filter filter = open_filter_allow_stale(filter_path, ABLOOM_OPEN_READ_WRITE, in.quiet);
   std::atomic<uint64_t> added{0};
   try {
     add_all(filter.get(), in, filter_path, &added);
@@ -273,7 +275,7 @@ int cmd_add(const std::string& filter_path, const Inputs& in) {
 }
 
 int cmd_query(const std::string& filter_path, const Inputs& in, const QueryOutput& how) {
-  Filter filter = open_filter(filter_path, 0);
+  Filter filter = open_filter_allow_stale(filter_path, 0, in.quiet);
   buffer_stdout();
   const char terminator = in.format.nul ? '\0' : '\n';
   const uint8_t wanted = how.absent ? 0 : 1;
@@ -344,7 +346,8 @@ int cmd_dedupe(const Shape& shape, const std::string& load, const std::string& s
   Filter filter;
   if (!load.empty()) {
     // A private copy of the saved filter: its keys count as seen, and the file never changes.
-    filter = open_filter(load, ABLOOM_OPEN_COPY_ON_WRITE | ABLOOM_VERIFY_CHECKSUM);
+    filter =
+        open_filter_allow_stale(load, ABLOOM_OPEN_COPY_ON_WRITE | ABLOOM_VERIFY_CHECKSUM, in.quiet);
   } else {
     if (shape.capacity == 0) throw CliError("dedupe: give --capacity (or --load a filter)");
     filter = create_filter(make_options(shape, shape.capacity));
@@ -423,9 +426,10 @@ int cmd_dedupe(const Shape& shape, const std::string& load, const std::string& s
 int cmd_combine(const std::string& output, const std::vector<std::string>& filters,
                 bool intersect) {
   // The result starts as a private copy of the first input; its file is never written.
-  Filter result = open_filter(filters.at(0), ABLOOM_OPEN_COPY_ON_WRITE | ABLOOM_VERIFY_CHECKSUM);
+  Filter result = open_filter_allow_stale(
+      filters.at(0), ABLOOM_OPEN_COPY_ON_WRITE | ABLOOM_VERIFY_CHECKSUM, false);
   for (size_t i = 1; i < filters.size(); ++i) {
-    Filter other = open_filter(filters[i], ABLOOM_VERIFY_CHECKSUM);
+    Filter other = open_filter_allow_stale(filters[i], ABLOOM_VERIFY_CHECKSUM, false);
     int rc = intersect ? abloom_intersect(result.get(), other.get())
                        : abloom_union(result.get(), other.get());
     if (rc == ABLOOM_ERR_MISMATCH) {
@@ -442,7 +446,7 @@ int cmd_combine(const std::string& output, const std::vector<std::string>& filte
 
 int cmd_info(const std::string& filter_path, bool json) {
   // The estimates read every word anyway, so the checksum check costs little more.
-  Filter filter = open_filter(filter_path, ABLOOM_VERIFY_CHECKSUM);
+  Filter filter = open_filter_allow_stale(filter_path, ABLOOM_VERIFY_CHECKSUM, false);
   abloom_info info;
   check(abloom_info_init(&info), "info");
   check(abloom_get_info(filter.get(), &info), filter_path);
@@ -505,6 +509,8 @@ int cmd_verify(const std::string& filter_path) {
   errno = 0;
   int rc = abloom_open(filter_path.c_str(), ABLOOM_VERIFY_CHECKSUM, &f);
   Filter filter(f);
+  // A stale file is not corrupt: a status of its own (3).
+  if (rc == ABLOOM_ERR_STALE) return report_stale(filter_path);
   // The errors of the bytes themselves fail the check (status 1); a file that cannot be read at
   // all is an error (status 2), as for every other command.
   if (rc <= ABLOOM_ERR_BAD_MAGIC && rc >= ABLOOM_ERR_CHECKSUM) {

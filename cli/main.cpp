@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "options.hpp"
 #include "output_guard.hpp"
+#include "stale.hpp"
 #include "system.hpp"
 
 namespace {
@@ -160,7 +161,8 @@ int run(int argc, char** argv) {
   app.footer(
       "Exit status: 0 on success, 2 on error; query: 0 if a line was printed, 1 if none;\n"
       "build, add, dedupe --strict: 4 if the filter ended over its capacity;\n"
-      "verify: 1 if the file is corrupt.\nRun 'abloom COMMAND --help' for a command's options.");
+      "verify: 1 if the file is corrupt, 3 if it is stale (seal: 1 if corrupt).\n"
+      "Run 'abloom COMMAND --help' for a command's options.");
 
   Inputs in;
   Shape shape;
@@ -274,7 +276,19 @@ int run(int argc, char** argv) {
   verify->add_option("FILTER", filter, "The filter file")->required();
   verify->footer(
       "Exit status: 0 if the file is intact, 1 if it is corrupt (or not a filter), 2 if it\n"
-      "cannot be read.\nExample:\n  abloom verify ids.abloom");
+      "cannot be read, 3 if it is stale: a writer (abloom add) was killed or is still adding;\n"
+      "its keys are there, only its checksum is not current ('abloom seal' seals it).\n"
+      "Example:\n  abloom verify ids.abloom");
+
+  auto* seal = app.add_subcommand(
+      "seal", "Seal a stale filter file (left by a killed add) so that it verifies again");
+  seal->add_option("FILTER", filter, "The filter file (no writer may have it open)")->required();
+  seal->footer(
+      "Checks what can be checked without the checksum (header, size, and that the bits hold\n"
+      "at least the keys the header counted), then rewrites the checksum. A file that is not\n"
+      "stale is only verified, never written. Exit status: 0 if sealed or already sealed, 1 if\n"
+      "the file is corrupt (left unchanged), 2 if it cannot be read or written.\n"
+      "Example:\n  abloom seal ids.abloom");
 
   auto* plan = app.add_subcommand("plan", "Show the size and k of a filter, without building it");
   plan->add_option("--capacity", shape.capacity, "Expected distinct keys, 1 or more")
@@ -313,6 +327,7 @@ int run(int argc, char** argv) {
   if (*intersect) return abloom_cli::cmd_combine(output, filters, true);
   if (*info) return abloom_cli::cmd_info(filter, json);
   if (*verify) return abloom_cli::cmd_verify(filter);
+  if (*seal) return abloom_cli::cmd_seal(filter);
   if (*plan) return abloom_cli::cmd_plan(shape, json);
   return 2;
 }

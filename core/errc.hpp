@@ -19,6 +19,7 @@ enum class Errc {
   alignment,    // a view over a misaligned buffer
   io,           // a file system call failed (errno is set)
   too_small,    // a caller's output buffer is too small
+  stale,        // serialized data: marked stale by a read-write writer, so no checksum to check
 };
 
 }  // namespace abloom

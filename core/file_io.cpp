@@ -46,7 +46,10 @@ class MappedFile final : public ExternalMemory {
     unsigned char header[kHeaderBytes];
     encode_header(h, header);
     h.checksum = checksum_with_body(header, base_ + kHeaderBytes, h.body_bytes());
-    encode_header(h, base_);
+    encode_header(h, header);
+    // One copy into the file: encode_header zeroes its output first, and a writer killed in
+    // between (tests/cli/kill_test.sh kills them at random) would leave a header of zeros.
+    std::memcpy(base_, header, kHeaderBytes);
     return platform::sync_mapping(base_, len_, file_) ? Errc::ok : Errc::io;
   }
 
@@ -54,7 +57,9 @@ class MappedFile final : public ExternalMemory {
   Errc mark_stale(const Header& parsed) noexcept {
     Header h = parsed;
     h.flags |= kFlagChecksumStale;
-    encode_header(h, base_);
+    unsigned char header[kHeaderBytes];
+    encode_header(h, header);
+    std::memcpy(base_, header, kHeaderBytes);  // one copy, as in sync()
     return platform::sync_mapping(base_, kHeaderBytes, file_) ? Errc::ok : Errc::io;
   }
 
@@ -199,7 +204,13 @@ Errc save_file(const Filter& filter, const char* path, SaveMethod method) noexce
   }
 }
 
-Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Filter>* out) {
+namespace {
+
+// Maps `path` and validates its header: *out is the filter over the mapping (which it owns and
+// unmaps), *base the mapped bytes and *header the parsed header. A read-write mapping is not
+// marked stale here (*mapping lets the caller do it). Nothing is written.
+Errc map_filter(const char* path, OpenMode mode, std::unique_ptr<Filter>* out,
+                const unsigned char** base_out, Header* header, MappedFile** mapping_out) {
   const bool writable = mode == OpenMode::read_write;
   const platform::MapMode map_mode = mode == OpenMode::read_only ? platform::MapMode::read_only
                                      : mode == OpenMode::copy_on_write
@@ -222,23 +233,65 @@ Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Fil
   if (!(writable && platform::mapping_sync_needs_file())) file = File();
   // Unmaps (and closes the file) on any return.
   auto mapping = std::make_unique<MappedFile>(base, len, writable, std::move(file));
+  MappedFile* raw = mapping.get();
 
   Header h;
   if (Errc e = parse_header(base, len, &h); e != Errc::ok) return e;
   if constexpr (std::endian::native == std::endian::big) return Errc::unsupported;
-  if (verify) {
-    if (Errc e = verify_checksum(base, h); e != Errc::ok) return e;
-  }
-  if (writable) {
-    if (Errc e = mapping->mark_stale(h); e != Errc::ok) return e;
-  }
   ExternalShards ext;
   ext.shards = shards_in(base + kHeaderBytes, h.shape);
   ext.memory = std::move(mapping);
   ext.storage = Storage::mapped;
   ext.read_only = mode == OpenMode::read_only;
+  ext.stale = (h.flags & kFlagChecksumStale) != 0;
   *out = std::make_unique<Filter>(h.shape, h.params, std::move(ext));
+  *base_out = base;
+  *header = h;
+  if (mapping_out != nullptr) *mapping_out = raw;
   return Errc::ok;
+}
+
+}  // namespace
+
+Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Filter>* out) {
+  std::unique_ptr<Filter> f;
+  const unsigned char* base = nullptr;
+  Header h;
+  MappedFile* mapping = nullptr;
+  if (Errc e = map_filter(path, mode, &f, &base, &h, &mapping); e != Errc::ok) return e;
+  if (verify) {
+    if (Errc e = verify_checksum(base, h); e != Errc::ok) return e;
+  }
+  if (mode == OpenMode::read_write) {
+    if (Errc e = mapping->mark_stale(h); e != Errc::ok) return e;
+  }
+  *out = std::move(f);
+  return Errc::ok;
+}
+
+Errc seal_file(const char* path) {
+  std::unique_ptr<Filter> f;
+  const unsigned char* base = nullptr;
+  Header h;
+  // Read-only first: a file that needs nothing (not stale) is checked without asking for write
+  // access, and a read-only one that is intact is no error.
+  if (Errc e = map_filter(path, OpenMode::read_only, &f, &base, &h, nullptr); e != Errc::ok) {
+    return e;
+  }
+  if ((h.flags & kFlagChecksumStale) == 0) return verify_checksum(base, h);
+  f.reset();
+  if (Errc e = map_filter(path, OpenMode::read_write, &f, &base, &h, nullptr); e != Errc::ok) {
+    return e;
+  }
+  // Sealed by another process between the two opens: the same answer as above.
+  if ((h.flags & kFlagChecksumStale) == 0) return verify_checksum(base, h);
+  // Without a checksum, the fill is what can still be checked: adds only set bits, and the
+  // estimate grows with every bit set (a sum of per-unit terms, each growing with its unit's
+  // fill), so bits recomputed now estimate at least what the last sync stored; UINT64_MAX
+  // (saturated) stays UINT64_MAX. Fewer means bits were cleared: corruption, left as it is.
+  if (header_for(*f).inserted_estimate < h.inserted_estimate) return Errc::corrupt;
+  // The mapping's sync: estimate, both checksums, the flag cleared, flushed durably.
+  return f->sync();
 }
 
 }  // namespace abloom

@@ -24,4 +24,11 @@ Errc save_file(const Filter& filter, const char* path,
 // Maps `path` and validates its header (and, when verify, its checksum).
 Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Filter>* out);
 
+// Seals a stale file (abloom_seal): checks what can be checked without its checksum (header,
+// size, the fill against the stored estimate), then rewrites the estimate and both checksums,
+// clears the stale flag and flushes durably. A file that is not stale has its checksum verified
+// and is never written (Errc::ok or Errc::checksum). Errc::corrupt, nothing written, when the
+// bits estimate fewer keys than the header stored.
+Errc seal_file(const char* path);
+
 }  // namespace abloom

@@ -33,7 +33,8 @@ Filter::Filter(const Shape& shape, const FilterParams& params, ExternalShards ex
       shard_ptrs_(std::move(external.shards)),
       memory_(std::move(external.memory)),
       storage_(external.storage),
-      read_only_(external.read_only) {
+      read_only_(external.read_only),
+      opened_stale_(external.stale) {
   set_threads(params.threads);
   view_ = BlockedView(shape_, shard_ptrs_.data());
 }

@@ -52,6 +52,7 @@ struct ExternalShards {
   std::unique_ptr<ExternalMemory> memory;
   Storage storage = Storage::view;
   bool read_only = true;
+  bool stale = false;  // the bytes carried the stale mark when opened (see Filter::opened_stale)
 };
 
 class Filter {
@@ -70,6 +71,9 @@ class Filter {
   const FilterParams& params() const noexcept { return params_; }
   Storage storage() const noexcept { return storage_; }
   bool read_only() const noexcept { return read_only_; }
+  // Whether the bytes under this filter carried the stale mark (docs/FORMAT.md) when it was made
+  // over them: for a read-write mapping, before this filter marked them. Owned copies: false.
+  bool opened_stale() const noexcept { return opened_stale_; }
   // Flushes external storage (see ExternalMemory::sync); owned filters: nothing to do.
   Errc sync() const noexcept { return memory_ ? memory_->sync(*this) : Errc::ok; }
 
@@ -178,6 +182,7 @@ class Filter {
   std::unique_ptr<ExternalMemory> memory_;
   Storage storage_ = Storage::owned;
   bool read_only_ = false;
+  bool opened_stale_ = false;
 };
 
 }  // namespace abloom

@@ -178,7 +178,8 @@ Errc parse_header(const unsigned char* d, size_t len, Header* out) noexcept {
 }
 
 Errc verify_checksum(const unsigned char* data, const Header& header) noexcept {
-  if ((header.flags & kFlagChecksumStale) != 0) return Errc::checksum;
+  // A stale mark is no corruption: the bits are valid, only the checksums are not current yet.
+  if ((header.flags & kFlagChecksumStale) != 0) return Errc::stale;
   const uint64_t sum = checksum_with_body(data, data + kHeaderBytes, header.body_bytes());
   return sum == header.checksum ? Errc::ok : Errc::checksum;
 }
@@ -223,6 +224,7 @@ Errc view(const unsigned char* data, size_t len, bool verify, std::unique_ptr<Fi
   ext.shards = shards_in(const_cast<unsigned char*>(data + kHeaderBytes), h.shape);
   ext.storage = Storage::view;
   ext.read_only = true;
+  ext.stale = (h.flags & kFlagChecksumStale) != 0;
   *out = std::make_unique<Filter>(h.shape, h.params, std::move(ext));
   return Errc::ok;
 }

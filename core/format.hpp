@@ -46,8 +46,8 @@ void serialize_into(const Filter& filter, unsigned char* out) noexcept;
 // header checksum, known kind/layout/hash, field consistency, then the total length.
 Errc parse_header(const unsigned char* data, size_t len, Header* out) noexcept;
 
-// Checks the header+body checksum of validated data (O(size)). Errc::checksum on mismatch or
-// when the header marks it stale.
+// Checks the header+body checksum of validated data (O(size)). Errc::checksum on mismatch;
+// Errc::stale when the header marks it stale (the checksum is not current, so not checked).
 Errc verify_checksum(const unsigned char* data, const Header& header) noexcept;
 
 // Encodes `header` into out[0, 128), computing the header checksum; header.checksum must already

@@ -22,6 +22,7 @@ const (
 	codeAlignment   = -14
 	codeIO          = -15
 	codeTooSmall    = -16
+	codeStale       = -17
 
 	// codeClosed is the Go binding's own: not a C code.
 	codeClosed = 1
@@ -124,6 +125,11 @@ var (
 	ErrUnsupported = &Error{Code: codeUnsupported}
 	// ErrIO: a file system call failed; the *Error's Err field holds the system error.
 	ErrIO = &Error{Code: codeIO}
+	// ErrStale: a checked read (VerifyChecksum, Unmarshal) of a file that a writer opened with
+	// OpenReadWrite and never synced (killed, or still running). Not corruption, so it does not
+	// match ErrCorrupt: the bits are valid (adds only set bits), only the checksums are not
+	// current. Open it without VerifyChecksum (Info().Stale is then true), or Seal it.
+	ErrStale = &Error{Code: codeStale}
 )
 
 // newError wraps a C return code (negative) as an *Error; rc >= 0 gives nil.

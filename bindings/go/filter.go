@@ -116,6 +116,9 @@ type Info struct {
 	ExpectedFPR    float64 // the model's FPR at Capacity keys for this layout
 	Storage        Storage // where the bits live
 	ReadOnly       bool    // writes fail with ErrReadOnly (a file opened read-only)
+	// Stale: the file or bytes carried the stale mark when opened (see ErrStale; for
+	// OpenReadWrite: before this open marked them). Always false for filters of their own memory.
+	Stale bool
 }
 
 // Calls in flight into C are counted so that Close can wait for them (the single-key calls,
@@ -281,6 +284,7 @@ func readInfo(h uintptr) (Info, int) {
 		ExpectedFPR:    ci.GetExpected_fpr(),
 		Storage:        Storage(ci.GetStorage()),
 		ReadOnly:       ci.GetRead_only() != 0,
+		Stale:          ci.GetStale() != 0,
 	}, 0
 }
 

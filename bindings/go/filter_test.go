@@ -20,6 +20,7 @@ func TestErrorCodesMatchHeader(t *testing.T) {
 		{codeTruncated, capi.ABLOOM_ERR_TRUNCATED}, {codeCorrupt, capi.ABLOOM_ERR_CORRUPT},
 		{codeChecksum, capi.ABLOOM_ERR_CHECKSUM}, {codeAlignment, capi.ABLOOM_ERR_ALIGNMENT},
 		{codeIO, capi.ABLOOM_ERR_IO}, {codeTooSmall, capi.ABLOOM_ERR_TOO_SMALL},
+		{codeStale, capi.ABLOOM_ERR_STALE},
 	}
 	for _, p := range pairs {
 		if p.ours != p.header {

@@ -222,6 +222,29 @@ func Open(path string, flags ...OpenFlag) (*Filter, error) {
 	return newFilter(h)
 }
 
+// Seal makes a stale file (see ErrStale: a writer opened it with OpenReadWrite and was killed
+// before Sync or Close) pass VerifyChecksum again. Without a current checksum it checks what it
+// can: the header, the size, and the fill against the inserted-key estimate the header stored
+// when the writer opened it (adds only set bits, so the bits must estimate at least as many
+// keys); then it rewrites the estimate and both checksums, clears the stale mark and flushes the
+// file, as Sync does. A file that is not stale is only verified and never written: nil, or
+// ErrChecksum (corruption is never sealed over). Fewer keys than stored is ErrCorrupt, nothing
+// written. Errors also: those of Open (ErrIO with the system error, ErrBadMagic, ...).
+//
+// Do not seal a file that a writer still has open with OpenReadWrite: the stale mark cannot
+// tell a killed writer from a running one, and that writer's later adds would go unmarked.
+func Seal(path string) error {
+	rc, errno := capi.Seal(path)
+	if rc != 0 {
+		e := &Error{Op: "Seal", Path: path, Code: rc}
+		if errno != 0 {
+			e.Err = errno
+		}
+		return e
+	}
+	return nil
+}
+
 // Sync, for a filter opened with OpenReadWrite, rewrites the file's header (checksums,
 // inserted-key estimate) and flushes the mapping to the file. For other filters it does
 // nothing. Do not call it while other goroutines add to the filter.

@@ -218,8 +218,8 @@ func TestSaveOpen(t *testing.T) {
 	if err := rw.AddString("persisted"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(path, VerifyChecksum); !errors.Is(err, ErrChecksum) {
-		t.Fatalf("stale checksum not reported before Sync: %v", err)
+	if _, err := Open(path, VerifyChecksum); !errors.Is(err, ErrStale) || errors.Is(err, ErrCorrupt) {
+		t.Fatalf("stale checksum not reported as ErrStale before Sync: %v", err)
 	}
 	if err := rw.Sync(); err != nil {
 		t.Fatal(err)

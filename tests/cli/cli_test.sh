@@ -3,7 +3,8 @@
 #   cli_test.sh ABLOOM READ_FILTER [GROUP...]
 # ABLOOM is the command, READ_FILTER the C reader tests/cli/read_filter.c (files the command writes
 # read through the C API). GROUP selects some groups (default: all): basics errors formats records
-# combine dedupe grep_habits compressed skip_bad full progress threads. Every check prints "ok" or "FAIL"; the script exits 1 if any failed.
+# combine dedupe grep_habits compressed skip_bad full progress threads stale clobber options small.
+# Every check prints "ok" or "FAIL"; the script exits 1 if any failed.
 set -uo pipefail
 
 ABLOOM=$(realpath "$1")
@@ -11,7 +12,7 @@ READ=$(realpath "$2")
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 shift 2
 GROUPS_SEL=("$@")
-[[ ${#GROUPS_SEL[@]} -gt 0 ]] || GROUPS_SEL=(basics errors formats records combine dedupe grep_habits compressed skip_bad full progress threads)
+[[ ${#GROUPS_SEL[@]} -gt 0 ]] || GROUPS_SEL=(basics errors formats records combine dedupe grep_habits compressed skip_bad full progress threads stale clobber options small)
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -49,7 +50,7 @@ same() { # A B DESCRIPTION: two strings are equal
 }
 
 basics() {
-  for cmd in build add query dedupe merge intersect info verify plan; do
+  for cmd in build add query dedupe merge intersect info verify seal plan; do
     expect 0 "$cmd --help" "$ABLOOM" "$cmd" --help
     has out "Example:" "$cmd --help shows an example"
   done
@@ -1055,7 +1056,7 @@ options() {
   "$ABLOOM" info --json s.abloom >info.json
   has info.json '"seed": 10,' "--seed 010 is ten"
 
-  bad frobnicate "unknown command 'frobnicate'; the commands are: build, add, query, dedupe, merge, intersect, info, verify, plan"
+  bad frobnicate "unknown command 'frobnicate'; the commands are: build, add, query, dedupe, merge, intersect, info, verify, seal, plan"
   # Standard output that cannot be written: status 2 and the reason, for help and --version too.
   if [[ -w /dev/full ]]; then
     local args
@@ -1132,6 +1133,97 @@ small() {
   expect 0 "the kept keys are in the file" "$ABLOOM" query --count --u64 e.abloom <(seq 1 65536)
   same "$(cat out)" "65536" "all 65536 kept keys found"
   expect 0 "verify after the failed add" "$ABLOOM" verify e.abloom
+}
+
+# stale_flag FILE: the header's flag word (offset 52): 1 while a read-write writer has not synced.
+stale_flag() { od -An -tu4 -j52 -N4 "$1" | tr -d ' '; }
+
+stale() {
+  # A stale file as a killed writer leaves it: `abloom add` reading keys from a FIFO that never
+  # ends, killed (SIGKILL) once its open has marked the file.
+  seq 1 100000 >keys.txt
+  "$ABLOOM" build -q --capacity 200000 -o s.abloom keys.txt
+  cp s.abloom intact.abloom
+  mkfifo more.fifo
+  "$ABLOOM" add -q s.abloom - <more.fifo &
+  local pid=$!
+  exec 3>more.fifo
+  seq 100001 100100 >&3
+  local i
+  for ((i = 0; i < 500; i++)); do
+    [[ "$(stale_flag s.abloom)" == 1 ]] && break
+    sleep 0.02
+  done
+  kill -KILL "$pid"
+  wait "$pid" 2>/dev/null
+  exec 3>&-
+  same "$(stale_flag s.abloom)" "1" "a killed add leaves the file marked stale"
+  cp s.abloom pristine-stale.abloom
+  # warned FILE DESCRIPTION: stderr holds the stale warning for FILE, exactly once.
+  warned() {
+    local n
+    n=$(grep -cF "abloom: warning: $1: stale: a writer did not finish" err)
+    same "$n" "1" "$2: warns once"
+    has err "'abloom seal $1' checks and seals it" "$2: the warning says how to seal"
+  }
+
+  expect 3 "verify: a stale file exits 3" "$ABLOOM" verify s.abloom
+  has out "s.abloom: STALE: a writer did not finish" "verify says STALE"
+  expect 0 "info opens a stale file" "$ABLOOM" info s.abloom
+  has out "capacity:         200000" "info describes it"
+  warned s.abloom "info"
+  expect 1 "query --absent of the built keys: none missing" "$ABLOOM" query --absent s.abloom keys.txt
+  warned s.abloom "query"
+  expect 0 "query -q: no warning" "$ABLOOM" query -q --count s.abloom keys.txt
+  same "$(cat out)" "100000" "query finds every built key"
+  same "$(wc -c <err)" "0" "query -q prints nothing on stderr"
+  expect 0 "merge of a stale file (named twice) and an intact one" "$ABLOOM" merge -o m.abloom s.abloom s.abloom intact.abloom
+  warned s.abloom "merge"
+  expect 0 "the merged file verifies" "$ABLOOM" verify m.abloom
+  expect 0 "intersect of a stale file" "$ABLOOM" intersect -o i.abloom intact.abloom s.abloom
+  warned s.abloom "intersect"
+  printf 'new-key\n1\n' >dd.txt
+  expect 0 "dedupe --load a stale file" "$ABLOOM" dedupe --load s.abloom <dd.txt
+  same "$(cat out)" "new-key" "dedupe --load: the stale file's keys count as seen"
+  warned s.abloom "dedupe --load"
+  same "$(stale_flag s.abloom)" "1" "the readers left the file stale"
+  cmp -s s.abloom pristine-stale.abloom && ok "the readers left the file unchanged" || fail "a reader wrote the stale file"
+  expect 0 "add to a stale file" "$ABLOOM" add s.abloom dd.txt
+  warned s.abloom "add"
+  expect 0 "add's sync sealed it" "$ABLOOM" verify s.abloom
+  expect 0 "query after the add, no warning" "$ABLOOM" query --count s.abloom keys.txt
+  same "$(wc -c <err)" "0" "a sealed file: no warning"
+
+  cp pristine-stale.abloom s.abloom
+  expect 0 "seal a stale file" "$ABLOOM" seal s.abloom
+  has out "s.abloom: sealed (" "seal says sealed"
+  has out "estimated keys)" "seal gives the estimate"
+  expect 0 "verify after seal" "$ABLOOM" verify s.abloom
+  same "$(stale_flag s.abloom)" "0" "the flag is cleared"
+  expect 1 "every built key after seal" "$ABLOOM" query --absent s.abloom keys.txt
+  cp s.abloom sealed.abloom
+  expect 0 "seal again: nothing to do" "$ABLOOM" seal s.abloom
+  has out "s.abloom: already sealed" "seal says already sealed"
+  cmp -s s.abloom sealed.abloom && ok "sealing a sealed file writes nothing" || fail "seal rewrote a sealed file"
+
+  # Corrupt, not stale: a body byte flipped. seal refuses (1) and leaves the file as it is.
+  cp intact.abloom bad.abloom
+  printf '\x5a' | dd of=bad.abloom bs=1 seek=1000 conv=notrunc status=none
+  cp bad.abloom bad-before.abloom
+  expect 1 "seal of a corrupt file exits 1" "$ABLOOM" seal bad.abloom
+  has out "bad.abloom: FAILED: serialized filter checksum mismatch; not sealed" "seal says why"
+  cmp -s bad.abloom bad-before.abloom && ok "a refused seal leaves the file unchanged" || fail "seal wrote a corrupt file"
+  expect 1 "verify of the corrupt file still exits 1" "$ABLOOM" verify bad.abloom
+  # Stale and its bits cleared (not what adds do): corrupt too.
+  cp pristine-stale.abloom cleared.abloom
+  dd if=/dev/zero of=cleared.abloom bs=1 seek=128 count=100000 conv=notrunc status=none
+  cp cleared.abloom cleared-before.abloom
+  expect 1 "seal of a stale file with cleared bits exits 1" "$ABLOOM" seal cleared.abloom
+  has out "FAILED" "seal says FAILED"
+  cmp -s cleared.abloom cleared-before.abloom && ok "and leaves it unchanged" || fail "seal wrote a cleared file"
+  expect 2 "seal of a missing file exits 2" "$ABLOOM" seal none.abloom
+  has err "none.abloom" "the error names the file"
+  expect 1 "seal of a file that is not a filter exits 1" "$ABLOOM" seal keys.txt
 }
 
 for g in "${GROUPS_SEL[@]}"; do

@@ -399,6 +399,17 @@ intgo _wrap_ABLOOM_ERR_TOO_SMALL_capi_a271d6d51c5a0fa2() {
 }
 
 
+intgo _wrap_ABLOOM_ERR_STALE_capi_a271d6d51c5a0fa2() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)((-17));
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
 intgo _wrap_abloom_version_number_capi_a271d6d51c5a0fa2() {
   unsigned int result;
   intgo _swig_go_result;
@@ -1869,6 +1880,31 @@ intgo _wrap_abloom_info_read_only_get_capi_a271d6d51c5a0fa2(struct abloom_info *
 }
 
 
+void _wrap_abloom_info_stale_set_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+  struct abloom_info *arg1 = (struct abloom_info *) 0 ;
+  uint32_t arg2 ;
+  
+  arg1 = *(struct abloom_info **)&_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->stale = arg2;
+  
+}
+
+
+intgo _wrap_abloom_info_stale_get_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0) {
+  struct abloom_info *arg1 = (struct abloom_info *) 0 ;
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(struct abloom_info **)&_swig_go_0; 
+  
+  result =  ((arg1)->stale);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
 struct abloom_info *_wrap_new_abloom_info_capi_a271d6d51c5a0fa2() {
   struct abloom_info *result = 0 ;
   struct abloom_info *_swig_go_result;
@@ -2146,6 +2182,24 @@ intgo _wrap_abloom_sync_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0) {
   
   result = (int)abloom_sync(arg1);
   _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_abloom_seal_capi_a271d6d51c5a0fa2(_gostring_ _swig_go_0) {
+  char *arg1 = (char *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  
+  arg1 = (char *)malloc(_swig_go_0.n + 1);
+  memcpy(arg1, _swig_go_0.p, _swig_go_0.n);
+  arg1[_swig_go_0.n] = '\0';
+  
+  
+  result = (int)abloom_seal((char const *)arg1);
+  _swig_go_result = result; 
+  free(arg1); 
   return _swig_go_result;
 }
 

@@ -97,8 +97,9 @@ typedef _goslice_ swig_type_67;
 typedef _gostring_ swig_type_68;
 typedef _gostring_ swig_type_69;
 typedef _goslice_ swig_type_70;
-typedef long long swig_type_71;
+typedef _gostring_ swig_type_71;
 typedef long long swig_type_72;
+typedef long long swig_type_73;
 extern void _wrap_Swig_free_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_a271d6d51c5a0fa2(swig_intgo arg1);
 extern swig_intgo _wrap_ABLOOM_VERSION_NUMBER_capi_a271d6d51c5a0fa2(void);
@@ -118,6 +119,7 @@ extern swig_intgo _wrap_ABLOOM_ERR_CHECKSUM_capi_a271d6d51c5a0fa2(void);
 extern swig_intgo _wrap_ABLOOM_ERR_ALIGNMENT_capi_a271d6d51c5a0fa2(void);
 extern swig_intgo _wrap_ABLOOM_ERR_IO_capi_a271d6d51c5a0fa2(void);
 extern swig_intgo _wrap_ABLOOM_ERR_TOO_SMALL_capi_a271d6d51c5a0fa2(void);
+extern swig_intgo _wrap_ABLOOM_ERR_STALE_capi_a271d6d51c5a0fa2(void);
 extern swig_intgo _wrap_abloom_version_number_capi_a271d6d51c5a0fa2(void);
 extern swig_intgo _wrap_abloom_isa_supported_capi_a271d6d51c5a0fa2(void);
 extern swig_intgo _wrap_abloom_isa_active_capi_a271d6d51c5a0fa2(void);
@@ -224,6 +226,8 @@ extern void _wrap_abloom_info_storage_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, 
 extern swig_intgo _wrap_abloom_info_storage_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern void _wrap_abloom_info_read_only_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_abloom_info_read_only_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
+extern void _wrap_abloom_info_stale_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_info_stale_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern uintptr_t _wrap_new_abloom_info_capi_a271d6d51c5a0fa2(void);
 extern void _wrap_delete_abloom_info_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern swig_intgo _wrap_ABLOOM_STORAGE_OWNED_capi_a271d6d51c5a0fa2(void);
@@ -240,8 +244,9 @@ extern swig_intgo _wrap_abloom_view_capi_a271d6d51c5a0fa2(swig_type_66 arg1, swi
 extern swig_intgo _wrap_abloom_save_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_68 arg2);
 extern swig_intgo _wrap_abloom_open_capi_a271d6d51c5a0fa2(swig_type_69 arg1, swig_intgo arg2, swig_type_70 arg3);
 extern swig_intgo _wrap_abloom_sync_capi_a271d6d51c5a0fa2(uintptr_t arg1);
-extern swig_type_71 _wrap_SIZEOF_INFO_capi_a271d6d51c5a0fa2(void);
-extern swig_type_72 _wrap_SIZEOF_PLAN_capi_a271d6d51c5a0fa2(void);
+extern swig_intgo _wrap_abloom_seal_capi_a271d6d51c5a0fa2(swig_type_71 arg1);
+extern swig_type_72 _wrap_SIZEOF_INFO_capi_a271d6d51c5a0fa2(void);
+extern swig_type_73 _wrap_SIZEOF_PLAN_capi_a271d6d51c5a0fa2(void);
 #undef intgo
 */
 import "C"
@@ -432,6 +437,14 @@ func _swig_getABLOOM_ERR_TOO_SMALL() (_swig_ret int) {
 }
 
 var ABLOOM_ERR_TOO_SMALL int = _swig_getABLOOM_ERR_TOO_SMALL()
+
+func _swig_getABLOOM_ERR_STALE() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ABLOOM_ERR_STALE_capi_a271d6d51c5a0fa2())
+	return swig_r
+}
+
+var ABLOOM_ERR_STALE int = _swig_getABLOOM_ERR_STALE()
 
 func Abloom_version_number() (_swig_ret uint) {
 	var swig_r uint
@@ -1335,6 +1348,19 @@ func (arg1 SwigcptrAbloom_info) GetRead_only() (_swig_ret uint) {
 	return swig_r
 }
 
+func (arg1 SwigcptrAbloom_info) SetStale(arg2 uint) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_abloom_info_stale_set_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+}
+
+func (arg1 SwigcptrAbloom_info) GetStale() (_swig_ret uint) {
+	var swig_r uint
+	_swig_i_0 := arg1
+	swig_r = (uint)(C._wrap_abloom_info_stale_get_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
 func NewAbloom_info() (_swig_ret Abloom_info) {
 	var swig_r Abloom_info
 	swig_r = (Abloom_info)(SwigcptrAbloom_info(C._wrap_new_abloom_info_capi_a271d6d51c5a0fa2()))
@@ -1377,6 +1403,8 @@ type Abloom_info interface {
 	GetStorage() (_swig_ret uint)
 	SetRead_only(arg2 uint)
 	GetRead_only() (_swig_ret uint)
+	SetStale(arg2 uint)
+	GetStale() (_swig_ret uint)
 }
 
 type Enum_SS_abloom_storage int
@@ -1533,6 +1561,16 @@ func Abloom_sync(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	swig_r = (int)(C._wrap_abloom_sync_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func Abloom_seal(arg1 string) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	swig_r = (int)(C._wrap_abloom_seal_capi_a271d6d51c5a0fa2(*(*C.swig_type_71)(unsafe.Pointer(&_swig_i_0))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
 	return swig_r
 }
 

@@ -52,6 +52,12 @@ static int abloomgo_save(uintptr_t f, const char *path, int *err) {
   *err = rc == ABLOOM_ERR_IO ? errno : 0;
   return rc;
 }
+static int abloomgo_seal(const char *path, int *err) {
+  errno = 0;
+  int rc = abloom_seal(path);
+  *err = rc == ABLOOM_ERR_IO ? errno : 0;
+  return rc;
+}
 static int abloomgo_open(const char *path, uint32_t flags, uintptr_t *out, int *err) {
   abloom_filter *f = NULL;
   errno = 0;
@@ -182,6 +188,15 @@ func Open(path string, flags uint32) (f uintptr, rc int, errno syscall.Errno) {
 	var e C.int
 	rc = int(C.abloomgo_open(cpath, C.uint32_t(flags), &out, &e))
 	return uintptr(out), rc, goErrno(e)
+}
+
+// Seal is abloom_seal; errno is the system error behind ABLOOM_ERR_IO (0 otherwise).
+func Seal(path string) (rc int, errno syscall.Errno) {
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	var e C.int
+	rc = int(C.abloomgo_seal(cpath, &e))
+	return rc, goErrno(e)
 }
 
 // Strerror is abloom_strerror: a static English message for any code.

@@ -104,8 +104,8 @@ extern "C" {
 /** Serialized data: the header checksum does not match, or its fields are inconsistent,
  *  overflow, or are followed by trailing bytes. */
 #define ABLOOM_ERR_CORRUPT (-12)
-/** Serialized data: the checksum over header and body does not match (or was left stale by a
- *  read-write mapping that was not synced). */
+/** Serialized data: the checksum over header and body does not match: the bytes changed since
+ *  they were written (corruption). A stale file is ABLOOM_ERR_STALE instead. */
 #define ABLOOM_ERR_CHECKSUM (-13)
 /** A view was asked for over a buffer that is not 64-byte aligned. */
 #define ABLOOM_ERR_ALIGNMENT (-14)
@@ -113,6 +113,13 @@ extern "C" {
 #define ABLOOM_ERR_IO (-15)
 /** The caller's buffer is too small for the serialized filter. */
 #define ABLOOM_ERR_TOO_SMALL (-16)
+/** Serialized data: the header carries the stale mark (docs/FORMAT.md): a writer that mapped the
+ *  file with ABLOOM_OPEN_READ_WRITE has not synced it, because it was killed or is still running.
+ *  Its bits are valid (adds only set bits), but its checksums are not current, so a checksum check
+ *  (ABLOOM_VERIFY_CHECKSUM, abloom_deserialize) cannot pass. Open it without
+ *  ABLOOM_VERIFY_CHECKSUM (abloom_info.stale then says 1), or seal it (abloom_seal) once no writer
+ *  has it open. */
+#define ABLOOM_ERR_STALE (-17)
 
 /**
  * A static, NUL-terminated English description of `code` (any int; unknown codes get
@@ -531,6 +538,12 @@ typedef struct abloom_info {
   uint32_t storage;
   /** 1 if writes return ABLOOM_ERR_READONLY (a view, or a file opened read-only), else 0. */
   uint32_t read_only;
+  /** Added in the second version of the struct (a caller built with the first passes its smaller
+   *  struct_size, and this field is not written). 1 if the file or bytes carried the stale mark
+   *  (see ABLOOM_ERR_STALE) when this filter was opened over them (abloom_open or abloom_view
+   *  without ABLOOM_VERIFY_CHECKSUM; for ABLOOM_OPEN_READ_WRITE: before this open marked them),
+   *  else 0 (always 0 for abloom_create, abloom_clone and abloom_deserialize). */
+  uint32_t stale;
 } abloom_info;
 
 /** Where a filter's bits live (abloom_info.storage). */
@@ -546,8 +559,9 @@ typedef enum abloom_storage {
 /** Zero `info` and set its struct_size, ready for abloom_get_info. ABLOOM_ERR_NULL if NULL. */
 ABLOOM_API int abloom_info_init(abloom_info *info);
 
-/** Describe `filter` in *info. Initialise `info` with abloom_info_init first. Errors:
- *  ABLOOM_ERR_NULL, ABLOOM_ERR_INVALID (a struct_size that is not a known size). */
+/** Describe `filter` in *info. Initialise `info` with abloom_info_init first. The known sizes
+ *  are today's and the first version's (without `stale`). Errors: ABLOOM_ERR_NULL,
+ *  ABLOOM_ERR_INVALID (a struct_size that is not a known size). */
 ABLOOM_API int abloom_get_info(const abloom_filter *filter, abloom_info *info);
 
 /**
@@ -668,7 +682,8 @@ ABLOOM_API int abloom_serialize(const abloom_filter *filter, void *buf, size_t c
  * A new, independent filter (owned storage) from serialized bytes, after full validation:
  * header, sizes, and the checksum over header and body. Any alignment. Errors: ABLOOM_ERR_NULL,
  * ABLOOM_ERR_BAD_MAGIC, ABLOOM_ERR_VERSION, ABLOOM_ERR_UNSUPPORTED, ABLOOM_ERR_TRUNCATED,
- * ABLOOM_ERR_CORRUPT, ABLOOM_ERR_CHECKSUM, ABLOOM_ERR_NOMEM.
+ * ABLOOM_ERR_CORRUPT, ABLOOM_ERR_CHECKSUM, ABLOOM_ERR_STALE (bytes of a file left stale: see
+ * abloom_view and abloom_open without ABLOOM_VERIFY_CHECKSUM), ABLOOM_ERR_NOMEM.
  */
 ABLOOM_API int abloom_deserialize(const void *buf, size_t len, abloom_filter **out);
 
@@ -678,7 +693,8 @@ ABLOOM_API int abloom_deserialize(const void *buf, size_t len, abloom_filter **o
 /** abloom_open: map privately and writably: adds work but never reach the file. */
 #define ABLOOM_OPEN_COPY_ON_WRITE 0x2u
 /** abloom_open: map shared and writably: adds persist to the file. The header is marked stale
- *  until abloom_sync (or abloom_free) rewrites its checksum. */
+ *  until abloom_sync (or abloom_free) rewrites its checksum; a writer killed before that leaves
+ *  the file stale (ABLOOM_ERR_STALE, abloom_seal). */
 #define ABLOOM_OPEN_READ_WRITE 0x4u
 
 /**
@@ -751,6 +767,31 @@ ABLOOM_API int abloom_open(const char *path, uint32_t flags, abloom_filter **out
  * ABLOOM_OK, nothing to do. Do not call while other threads add to the filter.
  */
 ABLOOM_API int abloom_sync(abloom_filter *filter);
+
+/**
+ * Seal the file at `path` that a read-write writer left stale (killed before abloom_sync or
+ * abloom_free: see ABLOOM_ERR_STALE), so that checksum checks pass again. Without a current
+ * checksum it checks all that can be checked: the header (as abloom_open does), the file size,
+ * and the fill against the inserted-key estimate the header stored at the writer's open: adds
+ * only set bits, so the estimate recomputed from the bits must be at least the stored one (and a
+ * saturated one stays saturated). Then, as abloom_sync does, it rewrites the estimate and both
+ * checksums, clears the stale mark and flushes the file durably.
+ *  - A file that is not stale has its checksum verified and is never written: ABLOOM_OK (already
+ *    sealed, nothing to do) or ABLOOM_ERR_CHECKSUM (corrupt: sealing never papers over
+ *    corruption).
+ *  - Bits that estimate fewer keys than stored were cleared by something other than adds:
+ *    ABLOOM_ERR_CORRUPT, nothing written.
+ *  - Do not seal a file that a writer still has open read-write (abloom_open with
+ *    ABLOOM_OPEN_READ_WRITE, `abloom add`): its adds after the seal would leave the checksum
+ *    wrong and unmarked (ABLOOM_ERR_CHECKSUM later). The stale mark cannot tell a killed writer
+ *    from a running one; the caller must know.
+ *  - A stale file must be writable (it is mapped read-write, as abloom_sync's writer did);
+ *    one that is not stale need only be readable.
+ * Errors: ABLOOM_ERR_NULL, ABLOOM_ERR_IO (errno tells why, as for abloom_open),
+ * ABLOOM_ERR_BAD_MAGIC, ABLOOM_ERR_VERSION, ABLOOM_ERR_UNSUPPORTED, ABLOOM_ERR_TRUNCATED,
+ * ABLOOM_ERR_CORRUPT, ABLOOM_ERR_CHECKSUM.
+ */
+ABLOOM_API int abloom_seal(const char *path);
 
 #ifdef __cplusplus
 }

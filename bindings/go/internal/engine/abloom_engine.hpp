@@ -1357,6 +1357,7 @@ enum class Errc {
   alignment,    // a view over a misaligned buffer
   io,           // a file system call failed (errno is set)
   too_small,    // a caller's output buffer is too small
+  stale,        // serialized data: marked stale by a read-write writer, so no checksum to check
 };
 
 }  // namespace abloom
@@ -1393,6 +1394,13 @@ Errc save_file(const Filter& filter, const char* path,
 
 // Maps `path` and validates its header (and, when verify, its checksum).
 Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Filter>* out);
+
+// Seals a stale file (abloom_seal): checks what can be checked without its checksum (header,
+// size, the fill against the stored estimate), then rewrites the estimate and both checksums,
+// clears the stale flag and flushes durably. A file that is not stale has its checksum verified
+// and is never written (Errc::ok or Errc::checksum). Errc::corrupt, nothing written, when the
+// bits estimate fewer keys than the header stored.
+Errc seal_file(const char* path);
 
 }  // namespace abloom
 #endif  // core/file_io.hpp
@@ -1465,6 +1473,7 @@ struct ExternalShards {
   std::unique_ptr<ExternalMemory> memory;
   Storage storage = Storage::view;
   bool read_only = true;
+  bool stale = false;  // the bytes carried the stale mark when opened (see Filter::opened_stale)
 };
 
 class Filter {
@@ -1483,6 +1492,9 @@ class Filter {
   const FilterParams& params() const noexcept { return params_; }
   Storage storage() const noexcept { return storage_; }
   bool read_only() const noexcept { return read_only_; }
+  // Whether the bytes under this filter carried the stale mark (docs/FORMAT.md) when it was made
+  // over them: for a read-write mapping, before this filter marked them. Owned copies: false.
+  bool opened_stale() const noexcept { return opened_stale_; }
   // Flushes external storage (see ExternalMemory::sync); owned filters: nothing to do.
   Errc sync() const noexcept { return memory_ ? memory_->sync(*this) : Errc::ok; }
 
@@ -1591,6 +1603,7 @@ class Filter {
   std::unique_ptr<ExternalMemory> memory_;
   Storage storage_ = Storage::owned;
   bool read_only_ = false;
+  bool opened_stale_ = false;
 };
 
 }  // namespace abloom
@@ -1652,8 +1665,8 @@ void serialize_into(const Filter& filter, unsigned char* out) noexcept;
 // header checksum, known kind/layout/hash, field consistency, then the total length.
 Errc parse_header(const unsigned char* data, size_t len, Header* out) noexcept;
 
-// Checks the header+body checksum of validated data (O(size)). Errc::checksum on mismatch or
-// when the header marks it stale.
+// Checks the header+body checksum of validated data (O(size)). Errc::checksum on mismatch;
+// Errc::stale when the header marks it stale (the checksum is not current, so not checked).
 Errc verify_checksum(const unsigned char* data, const Header& header) noexcept;
 
 // Encodes `header` into out[0, 128), computing the header checksum; header.checksum must already
@@ -3422,7 +3435,10 @@ class MappedFile final : public ExternalMemory {
     unsigned char header[kHeaderBytes];
     encode_header(h, header);
     h.checksum = checksum_with_body(header, base_ + kHeaderBytes, h.body_bytes());
-    encode_header(h, base_);
+    encode_header(h, header);
+    // One copy into the file: encode_header zeroes its output first, and a writer killed in
+    // between (tests/cli/kill_test.sh kills them at random) would leave a header of zeros.
+    std::memcpy(base_, header, kHeaderBytes);
     return platform::sync_mapping(base_, len_, file_) ? Errc::ok : Errc::io;
   }
 
@@ -3430,7 +3446,9 @@ class MappedFile final : public ExternalMemory {
   Errc mark_stale(const Header& parsed) noexcept {
     Header h = parsed;
     h.flags |= kFlagChecksumStale;
-    encode_header(h, base_);
+    unsigned char header[kHeaderBytes];
+    encode_header(h, header);
+    std::memcpy(base_, header, kHeaderBytes);  // one copy, as in sync()
     return platform::sync_mapping(base_, kHeaderBytes, file_) ? Errc::ok : Errc::io;
   }
 
@@ -3575,7 +3593,13 @@ Errc save_file(const Filter& filter, const char* path, SaveMethod method) noexce
   }
 }
 
-Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Filter>* out) {
+namespace {
+
+// Maps `path` and validates its header: *out is the filter over the mapping (which it owns and
+// unmaps), *base the mapped bytes and *header the parsed header. A read-write mapping is not
+// marked stale here (*mapping lets the caller do it). Nothing is written.
+Errc map_filter(const char* path, OpenMode mode, std::unique_ptr<Filter>* out,
+                const unsigned char** base_out, Header* header, MappedFile** mapping_out) {
   const bool writable = mode == OpenMode::read_write;
   const platform::MapMode map_mode = mode == OpenMode::read_only ? platform::MapMode::read_only
                                      : mode == OpenMode::copy_on_write
@@ -3598,23 +3622,65 @@ Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Fil
   if (!(writable && platform::mapping_sync_needs_file())) file = File();
   // Unmaps (and closes the file) on any return.
   auto mapping = std::make_unique<MappedFile>(base, len, writable, std::move(file));
+  MappedFile* raw = mapping.get();
 
   Header h;
   if (Errc e = parse_header(base, len, &h); e != Errc::ok) return e;
   if constexpr (std::endian::native == std::endian::big) return Errc::unsupported;
-  if (verify) {
-    if (Errc e = verify_checksum(base, h); e != Errc::ok) return e;
-  }
-  if (writable) {
-    if (Errc e = mapping->mark_stale(h); e != Errc::ok) return e;
-  }
   ExternalShards ext;
   ext.shards = shards_in(base + kHeaderBytes, h.shape);
   ext.memory = std::move(mapping);
   ext.storage = Storage::mapped;
   ext.read_only = mode == OpenMode::read_only;
+  ext.stale = (h.flags & kFlagChecksumStale) != 0;
   *out = std::make_unique<Filter>(h.shape, h.params, std::move(ext));
+  *base_out = base;
+  *header = h;
+  if (mapping_out != nullptr) *mapping_out = raw;
   return Errc::ok;
+}
+
+}  // namespace
+
+Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Filter>* out) {
+  std::unique_ptr<Filter> f;
+  const unsigned char* base = nullptr;
+  Header h;
+  MappedFile* mapping = nullptr;
+  if (Errc e = map_filter(path, mode, &f, &base, &h, &mapping); e != Errc::ok) return e;
+  if (verify) {
+    if (Errc e = verify_checksum(base, h); e != Errc::ok) return e;
+  }
+  if (mode == OpenMode::read_write) {
+    if (Errc e = mapping->mark_stale(h); e != Errc::ok) return e;
+  }
+  *out = std::move(f);
+  return Errc::ok;
+}
+
+Errc seal_file(const char* path) {
+  std::unique_ptr<Filter> f;
+  const unsigned char* base = nullptr;
+  Header h;
+  // Read-only first: a file that needs nothing (not stale) is checked without asking for write
+  // access, and a read-only one that is intact is no error.
+  if (Errc e = map_filter(path, OpenMode::read_only, &f, &base, &h, nullptr); e != Errc::ok) {
+    return e;
+  }
+  if ((h.flags & kFlagChecksumStale) == 0) return verify_checksum(base, h);
+  f.reset();
+  if (Errc e = map_filter(path, OpenMode::read_write, &f, &base, &h, nullptr); e != Errc::ok) {
+    return e;
+  }
+  // Sealed by another process between the two opens: the same answer as above.
+  if ((h.flags & kFlagChecksumStale) == 0) return verify_checksum(base, h);
+  // Without a checksum, the fill is what can still be checked: adds only set bits, and the
+  // estimate grows with every bit set (a sum of per-unit terms, each growing with its unit's
+  // fill), so bits recomputed now estimate at least what the last sync stored; UINT64_MAX
+  // (saturated) stays UINT64_MAX. Fewer means bits were cleared: corruption, left as it is.
+  if (header_for(*f).inserted_estimate < h.inserted_estimate) return Errc::corrupt;
+  // The mapping's sync: estimate, both checksums, the flag cleared, flushed durably.
+  return f->sync();
 }
 
 }  // namespace abloom
@@ -3668,7 +3734,8 @@ Filter::Filter(const Shape& shape, const FilterParams& params, ExternalShards ex
       shard_ptrs_(std::move(external.shards)),
       memory_(std::move(external.memory)),
       storage_(external.storage),
-      read_only_(external.read_only) {
+      read_only_(external.read_only),
+      opened_stale_(external.stale) {
   set_threads(params.threads);
   view_ = BlockedView(shape_, shard_ptrs_.data());
 }
@@ -4124,7 +4191,8 @@ Errc parse_header(const unsigned char* d, size_t len, Header* out) noexcept {
 }
 
 Errc verify_checksum(const unsigned char* data, const Header& header) noexcept {
-  if ((header.flags & kFlagChecksumStale) != 0) return Errc::checksum;
+  // A stale mark is no corruption: the bits are valid, only the checksums are not current yet.
+  if ((header.flags & kFlagChecksumStale) != 0) return Errc::stale;
   const uint64_t sum = checksum_with_body(data, data + kHeaderBytes, header.body_bytes());
   return sum == header.checksum ? Errc::ok : Errc::checksum;
 }
@@ -4169,6 +4237,7 @@ Errc view(const unsigned char* data, size_t len, bool verify, std::unique_ptr<Fi
   ext.shards = shards_in(const_cast<unsigned char*>(data + kHeaderBytes), h.shape);
   ext.storage = Storage::view;
   ext.read_only = true;
+  ext.stale = (h.flags & kFlagChecksumStale) != 0;
   *out = std::make_unique<Filter>(h.shape, h.params, std::move(ext));
   return Errc::ok;
 }
@@ -5855,6 +5924,8 @@ int to_code(abloom::Errc e) noexcept {
       return ABLOOM_ERR_IO;
     case abloom::Errc::too_small:
       return ABLOOM_ERR_TOO_SMALL;
+    case abloom::Errc::stale:
+      return ABLOOM_ERR_STALE;
   }
   return ABLOOM_ERR_INTERNAL;
 }
@@ -5897,6 +5968,11 @@ bool layout_of(uint32_t layout, const abloom::SizingRequest& req, abloom::Layout
 // the distinct layout, the only one that header knew: the files they write stay readable by the
 // readers they were built with.
 constexpr size_t kOptionsSizeV1 = offsetof(abloom_options, layout);
+
+// The size of abloom_info before `stale` (the first header's): its last field ends on the
+// struct's alignment, so that offset is also the first version's sizeof.
+constexpr size_t kInfoSizeV1 = offsetof(abloom_info, stale);
+static_assert(kInfoSizeV1 % alignof(abloom_info) == 0);
 
 // Checks options and computes their plan.
 int plan_from_options(const abloom_options* opts, abloom::Plan* plan) noexcept {
@@ -6035,6 +6111,10 @@ const char* abloom_strerror(int code) {
       return "file system error (see errno)";
     case ABLOOM_ERR_TOO_SMALL:
       return "output buffer is too small";
+    case ABLOOM_ERR_STALE:
+      return "filter file is stale: a read-write writer did not sync (killed, or still running); "
+             "its bits are valid but its checksums are not current: open it without "
+             "ABLOOM_VERIFY_CHECKSUM, or seal it (abloom_seal)";
     default:
       return "unknown error code";
   }
@@ -6311,7 +6391,8 @@ int abloom_info_init(abloom_info* info) {
 
 int abloom_get_info(const abloom_filter* filter, abloom_info* info) {
   if (filter == nullptr || info == nullptr) return ABLOOM_ERR_NULL;
-  if (info->struct_size != sizeof(abloom_info)) return ABLOOM_ERR_INVALID;
+  const size_t size = info->struct_size;
+  if (size != kInfoSizeV1 && size != sizeof(abloom_info)) return ABLOOM_ERR_INVALID;
   const abloom::Shape& s = filter->impl->shape();
   const abloom::FilterParams& p = filter->impl->params();
   info->kind = static_cast<uint32_t>(s.kind);
@@ -6327,6 +6408,11 @@ int abloom_get_info(const abloom_filter* filter, abloom_info* info) {
   info->expected_fpr = p.expected_fpr;
   info->storage = static_cast<uint32_t>(filter->impl->storage());
   info->read_only = filter->impl->read_only() ? 1 : 0;
+  // Fields after the first version's only for callers built with them: an older caller's struct
+  // ends before them.
+  if (size >= offsetof(abloom_info, stale) + sizeof info->stale) {
+    info->stale = filter->impl->opened_stale() ? 1 : 0;
+  }
   return ABLOOM_OK;
 }
 
@@ -6431,6 +6517,11 @@ int abloom_open(const char* path, uint32_t flags, abloom_filter** out) {
 int abloom_sync(abloom_filter* filter) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
   return to_code(filter->impl->sync());
+}
+
+int abloom_seal(const char* path) {
+  if (path == nullptr) return ABLOOM_ERR_NULL;
+  return guarded([&] { return to_code(abloom::seal_file(path)); });
 }
 
 }  // extern "C"

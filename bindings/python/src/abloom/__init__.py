@@ -15,7 +15,7 @@ exactly as the C, Go, Java and Rust bindings hash them, and files are byte-ident
 
 from __future__ import annotations
 
-from ._abloom import MAX_THREADS, BloomFilter, Info, Plan, isa, library_version
+from ._abloom import MAX_THREADS, BloomFilter, Info, Plan, isa, library_version, seal
 from ._errors import (
     AbloomError,
     BadMagicError,
@@ -26,6 +26,7 @@ from ._errors import (
     InvalidArgumentError,
     ReadOnlyError,
     ShapeMismatchError,
+    StaleError,
     TruncatedError,
     UnsupportedFormatError,
     VersionError,
@@ -48,10 +49,12 @@ __all__ = [
     "Plan",
     "ReadOnlyError",
     "ShapeMismatchError",
+    "StaleError",
     "TruncatedError",
     "UnsupportedFormatError",
     "VersionError",
     "__version__",
     "isa",
     "library_version",
+    "seal",
 ]

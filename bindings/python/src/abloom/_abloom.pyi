@@ -16,6 +16,7 @@ library_version: str
 MAX_THREADS: int
 
 def isa() -> str: ...
+def seal(path: StrPath) -> None: ...
 
 class Plan:
     @property
@@ -64,6 +65,8 @@ class Info:
     def storage(self) -> str: ...
     @property
     def read_only(self) -> bool: ...
+    @property
+    def stale(self) -> bool: ...
 
 class BloomFilter:
     """A Bloom filter of the abloom library (see the package docstring)."""

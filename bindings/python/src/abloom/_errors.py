@@ -27,6 +27,7 @@ ERR_CHECKSUM = -13
 ERR_ALIGNMENT = -14
 ERR_IO = -15
 ERR_TOO_SMALL = -16
+ERR_STALE = -17
 
 
 class AbloomError(Exception):
@@ -65,6 +66,15 @@ class ChecksumError(FormatError):
     """The checksum over header and body does not match."""
 
 
+class StaleError(AbloomError, ValueError):
+    """A checked read (verify=True, from_bytes) of a file a read-write writer never synced.
+
+    The writer (mode 'r+') was killed before sync() or close(), or is still running. Not a
+    FormatError: the bits are valid (adds only set bits), only the checksums are not current.
+    Open it without verify (info.stale is then True), or seal() it once no writer has it open.
+    """
+
+
 class InvalidArgumentError(AbloomError, ValueError):
     """An argument outside its domain (capacity 0, fpr not in (0, 1), too large a filter...)."""
 
@@ -97,6 +107,8 @@ def _exception_for(code: int, what: str, message: str, err_no: int, path: bytes)
     text = f"abloom: {what}: {message}"
     if code in _FORMAT:
         return _FORMAT[code](text, code)
+    if code == ERR_STALE:
+        return StaleError(text, code)
     if code == ERR_IO:
         if err_no:
             return OSError(err_no, f"{what}: {os.strerror(err_no)}", os.fsdecode(path))

@@ -306,6 +306,25 @@ NB_MODULE(_abloom, m) {
   m.attr("library_version") = abloom_version_string();
   m.attr("MAX_THREADS") = ABLOOM_MAX_THREADS;
   m.def(
+      "seal",
+      [](nb::handle path) {
+        const std::string p = fs_path(path);
+        int rc, err;
+        {
+          nb::gil_scoped_release r;
+          errno = 0;
+          rc = abloom_seal(p.c_str());
+          err = errno;
+        }
+        if (rc < 0) throw CodeError{rc, err, "seal", p};
+      },
+      "path"_a,
+      "Seal the stale file at `path` (a read-write writer was killed before sync()), so that "
+      "verify=True passes again: checks the header, the size and the fill against the stored "
+      "key estimate, then rewrites the checksums (abloom_seal). A file that is not stale is "
+      "only verified, never written (ChecksumError if corrupt). Never seal a file a writer "
+      "still has open.");
+  m.def(
       "isa", [] { return abloom_isa_name(abloom_isa_active()); },
       "The SIMD kernel the library uses: 'scalar', 'avx2', 'avx512' (x86-64) or 'neon' (aarch64).");
 
@@ -341,12 +360,16 @@ NB_MODULE(_abloom, m) {
       .def_ro("expected_fpr", &abloom_info::expected_fpr, "The model's FPR at capacity.")
       .def_prop_ro("storage", [](const abloom_info &i) { return storage_name(i.storage); })
       .def_prop_ro("read_only", [](const abloom_info &i) { return i.read_only != 0; })
+      .def_prop_ro(
+          "stale", [](const abloom_info &i) { return i.stale != 0; },
+          "True if the file or bytes carried the stale mark when opened (a read-write writer "
+          "never synced them: see abloom.StaleError and abloom.seal).")
       .def("__repr__", [](const abloom_info &i) {
         return nb::str(
                    "Info(kind={!r}, layout={!r}, k={}, shards={}, bits={}, capacity={}, "
-                   "seed={}, storage={!r}, read_only={})")
+                   "seed={}, storage={!r}, read_only={}, stale={})")
             .format(kind_name(i.kind), layout_name(i.layout), i.k, i.shards, i.bits, i.capacity,
-                    i.seed, storage_name(i.storage), i.read_only != 0);
+                    i.seed, storage_name(i.storage), i.read_only != 0, i.stale != 0);
       });
 
   nb::class_<Filter> cls(

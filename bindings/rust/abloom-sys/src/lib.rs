@@ -89,6 +89,9 @@ pub const ABLOOM_ERR_ALIGNMENT: c_int = -14;
 pub const ABLOOM_ERR_IO: c_int = -15;
 /// The caller's buffer is too small for the serialized filter.
 pub const ABLOOM_ERR_TOO_SMALL: c_int = -16;
+/// Serialized data: marked stale by a read-write writer that did not sync (killed, or still
+/// running); its bits are valid, its checksums not current (see [`abloom_seal`]).
+pub const ABLOOM_ERR_STALE: c_int = -17;
 
 // ---- Limits -------------------------------------------------------------------------------
 
@@ -220,6 +223,9 @@ pub struct abloom_info {
     pub storage: u32,
     /// 1 if writes return [`ABLOOM_ERR_READONLY`].
     pub read_only: u32,
+    /// 1 if the file or bytes carried the stale mark when opened (see [`ABLOOM_ERR_STALE`]);
+    /// the struct's second version (the first's size is still accepted).
+    pub stale: u32,
 }
 
 /// The shape and the memory of a filter's bits (see [`abloom_get_memory`]), for code that probes
@@ -489,4 +495,6 @@ extern "C" {
     pub fn abloom_open(path: *const c_char, flags: u32, out: *mut *mut abloom_filter) -> c_int;
     /// Rewrite the header and flush a read-write mapping.
     pub fn abloom_sync(filter: *mut abloom_filter) -> c_int;
+    /// Check and seal a file a read-write writer left stale.
+    pub fn abloom_seal(path: *const c_char) -> c_int;
 }

@@ -279,7 +279,8 @@ fn rust_layouts() -> Vec<(
             target_fpr,
             expected_fpr,
             storage,
-            read_only
+            read_only,
+            stale
         }),
         layout!(abloom_memory {
             struct_size,
@@ -321,6 +322,7 @@ fn rust_values() -> Vec<(&'static str, i128)> {
         ABLOOM_ERR_ALIGNMENT,
         ABLOOM_ERR_IO,
         ABLOOM_ERR_TOO_SMALL,
+        ABLOOM_ERR_STALE,
         ABLOOM_ISA_SCALAR,
         ABLOOM_ISA_AVX2,
         ABLOOM_ISA_AVX512,

@@ -60,6 +60,12 @@ pub enum Error {
     Io(io::Error),
     /// The caller's buffer is too small for the serialized filter (`ABLOOM_ERR_TOO_SMALL`).
     TooSmall,
+    /// Serialized data: marked stale (`ABLOOM_ERR_STALE`) by a writer that opened the file with
+    /// [`OpenMode::ReadWrite`](crate::OpenMode) and never synced it (killed, or still running).
+    /// Not corruption: the bits are valid (inserts only set bits), only the checksums are not
+    /// current. Open it without the checksum check ([`Info::stale`](crate::Info) is then true),
+    /// or [`seal`](crate::seal) it.
+    Stale,
     /// A code this crate does not know (from a newer library).
     Unknown(i32),
 }
@@ -85,6 +91,7 @@ impl Error {
             sys::ABLOOM_ERR_ALIGNMENT => Error::Alignment,
             sys::ABLOOM_ERR_IO => Error::Io(os.unwrap_or_else(|| io::Error::other("I/O error"))),
             sys::ABLOOM_ERR_TOO_SMALL => Error::TooSmall,
+            sys::ABLOOM_ERR_STALE => Error::Stale,
             other => Error::Unknown(other),
         }
     }
@@ -109,6 +116,7 @@ impl Error {
             Error::Alignment => sys::ABLOOM_ERR_ALIGNMENT,
             Error::Io(_) => sys::ABLOOM_ERR_IO,
             Error::TooSmall => sys::ABLOOM_ERR_TOO_SMALL,
+            Error::Stale => sys::ABLOOM_ERR_STALE,
             Error::Unknown(c) => *c,
         }
     }

@@ -58,6 +58,10 @@ pub struct Info {
     pub storage: Storage,
     /// Whether writes fail with [`Error::ReadOnly`].
     pub read_only: bool,
+    /// Whether the file or bytes carried the stale mark when opened (see [`Error::Stale`]; for
+    /// [`OpenMode::ReadWrite`], before this open marked them). False for filters of their own
+    /// memory.
+    pub stale: bool,
 }
 
 /// How [`OpenOptions::open`] maps a saved filter.
@@ -141,7 +145,8 @@ impl OpenOptions {
     /// # Errors
     /// [`Error::Io`] (missing file, permissions, ...), and for bad contents
     /// [`Error::BadMagic`], [`Error::Version`], [`Error::Unsupported`], [`Error::Truncated`],
-    /// [`Error::Corrupt`], [`Error::Checksum`].
+    /// [`Error::Corrupt`], [`Error::Checksum`]; with the checksum check, [`Error::Stale`] for a
+    /// file a read-write writer left unsynced (see [`seal`](crate::seal)).
     pub fn open<P: AsRef<Path>>(&self, path: P) -> Result<BloomFilter, Error> {
         let c_path = path_to_cstring(path.as_ref())?;
         let mut flags = match self.mode {
@@ -731,6 +736,7 @@ impl BloomFilter {
                 _ => Storage::Owned,
             },
             read_only: i.read_only != 0,
+            stale: i.stale != 0,
         }
     }
 
@@ -1025,4 +1031,24 @@ impl fmt::Debug for BloomFilter {
             .field("read_only", &i.read_only)
             .finish()
     }
+}
+
+/// Seals a file that a writer left stale ([`Error::Stale`]: opened with [`OpenMode::ReadWrite`]
+/// and killed before [`BloomFilter::sync`] or drop), so that the checksum check passes again.
+/// Without a current checksum it checks what it can: the header, the size, and the fill against
+/// the inserted-key estimate the header stored when the writer opened it (inserts only set bits,
+/// so the bits must estimate at least as many keys); then it rewrites the estimate and both
+/// checksums, clears the mark and flushes the file, as [`BloomFilter::sync`] does. A file that is
+/// not stale is only verified, never written: `Ok(())`, or [`Error::Checksum`] (corruption is
+/// never sealed over). Do not seal a file that a writer still has open read-write.
+///
+/// # Errors
+/// [`Error::Io`] (missing file, permissions, ...), [`Error::Checksum`] (not stale, corrupt),
+/// [`Error::Corrupt`] (a bad header, or fewer keys than stored: nothing written), and the other
+/// format errors of [`OpenOptions::open`].
+pub fn seal<P: AsRef<Path>>(path: P) -> Result<(), Error> {
+    let c_path = path_to_cstring(path.as_ref())?;
+    // SAFETY: c_path is NUL-terminated and lives across the call.
+    check_io(unsafe { sys::abloom_seal(c_path.as_ptr()) })?;
+    Ok(())
 }

@@ -65,7 +65,7 @@ mod view;
 
 pub use error::Error;
 pub use exclusive::ExclusiveFilter;
-pub use filter::{BloomFilter, Info, OpenMode, OpenOptions, Storage};
+pub use filter::{seal, BloomFilter, Info, OpenMode, OpenOptions, Storage};
 pub use options::{layout_model_fpr, model_fpr, Builder, Kind, Layout, Plan};
 pub use view::{AlignedBytes, FilterView};
 

@@ -468,6 +468,8 @@ fn files_save_open_and_modes() {
         .unwrap()
         .contains("synced"));
     rw.insert("not yet synced").unwrap();
+    // After a sync the header is no longer marked stale, so bits changed since then fail the
+    // checksum as corruption does (Error::Checksum, not Error::Stale: see stale_file_and_seal).
     let crashed = std::mem::ManuallyDrop::new(rw); // as if the process died: no sync
     assert!(BloomFilter::open(&path).unwrap().contains("not yet synced"));
     assert!(matches!(
@@ -636,4 +638,66 @@ fn serde_round_trip() {
     assert_eq!(f, g);
     let err = serde_json::from_str::<BloomFilter>("[1,2,3]").unwrap_err();
     assert!(!err.to_string().is_empty());
+}
+
+/// A writer killed before its first sync leaves the file stale: checked reads say
+/// `Error::Stale`, plain opens work and say `info().stale`, and `seal` seals it (and refuses a
+/// corrupt file without writing it).
+#[test]
+fn stale_file_and_seal() {
+    let path = tmp("stale-writer");
+    let stale_path = tmp("stale-copy");
+    let f = Builder::new(2000).fpr(0.01).build().unwrap();
+    for i in 0..300 {
+        f.insert(&format!("before-{i}")).unwrap();
+    }
+    f.save(&path).unwrap();
+    {
+        let rw = OpenOptions::new()
+            .mode(OpenMode::ReadWrite)
+            .open(&path)
+            .unwrap();
+        assert!(!rw.info().stale);
+        for i in 0..300 {
+            rw.insert(&format!("after-{i}")).unwrap();
+        }
+        // The bytes a writer killed now leaves.
+        std::fs::copy(&path, &stale_path).unwrap();
+    }
+    let stale = std::fs::read(&stale_path).unwrap();
+    assert!(matches!(
+        OpenOptions::new().verify_checksum(true).open(&stale_path),
+        Err(Error::Stale)
+    ));
+    assert!(matches!(BloomFilter::from_bytes(&stale), Err(Error::Stale)));
+    let plain = BloomFilter::open(&stale_path).unwrap();
+    assert!(plain.info().stale);
+    assert!((0..300).all(|i| plain.contains(&format!("after-{i}"))));
+    drop(plain);
+
+    abloom::seal(&stale_path).unwrap();
+    let sealed = OpenOptions::new()
+        .verify_checksum(true)
+        .open(&stale_path)
+        .unwrap();
+    assert!(!sealed.info().stale);
+    assert!(
+        (0..300)
+            .all(|i| sealed.contains(&format!("before-{i}"))
+                && sealed.contains(&format!("after-{i}")))
+    );
+    drop(sealed);
+    let sealed_bytes = std::fs::read(&stale_path).unwrap();
+    abloom::seal(&stale_path).unwrap();
+    assert_eq!(std::fs::read(&stale_path).unwrap(), sealed_bytes);
+
+    let mut bad = sealed_bytes.clone();
+    bad[200] ^= 0x20;
+    std::fs::write(&stale_path, &bad).unwrap();
+    assert!(matches!(abloom::seal(&stale_path), Err(Error::Checksum)));
+    assert_eq!(std::fs::read(&stale_path).unwrap(), bad);
+    assert!(matches!(
+        abloom::seal(tmp("stale-missing")),
+        Err(Error::Io(e)) if e.kind() == std::io::ErrorKind::NotFound
+    ));
 }
