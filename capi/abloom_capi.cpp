@@ -18,7 +18,8 @@
 struct abloom_filter {
   explicit abloom_filter(std::unique_ptr<abloom::Filter> f) noexcept : impl(std::move(f)) {}
   ~abloom_filter() {
-    (void)impl->sync();  // best effort: a read-write mapping rewrites its header (abloom_sync)
+    // Best effort: a read-write mapping rewrites its header, sealed (abloom_sync).
+    (void)impl->sync(true);
   }
   abloom_filter(const abloom_filter&) = delete;
   abloom_filter& operator=(const abloom_filter&) = delete;
@@ -663,7 +664,12 @@ int abloom_open(const char* path, uint32_t flags, abloom_filter** out) {
 
 int abloom_sync(abloom_filter* filter) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
-  return to_code(filter->impl->sync());
+  return to_code(filter->impl->sync(false));
+}
+
+int abloom_sync_last(abloom_filter* filter) {
+  if (filter == nullptr) return ABLOOM_ERR_NULL;
+  return to_code(filter->impl->sync_last());
 }
 
 int abloom_seal(const char* path) {

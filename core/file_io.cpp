@@ -30,7 +30,7 @@ bool write_filter(const File& file, const Filter& filter) {
 }
 
 // A mapped file, unmapped (and its File closed) with the filter. For read-write mappings it owns
-// the header: marked stale at open, rewritten by sync().
+// the header: marked stale at open and after each sync but the last, rewritten by sync().
 class MappedFile final : public ExternalMemory {
  public:
   // file: the open file where platform::sync_mapping needs it, else none.
@@ -40,7 +40,7 @@ class MappedFile final : public ExternalMemory {
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
 
-  Errc sync(const Filter& filter) noexcept override {
+  Errc sync(const Filter& filter, bool last) noexcept override {
     if (!shared_writable_) return Errc::ok;
     Header h = header_for(filter);
     unsigned char header[kHeaderBytes];
@@ -50,7 +50,13 @@ class MappedFile final : public ExternalMemory {
     // One copy into the file: encode_header zeroes its output first, and a writer killed in
     // between (tests/cli/kill_test.sh kills them at random) would leave a header of zeros.
     std::memcpy(base_, header, kHeaderBytes);
-    return platform::sync_mapping(base_, len_, file_) ? Errc::ok : Errc::io;
+    if (!platform::sync_mapping(base_, len_, file_)) return Errc::io;
+    // The handle may still write: its next add would change the body under the checksum just
+    // written, with nothing to say so, and a writer killed after it would leave a file that reads
+    // as corrupt. So the file is marked stale again at once (and that flushed, before any add
+    // can reach the disk): what a crash leaves is stale, as the writer's open left it, and
+    // abloom_seal seals it. Only the last sync (abloom_free, abloom_seal) leaves it sealed.
+    return last ? Errc::ok : mark_stale(h);
   }
 
   // Marks the header stale: the body will change under the checksum.
@@ -290,8 +296,8 @@ Errc seal_file(const char* path) {
   // fill), so bits recomputed now estimate at least what the last sync stored; UINT64_MAX
   // (saturated) stays UINT64_MAX. Fewer means bits were cleared: corruption, left as it is.
   if (header_for(*f).inserted_estimate < h.inserted_estimate) return Errc::corrupt;
-  // The mapping's sync: estimate, both checksums, the flag cleared, flushed durably.
-  return f->sync();
+  // The mapping's last sync: estimate, both checksums, the flag cleared, flushed durably.
+  return f->sync(true);
 }
 
 }  // namespace abloom

@@ -39,9 +39,12 @@ class ExternalMemory {
  public:
   virtual ~ExternalMemory() = default;
   // Makes the backing store consistent with the filter's bits (a read-write mapping rewrites
-  // its header and msyncs). Default: nothing to do.
-  virtual Errc sync(const Filter& filter) noexcept {
+  // its header and msyncs). `last`: no write follows (the filter is going away, or a seal);
+  // otherwise a read-write mapping is marked stale again at once, since the handle may still
+  // write. Default: nothing to do.
+  virtual Errc sync(const Filter& filter, bool last) noexcept {
     (void)filter;
+    (void)last;
     return Errc::ok;
   }
 };
@@ -75,7 +78,15 @@ class Filter {
   // over them: for a read-write mapping, before this filter marked them. Owned copies: false.
   bool opened_stale() const noexcept { return opened_stale_; }
   // Flushes external storage (see ExternalMemory::sync); owned filters: nothing to do.
-  Errc sync() const noexcept { return memory_ ? memory_->sync(*this) : Errc::ok; }
+  Errc sync(bool last) const noexcept { return memory_ ? memory_->sync(*this, last) : Errc::ok; }
+  // The last sync of a writable filter: its storage left sealed, and every later write refused
+  // (Errc::readonly), since one would change the bits under the checksum. Not while other
+  // threads use the filter.
+  Errc sync_last() noexcept {
+    const Errc e = sync(true);
+    read_only_ = true;
+    return e;
+  }
 
   // Shared (the default): any number of threads may add at once. Exclusive: one writing thread
   // at a time (adds, unions), any number of testing threads; adds use plain stores.

@@ -130,6 +130,59 @@ TEST(CapiStale, VerifiedOpenSaysStaleNotChecksum) {
   EXPECT_NE(text, abloom_strerror(ABLOOM_ERR_CHECKSUM));
 }
 
+// A writer that syncs and goes on (a service that syncs now and then): after each sync the file
+// holds every key so far and is marked stale again at once, so a writer killed at any moment
+// after its open leaves a stale file, never one that reads as corrupt, and a seal of it gives
+// exactly the saved bytes. abloom_sync_last (a garbage-collected binding's Close) leaves it
+// sealed and the handle read-only.
+TEST(CapiStale, WritersStayStaleAcrossSyncsUntilTheLast) {
+  TempDir dir;
+  const std::string path = dir / "w.abloom";
+  const std::string copy = dir / "copy.abloom";
+  Filter f = Make(Options(5000, 0.01, ABLOOM_KIND_BLOCKED, 0, 7));
+  ASSERT_EQ(abloom_save(f.get(), path.c_str()), ABLOOM_OK);
+  Filter rw;
+  ASSERT_EQ(Open(path, ABLOOM_OPEN_READ_WRITE, &rw), ABLOOM_OK);
+  for (uint64_t round = 1; round <= 3; ++round) {
+    const std::vector<std::string> keys = Keys(10 + round, 200);
+    AddAll(rw.get(), keys);
+    AddAll(f.get(), keys);
+    ASSERT_EQ(abloom_sync(rw.get()), ABLOOM_OK);
+    // Killed here: the file as it is now.
+    const Bytes now = ReadAll(path);
+    EXPECT_EQ(Get64(now, kOffFlags) & 1, 1u) << "round " << round << ": not marked after sync";
+    EXPECT_EQ(Open(path, ABLOOM_VERIFY_CHECKSUM), ABLOOM_ERR_STALE) << round;
+    WriteFile(copy, now);
+    ASSERT_EQ(abloom_seal(copy.c_str()), ABLOOM_OK) << round;
+    EXPECT_EQ(ReadAll(copy), Serialize(f.get())) << "round " << round << ": the sync was current";
+    // Killed after more adds than the sync saw: still stale, still sealable, every key there.
+    const std::vector<std::string> later = Keys(20 + round, 50);
+    AddAll(rw.get(), later);
+    AddAll(f.get(), later);
+    WriteFile(copy, ReadAll(path));
+    EXPECT_EQ(Open(copy, ABLOOM_VERIFY_CHECKSUM), ABLOOM_ERR_STALE) << round;
+    ASSERT_EQ(abloom_seal(copy.c_str()), ABLOOM_OK) << round;
+    Filter sealed;
+    ASSERT_EQ(Open(copy, ABLOOM_VERIFY_CHECKSUM, &sealed), ABLOOM_OK);
+    EXPECT_EQ(Missing(sealed.get(), later), 0u) << round;
+  }
+  ASSERT_EQ(abloom_sync_last(rw.get()), ABLOOM_OK);
+  EXPECT_EQ(ReadAll(path), Serialize(f.get())) << "the last sync leaves the file sealed";
+  EXPECT_EQ(Open(path, ABLOOM_VERIFY_CHECKSUM), ABLOOM_OK);
+  EXPECT_EQ(abloom_add(rw.get(), "late", 4), ABLOOM_ERR_READONLY);
+  uint64_t *const *shards = nullptr;
+  EXPECT_EQ(abloom_get_writable_shards(rw.get(), &shards), ABLOOM_ERR_READONLY);
+  EXPECT_EQ(InfoOf(rw.get()).read_only, 1u);
+  EXPECT_EQ(Missing(rw.get(), Keys(11, 200)), 0u) << "tests still work";
+  rw.reset();  // abloom_free after the last sync: the file stays as it was
+  EXPECT_EQ(ReadAll(path), Serialize(f.get()));
+  EXPECT_EQ(abloom_sync_last(nullptr), ABLOOM_ERR_NULL);
+  // Other filters: nothing to sync, and read-only from then on.
+  Filter owned = Make(Options(100, 0.01, ABLOOM_KIND_BLOCKED, 0, 7));
+  EXPECT_EQ(abloom_sync_last(owned.get()), ABLOOM_OK);
+  EXPECT_EQ(abloom_add(owned.get(), "x", 1), ABLOOM_ERR_READONLY);
+}
+
 TEST(CapiStale, PlainOpenWorksAndInfoSaysStale) {
   StaleFixture fx;
   for (uint32_t mode : {0u, ABLOOM_OPEN_COPY_ON_WRITE}) {

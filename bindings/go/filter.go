@@ -329,8 +329,9 @@ func (f *Filter) Close() error {
 	}
 	var err error
 	if hd.counted {
-		// abloom_free syncs a read-write mapping too, but cannot report a failure.
-		err = newError("Close", capi.Abloom_sync(f.h))
+		// The last sync: the file is left sealed now, not when the handle's cleanup frees it
+		// later (abloom_free would seal it too, but cannot report a failure).
+		err = newError("Close", capi.Abloom_sync_last(f.h))
 	}
 	hd.lease.closed.Store(true)
 	pending := awaitingRelease.Add(hd.lease.bytes)

@@ -2186,6 +2186,19 @@ intgo _wrap_abloom_sync_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0) {
 }
 
 
+intgo _wrap_abloom_sync_last_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0) {
+  abloom_filter *arg1 = (abloom_filter *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (abloom_filter *)_swig_go_0; 
+  
+  result = (int)abloom_sync_last(arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
 intgo _wrap_abloom_seal_capi_a271d6d51c5a0fa2(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;

@@ -244,6 +244,7 @@ extern swig_intgo _wrap_abloom_view_capi_a271d6d51c5a0fa2(swig_type_66 arg1, swi
 extern swig_intgo _wrap_abloom_save_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_68 arg2);
 extern swig_intgo _wrap_abloom_open_capi_a271d6d51c5a0fa2(swig_type_69 arg1, swig_intgo arg2, swig_type_70 arg3);
 extern swig_intgo _wrap_abloom_sync_capi_a271d6d51c5a0fa2(uintptr_t arg1);
+extern swig_intgo _wrap_abloom_sync_last_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_seal_capi_a271d6d51c5a0fa2(swig_type_71 arg1);
 extern swig_type_72 _wrap_SIZEOF_INFO_capi_a271d6d51c5a0fa2(void);
 extern swig_type_73 _wrap_SIZEOF_PLAN_capi_a271d6d51c5a0fa2(void);
@@ -1561,6 +1562,13 @@ func Abloom_sync(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	swig_r = (int)(C._wrap_abloom_sync_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func Abloom_sync_last(arg1 uintptr) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	swig_r = (int)(C._wrap_abloom_sync_last_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 

@@ -693,8 +693,8 @@ ABLOOM_API int abloom_deserialize(const void *buf, size_t len, abloom_filter **o
 /** abloom_open: map privately and writably: adds work but never reach the file. */
 #define ABLOOM_OPEN_COPY_ON_WRITE 0x2u
 /** abloom_open: map shared and writably: adds persist to the file. The header is marked stale
- *  until abloom_sync (or abloom_free) rewrites its checksum; a writer killed before that leaves
- *  the file stale (ABLOOM_ERR_STALE, abloom_seal). */
+ *  while the handle may write (abloom_sync keeps the mark), and sealed by abloom_free; a writer
+ *  killed before that leaves the file stale (ABLOOM_ERR_STALE, abloom_seal). */
 #define ABLOOM_OPEN_READ_WRITE 0x4u
 
 /**
@@ -763,14 +763,28 @@ ABLOOM_API int abloom_open(const char *path, uint32_t flags, abloom_filter **out
 
 /**
  * For a filter opened with ABLOOM_OPEN_READ_WRITE: rewrite the header (inserted-key estimate,
- * checksums, clear the stale mark) and flush the mapping to the file (msync). Other filters:
+ * checksums, clear the stale mark) and flush the mapping to the file (msync), so that the file
+ * holds every key added so far, durably. The handle may still write, so the file is then marked
+ * stale again at once (one more flush, of the header): a writer killed at any time leaves a file
+ * whose bits are all valid and which reads as stale (ABLOOM_ERR_STALE, abloom_seal), never as
+ * corrupt. Only abloom_free leaves it sealed, with checksums that verify. Other filters:
  * ABLOOM_OK, nothing to do. Do not call while other threads add to the filter.
  */
 ABLOOM_API int abloom_sync(abloom_filter *filter);
 
 /**
- * Seal the file at `path` that a read-write writer left stale (killed before abloom_sync or
- * abloom_free: see ABLOOM_ERR_STALE), so that checksum checks pass again. Without a current
+ * The last sync of a handle that will write no more, for a binding whose free comes later (a
+ * garbage collector's): as abloom_sync, but the file is left sealed, with checksums that verify,
+ * as abloom_free leaves it; and from then on every write through the handle returns
+ * ABLOOM_ERR_READONLY (abloom_get_writable_shards too: pointers it gave before must not be
+ * written either). Tests still work. Other filters: ABLOOM_OK, and they become read-only too. Do
+ * not call while other threads use the filter. Errors: ABLOOM_ERR_NULL, ABLOOM_ERR_IO.
+ */
+ABLOOM_API int abloom_sync_last(abloom_filter *filter);
+
+/**
+ * Seal the file at `path` that a read-write writer left stale (killed before abloom_free: see
+ * ABLOOM_ERR_STALE), so that checksum checks pass again. Without a current
  * checksum it checks all that can be checked: the header (as abloom_open does), the file size,
  * and the fill against the inserted-key estimate the header stored at the writer's open: adds
  * only set bits, so the estimate recomputed from the bits must be at least the stored one (and a

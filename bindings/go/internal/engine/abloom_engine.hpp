@@ -1460,9 +1460,12 @@ class ExternalMemory {
  public:
   virtual ~ExternalMemory() = default;
   // Makes the backing store consistent with the filter's bits (a read-write mapping rewrites
-  // its header and msyncs). Default: nothing to do.
-  virtual Errc sync(const Filter& filter) noexcept {
+  // its header and msyncs). `last`: no write follows (the filter is going away, or a seal);
+  // otherwise a read-write mapping is marked stale again at once, since the handle may still
+  // write. Default: nothing to do.
+  virtual Errc sync(const Filter& filter, bool last) noexcept {
     (void)filter;
+    (void)last;
     return Errc::ok;
   }
 };
@@ -1496,7 +1499,15 @@ class Filter {
   // over them: for a read-write mapping, before this filter marked them. Owned copies: false.
   bool opened_stale() const noexcept { return opened_stale_; }
   // Flushes external storage (see ExternalMemory::sync); owned filters: nothing to do.
-  Errc sync() const noexcept { return memory_ ? memory_->sync(*this) : Errc::ok; }
+  Errc sync(bool last) const noexcept { return memory_ ? memory_->sync(*this, last) : Errc::ok; }
+  // The last sync of a writable filter: its storage left sealed, and every later write refused
+  // (Errc::readonly), since one would change the bits under the checksum. Not while other
+  // threads use the filter.
+  Errc sync_last() noexcept {
+    const Errc e = sync(true);
+    read_only_ = true;
+    return e;
+  }
 
   // Shared (the default): any number of threads may add at once. Exclusive: one writing thread
   // at a time (adds, unions), any number of testing threads; adds use plain stores.
@@ -3419,7 +3430,7 @@ bool write_filter(const File& file, const Filter& filter) {
 }
 
 // A mapped file, unmapped (and its File closed) with the filter. For read-write mappings it owns
-// the header: marked stale at open, rewritten by sync().
+// the header: marked stale at open and after each sync but the last, rewritten by sync().
 class MappedFile final : public ExternalMemory {
  public:
   // file: the open file where platform::sync_mapping needs it, else none.
@@ -3429,7 +3440,7 @@ class MappedFile final : public ExternalMemory {
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
 
-  Errc sync(const Filter& filter) noexcept override {
+  Errc sync(const Filter& filter, bool last) noexcept override {
     if (!shared_writable_) return Errc::ok;
     Header h = header_for(filter);
     unsigned char header[kHeaderBytes];
@@ -3439,7 +3450,13 @@ class MappedFile final : public ExternalMemory {
     // One copy into the file: encode_header zeroes its output first, and a writer killed in
     // between (tests/cli/kill_test.sh kills them at random) would leave a header of zeros.
     std::memcpy(base_, header, kHeaderBytes);
-    return platform::sync_mapping(base_, len_, file_) ? Errc::ok : Errc::io;
+    if (!platform::sync_mapping(base_, len_, file_)) return Errc::io;
+    // The handle may still write: its next add would change the body under the checksum just
+    // written, with nothing to say so, and a writer killed after it would leave a file that reads
+    // as corrupt. So the file is marked stale again at once (and that flushed, before any add
+    // can reach the disk): what a crash leaves is stale, as the writer's open left it, and
+    // abloom_seal seals it. Only the last sync (abloom_free, abloom_seal) leaves it sealed.
+    return last ? Errc::ok : mark_stale(h);
   }
 
   // Marks the header stale: the body will change under the checksum.
@@ -3679,8 +3696,8 @@ Errc seal_file(const char* path) {
   // fill), so bits recomputed now estimate at least what the last sync stored; UINT64_MAX
   // (saturated) stays UINT64_MAX. Fewer means bits were cleared: corruption, left as it is.
   if (header_for(*f).inserted_estimate < h.inserted_estimate) return Errc::corrupt;
-  // The mapping's sync: estimate, both checksums, the flag cleared, flushed durably.
-  return f->sync();
+  // The mapping's last sync: estimate, both checksums, the flag cleared, flushed durably.
+  return f->sync(true);
 }
 
 }  // namespace abloom
@@ -5871,7 +5888,8 @@ Layout default_layout(const SizingRequest& req) noexcept {
 struct abloom_filter {
   explicit abloom_filter(std::unique_ptr<abloom::Filter> f) noexcept : impl(std::move(f)) {}
   ~abloom_filter() {
-    (void)impl->sync();  // best effort: a read-write mapping rewrites its header (abloom_sync)
+    // Best effort: a read-write mapping rewrites its header, sealed (abloom_sync).
+    (void)impl->sync(true);
   }
   abloom_filter(const abloom_filter&) = delete;
   abloom_filter& operator=(const abloom_filter&) = delete;
@@ -6516,7 +6534,12 @@ int abloom_open(const char* path, uint32_t flags, abloom_filter** out) {
 
 int abloom_sync(abloom_filter* filter) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
-  return to_code(filter->impl->sync());
+  return to_code(filter->impl->sync(false));
+}
+
+int abloom_sync_last(abloom_filter* filter) {
+  if (filter == nullptr) return ABLOOM_ERR_NULL;
+  return to_code(filter->impl->sync_last());
 }
 
 int abloom_seal(const char* path) {

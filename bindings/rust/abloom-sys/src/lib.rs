@@ -495,6 +495,8 @@ extern "C" {
     pub fn abloom_open(path: *const c_char, flags: u32, out: *mut *mut abloom_filter) -> c_int;
     /// Rewrite the header and flush a read-write mapping.
     pub fn abloom_sync(filter: *mut abloom_filter) -> c_int;
+    /// The last sync of a handle that writes no more: the file left sealed, later writes refused.
+    pub fn abloom_sync_last(filter: *mut abloom_filter) -> c_int;
     /// Check and seal a file a read-write writer left stale.
     pub fn abloom_seal(path: *const c_char) -> c_int;
 }

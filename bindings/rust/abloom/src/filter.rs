@@ -953,8 +953,11 @@ impl BloomFilter {
     }
 
     /// For a filter opened with [`OpenMode::ReadWrite`]: rewrites the header (checksums,
-    /// inserted-key estimate) and flushes the mapping to the file. Other filters: nothing to
-    /// do. Needs `&mut self`: it must not race with inserts.
+    /// inserted-key estimate) and flushes the mapping to the file, so that it holds every key
+    /// inserted so far, durably. The filter may still insert, so the file stays marked stale
+    /// (checked reads give [`Error::Stale`]) until [`close`](Self::close) or drop seals it: a
+    /// writer killed at any time leaves a stale file, never a corrupt one. Other filters:
+    /// nothing to do. Needs `&mut self`: it must not race with inserts.
     ///
     /// # Errors
     /// [`Error::Io`] when the flush fails.
@@ -964,13 +967,15 @@ impl BloomFilter {
         Ok(())
     }
 
-    /// Syncs (see [`sync`](Self::sync)) and frees the filter, reporting a sync error that drop
-    /// would have to ignore.
+    /// Syncs (see [`sync`](Self::sync)), leaving the file sealed, and frees the filter, reporting
+    /// a sync error that drop would have to ignore.
     ///
     /// # Errors
     /// As [`sync`](Self::sync); the filter is freed either way.
     pub fn close(mut self) -> Result<(), Error> {
-        self.sync()
+        // SAFETY: the handle is live and owned; `self` is consumed, so nothing inserts after.
+        check_io(unsafe { sys::abloom_sync_last(self.mut_ptr()) })?;
+        Ok(())
     }
 }
 
