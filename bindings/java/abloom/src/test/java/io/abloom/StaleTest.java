@@ -8,13 +8,18 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.abloom.BloomFilter.OpenMode;
+import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,6 +57,21 @@ class StaleTest {
     assertTrue(staleMark(stale), "the copy taken under the writer carries the stale mark");
     assertFalse(staleMark(intact), "the writer's close sealed its own file");
     return stale;
+  }
+
+  /**
+   * Run in a child JVM by {@link #aKilledWritersFileIsStaleAndSeals}: opens args[0] READ_WRITE,
+   * adds the second half of the keys, says so, and waits to be killed, never syncing.
+   */
+  public static void main(String[] args) throws IOException, InterruptedException {
+    BloomFilter rw = BloomFilter.open(Path.of(args[0]), OpenMode.READ_WRITE, false);
+    for (int i = KEYS / 2; i < KEYS; i++) {
+      rw.put(TestSupport.key16(i));
+    }
+    System.out.println("added");
+    System.out.flush();
+    Thread.sleep(120_000); // killed long before; the handle stays reachable, so never synced
+    rw.close();
   }
 
   private static boolean staleMark(Path p) throws IOException {
@@ -98,6 +118,46 @@ class StaleTest {
     try (BloomFilter view = BloomFilter.wrap(buf, false)) {
       assertTrue(view.isStale());
       assertAllKeys(view);
+    }
+  }
+
+  /** The real thing: a writer JVM killed (SIGKILL) between its adds and any sync. */
+  @Test
+  void aKilledWritersFileIsStaleAndSeals(@TempDir Path tmp) throws Exception {
+    Path file = tmp.resolve("killed.abloom");
+    try (BloomFilter f = BloomFilter.create(2000, 0.01)) {
+      for (int i = 0; i < KEYS / 2; i++) {
+        f.put(TestSupport.key16(i));
+      }
+      f.save(file);
+    }
+    List<String> cmd =
+        List.of(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-cp",
+            System.getProperty("java.class.path"),
+            StaleTest.class.getName(),
+            file.toString());
+    Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    try (BufferedReader out =
+        new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+      assertEquals("added", out.readLine());
+      child.destroyForcibly(); // SIGKILL: no close, no sync, no shutdown hook
+      assertTrue(child.waitFor(60, TimeUnit.SECONDS));
+    } finally {
+      child.destroyForcibly();
+    }
+    assertTrue(staleMark(file));
+    assertThrows(
+        AbloomStaleException.class, () -> BloomFilter.open(file, OpenMode.READ_ONLY, true));
+    try (BloomFilter f = BloomFilter.open(file)) {
+      assertTrue(f.isStale());
+      assertAllKeys(f); // the killed writer's adds reached the file through the shared mapping
+    }
+    BloomFilter.seal(file);
+    try (BloomFilter f = BloomFilter.open(file, OpenMode.READ_ONLY, true)) {
+      assertFalse(f.isStale());
+      assertAllKeys(f);
     }
   }
 
