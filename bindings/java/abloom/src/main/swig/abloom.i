@@ -418,7 +418,8 @@ static long long jab_clone(const abloom_filter *f) {
 
 /* info: out[0] kind, [1] k, [2] shards, [3] blocks per shard, [4] bits, [5] bytes, [6] capacity,
  * [7] seed, [8] target FPR (double bits), [9] expected FPR (double bits), [10] storage,
- * [11] read-only, [12] layout (ABLOOM_LAYOUT_*). */
+ * [11] read-only, [12] layout (ABLOOM_LAYOUT_*), [13] stale (the file carried the stale mark when
+ * opened). */
 static int jab_info(const abloom_filter *f, long long *OUT_INFO) {
   abloom_info i;
   int rc;
@@ -440,6 +441,7 @@ static int jab_info(const abloom_filter *f, long long *OUT_INFO) {
   OUT_INFO[10] = i.storage;
   OUT_INFO[11] = i.read_only;
   OUT_INFO[12] = i.layout;
+  OUT_INFO[13] = i.stale;
   return ABLOOM_OK;
 }
 
@@ -654,6 +656,15 @@ static int jab_save(const abloom_filter *f, const char *PATH) {
   int rc;
   errno = 0;
   rc = abloom_save(f, PATH);
+  jab_errno_value = rc == ABLOOM_ERR_IO ? errno : 0;
+  return rc;
+}
+
+/* abloom_seal: ABLOOM_OK, or a negative code (errno kept for jab_last_errno, as for jab_open). */
+static int jab_seal(const char *PATH) {
+  int rc;
+  errno = 0;
+  rc = abloom_seal(PATH);
   jab_errno_value = rc == ABLOOM_ERR_IO ? errno : 0;
   return rc;
 }

@@ -37,6 +37,13 @@ public enum AbloomError {
   IO(-15),
   /** A caller's buffer is too small for the serialized filter (ABLOOM_ERR_TOO_SMALL, -16). */
   TOO_SMALL(-16),
+  /**
+   * Serialized data: a filter file left stale by a {@link BloomFilter.OpenMode#READ_WRITE} writer
+   * that did not sync it (killed, or still running): its bits are valid, its checksums are not
+   * current, so a checked read cannot pass (ABLOOM_ERR_STALE, -17). Carried by {@link
+   * AbloomStaleException}; see {@link BloomFilter#seal}.
+   */
+  STALE(-17),
   /** A code this binding does not know (from a newer library). */
   UNKNOWN(Integer.MIN_VALUE);
 
@@ -79,8 +86,11 @@ public enum AbloomError {
     return UNKNOWN;
   }
 
-  /** True for the codes that describe bad serialized data. */
+  /**
+   * True for the codes that {@link AbloomFormatException} carries: bad serialized data, and
+   * {@link #STALE} (not bad, but it fails the same checked reads, which declare that exception).
+   */
   boolean isFormatError() {
-    return code <= BAD_MAGIC.code && code >= CHECKSUM.code;
+    return code <= BAD_MAGIC.code && code >= CHECKSUM.code || this == STALE;
   }
 }

@@ -7,8 +7,14 @@ import java.io.IOException;
  * an abloom filter, an unknown format version, kind or hash, truncated, corrupt (a header
  * checksum or field that does not hold, or trailing bytes), or a body checksum that does not
  * match. {@link #error()} tells which, as the C library's code.
+ *
+ * <p>One subclass: {@link AbloomStaleException}, for the bytes of a file that a read-write writer
+ * did not sync. Those are not corrupt, but they fail the same checked reads, whose signatures
+ * declare this exception; and before the library told the two apart they were a {@link
+ * AbloomError#CHECKSUM} error here, so code that catches this exception still refuses them. Catch
+ * the subclass first to treat them apart.
  */
-public final class AbloomFormatException extends IOException {
+public sealed class AbloomFormatException extends IOException permits AbloomStaleException {
   private static final long serialVersionUID = 1L;
 
   /** The C error. */
@@ -30,7 +36,8 @@ public final class AbloomFormatException extends IOException {
    *
    * @return one of {@link AbloomError#BAD_MAGIC}, {@link AbloomError#VERSION}, {@link
    *     AbloomError#UNSUPPORTED}, {@link AbloomError#TRUNCATED}, {@link AbloomError#CORRUPT},
-   *     {@link AbloomError#CHECKSUM}
+   *     {@link AbloomError#CHECKSUM}, or {@link AbloomError#STALE} for an {@link
+   *     AbloomStaleException}
    */
   public AbloomError error() {
     return error;

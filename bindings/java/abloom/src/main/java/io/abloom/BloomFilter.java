@@ -114,7 +114,8 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
     COPY_ON_WRITE(0x2),
     /**
      * Shared, writable mapping: adds persist to the file; {@link #sync()} (or {@link #close()})
-     * rewrites the header's checksums.
+     * rewrites the header's checksums. Until then the file is marked stale: a writer killed
+     * before that leaves it stale ({@link AbloomStaleException}, {@link #seal}).
      */
     READ_WRITE(0x4);
 
@@ -614,11 +615,48 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
    * @param verifyChecksum also check the checksum over header and body (reads the whole file)
    * @return the mapped filter; close it to unmap (a read-write one is synced first)
    * @throws AbloomFormatException if the file is not a valid filter, or fails the checksum
+   * @throws AbloomStaleException if {@code verifyChecksum} and the file is stale (a read-write
+   *     writer did not sync it): open it without {@code verifyChecksum}, or {@link #seal} it
    * @throws IOException if the file cannot be opened or mapped
    */
   public static BloomFilter open(Path path, OpenMode mode, boolean verifyChecksum)
       throws IOException {
     return FilterFiles.open(path, mode, verifyChecksum);
+  }
+
+  /**
+   * Seals a <b>stale</b> file: one that a writer opened {@link OpenMode#READ_WRITE} and did not
+   * sync, because it was killed (see {@link AbloomStaleException}), so that checked reads of it
+   * ({@code verifyChecksum}, {@link #fromByteArray(byte[])}, {@link #readFrom}) pass again. Without
+   * a current checksum it checks what can be checked: the header (as {@link #open(Path)} does), the
+   * file's size, and its fill against the inserted-key estimate the header stored when the writer
+   * opened it (adds only set bits, so the estimate from the bits cannot be lower). Then, as {@link
+   * #sync()} does, it rewrites the estimate and both checksums, clears the stale mark and flushes
+   * the file durably.
+   *
+   * <p>A file that is not stale is only verified, never written: it returns if the checksum
+   * matches (nothing to do), and throws {@link AbloomFormatException} ({@link
+   * AbloomError#CHECKSUM}) if not: sealing never papers over corruption, and a file it refuses is
+   * left as it was.
+   *
+   * <p><b>Never seal a file that a writer still has open {@link OpenMode#READ_WRITE}</b> (in this
+   * process or another, such as {@code abloom add}): its adds after the seal would leave the
+   * checksum wrong and unmarked, so later checked reads would report corruption. The stale mark
+   * cannot tell a killed writer from a running one; the caller must know. A stale file must be
+   * writable (it is mapped read-write, as its writer did); one that is not stale need only be
+   * readable.
+   *
+   * @param path the file
+   * @throws AbloomFormatException if the file is not a valid filter: {@link AbloomError#CHECKSUM}
+   *     for an intact-looking file whose checksum does not match, {@link AbloomError#CORRUPT} for
+   *     a stale one whose bits were cleared by something other than adds, or a bad header ({@link
+   *     AbloomError#BAD_MAGIC}, {@link AbloomError#TRUNCATED}, ...); the file is not written
+   * @throws IOException if the file cannot be opened or written ({@link
+   *     java.nio.file.NoSuchFileException}, {@link java.nio.file.AccessDeniedException}, ...)
+   * @throws IllegalArgumentException if the path is not of the default file system
+   */
+  public static void seal(Path path) throws IOException {
+    FilterFiles.seal(Objects.requireNonNull(path, "path"));
   }
 
   // ---- linked from other types ------------------------------------------------------------------
@@ -716,7 +754,7 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
 
   /**
    * For a filter opened {@link OpenMode#READ_WRITE}: rewrites the header (checksums, inserted-key
-   * estimate) and flushes the mapping to the file. Other filters: nothing to do. Must not run
+   * estimate, and clears the stale mark) and flushes the mapping to the file. Other filters: nothing to do. Must not run
    * while other threads add to this filter.
    *
    * @throws IOException if flushing fails

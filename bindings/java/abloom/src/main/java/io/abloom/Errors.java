@@ -46,12 +46,25 @@ final class Errors {
 
   /**
    * The exception for a code from a call that reads serialized data or touches files: an {@link
-   * AbloomFormatException} for bad data, an IOException (NoSuchFileException, ...) for a failed
+   * AbloomStaleException} for a stale file (or its bytes), an {@link AbloomFormatException} for
+   * bad data, an IOException (NoSuchFileException, ...) for a failed
    * file system call, else what {@link #unchecked} gives (thrown).
    */
   static IOException checked(long rc, String what, String file) throws IOException {
     int code = (int) rc;
     AbloomError error = AbloomError.of(code);
+    if (error == AbloomError.STALE) {
+      // The C library's text names C calls; this one names what a Java caller can do.
+      return new AbloomStaleException(
+          "abloom: "
+              + what
+              + ": "
+              + file
+              + ": the filter file is stale (STALE): a writer that opened it READ_WRITE did not"
+              + " sync it (killed, or still running), so its bits are valid but its checksums are"
+              + " not current; open it without verifyChecksum to read it, or seal it with"
+              + " BloomFilter.seal(path) once no writer has it open");
+    }
     if (error.isFormatError()) {
       return new AbloomFormatException(error, message(code, what));
     }

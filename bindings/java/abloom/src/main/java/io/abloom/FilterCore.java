@@ -38,6 +38,8 @@ abstract class FilterCore {
   final double modelFpp;
   final Storage storage;
   final boolean readOnly;
+  /** The file (or bytes) carried the stale mark when opened: see {@link #isStale()}. */
+  final boolean stale;
   /** The single-key calls, in Java over the engine's own words (see "Single keys" below). */
   final Probe probe;
   /**
@@ -58,7 +60,7 @@ abstract class FilterCore {
   FilterCore(long address, Object attachment) {
     this.handle = new NativeHandle(address, attachment);
     this.cleanable = CLEANER.register(this, handle);
-    long[] info = new long[13];
+    long[] info = new long[14]; // as many as jab_info writes (it does not check the length)
     int rc = AbloomNative.jab_info(address, info);
     if (rc != 0) {
       cleanable.clean();
@@ -76,6 +78,7 @@ abstract class FilterCore {
     this.modelFpp = Double.longBitsToDouble(info[9]);
     this.storage = info[10] == 1 ? Storage.VIEW : info[10] == 2 ? Storage.MAPPED : Storage.OWNED;
     this.readOnly = info[11] != 0;
+    this.stale = info[13] != 0;
     this.guarded = storage == Storage.MAPPED && (!readOnly || UNMAP_READ_ONLY_AT_CLOSE);
     try {
       this.probe = probe(shardBuffers(address, Probe.MAX_CHUNK_SHIFT), Probe.MAX_CHUNK_SHIFT);
@@ -473,6 +476,25 @@ abstract class FilterCore {
   public boolean isReadOnly() {
     handle.checkOpen();
     return readOnly;
+  }
+
+  /**
+   * Whether the file (or the bytes of {@link BloomFilter#wrap}) carried the stale mark when this
+   * filter was opened over it without {@code verifyChecksum}: a writer that opened it {@link
+   * BloomFilter.OpenMode#READ_WRITE} did not sync it (killed, or still running). The bits are
+   * valid and every call works, but a checked read of the file fails with {@link
+   * AbloomStaleException} until it is sealed ({@link BloomFilter#seal}). For a filter opened {@link
+   * BloomFilter.OpenMode#READ_WRITE}: whether the file was stale before this open marked it (its
+   * {@link BloomFilter#sync()} or {@link BloomFilter#close()} then seals it). Always false for a
+   * filter that was created, copied or read ({@link BloomFilter#fromByteArray(byte[])}, {@link
+   * BloomFilter#readFrom}: those refuse stale bytes). Read once, at the open: it does not change.
+   *
+   * @return true if the file was stale when opened
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean isStale() {
+    handle.checkOpen();
+    return stale;
   }
 
   /**

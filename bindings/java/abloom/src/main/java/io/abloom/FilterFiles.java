@@ -126,6 +126,14 @@ final class FilterFiles {
     return BloomFilter.ownChecked(rc, "open", path.toString(), null);
   }
 
+  static void seal(Path path) throws IOException {
+    byte[] name = nativePath(path);
+    int rc = AbloomNative.jab_seal(name);
+    if (rc != 0) {
+      throw Errors.checked(rc, "seal", path.toString());
+    }
+  }
+
   /**
    * The path as the C library takes it, NUL-ended: its bytes in the JVM's file-name encoding
    * (what the OS calls take on POSIX), but UTF-8 on Windows, where the C library takes UTF-8 and

@@ -398,6 +398,7 @@ class ExceptionsTest {
     calls.put("seed()", f::seed);
     calls.put("storage()", f::storage);
     calls.put("isReadOnly()", f::isReadOnly);
+    calls.put("isStale()", f::isStale);
     calls.put("serializedSize()", f::serializedSize);
     calls.put("toByteArray()", f::toByteArray);
     calls.put("writeTo(OutputStream)", () -> f.writeTo(OutputStream.nullOutputStream()));

@@ -1,5 +1,6 @@
 package io.abloom.spark;
 
+import io.abloom.AbloomStaleException;
 import io.abloom.BloomFilter;
 import io.abloom.BloomFilter.OpenMode;
 import java.io.IOException;
@@ -217,7 +218,8 @@ public final class AbloomSpark {
    * @param key the key column
    * @return a boolean column
    * @throws IOException if the file is missing, or is not a valid filter (checked once, here on
-   *     the driver, with its checksum: a corrupt or truncated file fails here, naming the file)
+   *     the driver, with its checksum: a corrupt or truncated file fails here, naming the file; a
+   *     stale one with an {@link AbloomStaleException})
    * @throws IllegalArgumentException if another file of the same name was shipped before
    */
   public static Column mightContain(SparkSession spark, String path, Column key)
@@ -242,7 +244,8 @@ public final class AbloomSpark {
    * @param spark the session (classic)
    * @return the rows kept, with the schema of {@code ds}
    * @throws IOException if the file is missing, or is not a valid filter (checked once, here on
-   *     the driver, with its checksum: a corrupt or truncated file fails here, naming the file)
+   *     the driver, with its checksum: a corrupt or truncated file fails here, naming the file; a
+   *     stale one with an {@link AbloomStaleException})
    * @throws IllegalArgumentException if the column is missing or of an unsupported type, or
    *     another file of the same name was shipped before
    */
@@ -282,7 +285,8 @@ public final class AbloomSpark {
    * @param name the SQL function's name, e.g. {@code abloom_might_contain}
    * @param path the filter file, on any Hadoop file system
    * @throws IOException if the file is missing, or is not a valid filter (checked once, here on
-   *     the driver, with its checksum: a corrupt or truncated file fails here, naming the file)
+   *     the driver, with its checksum: a corrupt or truncated file fails here, naming the file; a
+   *     stale one with an {@link AbloomStaleException})
    * @throws IllegalArgumentException if another file of the same name was shipped before, or the
    *     session is not a classic one
    */
@@ -324,6 +328,20 @@ public final class AbloomSpark {
     }
     try {
       BloomFilter.open(local, OpenMode.READ_ONLY, true).close(); // opened and verified: done
+    } catch (AbloomStaleException e) {
+      // Kept as its own type, so that a caller can tell it from corruption and seal the file. The
+      // executors' O(1) open would read it, but its body cannot be checked, and a writer that is
+      // still running would change it under the query.
+      AbloomStaleException stale =
+          new AbloomStaleException(
+              "abloom: "
+                  + qualified
+                  + " is not a usable filter: it is stale (a writer that opened it READ_WRITE did"
+                  + " not sync it: killed, or still running), so its checksum cannot be verified;"
+                  + " once no writer has it open, seal it (io.abloom.BloomFilter.seal, or the"
+                  + " command abloom seal) and use it again");
+      stale.initCause(e);
+      throw stale;
     } catch (IOException e) {
       throw new IOException("abloom: " + qualified + " is not a usable filter: " + e.getMessage(), e);
     } finally {

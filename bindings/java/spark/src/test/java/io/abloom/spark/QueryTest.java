@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.abloom.AbloomError;
+import io.abloom.AbloomStaleException;
 import io.abloom.BloomFilter;
+import io.abloom.BloomFilter.OpenMode;
 import io.abloom.Layout;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -237,6 +240,38 @@ class QueryTest {
     Files.write(copy, good);
     AbloomSpark.register(SPARK, "good_copy", copy.toString());
     assertTrue(SPARK.catalog().functionExists("good_copy"));
+  }
+
+  /**
+   * A stale file (a READ_WRITE writer did not sync it) is refused on the driver with the stale
+   * exception itself, naming the file and what to do, not as corruption; once sealed, the same
+   * path registers and answers for every key, those the writer added included.
+   */
+  @Test
+  void aStaleFileIsRefusedWithTheStaleExceptionUntilSealed() throws IOException {
+    Path source = dir.resolve("stale-source.abloom");
+    Files.copy(longs, source);
+    Path stale = dir.resolve("stale.abloom");
+    try (BloomFilter rw = BloomFilter.open(source, OpenMode.READ_WRITE, false)) {
+      rw.put(-1L); // an add the copy below carries unsynced
+      Files.copy(source, stale); // the bytes a writer killed now would leave
+    }
+    AbloomStaleException e =
+        assertThrows(
+            AbloomStaleException.class, () -> AbloomSpark.register(SPARK, "in_stale", stale.toString()));
+    String all = causes(e);
+    assertEquals(AbloomError.STALE, e.error());
+    assertTrue(e.getMessage().contains(stale.getFileName().toString()), all);
+    assertTrue(e.getMessage().contains("is not a usable filter: it is stale"), all);
+    assertTrue(e.getMessage().contains("seal"), all);
+    assertTrue(e.getCause() instanceof AbloomStaleException, all);
+    assertFalse(SPARK.catalog().functionExists("in_stale"));
+
+    BloomFilter.seal(stale);
+    AbloomSpark.register(SPARK, "in_stale", stale.toString());
+    List<Row> rows =
+        SPARK.sql("SELECT in_stale(CAST(-1 AS BIGINT)), in_stale(CAST(7 AS BIGINT))").collectAsList();
+    assertEquals(List.of(RowFactory.create(true, true)), rows);
   }
 
   @Test
