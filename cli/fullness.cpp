@@ -22,9 +22,12 @@ abloom_info info_of(const abloom_filter* filter) {
 // "12,345,678": counts of keys read better grouped.
 std::string grouped(double v) {
   char digits[32];
-  std::snprintf(digits, sizeof digits, "%.0f", v);
-  std::string s = digits;
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  const int n = std::snprintf(digits, sizeof digits, "%.0f", v);
+  std::string s;
+  for (int i = 0; i < n; ++i) {
+    if (i > 0 && (n - i) % 3 == 0) s.push_back(',');
+    s.push_back(digits[i]);
+  }
   return s;
 }
 
