@@ -135,7 +135,7 @@ TEST(CapiWindowsFiles, AReadOnlyFileIsNeitherReplacedNorOpenedForWriting) {
 }
 
 // A filter opened read-write while another program reads the file: abloom_sync flushes the view
-// and the file, and the reader sees the new bits.
+// and the file, and the reader sees the new bits; abloom_sync_last leaves the file sealed.
 TEST(CapiWindowsFiles, ReadWriteSyncReachesOtherReaders) {
   TempDir dir;
   Filter a = SmallFilter(1);
@@ -150,9 +150,19 @@ TEST(CapiWindowsFiles, ReadWriteSyncReachesOtherReaders) {
   const uint64_t key[2] = {99, 99};
   ASSERT_EQ(abloom_add(rw.get(), key, sizeof key), ABLOOM_OK);
   ASSERT_EQ(abloom_sync(rw.get()), ABLOOM_OK);
-  Filter reader = Reopened(path);
+  // The writer may still add, so the file stays marked stale: a checked read says so, an O(1)
+  // open reads the new bits.
+  abloom_filter *checked = nullptr;
+  EXPECT_EQ(abloom_open(path.c_str(), ABLOOM_VERIFY_CHECKSUM, &checked), ABLOOM_ERR_STALE);
+  Filter reader;
+  ASSERT_EQ(LoadInto([&](abloom_filter **o) { return abloom_open(path.c_str(), 0, o); }, &reader),
+            ABLOOM_OK);
   EXPECT_EQ(abloom_test(reader.get(), key, sizeof key), 1);
   EXPECT_EQ(abloom_equal(reader.get(), rw.get()), 1);
+  // The last sync seals it: then a checked read passes.
+  ASSERT_EQ(abloom_sync_last(rw.get()), ABLOOM_OK);
+  Filter sealed = Reopened(path);
+  EXPECT_EQ(abloom_test(sealed.get(), key, sizeof key), 1);
 }
 
 }  // namespace
