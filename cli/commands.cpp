@@ -154,7 +154,7 @@ class CopyMerger {
   Filter waiting_;
 };
 
-// Adds every key of the inputs to `filter`, on reading_threads(in) threads.
+// Adds every key of the inputs to `filter`, on reading_threads(in) threads; returns how many.
 //
 // One thread adds with plain stores (the exclusive writer mode). Several would need the shared
 // mode's locked ORs, which cost so much that two threads added no faster than one (10M keys, 2
@@ -168,8 +168,8 @@ class CopyMerger {
 //
 // `added`, if given, counts the keys added to `filter` itself: those stay in it when a part fails,
 // while the threads' own copies are then dropped unmerged.
-void add_all(abloom_filter* filter, const Inputs& in, const std::string& what,
-             std::atomic<uint64_t>* added = nullptr) {
+uint64_t add_all(abloom_filter* filter, const Inputs& in, const std::string& what,
+                 std::atomic<uint64_t>* added = nullptr) {
   RunStats stats;
   const auto paths = paths_or_stdin(in);
   const unsigned threads = reading_threads(in);
@@ -199,12 +199,14 @@ void add_all(abloom_filter* filter, const Inputs& in, const std::string& what,
                     abloom_filter* into = target(scratch);
                     check(abloom_add_many(into, b.keys(), b.lens(), b.size(), nullptr), what);
                     if (added != nullptr && into == filter) *added += b.size();
+                    scratch.count += b.size();
                   },
                   nullptr, [&](PartScratch& scratch) { copies.add(std::move(scratch.own)); }};
-  run_parallel(paths, in.format, threads, progress, job, &stats);
+  const uint64_t keys = run_parallel(paths, in.format, threads, progress, job, &stats);
   copies.into(filter);
   progress.finish();
   report_skipped(stats, in);
+  return keys;
 }
 
 // Output of a part, handed to stdio in one fwrite: an fwrite and a putc per record cost more than
@@ -253,11 +255,13 @@ int cmd_build(const std::string& output, const Shape& shape, const Inputs& in) {
     capacity = std::max<uint64_t>(capacity, 1);  // an empty input builds an empty filter
   }
   Filter filter = create_filter(make_options(shape, capacity));
-  add_all(filter.get(), in, "add");
+  const uint64_t keys = add_all(filter.get(), in, "add");
   // Written only now, through a temporary file and a rename: an interrupted or failed build
   // leaves no partial output, and any older file stays whole.
   save_filter(filter.get(), output);
-  return full_status(filter.get(), output, in);
+  // A new filter of at most its capacity in keys is not over it (nor worth a pass over its bits
+  // to say so): the case of every build that counts its input first.
+  return keys <= capacity ? 0 : full_status(filter.get(), output, in);
 }
 
 int cmd_add(const std::string& filter_path, const Inputs& in) {
@@ -368,13 +372,12 @@ int cmd_dedupe(const Shape& shape, const std::string& load, const std::string& s
   // Not between the lines printed on the terminal: only with the output elsewhere.
   Progress progress(in.quiet || sys::stdout_is_terminal(), total_size(paths));
   uint64_t lines = 0;
-  // The account of the dropped lines at the end: the FPR measured every kSampleEvery batches.
-  constexpr uint64_t kSampleEvery = 8;
+  // The account of the dropped lines at the end, from the FPR measured on the way.
   uint64_t batches = 0;
   std::optional<FalseDropMeter> meter;
   if (!in.quiet) {
-    meter.emplace();
-    meter->sample(filter.get(), 0);
+    meter.emplace(filter_capacity(filter.get()));
+    meter->sample(filter.get(), 0, 0);
   }
   // One thread: whether a key is new depends on every key before it, in input order.
   ParallelJob job{
@@ -399,7 +402,9 @@ int cmd_dedupe(const Shape& shape, const std::string& load, const std::string& s
           }
         }
         if (copy && copy->after(filter, b.size())) exclusive();
-        if (meter && ++batches % kSampleEvery == 0) meter->sample(filter.get(), scratch.count);
+        ++batches;
+        if (meter && meter->due(scratch.count, batches))
+          meter->sample(filter.get(), scratch.count, batches);
       },
       write_out, nullptr};
   RunStats stats;
@@ -411,7 +416,7 @@ int cmd_dedupe(const Shape& shape, const std::string& load, const std::string& s
   if (meter) {
     // What was dropped: repeats, and new keys that tested as false positives, which nothing can
     // tell apart; the FPR measured on the way says how many of the second kind to expect.
-    meter->sample(filter.get(), printed);
+    meter->sample(filter.get(), printed, batches);
     const uint64_t dropped = lines - printed;
     const double false_drops = std::min(meter->expected(), static_cast<double>(dropped));
     std::fprintf(stderr,
@@ -420,6 +425,8 @@ int cmd_dedupe(const Shape& shape, const std::string& load, const std::string& s
                  static_cast<unsigned long long>(lines), static_cast<unsigned long long>(printed),
                  static_cast<unsigned long long>(dropped), false_drops);
   }
+  // A new filter that took at most its capacity in keys is not over it.
+  if (load.empty() && printed <= shape.capacity) return 0;
   return full_status(filter.get(), save.empty() ? "dedupe's filter" : save, in);
 }
 

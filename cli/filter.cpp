@@ -29,6 +29,13 @@ Filter open_filter(const std::string& path, uint32_t flags) {
   return Filter(f);
 }
 
+uint64_t filter_capacity(const abloom_filter* filter) {
+  abloom_info info;
+  check(abloom_info_init(&info), "filter");
+  check(abloom_get_info(filter, &info), "filter");
+  return info.capacity;
+}
+
 uint64_t filter_bytes(const abloom_filter* filter) {
   abloom_info info;
   check(abloom_info_init(&info), "filter");

@@ -54,6 +54,9 @@ class CopyWhenWorthIt {
 // The bytes of a filter's bits.
 uint64_t filter_bytes(const abloom_filter* filter);
 
+// The keys a filter was sized for.
+uint64_t filter_capacity(const abloom_filter* filter);
+
 // Asks the kernel for writable pages under the whole of `filter` now (Linux's
 // MADV_POPULATE_WRITE; elsewhere, where refused, or for a mapped file, nothing), for a filter
 // about to take keys enough to write every page. The engine's memory is mapped lazily: the first

@@ -67,8 +67,12 @@ constexpr size_t kSampleKeys = 4096;
 constexpr size_t kSampleKeyBytes = 16;
 }  // namespace
 
-FalseDropMeter::FalseDropMeter()
-    : keys_(kSampleKeys), key_ptrs_(kSampleKeys), key_lens_(kSampleKeys), answers_(kSampleKeys) {
+FalseDropMeter::FalseDropMeter(uint64_t capacity)
+    : keys_(kSampleKeys),
+      key_ptrs_(kSampleKeys),
+      key_lens_(kSampleKeys),
+      answers_(kSampleKeys),
+      step_(std::max<uint64_t>(capacity / 16, 1)) {
   for (size_t i = 0; i < kSampleKeys; ++i) {
     keys_[i].resize(kSampleKeyBytes);
     key_ptrs_[i] = keys_[i].data();
@@ -76,7 +80,7 @@ FalseDropMeter::FalseDropMeter()
   }
 }
 
-void FalseDropMeter::sample(const abloom_filter* filter, uint64_t added) {
+void FalseDropMeter::sample(const abloom_filter* filter, uint64_t added, uint64_t batches) {
   // Random bytes, new for each sample, so that the samples' errors average out over a run rather
   // than repeat; from a fixed seed, so that the same run gives the same account. Text input holds
   // such keys hardly ever.
@@ -97,6 +101,7 @@ void FalseDropMeter::sample(const abloom_filter* filter, uint64_t added) {
   sampled_ = true;
   last_ratio_ = ratio;
   last_added_ = added;
+  last_batches_ = batches;
 }
 
 }  // namespace abloom_cli

@@ -29,10 +29,18 @@ bool over_capacity(const abloom_filter* filter, const std::string& name, bool qu
 // positive as often): 4096 new ones for each sample, in one bulk test.
 class FalseDropMeter {
  public:
-  FalseDropMeter();
+  // For a filter sized for `capacity` keys.
+  explicit FalseDropMeter(uint64_t capacity);
+  // Whether a sample is due after `batches` batches, with `added` keys added: once the keys
+  // added since the last grew by a sixteenth of the capacity (where the FPR changes), or every
+  // 256 batches (a filter far past its capacity adds few keys but drops many). A sample costs
+  // about as much as a batch, so this is about 1% of a run (bench/RESULTS.md).
+  bool due(uint64_t added, uint64_t batches) const {
+    return added - last_added_ >= step_ || batches - last_batches_ >= 256;
+  }
   // The FPR now, with `added` keys added since the start: the keys added since the last sample
   // count at the mean of f / (1 - f) at both ends.
-  void sample(const abloom_filter* filter, uint64_t added);
+  void sample(const abloom_filter* filter, uint64_t added, uint64_t batches);
   double expected() const { return expected_; }
 
  private:
@@ -44,6 +52,8 @@ class FalseDropMeter {
   bool sampled_ = false;
   double last_ratio_ = 0;  // f / (1 - f) at the last sample
   uint64_t last_added_ = 0;
+  uint64_t last_batches_ = 0;
+  uint64_t step_;
   double expected_ = 0;
 };
 
