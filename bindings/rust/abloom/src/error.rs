@@ -252,13 +252,14 @@ mod tests {
 
     #[test]
     fn every_code_maps_to_its_variant_and_back() {
-        for code in -16..=-1 {
+        for code in -17..=-1 {
             let e = Error::from_code(code, None);
             assert!(!matches!(e, Error::Unknown(_)), "{code}");
             assert_eq!(e.code(), code);
             assert!(e.to_string().starts_with(strerror(code)));
         }
-        assert!(matches!(Error::from_code(-17, None), Error::Unknown(-17)));
+        assert!(matches!(Error::from_code(-17, None), Error::Stale));
+        assert!(matches!(Error::from_code(-18, None), Error::Unknown(-18)));
         assert!(check(0).is_ok() && check(1).is_ok());
         assert!(matches!(check(-7), Err(Error::ReadOnly)));
     }

@@ -972,7 +972,7 @@ impl BloomFilter {
     ///
     /// # Errors
     /// As [`sync`](Self::sync); the filter is freed either way.
-    pub fn close(mut self) -> Result<(), Error> {
+    pub fn close(self) -> Result<(), Error> {
         // SAFETY: the handle is live and owned; `self` is consumed, so nothing inserts after.
         check_io(unsafe { sys::abloom_sync_last(self.mut_ptr()) })?;
         Ok(())
