@@ -88,7 +88,7 @@ GzipReader::GzipReader(int fd, std::string name, std::string_view head)
   s.fd = fd;
   s.name = std::move(name);
   s.in = std::make_unique_for_overwrite<unsigned char[]>(std::max(State::kInBytes, head.size()));
-  std::memcpy(s.in.get(), head.data(), head.size());
+  if (!head.empty()) std::memcpy(s.in.get(), head.data(), head.size());
   // 16 + MAX_WBITS: a gzip header and trailer (its CRC and length are checked).
   if (inflateInit2(&s.z, 16 + MAX_WBITS) != Z_OK) {
     throw InputError(s.name + ": cannot start zlib: out of memory");
