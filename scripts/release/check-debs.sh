@@ -199,8 +199,10 @@ $got"
   got=$(readelf -d "$cmd" | sed -n 's/.*(\(RPATH\|RUNPATH\)).*\[\(.*\)\]/\1 \2/p')
   [[ -z $got ]] || die "abloom ($arch) has '$got': a packaged command in /usr/bin needs none"
   tools_depends=$(dpkg-deb -f "${debs[abloom-tools]}" Depends)
-  [[ $tools_depends =~ ^"$rt (= $debver), "libc6\ \(\>=\ [0-9.]+\),\ libgcc-s1\ \(\>=\ [0-9.]+\),\ libstdc\+\+6\ \(\>=\ [0-9.]+\)$ ]] ||
-    die "abloom-tools ($arch) Depends: '$tools_depends' (expected $rt (= $debver), then libc6, libgcc-s1, libstdc++6, versioned, no arch or -cross names)"
+  # zlib1g where the command reads gzip input (a native build with zlib: cli/CMakeLists.txt; the
+  # arm64 cross build has none).
+  [[ $tools_depends =~ ^"$rt (= $debver), "libc6\ \(\>=\ [0-9.]+\),\ libgcc-s1\ \(\>=\ [0-9.]+\),\ libstdc\+\+6\ \(\>=\ [0-9.]+\)(,\ zlib1g\ \(\>=\ [0-9:.]+\))?$ ]] ||
+    die "abloom-tools ($arch) Depends: '$tools_depends' (expected $rt (= $debver), then libc6, libgcc-s1, libstdc++6, zlib1g where built with it, versioned, no arch or -cross names)"
   depends_cover "$cmd" abloom "$tools_depends" "$arch"
   [[ $(readelf -d "$cmd" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p') == *"$so"* ]] ||
     die "abloom ($arch) does not link $so"
