@@ -54,6 +54,7 @@ depends_cover() {
     libc.so.6 | libm.so.6 | ld-linux*) p=libc6 ;;
     libstdc++.so.6) p=libstdc++6 ;;
     libgcc_s.so.1) p=libgcc-s1 ;;
+    libz.so.1) p=zlib1g ;; # the command's gzip input (cli/decompress.hpp)
     "libabloom.so.$soversion") p=libabloom$soversion ;;
     *) die "$arch: $name needs $needed, which no Depends covers" ;;
     esac
