@@ -52,24 +52,9 @@ using capi_test::KindName;
 
 // ---- Helpers ------------------------------------------------------------------------------------
 
-// Key i of set `set`: 16 bytes, distinct across (set, i).
-std::string Key(uint64_t set, uint64_t i) {
-  std::string k(16, '\0');
-  std::memcpy(&k[0], &set, 8);
-  std::memcpy(&k[8], &i, 8);
-  return k;
-}
-
-std::vector<std::string> Keys(uint64_t set, size_t n) {
-  std::vector<std::string> keys;
-  keys.reserve(n);
-  for (size_t i = 0; i < n; ++i) keys.push_back(Key(set, i));
-  return keys;
-}
-
-void AddAll(abloom_filter *f, const std::vector<std::string> &keys) {
-  for (const auto &k : keys) ASSERT_EQ(abloom_add(f, k.data(), k.size()), ABLOOM_OK);
-}
+using capi_test::AddAll;
+using capi_test::Key;
+using capi_test::Keys;
 
 // A filter of `kind` with `shards` shards holding keys 0..n-1 of set 1.
 Filter Filled(uint32_t kind, uint32_t shards, uint64_t capacity, size_t n) {

@@ -26,8 +26,11 @@
 namespace {
 
 using Bytes = std::vector<unsigned char>;
+using capi_test::AddAll;
 using capi_test::Filter;
 using capi_test::InfoOf;
+using capi_test::Key;
+using capi_test::Keys;
 using capi_test::LoadInto;
 using capi_test::Make;
 using capi_test::Options;
@@ -42,23 +45,6 @@ uint64_t Get64(const Bytes &b, size_t at) {
   uint64_t v = 0;
   for (int i = 7; i >= 0; --i) v = v << 8 | b.at(at + static_cast<size_t>(i));
   return v;
-}
-
-std::string Key(uint64_t set, uint64_t i) {
-  std::string k(16, '\0');
-  std::memcpy(&k[0], &set, 8);
-  std::memcpy(&k[8], &i, 8);
-  return k;
-}
-
-std::vector<std::string> Keys(uint64_t set, size_t n) {
-  std::vector<std::string> keys;
-  for (size_t i = 0; i < n; ++i) keys.push_back(Key(set, i));
-  return keys;
-}
-
-void AddAll(abloom_filter *f, const std::vector<std::string> &keys) {
-  for (const auto &k : keys) ASSERT_EQ(abloom_add(f, k.data(), k.size()), ABLOOM_OK);
 }
 
 size_t Missing(const abloom_filter *f, const std::vector<std::string> &keys) {

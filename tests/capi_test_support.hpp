@@ -231,6 +231,22 @@ inline std::vector<uint64_t> Hashes(const abloom_filter *f, const std::vector<st
   return h;
 }
 
+// Key i of set `set`: 16 bytes, distinct across (set, i).
+inline std::string Key(uint64_t set, uint64_t i) {
+  std::string k(16, '\0');
+  std::memcpy(&k[0], &set, 8);
+  std::memcpy(&k[8], &i, 8);
+  return k;
+}
+
+// Keys 0..n-1 of set `set`.
+inline std::vector<std::string> Keys(uint64_t set, size_t n) {
+  std::vector<std::string> keys;
+  keys.reserve(n);
+  for (size_t i = 0; i < n; ++i) keys.push_back(Key(set, i));
+  return keys;
+}
+
 inline void AddAll(abloom_filter *f, const std::vector<std::string> &keys) {
   for (const auto &k : keys) ASSERT_EQ(abloom_add(f, k.data(), k.size()), ABLOOM_OK);
 }
