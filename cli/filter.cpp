@@ -29,19 +29,16 @@ Filter open_filter(const std::string& path, uint32_t flags) {
   return Filter(f);
 }
 
-uint64_t filter_capacity(const abloom_filter* filter) {
+abloom_info filter_info(const abloom_filter* filter) {
   abloom_info info;
   check(abloom_info_init(&info), "filter");
   check(abloom_get_info(filter, &info), "filter");
-  return info.capacity;
+  return info;
 }
 
-uint64_t filter_bytes(const abloom_filter* filter) {
-  abloom_info info;
-  check(abloom_info_init(&info), "filter");
-  check(abloom_get_info(filter, &info), "filter");
-  return info.bytes;
-}
+uint64_t filter_capacity(const abloom_filter* filter) { return filter_info(filter).capacity; }
+
+uint64_t filter_bytes(const abloom_filter* filter) { return filter_info(filter).bytes; }
 
 void prefault_for_writes(abloom_filter* filter) {
   abloom_info info;

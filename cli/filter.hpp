@@ -51,6 +51,9 @@ class CopyWhenWorthIt {
   bool done_ = false;  // copied, or the copy failed: the mapping stays
 };
 
+// abloom_get_info's answer for `filter`.
+abloom_info filter_info(const abloom_filter* filter);
+
 // The bytes of a filter's bits.
 uint64_t filter_bytes(const abloom_filter* filter);
 

@@ -12,13 +12,6 @@ namespace abloom_cli {
 
 namespace {
 
-abloom_info info_of(const abloom_filter* filter) {
-  abloom_info info;
-  check(abloom_info_init(&info), "info");
-  check(abloom_get_info(filter, &info), "info");
-  return info;
-}
-
 // "12,345,678": counts of keys read better grouped.
 std::string grouped(double v) {
   char digits[32];
@@ -34,7 +27,7 @@ std::string grouped(double v) {
 }  // namespace
 
 bool over_capacity(const abloom_filter* filter, const std::string& name, bool quiet) {
-  const abloom_info info = info_of(filter);
+  const abloom_info info = filter_info(filter);
   // Explicit layouts (--k with --bits) have no target: the model's FPR at capacity is the one the
   // filter was made for.
   const double target = info.target_fpr > 0 ? info.target_fpr : info.expected_fpr;
