@@ -712,16 +712,17 @@ for s in "${STAGES[@]}"; do
   TABLE+=("$(printf '  %-7s %-18s %7s wall %6s s CPU  %s' "$what" "$s" "$wall" "$cpu" "$waited")")
 done
 
-echo
-echo "=================================================================================="
-printf '%s\n' "${TABLE[@]}"
-# The end of each failed stage's output, last: a CI log cut to its tail still shows why.
+# The end of each failed stage's output, then the table, last: a CI log cut to its tail still
+# shows which stages failed and why.
 for s in "${STAGES[@]}"; do
   if [[ "$(result_of "$s")" == fail ]]; then
     echo "---- the last 40 lines of stage $s ($LOGS/$s.log):"
     tail -n 40 "$LOGS/$s.log" 2>/dev/null || echo "(its log is gone)"
   fi
 done
+echo
+echo "=================================================================================="
+printf '%s\n' "${TABLE[@]}"
 # Each lane's wait for prerequisites in other lanes (the time it held no stage).
 if [[ ($# -eq 0 || $QUICK == 1) && "${ABLOOM_LANES:-1}" != 0 ]]; then
   for lane in "${LANES[@]}"; do
@@ -732,6 +733,7 @@ if [[ ($# -eq 0 || $QUICK == 1) && "${ABLOOM_LANES:-1}" != 0 ]]; then
 fi
 ci_cache_summary
 wall=$((SECONDS - T_START))
+[[ ${#FAILED[@]} -eq 0 ]] || echo "test-all: FAILED: ${FAILED[*]}"
 echo "test-all: ${#PASSED[@]} passed, ${#FAILED[@]} failed (${wall}s wall, ${cpu_total}s CPU in the stages," \
   "$(nproc) CPUs: $((cpu_total * 100 / (wall * $(nproc) + 1)))% busy)"
 [[ ${#FAILED[@]} -eq 0 ]]

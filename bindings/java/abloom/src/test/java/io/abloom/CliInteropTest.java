@@ -43,7 +43,8 @@ class CliInteropTest {
     List<String> cmd = new ArrayList<>();
     cmd.add(command().toString());
     cmd.addAll(List.of(args));
-    Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    Process p =
+        TestSupport.start(new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT));
     // Small inputs (at most a few hundred kB): written whole, then the output read.
     Thread writer =
         new Thread(

@@ -59,7 +59,7 @@ class NativeLoaderTest {
 
   /** A child JVM expected to fail: its exit code must not be 0; returns its output. */
   private static String failingChild(String... props) throws Exception {
-    Process p = new ProcessBuilder(childCommand(props)).redirectErrorStream(true).start();
+    Process p = TestSupport.start(new ProcessBuilder(childCommand(props)).redirectErrorStream(true));
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(p.waitFor(120, TimeUnit.SECONDS));
     assertNotEquals(0, p.exitValue(), out);
@@ -262,9 +262,9 @@ class NativeLoaderTest {
     List<Process> jvms = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
       jvms.add(
-          new ProcessBuilder(childCommand("-Dabloom.jni.tmpdir=" + tmp))
-              .redirectErrorStream(true)
-              .start());
+          TestSupport.start(
+              new ProcessBuilder(childCommand("-Dabloom.jni.tmpdir=" + tmp))
+                  .redirectErrorStream(true)));
     }
     for (Process p : jvms) {
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();

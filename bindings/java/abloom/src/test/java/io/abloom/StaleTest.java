@@ -138,7 +138,7 @@ class StaleTest {
             System.getProperty("java.class.path"),
             StaleTest.class.getName(),
             file.toString());
-    Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    Process child = TestSupport.start(new ProcessBuilder(cmd).redirectErrorStream(true));
     try (BufferedReader out =
         new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
       // The child's first line of its own; a JVM may print warnings first (Temurin under wine:

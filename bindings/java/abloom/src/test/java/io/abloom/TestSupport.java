@@ -45,10 +45,31 @@ final class TestSupport {
     return z ^ (z >>> 31);
   }
 
+  /**
+   * {@code pb.start()}, tried again (up to three times, half a second apart) when process creation
+   * fails with Windows' ERROR_INTERNAL_ERROR (1359): wine's CreateProcess returns it now and then
+   * on a loaded machine (it did once in CI, starting abloom.exe), and a second start succeeds. Any
+   * other failure (a missing program: error=2) is thrown at once.
+   */
+  static Process start(ProcessBuilder pb) throws IOException, InterruptedException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return pb.start();
+      } catch (IOException e) {
+        String why = String.valueOf(e.getMessage());
+        if (attempt == 3 || !why.contains("CreateProcess error=1359")) {
+          throw e;
+        }
+        System.err.println("retrying after a failed process start: " + why);
+        Thread.sleep(500);
+      }
+    }
+  }
+
   /** Runs a command, returns stdout; fails the test on a non-zero exit. */
   static String run(List<String> command) throws IOException, InterruptedException {
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-    Process p = pb.start();
+    Process p = start(pb);
     byte[] out = p.getInputStream().readAllBytes();
     if (!p.waitFor(120, TimeUnit.SECONDS)) {
       p.destroyForcibly();
