@@ -24,7 +24,7 @@
 #include <utility>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "platform.hpp"
-#define ABLOOM_ENGINE_HEADER 16
+#define ABLOOM_ENGINE_HEADER 17
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -194,7 +194,7 @@ struct ExclusiveWriter {
 #define ABLOOM_ENGINE_HEADER 4
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout.hpp"
-#define ABLOOM_ENGINE_HEADER 14
+#define ABLOOM_ENGINE_HEADER 15
 #include "abloom_engine.hpp"
 
 #define ABLOOM_REPEATS_FN ABLOOM_AVX512_FN
@@ -481,13 +481,13 @@ inline constexpr BlockedKernels kAvx512PackedKernels[kLayouts] = {
 #define ABLOOM_ENGINE_HEADER 8
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "hash.hpp"
-#define ABLOOM_ENGINE_HEADER 12
-#include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "isa.hpp"
 #define ABLOOM_ENGINE_HEADER 13
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "layout.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "isa.hpp"
 #define ABLOOM_ENGINE_HEADER 14
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "layout.hpp"
+#define ABLOOM_ENGINE_HEADER 15
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -830,7 +830,7 @@ extern const BlockedKernels kBlockedNeon[kLayouts];
 #define ABLOOM_ENGINE_HEADER 4
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "hash.hpp"
-#define ABLOOM_ENGINE_HEADER 12
+#define ABLOOM_ENGINE_HEADER 13
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -1125,7 +1125,7 @@ ABLOOM_REPEATS_FN inline __m256i repeats16(__m256i v) noexcept {
 #include <cstdint>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "no_fp_contract.hpp"
-#define ABLOOM_ENGINE_HEADER 15
+#define ABLOOM_ENGINE_HEADER 16
 #include "abloom_engine.hpp"
 
 namespace abloom::dd {
@@ -1430,13 +1430,13 @@ Errc seal_file(const char* path);
 #define ABLOOM_ENGINE_HEADER 8
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "hash.hpp"
-#define ABLOOM_ENGINE_HEADER 12
+#define ABLOOM_ENGINE_HEADER 13
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout.hpp"
-#define ABLOOM_ENGINE_HEADER 14
+#define ABLOOM_ENGINE_HEADER 15
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "sizing.hpp"
-#define ABLOOM_ENGINE_HEADER 17
+#define ABLOOM_ENGINE_HEADER 18
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -1745,9 +1745,99 @@ std::vector<uint64_t*> shards_in(unsigned char* body, const Shape& shape);
 }  // namespace abloom
 #endif  // core/format.hpp
 
-// ---- from core/hash.hpp
+// ---- from core/growth.hpp
 #if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 12 && !defined(ABLOOM_ENGINE_HAVE_12)
 #define ABLOOM_ENGINE_HAVE_12
+// Growing filters' schedule: the capacity and the FPR target of each stage of a chain of blocked
+// filters, so that a filter needs no capacity up front and still meets the FPR it was asked for.
+//
+// A growing filter is a chain of stages 0, 1, 2, ...: each an ordinary filter (make_plan) built
+// when the one before it is full, stage i with capacity c_i and FPR target f * w_i, where f is the
+// FPR asked for:
+//
+//   c_0 = the initial capacity, c_i = max(c_{i-1} + 1, ceil(c_{i-1} * growth)) (default growth 2);
+//   w_i = R 2^(i-m) / (1 - 2^-m)                 for i < m   (the ramp),
+//   w_i = (1 - R) s / ((j + s) (j + s + 1))      for j = i - m >= 0   (the tail),
+//   with m = 5, R = 1/5, s = 4.
+//
+// The bound. A key no stage holds is a false positive when one stage or more answers yes, so the
+// chain's FPR is at most the sum of its stages' FPRs (the union bound), and a stage's FPR is at
+// most its target while it holds at most its capacity (make_plan sizes it so; a stage stops taking
+// keys when full). The shares sum to R + (1 - R) = 1 in the limit, the tail telescoping
+// (s / ((j+s)(j+s+1)) = s/(j+s) - s/(j+s+1)), and every partial sum is below 1: at any count of
+// keys, with any number of stages, the chain's FPR stays below f.
+//
+// Why these shares (bench/JOURNAL.md, "Growing filters: the FPR schedule"): for a chain that may
+// grow forever the shares must sum to at most 1, and memory goes where the big stages are. Small
+// early stages cost little memory whatever their target, so the ramp gives them small shares
+// (doubling, as their capacities do, which is what minimising bits under a fixed FPR sum asks
+// for); the tail then decays like 1/j^2, not geometrically, so that a stage's extra bits per key
+// grow with log(i), not with i. Against RedisBloom's scheme (growth 2, each stage's FPR half the
+// last's) this needs 20-30% fewer bits at 100x to 100,000x the initial capacity.
+
+#include <cstdint>
+
+#undef ABLOOM_ENGINE_HEADER  // #include "errc.hpp"
+#define ABLOOM_ENGINE_HEADER 8
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "sizing.hpp"
+#define ABLOOM_ENGINE_HEADER 18
+#include "abloom_engine.hpp"
+
+namespace abloom {
+
+// Stages a chain may have: past this the count of stages is not what limits a filter (a stage's
+// capacity doubles 63 times past any memory first).
+inline constexpr uint32_t kMaxStages = 64;
+inline constexpr double kDefaultGrowth = 2.0;
+inline constexpr double kMaxGrowth = 16.0;
+// The initial capacity when the caller gives none: a first stage of a few kB at 1%, so that a
+// filter of a few keys stays small, while 2^20 keys take 10 stages.
+inline constexpr uint64_t kDefaultInitialCapacity = 1024;
+
+struct GrowthRequest {
+  Kind kind = Kind::blocked;
+  bool layout_auto = true;           // each stage's layout: default_layout (else `layout`)
+  Layout layout = Layout::distinct;  // when !layout_auto
+  uint64_t initial_capacity = 0;     // 0: kDefaultInitialCapacity
+  double fpr = 0.01;                 // the whole chain's target, in (0, 1)
+  double growth = 0.0;               // 0: kDefaultGrowth; else in (1, kMaxGrowth]
+  uint32_t shards = 0;               // per stage: 0 for the default rule, else a power of two
+};
+
+// The share w_i of the chain's FPR that stage i may use (see above); 0 past kMaxStages.
+double stage_fpr_share(uint32_t stage) noexcept;
+
+// The sum of the shares of stages 0 .. stages-1 (below 1 for any count).
+double stage_fpr_share_sum(uint32_t stages) noexcept;
+
+// Validates a request: Errc::invalid for a domain error (FPR outside (0, 1), growth outside
+// (1, kMaxGrowth], a bad kind, layout or shard count).
+Errc check_growth(const GrowthRequest& req) noexcept;
+
+// The capacity of stage `stage`: Errc::range past kMaxStages or when it exceeds 2^53 keys.
+Errc stage_capacity(const GrowthRequest& req, uint32_t stage, uint64_t* out) noexcept;
+
+// The plan of stage `stage` (make_plan at its capacity and FPR target). Errc::range when that
+// stage would exceed the limits (kMaxBytes): the chain cannot grow past it.
+Errc plan_stage(const GrowthRequest& req, uint32_t stage, Plan* out) noexcept;
+
+// What a chain reaches at `keys` keys: the stages it needs (the fewest whose capacities sum to at
+// least `keys`, at least one) and their bytes together. Errc::range when it cannot hold them.
+struct GrowthFootprint {
+  uint32_t stages = 0;
+  uint64_t bytes = 0;
+  uint64_t capacity = 0;  // the stages' capacities together (>= keys)
+  double fpr_bound = 0;   // the sum of those stages' model FPRs at their capacities (< fpr)
+};
+Errc growth_footprint(const GrowthRequest& req, uint64_t keys, GrowthFootprint* out) noexcept;
+
+}  // namespace abloom
+#endif  // core/growth.hpp
+
+// ---- from core/hash.hpp
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 13 && !defined(ABLOOM_ENGINE_HAVE_13)
+#define ABLOOM_ENGINE_HAVE_13
 // The one hash per key: XXH3-64 with a per-filter seed, from the system's xxHash used header-only.
 
 #include <cstddef>
@@ -1794,8 +1884,8 @@ inline constexpr size_t kInlineHashMax = 16;
 #endif  // core/hash.hpp
 
 // ---- from core/isa.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 13 && !defined(ABLOOM_ENGINE_HAVE_13)
-#define ABLOOM_ENGINE_HAVE_13
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 14 && !defined(ABLOOM_ENGINE_HAVE_14)
+#define ABLOOM_ENGINE_HAVE_14
 // Which instruction set the blocked kind's hot loops use. Chosen at run time, never at compile
 // time, so one shared library runs on any x86-64 (scalar, AVX2 or AVX-512) or any aarch64 (scalar
 // or NEON, which every aarch64 CPU has): the best set the CPU (and the OS, for the wider x86
@@ -1842,8 +1932,8 @@ bool isa_parse(const char* text, Isa best, Isa* out) noexcept;
 #endif  // core/isa.hpp
 
 // ---- from core/layout.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 14 && !defined(ABLOOM_ENGINE_HAVE_14)
-#define ABLOOM_ENGINE_HAVE_14
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 15 && !defined(ABLOOM_ENGINE_HAVE_15)
+#define ABLOOM_ENGINE_HAVE_15
 // The bit layout: how one 64-bit key hash becomes a shard, a block and k bit positions.
 //
 // This is frozen by the file format: changing any constant or step here changes which bits a key
@@ -2040,8 +2130,8 @@ class ClassicProbes {
 #endif  // core/layout.hpp
 
 // ---- from core/no_fp_contract.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 15 && !defined(ABLOOM_ENGINE_HAVE_15)
-#define ABLOOM_ENGINE_HAVE_15
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 16 && !defined(ABLOOM_ENGINE_HAVE_16)
+#define ABLOOM_ENGINE_HAVE_16
 // No fused multiply-add in the rest of the file that includes this (see core/CMakeLists.txt): the
 // header of a file holds doubles computed by the sizing model and the filter (the expected FPR,
 // the inserted-key estimate), which must be the same bits on every machine, and ddmath.hpp's error
@@ -2062,8 +2152,8 @@ class ClassicProbes {
 #endif  // core/no_fp_contract.hpp
 
 // ---- from core/platform.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 16 && !defined(ABLOOM_ENGINE_HAVE_16)
-#define ABLOOM_ENGINE_HAVE_16
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 17 && !defined(ABLOOM_ENGINE_HAVE_17)
+#define ABLOOM_ENGINE_HAVE_17
 // Every operating-system call of the engine: files, mappings, directories, processes and
 // anonymous memory. Two implementations, one per family of systems:
 //  - platform_posix.cpp: Linux (glibc and musl), macOS, the BSDs;
@@ -2233,8 +2323,8 @@ void unmap_zeroed(void* p, size_t bytes) noexcept;
 #endif  // core/platform.hpp
 
 // ---- from core/sizing.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 17 && !defined(ABLOOM_ENGINE_HAVE_17)
-#define ABLOOM_ENGINE_HAVE_17
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 18 && !defined(ABLOOM_ENGINE_HAVE_18)
+#define ABLOOM_ENGINE_HAVE_18
 // Honest sizing: exact FPR models of each kind, and the plan (bits, k, shards) that meets a
 // target FPR at a capacity with the fewest bits.
 
@@ -2244,7 +2334,7 @@ void unmap_zeroed(void* p, size_t bytes) noexcept;
 #define ABLOOM_ENGINE_HEADER 8
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout.hpp"
-#define ABLOOM_ENGINE_HEADER 14
+#define ABLOOM_ENGINE_HEADER 15
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -2364,7 +2454,7 @@ Layout default_layout(const SizingRequest& req) noexcept;
 #include <type_traits>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "layout.hpp"
-#define ABLOOM_ENGINE_HEADER 14
+#define ABLOOM_ENGINE_HEADER 15
 #include "abloom_engine.hpp"
 
 #define ABLOOM_AVX2 __attribute__((target("avx2,bmi,bmi2")))
@@ -2752,7 +2842,7 @@ const BlockedKernels kBlockedAvx512Packed[kLayouts] = {kAvx512PackedKernels[0],
 #define ABLOOM_ENGINE_HEADER 2
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout.hpp"
-#define ABLOOM_ENGINE_HEADER 14
+#define ABLOOM_ENGINE_HEADER 15
 #include "abloom_engine.hpp"
 
 // The helpers are inlined into the single-key calls and the bulk loops at every optimisation
@@ -3084,7 +3174,7 @@ const BlockedKernels kBlockedNeon[kLayouts] = {
 #define ABLOOM_ENGINE_HEADER 4
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout.hpp"
-#define ABLOOM_ENGINE_HEADER 14
+#define ABLOOM_ENGINE_HEADER 15
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -3408,7 +3498,7 @@ uint64_t Filter::test_many(const KeySource& keys, size_t n, uint8_t* results) co
 #define ABLOOM_ENGINE_HEADER 11
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "platform.hpp"
-#define ABLOOM_ENGINE_HEADER 16
+#define ABLOOM_ENGINE_HEADER 17
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -3728,7 +3818,7 @@ Errc seal_file(const char* path) {
 #define ABLOOM_ENGINE_HEADER 7
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "no_fp_contract.hpp"
-#define ABLOOM_ENGINE_HEADER 15
+#define ABLOOM_ENGINE_HEADER 16
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -4262,11 +4352,129 @@ Errc view(const unsigned char* data, size_t len, bool verify, std::unique_ptr<Fi
 }  // namespace abloom
 #endif  // core/format.cpp
 
-// ---- from core/hash.cpp
+// ---- from core/growth.cpp
 #if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 9 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
-#undef ABLOOM_ENGINE_HEADER  // #include "hash.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "growth.hpp"
 #define ABLOOM_ENGINE_HEADER 12
+#include "abloom_engine.hpp"
+
+#include <bit>
+#include <cmath>
+
+// Stage targets and capacities go into files (each stage's plan): the same doubles on every
+// machine, so no multiply-add is fused (see there).
+#undef ABLOOM_ENGINE_HEADER  // #include "no_fp_contract.hpp"
+#define ABLOOM_ENGINE_HEADER 16
+#include "abloom_engine.hpp"
+
+namespace abloom {
+namespace {
+
+constexpr uint32_t kRampStages = 5;                        // m
+constexpr double kRampShare = 0.2;                         // R
+constexpr double kTailScale = 4.0;                         // s
+constexpr uint64_t kMaxStageCapacity = uint64_t{1} << 53;  // exact in a double
+
+double growth_of(const GrowthRequest& req) noexcept {
+  return req.growth == 0.0 ? kDefaultGrowth : req.growth;
+}
+
+uint64_t initial_of(const GrowthRequest& req) noexcept {
+  return req.initial_capacity == 0 ? kDefaultInitialCapacity : req.initial_capacity;
+}
+
+}  // namespace
+
+double stage_fpr_share(uint32_t stage) noexcept {
+  if (stage >= kMaxStages) return 0.0;
+  if (stage < kRampStages) {
+    // R 2^(i-m) / (1 - 2^-m): powers of two, exact.
+    const double pow2 = std::ldexp(1.0, static_cast<int>(stage) - static_cast<int>(kRampStages));
+    const double ramp_sum = 1.0 - std::ldexp(1.0, -static_cast<int>(kRampStages));
+    return kRampShare * pow2 / ramp_sum;
+  }
+  const double j = static_cast<double>(stage - kRampStages);
+  return (1.0 - kRampShare) * kTailScale / ((j + kTailScale) * (j + kTailScale + 1.0));
+}
+
+double stage_fpr_share_sum(uint32_t stages) noexcept {
+  double sum = 0.0;
+  for (uint32_t i = 0; i < stages && i < kMaxStages; ++i) sum += stage_fpr_share(i);
+  return sum;
+}
+
+Errc check_growth(const GrowthRequest& req) noexcept {
+  if (!(req.fpr > 0.0 && req.fpr < 1.0)) return Errc::invalid;  // NaN too
+  const double g = growth_of(req);
+  if (!(g > 1.0 && g <= kMaxGrowth)) return Errc::invalid;
+  if (req.kind != Kind::blocked && req.kind != Kind::classic) return Errc::invalid;
+  if (!req.layout_auto) {
+    if (req.layout != Layout::distinct && req.layout != Layout::split) return Errc::invalid;
+    if (req.kind == Kind::classic && req.layout != Layout::distinct) return Errc::invalid;
+  }
+  if (req.shards != 0 && (req.shards > kMaxShards || !std::has_single_bit(req.shards))) {
+    return Errc::invalid;
+  }
+  if (initial_of(req) > kMaxStageCapacity) return Errc::range;
+  return Errc::ok;
+}
+
+Errc stage_capacity(const GrowthRequest& req, uint32_t stage, uint64_t* out) noexcept {
+  if (Errc e = check_growth(req); e != Errc::ok) return e;
+  if (stage >= kMaxStages) return Errc::range;
+  const double g = growth_of(req);
+  uint64_t c = initial_of(req);
+  for (uint32_t i = 0; i < stage; ++i) {
+    // One rounded multiply per step (no pow: libms differ in its last bit), then at least one
+    // key more, so that any growth > 1 grows.
+    const double next = std::ceil(static_cast<double>(c) * g);
+    if (!(next <= static_cast<double>(kMaxStageCapacity))) return Errc::range;
+    const uint64_t grown = static_cast<uint64_t>(next);
+    c = grown > c ? grown : c + 1;
+    if (c > kMaxStageCapacity) return Errc::range;
+  }
+  *out = c;
+  return Errc::ok;
+}
+
+Errc plan_stage(const GrowthRequest& req, uint32_t stage, Plan* out) noexcept {
+  uint64_t capacity = 0;
+  if (Errc e = stage_capacity(req, stage, &capacity); e != Errc::ok) return e;
+  SizingRequest sr;
+  sr.kind = req.kind;
+  sr.capacity = capacity;
+  sr.fpr = req.fpr * stage_fpr_share(stage);
+  sr.shards = req.shards;
+  sr.layout = req.layout_auto ? default_layout(sr) : req.layout;
+  return make_plan(sr, out);
+}
+
+Errc growth_footprint(const GrowthRequest& req, uint64_t keys, GrowthFootprint* out) noexcept {
+  if (Errc e = check_growth(req); e != Errc::ok) return e;
+  GrowthFootprint fp;
+  do {
+    Plan plan;
+    uint64_t capacity = 0;
+    if (Errc e = stage_capacity(req, fp.stages, &capacity); e != Errc::ok) return e;
+    if (Errc e = plan_stage(req, fp.stages, &plan); e != Errc::ok) return e;
+    fp.bytes += plan.bytes();
+    fp.capacity += capacity;
+    fp.fpr_bound += plan.expected_fpr;
+    ++fp.stages;
+  } while (fp.capacity < keys);
+  *out = fp;
+  return Errc::ok;
+}
+
+}  // namespace abloom
+#endif  // core/growth.cpp
+
+// ---- from core/hash.cpp
+#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 10 && !defined(ABLOOM_ENGINE_TU_STARTED)
+#define ABLOOM_ENGINE_TU_STARTED
+#undef ABLOOM_ENGINE_HEADER  // #include "hash.hpp"
+#define ABLOOM_ENGINE_HEADER 13
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -4279,10 +4487,10 @@ uint64_t hash_key_long(uint64_t seed, const void* key, size_t len) noexcept {
 #endif  // core/hash.cpp
 
 // ---- from core/isa.cpp
-#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 10 && !defined(ABLOOM_ENGINE_TU_STARTED)
+#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 11 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 #undef ABLOOM_ENGINE_HEADER  // #include "isa.hpp"
-#define ABLOOM_ENGINE_HEADER 13
+#define ABLOOM_ENGINE_HEADER 14
 #include "abloom_engine.hpp"
 
 #if defined(__x86_64__)
@@ -4387,7 +4595,7 @@ bool isa_parse(const char* text, Isa best, Isa* out) noexcept {
 #endif  // core/isa.cpp
 
 // ---- from core/kernel_dispatch.cpp
-#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 11 && !defined(ABLOOM_ENGINE_TU_STARTED)
+#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 12 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 // Which kernel table the blocked kind's calls use: the table of each instruction set (and the
 // AVX-512 variant per vendor), the choice at first use from the CPU (isa.cpp) and ABLOOM_ISA, and
@@ -4405,7 +4613,7 @@ bool isa_parse(const char* text, Isa best, Isa* out) noexcept {
 #define ABLOOM_ENGINE_HEADER 8
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "isa.hpp"
-#define ABLOOM_ENGINE_HEADER 13
+#define ABLOOM_ENGINE_HEADER 14
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -4588,7 +4796,7 @@ Errc isa_force(Isa isa) noexcept {
 #endif  // core/kernel_dispatch.cpp
 
 // ---- from core/platform_posix.cpp
-#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 12 && !defined(ABLOOM_ENGINE_TU_STARTED)
+#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 13 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 // The POSIX side of platform.hpp: Linux (glibc and musl), macOS and the BSDs. Windows has
 // platform_win32.cpp; this file compiles to nothing there.
@@ -4606,7 +4814,7 @@ Errc isa_force(Isa isa) noexcept {
 #include <vector>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "platform.hpp"
-#define ABLOOM_ENGINE_HEADER 16
+#define ABLOOM_ENGINE_HEADER 17
 #include "abloom_engine.hpp"
 
 // Which calls exist. ABLOOM_PORTABLE_PLATFORM turns every one off (platform.hpp).
@@ -4891,7 +5099,7 @@ void unmap_zeroed(void* p, size_t bytes) noexcept { ::munmap(p, bytes); }
 #endif  // core/platform_posix.cpp
 
 // ---- from core/platform_win32.cpp
-#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 13 && !defined(ABLOOM_ENGINE_TU_STARTED)
+#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 14 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 // The Windows side of platform.hpp (Windows 10 and later, x86-64 and arm64). POSIX systems have
 // platform_posix.cpp; this file compiles to nothing there.
@@ -4931,7 +5139,7 @@ void unmap_zeroed(void* p, size_t bytes) noexcept { ::munmap(p, bytes); }
 #include <vector>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "platform.hpp"
-#define ABLOOM_ENGINE_HEADER 16
+#define ABLOOM_ENGINE_HEADER 17
 #include "abloom_engine.hpp"
 
 namespace abloom::platform {
@@ -5429,10 +5637,10 @@ void unmap_zeroed(void* p, size_t bytes) noexcept {
 #endif  // core/platform_win32.cpp
 
 // ---- from core/sizing.cpp
-#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 14 && !defined(ABLOOM_ENGINE_TU_STARTED)
+#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 15 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 #undef ABLOOM_ENGINE_HEADER  // #include "sizing.hpp"
-#define ABLOOM_ENGINE_HEADER 17
+#define ABLOOM_ENGINE_HEADER 18
 #include "abloom_engine.hpp"
 
 #include <array>
@@ -5448,7 +5656,7 @@ void unmap_zeroed(void* p, size_t bytes) noexcept {
 #define ABLOOM_ENGINE_HEADER 7
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "no_fp_contract.hpp"
-#define ABLOOM_ENGINE_HEADER 15
+#define ABLOOM_ENGINE_HEADER 16
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -5854,7 +6062,7 @@ Layout default_layout(const SizingRequest& req) noexcept {
 #endif  // core/sizing.cpp
 
 // ---- from capi/abloom_capi.cpp
-#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 15 && !defined(ABLOOM_ENGINE_TU_STARTED)
+#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 16 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 // The thin extern "C" layer: checks every argument, maps core errors to ABLOOM_ERR_* codes and
 // keeps every exception on this side of the ABI.
@@ -5878,10 +6086,10 @@ Layout default_layout(const SizingRequest& req) noexcept {
 #define ABLOOM_ENGINE_HEADER 11
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "isa.hpp"
-#define ABLOOM_ENGINE_HEADER 13
+#define ABLOOM_ENGINE_HEADER 14
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "sizing.hpp"
-#define ABLOOM_ENGINE_HEADER 17
+#define ABLOOM_ENGINE_HEADER 18
 #include "abloom_engine.hpp"
 
 // The handle the C API hands out; C sees only the incomplete type.
