@@ -24,7 +24,7 @@
 #include <utility>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "platform.hpp"
-#define ABLOOM_ENGINE_HEADER 17
+#define ABLOOM_ENGINE_HEADER 18
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -194,7 +194,7 @@ struct ExclusiveWriter {
 #define ABLOOM_ENGINE_HEADER 4
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout.hpp"
-#define ABLOOM_ENGINE_HEADER 15
+#define ABLOOM_ENGINE_HEADER 16
 #include "abloom_engine.hpp"
 
 #define ABLOOM_REPEATS_FN ABLOOM_AVX512_FN
@@ -481,13 +481,13 @@ inline constexpr BlockedKernels kAvx512PackedKernels[kLayouts] = {
 #define ABLOOM_ENGINE_HEADER 8
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "hash.hpp"
-#define ABLOOM_ENGINE_HEADER 13
-#include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "isa.hpp"
 #define ABLOOM_ENGINE_HEADER 14
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "layout.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "isa.hpp"
 #define ABLOOM_ENGINE_HEADER 15
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "layout.hpp"
+#define ABLOOM_ENGINE_HEADER 16
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -830,7 +830,7 @@ extern const BlockedKernels kBlockedNeon[kLayouts];
 #define ABLOOM_ENGINE_HEADER 4
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "hash.hpp"
-#define ABLOOM_ENGINE_HEADER 13
+#define ABLOOM_ENGINE_HEADER 14
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -1125,7 +1125,7 @@ ABLOOM_REPEATS_FN inline __m256i repeats16(__m256i v) noexcept {
 #include <cstdint>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "no_fp_contract.hpp"
-#define ABLOOM_ENGINE_HEADER 16
+#define ABLOOM_ENGINE_HEADER 17
 #include "abloom_engine.hpp"
 
 namespace abloom::dd {
@@ -1430,13 +1430,13 @@ Errc seal_file(const char* path);
 #define ABLOOM_ENGINE_HEADER 8
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "hash.hpp"
-#define ABLOOM_ENGINE_HEADER 13
+#define ABLOOM_ENGINE_HEADER 14
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout.hpp"
-#define ABLOOM_ENGINE_HEADER 15
+#define ABLOOM_ENGINE_HEADER 16
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "sizing.hpp"
-#define ABLOOM_ENGINE_HEADER 18
+#define ABLOOM_ENGINE_HEADER 19
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -1745,9 +1745,107 @@ std::vector<uint64_t*> shards_in(unsigned char* body, const Shape& shape);
 }  // namespace abloom
 #endif  // core/format.hpp
 
-// ---- from core/growth.hpp
+// ---- from core/growing_filter.hpp
 #if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 12 && !defined(ABLOOM_ENGINE_HAVE_12)
 #define ABLOOM_ENGINE_HAVE_12
+// A growing filter: a chain of ordinary filters (stages) that needs no capacity up front. Stage i
+// has the capacity and the FPR target that core/growth.hpp gives it; a new stage is appended when
+// the newest one's count of new keys reaches its capacity, so the chain's FPR stays below the
+// target at any count (the bound is in growth.hpp).
+//
+// Concurrency, as for one Filter: any number of threads add and test at once, lock-free. The
+// stages live in a fixed table of atomic pointers, published in order by an atomic count; a stage,
+// once published, stays until the filter is destroyed (so a reader never meets a freed one). The
+// thread whose add fills the newest stage, and any that see it full, try to append the next: the
+// one whose compare-and-swap on that slot wins publishes it, the others free theirs. A key's bits
+// go into the newest stage a thread saw; a stage may end a few keys over its capacity with many
+// writers (each counts its own new keys). No false negative: a test probes every published stage.
+//
+// All stages hash with the same seed: one hash per key, whatever the number of stages.
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#undef ABLOOM_ENGINE_HEADER  // #include "errc.hpp"
+#define ABLOOM_ENGINE_HEADER 8
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "filter.hpp"
+#define ABLOOM_ENGINE_HEADER 10
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "growth.hpp"
+#define ABLOOM_ENGINE_HEADER 13
+#include "abloom_engine.hpp"
+
+namespace abloom {
+
+class GrowingFilter {
+ public:
+  // Stage 0 is built at once: throws std::bad_alloc; a bad request leaves status() != ok.
+  GrowingFilter(const GrowthRequest& req, uint64_t seed);
+  ~GrowingFilter();
+  GrowingFilter(const GrowingFilter&) = delete;
+  GrowingFilter& operator=(const GrowingFilter&) = delete;
+
+  // Errc::ok when the request was valid and stage 0 was planned; the other members are usable
+  // only then (the C layer checks it before handing the filter out).
+  Errc status() const noexcept { return status_; }
+  const GrowthRequest& request() const noexcept { return req_; }
+  uint64_t seed() const noexcept { return seed_; }
+
+  uint32_t stages() const noexcept { return count_.load(std::memory_order_acquire); }
+  const Filter& stage(uint32_t i) const noexcept {
+    return *slots_[i].load(std::memory_order_acquire);
+  }
+  // Keys counted as new in stage i (its fill, for the estimates and the next stage's start).
+  uint64_t stage_keys(uint32_t i) const noexcept {
+    return added_[i].load(std::memory_order_relaxed);
+  }
+  // Whether the chain could not append a stage when it had to (the limits, or no memory): the
+  // newest stage then takes every key, past its capacity, and the FPR is no longer held.
+  bool growth_failed() const noexcept { return growth_failed_.load(std::memory_order_relaxed); }
+
+  uint64_t hash(const void* key, size_t len) const noexcept { return hash_key(seed_, key, len); }
+
+  // Newest stage first: most keys of a grown filter are in its last stages.
+  bool test_hash(uint64_t h) const noexcept;
+  // Adds h unless some stage holds it; returns whether it was present (as Filter's).
+  bool test_and_add_hash(uint64_t h) noexcept;
+  void add_hash(uint64_t h) noexcept { (void)test_and_add_hash(h); }
+
+  // Bulk, over hashes: results[i] = 1 when key i is present. Each stage's bulk pipeline probes the
+  // keys no newer stage has found. Returns the number found.
+  uint64_t test_many(const uint64_t* hashes, size_t n, uint8_t* results) const noexcept;
+  // Adds every key no stage holds into the newest stage, in runs no longer than its room, so
+  // that a stage fills to its capacity and the next takes the rest. Returns the new keys.
+  uint64_t add_many(const uint64_t* hashes, size_t n) noexcept;
+
+  void set_writer_mode(WriterMode mode) noexcept;
+
+ private:
+  // Appends stage `n` if the chain still has n stages; false when it cannot.
+  bool grow(uint32_t n) noexcept;
+  // Counts `fresh` new keys into stage n, growing when that fills it.
+  void count_new(uint32_t n, uint64_t fresh) noexcept;
+
+  GrowthRequest req_;
+  uint64_t seed_;
+  Errc status_ = Errc::ok;
+  std::array<std::atomic<Filter*>, kMaxStages> slots_{};
+  std::array<uint64_t, kMaxStages> capacity_{};  // from the request, at construction (0: none)
+  std::array<std::atomic<uint64_t>, kMaxStages> added_{};
+  std::atomic<uint32_t> count_{0};
+  std::atomic<bool> growth_failed_{false};
+  std::atomic<uint32_t> writer_mode_{static_cast<uint32_t>(WriterMode::shared)};
+};
+
+}  // namespace abloom
+#endif  // core/growing_filter.hpp
+
+// ---- from core/growth.hpp
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 13 && !defined(ABLOOM_ENGINE_HAVE_13)
+#define ABLOOM_ENGINE_HAVE_13
 // Growing filters' schedule: the capacity and the FPR target of each stage of a chain of blocked
 // filters, so that a filter needs no capacity up front and still meets the FPR it was asked for.
 //
@@ -1781,7 +1879,7 @@ std::vector<uint64_t*> shards_in(unsigned char* body, const Shape& shape);
 #define ABLOOM_ENGINE_HEADER 8
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "sizing.hpp"
-#define ABLOOM_ENGINE_HEADER 18
+#define ABLOOM_ENGINE_HEADER 19
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -1836,8 +1934,8 @@ Errc growth_footprint(const GrowthRequest& req, uint64_t keys, GrowthFootprint* 
 #endif  // core/growth.hpp
 
 // ---- from core/hash.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 13 && !defined(ABLOOM_ENGINE_HAVE_13)
-#define ABLOOM_ENGINE_HAVE_13
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 14 && !defined(ABLOOM_ENGINE_HAVE_14)
+#define ABLOOM_ENGINE_HAVE_14
 // The one hash per key: XXH3-64 with a per-filter seed, from the system's xxHash used header-only.
 
 #include <cstddef>
@@ -1884,8 +1982,8 @@ inline constexpr size_t kInlineHashMax = 16;
 #endif  // core/hash.hpp
 
 // ---- from core/isa.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 14 && !defined(ABLOOM_ENGINE_HAVE_14)
-#define ABLOOM_ENGINE_HAVE_14
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 15 && !defined(ABLOOM_ENGINE_HAVE_15)
+#define ABLOOM_ENGINE_HAVE_15
 // Which instruction set the blocked kind's hot loops use. Chosen at run time, never at compile
 // time, so one shared library runs on any x86-64 (scalar, AVX2 or AVX-512) or any aarch64 (scalar
 // or NEON, which every aarch64 CPU has): the best set the CPU (and the OS, for the wider x86
@@ -1932,8 +2030,8 @@ bool isa_parse(const char* text, Isa best, Isa* out) noexcept;
 #endif  // core/isa.hpp
 
 // ---- from core/layout.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 15 && !defined(ABLOOM_ENGINE_HAVE_15)
-#define ABLOOM_ENGINE_HAVE_15
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 16 && !defined(ABLOOM_ENGINE_HAVE_16)
+#define ABLOOM_ENGINE_HAVE_16
 // The bit layout: how one 64-bit key hash becomes a shard, a block and k bit positions.
 //
 // This is frozen by the file format: changing any constant or step here changes which bits a key
@@ -2130,8 +2228,8 @@ class ClassicProbes {
 #endif  // core/layout.hpp
 
 // ---- from core/no_fp_contract.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 16 && !defined(ABLOOM_ENGINE_HAVE_16)
-#define ABLOOM_ENGINE_HAVE_16
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 17 && !defined(ABLOOM_ENGINE_HAVE_17)
+#define ABLOOM_ENGINE_HAVE_17
 // No fused multiply-add in the rest of the file that includes this (see core/CMakeLists.txt): the
 // header of a file holds doubles computed by the sizing model and the filter (the expected FPR,
 // the inserted-key estimate), which must be the same bits on every machine, and ddmath.hpp's error
@@ -2152,8 +2250,8 @@ class ClassicProbes {
 #endif  // core/no_fp_contract.hpp
 
 // ---- from core/platform.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 17 && !defined(ABLOOM_ENGINE_HAVE_17)
-#define ABLOOM_ENGINE_HAVE_17
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 18 && !defined(ABLOOM_ENGINE_HAVE_18)
+#define ABLOOM_ENGINE_HAVE_18
 // Every operating-system call of the engine: files, mappings, directories, processes and
 // anonymous memory. Two implementations, one per family of systems:
 //  - platform_posix.cpp: Linux (glibc and musl), macOS, the BSDs;
@@ -2323,8 +2421,8 @@ void unmap_zeroed(void* p, size_t bytes) noexcept;
 #endif  // core/platform.hpp
 
 // ---- from core/sizing.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 18 && !defined(ABLOOM_ENGINE_HAVE_18)
-#define ABLOOM_ENGINE_HAVE_18
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 19 && !defined(ABLOOM_ENGINE_HAVE_19)
+#define ABLOOM_ENGINE_HAVE_19
 // Honest sizing: exact FPR models of each kind, and the plan (bits, k, shards) that meets a
 // target FPR at a capacity with the fewest bits.
 
@@ -2334,7 +2432,7 @@ void unmap_zeroed(void* p, size_t bytes) noexcept;
 #define ABLOOM_ENGINE_HEADER 8
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout.hpp"
-#define ABLOOM_ENGINE_HEADER 15
+#define ABLOOM_ENGINE_HEADER 16
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -2454,7 +2552,7 @@ Layout default_layout(const SizingRequest& req) noexcept;
 #include <type_traits>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "layout.hpp"
-#define ABLOOM_ENGINE_HEADER 15
+#define ABLOOM_ENGINE_HEADER 16
 #include "abloom_engine.hpp"
 
 #define ABLOOM_AVX2 __attribute__((target("avx2,bmi,bmi2")))
@@ -2842,7 +2940,7 @@ const BlockedKernels kBlockedAvx512Packed[kLayouts] = {kAvx512PackedKernels[0],
 #define ABLOOM_ENGINE_HEADER 2
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout.hpp"
-#define ABLOOM_ENGINE_HEADER 15
+#define ABLOOM_ENGINE_HEADER 16
 #include "abloom_engine.hpp"
 
 // The helpers are inlined into the single-key calls and the bulk loops at every optimisation
@@ -3174,7 +3272,7 @@ const BlockedKernels kBlockedNeon[kLayouts] = {
 #define ABLOOM_ENGINE_HEADER 4
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout.hpp"
-#define ABLOOM_ENGINE_HEADER 15
+#define ABLOOM_ENGINE_HEADER 16
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -3498,7 +3596,7 @@ uint64_t Filter::test_many(const KeySource& keys, size_t n, uint8_t* results) co
 #define ABLOOM_ENGINE_HEADER 11
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "platform.hpp"
-#define ABLOOM_ENGINE_HEADER 17
+#define ABLOOM_ENGINE_HEADER 18
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -3818,7 +3916,7 @@ Errc seal_file(const char* path) {
 #define ABLOOM_ENGINE_HEADER 7
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "no_fp_contract.hpp"
-#define ABLOOM_ENGINE_HEADER 16
+#define ABLOOM_ENGINE_HEADER 17
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -4352,11 +4450,226 @@ Errc view(const unsigned char* data, size_t len, bool verify, std::unique_ptr<Fi
 }  // namespace abloom
 #endif  // core/format.cpp
 
-// ---- from core/growth.cpp
+// ---- from core/growing_filter.cpp
 #if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 9 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
-#undef ABLOOM_ENGINE_HEADER  // #include "growth.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "growing_filter.hpp"
 #define ABLOOM_ENGINE_HEADER 12
+#include "abloom_engine.hpp"
+
+#include <algorithm>
+#include <new>
+#include <vector>
+
+namespace abloom {
+namespace {
+
+// Builds stage `i` of `req`: nullptr when it cannot (the limits, or no memory).
+Filter* make_stage(const GrowthRequest& req, uint32_t i, uint64_t capacity, uint64_t seed,
+                   WriterMode mode) noexcept {
+  Plan plan;
+  if (plan_stage(req, i, &plan) != Errc::ok) return nullptr;
+  FilterParams params;
+  params.capacity = capacity;
+  params.target_fpr = req.fpr * stage_fpr_share(i);
+  params.expected_fpr = plan.expected_fpr;
+  try {
+    auto* f = new Filter(plan.shape(seed), params);
+    f->set_writer_mode(mode);
+    return f;
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+}
+
+}  // namespace
+
+GrowingFilter::GrowingFilter(const GrowthRequest& req, uint64_t seed) : req_(req), seed_(seed) {
+  status_ = check_growth(req_);
+  if (status_ != Errc::ok) return;
+  for (uint32_t i = 0; i < kMaxStages; ++i) {
+    if (stage_capacity(req_, i, &capacity_[i]) != Errc::ok) break;  // the rest stay 0
+  }
+  Plan plan;
+  status_ = plan_stage(req_, 0, &plan);
+  if (status_ != Errc::ok) return;
+  Filter* first = make_stage(req_, 0, capacity_[0], seed_, WriterMode::shared);
+  if (first == nullptr) throw std::bad_alloc();
+  slots_[0].store(first, std::memory_order_relaxed);
+  count_.store(1, std::memory_order_release);
+}
+
+GrowingFilter::~GrowingFilter() {
+  for (auto& slot : slots_) delete slot.load(std::memory_order_relaxed);
+}
+
+bool GrowingFilter::test_hash(uint64_t h) const noexcept {
+  for (uint32_t i = stages(); i-- > 0;) {
+    if (stage(i).test_hash(h)) return true;
+  }
+  return false;
+}
+
+bool GrowingFilter::grow(uint32_t n) noexcept {
+  if (count_.load(std::memory_order_acquire) != n) return true;  // someone else did
+  if (n >= kMaxStages || capacity_[n] == 0) {
+    growth_failed_.store(true, std::memory_order_relaxed);
+    return false;
+  }
+  const auto mode = static_cast<WriterMode>(writer_mode_.load(std::memory_order_relaxed));
+  Filter* next = make_stage(req_, n, capacity_[n], seed_, mode);
+  if (next == nullptr) {
+    growth_failed_.store(true, std::memory_order_relaxed);
+    return false;
+  }
+  Filter* expected = nullptr;
+  if (!slots_[n].compare_exchange_strong(expected, next, std::memory_order_acq_rel)) {
+    delete next;  // another thread's stage n is the one
+    return true;
+  }
+  // Only the winner of slot n publishes it, and slot n is only tried once the count is n.
+  count_.store(n + 1, std::memory_order_release);
+  return true;
+}
+
+void GrowingFilter::count_new(uint32_t n, uint64_t fresh) noexcept {
+  if (fresh == 0) return;
+  const uint64_t now = added_[n].fetch_add(fresh, std::memory_order_relaxed) + fresh;
+  if (now >= capacity_[n]) (void)grow(n + 1);
+}
+
+bool GrowingFilter::test_and_add_hash(uint64_t h) noexcept {
+  const uint32_t n = stages();
+  for (uint32_t i = 0; i + 1 < n; ++i) {
+    if (stage(i).test_hash(h)) return true;
+  }
+  Filter& newest = *slots_[n - 1].load(std::memory_order_acquire);
+  if (newest.test_and_add_hash(h)) return true;
+  count_new(n - 1, 1);
+  return false;
+}
+
+uint64_t GrowingFilter::test_many(const uint64_t* hashes, size_t n,
+                                  uint8_t* results) const noexcept {
+  std::fill(results, results + n, uint8_t{0});
+  const uint32_t count = stages();
+  // The keys still unanswered, compacted between stages (indices into `hashes`).
+  constexpr size_t kChunk = 4096;
+  std::vector<uint64_t> pending;
+  std::vector<uint32_t> where;
+  std::vector<uint8_t> found;
+  uint64_t total = 0;
+  for (size_t base = 0; base < n; base += kChunk) {
+    const size_t m = std::min(kChunk, n - base);
+    try {
+      pending.assign(hashes + base, hashes + base + m);
+      where.resize(m);
+      found.resize(m);
+    } catch (const std::bad_alloc&) {
+      // No room to compact: one key at a time, still exact.
+      for (size_t i = 0; i < m; ++i)
+        total += results[base + i] = test_hash(hashes[base + i]) ? 1 : 0;
+      continue;
+    }
+    for (size_t i = 0; i < m; ++i) where[i] = static_cast<uint32_t>(i);
+    size_t left = m;
+    for (uint32_t s = count; s-- > 0 && left > 0;) {
+      stage(s).test_many(pending.data(), left, found.data());
+      size_t keep = 0;
+      for (size_t i = 0; i < left; ++i) {
+        if (found[i]) {
+          results[base + where[i]] = 1;
+          ++total;
+        } else {
+          pending[keep] = pending[i];
+          where[keep] = where[i];
+          ++keep;
+        }
+      }
+      left = keep;
+    }
+  }
+  return total;
+}
+
+uint64_t GrowingFilter::add_many(const uint64_t* hashes, size_t n) noexcept {
+  // A run claims its room in the newest stage before adding (a compare-and-swap on the stage's
+  // count), and gives back what turned out not to be new after: so writers in bulk never take
+  // a stage past its capacity together, and the stage fills to it.
+  constexpr uint64_t kMaxRun = 65536;
+  uint64_t fresh_total = 0;
+  size_t i = 0;
+  while (i < n) {
+    const uint32_t last = stages() - 1;
+    std::atomic<uint64_t>& added = added_[last];
+    uint64_t before = added.load(std::memory_order_relaxed);
+    uint64_t run = 0;
+    for (;;) {
+      const uint64_t room = before < capacity_[last] ? capacity_[last] - before : 0;
+      if (room == 0) break;
+      run = std::min<uint64_t>({room, n - i, kMaxRun});
+      if (added.compare_exchange_weak(before, before + run, std::memory_order_relaxed)) break;
+      run = 0;
+    }
+    if (run == 0) {
+      // Full: the next stage takes the rest; where none can be added, the newest takes it all.
+      if (grow(last + 1) && stages() > last + 1) continue;
+      run = std::min<uint64_t>(n - i, kMaxRun);
+      added.fetch_add(run, std::memory_order_relaxed);
+    }
+    uint64_t fresh = 0;
+    std::vector<uint64_t> rest;
+    std::vector<uint8_t> found;
+    try {
+      if (last > 0) {
+        rest.assign(hashes + i, hashes + i + run);
+        found.resize(run);
+      }
+    } catch (const std::bad_alloc&) {
+      added.fetch_sub(run, std::memory_order_relaxed);
+      for (size_t j = 0; j < run; ++j) fresh += test_and_add_hash(hashes[i + j]) ? 0 : 1;
+      fresh_total += fresh;
+      i += run;
+      continue;  // counted key by key
+    }
+    Filter& newest = *slots_[last].load(std::memory_order_acquire);
+    if (last == 0) {
+      fresh = newest.add_many(hashes + i, run);
+    } else {
+      // Keys an older stage holds are not added again: each older stage's bulk pipeline drops
+      // the ones it holds, then the newest stage takes the rest in bulk.
+      size_t left = run;
+      for (uint32_t s = last; s-- > 0 && left > 0;) {
+        stage(s).test_many(rest.data(), left, found.data());
+        size_t keep = 0;
+        for (size_t j = 0; j < left; ++j) {
+          if (!found[j]) rest[keep++] = rest[j];
+        }
+        left = keep;
+      }
+      fresh = newest.add_many(rest.data(), left);
+    }
+    added.fetch_sub(run - fresh, std::memory_order_relaxed);
+    fresh_total += fresh;
+    i += run;
+  }
+  return fresh_total;
+}
+
+void GrowingFilter::set_writer_mode(WriterMode mode) noexcept {
+  writer_mode_.store(static_cast<uint32_t>(mode), std::memory_order_relaxed);
+  for (uint32_t i = 0; i < stages(); ++i)
+    slots_[i].load(std::memory_order_acquire)->set_writer_mode(mode);
+}
+
+}  // namespace abloom
+#endif  // core/growing_filter.cpp
+
+// ---- from core/growth.cpp
+#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 10 && !defined(ABLOOM_ENGINE_TU_STARTED)
+#define ABLOOM_ENGINE_TU_STARTED
+#undef ABLOOM_ENGINE_HEADER  // #include "growth.hpp"
+#define ABLOOM_ENGINE_HEADER 13
 #include "abloom_engine.hpp"
 
 #include <bit>
@@ -4365,7 +4678,7 @@ Errc view(const unsigned char* data, size_t len, bool verify, std::unique_ptr<Fi
 // Stage targets and capacities go into files (each stage's plan): the same doubles on every
 // machine, so no multiply-add is fused (see there).
 #undef ABLOOM_ENGINE_HEADER  // #include "no_fp_contract.hpp"
-#define ABLOOM_ENGINE_HEADER 16
+#define ABLOOM_ENGINE_HEADER 17
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -4471,10 +4784,10 @@ Errc growth_footprint(const GrowthRequest& req, uint64_t keys, GrowthFootprint* 
 #endif  // core/growth.cpp
 
 // ---- from core/hash.cpp
-#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 10 && !defined(ABLOOM_ENGINE_TU_STARTED)
+#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 11 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 #undef ABLOOM_ENGINE_HEADER  // #include "hash.hpp"
-#define ABLOOM_ENGINE_HEADER 13
+#define ABLOOM_ENGINE_HEADER 14
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -4487,10 +4800,10 @@ uint64_t hash_key_long(uint64_t seed, const void* key, size_t len) noexcept {
 #endif  // core/hash.cpp
 
 // ---- from core/isa.cpp
-#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 11 && !defined(ABLOOM_ENGINE_TU_STARTED)
+#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 12 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 #undef ABLOOM_ENGINE_HEADER  // #include "isa.hpp"
-#define ABLOOM_ENGINE_HEADER 14
+#define ABLOOM_ENGINE_HEADER 15
 #include "abloom_engine.hpp"
 
 #if defined(__x86_64__)
@@ -4595,7 +4908,7 @@ bool isa_parse(const char* text, Isa best, Isa* out) noexcept {
 #endif  // core/isa.cpp
 
 // ---- from core/kernel_dispatch.cpp
-#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 12 && !defined(ABLOOM_ENGINE_TU_STARTED)
+#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 13 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 // Which kernel table the blocked kind's calls use: the table of each instruction set (and the
 // AVX-512 variant per vendor), the choice at first use from the CPU (isa.cpp) and ABLOOM_ISA, and
@@ -4613,7 +4926,7 @@ bool isa_parse(const char* text, Isa best, Isa* out) noexcept {
 #define ABLOOM_ENGINE_HEADER 8
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "isa.hpp"
-#define ABLOOM_ENGINE_HEADER 14
+#define ABLOOM_ENGINE_HEADER 15
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -4796,7 +5109,7 @@ Errc isa_force(Isa isa) noexcept {
 #endif  // core/kernel_dispatch.cpp
 
 // ---- from core/platform_posix.cpp
-#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 13 && !defined(ABLOOM_ENGINE_TU_STARTED)
+#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 14 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 // The POSIX side of platform.hpp: Linux (glibc and musl), macOS and the BSDs. Windows has
 // platform_win32.cpp; this file compiles to nothing there.
@@ -4814,7 +5127,7 @@ Errc isa_force(Isa isa) noexcept {
 #include <vector>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "platform.hpp"
-#define ABLOOM_ENGINE_HEADER 17
+#define ABLOOM_ENGINE_HEADER 18
 #include "abloom_engine.hpp"
 
 // Which calls exist. ABLOOM_PORTABLE_PLATFORM turns every one off (platform.hpp).
@@ -5099,7 +5412,7 @@ void unmap_zeroed(void* p, size_t bytes) noexcept { ::munmap(p, bytes); }
 #endif  // core/platform_posix.cpp
 
 // ---- from core/platform_win32.cpp
-#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 14 && !defined(ABLOOM_ENGINE_TU_STARTED)
+#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 15 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 // The Windows side of platform.hpp (Windows 10 and later, x86-64 and arm64). POSIX systems have
 // platform_posix.cpp; this file compiles to nothing there.
@@ -5139,7 +5452,7 @@ void unmap_zeroed(void* p, size_t bytes) noexcept { ::munmap(p, bytes); }
 #include <vector>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "platform.hpp"
-#define ABLOOM_ENGINE_HEADER 17
+#define ABLOOM_ENGINE_HEADER 18
 #include "abloom_engine.hpp"
 
 namespace abloom::platform {
@@ -5637,10 +5950,10 @@ void unmap_zeroed(void* p, size_t bytes) noexcept {
 #endif  // core/platform_win32.cpp
 
 // ---- from core/sizing.cpp
-#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 15 && !defined(ABLOOM_ENGINE_TU_STARTED)
+#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 16 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 #undef ABLOOM_ENGINE_HEADER  // #include "sizing.hpp"
-#define ABLOOM_ENGINE_HEADER 18
+#define ABLOOM_ENGINE_HEADER 19
 #include "abloom_engine.hpp"
 
 #include <array>
@@ -5656,7 +5969,7 @@ void unmap_zeroed(void* p, size_t bytes) noexcept {
 #define ABLOOM_ENGINE_HEADER 7
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "no_fp_contract.hpp"
-#define ABLOOM_ENGINE_HEADER 16
+#define ABLOOM_ENGINE_HEADER 17
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -6062,7 +6375,7 @@ Layout default_layout(const SizingRequest& req) noexcept {
 #endif  // core/sizing.cpp
 
 // ---- from capi/abloom_capi.cpp
-#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 16 && !defined(ABLOOM_ENGINE_TU_STARTED)
+#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 17 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 // The thin extern "C" layer: checks every argument, maps core errors to ABLOOM_ERR_* codes and
 // keeps every exception on this side of the ABI.
@@ -6086,10 +6399,10 @@ Layout default_layout(const SizingRequest& req) noexcept {
 #define ABLOOM_ENGINE_HEADER 11
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "isa.hpp"
-#define ABLOOM_ENGINE_HEADER 14
+#define ABLOOM_ENGINE_HEADER 15
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "sizing.hpp"
-#define ABLOOM_ENGINE_HEADER 18
+#define ABLOOM_ENGINE_HEADER 19
 #include "abloom_engine.hpp"
 
 // The handle the C API hands out; C sees only the incomplete type.

@@ -1,0 +1,208 @@
+#include "growing_filter.hpp"
+
+#include <algorithm>
+#include <new>
+#include <vector>
+
+namespace abloom {
+namespace {
+
+// Builds stage `i` of `req`: nullptr when it cannot (the limits, or no memory).
+Filter* make_stage(const GrowthRequest& req, uint32_t i, uint64_t capacity, uint64_t seed,
+                   WriterMode mode) noexcept {
+  Plan plan;
+  if (plan_stage(req, i, &plan) != Errc::ok) return nullptr;
+  FilterParams params;
+  params.capacity = capacity;
+  params.target_fpr = req.fpr * stage_fpr_share(i);
+  params.expected_fpr = plan.expected_fpr;
+  try {
+    auto* f = new Filter(plan.shape(seed), params);
+    f->set_writer_mode(mode);
+    return f;
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+}
+
+}  // namespace
+
+GrowingFilter::GrowingFilter(const GrowthRequest& req, uint64_t seed) : req_(req), seed_(seed) {
+  status_ = check_growth(req_);
+  if (status_ != Errc::ok) return;
+  for (uint32_t i = 0; i < kMaxStages; ++i) {
+    if (stage_capacity(req_, i, &capacity_[i]) != Errc::ok) break;  // the rest stay 0
+  }
+  Plan plan;
+  status_ = plan_stage(req_, 0, &plan);
+  if (status_ != Errc::ok) return;
+  Filter* first = make_stage(req_, 0, capacity_[0], seed_, WriterMode::shared);
+  if (first == nullptr) throw std::bad_alloc();
+  slots_[0].store(first, std::memory_order_relaxed);
+  count_.store(1, std::memory_order_release);
+}
+
+GrowingFilter::~GrowingFilter() {
+  for (auto& slot : slots_) delete slot.load(std::memory_order_relaxed);
+}
+
+bool GrowingFilter::test_hash(uint64_t h) const noexcept {
+  for (uint32_t i = stages(); i-- > 0;) {
+    if (stage(i).test_hash(h)) return true;
+  }
+  return false;
+}
+
+bool GrowingFilter::grow(uint32_t n) noexcept {
+  if (count_.load(std::memory_order_acquire) != n) return true;  // someone else did
+  if (n >= kMaxStages || capacity_[n] == 0) {
+    growth_failed_.store(true, std::memory_order_relaxed);
+    return false;
+  }
+  const auto mode = static_cast<WriterMode>(writer_mode_.load(std::memory_order_relaxed));
+  Filter* next = make_stage(req_, n, capacity_[n], seed_, mode);
+  if (next == nullptr) {
+    growth_failed_.store(true, std::memory_order_relaxed);
+    return false;
+  }
+  Filter* expected = nullptr;
+  if (!slots_[n].compare_exchange_strong(expected, next, std::memory_order_acq_rel)) {
+    delete next;  // another thread's stage n is the one
+    return true;
+  }
+  // Only the winner of slot n publishes it, and slot n is only tried once the count is n.
+  count_.store(n + 1, std::memory_order_release);
+  return true;
+}
+
+void GrowingFilter::count_new(uint32_t n, uint64_t fresh) noexcept {
+  if (fresh == 0) return;
+  const uint64_t now = added_[n].fetch_add(fresh, std::memory_order_relaxed) + fresh;
+  if (now >= capacity_[n]) (void)grow(n + 1);
+}
+
+bool GrowingFilter::test_and_add_hash(uint64_t h) noexcept {
+  const uint32_t n = stages();
+  for (uint32_t i = 0; i + 1 < n; ++i) {
+    if (stage(i).test_hash(h)) return true;
+  }
+  Filter& newest = *slots_[n - 1].load(std::memory_order_acquire);
+  if (newest.test_and_add_hash(h)) return true;
+  count_new(n - 1, 1);
+  return false;
+}
+
+uint64_t GrowingFilter::test_many(const uint64_t* hashes, size_t n,
+                                  uint8_t* results) const noexcept {
+  std::fill(results, results + n, uint8_t{0});
+  const uint32_t count = stages();
+  // The keys still unanswered, compacted between stages (indices into `hashes`).
+  constexpr size_t kChunk = 4096;
+  std::vector<uint64_t> pending;
+  std::vector<uint32_t> where;
+  std::vector<uint8_t> found;
+  uint64_t total = 0;
+  for (size_t base = 0; base < n; base += kChunk) {
+    const size_t m = std::min(kChunk, n - base);
+    try {
+      pending.assign(hashes + base, hashes + base + m);
+      where.resize(m);
+      found.resize(m);
+    } catch (const std::bad_alloc&) {
+      // No room to compact: one key at a time, still exact.
+      for (size_t i = 0; i < m; ++i)
+        total += results[base + i] = test_hash(hashes[base + i]) ? 1 : 0;
+      continue;
+    }
+    for (size_t i = 0; i < m; ++i) where[i] = static_cast<uint32_t>(i);
+    size_t left = m;
+    for (uint32_t s = count; s-- > 0 && left > 0;) {
+      stage(s).test_many(pending.data(), left, found.data());
+      size_t keep = 0;
+      for (size_t i = 0; i < left; ++i) {
+        if (found[i]) {
+          results[base + where[i]] = 1;
+          ++total;
+        } else {
+          pending[keep] = pending[i];
+          where[keep] = where[i];
+          ++keep;
+        }
+      }
+      left = keep;
+    }
+  }
+  return total;
+}
+
+uint64_t GrowingFilter::add_many(const uint64_t* hashes, size_t n) noexcept {
+  // A run claims its room in the newest stage before adding (a compare-and-swap on the stage's
+  // count), and gives back what turned out not to be new after: so writers in bulk never take
+  // a stage past its capacity together, and the stage fills to it.
+  constexpr uint64_t kMaxRun = 65536;
+  uint64_t fresh_total = 0;
+  size_t i = 0;
+  while (i < n) {
+    const uint32_t last = stages() - 1;
+    std::atomic<uint64_t>& added = added_[last];
+    uint64_t before = added.load(std::memory_order_relaxed);
+    uint64_t run = 0;
+    for (;;) {
+      const uint64_t room = before < capacity_[last] ? capacity_[last] - before : 0;
+      if (room == 0) break;
+      run = std::min<uint64_t>({room, n - i, kMaxRun});
+      if (added.compare_exchange_weak(before, before + run, std::memory_order_relaxed)) break;
+      run = 0;
+    }
+    if (run == 0) {
+      // Full: the next stage takes the rest; where none can be added, the newest takes it all.
+      if (grow(last + 1) && stages() > last + 1) continue;
+      run = std::min<uint64_t>(n - i, kMaxRun);
+      added.fetch_add(run, std::memory_order_relaxed);
+    }
+    uint64_t fresh = 0;
+    std::vector<uint64_t> rest;
+    std::vector<uint8_t> found;
+    try {
+      if (last > 0) {
+        rest.assign(hashes + i, hashes + i + run);
+        found.resize(run);
+      }
+    } catch (const std::bad_alloc&) {
+      added.fetch_sub(run, std::memory_order_relaxed);
+      for (size_t j = 0; j < run; ++j) fresh += test_and_add_hash(hashes[i + j]) ? 0 : 1;
+      fresh_total += fresh;
+      i += run;
+      continue;  // counted key by key
+    }
+    Filter& newest = *slots_[last].load(std::memory_order_acquire);
+    if (last == 0) {
+      fresh = newest.add_many(hashes + i, run);
+    } else {
+      // Keys an older stage holds are not added again: each older stage's bulk pipeline drops
+      // the ones it holds, then the newest stage takes the rest in bulk.
+      size_t left = run;
+      for (uint32_t s = last; s-- > 0 && left > 0;) {
+        stage(s).test_many(rest.data(), left, found.data());
+        size_t keep = 0;
+        for (size_t j = 0; j < left; ++j) {
+          if (!found[j]) rest[keep++] = rest[j];
+        }
+        left = keep;
+      }
+      fresh = newest.add_many(rest.data(), left);
+    }
+    added.fetch_sub(run - fresh, std::memory_order_relaxed);
+    fresh_total += fresh;
+    i += run;
+  }
+  return fresh_total;
+}
+
+void GrowingFilter::set_writer_mode(WriterMode mode) noexcept {
+  writer_mode_.store(static_cast<uint32_t>(mode), std::memory_order_relaxed);
+  for (uint32_t i = 0; i < stages(); ++i)
+    slots_[i].load(std::memory_order_acquire)->set_writer_mode(mode);
+}
+
+}  // namespace abloom

@@ -1,0 +1,88 @@
+// A growing filter: a chain of ordinary filters (stages) that needs no capacity up front. Stage i
+// has the capacity and the FPR target that core/growth.hpp gives it; a new stage is appended when
+// the newest one's count of new keys reaches its capacity, so the chain's FPR stays below the
+// target at any count (the bound is in growth.hpp).
+//
+// Concurrency, as for one Filter: any number of threads add and test at once, lock-free. The
+// stages live in a fixed table of atomic pointers, published in order by an atomic count; a stage,
+// once published, stays until the filter is destroyed (so a reader never meets a freed one). The
+// thread whose add fills the newest stage, and any that see it full, try to append the next: the
+// one whose compare-and-swap on that slot wins publishes it, the others free theirs. A key's bits
+// go into the newest stage a thread saw; a stage may end a few keys over its capacity with many
+// writers (each counts its own new keys). No false negative: a test probes every published stage.
+//
+// All stages hash with the same seed: one hash per key, whatever the number of stages.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "errc.hpp"
+#include "filter.hpp"
+#include "growth.hpp"
+
+namespace abloom {
+
+class GrowingFilter {
+ public:
+  // Stage 0 is built at once: throws std::bad_alloc; a bad request leaves status() != ok.
+  GrowingFilter(const GrowthRequest& req, uint64_t seed);
+  ~GrowingFilter();
+  GrowingFilter(const GrowingFilter&) = delete;
+  GrowingFilter& operator=(const GrowingFilter&) = delete;
+
+  // Errc::ok when the request was valid and stage 0 was planned; the other members are usable
+  // only then (the C layer checks it before handing the filter out).
+  Errc status() const noexcept { return status_; }
+  const GrowthRequest& request() const noexcept { return req_; }
+  uint64_t seed() const noexcept { return seed_; }
+
+  uint32_t stages() const noexcept { return count_.load(std::memory_order_acquire); }
+  const Filter& stage(uint32_t i) const noexcept {
+    return *slots_[i].load(std::memory_order_acquire);
+  }
+  // Keys counted as new in stage i (its fill, for the estimates and the next stage's start).
+  uint64_t stage_keys(uint32_t i) const noexcept {
+    return added_[i].load(std::memory_order_relaxed);
+  }
+  // Whether the chain could not append a stage when it had to (the limits, or no memory): the
+  // newest stage then takes every key, past its capacity, and the FPR is no longer held.
+  bool growth_failed() const noexcept { return growth_failed_.load(std::memory_order_relaxed); }
+
+  uint64_t hash(const void* key, size_t len) const noexcept { return hash_key(seed_, key, len); }
+
+  // Newest stage first: most keys of a grown filter are in its last stages.
+  bool test_hash(uint64_t h) const noexcept;
+  // Adds h unless some stage holds it; returns whether it was present (as Filter's).
+  bool test_and_add_hash(uint64_t h) noexcept;
+  void add_hash(uint64_t h) noexcept { (void)test_and_add_hash(h); }
+
+  // Bulk, over hashes: results[i] = 1 when key i is present. Each stage's bulk pipeline probes the
+  // keys no newer stage has found. Returns the number found.
+  uint64_t test_many(const uint64_t* hashes, size_t n, uint8_t* results) const noexcept;
+  // Adds every key no stage holds into the newest stage, in runs no longer than its room, so
+  // that a stage fills to its capacity and the next takes the rest. Returns the new keys.
+  uint64_t add_many(const uint64_t* hashes, size_t n) noexcept;
+
+  void set_writer_mode(WriterMode mode) noexcept;
+
+ private:
+  // Appends stage `n` if the chain still has n stages; false when it cannot.
+  bool grow(uint32_t n) noexcept;
+  // Counts `fresh` new keys into stage n, growing when that fills it.
+  void count_new(uint32_t n, uint64_t fresh) noexcept;
+
+  GrowthRequest req_;
+  uint64_t seed_;
+  Errc status_ = Errc::ok;
+  std::array<std::atomic<Filter*>, kMaxStages> slots_{};
+  std::array<uint64_t, kMaxStages> capacity_{};  // from the request, at construction (0: none)
+  std::array<std::atomic<uint64_t>, kMaxStages> added_{};
+  std::atomic<uint32_t> count_{0};
+  std::atomic<bool> growth_failed_{false};
+  std::atomic<uint32_t> writer_mode_{static_cast<uint32_t>(WriterMode::shared)};
+};
+
+}  // namespace abloom
