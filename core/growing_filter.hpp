@@ -66,7 +66,28 @@ class GrowingFilter {
   // that a stage fills to its capacity and the next takes the rest. Returns the new keys.
   uint64_t add_many(const uint64_t* hashes, size_t n) noexcept;
 
+  // Bulk over keys (arrays, packed or fixed-length: KeySource), hashed once in chunks with the
+  // filter's seed, then as the hashes above. Keys of `keys.hashes` form go straight through.
+  uint64_t test_many(const KeySource& keys, size_t n, uint8_t* results) const noexcept;
+  uint64_t add_many(const KeySource& keys, size_t n) noexcept;
+
   void set_writer_mode(WriterMode mode) noexcept;
+
+  // Union, stage by stage: both chains made with the same request and seed (else
+  // Errc::mismatch and nothing changes); this chain first grows to the other's stage count (a
+  // stage's shape is a function of the request), then each stage takes the other's bits and
+  // counts. Not safe against concurrent growth of `other`. Errc::range when this chain cannot
+  // grow that far (no memory).
+  Errc union_with(const GrowingFilter& other) noexcept;
+  // Same request, seed and stages, with the same bits in each.
+  bool equals(const GrowingFilter& other) const noexcept;
+  // Same request and seed (what union_with needs).
+  bool same_options(const GrowingFilter& other) const noexcept;
+
+  // Estimates: the keys in all stages (each stage's estimate from its fill), and the chain's
+  // FPR now, 1 - prod(1 - each stage's estimated FPR).
+  double estimate_count() const noexcept;
+  double estimate_fpr() const noexcept;
 
  private:
   // Appends stage `n` if the chain still has n stages; false when it cannot.

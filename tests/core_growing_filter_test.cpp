@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -125,6 +126,60 @@ TEST(GrowingFilter, StopsGrowingAtTheLimitsWithoutLosingKeys) {
   EXPECT_TRUE(f.growth_failed());
   EXPECT_GT(f.stage_keys(kMaxStages - 1), uint64_t{kMaxStages});  // the last took the rest
   for (uint64_t h : k) ASSERT_TRUE(f.test_hash(h));
+}
+
+TEST(GrowingFilter, KeysInBulkAsTheirHashes) {
+  GrowingFilter by_keys(request(300, 0.01), 21), by_hashes(request(300, 0.01), 21);
+  std::vector<std::string> text;
+  for (int i = 0; i < 20'000; ++i) text.push_back("key-" + std::to_string(i));
+  std::vector<const void*> ptrs;
+  std::vector<size_t> lens;
+  std::vector<uint64_t> hashes;
+  for (const auto& t : text) {
+    ptrs.push_back(t.data());
+    lens.push_back(t.size());
+    hashes.push_back(by_keys.hash(t.data(), t.size()));
+  }
+  const KeySource src = KeySource::of_arrays(ptrs.data(), lens.data());
+  EXPECT_EQ(by_keys.add_many(src, text.size()), by_hashes.add_many(hashes.data(), hashes.size()));
+  EXPECT_TRUE(by_keys.equals(by_hashes));
+  EXPECT_GT(by_keys.stages(), 5u);
+  std::vector<uint8_t> found(text.size());
+  EXPECT_EQ(by_keys.test_many(src, text.size(), found.data()), text.size());
+}
+
+TEST(GrowingFilter, UnionStageByStage) {
+  GrowingFilter a(request(1000, 0.01), 5), b(request(1000, 0.01), 5);
+  const auto ka = keys(0, 3'000), kb = keys(1ULL << 36, 60'000);
+  a.add_many(ka.data(), ka.size());
+  b.add_many(kb.data(), kb.size());
+  ASSERT_LT(a.stages(), b.stages());
+  const double before = a.estimate_count();
+  ASSERT_EQ(a.union_with(b), Errc::ok);
+  EXPECT_EQ(a.stages(), b.stages());  // grown to the other's stages first
+  for (uint64_t h : ka) ASSERT_TRUE(a.test_hash(h));
+  for (uint64_t h : kb) ASSERT_TRUE(a.test_hash(h));
+  EXPECT_GT(a.estimate_count(), before);
+  // Other options: refused, nothing changed.
+  GrowingFilter other_seed(request(1000, 0.01), 6), other_fpr(request(1000, 0.02), 5),
+      other_capacity(request(999, 0.01), 5);
+  for (GrowingFilter* o : {&other_seed, &other_fpr, &other_capacity}) {
+    const uint32_t stages = a.stages();
+    EXPECT_EQ(a.union_with(*o), Errc::mismatch);
+    EXPECT_EQ(a.stages(), stages);
+    EXPECT_FALSE(a.equals(*o));
+  }
+}
+
+TEST(GrowingFilter, EstimatesFollowTheKeys) {
+  GrowingFilter f(request(1000, 0.01), 5);
+  EXPECT_EQ(f.estimate_count(), 0.0);
+  EXPECT_EQ(f.estimate_fpr(), 0.0);
+  const auto k = keys(0, 100'000);
+  f.add_many(k.data(), k.size());
+  EXPECT_NEAR(f.estimate_count(), 100'000.0, 3'000.0);
+  EXPECT_GT(f.estimate_fpr(), 0.001);
+  EXPECT_LT(f.estimate_fpr(), 0.01);
 }
 
 // Eight threads grow one filter from its first stage: half add key by key, half in bulk, while

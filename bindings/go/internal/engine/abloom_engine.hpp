@@ -1821,7 +1821,28 @@ class GrowingFilter {
   // that a stage fills to its capacity and the next takes the rest. Returns the new keys.
   uint64_t add_many(const uint64_t* hashes, size_t n) noexcept;
 
+  // Bulk over keys (arrays, packed or fixed-length: KeySource), hashed once in chunks with the
+  // filter's seed, then as the hashes above. Keys of `keys.hashes` form go straight through.
+  uint64_t test_many(const KeySource& keys, size_t n, uint8_t* results) const noexcept;
+  uint64_t add_many(const KeySource& keys, size_t n) noexcept;
+
   void set_writer_mode(WriterMode mode) noexcept;
+
+  // Union, stage by stage: both chains made with the same request and seed (else
+  // Errc::mismatch and nothing changes); this chain first grows to the other's stage count (a
+  // stage's shape is a function of the request), then each stage takes the other's bits and
+  // counts. Not safe against concurrent growth of `other`. Errc::range when this chain cannot
+  // grow that far (no memory).
+  Errc union_with(const GrowingFilter& other) noexcept;
+  // Same request, seed and stages, with the same bits in each.
+  bool equals(const GrowingFilter& other) const noexcept;
+  // Same request and seed (what union_with needs).
+  bool same_options(const GrowingFilter& other) const noexcept;
+
+  // Estimates: the keys in all stages (each stage's estimate from its fill), and the chain's
+  // FPR now, 1 - prod(1 - each stage's estimated FPR).
+  double estimate_count() const noexcept;
+  double estimate_fpr() const noexcept;
 
  private:
   // Appends stage `n` if the chain still has n stages; false when it cannot.
@@ -4458,6 +4479,7 @@ Errc view(const unsigned char* data, size_t len, bool verify, std::unique_ptr<Fi
 #include "abloom_engine.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <new>
 #include <vector>
 
@@ -4660,6 +4682,103 @@ void GrowingFilter::set_writer_mode(WriterMode mode) noexcept {
   writer_mode_.store(static_cast<uint32_t>(mode), std::memory_order_relaxed);
   for (uint32_t i = 0; i < stages(); ++i)
     slots_[i].load(std::memory_order_acquire)->set_writer_mode(mode);
+}
+
+namespace {
+
+// Runs fn(hashes, m, offset) over the keys' hashes, kChunk at a time (for_each_form: one switch
+// on the keys' form per call). False, having run nothing, when there is no room for a chunk.
+template <class Fn>
+bool for_hash_chunks(const KeySource& keys, size_t n, uint64_t seed, Fn&& fn) noexcept {
+  constexpr size_t kChunk = 4096;
+  std::vector<uint64_t> h;
+  try {
+    h.resize(std::min(n, kChunk));
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
+  for_each_form(keys, seed, [&](auto hash_at) {
+    for (size_t base = 0; base < n; base += kChunk) {
+      const size_t m = std::min(kChunk, n - base);
+      for (size_t i = 0; i < m; ++i) h[i] = hash_at(base + i);
+      fn(h.data(), m, base);
+    }
+  });
+  return true;
+}
+
+// The hash of key i alone (the no-memory paths).
+uint64_t hash_one(const KeySource& keys, size_t i, uint64_t seed) noexcept {
+  return for_each_form(keys, seed, [i](auto hash_at) { return hash_at(i); });
+}
+
+}  // namespace
+
+uint64_t GrowingFilter::test_many(const KeySource& keys, size_t n,
+                                  uint8_t* results) const noexcept {
+  if (keys.form == KeySource::Form::hashes) return test_many(keys.hashes, n, results);
+  uint64_t found = 0;
+  const bool ok = for_hash_chunks(keys, n, seed_, [&](const uint64_t* h, size_t m, size_t base) {
+    found += test_many(h, m, results + base);
+  });
+  if (!ok) {  // no room for a chunk of hashes: one key at a time, still exact
+    for (size_t i = 0; i < n; ++i)
+      found += results[i] = test_hash(hash_one(keys, i, seed_)) ? 1 : 0;
+  }
+  return found;
+}
+
+uint64_t GrowingFilter::add_many(const KeySource& keys, size_t n) noexcept {
+  if (keys.form == KeySource::Form::hashes) return add_many(keys.hashes, n);
+  uint64_t fresh = 0;
+  const bool ok = for_hash_chunks(
+      keys, n, seed_, [&](const uint64_t* h, size_t m, size_t) { fresh += add_many(h, m); });
+  if (!ok) {
+    for (size_t i = 0; i < n; ++i) fresh += test_and_add_hash(hash_one(keys, i, seed_)) ? 0 : 1;
+  }
+  return fresh;
+}
+
+bool GrowingFilter::same_options(const GrowingFilter& other) const noexcept {
+  const GrowthRequest& a = req_;
+  const GrowthRequest& b = other.req_;
+  return seed_ == other.seed_ && a.kind == b.kind && a.layout_auto == b.layout_auto &&
+         (a.layout_auto || a.layout == b.layout) && capacity_ == other.capacity_ &&
+         std::bit_cast<uint64_t>(a.fpr) == std::bit_cast<uint64_t>(b.fpr) && a.shards == b.shards;
+}
+
+Errc GrowingFilter::union_with(const GrowingFilter& other) noexcept {
+  if (!same_options(other)) return Errc::mismatch;
+  const uint32_t theirs = other.stages();
+  while (stages() < theirs) {
+    if (!grow(stages())) return Errc::range;
+  }
+  for (uint32_t i = 0; i < theirs; ++i) {
+    Filter& mine = *slots_[i].load(std::memory_order_acquire);
+    if (Errc e = mine.union_with(other.stage(i)); e != Errc::ok) return e;  // same shapes: ok
+    added_[i].fetch_add(other.stage_keys(i), std::memory_order_relaxed);
+  }
+  return Errc::ok;
+}
+
+bool GrowingFilter::equals(const GrowingFilter& other) const noexcept {
+  if (!same_options(other) || stages() != other.stages()) return false;
+  for (uint32_t i = 0; i < stages(); ++i) {
+    if (!stage(i).equals(other.stage(i))) return false;
+  }
+  return true;
+}
+
+double GrowingFilter::estimate_count() const noexcept {
+  double sum = 0;
+  for (uint32_t i = 0; i < stages(); ++i) sum += stage(i).estimate_count();
+  return sum;
+}
+
+double GrowingFilter::estimate_fpr() const noexcept {
+  double none = 1;
+  for (uint32_t i = 0; i < stages(); ++i) none *= 1 - stage(i).estimate_fpr();
+  return 1 - none;
 }
 
 }  // namespace abloom
