@@ -9,7 +9,6 @@ namespace abloom {
 namespace {
 
 // Header offsets (docs/FORMAT.md).
-constexpr unsigned char kMagic[8] = {0x89, 'A', 'B', 'L', 'O', 'O', 'M', '\n'};
 enum Offset : size_t {
   kOffMagic = 0,
   kOffVersion = 8,
@@ -35,19 +34,6 @@ enum Offset : size_t {
 static_assert(kOffHeaderChecksum + 8 == kHeaderBytes);
 static_assert(kHeaderBytes % kCacheLine == 0, "the body must start 64-byte aligned");
 
-uint32_t get32(const unsigned char* p) noexcept {
-  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
-         static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
-}
-uint64_t get64(const unsigned char* p) noexcept {
-  return static_cast<uint64_t>(get32(p)) | static_cast<uint64_t>(get32(p + 4)) << 32;
-}
-void put32(unsigned char* p, uint32_t v) noexcept {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
-}
-void put64(unsigned char* p, uint64_t v) noexcept {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
-}
 uint64_t header_checksum(const unsigned char* h) noexcept {
   return XXH3_64bits(h, kOffHeaderChecksum);
 }
@@ -91,7 +77,7 @@ Header header_for(const Filter& filter) noexcept {
 
 void encode_header(const Header& header, unsigned char* out) noexcept {
   std::memset(out, 0, kHeaderBytes);
-  std::memcpy(out + kOffMagic, kMagic, sizeof kMagic);
+  std::memcpy(out + kOffMagic, kFormatMagic, sizeof kFormatMagic);
   put32(out + kOffVersion, kFormatVersion);
   put32(out + kOffHeaderSize, kHeaderBytes);
   put32(out + kOffKind, static_cast<uint32_t>(header.shape.kind));
@@ -123,7 +109,7 @@ void serialize_into(const Filter& filter, unsigned char* out) noexcept {
 
 Errc parse_header(const unsigned char* d, size_t len, Header* out) noexcept {
   if (len < kHeaderBytes) return Errc::truncated;
-  if (std::memcmp(d + kOffMagic, kMagic, sizeof kMagic) != 0) return Errc::bad_magic;
+  if (std::memcmp(d + kOffMagic, kFormatMagic, sizeof kFormatMagic) != 0) return Errc::bad_magic;
   if (get32(d + kOffVersion) != kFormatVersion) return Errc::version;
   if (get32(d + kOffHeaderSize) != kHeaderBytes) return Errc::corrupt;
   if (get64(d + kOffHeaderChecksum) != header_checksum(d)) return Errc::corrupt;

@@ -14,6 +14,8 @@
 namespace abloom {
 
 inline constexpr size_t kHeaderBytes = 128;
+// The first 8 bytes of every abloom file or buffer (docs/FORMAT.md).
+inline constexpr unsigned char kFormatMagic[8] = {0x89, 'A', 'B', 'L', 'O', 'O', 'M', '\n'};
 inline constexpr uint32_t kFormatVersion = 1;
 // Layout ids: Layout's values (layout.hpp): 1 = distinct (format version 1's first), 2 = split.
 inline constexpr uint32_t kHashXxh3 = 1;  // XXH3-64 with the filter's seed
@@ -31,6 +33,21 @@ struct Header {
 };
 
 uint64_t serialized_size(const Shape& shape) noexcept;
+
+// Little-endian fields of the headers, whatever the host.
+inline uint32_t get32(const unsigned char* p) noexcept {
+  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
+         static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
+}
+inline uint64_t get64(const unsigned char* p) noexcept {
+  return static_cast<uint64_t>(get32(p)) | static_cast<uint64_t>(get32(p + 4)) << 32;
+}
+inline void put32(unsigned char* p, uint32_t v) noexcept {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+inline void put64(unsigned char* p, uint64_t v) noexcept {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
 
 // A word as stored: little-endian whatever the host.
 inline uint64_t to_le(uint64_t v) noexcept {

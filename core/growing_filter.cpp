@@ -43,6 +43,24 @@ GrowingFilter::GrowingFilter(const GrowthRequest& req, uint64_t seed) : req_(req
   count_.store(1, std::memory_order_release);
 }
 
+GrowingFilter::GrowingFilter(const GrowthRequest& req, uint64_t seed,
+                             std::vector<std::unique_ptr<Filter>> stages,
+                             const std::vector<uint64_t>& keys, bool growth_failed)
+    : req_(req), seed_(seed) {
+  status_ = check_growth(req_);
+  if (status_ != Errc::ok) return;
+  for (uint32_t i = 0; i < kMaxStages; ++i) {
+    if (stage_capacity(req_, i, &capacity_[i]) != Errc::ok) break;
+  }
+  const auto n = static_cast<uint32_t>(std::min<size_t>(stages.size(), kMaxStages));
+  for (uint32_t i = 0; i < n; ++i) {
+    slots_[i].store(stages[i].release(), std::memory_order_relaxed);
+    added_[i].store(i < keys.size() ? keys[i] : 0, std::memory_order_relaxed);
+  }
+  growth_failed_.store(growth_failed, std::memory_order_relaxed);
+  count_.store(n, std::memory_order_release);
+}
+
 GrowingFilter::~GrowingFilter() {
   for (auto& slot : slots_) delete slot.load(std::memory_order_relaxed);
 }

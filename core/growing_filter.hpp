@@ -18,6 +18,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "errc.hpp"
 #include "filter.hpp"
@@ -29,6 +30,11 @@ class GrowingFilter {
  public:
   // Stage 0 is built at once: throws std::bad_alloc; a bad request leaves status() != ok.
   GrowingFilter(const GrowthRequest& req, uint64_t seed);
+  // A chain of existing stages (deserialized ones): stages[i] must be stage i of `req`, which
+  // the caller has checked, and keys[i] its count of new keys. status() is check_growth's.
+  GrowingFilter(const GrowthRequest& req, uint64_t seed,
+                std::vector<std::unique_ptr<Filter>> stages, const std::vector<uint64_t>& keys,
+                bool growth_failed);
   ~GrowingFilter();
   GrowingFilter(const GrowingFilter&) = delete;
   GrowingFilter& operator=(const GrowingFilter&) = delete;

@@ -24,7 +24,7 @@
 #include <utility>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "platform.hpp"
-#define ABLOOM_ENGINE_HEADER 18
+#define ABLOOM_ENGINE_HEADER 19
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -194,7 +194,7 @@ struct ExclusiveWriter {
 #define ABLOOM_ENGINE_HEADER 4
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout.hpp"
-#define ABLOOM_ENGINE_HEADER 16
+#define ABLOOM_ENGINE_HEADER 17
 #include "abloom_engine.hpp"
 
 #define ABLOOM_REPEATS_FN ABLOOM_AVX512_FN
@@ -481,13 +481,13 @@ inline constexpr BlockedKernels kAvx512PackedKernels[kLayouts] = {
 #define ABLOOM_ENGINE_HEADER 8
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "hash.hpp"
-#define ABLOOM_ENGINE_HEADER 14
-#include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "isa.hpp"
 #define ABLOOM_ENGINE_HEADER 15
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "layout.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "isa.hpp"
 #define ABLOOM_ENGINE_HEADER 16
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "layout.hpp"
+#define ABLOOM_ENGINE_HEADER 17
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -830,7 +830,7 @@ extern const BlockedKernels kBlockedNeon[kLayouts];
 #define ABLOOM_ENGINE_HEADER 4
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "hash.hpp"
-#define ABLOOM_ENGINE_HEADER 14
+#define ABLOOM_ENGINE_HEADER 15
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -1125,7 +1125,7 @@ ABLOOM_REPEATS_FN inline __m256i repeats16(__m256i v) noexcept {
 #include <cstdint>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "no_fp_contract.hpp"
-#define ABLOOM_ENGINE_HEADER 17
+#define ABLOOM_ENGINE_HEADER 18
 #include "abloom_engine.hpp"
 
 namespace abloom::dd {
@@ -1430,13 +1430,13 @@ Errc seal_file(const char* path);
 #define ABLOOM_ENGINE_HEADER 8
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "hash.hpp"
-#define ABLOOM_ENGINE_HEADER 14
+#define ABLOOM_ENGINE_HEADER 15
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout.hpp"
-#define ABLOOM_ENGINE_HEADER 16
+#define ABLOOM_ENGINE_HEADER 17
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "sizing.hpp"
-#define ABLOOM_ENGINE_HEADER 19
+#define ABLOOM_ENGINE_HEADER 20
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -1644,6 +1644,8 @@ class Filter {
 namespace abloom {
 
 inline constexpr size_t kHeaderBytes = 128;
+// The first 8 bytes of every abloom file or buffer (docs/FORMAT.md).
+inline constexpr unsigned char kFormatMagic[8] = {0x89, 'A', 'B', 'L', 'O', 'O', 'M', '\n'};
 inline constexpr uint32_t kFormatVersion = 1;
 // Layout ids: Layout's values (layout.hpp): 1 = distinct (format version 1's first), 2 = split.
 inline constexpr uint32_t kHashXxh3 = 1;  // XXH3-64 with the filter's seed
@@ -1661,6 +1663,21 @@ struct Header {
 };
 
 uint64_t serialized_size(const Shape& shape) noexcept;
+
+// Little-endian fields of the headers, whatever the host.
+inline uint32_t get32(const unsigned char* p) noexcept {
+  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
+         static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
+}
+inline uint64_t get64(const unsigned char* p) noexcept {
+  return static_cast<uint64_t>(get32(p)) | static_cast<uint64_t>(get32(p + 4)) << 32;
+}
+inline void put32(unsigned char* p, uint32_t v) noexcept {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+inline void put64(unsigned char* p, uint64_t v) noexcept {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
 
 // A word as stored: little-endian whatever the host.
 inline uint64_t to_le(uint64_t v) noexcept {
@@ -1767,6 +1784,7 @@ std::vector<uint64_t*> shards_in(unsigned char* body, const Shape& shape);
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "errc.hpp"
 #define ABLOOM_ENGINE_HEADER 8
@@ -1775,7 +1793,7 @@ std::vector<uint64_t*> shards_in(unsigned char* body, const Shape& shape);
 #define ABLOOM_ENGINE_HEADER 10
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "growth.hpp"
-#define ABLOOM_ENGINE_HEADER 13
+#define ABLOOM_ENGINE_HEADER 14
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -1784,6 +1802,11 @@ class GrowingFilter {
  public:
   // Stage 0 is built at once: throws std::bad_alloc; a bad request leaves status() != ok.
   GrowingFilter(const GrowthRequest& req, uint64_t seed);
+  // A chain of existing stages (deserialized ones): stages[i] must be stage i of `req`, which
+  // the caller has checked, and keys[i] its count of new keys. status() is check_growth's.
+  GrowingFilter(const GrowthRequest& req, uint64_t seed,
+                std::vector<std::unique_ptr<Filter>> stages, const std::vector<uint64_t>& keys,
+                bool growth_failed);
   ~GrowingFilter();
   GrowingFilter(const GrowingFilter&) = delete;
   GrowingFilter& operator=(const GrowingFilter&) = delete;
@@ -1864,9 +1887,58 @@ class GrowingFilter {
 }  // namespace abloom
 #endif  // core/growing_filter.hpp
 
-// ---- from core/growth.hpp
+// ---- from core/growing_format.hpp
 #if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 13 && !defined(ABLOOM_ENGINE_HAVE_13)
 #define ABLOOM_ENGINE_HAVE_13
+// The serialized form of a growing filter (docs/FORMAT.md, "Growing filters"): a 128-byte chain
+// header (kind 2), a table of the stages (offset, size and new keys of each), then every stage
+// in the single filter's own form (header and body), each starting 64-byte aligned, so that a
+// stage can be read, checked and mapped in place as any filter is.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#undef ABLOOM_ENGINE_HEADER  // #include "errc.hpp"
+#define ABLOOM_ENGINE_HEADER 8
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "growing_filter.hpp"
+#define ABLOOM_ENGINE_HEADER 12
+#include "abloom_engine.hpp"
+
+namespace abloom {
+
+inline constexpr uint32_t kKindGrowing = 2;  // the chain header's kind (stages: 0 or 1)
+inline constexpr size_t kStageEntryBytes = 32;
+// Chain header flag: the chain could not append a stage when it had to.
+inline constexpr uint32_t kFlagGrowthFailed = 0x2;
+
+// Whether `data` starts like a growing filter's serialized form (magic and kind); the parse
+// below says whether it is one.
+bool is_chain(const unsigned char* data, size_t len) noexcept;
+
+// The bytes of the first `stages` stages of `f` serialized (a snapshot: stages appended later
+// are not in it).
+uint64_t chain_serialized_size(const GrowingFilter& f, uint32_t stages) noexcept;
+
+// Writes those bytes into out[0, chain_serialized_size). Safe while other threads add (each
+// stage is written as serialize_into writes a filter).
+void serialize_chain_into(const GrowingFilter& f, uint32_t stages, unsigned char* out) noexcept;
+
+// A copy (owned storage) from the bytes, every check made: the chain header (magic, version,
+// size, kind, checksum, the growth request), the table (its checksum, each stage 64-byte aligned,
+// in order, inside the bytes and not overlapping, the last ending at the end), then each stage
+// as deserialize checks a filter (its checksum among them) and against the schedule: stage i's
+// shape and capacity must be the ones the request gives stage i (so stages out of order are
+// refused). Errc as for a filter; Errc::corrupt for a table or a stage the schedule disowns.
+Errc deserialize_chain(const unsigned char* data, size_t len, std::unique_ptr<GrowingFilter>* out);
+
+}  // namespace abloom
+#endif  // core/growing_format.hpp
+
+// ---- from core/growth.hpp
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 14 && !defined(ABLOOM_ENGINE_HAVE_14)
+#define ABLOOM_ENGINE_HAVE_14
 // Growing filters' schedule: the capacity and the FPR target of each stage of a chain of blocked
 // filters, so that a filter needs no capacity up front and still meets the FPR it was asked for.
 //
@@ -1900,7 +1972,7 @@ class GrowingFilter {
 #define ABLOOM_ENGINE_HEADER 8
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "sizing.hpp"
-#define ABLOOM_ENGINE_HEADER 19
+#define ABLOOM_ENGINE_HEADER 20
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -1955,8 +2027,8 @@ Errc growth_footprint(const GrowthRequest& req, uint64_t keys, GrowthFootprint* 
 #endif  // core/growth.hpp
 
 // ---- from core/hash.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 14 && !defined(ABLOOM_ENGINE_HAVE_14)
-#define ABLOOM_ENGINE_HAVE_14
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 15 && !defined(ABLOOM_ENGINE_HAVE_15)
+#define ABLOOM_ENGINE_HAVE_15
 // The one hash per key: XXH3-64 with a per-filter seed, from the system's xxHash used header-only.
 
 #include <cstddef>
@@ -2003,8 +2075,8 @@ inline constexpr size_t kInlineHashMax = 16;
 #endif  // core/hash.hpp
 
 // ---- from core/isa.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 15 && !defined(ABLOOM_ENGINE_HAVE_15)
-#define ABLOOM_ENGINE_HAVE_15
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 16 && !defined(ABLOOM_ENGINE_HAVE_16)
+#define ABLOOM_ENGINE_HAVE_16
 // Which instruction set the blocked kind's hot loops use. Chosen at run time, never at compile
 // time, so one shared library runs on any x86-64 (scalar, AVX2 or AVX-512) or any aarch64 (scalar
 // or NEON, which every aarch64 CPU has): the best set the CPU (and the OS, for the wider x86
@@ -2051,8 +2123,8 @@ bool isa_parse(const char* text, Isa best, Isa* out) noexcept;
 #endif  // core/isa.hpp
 
 // ---- from core/layout.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 16 && !defined(ABLOOM_ENGINE_HAVE_16)
-#define ABLOOM_ENGINE_HAVE_16
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 17 && !defined(ABLOOM_ENGINE_HAVE_17)
+#define ABLOOM_ENGINE_HAVE_17
 // The bit layout: how one 64-bit key hash becomes a shard, a block and k bit positions.
 //
 // This is frozen by the file format: changing any constant or step here changes which bits a key
@@ -2249,8 +2321,8 @@ class ClassicProbes {
 #endif  // core/layout.hpp
 
 // ---- from core/no_fp_contract.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 17 && !defined(ABLOOM_ENGINE_HAVE_17)
-#define ABLOOM_ENGINE_HAVE_17
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 18 && !defined(ABLOOM_ENGINE_HAVE_18)
+#define ABLOOM_ENGINE_HAVE_18
 // No fused multiply-add in the rest of the file that includes this (see core/CMakeLists.txt): the
 // header of a file holds doubles computed by the sizing model and the filter (the expected FPR,
 // the inserted-key estimate), which must be the same bits on every machine, and ddmath.hpp's error
@@ -2271,8 +2343,8 @@ class ClassicProbes {
 #endif  // core/no_fp_contract.hpp
 
 // ---- from core/platform.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 18 && !defined(ABLOOM_ENGINE_HAVE_18)
-#define ABLOOM_ENGINE_HAVE_18
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 19 && !defined(ABLOOM_ENGINE_HAVE_19)
+#define ABLOOM_ENGINE_HAVE_19
 // Every operating-system call of the engine: files, mappings, directories, processes and
 // anonymous memory. Two implementations, one per family of systems:
 //  - platform_posix.cpp: Linux (glibc and musl), macOS, the BSDs;
@@ -2442,8 +2514,8 @@ void unmap_zeroed(void* p, size_t bytes) noexcept;
 #endif  // core/platform.hpp
 
 // ---- from core/sizing.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 19 && !defined(ABLOOM_ENGINE_HAVE_19)
-#define ABLOOM_ENGINE_HAVE_19
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 20 && !defined(ABLOOM_ENGINE_HAVE_20)
+#define ABLOOM_ENGINE_HAVE_20
 // Honest sizing: exact FPR models of each kind, and the plan (bits, k, shards) that meets a
 // target FPR at a capacity with the fewest bits.
 
@@ -2453,7 +2525,7 @@ void unmap_zeroed(void* p, size_t bytes) noexcept;
 #define ABLOOM_ENGINE_HEADER 8
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout.hpp"
-#define ABLOOM_ENGINE_HEADER 16
+#define ABLOOM_ENGINE_HEADER 17
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -2573,7 +2645,7 @@ Layout default_layout(const SizingRequest& req) noexcept;
 #include <type_traits>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "layout.hpp"
-#define ABLOOM_ENGINE_HEADER 16
+#define ABLOOM_ENGINE_HEADER 17
 #include "abloom_engine.hpp"
 
 #define ABLOOM_AVX2 __attribute__((target("avx2,bmi,bmi2")))
@@ -2961,7 +3033,7 @@ const BlockedKernels kBlockedAvx512Packed[kLayouts] = {kAvx512PackedKernels[0],
 #define ABLOOM_ENGINE_HEADER 2
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout.hpp"
-#define ABLOOM_ENGINE_HEADER 16
+#define ABLOOM_ENGINE_HEADER 17
 #include "abloom_engine.hpp"
 
 // The helpers are inlined into the single-key calls and the bulk loops at every optimisation
@@ -3293,7 +3365,7 @@ const BlockedKernels kBlockedNeon[kLayouts] = {
 #define ABLOOM_ENGINE_HEADER 4
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout.hpp"
-#define ABLOOM_ENGINE_HEADER 16
+#define ABLOOM_ENGINE_HEADER 17
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -3617,7 +3689,7 @@ uint64_t Filter::test_many(const KeySource& keys, size_t n, uint8_t* results) co
 #define ABLOOM_ENGINE_HEADER 11
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "platform.hpp"
-#define ABLOOM_ENGINE_HEADER 18
+#define ABLOOM_ENGINE_HEADER 19
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -3937,7 +4009,7 @@ Errc seal_file(const char* path) {
 #define ABLOOM_ENGINE_HEADER 7
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "no_fp_contract.hpp"
-#define ABLOOM_ENGINE_HEADER 17
+#define ABLOOM_ENGINE_HEADER 18
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -4248,7 +4320,6 @@ namespace abloom {
 namespace {
 
 // Header offsets (docs/FORMAT.md).
-constexpr unsigned char kMagic[8] = {0x89, 'A', 'B', 'L', 'O', 'O', 'M', '\n'};
 enum Offset : size_t {
   kOffMagic = 0,
   kOffVersion = 8,
@@ -4274,19 +4345,6 @@ enum Offset : size_t {
 static_assert(kOffHeaderChecksum + 8 == kHeaderBytes);
 static_assert(kHeaderBytes % kCacheLine == 0, "the body must start 64-byte aligned");
 
-uint32_t get32(const unsigned char* p) noexcept {
-  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
-         static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
-}
-uint64_t get64(const unsigned char* p) noexcept {
-  return static_cast<uint64_t>(get32(p)) | static_cast<uint64_t>(get32(p + 4)) << 32;
-}
-void put32(unsigned char* p, uint32_t v) noexcept {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
-}
-void put64(unsigned char* p, uint64_t v) noexcept {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
-}
 uint64_t header_checksum(const unsigned char* h) noexcept {
   return XXH3_64bits(h, kOffHeaderChecksum);
 }
@@ -4330,7 +4388,7 @@ Header header_for(const Filter& filter) noexcept {
 
 void encode_header(const Header& header, unsigned char* out) noexcept {
   std::memset(out, 0, kHeaderBytes);
-  std::memcpy(out + kOffMagic, kMagic, sizeof kMagic);
+  std::memcpy(out + kOffMagic, kFormatMagic, sizeof kFormatMagic);
   put32(out + kOffVersion, kFormatVersion);
   put32(out + kOffHeaderSize, kHeaderBytes);
   put32(out + kOffKind, static_cast<uint32_t>(header.shape.kind));
@@ -4362,7 +4420,7 @@ void serialize_into(const Filter& filter, unsigned char* out) noexcept {
 
 Errc parse_header(const unsigned char* d, size_t len, Header* out) noexcept {
   if (len < kHeaderBytes) return Errc::truncated;
-  if (std::memcmp(d + kOffMagic, kMagic, sizeof kMagic) != 0) return Errc::bad_magic;
+  if (std::memcmp(d + kOffMagic, kFormatMagic, sizeof kFormatMagic) != 0) return Errc::bad_magic;
   if (get32(d + kOffVersion) != kFormatVersion) return Errc::version;
   if (get32(d + kOffHeaderSize) != kHeaderBytes) return Errc::corrupt;
   if (get64(d + kOffHeaderChecksum) != header_checksum(d)) return Errc::corrupt;
@@ -4519,6 +4577,24 @@ GrowingFilter::GrowingFilter(const GrowthRequest& req, uint64_t seed) : req_(req
   if (first == nullptr) throw std::bad_alloc();
   slots_[0].store(first, std::memory_order_relaxed);
   count_.store(1, std::memory_order_release);
+}
+
+GrowingFilter::GrowingFilter(const GrowthRequest& req, uint64_t seed,
+                             std::vector<std::unique_ptr<Filter>> stages,
+                             const std::vector<uint64_t>& keys, bool growth_failed)
+    : req_(req), seed_(seed) {
+  status_ = check_growth(req_);
+  if (status_ != Errc::ok) return;
+  for (uint32_t i = 0; i < kMaxStages; ++i) {
+    if (stage_capacity(req_, i, &capacity_[i]) != Errc::ok) break;
+  }
+  const auto n = static_cast<uint32_t>(std::min<size_t>(stages.size(), kMaxStages));
+  for (uint32_t i = 0; i < n; ++i) {
+    slots_[i].store(stages[i].release(), std::memory_order_relaxed);
+    added_[i].store(i < keys.size() ? keys[i] : 0, std::memory_order_relaxed);
+  }
+  growth_failed_.store(growth_failed, std::memory_order_relaxed);
+  count_.store(n, std::memory_order_release);
 }
 
 GrowingFilter::~GrowingFilter() {
@@ -4784,11 +4860,196 @@ double GrowingFilter::estimate_fpr() const noexcept {
 }  // namespace abloom
 #endif  // core/growing_filter.cpp
 
-// ---- from core/growth.cpp
+// ---- from core/growing_format.cpp
 #if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 10 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
-#undef ABLOOM_ENGINE_HEADER  // #include "growth.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "growing_format.hpp"
 #define ABLOOM_ENGINE_HEADER 13
+#include "abloom_engine.hpp"
+
+#include <bit>
+#include <cstring>
+#include <vector>
+
+#undef ABLOOM_ENGINE_HEADER  // #include "format.hpp"
+#define ABLOOM_ENGINE_HEADER 11
+#include "abloom_engine.hpp"
+
+namespace abloom {
+namespace {
+
+// Chain header offsets (docs/FORMAT.md, "Growing filters").
+enum ChainOffset : size_t {
+  kCOffMagic = 0,
+  kCOffVersion = 8,
+  kCOffHeaderSize = 12,
+  kCOffKind = 16,
+  kCOffLayout = 20,  // 0: each stage's layout is the library's choice; else the layout id
+  kCOffHash = 24,
+  kCOffStageKind = 28,
+  kCOffSeed = 32,
+  kCOffInitial = 40,
+  kCOffShards = 48,
+  kCOffFlags = 52,
+  kCOffGrowth = 56,
+  kCOffFpr = 64,
+  kCOffStages = 72,
+  kCOffReserved0 = 76,
+  kCOffTotal = 80,
+  kCOffTableChecksum = 104,
+  kCOffHeaderChecksum = 120,
+};
+static_assert(kCOffHeaderChecksum + 8 == kHeaderBytes);
+
+uint64_t align64(uint64_t n) noexcept { return (n + 63) & ~uint64_t{63}; }
+uint64_t table_end(uint32_t stages) noexcept {
+  return align64(kHeaderBytes + uint64_t{stages} * kStageEntryBytes);
+}
+
+}  // namespace
+
+bool is_chain(const unsigned char* data, size_t len) noexcept {
+  return len >= kHeaderBytes && std::memcmp(data, kFormatMagic, sizeof kFormatMagic) == 0 &&
+         get32(data + kCOffKind) == kKindGrowing;
+}
+
+uint64_t chain_serialized_size(const GrowingFilter& f, uint32_t stages) noexcept {
+  uint64_t at = table_end(stages);
+  for (uint32_t i = 0; i < stages; ++i) at = align64(at) + serialized_size(f.stage(i).shape());
+  return at;
+}
+
+void serialize_chain_into(const GrowingFilter& f, uint32_t stages, unsigned char* out) noexcept {
+  const GrowthRequest& req = f.request();
+  const uint64_t total = chain_serialized_size(f, stages);
+  std::memset(out, 0, table_end(stages));
+  std::memcpy(out + kCOffMagic, kFormatMagic, sizeof kFormatMagic);
+  put32(out + kCOffVersion, kFormatVersion);
+  put32(out + kCOffHeaderSize, kHeaderBytes);
+  put32(out + kCOffKind, kKindGrowing);
+  put32(out + kCOffLayout, req.layout_auto ? 0 : static_cast<uint32_t>(req.layout));
+  put32(out + kCOffHash, kHashXxh3);
+  put32(out + kCOffStageKind, static_cast<uint32_t>(req.kind));
+  put64(out + kCOffSeed, f.seed());
+  put64(out + kCOffInitial,
+        req.initial_capacity == 0 ? kDefaultInitialCapacity : req.initial_capacity);
+  put32(out + kCOffShards, req.shards);
+  put32(out + kCOffFlags, f.growth_failed() ? kFlagGrowthFailed : 0);
+  put64(out + kCOffGrowth,
+        std::bit_cast<uint64_t>(req.growth == 0.0 ? kDefaultGrowth : req.growth));
+  put64(out + kCOffFpr, std::bit_cast<uint64_t>(req.fpr));
+  put32(out + kCOffStages, stages);
+  put64(out + kCOffTotal, total);
+  uint64_t at = table_end(stages);
+  for (uint32_t i = 0; i < stages; ++i) {
+    const Filter& stage = f.stage(i);
+    const uint64_t size = serialized_size(stage.shape());
+    at = align64(at);
+    unsigned char* entry = out + kHeaderBytes + size_t{i} * kStageEntryBytes;
+    put64(entry, at);
+    put64(entry + 8, size);
+    put64(entry + 16, f.stage_keys(i));
+    serialize_into(stage, out + at);
+    at += size;
+  }
+  put64(out + kCOffTableChecksum,
+        XXH3_64bits(out + kHeaderBytes, size_t{stages} * kStageEntryBytes));
+  put64(out + kCOffHeaderChecksum, XXH3_64bits(out, kCOffHeaderChecksum));
+}
+
+Errc deserialize_chain(const unsigned char* data, size_t len, std::unique_ptr<GrowingFilter>* out) {
+  if (len < kHeaderBytes) return Errc::truncated;
+  if (std::memcmp(data, kFormatMagic, sizeof kFormatMagic) != 0) return Errc::bad_magic;
+  if (get32(data + kCOffVersion) != kFormatVersion) return Errc::version;
+  if (get32(data + kCOffHeaderSize) != kHeaderBytes) return Errc::corrupt;
+  if (get64(data + kCOffHeaderChecksum) != XXH3_64bits(data, kCOffHeaderChecksum)) {
+    return Errc::corrupt;
+  }
+  if (get32(data + kCOffKind) != kKindGrowing) return Errc::unsupported;
+  if (get32(data + kCOffHash) != kHashXxh3) return Errc::unsupported;
+  const uint32_t flags = get32(data + kCOffFlags);
+  if ((flags & ~kFlagGrowthFailed) != 0) return Errc::corrupt;
+  for (size_t off = kCOffReserved0; off < kCOffTableChecksum; off += 4) {
+    if (off < kCOffTotal || off >= kCOffTotal + 8) {
+      if (get32(data + off) != 0) return Errc::corrupt;
+    }
+  }
+  if (get64(data + 112) != 0) return Errc::corrupt;
+
+  GrowthRequest req;
+  const uint32_t layout = get32(data + kCOffLayout);
+  req.kind = static_cast<Kind>(get32(data + kCOffStageKind));
+  req.layout_auto = layout == 0;
+  req.layout = static_cast<Layout>(layout == 0 ? 1 : layout);
+  req.initial_capacity = get64(data + kCOffInitial);
+  req.shards = get32(data + kCOffShards);
+  req.growth = std::bit_cast<double>(get64(data + kCOffGrowth));
+  req.fpr = std::bit_cast<double>(get64(data + kCOffFpr));
+  if (req.initial_capacity == 0 || check_growth(req) != Errc::ok) return Errc::corrupt;
+  const uint64_t seed = get64(data + kCOffSeed);
+
+  const uint32_t stages = get32(data + kCOffStages);
+  if (stages == 0 || stages > kMaxStages) return Errc::corrupt;
+  if (get64(data + kCOffTotal) != len)
+    return len < get64(data + kCOffTotal) ? Errc::truncated : Errc::corrupt;
+  if (len < table_end(stages)) return Errc::truncated;
+  const unsigned char* table = data + kHeaderBytes;
+  if (get64(data + kCOffTableChecksum) != XXH3_64bits(table, size_t{stages} * kStageEntryBytes)) {
+    return Errc::corrupt;
+  }
+  for (uint64_t pad = kHeaderBytes + uint64_t{stages} * kStageEntryBytes; pad < table_end(stages);
+       ++pad) {
+    if (data[pad] != 0) return Errc::corrupt;
+  }
+
+  std::vector<std::unique_ptr<Filter>> filters;
+  std::vector<uint64_t> keys;
+  uint64_t at = table_end(stages);
+  for (uint32_t i = 0; i < stages; ++i) {
+    const unsigned char* entry = table + size_t{i} * kStageEntryBytes;
+    const uint64_t offset = get64(entry), size = get64(entry + 8);
+    if (get64(entry + 24) != 0) return Errc::corrupt;
+    // In order, aligned, no gap but the alignment, inside the bytes.
+    if (offset != align64(at) || offset > len || size > len - offset) return Errc::corrupt;
+    for (uint64_t pad = at; pad < offset; ++pad) {
+      if (data[pad] != 0) return Errc::corrupt;
+    }
+    Plan plan;
+    uint64_t capacity = 0;
+    if (plan_stage(req, i, &plan) != Errc::ok || stage_capacity(req, i, &capacity) != Errc::ok) {
+      return Errc::corrupt;
+    }
+    const Shape want = plan.shape(seed);
+    if (size != serialized_size(want)) return Errc::corrupt;
+    std::unique_ptr<Filter> stage;
+    if (Errc e = deserialize(data + offset, static_cast<size_t>(size), &stage); e != Errc::ok)
+      return e;
+    const Shape& got = stage->shape();
+    if (got.kind != want.kind || got.layout != want.layout || got.k != want.k ||
+        got.shard_bits != want.shard_bits || got.blocks_per_shard != want.blocks_per_shard ||
+        got.seed != want.seed || stage->params().capacity != capacity) {
+      return Errc::corrupt;  // not the stage the schedule gives this place
+    }
+    filters.push_back(std::move(stage));
+    keys.push_back(get64(entry + 16));
+    at = offset + size;
+  }
+  if (at != len) return Errc::corrupt;
+  auto chain = std::make_unique<GrowingFilter>(req, seed, std::move(filters), keys,
+                                               (flags & kFlagGrowthFailed) != 0);
+  if (chain->status() != Errc::ok) return Errc::corrupt;
+  *out = std::move(chain);
+  return Errc::ok;
+}
+
+}  // namespace abloom
+#endif  // core/growing_format.cpp
+
+// ---- from core/growth.cpp
+#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 11 && !defined(ABLOOM_ENGINE_TU_STARTED)
+#define ABLOOM_ENGINE_TU_STARTED
+#undef ABLOOM_ENGINE_HEADER  // #include "growth.hpp"
+#define ABLOOM_ENGINE_HEADER 14
 #include "abloom_engine.hpp"
 
 #include <bit>
@@ -4797,7 +5058,7 @@ double GrowingFilter::estimate_fpr() const noexcept {
 // Stage targets and capacities go into files (each stage's plan): the same doubles on every
 // machine, so no multiply-add is fused (see there).
 #undef ABLOOM_ENGINE_HEADER  // #include "no_fp_contract.hpp"
-#define ABLOOM_ENGINE_HEADER 17
+#define ABLOOM_ENGINE_HEADER 18
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -4903,10 +5164,10 @@ Errc growth_footprint(const GrowthRequest& req, uint64_t keys, GrowthFootprint* 
 #endif  // core/growth.cpp
 
 // ---- from core/hash.cpp
-#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 11 && !defined(ABLOOM_ENGINE_TU_STARTED)
+#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 12 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 #undef ABLOOM_ENGINE_HEADER  // #include "hash.hpp"
-#define ABLOOM_ENGINE_HEADER 14
+#define ABLOOM_ENGINE_HEADER 15
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -4919,10 +5180,10 @@ uint64_t hash_key_long(uint64_t seed, const void* key, size_t len) noexcept {
 #endif  // core/hash.cpp
 
 // ---- from core/isa.cpp
-#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 12 && !defined(ABLOOM_ENGINE_TU_STARTED)
+#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 13 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 #undef ABLOOM_ENGINE_HEADER  // #include "isa.hpp"
-#define ABLOOM_ENGINE_HEADER 15
+#define ABLOOM_ENGINE_HEADER 16
 #include "abloom_engine.hpp"
 
 #if defined(__x86_64__)
@@ -5027,7 +5288,7 @@ bool isa_parse(const char* text, Isa best, Isa* out) noexcept {
 #endif  // core/isa.cpp
 
 // ---- from core/kernel_dispatch.cpp
-#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 13 && !defined(ABLOOM_ENGINE_TU_STARTED)
+#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 14 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 // Which kernel table the blocked kind's calls use: the table of each instruction set (and the
 // AVX-512 variant per vendor), the choice at first use from the CPU (isa.cpp) and ABLOOM_ISA, and
@@ -5045,7 +5306,7 @@ bool isa_parse(const char* text, Isa best, Isa* out) noexcept {
 #define ABLOOM_ENGINE_HEADER 8
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "isa.hpp"
-#define ABLOOM_ENGINE_HEADER 15
+#define ABLOOM_ENGINE_HEADER 16
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -5228,7 +5489,7 @@ Errc isa_force(Isa isa) noexcept {
 #endif  // core/kernel_dispatch.cpp
 
 // ---- from core/platform_posix.cpp
-#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 14 && !defined(ABLOOM_ENGINE_TU_STARTED)
+#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 15 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 // The POSIX side of platform.hpp: Linux (glibc and musl), macOS and the BSDs. Windows has
 // platform_win32.cpp; this file compiles to nothing there.
@@ -5246,7 +5507,7 @@ Errc isa_force(Isa isa) noexcept {
 #include <vector>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "platform.hpp"
-#define ABLOOM_ENGINE_HEADER 18
+#define ABLOOM_ENGINE_HEADER 19
 #include "abloom_engine.hpp"
 
 // Which calls exist. ABLOOM_PORTABLE_PLATFORM turns every one off (platform.hpp).
@@ -5531,7 +5792,7 @@ void unmap_zeroed(void* p, size_t bytes) noexcept { ::munmap(p, bytes); }
 #endif  // core/platform_posix.cpp
 
 // ---- from core/platform_win32.cpp
-#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 15 && !defined(ABLOOM_ENGINE_TU_STARTED)
+#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 16 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 // The Windows side of platform.hpp (Windows 10 and later, x86-64 and arm64). POSIX systems have
 // platform_posix.cpp; this file compiles to nothing there.
@@ -5571,7 +5832,7 @@ void unmap_zeroed(void* p, size_t bytes) noexcept { ::munmap(p, bytes); }
 #include <vector>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "platform.hpp"
-#define ABLOOM_ENGINE_HEADER 18
+#define ABLOOM_ENGINE_HEADER 19
 #include "abloom_engine.hpp"
 
 namespace abloom::platform {
@@ -6069,10 +6330,10 @@ void unmap_zeroed(void* p, size_t bytes) noexcept {
 #endif  // core/platform_win32.cpp
 
 // ---- from core/sizing.cpp
-#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 16 && !defined(ABLOOM_ENGINE_TU_STARTED)
+#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 17 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 #undef ABLOOM_ENGINE_HEADER  // #include "sizing.hpp"
-#define ABLOOM_ENGINE_HEADER 19
+#define ABLOOM_ENGINE_HEADER 20
 #include "abloom_engine.hpp"
 
 #include <array>
@@ -6088,7 +6349,7 @@ void unmap_zeroed(void* p, size_t bytes) noexcept {
 #define ABLOOM_ENGINE_HEADER 7
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "no_fp_contract.hpp"
-#define ABLOOM_ENGINE_HEADER 17
+#define ABLOOM_ENGINE_HEADER 18
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -6494,7 +6755,7 @@ Layout default_layout(const SizingRequest& req) noexcept {
 #endif  // core/sizing.cpp
 
 // ---- from capi/abloom_capi.cpp
-#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 17 && !defined(ABLOOM_ENGINE_TU_STARTED)
+#if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 18 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 // The thin extern "C" layer: checks every argument, maps core errors to ABLOOM_ERR_* codes and
 // keeps every exception on this side of the ABI.
@@ -6518,10 +6779,10 @@ Layout default_layout(const SizingRequest& req) noexcept {
 #define ABLOOM_ENGINE_HEADER 11
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "isa.hpp"
-#define ABLOOM_ENGINE_HEADER 15
+#define ABLOOM_ENGINE_HEADER 16
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "sizing.hpp"
-#define ABLOOM_ENGINE_HEADER 19
+#define ABLOOM_ENGINE_HEADER 20
 #include "abloom_engine.hpp"
 
 // The handle the C API hands out; C sees only the incomplete type.

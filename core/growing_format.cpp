@@ -1,0 +1,176 @@
+#include "growing_format.hpp"
+
+#include <bit>
+#include <cstring>
+#include <vector>
+
+#include "format.hpp"
+
+namespace abloom {
+namespace {
+
+// Chain header offsets (docs/FORMAT.md, "Growing filters").
+enum ChainOffset : size_t {
+  kCOffMagic = 0,
+  kCOffVersion = 8,
+  kCOffHeaderSize = 12,
+  kCOffKind = 16,
+  kCOffLayout = 20,  // 0: each stage's layout is the library's choice; else the layout id
+  kCOffHash = 24,
+  kCOffStageKind = 28,
+  kCOffSeed = 32,
+  kCOffInitial = 40,
+  kCOffShards = 48,
+  kCOffFlags = 52,
+  kCOffGrowth = 56,
+  kCOffFpr = 64,
+  kCOffStages = 72,
+  kCOffReserved0 = 76,
+  kCOffTotal = 80,
+  kCOffTableChecksum = 104,
+  kCOffHeaderChecksum = 120,
+};
+static_assert(kCOffHeaderChecksum + 8 == kHeaderBytes);
+
+uint64_t align64(uint64_t n) noexcept { return (n + 63) & ~uint64_t{63}; }
+uint64_t table_end(uint32_t stages) noexcept {
+  return align64(kHeaderBytes + uint64_t{stages} * kStageEntryBytes);
+}
+
+}  // namespace
+
+bool is_chain(const unsigned char* data, size_t len) noexcept {
+  return len >= kHeaderBytes && std::memcmp(data, kFormatMagic, sizeof kFormatMagic) == 0 &&
+         get32(data + kCOffKind) == kKindGrowing;
+}
+
+uint64_t chain_serialized_size(const GrowingFilter& f, uint32_t stages) noexcept {
+  uint64_t at = table_end(stages);
+  for (uint32_t i = 0; i < stages; ++i) at = align64(at) + serialized_size(f.stage(i).shape());
+  return at;
+}
+
+void serialize_chain_into(const GrowingFilter& f, uint32_t stages, unsigned char* out) noexcept {
+  const GrowthRequest& req = f.request();
+  const uint64_t total = chain_serialized_size(f, stages);
+  std::memset(out, 0, table_end(stages));
+  std::memcpy(out + kCOffMagic, kFormatMagic, sizeof kFormatMagic);
+  put32(out + kCOffVersion, kFormatVersion);
+  put32(out + kCOffHeaderSize, kHeaderBytes);
+  put32(out + kCOffKind, kKindGrowing);
+  put32(out + kCOffLayout, req.layout_auto ? 0 : static_cast<uint32_t>(req.layout));
+  put32(out + kCOffHash, kHashXxh3);
+  put32(out + kCOffStageKind, static_cast<uint32_t>(req.kind));
+  put64(out + kCOffSeed, f.seed());
+  put64(out + kCOffInitial,
+        req.initial_capacity == 0 ? kDefaultInitialCapacity : req.initial_capacity);
+  put32(out + kCOffShards, req.shards);
+  put32(out + kCOffFlags, f.growth_failed() ? kFlagGrowthFailed : 0);
+  put64(out + kCOffGrowth,
+        std::bit_cast<uint64_t>(req.growth == 0.0 ? kDefaultGrowth : req.growth));
+  put64(out + kCOffFpr, std::bit_cast<uint64_t>(req.fpr));
+  put32(out + kCOffStages, stages);
+  put64(out + kCOffTotal, total);
+  uint64_t at = table_end(stages);
+  for (uint32_t i = 0; i < stages; ++i) {
+    const Filter& stage = f.stage(i);
+    const uint64_t size = serialized_size(stage.shape());
+    at = align64(at);
+    unsigned char* entry = out + kHeaderBytes + size_t{i} * kStageEntryBytes;
+    put64(entry, at);
+    put64(entry + 8, size);
+    put64(entry + 16, f.stage_keys(i));
+    serialize_into(stage, out + at);
+    at += size;
+  }
+  put64(out + kCOffTableChecksum,
+        XXH3_64bits(out + kHeaderBytes, size_t{stages} * kStageEntryBytes));
+  put64(out + kCOffHeaderChecksum, XXH3_64bits(out, kCOffHeaderChecksum));
+}
+
+Errc deserialize_chain(const unsigned char* data, size_t len, std::unique_ptr<GrowingFilter>* out) {
+  if (len < kHeaderBytes) return Errc::truncated;
+  if (std::memcmp(data, kFormatMagic, sizeof kFormatMagic) != 0) return Errc::bad_magic;
+  if (get32(data + kCOffVersion) != kFormatVersion) return Errc::version;
+  if (get32(data + kCOffHeaderSize) != kHeaderBytes) return Errc::corrupt;
+  if (get64(data + kCOffHeaderChecksum) != XXH3_64bits(data, kCOffHeaderChecksum)) {
+    return Errc::corrupt;
+  }
+  if (get32(data + kCOffKind) != kKindGrowing) return Errc::unsupported;
+  if (get32(data + kCOffHash) != kHashXxh3) return Errc::unsupported;
+  const uint32_t flags = get32(data + kCOffFlags);
+  if ((flags & ~kFlagGrowthFailed) != 0) return Errc::corrupt;
+  for (size_t off = kCOffReserved0; off < kCOffTableChecksum; off += 4) {
+    if (off < kCOffTotal || off >= kCOffTotal + 8) {
+      if (get32(data + off) != 0) return Errc::corrupt;
+    }
+  }
+  if (get64(data + 112) != 0) return Errc::corrupt;
+
+  GrowthRequest req;
+  const uint32_t layout = get32(data + kCOffLayout);
+  req.kind = static_cast<Kind>(get32(data + kCOffStageKind));
+  req.layout_auto = layout == 0;
+  req.layout = static_cast<Layout>(layout == 0 ? 1 : layout);
+  req.initial_capacity = get64(data + kCOffInitial);
+  req.shards = get32(data + kCOffShards);
+  req.growth = std::bit_cast<double>(get64(data + kCOffGrowth));
+  req.fpr = std::bit_cast<double>(get64(data + kCOffFpr));
+  if (req.initial_capacity == 0 || check_growth(req) != Errc::ok) return Errc::corrupt;
+  const uint64_t seed = get64(data + kCOffSeed);
+
+  const uint32_t stages = get32(data + kCOffStages);
+  if (stages == 0 || stages > kMaxStages) return Errc::corrupt;
+  if (get64(data + kCOffTotal) != len)
+    return len < get64(data + kCOffTotal) ? Errc::truncated : Errc::corrupt;
+  if (len < table_end(stages)) return Errc::truncated;
+  const unsigned char* table = data + kHeaderBytes;
+  if (get64(data + kCOffTableChecksum) != XXH3_64bits(table, size_t{stages} * kStageEntryBytes)) {
+    return Errc::corrupt;
+  }
+  for (uint64_t pad = kHeaderBytes + uint64_t{stages} * kStageEntryBytes; pad < table_end(stages);
+       ++pad) {
+    if (data[pad] != 0) return Errc::corrupt;
+  }
+
+  std::vector<std::unique_ptr<Filter>> filters;
+  std::vector<uint64_t> keys;
+  uint64_t at = table_end(stages);
+  for (uint32_t i = 0; i < stages; ++i) {
+    const unsigned char* entry = table + size_t{i} * kStageEntryBytes;
+    const uint64_t offset = get64(entry), size = get64(entry + 8);
+    if (get64(entry + 24) != 0) return Errc::corrupt;
+    // In order, aligned, no gap but the alignment, inside the bytes.
+    if (offset != align64(at) || offset > len || size > len - offset) return Errc::corrupt;
+    for (uint64_t pad = at; pad < offset; ++pad) {
+      if (data[pad] != 0) return Errc::corrupt;
+    }
+    Plan plan;
+    uint64_t capacity = 0;
+    if (plan_stage(req, i, &plan) != Errc::ok || stage_capacity(req, i, &capacity) != Errc::ok) {
+      return Errc::corrupt;
+    }
+    const Shape want = plan.shape(seed);
+    if (size != serialized_size(want)) return Errc::corrupt;
+    std::unique_ptr<Filter> stage;
+    if (Errc e = deserialize(data + offset, static_cast<size_t>(size), &stage); e != Errc::ok)
+      return e;
+    const Shape& got = stage->shape();
+    if (got.kind != want.kind || got.layout != want.layout || got.k != want.k ||
+        got.shard_bits != want.shard_bits || got.blocks_per_shard != want.blocks_per_shard ||
+        got.seed != want.seed || stage->params().capacity != capacity) {
+      return Errc::corrupt;  // not the stage the schedule gives this place
+    }
+    filters.push_back(std::move(stage));
+    keys.push_back(get64(entry + 16));
+    at = offset + size;
+  }
+  if (at != len) return Errc::corrupt;
+  auto chain = std::make_unique<GrowingFilter>(req, seed, std::move(filters), keys,
+                                               (flags & kFlagGrowthFailed) != 0);
+  if (chain->status() != Errc::ok) return Errc::corrupt;
+  *out = std::move(chain);
+  return Errc::ok;
+}
+
+}  // namespace abloom

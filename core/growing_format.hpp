@@ -1,0 +1,41 @@
+// The serialized form of a growing filter (docs/FORMAT.md, "Growing filters"): a 128-byte chain
+// header (kind 2), a table of the stages (offset, size and new keys of each), then every stage
+// in the single filter's own form (header and body), each starting 64-byte aligned, so that a
+// stage can be read, checked and mapped in place as any filter is.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "errc.hpp"
+#include "growing_filter.hpp"
+
+namespace abloom {
+
+inline constexpr uint32_t kKindGrowing = 2;  // the chain header's kind (stages: 0 or 1)
+inline constexpr size_t kStageEntryBytes = 32;
+// Chain header flag: the chain could not append a stage when it had to.
+inline constexpr uint32_t kFlagGrowthFailed = 0x2;
+
+// Whether `data` starts like a growing filter's serialized form (magic and kind); the parse
+// below says whether it is one.
+bool is_chain(const unsigned char* data, size_t len) noexcept;
+
+// The bytes of the first `stages` stages of `f` serialized (a snapshot: stages appended later
+// are not in it).
+uint64_t chain_serialized_size(const GrowingFilter& f, uint32_t stages) noexcept;
+
+// Writes those bytes into out[0, chain_serialized_size). Safe while other threads add (each
+// stage is written as serialize_into writes a filter).
+void serialize_chain_into(const GrowingFilter& f, uint32_t stages, unsigned char* out) noexcept;
+
+// A copy (owned storage) from the bytes, every check made: the chain header (magic, version,
+// size, kind, checksum, the growth request), the table (its checksum, each stage 64-byte aligned,
+// in order, inside the bytes and not overlapping, the last ending at the end), then each stage
+// as deserialize checks a filter (its checksum among them) and against the schedule: stage i's
+// shape and capacity must be the ones the request gives stage i (so stages out of order are
+// refused). Errc as for a filter; Errc::corrupt for a table or a stage the schedule disowns.
+Errc deserialize_chain(const unsigned char* data, size_t len, std::unique_ptr<GrowingFilter>* out);
+
+}  // namespace abloom
