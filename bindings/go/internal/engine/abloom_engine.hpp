@@ -4652,7 +4652,7 @@ uint64_t GrowingFilter::test_many(const uint64_t* hashes, size_t n,
   std::fill(results, results + n, uint8_t{0});
   const uint32_t count = stages();
   // The keys still unanswered, compacted between stages (indices into `hashes`).
-  constexpr size_t kChunk = 4096;
+  constexpr size_t kChunk = 65536;
   std::vector<uint64_t> pending;
   std::vector<uint32_t> where;
   std::vector<uint8_t> found;
