@@ -8,38 +8,36 @@
 namespace abloom {
 namespace {
 
-// Builds stage `i` of `req`: nullptr when it cannot (the limits, or no memory).
-Filter* make_stage(const GrowthRequest& req, uint32_t i, uint64_t capacity, uint64_t seed,
-                   WriterMode mode) noexcept {
-  Plan plan;
-  if (plan_stage(req, i, &plan) != Errc::ok) return nullptr;
+// Stage `i` of `req`, built to its plan: throws std::bad_alloc.
+std::unique_ptr<Filter> build_stage(const GrowthRequest& req, uint32_t i, const Plan& plan,
+                                    uint64_t capacity, uint64_t seed, WriterMode mode) {
   FilterParams params;
   params.capacity = capacity;
   params.target_fpr = req.fpr * stage_fpr_share(i);
   params.expected_fpr = plan.expected_fpr;
-  try {
-    auto* f = new Filter(plan.shape(seed), params);
-    f->set_writer_mode(mode);
-    return f;
-  } catch (const std::bad_alloc&) {
-    return nullptr;
-  }
+  auto f = std::make_unique<Filter>(plan.shape(seed), params);
+  f->set_writer_mode(mode);
+  return f;
 }
 
 }  // namespace
 
-GrowingFilter::GrowingFilter(const GrowthRequest& req, uint64_t seed) : req_(req), seed_(seed) {
+void GrowingFilter::init_schedule() noexcept {
   status_ = check_growth(req_);
   if (status_ != Errc::ok) return;
   for (uint32_t i = 0; i < kMaxStages; ++i) {
     if (stage_capacity(req_, i, &capacity_[i]) != Errc::ok) break;  // the rest stay 0
   }
+}
+
+GrowingFilter::GrowingFilter(const GrowthRequest& req, uint64_t seed) : req_(req), seed_(seed) {
+  init_schedule();
+  if (status_ != Errc::ok) return;
   Plan plan;
   status_ = plan_stage(req_, 0, &plan);
   if (status_ != Errc::ok) return;
-  Filter* first = make_stage(req_, 0, capacity_[0], seed_, WriterMode::shared);
-  if (first == nullptr) throw std::bad_alloc();
-  slots_[0].store(first, std::memory_order_relaxed);
+  slots_[0].store(build_stage(req_, 0, plan, capacity_[0], seed_, WriterMode::shared).release(),
+                  std::memory_order_relaxed);
   count_.store(1, std::memory_order_release);
 }
 
@@ -47,11 +45,8 @@ GrowingFilter::GrowingFilter(const GrowthRequest& req, uint64_t seed,
                              std::vector<std::unique_ptr<Filter>> stages,
                              const std::vector<uint64_t>& keys, bool growth_failed)
     : req_(req), seed_(seed) {
-  status_ = check_growth(req_);
+  init_schedule();
   if (status_ != Errc::ok) return;
-  for (uint32_t i = 0; i < kMaxStages; ++i) {
-    if (stage_capacity(req_, i, &capacity_[i]) != Errc::ok) break;
-  }
   const auto n = static_cast<uint32_t>(std::min<size_t>(stages.size(), kMaxStages));
   for (uint32_t i = 0; i < n; ++i) {
     slots_[i].store(stages[i].release(), std::memory_order_relaxed);
@@ -79,8 +74,15 @@ bool GrowingFilter::grow(uint32_t n) noexcept {
     return false;
   }
   const auto mode = static_cast<WriterMode>(writer_mode_.load(std::memory_order_relaxed));
-  Filter* next = make_stage(req_, n, capacity_[n], seed_, mode);
-  if (next == nullptr) {
+  Plan plan;
+  Filter* next = nullptr;
+  try {
+    if (plan_stage(req_, n, &plan) == Errc::ok) {
+      next = build_stage(req_, n, plan, capacity_[n], seed_, mode).release();
+    }
+  } catch (const std::bad_alloc&) {
+  }
+  if (next == nullptr) {  // the limits, or no memory
     growth_failed_.store(true, std::memory_order_relaxed);
     return false;
   }
@@ -111,6 +113,25 @@ bool GrowingFilter::test_and_add_hash(uint64_t h) noexcept {
   return false;
 }
 
+size_t GrowingFilter::drop_held(uint32_t upto, uint64_t* keys, uint32_t* where, size_t n,
+                                uint8_t* found, uint8_t* results) const noexcept {
+  for (uint32_t s = upto; s-- > 0 && n > 0;) {
+    stage(s).test_many(keys, n, found);
+    size_t keep = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (found[i]) {
+        if (results != nullptr) results[where[i]] = 1;
+      } else {
+        keys[keep] = keys[i];
+        if (where != nullptr) where[keep] = where[i];
+        ++keep;
+      }
+    }
+    n = keep;
+  }
+  return n;
+}
+
 uint64_t GrowingFilter::test_many(const uint64_t* hashes, size_t n,
                                   uint8_t* results) const noexcept {
   std::fill(results, results + n, uint8_t{0});
@@ -134,22 +155,7 @@ uint64_t GrowingFilter::test_many(const uint64_t* hashes, size_t n,
       continue;
     }
     for (size_t i = 0; i < m; ++i) where[i] = static_cast<uint32_t>(i);
-    size_t left = m;
-    for (uint32_t s = count; s-- > 0 && left > 0;) {
-      stage(s).test_many(pending.data(), left, found.data());
-      size_t keep = 0;
-      for (size_t i = 0; i < left; ++i) {
-        if (found[i]) {
-          results[base + where[i]] = 1;
-          ++total;
-        } else {
-          pending[keep] = pending[i];
-          where[keep] = where[i];
-          ++keep;
-        }
-      }
-      left = keep;
-    }
+    total += m - drop_held(count, pending.data(), where.data(), m, found.data(), results + base);
   }
   return total;
 }
@@ -200,15 +206,7 @@ uint64_t GrowingFilter::add_many(const uint64_t* hashes, size_t n) noexcept {
     } else {
       // Keys an older stage holds are not added again: each older stage's bulk pipeline drops
       // the ones it holds, then the newest stage takes the rest in bulk.
-      size_t left = run;
-      for (uint32_t s = last; s-- > 0 && left > 0;) {
-        stage(s).test_many(rest.data(), left, found.data());
-        size_t keep = 0;
-        for (size_t j = 0; j < left; ++j) {
-          if (!found[j]) rest[keep++] = rest[j];
-        }
-        left = keep;
-      }
+      const size_t left = drop_held(last, rest.data(), nullptr, run, found.data(), nullptr);
       fresh = newest.add_many(rest.data(), left);
     }
     added.fetch_sub(run - fresh, std::memory_order_relaxed);

@@ -25,9 +25,11 @@ enum ChainOffset : size_t {
   kCOffGrowth = 56,
   kCOffFpr = 64,
   kCOffStages = 72,
-  kCOffReserved0 = 76,
+  kCOffReserved0 = 76,  // 4 bytes
   kCOffTotal = 80,
+  kCOffReserved1 = 88,  // 16 bytes
   kCOffTableChecksum = 104,
+  kCOffReserved2 = 112,  // 8 bytes
   kCOffHeaderChecksum = 120,
 };
 static_assert(kCOffHeaderChecksum + 8 == kHeaderBytes);
@@ -100,12 +102,10 @@ Errc deserialize_chain(const unsigned char* data, size_t len, std::unique_ptr<Gr
   if (get32(data + kCOffHash) != kHashXxh3) return Errc::unsupported;
   const uint32_t flags = get32(data + kCOffFlags);
   if ((flags & ~kFlagGrowthFailed) != 0) return Errc::corrupt;
-  for (size_t off = kCOffReserved0; off < kCOffTableChecksum; off += 4) {
-    if (off < kCOffTotal || off >= kCOffTotal + 8) {
-      if (get32(data + off) != 0) return Errc::corrupt;
-    }
+  if (get32(data + kCOffReserved0) != 0 || get64(data + kCOffReserved1) != 0 ||
+      get64(data + kCOffReserved1 + 8) != 0 || get64(data + kCOffReserved2) != 0) {
+    return Errc::corrupt;
   }
-  if (get64(data + 112) != 0) return Errc::corrupt;
 
   GrowthRequest req;
   const uint32_t layout = get32(data + kCOffLayout);
@@ -155,10 +155,7 @@ Errc deserialize_chain(const unsigned char* data, size_t len, std::unique_ptr<Gr
     std::unique_ptr<Filter> stage;
     if (Errc e = deserialize(data + offset, static_cast<size_t>(size), &stage); e != Errc::ok)
       return e;
-    const Shape& got = stage->shape();
-    if (got.kind != want.kind || got.layout != want.layout || got.k != want.k ||
-        got.shard_bits != want.shard_bits || got.blocks_per_shard != want.blocks_per_shard ||
-        got.seed != want.seed || stage->params().capacity != capacity) {
+    if (!(stage->shape() == want) || stage->params().capacity != capacity) {
       return Errc::corrupt;  // not the stage the schedule gives this place
     }
     filters.push_back(std::move(stage));

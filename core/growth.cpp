@@ -1,6 +1,5 @@
 #include "growth.hpp"
 
-#include <bit>
 #include <cmath>
 
 // Stage targets and capacities go into files (each stage's plan): the same doubles on every
@@ -47,14 +46,9 @@ Errc check_growth(const GrowthRequest& req) noexcept {
   if (!(req.fpr > 0.0 && req.fpr < 1.0)) return Errc::invalid;  // NaN too
   const double g = growth_of(req);
   if (!(g > 1.0 && g <= kMaxGrowth)) return Errc::invalid;
-  if (req.kind != Kind::blocked && req.kind != Kind::classic) return Errc::invalid;
-  if (!req.layout_auto) {
-    if (req.layout != Layout::distinct && req.layout != Layout::split) return Errc::invalid;
-    if (req.kind == Kind::classic && req.layout != Layout::distinct) return Errc::invalid;
-  }
-  if (req.shards != 0 && (req.shards > kMaxShards || !std::has_single_bit(req.shards))) {
-    return Errc::invalid;
-  }
+  // With the layout left to the library, distinct stands for it: every kind has that layout.
+  const Layout layout = req.layout_auto ? Layout::distinct : req.layout;
+  if (Errc e = check_kind_layout_shards(req.kind, layout, req.shards); e != Errc::ok) return e;
   if (initial_of(req) > kMaxStageCapacity) return Errc::range;
   return Errc::ok;
 }

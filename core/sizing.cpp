@@ -360,15 +360,18 @@ uint32_t best_k(Kind kind, Layout layout, double c) noexcept {
   return best_k_from(kind, layout, c, classic_k(kind, layout, c));
 }
 
+Errc check_kind_layout_shards(Kind kind, Layout layout, uint32_t shards) noexcept {
+  if (kind != Kind::blocked && kind != Kind::classic) return Errc::invalid;
+  if (layout != Layout::distinct && layout != Layout::split) return Errc::invalid;
+  if (kind == Kind::classic && layout != Layout::distinct) return Errc::invalid;
+  if (shards != 0 && (shards > kMaxShards || !std::has_single_bit(shards))) return Errc::invalid;
+  return Errc::ok;
+}
+
 Errc make_plan(const SizingRequest& req, Plan* out) noexcept {
-  if (req.kind != Kind::blocked && req.kind != Kind::classic) return Errc::invalid;
-  if (req.layout != Layout::distinct && req.layout != Layout::split) return Errc::invalid;
-  if (req.kind == Kind::classic && req.layout != Layout::distinct) return Errc::invalid;
+  if (Errc e = check_kind_layout_shards(req.kind, req.layout, req.shards); e != Errc::ok) return e;
   if (req.capacity == 0) return Errc::invalid;
   if (req.k > max_k(req.kind, req.layout)) return Errc::invalid;
-  if (req.shards != 0 && (req.shards > kMaxShards || !std::has_single_bit(req.shards))) {
-    return Errc::invalid;
-  }
   if (req.bits == 0 && !(req.fpr > 0.0 && req.fpr < 1.0)) return Errc::invalid;  // NaN too
 
   // A plan is a pure function of its request, and programs make many filters of one shape (a

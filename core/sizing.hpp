@@ -78,6 +78,10 @@ struct Plan {
   }
 };
 
+// Errc::invalid unless `kind` is known, `layout` is one of its layouts and `shards` is 0 (the
+// default rule) or a power of two up to kMaxShards: the shape fields every request checks.
+Errc check_kind_layout_shards(Kind kind, Layout layout, uint32_t shards) noexcept;
+
 // Validates the request and computes the plan. Errc::invalid for a domain error, Errc::range
 // when the filter would exceed kMaxBytes.
 Errc make_plan(const SizingRequest& req, Plan* out) noexcept;

@@ -181,6 +181,15 @@ TEST(GrowingFormat, DamagedChainsAreRefused) {
   reseal(b);
   EXPECT_EQ(read(b), Errc::corrupt);
 
+  // Reserved fields of the header and of a table entry that are not zero.
+  for (size_t off :
+       {size_t{76}, size_t{88}, size_t{100}, size_t{112}, table + kStageEntryBytes + 24}) {
+    b = good;
+    b[off] = 1;
+    reseal(b);
+    EXPECT_EQ(read(b), Errc::corrupt) << off;
+  }
+
   // A trailing byte.
   b = good;
   b.push_back(0);

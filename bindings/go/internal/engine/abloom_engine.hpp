@@ -1868,6 +1868,14 @@ class GrowingFilter {
   double estimate_fpr() const noexcept;
 
  private:
+  // Checks the request and fills capacity_ (status_ says how that went).
+  void init_schedule() noexcept;
+  // The bulk tests of stages [0, upto), newest first, over keys[0, n): the keys no stage holds
+  // move to the front, with their indices in `where` when it is given; a found key's
+  // results[where[i]] becomes 1 when `results` is given. found[0, n) is scratch. Returns the
+  // keys left.
+  size_t drop_held(uint32_t upto, uint64_t* keys, uint32_t* where, size_t n, uint8_t* found,
+                   uint8_t* results) const noexcept;
   // Appends stage `n` if the chain still has n stages; false when it cannot.
   bool grow(uint32_t n) noexcept;
   // Counts `fresh` new keys into stage n, growing when that fills it.
@@ -2598,6 +2606,10 @@ struct Plan {
     return s;
   }
 };
+
+// Errc::invalid unless `kind` is known, `layout` is one of its layouts and `shards` is 0 (the
+// default rule) or a power of two up to kMaxShards: the shape fields every request checks.
+Errc check_kind_layout_shards(Kind kind, Layout layout, uint32_t shards) noexcept;
 
 // Validates the request and computes the plan. Errc::invalid for a domain error, Errc::range
 // when the filter would exceed kMaxBytes.
@@ -4544,38 +4556,36 @@ Errc view(const unsigned char* data, size_t len, bool verify, std::unique_ptr<Fi
 namespace abloom {
 namespace {
 
-// Builds stage `i` of `req`: nullptr when it cannot (the limits, or no memory).
-Filter* make_stage(const GrowthRequest& req, uint32_t i, uint64_t capacity, uint64_t seed,
-                   WriterMode mode) noexcept {
-  Plan plan;
-  if (plan_stage(req, i, &plan) != Errc::ok) return nullptr;
+// Stage `i` of `req`, built to its plan: throws std::bad_alloc.
+std::unique_ptr<Filter> build_stage(const GrowthRequest& req, uint32_t i, const Plan& plan,
+                                    uint64_t capacity, uint64_t seed, WriterMode mode) {
   FilterParams params;
   params.capacity = capacity;
   params.target_fpr = req.fpr * stage_fpr_share(i);
   params.expected_fpr = plan.expected_fpr;
-  try {
-    auto* f = new Filter(plan.shape(seed), params);
-    f->set_writer_mode(mode);
-    return f;
-  } catch (const std::bad_alloc&) {
-    return nullptr;
-  }
+  auto f = std::make_unique<Filter>(plan.shape(seed), params);
+  f->set_writer_mode(mode);
+  return f;
 }
 
 }  // namespace
 
-GrowingFilter::GrowingFilter(const GrowthRequest& req, uint64_t seed) : req_(req), seed_(seed) {
+void GrowingFilter::init_schedule() noexcept {
   status_ = check_growth(req_);
   if (status_ != Errc::ok) return;
   for (uint32_t i = 0; i < kMaxStages; ++i) {
     if (stage_capacity(req_, i, &capacity_[i]) != Errc::ok) break;  // the rest stay 0
   }
+}
+
+GrowingFilter::GrowingFilter(const GrowthRequest& req, uint64_t seed) : req_(req), seed_(seed) {
+  init_schedule();
+  if (status_ != Errc::ok) return;
   Plan plan;
   status_ = plan_stage(req_, 0, &plan);
   if (status_ != Errc::ok) return;
-  Filter* first = make_stage(req_, 0, capacity_[0], seed_, WriterMode::shared);
-  if (first == nullptr) throw std::bad_alloc();
-  slots_[0].store(first, std::memory_order_relaxed);
+  slots_[0].store(build_stage(req_, 0, plan, capacity_[0], seed_, WriterMode::shared).release(),
+                  std::memory_order_relaxed);
   count_.store(1, std::memory_order_release);
 }
 
@@ -4583,11 +4593,8 @@ GrowingFilter::GrowingFilter(const GrowthRequest& req, uint64_t seed,
                              std::vector<std::unique_ptr<Filter>> stages,
                              const std::vector<uint64_t>& keys, bool growth_failed)
     : req_(req), seed_(seed) {
-  status_ = check_growth(req_);
+  init_schedule();
   if (status_ != Errc::ok) return;
-  for (uint32_t i = 0; i < kMaxStages; ++i) {
-    if (stage_capacity(req_, i, &capacity_[i]) != Errc::ok) break;
-  }
   const auto n = static_cast<uint32_t>(std::min<size_t>(stages.size(), kMaxStages));
   for (uint32_t i = 0; i < n; ++i) {
     slots_[i].store(stages[i].release(), std::memory_order_relaxed);
@@ -4615,8 +4622,15 @@ bool GrowingFilter::grow(uint32_t n) noexcept {
     return false;
   }
   const auto mode = static_cast<WriterMode>(writer_mode_.load(std::memory_order_relaxed));
-  Filter* next = make_stage(req_, n, capacity_[n], seed_, mode);
-  if (next == nullptr) {
+  Plan plan;
+  Filter* next = nullptr;
+  try {
+    if (plan_stage(req_, n, &plan) == Errc::ok) {
+      next = build_stage(req_, n, plan, capacity_[n], seed_, mode).release();
+    }
+  } catch (const std::bad_alloc&) {
+  }
+  if (next == nullptr) {  // the limits, or no memory
     growth_failed_.store(true, std::memory_order_relaxed);
     return false;
   }
@@ -4647,6 +4661,25 @@ bool GrowingFilter::test_and_add_hash(uint64_t h) noexcept {
   return false;
 }
 
+size_t GrowingFilter::drop_held(uint32_t upto, uint64_t* keys, uint32_t* where, size_t n,
+                                uint8_t* found, uint8_t* results) const noexcept {
+  for (uint32_t s = upto; s-- > 0 && n > 0;) {
+    stage(s).test_many(keys, n, found);
+    size_t keep = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (found[i]) {
+        if (results != nullptr) results[where[i]] = 1;
+      } else {
+        keys[keep] = keys[i];
+        if (where != nullptr) where[keep] = where[i];
+        ++keep;
+      }
+    }
+    n = keep;
+  }
+  return n;
+}
+
 uint64_t GrowingFilter::test_many(const uint64_t* hashes, size_t n,
                                   uint8_t* results) const noexcept {
   std::fill(results, results + n, uint8_t{0});
@@ -4670,22 +4703,7 @@ uint64_t GrowingFilter::test_many(const uint64_t* hashes, size_t n,
       continue;
     }
     for (size_t i = 0; i < m; ++i) where[i] = static_cast<uint32_t>(i);
-    size_t left = m;
-    for (uint32_t s = count; s-- > 0 && left > 0;) {
-      stage(s).test_many(pending.data(), left, found.data());
-      size_t keep = 0;
-      for (size_t i = 0; i < left; ++i) {
-        if (found[i]) {
-          results[base + where[i]] = 1;
-          ++total;
-        } else {
-          pending[keep] = pending[i];
-          where[keep] = where[i];
-          ++keep;
-        }
-      }
-      left = keep;
-    }
+    total += m - drop_held(count, pending.data(), where.data(), m, found.data(), results + base);
   }
   return total;
 }
@@ -4736,15 +4754,7 @@ uint64_t GrowingFilter::add_many(const uint64_t* hashes, size_t n) noexcept {
     } else {
       // Keys an older stage holds are not added again: each older stage's bulk pipeline drops
       // the ones it holds, then the newest stage takes the rest in bulk.
-      size_t left = run;
-      for (uint32_t s = last; s-- > 0 && left > 0;) {
-        stage(s).test_many(rest.data(), left, found.data());
-        size_t keep = 0;
-        for (size_t j = 0; j < left; ++j) {
-          if (!found[j]) rest[keep++] = rest[j];
-        }
-        left = keep;
-      }
+      const size_t left = drop_held(last, rest.data(), nullptr, run, found.data(), nullptr);
       fresh = newest.add_many(rest.data(), left);
     }
     added.fetch_sub(run - fresh, std::memory_order_relaxed);
@@ -4894,9 +4904,11 @@ enum ChainOffset : size_t {
   kCOffGrowth = 56,
   kCOffFpr = 64,
   kCOffStages = 72,
-  kCOffReserved0 = 76,
+  kCOffReserved0 = 76,  // 4 bytes
   kCOffTotal = 80,
+  kCOffReserved1 = 88,  // 16 bytes
   kCOffTableChecksum = 104,
+  kCOffReserved2 = 112,  // 8 bytes
   kCOffHeaderChecksum = 120,
 };
 static_assert(kCOffHeaderChecksum + 8 == kHeaderBytes);
@@ -4969,12 +4981,10 @@ Errc deserialize_chain(const unsigned char* data, size_t len, std::unique_ptr<Gr
   if (get32(data + kCOffHash) != kHashXxh3) return Errc::unsupported;
   const uint32_t flags = get32(data + kCOffFlags);
   if ((flags & ~kFlagGrowthFailed) != 0) return Errc::corrupt;
-  for (size_t off = kCOffReserved0; off < kCOffTableChecksum; off += 4) {
-    if (off < kCOffTotal || off >= kCOffTotal + 8) {
-      if (get32(data + off) != 0) return Errc::corrupt;
-    }
+  if (get32(data + kCOffReserved0) != 0 || get64(data + kCOffReserved1) != 0 ||
+      get64(data + kCOffReserved1 + 8) != 0 || get64(data + kCOffReserved2) != 0) {
+    return Errc::corrupt;
   }
-  if (get64(data + 112) != 0) return Errc::corrupt;
 
   GrowthRequest req;
   const uint32_t layout = get32(data + kCOffLayout);
@@ -5024,10 +5034,7 @@ Errc deserialize_chain(const unsigned char* data, size_t len, std::unique_ptr<Gr
     std::unique_ptr<Filter> stage;
     if (Errc e = deserialize(data + offset, static_cast<size_t>(size), &stage); e != Errc::ok)
       return e;
-    const Shape& got = stage->shape();
-    if (got.kind != want.kind || got.layout != want.layout || got.k != want.k ||
-        got.shard_bits != want.shard_bits || got.blocks_per_shard != want.blocks_per_shard ||
-        got.seed != want.seed || stage->params().capacity != capacity) {
+    if (!(stage->shape() == want) || stage->params().capacity != capacity) {
       return Errc::corrupt;  // not the stage the schedule gives this place
     }
     filters.push_back(std::move(stage));
@@ -5052,7 +5059,6 @@ Errc deserialize_chain(const unsigned char* data, size_t len, std::unique_ptr<Gr
 #define ABLOOM_ENGINE_HEADER 14
 #include "abloom_engine.hpp"
 
-#include <bit>
 #include <cmath>
 
 // Stage targets and capacities go into files (each stage's plan): the same doubles on every
@@ -5101,14 +5107,9 @@ Errc check_growth(const GrowthRequest& req) noexcept {
   if (!(req.fpr > 0.0 && req.fpr < 1.0)) return Errc::invalid;  // NaN too
   const double g = growth_of(req);
   if (!(g > 1.0 && g <= kMaxGrowth)) return Errc::invalid;
-  if (req.kind != Kind::blocked && req.kind != Kind::classic) return Errc::invalid;
-  if (!req.layout_auto) {
-    if (req.layout != Layout::distinct && req.layout != Layout::split) return Errc::invalid;
-    if (req.kind == Kind::classic && req.layout != Layout::distinct) return Errc::invalid;
-  }
-  if (req.shards != 0 && (req.shards > kMaxShards || !std::has_single_bit(req.shards))) {
-    return Errc::invalid;
-  }
+  // With the layout left to the library, distinct stands for it: every kind has that layout.
+  const Layout layout = req.layout_auto ? Layout::distinct : req.layout;
+  if (Errc e = check_kind_layout_shards(req.kind, layout, req.shards); e != Errc::ok) return e;
   if (initial_of(req) > kMaxStageCapacity) return Errc::range;
   return Errc::ok;
 }
@@ -6700,15 +6701,18 @@ uint32_t best_k(Kind kind, Layout layout, double c) noexcept {
   return best_k_from(kind, layout, c, classic_k(kind, layout, c));
 }
 
+Errc check_kind_layout_shards(Kind kind, Layout layout, uint32_t shards) noexcept {
+  if (kind != Kind::blocked && kind != Kind::classic) return Errc::invalid;
+  if (layout != Layout::distinct && layout != Layout::split) return Errc::invalid;
+  if (kind == Kind::classic && layout != Layout::distinct) return Errc::invalid;
+  if (shards != 0 && (shards > kMaxShards || !std::has_single_bit(shards))) return Errc::invalid;
+  return Errc::ok;
+}
+
 Errc make_plan(const SizingRequest& req, Plan* out) noexcept {
-  if (req.kind != Kind::blocked && req.kind != Kind::classic) return Errc::invalid;
-  if (req.layout != Layout::distinct && req.layout != Layout::split) return Errc::invalid;
-  if (req.kind == Kind::classic && req.layout != Layout::distinct) return Errc::invalid;
+  if (Errc e = check_kind_layout_shards(req.kind, req.layout, req.shards); e != Errc::ok) return e;
   if (req.capacity == 0) return Errc::invalid;
   if (req.k > max_k(req.kind, req.layout)) return Errc::invalid;
-  if (req.shards != 0 && (req.shards > kMaxShards || !std::has_single_bit(req.shards))) {
-    return Errc::invalid;
-  }
   if (req.bits == 0 && !(req.fpr > 0.0 && req.fpr < 1.0)) return Errc::invalid;  // NaN too
 
   // A plan is a pure function of its request, and programs make many filters of one shape (a
