@@ -1972,7 +1972,7 @@ Errc deserialize_chain(const unsigned char* data, size_t len, std::unique_ptr<Gr
 // (doubling, as their capacities do, which is what minimising bits under a fixed FPR sum asks
 // for); the tail then decays like 1/j^2, not geometrically, so that a stage's extra bits per key
 // grow with log(i), not with i. Against RedisBloom's scheme (growth 2, each stage's FPR half the
-// last's) this needs 20-30% fewer bits at 100x to 100,000x the initial capacity.
+// last's) this needs fewer bits from 100x the initial capacity on (bench/JOURNAL.md, above).
 
 #include <cstdint>
 
