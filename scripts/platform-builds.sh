@@ -26,8 +26,9 @@
 #                                 programs are static), in a tree of its own with the engine's
 #                                 portable platform calls (-DABLOOM_PORTABLE_PLATFORM=ON: the
 #                                 paths macOS takes)
-#   x86_64-windows-tests          the whole build and the C++ test suite (GoogleTest programs, C99
-#                                 tests, the examples) run here under wine, in a tree of its own;
+#   x86_64-windows-tests          the C++ test suite (GoogleTest programs, C99 tests, the examples,
+#                                 the command's) built in the x86-64 Windows engine tree and run
+#                                 here under wine;
 #                                 the golden vectors byte for byte
 #   x86_64-windows-go             the Go module's tests, its bundled engine compiled by cgo with zig
 #                                 (GOOS=windows), run under wine (with tests/wine's
@@ -312,17 +313,13 @@ target_windows_go() {
 }
 
 target_windows_tests() {
-  local dir="$OUT/x86_64-windows-tests"
+  local engine
   use_wine
-  echo "-- the test suite under wine ($dir)"
-  # One ctest entry per GoogleTest program: each start of a program under wine costs a second.
-  configure "$dir" x86_64-windows-gnu -DABLOOM_BUILD_TESTS=ON -DABLOOM_BUILD_EXAMPLES=ON \
-    -DABLOOM_GTEST_SOURCE_DIR=/usr/src/googletest -DSIMDE_INCLUDE_DIR="$INC/simde" \
-    -DABLOOM_TEST_AVX512_EMULATION=OFF -DABLOOM_TEST_PER_PROGRAM=ON \
-    -DABLOOM_BUILD_CLI=ON -DCLI11_INCLUDE_DIR="$INC/cli11" -DCMAKE_DISABLE_FIND_PACKAGE_CLI11=ON \
-    -DCMAKE_CROSSCOMPILING_EMULATOR=wine
-  cmake --build "$dir" -j "$JOBS"
-  ctest --test-dir "$dir" --output-on-failure --no-tests=error -j "$JOBS"
+  # The suite lives in the x86-64 Windows engine tree (scripts/lib/zig-engine.sh): it tests the
+  # DLL and the command the release ships, and compiles neither again.
+  engine=$(zig_engine_tests "$BUILD_ROOT" x86_64-windows-gnu)
+  echo "-- the test suite under wine ($engine)"
+  ctest --test-dir "$engine" --output-on-failure --no-tests=error -j "$JOBS"
 }
 
 # The Rust crates for x86_64-pc-windows-gnu, with the engine bundled (default features) and the
