@@ -70,6 +70,15 @@ set(CMAKE_C_COMPILER "${_abloom_zig_bin}/zig-cc")
 set(CMAKE_CXX_COMPILER "${_abloom_zig_bin}/zig-c++")
 set(CMAKE_AR "${_abloom_zig_bin}/zig-ar" CACHE FILEPATH "" FORCE)
 set(CMAKE_RANLIB "${_abloom_zig_bin}/zig-ranlib" CACHE FILEPATH "" FORCE)
+# `cmake --install --strip` (scikit-build-core strips so, the Python wheels): LLVM's strip reads
+# every target's format (ELF of any architecture, Mach-O, PE), the build machine's GNU strip does
+# not. Builds strip after linking rather than with -Wl,-s: zig builds its libc++ once per target
+# and set of link flags, and a stripping link would cost each target a second libc++.
+find_program(ABLOOM_LLVM_STRIP NAMES llvm-strip llvm-strip-19 llvm-strip-18 llvm-strip-17
+             llvm-strip-16 llvm-strip-15 llvm-strip-14)
+if(ABLOOM_LLVM_STRIP)
+  set(CMAKE_STRIP "${ABLOOM_LLVM_STRIP}" CACHE FILEPATH "" FORCE)
+endif()
 
 # CMake's compiler checks link their test programs with the Release flags, as the builds do: zig
 # builds its runtime libraries (compiler-rt, libunwind, and the UBSan runtime it links into

@@ -80,7 +80,7 @@ command -v "$PYTHON_ABI3" >/dev/null || die "'$PYTHON_ABI3' not found (set PYTHO
 ABI3_VER=$("$PYTHON_ABI3" -c 'import sys; print("%d.%d" % sys.version_info[:2]) if sys.implementation.name == "cpython" else None')
 [[ $ABI3_VER == 3.13 ]] ||
   die "$PYTHON_ABI3 is $("$PYTHON_ABI3" --version 2>&1), not CPython 3.13 (Debian has 3.13's headers for both architectures)"
-for tool in cmake ninja apt-get dpkg-deb git unzip mvn; do
+for tool in cmake ninja apt-get dpkg-deb git unzip mvn llvm-readelf llvm-strip; do
   command -v "$tool" >/dev/null || die "'$tool' not found on PATH"
 done
 mapfile -t BUILD_REQUIRES < <("$PYTHON" -c '
@@ -196,6 +196,11 @@ build_wheel() { # FLAVOUR ARCH -> $WORK/wheels/FLAVOUR-ARCH/abloom-*-manylinux20
   [[ ${#wheels[@]} -eq 1 && -f ${wheels[0]} ]] || die "auditwheel wrote no single $tag $arch wheel"
   [[ $(basename "${wheels[0]}") == abloom-*-"$tag"-*manylinux2014_"$arch"*.whl ]] ||
     die "the $tag $arch wheel is $(basename "${wheels[0]}"): not $tag, manylinux2014_$arch (glibc 2.17)"
+  # Stripped at install (bindings/python/CMakeLists.txt, NOSTRIP): no symbol table, no debug info.
+  unzip -p "${wheels[0]}" 'abloom/_abloom*.so' >"$WORK/ext-$flavour-$arch.so"
+  if llvm-readelf -S "$WORK/ext-$flavour-$arch.so" | grep -E '\.(symtab|debug_)'; then
+    die "the $tag $arch wheel's extension is not stripped (sections above)"
+  fi
   if [[ $flavour == abi3 ]]; then # nanobind falls back to a full-API build without saying so
     grep -q '/_abloom\.abi3\.so$' <<<"$(unzip -l "${wheels[0]}")" ||
       die "the $tag $arch wheel holds no _abloom.abi3.so (a full-API build, tagged abi3)"
