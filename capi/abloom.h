@@ -234,8 +234,8 @@ typedef enum abloom_kind {
  * struct_size (here and in abloom_plan and abloom_info) must be the sizeof of one version of the
  * struct that this library knows: abloom_options_init, abloom_plan_init and abloom_info_init set
  * it. Any other value, larger ones included, is ABLOOM_ERR_INVALID and nothing is read or
- * written past the struct_size. For abloom_options the known sizes are today's and the first
- * header's (which ends before `layout`).
+ * written past the struct_size. For abloom_options the known sizes are today's, the second
+ * header's (which ends before `growth`) and the first header's (which ends before `layout`).
  *
  * Sizing rules, applied by abloom_plan_compute() and abloom_create():
  *  - bits == 0 and k == 0: the fewest bits, and the k minimising the FPR for them, such that the
@@ -276,7 +276,27 @@ typedef struct abloom_options {
    *  ABLOOM_LAYOUT_SPLIT needs the blocked kind and k <= ABLOOM_SPLIT_MAX_K (the sizing rules then
    *  choose k within that range). */
   uint32_t layout;
+  /** Added in the third version of the struct (a caller built with an earlier one gets 0).
+   *  0 (default): a fixed filter, sized for `capacity`. Greater than 1 (up to ABLOOM_MAX_GROWTH;
+   *  ABLOOM_DEFAULT_GROWTH is 2): a growing filter, which needs no capacity. It is a chain of
+   *  filters (stages): `capacity` is the first one's (0: ABLOOM_DEFAULT_INITIAL_CAPACITY), each
+   *  next one `growth` times the last, with an FPR target tighter than the last's, so that the
+   *  whole chain's FPR stays below `fpr` at any number of keys (docs/FORMAT.md, "Growing
+   *  filters", gives the schedule and the bound). A new stage is appended when the newest has
+   *  taken its capacity of new keys; every call works on the chain (tests probe every stage),
+   *  except those that say otherwise. `bits` and `k` must be 0; `kind`, `layout`, `shards` and
+   *  `seed` apply to every stage. */
+  double growth;
 } abloom_options;
+
+/** abloom_options.growth: the default growth of a growing filter (each stage twice the last). */
+#define ABLOOM_DEFAULT_GROWTH 2.0
+/** abloom_options.growth: the largest growth. */
+#define ABLOOM_MAX_GROWTH 16.0
+/** A growing filter's first stage capacity when abloom_options.capacity is 0. */
+#define ABLOOM_DEFAULT_INITIAL_CAPACITY 1024u
+/** The most stages a growing filter has (it cannot grow past them, nor past ABLOOM_MAX_BYTES). */
+#define ABLOOM_MAX_STAGES 64u
 
 /** Fill `opts` with defaults (see field comments). Returns ABLOOM_ERR_NULL if opts is NULL. */
 ABLOOM_API int abloom_options_init(abloom_options *opts);
@@ -490,19 +510,28 @@ ABLOOM_API int abloom_test_hashes(const abloom_filter *filter, const uint64_t *h
 /*
  * Two filters combine only when they have the same shape: kind, k, shards, blocks per shard and
  * seed (capacity and target FPR are not part of the shape). Otherwise ABLOOM_ERR_MISMATCH.
+ * Two growing filters combine when they were made with the same options (kind, layout, shards,
+ * seed, first capacity, growth and FPR: so their stages have the same shapes), stage by stage;
+ * a growing filter and a fixed one never do (ABLOOM_ERR_MISMATCH).
  */
 
 /** dst |= src: dst then answers 1 for every key of either. Safe while other threads add to
- *  either filter. dst == src is allowed (no change). */
+ *  either filter (growing filters: while src is not growing). dst == src is allowed (no change).
+ *  A growing dst first grows to src's stage count (ABLOOM_ERR_RANGE if it cannot); each stage
+ *  then takes src's stage's bits and count of keys. */
 ABLOOM_API int abloom_union(abloom_filter *dst, const abloom_filter *src);
 
-/** dst &= src: dst keeps bits set in both (an over-approximation of the keys in both). */
+/** dst &= src: dst keeps bits set in both (an over-approximation of the keys in both).
+ *  ABLOOM_ERR_UNSUPPORTED for growing filters: a key two chains hold may sit in different stages
+ *  of each, and a stage-by-stage intersection would lose it (a false negative). */
 ABLOOM_API int abloom_intersect(abloom_filter *dst, const abloom_filter *src);
 
-/** Clear every bit: the filter is empty again, its shape unchanged. */
+/** Clear every bit: the filter is empty again, its shape unchanged. A growing filter keeps its
+ *  stages (their memory too), all empty; new keys go to the newest. */
 ABLOOM_API int abloom_clear(abloom_filter *filter);
 
-/** 1 if a and b have the same shape and the same bits, 0 if not, or a negative error. */
+/** 1 if a and b have the same shape and the same bits, 0 if not, or a negative error. Growing
+ *  filters: the same options and stages, each with the same bits (never equal to a fixed one). */
 ABLOOM_API int abloom_equal(const abloom_filter *a, const abloom_filter *b);
 
 /* ---- Introspection ------------------------------------------------------------------------- */
@@ -543,6 +572,24 @@ typedef struct abloom_info {
    *  without ABLOOM_VERIFY_CHECKSUM; for ABLOOM_OPEN_READ_WRITE: before this open marked them),
    *  else 0 (always 0 for abloom_create, abloom_clone and abloom_deserialize). */
   uint32_t stale;
+  /** Added in the third version of the struct (written only for callers built with it).
+   *  The number of stages: 1 for a fixed filter; for a growing filter, its stages now. For a
+   *  growing filter the fields above describe the whole chain: kind, k, shards, layout and
+   *  blocks_per_shard are the newest stage's; bits and bytes the stages' together; capacity the
+   *  keys the stages hold before the next is appended (their capacities together);
+   *  target_fpr the chain's target; expected_fpr the sum of the stages' model FPRs at their
+   *  capacities (the bound: below target_fpr). abloom_get_stage_info describes one stage. */
+  uint32_t stages;
+  /** 1 if a growing filter could not append a stage when it had to (ABLOOM_MAX_STAGES, the
+   *  size limits, or no memory): its newest stage then takes every key past its capacity, and
+   *  the FPR is no longer held. 0 otherwise, and for fixed filters. */
+  uint32_t growth_failed;
+  /** The growth of a growing filter (abloom_options.growth); 0 for a fixed filter. */
+  double growth;
+  /** A growing filter: the keys its stages counted as new (all stages, or the stage's for
+   *  abloom_get_stage_info): exact with one writer, at worst a little over with many. 0 for a
+   *  fixed filter, which does not count its keys (abloom_estimate_count estimates them). */
+  uint64_t keys;
 } abloom_info;
 
 /** Where a filter's bits live (abloom_info.storage). */
@@ -559,9 +606,20 @@ typedef enum abloom_storage {
 ABLOOM_API int abloom_info_init(abloom_info *info);
 
 /** Describe `filter` in *info. Initialise `info` with abloom_info_init first. The known sizes
- *  are today's and the first version's (without `stale`). Errors: ABLOOM_ERR_NULL,
+ *  are today's, the second version's (without `stages` and the fields after it) and the first
+ *  version's (without `stale`). Errors: ABLOOM_ERR_NULL,
  *  ABLOOM_ERR_INVALID (a struct_size that is not a known size). */
 ABLOOM_API int abloom_get_info(const abloom_filter *filter, abloom_info *info);
+
+/**
+ * Describe stage `stage` (0 = the oldest) of a growing filter in *info, as abloom_get_info
+ * describes a fixed filter (capacity, target_fpr and expected_fpr are the stage's; `keys` its
+ * count of new keys; `stages` the chain's count; `growth` and `growth_failed` the chain's). A
+ * fixed filter is its own stage 0. Errors: ABLOOM_ERR_NULL, ABLOOM_ERR_INVALID (a struct_size
+ * that is not a known size), ABLOOM_ERR_RANGE (no such stage).
+ */
+ABLOOM_API int abloom_get_stage_info(const abloom_filter *filter, uint32_t stage,
+                                     abloom_info *info);
 
 /**
  * Estimate the number of distinct keys added, from the number of set bits X of the filter's M
@@ -641,14 +699,16 @@ ABLOOM_API int abloom_memory_init(abloom_memory *mem);
 /**
  * Describe where `filter`'s bits are and how keys map to them, in *mem (initialised with
  * abloom_memory_init). The pointers are read-only; see abloom_get_writable_shards to write.
- * Errors: ABLOOM_ERR_NULL, ABLOOM_ERR_INVALID (a struct_size that is not a known size).
+ * Errors: ABLOOM_ERR_NULL, ABLOOM_ERR_INVALID (a struct_size that is not a known size),
+ * ABLOOM_ERR_UNSUPPORTED for a growing filter (its stages come and go with its adds).
  */
 ABLOOM_API int abloom_get_memory(const abloom_filter *filter, abloom_memory *mem);
 
 /**
  * The same shard pointers as abloom_get_memory, writable: *out = an array of the filter's shard
  * count of pointers, owned by the filter, valid until abloom_free. Errors: ABLOOM_ERR_NULL,
- * ABLOOM_ERR_READONLY (a view, or a file opened read-only: *out is left unchanged).
+ * ABLOOM_ERR_READONLY (a view, or a file opened read-only: *out is left unchanged),
+ * ABLOOM_ERR_UNSUPPORTED for a growing filter.
  */
 ABLOOM_API int abloom_get_writable_shards(abloom_filter *filter, uint64_t *const **out);
 
@@ -661,6 +721,16 @@ ABLOOM_API int abloom_get_writable_shards(abloom_filter *filter, uint64_t *const
  * other's bytes. Every reader validates the header completely before touching the body and
  * never reads outside the given bytes; the body checksum is checked when asked (always by
  * abloom_deserialize).
+ *
+ * A growing filter's bytes (docs/FORMAT.md, "Growing filters") hold the whole chain: a 128-byte
+ * chain header (its own kind, so that readers older than growing filters refuse it with
+ * ABLOOM_ERR_UNSUPPORTED), a table of the stages, then each stage in the form above, 64-byte
+ * aligned with its own checksum, so that every stage maps in place. Every call below takes them
+ * (a snapshot of the stages there are when it starts, while other threads add), and checks the
+ * chain header, the table (stages in order, inside the bytes, each the stage the options give
+ * its place) and each stage as it checks a filter. Exceptions: abloom_open with
+ * ABLOOM_OPEN_READ_WRITE returns ABLOOM_ERR_UNSUPPORTED for a growing filter's file (open it
+ * copy-on-write, and save it), and abloom_seal for one (it is never left stale).
  */
 
 /** Bytes of the serialized header; the body starts right after it, 64-byte aligned. */
@@ -691,7 +761,8 @@ ABLOOM_API int abloom_deserialize(const void *buf, size_t len, abloom_filter **o
 #define ABLOOM_VERIFY_CHECKSUM 0x1u
 /** abloom_open: map privately and writably: adds work but never reach the file. */
 #define ABLOOM_OPEN_COPY_ON_WRITE 0x2u
-/** abloom_open: map shared and writably: adds persist to the file. The header is marked stale
+/** abloom_open: map shared and writably: adds persist to the file (not for a growing filter's
+ *  file: ABLOOM_ERR_UNSUPPORTED). The header is marked stale
  *  while the handle may write (abloom_sync keeps the mark), and sealed by abloom_free; a writer
  *  killed before that leaves the file stale (ABLOOM_ERR_STALE, abloom_seal). */
 #define ABLOOM_OPEN_READ_WRITE 0x4u

@@ -11,19 +11,24 @@
 #include "file_io.hpp"
 #include "filter.hpp"
 #include "format.hpp"
+#include "growing_filter.hpp"
+#include "growing_format.hpp"
 #include "isa.hpp"
 #include "sizing.hpp"
 
-// The handle the C API hands out; C sees only the incomplete type.
+// The handle the C API hands out; C sees only the incomplete type. It holds a fixed filter
+// (impl) or a growing one (chain): exactly one of the two.
 struct abloom_filter {
   explicit abloom_filter(std::unique_ptr<abloom::Filter> f) noexcept : impl(std::move(f)) {}
+  explicit abloom_filter(std::unique_ptr<abloom::GrowingFilter> g) noexcept : chain(std::move(g)) {}
   ~abloom_filter() {
     // Best effort: a read-write mapping rewrites its header, sealed (abloom_sync).
-    (void)impl->sync(true);
+    if (impl) (void)impl->sync(true);
   }
   abloom_filter(const abloom_filter&) = delete;
   abloom_filter& operator=(const abloom_filter&) = delete;
-  std::unique_ptr<abloom::Filter> impl;  // never null
+  std::unique_ptr<abloom::Filter> impl;
+  std::unique_ptr<abloom::GrowingFilter> chain;
 };
 
 namespace {
@@ -116,19 +121,43 @@ bool layout_of(uint32_t layout, const abloom::SizingRequest& req, abloom::Layout
 // the distinct layout, the only one that header knew: the files they write stay readable by the
 // readers they were built with.
 constexpr size_t kOptionsSizeV1 = offsetof(abloom_options, layout);
+// Before `growth` (the second header's): a fixed filter, as that header knew only those. Its
+// last field, a uint32_t after a uint32_t, ends on an 8-byte boundary: the offset is its sizeof.
+constexpr size_t kOptionsSizeV2 = offsetof(abloom_options, growth);
+static_assert(kOptionsSizeV2 % alignof(abloom_options) == 0);
+
+bool known_options_size(size_t size) noexcept {
+  return size == kOptionsSizeV1 || size == kOptionsSizeV2 || size == sizeof(abloom_options);
+}
+
+// The growth a caller's options ask for: 0 (a fixed filter) for the earlier structs.
+double growth_of(const abloom_options* opts) noexcept {
+  return opts->struct_size == sizeof(abloom_options) ? opts->growth : 0.0;
+}
 
 // The size of abloom_info before `stale` (the first header's): its last field ends on the
 // struct's alignment, so that offset is also the first version's sizeof.
 constexpr size_t kInfoSizeV1 = offsetof(abloom_info, stale);
 static_assert(kInfoSizeV1 % alignof(abloom_info) == 0);
+// Before `stages` (the second header's): `stale`, then 4 bytes of padding to 8.
+constexpr size_t kInfoSizeV2 = offsetof(abloom_info, stages) + 4;
+static_assert(offsetof(abloom_info, stages) == offsetof(abloom_info, stale) + 4);
+static_assert(kInfoSizeV2 % alignof(abloom_info) == 0);
+
+bool known_info_size(size_t size) noexcept {
+  return size == kInfoSizeV1 || size == kInfoSizeV2 || size == sizeof(abloom_info);
+}
+
+static_assert(ABLOOM_MAX_STAGES == abloom::kMaxStages);
+static_assert(ABLOOM_DEFAULT_INITIAL_CAPACITY == abloom::kDefaultInitialCapacity);
+static_assert(ABLOOM_DEFAULT_GROWTH == abloom::kDefaultGrowth);
+static_assert(ABLOOM_MAX_GROWTH == abloom::kMaxGrowth);
 
 // Checks options and computes their plan.
 int plan_from_options(const abloom_options* opts, abloom::Plan* plan) noexcept {
   if (opts == nullptr) return ABLOOM_ERR_NULL;
   // Only the sizes of versions this library knows (abloom.h): nothing is read past struct_size.
-  if (opts->struct_size != kOptionsSizeV1 && opts->struct_size != sizeof(abloom_options)) {
-    return ABLOOM_ERR_INVALID;
-  }
+  if (!known_options_size(opts->struct_size)) return ABLOOM_ERR_INVALID;
   if (!valid_kind(opts->kind) || opts->threads > ABLOOM_MAX_THREADS) return ABLOOM_ERR_INVALID;
   abloom::SizingRequest req;
   req.kind = static_cast<abloom::Kind>(opts->kind);
@@ -137,11 +166,39 @@ int plan_from_options(const abloom_options* opts, abloom::Plan* plan) noexcept {
   req.shards = opts->shards;
   req.bits = opts->bits;
   req.k = opts->k;
-  const bool has_layout = opts->struct_size == sizeof(abloom_options);
+  const bool has_layout = opts->struct_size != kOptionsSizeV1;
   if (!layout_of(has_layout ? opts->layout : ABLOOM_LAYOUT_DISTINCT, req, &req.layout)) {
     return ABLOOM_ERR_INVALID;
   }
   return to_code(abloom::make_plan(req, plan));
+}
+
+// A growing filter's request from options whose growth is not 0: growth in (1, ABLOOM_MAX_GROWTH],
+// bits and k 0 (each stage is sized by the schedule).
+int growth_request(const abloom_options* opts, abloom::GrowthRequest* req) noexcept {
+  const double growth = growth_of(opts);
+  if (!(growth > 1.0 && growth <= abloom::kMaxGrowth) || opts->bits != 0 || opts->k != 0 ||
+      !valid_kind(opts->kind) || opts->threads > ABLOOM_MAX_THREADS) {
+    return ABLOOM_ERR_INVALID;
+  }
+  req->kind = static_cast<abloom::Kind>(opts->kind);
+  req->initial_capacity = opts->capacity;
+  req->fpr = opts->fpr;
+  req->growth = growth;
+  req->shards = opts->shards;
+  switch (opts->layout) {
+    case ABLOOM_LAYOUT_DEFAULT:
+      req->layout_auto = true;
+      break;
+    case ABLOOM_LAYOUT_DISTINCT:
+    case ABLOOM_LAYOUT_SPLIT:
+      req->layout_auto = false;
+      req->layout = static_cast<abloom::Layout>(opts->layout);
+      break;
+    default:
+      return ABLOOM_ERR_INVALID;
+  }
+  return to_code(abloom::check_growth(*req));
 }
 
 // A key pointer may be NULL only for the empty key.
@@ -201,18 +258,41 @@ int check_packed(const void* buf, size_t buf_len, const uint64_t* offsets, size_
 }
 
 // Writes need a writable filter: views and read-only mappings refuse them.
-bool read_only(const abloom_filter* filter) noexcept { return filter->impl->read_only(); }
+bool read_only(const abloom_filter* filter) noexcept {
+  return filter->chain ? filter->chain->read_only() : filter->impl->read_only();
+}
 
 // The load paths (deserialize, view, open): run the core loader and, on success, hand the
-// filter it built to the caller as a new handle. Exceptions become codes.
+// filter it built (fixed or growing) to the caller as a new handle. Exceptions become codes.
 template <class Load>
 int load_into(abloom_filter** out, Load load) noexcept {
   return guarded([&] {
     std::unique_ptr<abloom::Filter> f;
-    if (abloom::Errc e = load(&f); e != abloom::Errc::ok) return to_code(e);
-    *out = std::make_unique<abloom_filter>(std::move(f)).release();
+    std::unique_ptr<abloom::GrowingFilter> g;
+    if (abloom::Errc e = load(&f, &g); e != abloom::Errc::ok) return to_code(e);
+    *out = (g ? std::make_unique<abloom_filter>(std::move(g))
+              : std::make_unique<abloom_filter>(std::move(f)))
+               .release();
     return ABLOOM_OK;
   });
+}
+
+// The bulk calls, on whichever filter the handle holds: `keys` a KeySource or an array of hashes.
+template <class Keys>
+uint64_t add_many_of(abloom_filter* filter, const Keys& keys, size_t n) noexcept {
+  return filter->chain ? filter->chain->add_many(keys, n) : filter->impl->add_many(keys, n);
+}
+template <class Keys>
+uint64_t test_many_of(const abloom_filter* filter, const Keys& keys, size_t n,
+                      uint8_t* results) noexcept {
+  return filter->chain ? filter->chain->test_many(keys, n, results)
+                       : filter->impl->test_many(keys, n, results);
+}
+
+// Runs fixed(filter) or growing(chain), whichever the handle holds.
+template <class H, class Fixed, class Growing>
+auto dispatch(H* filter, Fixed fixed, Growing growing) {
+  return filter->chain ? growing(*filter->chain) : fixed(*filter->impl);
 }
 
 void set_out(uint64_t* out, uint64_t v) noexcept {
@@ -307,7 +387,16 @@ int abloom_plan_compute(const abloom_options* opts, abloom_plan* plan) {
   if (plan->struct_size != sizeof(abloom_plan)) return ABLOOM_ERR_INVALID;
   return guarded([&] {
     abloom::Plan p;
-    if (int rc = plan_from_options(opts, &p); rc != ABLOOM_OK) return rc;
+    uint64_t capacity = opts->capacity;
+    if (known_options_size(opts->struct_size) && growth_of(opts) != 0.0) {
+      // A growing filter: its first stage, what abloom_create allocates.
+      abloom::GrowthRequest req;
+      if (int rc = growth_request(opts, &req); rc != ABLOOM_OK) return rc;
+      if (int rc = to_code(abloom::plan_stage(req, 0, &p)); rc != ABLOOM_OK) return rc;
+      (void)abloom::stage_capacity(req, 0, &capacity);
+    } else if (int rc = plan_from_options(opts, &p); rc != ABLOOM_OK) {
+      return rc;
+    }
     plan->kind = static_cast<uint32_t>(p.kind);
     plan->k = p.k;
     plan->shards = p.shards();
@@ -315,7 +404,7 @@ int abloom_plan_compute(const abloom_options* opts, abloom_plan* plan) {
     plan->blocks_per_shard = p.blocks_per_shard;
     plan->bits = p.bits();
     plan->bytes = p.bytes();
-    plan->bits_per_key = static_cast<double>(p.bits()) / static_cast<double>(opts->capacity);
+    plan->bits_per_key = static_cast<double>(p.bits()) / static_cast<double>(capacity);
     plan->expected_fpr = p.expected_fpr;
     return ABLOOM_OK;
   });
@@ -354,6 +443,15 @@ int abloom_layout_model_fpr(uint32_t kind, uint32_t layout, double bits_per_key,
 int abloom_create(const abloom_options* opts, abloom_filter** out) {
   if (opts == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
   return guarded([&] {
+    if (known_options_size(opts->struct_size) && growth_of(opts) != 0.0) {
+      abloom::GrowthRequest req;
+      if (int rc = growth_request(opts, &req); rc != ABLOOM_OK) return rc;
+      auto chain = std::make_unique<abloom::GrowingFilter>(req, opts->seed);
+      if (int rc = to_code(chain->status()); rc != ABLOOM_OK) return rc;
+      chain->set_threads(opts->threads);
+      *out = new abloom_filter(std::move(chain));
+      return ABLOOM_OK;
+    }
     abloom::Plan p;
     if (int rc = plan_from_options(opts, &p); rc != ABLOOM_OK) return rc;
     const abloom::Shape shape = p.shape(opts->seed);
@@ -380,7 +478,8 @@ void abloom_free(abloom_filter* filter) { delete filter; }
 int abloom_clone(const abloom_filter* filter, abloom_filter** out) {
   if (filter == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
   return guarded([&] {
-    *out = new abloom_filter(std::make_unique<abloom::Filter>(*filter->impl));
+    *out = filter->chain ? new abloom_filter(filter->chain->copy())
+                         : new abloom_filter(std::make_unique<abloom::Filter>(*filter->impl));
     return ABLOOM_OK;
   });
 }
@@ -391,67 +490,89 @@ static_assert(ABLOOM_WRITER_EXCLUSIVE == static_cast<uint32_t>(abloom::WriterMod
 int abloom_set_writer_mode(abloom_filter* filter, uint32_t mode) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
   if (mode != ABLOOM_WRITER_SHARED && mode != ABLOOM_WRITER_EXCLUSIVE) return ABLOOM_ERR_INVALID;
-  filter->impl->set_writer_mode(static_cast<abloom::WriterMode>(mode));
+  const auto m = static_cast<abloom::WriterMode>(mode);
+  dispatch(
+      filter, [m](abloom::Filter& f) { f.set_writer_mode(m); },
+      [m](abloom::GrowingFilter& g) { g.set_writer_mode(m); });
   return ABLOOM_OK;
 }
 
 int abloom_writer_mode(const abloom_filter* filter) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
-  return static_cast<int>(filter->impl->writer_mode());
+  return static_cast<int>(filter->chain ? filter->chain->writer_mode()
+                                        : filter->impl->writer_mode());
 }
 
 int abloom_set_threads(abloom_filter* filter, uint32_t threads) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
   if (threads > ABLOOM_MAX_THREADS) return ABLOOM_ERR_INVALID;
-  filter->impl->set_threads(threads);
+  dispatch(
+      filter, [threads](abloom::Filter& f) { f.set_threads(threads); },
+      [threads](abloom::GrowingFilter& g) { g.set_threads(threads); });
   return ABLOOM_OK;
 }
 
 int abloom_threads(const abloom_filter* filter) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
-  return static_cast<int>(filter->impl->threads());
+  return static_cast<int>(filter->chain ? filter->chain->threads() : filter->impl->threads());
 }
 
 int abloom_add(abloom_filter* filter, const void* key, size_t len) {
   if (filter == nullptr || !key_ok(key, len)) return ABLOOM_ERR_NULL;
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
-  (void)filter->impl->add_key(key, len);
+  if (filter->chain) {
+    filter->chain->add_hash(filter->chain->hash(key, len));
+  } else {
+    (void)filter->impl->add_key(key, len);
+  }
   return ABLOOM_OK;
 }
 
 int abloom_test(const abloom_filter* filter, const void* key, size_t len) {
   if (filter == nullptr || !key_ok(key, len)) return ABLOOM_ERR_NULL;
+  if (filter->chain) return filter->chain->test_hash(filter->chain->hash(key, len)) ? 1 : 0;
   return filter->impl->test_key(key, len);
 }
 
 int abloom_test_and_add(abloom_filter* filter, const void* key, size_t len) {
   if (filter == nullptr || !key_ok(key, len)) return ABLOOM_ERR_NULL;
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
+  if (filter->chain) return filter->chain->test_and_add_hash(filter->chain->hash(key, len)) ? 1 : 0;
   return filter->impl->add_key(key, len);
 }
 
 int abloom_hash(const abloom_filter* filter, const void* key, size_t len, uint64_t* out) {
   if (filter == nullptr || out == nullptr || !key_ok(key, len)) return ABLOOM_ERR_NULL;
-  *out = filter->impl->hash(key, len);
+  *out = filter->chain ? filter->chain->hash(key, len) : filter->impl->hash(key, len);
   return ABLOOM_OK;
 }
 
 int abloom_add_hash(abloom_filter* filter, uint64_t hash) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
-  filter->impl->add_hash(hash);
+  dispatch(
+      filter, [hash](abloom::Filter& f) { f.add_hash(hash); },
+      [hash](abloom::GrowingFilter& g) { g.add_hash(hash); });
   return ABLOOM_OK;
 }
 
 int abloom_test_hash(const abloom_filter* filter, uint64_t hash) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
-  return filter->impl->test_hash(hash) ? 1 : 0;
+  return dispatch(
+             filter, [hash](const abloom::Filter& f) { return f.test_hash(hash); },
+             [hash](const abloom::GrowingFilter& g) { return g.test_hash(hash); })
+             ? 1
+             : 0;
 }
 
 int abloom_test_and_add_hash(abloom_filter* filter, uint64_t hash) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
-  return filter->impl->test_and_add_hash(hash) ? 1 : 0;
+  return dispatch(
+             filter, [hash](abloom::Filter& f) { return f.test_and_add_hash(hash); },
+             [hash](abloom::GrowingFilter& g) { return g.test_and_add_hash(hash); })
+             ? 1
+             : 0;
 }
 
 int abloom_add_many(abloom_filter* filter, const void* const* keys, const size_t* lens, size_t n,
@@ -459,7 +580,7 @@ int abloom_add_many(abloom_filter* filter, const void* const* keys, const size_t
   if (filter == nullptr) return ABLOOM_ERR_NULL;
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
   if (int rc = check_key_arrays(keys, lens, n); rc != ABLOOM_OK) return rc;
-  set_out(added, filter->impl->add_many(abloom::KeySource::of_arrays(keys, lens), n));
+  set_out(added, add_many_of(filter, abloom::KeySource::of_arrays(keys, lens), n));
   return ABLOOM_OK;
 }
 
@@ -467,7 +588,7 @@ int abloom_test_many(const abloom_filter* filter, const void* const* keys, const
                      size_t n, uint8_t* results, uint64_t* found) {
   if (filter == nullptr || (n > 0 && results == nullptr)) return ABLOOM_ERR_NULL;
   if (int rc = check_key_arrays(keys, lens, n); rc != ABLOOM_OK) return rc;
-  set_out(found, filter->impl->test_many(abloom::KeySource::of_arrays(keys, lens), n, results));
+  set_out(found, test_many_of(filter, abloom::KeySource::of_arrays(keys, lens), n, results));
   return ABLOOM_OK;
 }
 
@@ -477,7 +598,7 @@ int abloom_add_packed(abloom_filter* filter, const void* buf, size_t buf_len,
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
   abloom::KeySource keys;
   if (int rc = check_packed(buf, buf_len, offsets, n, &keys); rc != ABLOOM_OK) return rc;
-  set_out(added, filter->impl->add_many(keys, n));
+  set_out(added, add_many_of(filter, keys, n));
   return ABLOOM_OK;
 }
 
@@ -486,14 +607,14 @@ int abloom_test_packed(const abloom_filter* filter, const void* buf, size_t buf_
   if (filter == nullptr || (n > 0 && results == nullptr)) return ABLOOM_ERR_NULL;
   abloom::KeySource keys;
   if (int rc = check_packed(buf, buf_len, offsets, n, &keys); rc != ABLOOM_OK) return rc;
-  set_out(found, filter->impl->test_many(keys, n, results));
+  set_out(found, test_many_of(filter, keys, n, results));
   return ABLOOM_OK;
 }
 
 int abloom_add_hashes(abloom_filter* filter, const uint64_t* hashes, size_t n, uint64_t* added) {
   if (filter == nullptr || (n > 0 && hashes == nullptr)) return ABLOOM_ERR_NULL;
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
-  set_out(added, filter->impl->add_many(hashes, n));
+  set_out(added, add_many_of(filter, hashes, n));
   return ABLOOM_OK;
 }
 
@@ -502,31 +623,37 @@ int abloom_test_hashes(const abloom_filter* filter, const uint64_t* hashes, size
   if (filter == nullptr || (n > 0 && (hashes == nullptr || results == nullptr))) {
     return ABLOOM_ERR_NULL;
   }
-  set_out(found, filter->impl->test_many(hashes, n, results));
+  set_out(found, test_many_of(filter, hashes, n, results));
   return ABLOOM_OK;
 }
 
 int abloom_union(abloom_filter* dst, const abloom_filter* src) {
   if (dst == nullptr || src == nullptr) return ABLOOM_ERR_NULL;
   if (read_only(dst)) return ABLOOM_ERR_READONLY;
+  if ((dst->chain == nullptr) != (src->chain == nullptr)) return ABLOOM_ERR_MISMATCH;
+  if (dst->chain) return to_code(dst->chain->union_with(*src->chain));
   return to_code(dst->impl->union_with(*src->impl));
 }
 
 int abloom_intersect(abloom_filter* dst, const abloom_filter* src) {
   if (dst == nullptr || src == nullptr) return ABLOOM_ERR_NULL;
   if (read_only(dst)) return ABLOOM_ERR_READONLY;
+  if (dst->chain || src->chain) return ABLOOM_ERR_UNSUPPORTED;
   return to_code(dst->impl->intersect_with(*src->impl));
 }
 
 int abloom_clear(abloom_filter* filter) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
-  filter->impl->clear();
+  dispatch(
+      filter, [](abloom::Filter& f) { f.clear(); }, [](abloom::GrowingFilter& g) { g.clear(); });
   return ABLOOM_OK;
 }
 
 int abloom_equal(const abloom_filter* a, const abloom_filter* b) {
   if (a == nullptr || b == nullptr) return ABLOOM_ERR_NULL;
+  if ((a->chain == nullptr) != (b->chain == nullptr)) return 0;
+  if (a->chain) return a->chain->equals(*b->chain) ? 1 : 0;
   return a->impl->equals(*b->impl) ? 1 : 0;
 }
 
@@ -537,12 +664,12 @@ int abloom_info_init(abloom_info* info) {
   return ABLOOM_OK;
 }
 
-int abloom_get_info(const abloom_filter* filter, abloom_info* info) {
-  if (filter == nullptr || info == nullptr) return ABLOOM_ERR_NULL;
-  const size_t size = info->struct_size;
-  if (size != kInfoSizeV1 && size != sizeof(abloom_info)) return ABLOOM_ERR_INVALID;
-  const abloom::Shape& s = filter->impl->shape();
-  const abloom::FilterParams& p = filter->impl->params();
+namespace {
+
+// One filter's fields of abloom_info (a fixed filter, or a stage), up to `size` bytes.
+void describe(const abloom::Filter& f, size_t size, abloom_info* info) noexcept {
+  const abloom::Shape& s = f.shape();
+  const abloom::FilterParams& p = f.params();
   info->kind = static_cast<uint32_t>(s.kind);
   info->k = s.k;
   info->shards = s.shards();
@@ -554,13 +681,76 @@ int abloom_get_info(const abloom_filter* filter, abloom_info* info) {
   info->seed = s.seed;
   info->target_fpr = p.target_fpr;
   info->expected_fpr = p.expected_fpr;
-  info->storage = static_cast<uint32_t>(filter->impl->storage());
-  info->read_only = filter->impl->read_only() ? 1 : 0;
+  info->storage = static_cast<uint32_t>(f.storage());
+  info->read_only = f.read_only() ? 1 : 0;
   // Fields after the first version's only for callers built with them: an older caller's struct
   // ends before them.
-  if (size >= offsetof(abloom_info, stale) + sizeof info->stale) {
-    info->stale = filter->impl->opened_stale() ? 1 : 0;
+  if (size > kInfoSizeV1) info->stale = f.opened_stale() ? 1 : 0;
+  if (size > kInfoSizeV2) {
+    info->stages = 1;
+    info->growth_failed = 0;
+    info->growth = 0;
+    info->keys = 0;
   }
+}
+
+// A chain's fields that describe it whole (growth, stages), after describe() of a stage.
+void describe_chain(const abloom::GrowingFilter& g, uint32_t stages, size_t size,
+                    abloom_info* info) noexcept {
+  if (size > kInfoSizeV1) info->stale = g.opened_stale() ? 1 : 0;
+  if (size > kInfoSizeV2) {
+    info->stages = stages;
+    info->growth_failed = g.growth_failed() ? 1 : 0;
+    info->growth = g.request().growth == 0.0 ? abloom::kDefaultGrowth : g.request().growth;
+  }
+}
+
+}  // namespace
+
+int abloom_get_info(const abloom_filter* filter, abloom_info* info) {
+  if (filter == nullptr || info == nullptr) return ABLOOM_ERR_NULL;
+  const size_t size = info->struct_size;
+  if (!known_info_size(size)) return ABLOOM_ERR_INVALID;
+  if (!filter->chain) {
+    describe(*filter->impl, size, info);
+    return ABLOOM_OK;
+  }
+  const abloom::GrowingFilter& g = *filter->chain;
+  const uint32_t stages = g.stages();
+  describe(g.stage(stages - 1), size, info);  // the newest stage's shape
+  uint64_t bits = 0, capacity = 0, keys = 0;
+  double expected = 0;
+  for (uint32_t i = 0; i < stages; ++i) {
+    bits += g.stage(i).shape().total_bits();
+    capacity += g.stage(i).params().capacity;
+    expected += g.stage(i).params().expected_fpr;
+    keys += g.stage_keys(i);
+  }
+  info->bits = bits;
+  info->bytes = bits / 8;
+  info->capacity = capacity;
+  info->target_fpr = g.request().fpr;
+  info->expected_fpr = expected;
+  describe_chain(g, stages, size, info);
+  if (size > kInfoSizeV2) info->keys = keys;
+  return ABLOOM_OK;
+}
+
+int abloom_get_stage_info(const abloom_filter* filter, uint32_t stage, abloom_info* info) {
+  if (filter == nullptr || info == nullptr) return ABLOOM_ERR_NULL;
+  const size_t size = info->struct_size;
+  if (!known_info_size(size)) return ABLOOM_ERR_INVALID;
+  if (!filter->chain) {
+    if (stage != 0) return ABLOOM_ERR_RANGE;
+    describe(*filter->impl, size, info);
+    return ABLOOM_OK;
+  }
+  const abloom::GrowingFilter& g = *filter->chain;
+  const uint32_t stages = g.stages();
+  if (stage >= stages) return ABLOOM_ERR_RANGE;
+  describe(g.stage(stage), size, info);
+  describe_chain(g, stages, size, info);
+  if (size > kInfoSizeV2) info->keys = g.stage_keys(stage);
   return ABLOOM_OK;
 }
 
@@ -574,6 +764,7 @@ int abloom_memory_init(abloom_memory* mem) {
 int abloom_get_memory(const abloom_filter* filter, abloom_memory* mem) {
   if (filter == nullptr || mem == nullptr) return ABLOOM_ERR_NULL;
   if (mem->struct_size != sizeof(abloom_memory)) return ABLOOM_ERR_INVALID;
+  if (filter->chain) return ABLOOM_ERR_UNSUPPORTED;
   const abloom::Shape& s = filter->impl->shape();
   mem->kind = static_cast<uint32_t>(s.kind);
   mem->layout = static_cast<uint32_t>(s.layout);
@@ -591,6 +782,7 @@ int abloom_get_memory(const abloom_filter* filter, abloom_memory* mem) {
 
 int abloom_get_writable_shards(abloom_filter* filter, uint64_t* const** out) {
   if (filter == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
+  if (filter->chain) return ABLOOM_ERR_UNSUPPORTED;
   if (filter->impl->read_only()) return ABLOOM_ERR_READONLY;
   *out = filter->impl->writable_shard_pointers();
   return ABLOOM_OK;
@@ -598,50 +790,67 @@ int abloom_get_writable_shards(abloom_filter* filter, uint64_t* const** out) {
 
 int abloom_estimate_count(const abloom_filter* filter, double* out) {
   if (filter == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
-  *out = filter->impl->estimate_count();
+  *out = filter->chain ? filter->chain->estimate_count() : filter->impl->estimate_count();
   return ABLOOM_OK;
 }
 
 int abloom_estimate_fpr(const abloom_filter* filter, double* out) {
   if (filter == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
-  *out = filter->impl->estimate_fpr();
+  *out = filter->chain ? filter->chain->estimate_fpr() : filter->impl->estimate_fpr();
   return ABLOOM_OK;
 }
 
 int abloom_serialized_size(const abloom_filter* filter, uint64_t* out) {
   if (filter == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
-  *out = abloom::serialized_size(filter->impl->shape());
+  *out = filter->chain ? abloom::chain_serialized_size(*filter->chain, filter->chain->stages())
+                       : abloom::serialized_size(filter->impl->shape());
   return ABLOOM_OK;
 }
 
 int abloom_serialize(const abloom_filter* filter, void* buf, size_t capacity, size_t* written) {
   if (filter == nullptr || buf == nullptr) return ABLOOM_ERR_NULL;
+  auto* bytes = static_cast<unsigned char*>(buf);
+  if (filter->chain) {
+    const uint32_t stages = filter->chain->stages();  // the snapshot: later stages are not in it
+    const uint64_t size = abloom::chain_serialized_size(*filter->chain, stages);
+    if (capacity < size) return ABLOOM_ERR_TOO_SMALL;
+    abloom::serialize_chain_into(*filter->chain, stages, bytes);
+    if (written != nullptr) *written = static_cast<size_t>(size);
+    return ABLOOM_OK;
+  }
   const uint64_t size = abloom::serialized_size(filter->impl->shape());
   if (capacity < size) return ABLOOM_ERR_TOO_SMALL;
-  abloom::serialize_into(*filter->impl, static_cast<unsigned char*>(buf));
+  abloom::serialize_into(*filter->impl, bytes);
   if (written != nullptr) *written = static_cast<size_t>(size);
   return ABLOOM_OK;
 }
 
 int abloom_deserialize(const void* buf, size_t len, abloom_filter** out) {
   if (buf == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
-  return load_into(out, [&](std::unique_ptr<abloom::Filter>* f) {
-    return abloom::deserialize(static_cast<const unsigned char*>(buf), len, f);
-  });
+  const auto* bytes = static_cast<const unsigned char*>(buf);
+  return load_into(
+      out, [&](std::unique_ptr<abloom::Filter>* f, std::unique_ptr<abloom::GrowingFilter>* g) {
+        return abloom::is_chain(bytes, len) ? abloom::deserialize_chain(bytes, len, g)
+                                            : abloom::deserialize(bytes, len, f);
+      });
 }
 
 int abloom_view(const void* buf, size_t len, uint32_t flags, abloom_filter** out) {
   if (buf == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
   if ((flags & ~ABLOOM_VERIFY_CHECKSUM) != 0) return ABLOOM_ERR_INVALID;
   const bool verify = (flags & ABLOOM_VERIFY_CHECKSUM) != 0;
-  return load_into(out, [&](std::unique_ptr<abloom::Filter>* f) {
-    return abloom::view(static_cast<const unsigned char*>(buf), len, verify, f);
-  });
+  const auto* bytes = static_cast<const unsigned char*>(buf);
+  return load_into(
+      out, [&](std::unique_ptr<abloom::Filter>* f, std::unique_ptr<abloom::GrowingFilter>* g) {
+        return abloom::is_chain(bytes, len) ? abloom::view_chain(bytes, len, verify, g)
+                                            : abloom::view(bytes, len, verify, f);
+      });
 }
 
 int abloom_save(const abloom_filter* filter, const char* path) {
   if (filter == nullptr || path == nullptr) return ABLOOM_ERR_NULL;
-  return to_code(abloom::save_file(*filter->impl, path));
+  return to_code(filter->chain ? abloom::save_file(*filter->chain, path)
+                               : abloom::save_file(*filter->impl, path));
 }
 
 int abloom_open(const char* path, uint32_t flags, abloom_filter** out) {
@@ -657,18 +866,24 @@ int abloom_open(const char* path, uint32_t flags, abloom_filter** out) {
                                     ? abloom::OpenMode::copy_on_write
                                     : abloom::OpenMode::read_only;
   const bool verify = (flags & ABLOOM_VERIFY_CHECKSUM) != 0;
-  return load_into(out, [&](std::unique_ptr<abloom::Filter>* f) {
-    return abloom::open_file(path, mode, verify, f);
-  });
+  return load_into(
+      out, [&](std::unique_ptr<abloom::Filter>* f, std::unique_ptr<abloom::GrowingFilter>* g) {
+        return abloom::open_file(path, mode, verify, f, g);
+      });
 }
 
 int abloom_sync(abloom_filter* filter) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
+  if (filter->chain) return ABLOOM_OK;  // never mapped read-write: nothing to flush
   return to_code(filter->impl->sync(false));
 }
 
 int abloom_sync_last(abloom_filter* filter) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
+  if (filter->chain) {
+    filter->chain->make_read_only();
+    return ABLOOM_OK;
+  }
   return to_code(filter->impl->sync_last());
 }
 

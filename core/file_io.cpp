@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "format.hpp"
+#include "growing_format.hpp"
 #include "platform.hpp"
 
 namespace abloom {
@@ -16,18 +17,40 @@ namespace {
 
 using platform::File;
 
-// Writes header + body to the file: the body as write_serialized streams it, in 512 KiB writes,
-// then the final header. Throws std::bad_alloc (for the chunk).
-bool write_filter(const File& file, const Filter& filter) {
+// Writes a filter's header + body to the file from offset `base`: the body as write_serialized
+// streams it, in 512 KiB writes (through `chunk`), then the final header.
+bool write_filter_at(const File& file, const Filter& filter, uint64_t base,
+                     std::vector<uint64_t>& chunk) {
   unsigned char header[kHeaderBytes];
-  std::vector<uint64_t> chunk(size_t{64} * 1024);
   const bool body_ok =
       write_serialized(filter, header, chunk.data(), chunk.size(),
-                       [&file](uint64_t at, const unsigned char* bytes, size_t len) {
-                         return platform::write_at(file, bytes, len, at);
+                       [&file, base](uint64_t at, const unsigned char* bytes, size_t len) {
+                         return platform::write_at(file, bytes, len, base + at);
                        });
-  return body_ok && platform::write_at(file, header, kHeaderBytes, 0);
+  return body_ok && platform::write_at(file, header, kHeaderBytes, base);
 }
+
+// What a save writes: a filter, or the stages a growing filter has when the save starts (the
+// chain head, then each stage in its place; the gaps between stages are holes, which read as
+// zeros). Throws std::bad_alloc (for the chunk and the head).
+struct SaveSource {
+  const Filter* filter = nullptr;
+  const GrowingFilter* chain = nullptr;
+
+  bool write(const File& file) const {
+    std::vector<uint64_t> chunk(size_t{64} * 1024);
+    if (filter != nullptr) return write_filter_at(file, *filter, 0, chunk);
+    const uint32_t stages = chain->stages();
+    std::vector<unsigned char> head(static_cast<size_t>(chain_head_size(stages)));
+    encode_chain_head(*chain, stages, head.data());
+    for (uint32_t i = 0; i < stages; ++i) {
+      if (!write_filter_at(file, chain->stage(i), chain_stage_offset(*chain, stages, i), chunk))
+        return false;
+    }
+    // The last stage ends the file exactly (its writes reach its end), so no size to set.
+    return platform::write_at(file, head.data(), head.size(), 0);
+  }
+};
 
 // A mapped file, unmapped (and its File closed) with the filter. For read-write mappings it owns
 // the header: marked stale at open and after each sync but the last, rewritten by sync().
@@ -58,6 +81,9 @@ class MappedFile final : public ExternalMemory {
     // abloom_seal seals it. Only the last sync (abloom_free, abloom_seal) leaves it sealed.
     return last ? Errc::ok : mark_stale(h);
   }
+
+  unsigned char* base() const noexcept { return base_; }
+  size_t size() const noexcept { return len_; }
 
   // Marks the header stale: the body will change under the checksum.
   Errc mark_stale(const Header& parsed) noexcept {
@@ -143,15 +169,15 @@ std::string temp_name(const std::string& target) {
   return target + ".tmp." + std::to_string(platform::process_id()) + "." + suffix;
 }
 
-// Writes the filter to the file, sets its permission bits and syncs it.
-bool write_and_sync(const File& file, const Filter& filter, unsigned mode) {
-  return platform::set_permissions(file, mode) && write_filter(file, filter) &&
+// Writes the source to the file, sets its permission bits and syncs it.
+bool write_and_sync(const File& file, const SaveSource& source, unsigned mode) {
+  return platform::set_permissions(file, mode) && source.write(file) &&
          platform::sync_durably(file);
 }
 
 // The unnamed-temporary save: Errc::ok when done; Errc::unsupported when this file system or
 // system cannot do it (nothing written or left; the caller falls back); else Errc::io.
-Errc save_unnamed(const Filter& filter, const platform::SaveTarget& target) {
+Errc save_unnamed(const SaveSource& filter, const platform::SaveTarget& target) {
   File file = platform::open_unnamed(platform::directory_of(target.path));
   if (!file.is_open()) return Errc::unsupported;
   if (!write_and_sync(file, filter, target.mode)) return Errc::io;  // the inode goes with it
@@ -172,7 +198,7 @@ Errc save_unnamed(const Filter& filter, const platform::SaveTarget& target) {
 }
 
 // The named-temporary save (systems and file systems without unnamed files).
-Errc save_named(const Filter& filter, const platform::SaveTarget& target) {
+Errc save_named(const SaveSource& filter, const platform::SaveTarget& target) {
   File file;
   std::string tmp;
   for (int attempt = 0; attempt < 16 && !file.is_open(); ++attempt) {
@@ -192,9 +218,7 @@ Errc save_named(const Filter& filter, const platform::SaveTarget& target) {
   return Errc::ok;
 }
 
-}  // namespace
-
-Errc save_file(const Filter& filter, const char* path, SaveMethod method) noexcept {
+Errc save_source(const SaveSource& filter, const char* path, SaveMethod method) noexcept {
   try {
     platform::SaveTarget target;
     if (!platform::resolve_save_target(path, &target)) return Errc::io;
@@ -210,13 +234,25 @@ Errc save_file(const Filter& filter, const char* path, SaveMethod method) noexce
   }
 }
 
+}  // namespace
+
+Errc save_file(const Filter& filter, const char* path, SaveMethod method) noexcept {
+  SaveSource source;
+  source.filter = &filter;
+  return save_source(source, path, method);
+}
+
+Errc save_file(const GrowingFilter& chain, const char* path, SaveMethod method) noexcept {
+  SaveSource source;
+  source.chain = &chain;
+  return save_source(source, path, method);
+}
+
 namespace {
 
-// Maps `path` and validates its header: *out is the filter over the mapping (which it owns and
-// unmaps), *base the mapped bytes and *header the parsed header. A read-write mapping is not
-// marked stale here (*mapping lets the caller do it). Nothing is written.
-Errc map_filter(const char* path, OpenMode mode, std::unique_ptr<Filter>* out,
-                const unsigned char** base_out, Header* header, MappedFile** mapping_out) {
+// Maps `path` whole: *mapping owns the mapping (and the file, where durable syncs of a
+// read-write mapping need it). Nothing is read or written.
+Errc map_path(const char* path, OpenMode mode, std::unique_ptr<MappedFile>* mapping) {
   const bool writable = mode == OpenMode::read_write;
   const platform::MapMode map_mode = mode == OpenMode::read_only ? platform::MapMode::read_only
                                      : mode == OpenMode::copy_on_write
@@ -234,15 +270,19 @@ Errc map_filter(const char* path, OpenMode mode, std::unique_ptr<Filter>* out,
   const auto len = static_cast<size_t>(size);
   void* p = platform::map_file(file, len, map_mode);
   if (p == nullptr) return Errc::io;
-  auto* base = static_cast<unsigned char*>(p);
-  // The file stays open with the mapping where durable syncs of a read-write mapping need it.
   if (!(writable && platform::mapping_sync_needs_file())) file = File();
-  // Unmaps (and closes the file) on any return.
-  auto mapping = std::make_unique<MappedFile>(base, len, writable, std::move(file));
-  MappedFile* raw = mapping.get();
+  *mapping =
+      std::make_unique<MappedFile>(static_cast<unsigned char*>(p), len, writable, std::move(file));
+  return Errc::ok;
+}
 
+// A filter over a mapping: validates its header. *out owns the mapping (and unmaps it), *header
+// is the parsed header. A read-write mapping is not marked stale here (the caller does it).
+Errc filter_over(std::unique_ptr<MappedFile> mapping, OpenMode mode, std::unique_ptr<Filter>* out,
+                 Header* header) {
+  unsigned char* base = mapping->base();
   Header h;
-  if (Errc e = parse_header(base, len, &h); e != Errc::ok) return e;
+  if (Errc e = parse_header(base, mapping->size(), &h); e != Errc::ok) return e;
   if constexpr (std::endian::native == std::endian::big) return Errc::unsupported;
   ExternalShards ext;
   ext.shards = shards_in(base + kHeaderBytes, h.shape);
@@ -251,8 +291,18 @@ Errc map_filter(const char* path, OpenMode mode, std::unique_ptr<Filter>* out,
   ext.read_only = mode == OpenMode::read_only;
   ext.stale = (h.flags & kFlagChecksumStale) != 0;
   *out = std::make_unique<Filter>(h.shape, h.params, std::move(ext));
-  *base_out = base;
   *header = h;
+  return Errc::ok;
+}
+
+// map_path, then filter_over: *base_out the mapped bytes, *mapping_out the mapping.
+Errc map_filter(const char* path, OpenMode mode, std::unique_ptr<Filter>* out,
+                const unsigned char** base_out, Header* header, MappedFile** mapping_out) {
+  std::unique_ptr<MappedFile> mapping;
+  if (Errc e = map_path(path, mode, &mapping); e != Errc::ok) return e;
+  MappedFile* raw = mapping.get();
+  if (Errc e = filter_over(std::move(mapping), mode, out, header); e != Errc::ok) return e;
+  *base_out = raw->base();
   if (mapping_out != nullptr) *mapping_out = raw;
   return Errc::ok;
 }
@@ -260,16 +310,37 @@ Errc map_filter(const char* path, OpenMode mode, std::unique_ptr<Filter>* out,
 }  // namespace
 
 Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Filter>* out) {
+  return open_file(path, mode, verify, out, nullptr);
+}
+
+Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Filter>* out,
+               std::unique_ptr<GrowingFilter>* chain_out) {
+  std::unique_ptr<MappedFile> mapping;
+  if (Errc e = map_path(path, mode, &mapping); e != Errc::ok) return e;
+  MappedFile* raw = mapping.get();
+  if (chain_out != nullptr && is_chain(raw->base(), raw->size())) {
+    ChainLoad how;
+    how.in_place = true;
+    how.verify = verify;
+    how.memory = std::shared_ptr<ExternalMemory>(std::move(mapping));
+    how.storage = Storage::mapped;
+    how.read_only = mode != OpenMode::copy_on_write;
+    std::unique_ptr<GrowingFilter> chain;
+    if (Errc e = load_chain(raw->base(), raw->size(), how, &chain); e != Errc::ok) return e;
+    // A read-write chain would need its file to grow with it: not yet (abloom.h says so). The
+    // file was checked first, so that a bad one gets its own error.
+    if (mode == OpenMode::read_write) return Errc::unsupported;
+    *chain_out = std::move(chain);
+    return Errc::ok;
+  }
   std::unique_ptr<Filter> f;
-  const unsigned char* base = nullptr;
   Header h;
-  MappedFile* mapping = nullptr;
-  if (Errc e = map_filter(path, mode, &f, &base, &h, &mapping); e != Errc::ok) return e;
+  if (Errc e = filter_over(std::move(mapping), mode, &f, &h); e != Errc::ok) return e;
   if (verify) {
-    if (Errc e = verify_checksum(base, h); e != Errc::ok) return e;
+    if (Errc e = verify_checksum(raw->base(), h); e != Errc::ok) return e;
   }
   if (mode == OpenMode::read_write) {
-    if (Errc e = mapping->mark_stale(h); e != Errc::ok) return e;
+    if (Errc e = raw->mark_stale(h); e != Errc::ok) return e;
   }
   *out = std::move(f);
   return Errc::ok;

@@ -6,6 +6,7 @@
 
 #include "errc.hpp"
 #include "filter.hpp"
+#include "growing_filter.hpp"
 
 namespace abloom {
 
@@ -21,8 +22,17 @@ enum class SaveMethod { automatic, named_temporary };
 Errc save_file(const Filter& filter, const char* path,
                SaveMethod method = SaveMethod::automatic) noexcept;
 
+// The same for a growing filter: the stages it has when the save starts.
+Errc save_file(const GrowingFilter& chain, const char* path,
+               SaveMethod method = SaveMethod::automatic) noexcept;
+
 // Maps `path` and validates its header (and, when verify, its checksum).
 Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Filter>* out);
+// The same, and a growing filter's file into *chain_out (its stages mapped in place, load_chain's
+// checks; Errc::unsupported for OpenMode::read_write, which a chain does not have yet): one of
+// *out and *chain_out is set.
+Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Filter>* out,
+               std::unique_ptr<GrowingFilter>* chain_out);
 
 // Seals a stale file (abloom_seal): checks what can be checked without its checksum (header,
 // size, the fill against the stored estimate), then rewrites the estimate and both checksums,

@@ -199,6 +199,11 @@ Errc deserialize(const unsigned char* data, size_t len, std::unique_ptr<Filter>*
 }
 
 Errc view(const unsigned char* data, size_t len, bool verify, std::unique_ptr<Filter>* out) {
+  return view(data, len, verify, out, nullptr, Storage::view, true);
+}
+
+Errc view(const unsigned char* data, size_t len, bool verify, std::unique_ptr<Filter>* out,
+          std::unique_ptr<ExternalMemory> memory, Storage storage, bool read_only) {
   if (reinterpret_cast<uintptr_t>(data) % kCacheLine != 0) return Errc::alignment;
   Header h;
   if (Errc e = parse_header(data, len, &h); e != Errc::ok) return e;
@@ -208,8 +213,9 @@ Errc view(const unsigned char* data, size_t len, bool verify, std::unique_ptr<Fi
   }
   ExternalShards ext;
   ext.shards = shards_in(const_cast<unsigned char*>(data + kHeaderBytes), h.shape);
-  ext.storage = Storage::view;
-  ext.read_only = true;
+  ext.memory = std::move(memory);
+  ext.storage = storage;
+  ext.read_only = read_only;
   ext.stale = (h.flags & kFlagChecksumStale) != 0;
   *out = std::make_unique<Filter>(h.shape, h.params, std::move(ext));
   return Errc::ok;

@@ -126,6 +126,11 @@ Errc deserialize(const unsigned char* data, size_t len, std::unique_ptr<Filter>*
 // A read-only view over caller bytes (64-byte aligned); verify adds the checksum check.
 Errc view(const unsigned char* data, size_t len, bool verify, std::unique_ptr<Filter>* out);
 
+// The same over bytes that `memory` keeps alive (a stage of a mapped growing filter), reported
+// as `storage`, writable unless `read_only` (a private, copy-on-write mapping).
+Errc view(const unsigned char* data, size_t len, bool verify, std::unique_ptr<Filter>* out,
+          std::unique_ptr<ExternalMemory> memory, Storage storage, bool read_only);
+
 // Shard pointers into a validated body.
 std::vector<uint64_t*> shards_in(unsigned char* body, const Shape& shape);
 

@@ -10,11 +10,13 @@ namespace {
 
 // Stage `i` of `req`, built to its plan: throws std::bad_alloc.
 std::unique_ptr<Filter> build_stage(const GrowthRequest& req, uint32_t i, const Plan& plan,
-                                    uint64_t capacity, uint64_t seed, WriterMode mode) {
+                                    uint64_t capacity, uint64_t seed, WriterMode mode,
+                                    uint32_t threads) {
   FilterParams params;
   params.capacity = capacity;
   params.target_fpr = req.fpr * stage_fpr_share(i);
   params.expected_fpr = plan.expected_fpr;
+  params.threads = threads;
   auto f = std::make_unique<Filter>(plan.shape(seed), params);
   f->set_writer_mode(mode);
   return f;
@@ -36,7 +38,7 @@ GrowingFilter::GrowingFilter(const GrowthRequest& req, uint64_t seed) : req_(req
   Plan plan;
   status_ = plan_stage(req_, 0, &plan);
   if (status_ != Errc::ok) return;
-  slots_[0].store(build_stage(req_, 0, plan, capacity_[0], seed_, WriterMode::shared).release(),
+  slots_[0].store(build_stage(req_, 0, plan, capacity_[0], seed_, WriterMode::shared, 1).release(),
                   std::memory_order_relaxed);
   count_.store(1, std::memory_order_release);
 }
@@ -78,7 +80,7 @@ bool GrowingFilter::grow(uint32_t n) noexcept {
   Filter* next = nullptr;
   try {
     if (plan_stage(req_, n, &plan) == Errc::ok) {
-      next = build_stage(req_, n, plan, capacity_[n], seed_, mode).release();
+      next = build_stage(req_, n, plan, capacity_[n], seed_, mode, threads()).release();
     }
   } catch (const std::bad_alloc&) {
   }
@@ -220,6 +222,46 @@ void GrowingFilter::set_writer_mode(WriterMode mode) noexcept {
   writer_mode_.store(static_cast<uint32_t>(mode), std::memory_order_relaxed);
   for (uint32_t i = 0; i < stages(); ++i)
     slots_[i].load(std::memory_order_acquire)->set_writer_mode(mode);
+}
+
+void GrowingFilter::set_threads(uint32_t threads) noexcept {
+  threads_.store(threads == 0 ? 1 : threads, std::memory_order_relaxed);
+  for (uint32_t i = 0; i < stages(); ++i)
+    slots_[i].load(std::memory_order_acquire)->set_threads(threads);
+}
+
+bool GrowingFilter::opened_stale() const noexcept {
+  for (uint32_t i = 0; i < stages(); ++i) {
+    if (stage(i).opened_stale()) return true;
+  }
+  return false;
+}
+
+void GrowingFilter::make_read_only() noexcept {
+  for (uint32_t i = 0; i < stages(); ++i)
+    (void)slots_[i].load(std::memory_order_acquire)->sync_last();
+}
+
+std::unique_ptr<GrowingFilter> GrowingFilter::copy() const {
+  const uint32_t n = stages();
+  std::vector<std::unique_ptr<Filter>> filters;
+  std::vector<uint64_t> keys;
+  for (uint32_t i = 0; i < n; ++i) {
+    filters.push_back(std::make_unique<Filter>(stage(i)));
+    keys.push_back(stage_keys(i));
+  }
+  auto out =
+      std::make_unique<GrowingFilter>(req_, seed_, std::move(filters), keys, growth_failed());
+  out->set_writer_mode(writer_mode());
+  out->set_threads(threads());
+  return out;
+}
+
+void GrowingFilter::clear() noexcept {
+  for (uint32_t i = 0; i < stages(); ++i) {
+    slots_[i].load(std::memory_order_acquire)->clear();
+    added_[i].store(0, std::memory_order_relaxed);
+  }
 }
 
 namespace {

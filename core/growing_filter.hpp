@@ -78,6 +78,30 @@ class GrowingFilter {
   uint64_t add_many(const KeySource& keys, size_t n) noexcept;
 
   void set_writer_mode(WriterMode mode) noexcept;
+  WriterMode writer_mode() const noexcept {
+    return static_cast<WriterMode>(writer_mode_.load(std::memory_order_relaxed));
+  }
+  // The threads bulk calls of every stage may use (Filter::set_threads), stages to come included.
+  void set_threads(uint32_t threads) noexcept;
+  uint32_t threads() const noexcept { return threads_.load(std::memory_order_relaxed); }
+
+  // Where the stages' bits live, and whether writes are refused: stage 0's, which the loader
+  // made as every stage (new stages are owned and writable, and come only to writable chains).
+  Storage storage() const noexcept { return stage(0).storage(); }
+  bool read_only() const noexcept { return stage(0).read_only(); }
+  // Whether some stage's bytes carried the stale mark when opened (Filter::opened_stale).
+  bool opened_stale() const noexcept;
+  // Refuses every write from now on (abloom_sync_last): each stage becomes read-only.
+  void make_read_only() noexcept;
+
+  // A deep copy into owned memory (every stage published now, and its count). Throws
+  // std::bad_alloc.
+  std::unique_ptr<GrowingFilter> copy() const;
+
+  // Clears every stage's bits and count. The stages stay (memory is not given back), and new keys
+  // go to the newest, whose FPR target is the tightest: the bound holds. Not safe against
+  // concurrent adds (as Filter::clear).
+  void clear() noexcept;
 
   // Union, stage by stage: both chains made with the same request and seed (else
   // Errc::mismatch and nothing changes); this chain first grows to the other's stage count (a
@@ -118,6 +142,7 @@ class GrowingFilter {
   std::atomic<uint32_t> count_{0};
   std::atomic<bool> growth_failed_{false};
   std::atomic<uint32_t> writer_mode_{static_cast<uint32_t>(WriterMode::shared)};
+  std::atomic<uint32_t> threads_{1};
 };
 
 }  // namespace abloom

@@ -52,7 +52,9 @@ uint64_t chain_serialized_size(const GrowingFilter& f, uint32_t stages) noexcept
   return at;
 }
 
-void serialize_chain_into(const GrowingFilter& f, uint32_t stages, unsigned char* out) noexcept {
+uint64_t chain_head_size(uint32_t stages) noexcept { return table_end(stages); }
+
+void encode_chain_head(const GrowingFilter& f, uint32_t stages, unsigned char* out) noexcept {
   const GrowthRequest& req = f.request();
   const uint64_t total = chain_serialized_size(f, stages);
   std::memset(out, 0, table_end(stages));
@@ -73,24 +75,63 @@ void serialize_chain_into(const GrowingFilter& f, uint32_t stages, unsigned char
   put64(out + kCOffFpr, std::bit_cast<uint64_t>(req.fpr));
   put32(out + kCOffStages, stages);
   put64(out + kCOffTotal, total);
-  uint64_t at = table_end(stages);
   for (uint32_t i = 0; i < stages; ++i) {
-    const Filter& stage = f.stage(i);
-    const uint64_t size = serialized_size(stage.shape());
-    at = align64(at);
     unsigned char* entry = out + kHeaderBytes + size_t{i} * kStageEntryBytes;
-    put64(entry, at);
-    put64(entry + 8, size);
+    put64(entry, chain_stage_offset(f, stages, i));
+    put64(entry + 8, serialized_size(f.stage(i).shape()));
     put64(entry + 16, f.stage_keys(i));
-    serialize_into(stage, out + at);
-    at += size;
   }
   put64(out + kCOffTableChecksum,
         XXH3_64bits(out + kHeaderBytes, size_t{stages} * kStageEntryBytes));
   put64(out + kCOffHeaderChecksum, XXH3_64bits(out, kCOffHeaderChecksum));
 }
 
+uint64_t chain_stage_offset(const GrowingFilter& f, uint32_t stages, uint32_t stage) noexcept {
+  uint64_t at = table_end(stages);
+  for (uint32_t i = 0; i < stage; ++i) at = align64(at) + serialized_size(f.stage(i).shape());
+  return align64(at);
+}
+
+void serialize_chain_into(const GrowingFilter& f, uint32_t stages, unsigned char* out) noexcept {
+  encode_chain_head(f, stages, out);
+  uint64_t at = table_end(stages);
+  for (uint32_t i = 0; i < stages; ++i) {
+    const uint64_t offset = align64(at);
+    std::memset(out + at, 0, offset - at);
+    serialize_into(f.stage(i), out + offset);
+    at = offset + serialized_size(f.stage(i).shape());
+  }
+}
+
+namespace {
+
+// Keeps the chain's shared bytes (a mapped file) alive for each stage over them.
+class SharedMemory final : public ExternalMemory {
+ public:
+  explicit SharedMemory(std::shared_ptr<ExternalMemory> owner) noexcept
+      : owner_(std::move(owner)) {}
+
+ private:
+  std::shared_ptr<ExternalMemory> owner_;
+};
+
+}  // namespace
+
 Errc deserialize_chain(const unsigned char* data, size_t len, std::unique_ptr<GrowingFilter>* out) {
+  return load_chain(data, len, ChainLoad{}, out);
+}
+
+Errc view_chain(const unsigned char* data, size_t len, bool verify,
+                std::unique_ptr<GrowingFilter>* out) {
+  ChainLoad how;
+  how.in_place = true;
+  how.verify = verify;
+  return load_chain(data, len, how, out);
+}
+
+Errc load_chain(const unsigned char* data, size_t len, const ChainLoad& how,
+                std::unique_ptr<GrowingFilter>* out) {
+  if (how.in_place && reinterpret_cast<uintptr_t>(data) % kCacheLine != 0) return Errc::alignment;
   if (len < kHeaderBytes) return Errc::truncated;
   if (std::memcmp(data, kFormatMagic, sizeof kFormatMagic) != 0) return Errc::bad_magic;
   if (get32(data + kCOffVersion) != kFormatVersion) return Errc::version;
@@ -153,8 +194,12 @@ Errc deserialize_chain(const unsigned char* data, size_t len, std::unique_ptr<Gr
     const Shape want = plan.shape(seed);
     if (size != serialized_size(want)) return Errc::corrupt;
     std::unique_ptr<Filter> stage;
-    if (Errc e = deserialize(data + offset, static_cast<size_t>(size), &stage); e != Errc::ok)
-      return e;
+    const Errc e = how.in_place
+                       ? view(data + offset, static_cast<size_t>(size), how.verify, &stage,
+                              how.memory ? std::make_unique<SharedMemory>(how.memory) : nullptr,
+                              how.storage, how.read_only)
+                       : deserialize(data + offset, static_cast<size_t>(size), &stage);
+    if (e != Errc::ok) return e;
     if (!(stage->shape() == want) || stage->params().capacity != capacity) {
       return Errc::corrupt;  // not the stage the schedule gives this place
     }

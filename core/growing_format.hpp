@@ -22,6 +22,14 @@ inline constexpr uint32_t kFlagGrowthFailed = 0x2;
 // below says whether it is one.
 bool is_chain(const unsigned char* data, size_t len) noexcept;
 
+// The chain header and stage table of the first `stages` stages of `f` (stage entries, keys
+// included, as they are now), with the padding to the first stage: chain_head_size bytes.
+// Stage i's serialized form (serialize_into, write_serialized) goes at chain_stage_offset; the
+// bytes between stages are zeros. A writer streams a chain so (file_io.cpp's save).
+uint64_t chain_head_size(uint32_t stages) noexcept;
+void encode_chain_head(const GrowingFilter& f, uint32_t stages, unsigned char* out) noexcept;
+uint64_t chain_stage_offset(const GrowingFilter& f, uint32_t stages, uint32_t stage) noexcept;
+
 // The bytes of the first `stages` stages of `f` serialized (a snapshot: stages appended later
 // are not in it).
 uint64_t chain_serialized_size(const GrowingFilter& f, uint32_t stages) noexcept;
@@ -37,5 +45,23 @@ void serialize_chain_into(const GrowingFilter& f, uint32_t stages, unsigned char
 // shape and capacity must be the ones the request gives stage i (so stages out of order are
 // refused). Errc as for a filter; Errc::corrupt for a table or a stage the schedule disowns.
 Errc deserialize_chain(const unsigned char* data, size_t len, std::unique_ptr<GrowingFilter>* out);
+
+// The same checks, each stage a view in place over the bytes (64-byte aligned, else
+// Errc::alignment), read-only: O(stages), each stage's checksum checked only when `verify`.
+Errc view_chain(const unsigned char* data, size_t len, bool verify,
+                std::unique_ptr<GrowingFilter>* out);
+
+// How load_chain makes each stage: owned copies (deserialize: checksums always checked), or
+// views in place (view), kept alive by `memory` (shared by the stages: a mapped file; none for a
+// caller's buffer), reported as `storage`, writable unless read_only (a private mapping).
+struct ChainLoad {
+  bool in_place = false;
+  bool verify = true;
+  std::shared_ptr<ExternalMemory> memory;
+  Storage storage = Storage::view;
+  bool read_only = true;
+};
+Errc load_chain(const unsigned char* data, size_t len, const ChainLoad& how,
+                std::unique_ptr<GrowingFilter>* out);
 
 }  // namespace abloom

@@ -1005,7 +1005,10 @@ const Craft kCrafts[] = {
     {"version 2", [](unsigned char *h) { Put32(h + 8, 2); }, ABLOOM_ERR_VERSION},
     {"version 0", [](unsigned char *h) { Put32(h + 8, 0); }, ABLOOM_ERR_VERSION},
     {"header size 64", [](unsigned char *h) { Put32(h + 12, 64); }, ABLOOM_ERR_CORRUPT},
-    {"kind 2", [](unsigned char *h) { Put32(h + 16, 2); }, ABLOOM_ERR_UNSUPPORTED},
+    // Kind 2 is a growing filter's chain header: a filter's header with that kind is read as a
+    // chain whose fields make no sense (its reserved words hold the filter's fields).
+    {"kind 2", [](unsigned char *h) { Put32(h + 16, 2); }, ABLOOM_ERR_CORRUPT},
+    {"kind 3", [](unsigned char *h) { Put32(h + 16, 3); }, ABLOOM_ERR_UNSUPPORTED},
     {"kind 0xFFFFFFFF", [](unsigned char *h) { Put32(h + 16, 0xFFFFFFFFu); },
      ABLOOM_ERR_UNSUPPORTED},
     {"layout id 3", [](unsigned char *h) { Put32(h + 20, 3); }, ABLOOM_ERR_UNSUPPORTED},

@@ -730,6 +730,31 @@ intgo _wrap_abloom_options_layout_get_capi_a271d6d51c5a0fa2(struct abloom_option
 }
 
 
+void _wrap_abloom_options_growth_set_capi_a271d6d51c5a0fa2(struct abloom_options *_swig_go_0, double _swig_go_1) {
+  struct abloom_options *arg1 = (struct abloom_options *) 0 ;
+  double arg2 ;
+  
+  arg1 = *(struct abloom_options **)&_swig_go_0; 
+  arg2 = (double)_swig_go_1; 
+  
+  if (arg1) (arg1)->growth = arg2;
+  
+}
+
+
+double _wrap_abloom_options_growth_get_capi_a271d6d51c5a0fa2(struct abloom_options *_swig_go_0) {
+  struct abloom_options *arg1 = (struct abloom_options *) 0 ;
+  double result;
+  double _swig_go_result;
+  
+  arg1 = *(struct abloom_options **)&_swig_go_0; 
+  
+  result = (double) ((arg1)->growth);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
 struct abloom_options *_wrap_new_abloom_options_capi_a271d6d51c5a0fa2() {
   struct abloom_options *result = 0 ;
   struct abloom_options *_swig_go_result;
@@ -1905,6 +1930,106 @@ intgo _wrap_abloom_info_stale_get_capi_a271d6d51c5a0fa2(struct abloom_info *_swi
 }
 
 
+void _wrap_abloom_info_stages_set_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+  struct abloom_info *arg1 = (struct abloom_info *) 0 ;
+  uint32_t arg2 ;
+  
+  arg1 = *(struct abloom_info **)&_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->stages = arg2;
+  
+}
+
+
+intgo _wrap_abloom_info_stages_get_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0) {
+  struct abloom_info *arg1 = (struct abloom_info *) 0 ;
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(struct abloom_info **)&_swig_go_0; 
+  
+  result =  ((arg1)->stages);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_abloom_info_growth_failed_set_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+  struct abloom_info *arg1 = (struct abloom_info *) 0 ;
+  uint32_t arg2 ;
+  
+  arg1 = *(struct abloom_info **)&_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->growth_failed = arg2;
+  
+}
+
+
+intgo _wrap_abloom_info_growth_failed_get_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0) {
+  struct abloom_info *arg1 = (struct abloom_info *) 0 ;
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(struct abloom_info **)&_swig_go_0; 
+  
+  result =  ((arg1)->growth_failed);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_abloom_info_growth_set_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0, double _swig_go_1) {
+  struct abloom_info *arg1 = (struct abloom_info *) 0 ;
+  double arg2 ;
+  
+  arg1 = *(struct abloom_info **)&_swig_go_0; 
+  arg2 = (double)_swig_go_1; 
+  
+  if (arg1) (arg1)->growth = arg2;
+  
+}
+
+
+double _wrap_abloom_info_growth_get_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0) {
+  struct abloom_info *arg1 = (struct abloom_info *) 0 ;
+  double result;
+  double _swig_go_result;
+  
+  arg1 = *(struct abloom_info **)&_swig_go_0; 
+  
+  result = (double) ((arg1)->growth);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_abloom_info_keys_set_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0, long long _swig_go_1) {
+  struct abloom_info *arg1 = (struct abloom_info *) 0 ;
+  uint64_t arg2 ;
+  
+  arg1 = *(struct abloom_info **)&_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  if (arg1) (arg1)->keys = arg2;
+  
+}
+
+
+long long _wrap_abloom_info_keys_get_capi_a271d6d51c5a0fa2(struct abloom_info *_swig_go_0) {
+  struct abloom_info *arg1 = (struct abloom_info *) 0 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(struct abloom_info **)&_swig_go_0; 
+  
+  result =  ((arg1)->keys);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
 struct abloom_info *_wrap_new_abloom_info_capi_a271d6d51c5a0fa2() {
   struct abloom_info *result = 0 ;
   struct abloom_info *_swig_go_result;
@@ -1985,6 +2110,23 @@ intgo _wrap_abloom_get_info_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, str
   arg2 = *(abloom_info **)&_swig_go_1; 
   
   result = (int)abloom_get_info((struct abloom_filter const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_abloom_get_stage_info_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, intgo _swig_go_1, struct abloom_info *_swig_go_2) {
+  abloom_filter *arg1 = (abloom_filter *) 0 ;
+  uint32_t arg2 ;
+  abloom_info *arg3 = (abloom_info *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (abloom_filter *)_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  arg3 = *(abloom_info **)&_swig_go_2; 
+  
+  result = (int)abloom_get_stage_info((struct abloom_filter const *)arg1,arg2,arg3);
   _swig_go_result = result; 
   return _swig_go_result;
 }

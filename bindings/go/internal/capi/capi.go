@@ -85,8 +85,8 @@ typedef long long swig_type_55;
 typedef long long swig_type_56;
 typedef long long swig_type_57;
 typedef long long swig_type_58;
-typedef _goslice_ swig_type_59;
-typedef _goslice_ swig_type_60;
+typedef long long swig_type_59;
+typedef long long swig_type_60;
 typedef _goslice_ swig_type_61;
 typedef _goslice_ swig_type_62;
 typedef _goslice_ swig_type_63;
@@ -94,12 +94,14 @@ typedef _goslice_ swig_type_64;
 typedef _goslice_ swig_type_65;
 typedef _goslice_ swig_type_66;
 typedef _goslice_ swig_type_67;
-typedef _gostring_ swig_type_68;
-typedef _gostring_ swig_type_69;
-typedef _goslice_ swig_type_70;
+typedef _goslice_ swig_type_68;
+typedef _goslice_ swig_type_69;
+typedef _gostring_ swig_type_70;
 typedef _gostring_ swig_type_71;
-typedef long long swig_type_72;
-typedef long long swig_type_73;
+typedef _goslice_ swig_type_72;
+typedef _gostring_ swig_type_73;
+typedef long long swig_type_74;
+typedef long long swig_type_75;
 extern void _wrap_Swig_free_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_a271d6d51c5a0fa2(swig_intgo arg1);
 extern swig_intgo _wrap_ABLOOM_VERSION_NUMBER_capi_a271d6d51c5a0fa2(void);
@@ -146,6 +148,8 @@ extern void _wrap_abloom_options_threads_set_capi_a271d6d51c5a0fa2(uintptr_t arg
 extern swig_intgo _wrap_abloom_options_threads_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern void _wrap_abloom_options_layout_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_abloom_options_layout_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
+extern void _wrap_abloom_options_growth_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, double arg2);
+extern double _wrap_abloom_options_growth_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern uintptr_t _wrap_new_abloom_options_capi_a271d6d51c5a0fa2(void);
 extern void _wrap_delete_abloom_options_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_options_init_capi_a271d6d51c5a0fa2(uintptr_t arg1);
@@ -228,6 +232,14 @@ extern void _wrap_abloom_info_read_only_set_capi_a271d6d51c5a0fa2(uintptr_t arg1
 extern swig_intgo _wrap_abloom_info_read_only_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern void _wrap_abloom_info_stale_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_abloom_info_stale_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
+extern void _wrap_abloom_info_stages_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_info_stages_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
+extern void _wrap_abloom_info_growth_failed_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_info_growth_failed_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
+extern void _wrap_abloom_info_growth_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, double arg2);
+extern double _wrap_abloom_info_growth_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
+extern void _wrap_abloom_info_keys_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_59 arg2);
+extern swig_type_60 _wrap_abloom_info_keys_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern uintptr_t _wrap_new_abloom_info_capi_a271d6d51c5a0fa2(void);
 extern void _wrap_delete_abloom_info_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern swig_intgo _wrap_ABLOOM_STORAGE_OWNED_capi_a271d6d51c5a0fa2(void);
@@ -235,19 +247,20 @@ extern swig_intgo _wrap_ABLOOM_STORAGE_VIEW_capi_a271d6d51c5a0fa2(void);
 extern swig_intgo _wrap_ABLOOM_STORAGE_MAPPED_capi_a271d6d51c5a0fa2(void);
 extern swig_intgo _wrap_abloom_info_init_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_get_info_capi_a271d6d51c5a0fa2(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_abloom_estimate_count_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_59 arg2);
-extern swig_intgo _wrap_abloom_estimate_fpr_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_60 arg2);
-extern swig_intgo _wrap_abloom_serialized_size_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_61 arg2);
-extern swig_intgo _wrap_abloom_serialize_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_62 arg2, swig_type_63 arg3);
-extern swig_intgo _wrap_abloom_deserialize_capi_a271d6d51c5a0fa2(swig_type_64 arg1, swig_type_65 arg2);
-extern swig_intgo _wrap_abloom_view_capi_a271d6d51c5a0fa2(swig_type_66 arg1, swig_intgo arg2, swig_type_67 arg3);
-extern swig_intgo _wrap_abloom_save_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_68 arg2);
-extern swig_intgo _wrap_abloom_open_capi_a271d6d51c5a0fa2(swig_type_69 arg1, swig_intgo arg2, swig_type_70 arg3);
+extern swig_intgo _wrap_abloom_get_stage_info_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_intgo arg2, uintptr_t arg3);
+extern swig_intgo _wrap_abloom_estimate_count_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_61 arg2);
+extern swig_intgo _wrap_abloom_estimate_fpr_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_62 arg2);
+extern swig_intgo _wrap_abloom_serialized_size_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_63 arg2);
+extern swig_intgo _wrap_abloom_serialize_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_64 arg2, swig_type_65 arg3);
+extern swig_intgo _wrap_abloom_deserialize_capi_a271d6d51c5a0fa2(swig_type_66 arg1, swig_type_67 arg2);
+extern swig_intgo _wrap_abloom_view_capi_a271d6d51c5a0fa2(swig_type_68 arg1, swig_intgo arg2, swig_type_69 arg3);
+extern swig_intgo _wrap_abloom_save_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_70 arg2);
+extern swig_intgo _wrap_abloom_open_capi_a271d6d51c5a0fa2(swig_type_71 arg1, swig_intgo arg2, swig_type_72 arg3);
 extern swig_intgo _wrap_abloom_sync_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_sync_last_capi_a271d6d51c5a0fa2(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_seal_capi_a271d6d51c5a0fa2(swig_type_71 arg1);
-extern swig_type_72 _wrap_SIZEOF_INFO_capi_a271d6d51c5a0fa2(void);
-extern swig_type_73 _wrap_SIZEOF_PLAN_capi_a271d6d51c5a0fa2(void);
+extern swig_intgo _wrap_abloom_seal_capi_a271d6d51c5a0fa2(swig_type_73 arg1);
+extern swig_type_74 _wrap_SIZEOF_INFO_capi_a271d6d51c5a0fa2(void);
+extern swig_type_75 _wrap_SIZEOF_PLAN_capi_a271d6d51c5a0fa2(void);
 #undef intgo
 */
 import "C"
@@ -643,6 +656,19 @@ func (arg1 SwigcptrAbloom_options) GetLayout() (_swig_ret uint) {
 	return swig_r
 }
 
+func (arg1 SwigcptrAbloom_options) SetGrowth(arg2 float64) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_abloom_options_growth_set_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+}
+
+func (arg1 SwigcptrAbloom_options) GetGrowth() (_swig_ret float64) {
+	var swig_r float64
+	_swig_i_0 := arg1
+	swig_r = (float64)(C._wrap_abloom_options_growth_get_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
 func NewAbloom_options() (_swig_ret Abloom_options) {
 	var swig_r Abloom_options
 	swig_r = (Abloom_options)(SwigcptrAbloom_options(C._wrap_new_abloom_options_capi_a271d6d51c5a0fa2()))
@@ -677,7 +703,14 @@ type Abloom_options interface {
 	GetThreads() (_swig_ret uint)
 	SetLayout(arg2 uint)
 	GetLayout() (_swig_ret uint)
+	SetGrowth(arg2 float64)
+	GetGrowth() (_swig_ret float64)
 }
+
+const ABLOOM_DEFAULT_GROWTH float64 = 2.0
+const ABLOOM_MAX_GROWTH float64 = 16.0
+const ABLOOM_DEFAULT_INITIAL_CAPACITY uint = 1024
+const ABLOOM_MAX_STAGES uint = 64
 
 func Abloom_options_init(arg1 Abloom_options) (_swig_ret int) {
 	var swig_r int
@@ -1362,6 +1395,58 @@ func (arg1 SwigcptrAbloom_info) GetStale() (_swig_ret uint) {
 	return swig_r
 }
 
+func (arg1 SwigcptrAbloom_info) SetStages(arg2 uint) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_abloom_info_stages_set_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+}
+
+func (arg1 SwigcptrAbloom_info) GetStages() (_swig_ret uint) {
+	var swig_r uint
+	_swig_i_0 := arg1
+	swig_r = (uint)(C._wrap_abloom_info_stages_get_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func (arg1 SwigcptrAbloom_info) SetGrowth_failed(arg2 uint) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_abloom_info_growth_failed_set_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+}
+
+func (arg1 SwigcptrAbloom_info) GetGrowth_failed() (_swig_ret uint) {
+	var swig_r uint
+	_swig_i_0 := arg1
+	swig_r = (uint)(C._wrap_abloom_info_growth_failed_get_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func (arg1 SwigcptrAbloom_info) SetGrowth(arg2 float64) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_abloom_info_growth_set_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+}
+
+func (arg1 SwigcptrAbloom_info) GetGrowth() (_swig_ret float64) {
+	var swig_r float64
+	_swig_i_0 := arg1
+	swig_r = (float64)(C._wrap_abloom_info_growth_get_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func (arg1 SwigcptrAbloom_info) SetKeys(arg2 uint64) {
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	C._wrap_abloom_info_keys_set_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_type_59(_swig_i_1))
+}
+
+func (arg1 SwigcptrAbloom_info) GetKeys() (_swig_ret uint64) {
+	var swig_r uint64
+	_swig_i_0 := arg1
+	swig_r = (uint64)(C._wrap_abloom_info_keys_get_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
 func NewAbloom_info() (_swig_ret Abloom_info) {
 	var swig_r Abloom_info
 	swig_r = (Abloom_info)(SwigcptrAbloom_info(C._wrap_new_abloom_info_capi_a271d6d51c5a0fa2()))
@@ -1406,6 +1491,14 @@ type Abloom_info interface {
 	GetRead_only() (_swig_ret uint)
 	SetStale(arg2 uint)
 	GetStale() (_swig_ret uint)
+	SetStages(arg2 uint)
+	GetStages() (_swig_ret uint)
+	SetGrowth_failed(arg2 uint)
+	GetGrowth_failed() (_swig_ret uint)
+	SetGrowth(arg2 float64)
+	GetGrowth() (_swig_ret float64)
+	SetKeys(arg2 uint64)
+	GetKeys() (_swig_ret uint64)
 }
 
 type Enum_SS_abloom_storage int
@@ -1449,11 +1542,20 @@ func Abloom_get_info(arg1 uintptr, arg2 Abloom_info) (_swig_ret int) {
 	return swig_r
 }
 
+func Abloom_get_stage_info(arg1 uintptr, arg2 uint, arg3 Abloom_info) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := getSwigcptr(arg3)
+	swig_r = (int)(C._wrap_abloom_get_stage_info_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2)))
+	return swig_r
+}
+
 func Abloom_estimate_count(arg1 uintptr, arg2 []float64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_estimate_count_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_estimate_count_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1464,7 +1566,7 @@ func Abloom_estimate_fpr(arg1 uintptr, arg2 []float64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_estimate_fpr_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_estimate_fpr_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1477,7 +1579,7 @@ func Abloom_serialized_size(arg1 uintptr, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_serialized_size_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_serialized_size_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1489,7 +1591,7 @@ func Abloom_serialize(arg1 uintptr, arg2 []byte, arg3 []uint64) (_swig_ret int) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_serialize_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_serialize_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1503,7 +1605,7 @@ func Abloom_deserialize(arg1 []byte, arg2 []uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_deserialize_capi_a271d6d51c5a0fa2(*(*C.swig_type_64)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_deserialize_capi_a271d6d51c5a0fa2(*(*C.swig_type_66)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1522,7 +1624,7 @@ func Abloom_view(arg1 []byte, arg2 uint, arg3 []uintptr) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_view_capi_a271d6d51c5a0fa2(*(*C.swig_type_66)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_view_capi_a271d6d51c5a0fa2(*(*C.swig_type_68)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1536,7 +1638,7 @@ func Abloom_save(arg1 uintptr, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_save_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_save_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1548,7 +1650,7 @@ func Abloom_open(arg1 string, arg2 uint, arg3 []uintptr) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_open_capi_a271d6d51c5a0fa2(*(*C.swig_type_69)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_open_capi_a271d6d51c5a0fa2(*(*C.swig_type_71)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1575,7 +1677,7 @@ func Abloom_sync_last(arg1 uintptr) (_swig_ret int) {
 func Abloom_seal(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_abloom_seal_capi_a271d6d51c5a0fa2(*(*C.swig_type_71)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_abloom_seal_capi_a271d6d51c5a0fa2(*(*C.swig_type_73)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}

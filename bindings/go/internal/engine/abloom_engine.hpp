@@ -1377,6 +1377,9 @@ enum class Errc {
 #undef ABLOOM_ENGINE_HEADER  // #include "filter.hpp"
 #define ABLOOM_ENGINE_HEADER 10
 #include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "growing_filter.hpp"
+#define ABLOOM_ENGINE_HEADER 12
+#include "abloom_engine.hpp"
 
 namespace abloom {
 
@@ -1392,8 +1395,17 @@ enum class SaveMethod { automatic, named_temporary };
 Errc save_file(const Filter& filter, const char* path,
                SaveMethod method = SaveMethod::automatic) noexcept;
 
+// The same for a growing filter: the stages it has when the save starts.
+Errc save_file(const GrowingFilter& chain, const char* path,
+               SaveMethod method = SaveMethod::automatic) noexcept;
+
 // Maps `path` and validates its header (and, when verify, its checksum).
 Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Filter>* out);
+// The same, and a growing filter's file into *chain_out (its stages mapped in place, load_chain's
+// checks; Errc::unsupported for OpenMode::read_write, which a chain does not have yet): one of
+// *out and *chain_out is set.
+Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Filter>* out,
+               std::unique_ptr<GrowingFilter>* chain_out);
 
 // Seals a stale file (abloom_seal): checks what can be checked without its checksum (header,
 // size, the fill against the stored estimate), then rewrites the estimate and both checksums,
@@ -1756,6 +1768,11 @@ Errc deserialize(const unsigned char* data, size_t len, std::unique_ptr<Filter>*
 // A read-only view over caller bytes (64-byte aligned); verify adds the checksum check.
 Errc view(const unsigned char* data, size_t len, bool verify, std::unique_ptr<Filter>* out);
 
+// The same over bytes that `memory` keeps alive (a stage of a mapped growing filter), reported
+// as `storage`, writable unless `read_only` (a private, copy-on-write mapping).
+Errc view(const unsigned char* data, size_t len, bool verify, std::unique_ptr<Filter>* out,
+          std::unique_ptr<ExternalMemory> memory, Storage storage, bool read_only);
+
 // Shard pointers into a validated body.
 std::vector<uint64_t*> shards_in(unsigned char* body, const Shape& shape);
 
@@ -1850,6 +1867,30 @@ class GrowingFilter {
   uint64_t add_many(const KeySource& keys, size_t n) noexcept;
 
   void set_writer_mode(WriterMode mode) noexcept;
+  WriterMode writer_mode() const noexcept {
+    return static_cast<WriterMode>(writer_mode_.load(std::memory_order_relaxed));
+  }
+  // The threads bulk calls of every stage may use (Filter::set_threads), stages to come included.
+  void set_threads(uint32_t threads) noexcept;
+  uint32_t threads() const noexcept { return threads_.load(std::memory_order_relaxed); }
+
+  // Where the stages' bits live, and whether writes are refused: stage 0's, which the loader
+  // made as every stage (new stages are owned and writable, and come only to writable chains).
+  Storage storage() const noexcept { return stage(0).storage(); }
+  bool read_only() const noexcept { return stage(0).read_only(); }
+  // Whether some stage's bytes carried the stale mark when opened (Filter::opened_stale).
+  bool opened_stale() const noexcept;
+  // Refuses every write from now on (abloom_sync_last): each stage becomes read-only.
+  void make_read_only() noexcept;
+
+  // A deep copy into owned memory (every stage published now, and its count). Throws
+  // std::bad_alloc.
+  std::unique_ptr<GrowingFilter> copy() const;
+
+  // Clears every stage's bits and count. The stages stay (memory is not given back), and new keys
+  // go to the newest, whose FPR target is the tightest: the bound holds. Not safe against
+  // concurrent adds (as Filter::clear).
+  void clear() noexcept;
 
   // Union, stage by stage: both chains made with the same request and seed (else
   // Errc::mismatch and nothing changes); this chain first grows to the other's stage count (a
@@ -1890,6 +1931,7 @@ class GrowingFilter {
   std::atomic<uint32_t> count_{0};
   std::atomic<bool> growth_failed_{false};
   std::atomic<uint32_t> writer_mode_{static_cast<uint32_t>(WriterMode::shared)};
+  std::atomic<uint32_t> threads_{1};
 };
 
 }  // namespace abloom
@@ -1925,6 +1967,14 @@ inline constexpr uint32_t kFlagGrowthFailed = 0x2;
 // below says whether it is one.
 bool is_chain(const unsigned char* data, size_t len) noexcept;
 
+// The chain header and stage table of the first `stages` stages of `f` (stage entries, keys
+// included, as they are now), with the padding to the first stage: chain_head_size bytes.
+// Stage i's serialized form (serialize_into, write_serialized) goes at chain_stage_offset; the
+// bytes between stages are zeros. A writer streams a chain so (file_io.cpp's save).
+uint64_t chain_head_size(uint32_t stages) noexcept;
+void encode_chain_head(const GrowingFilter& f, uint32_t stages, unsigned char* out) noexcept;
+uint64_t chain_stage_offset(const GrowingFilter& f, uint32_t stages, uint32_t stage) noexcept;
+
 // The bytes of the first `stages` stages of `f` serialized (a snapshot: stages appended later
 // are not in it).
 uint64_t chain_serialized_size(const GrowingFilter& f, uint32_t stages) noexcept;
@@ -1940,6 +1990,24 @@ void serialize_chain_into(const GrowingFilter& f, uint32_t stages, unsigned char
 // shape and capacity must be the ones the request gives stage i (so stages out of order are
 // refused). Errc as for a filter; Errc::corrupt for a table or a stage the schedule disowns.
 Errc deserialize_chain(const unsigned char* data, size_t len, std::unique_ptr<GrowingFilter>* out);
+
+// The same checks, each stage a view in place over the bytes (64-byte aligned, else
+// Errc::alignment), read-only: O(stages), each stage's checksum checked only when `verify`.
+Errc view_chain(const unsigned char* data, size_t len, bool verify,
+                std::unique_ptr<GrowingFilter>* out);
+
+// How load_chain makes each stage: owned copies (deserialize: checksums always checked), or
+// views in place (view), kept alive by `memory` (shared by the stages: a mapped file; none for a
+// caller's buffer), reported as `storage`, writable unless read_only (a private mapping).
+struct ChainLoad {
+  bool in_place = false;
+  bool verify = true;
+  std::shared_ptr<ExternalMemory> memory;
+  Storage storage = Storage::view;
+  bool read_only = true;
+};
+Errc load_chain(const unsigned char* data, size_t len, const ChainLoad& how,
+                std::unique_ptr<GrowingFilter>* out);
 
 }  // namespace abloom
 #endif  // core/growing_format.hpp
@@ -3700,6 +3768,9 @@ uint64_t Filter::test_many(const KeySource& keys, size_t n, uint8_t* results) co
 #undef ABLOOM_ENGINE_HEADER  // #include "format.hpp"
 #define ABLOOM_ENGINE_HEADER 11
 #include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "growing_format.hpp"
+#define ABLOOM_ENGINE_HEADER 13
+#include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "platform.hpp"
 #define ABLOOM_ENGINE_HEADER 19
 #include "abloom_engine.hpp"
@@ -3709,18 +3780,40 @@ namespace {
 
 using platform::File;
 
-// Writes header + body to the file: the body as write_serialized streams it, in 512 KiB writes,
-// then the final header. Throws std::bad_alloc (for the chunk).
-bool write_filter(const File& file, const Filter& filter) {
+// Writes a filter's header + body to the file from offset `base`: the body as write_serialized
+// streams it, in 512 KiB writes (through `chunk`), then the final header.
+bool write_filter_at(const File& file, const Filter& filter, uint64_t base,
+                     std::vector<uint64_t>& chunk) {
   unsigned char header[kHeaderBytes];
-  std::vector<uint64_t> chunk(size_t{64} * 1024);
   const bool body_ok =
       write_serialized(filter, header, chunk.data(), chunk.size(),
-                       [&file](uint64_t at, const unsigned char* bytes, size_t len) {
-                         return platform::write_at(file, bytes, len, at);
+                       [&file, base](uint64_t at, const unsigned char* bytes, size_t len) {
+                         return platform::write_at(file, bytes, len, base + at);
                        });
-  return body_ok && platform::write_at(file, header, kHeaderBytes, 0);
+  return body_ok && platform::write_at(file, header, kHeaderBytes, base);
 }
+
+// What a save writes: a filter, or the stages a growing filter has when the save starts (the
+// chain head, then each stage in its place; the gaps between stages are holes, which read as
+// zeros). Throws std::bad_alloc (for the chunk and the head).
+struct SaveSource {
+  const Filter* filter = nullptr;
+  const GrowingFilter* chain = nullptr;
+
+  bool write(const File& file) const {
+    std::vector<uint64_t> chunk(size_t{64} * 1024);
+    if (filter != nullptr) return write_filter_at(file, *filter, 0, chunk);
+    const uint32_t stages = chain->stages();
+    std::vector<unsigned char> head(static_cast<size_t>(chain_head_size(stages)));
+    encode_chain_head(*chain, stages, head.data());
+    for (uint32_t i = 0; i < stages; ++i) {
+      if (!write_filter_at(file, chain->stage(i), chain_stage_offset(*chain, stages, i), chunk))
+        return false;
+    }
+    // The last stage ends the file exactly (its writes reach its end), so no size to set.
+    return platform::write_at(file, head.data(), head.size(), 0);
+  }
+};
 
 // A mapped file, unmapped (and its File closed) with the filter. For read-write mappings it owns
 // the header: marked stale at open and after each sync but the last, rewritten by sync().
@@ -3751,6 +3844,9 @@ class MappedFile final : public ExternalMemory {
     // abloom_seal seals it. Only the last sync (abloom_free, abloom_seal) leaves it sealed.
     return last ? Errc::ok : mark_stale(h);
   }
+
+  unsigned char* base() const noexcept { return base_; }
+  size_t size() const noexcept { return len_; }
 
   // Marks the header stale: the body will change under the checksum.
   Errc mark_stale(const Header& parsed) noexcept {
@@ -3836,15 +3932,15 @@ std::string temp_name(const std::string& target) {
   return target + ".tmp." + std::to_string(platform::process_id()) + "." + suffix;
 }
 
-// Writes the filter to the file, sets its permission bits and syncs it.
-bool write_and_sync(const File& file, const Filter& filter, unsigned mode) {
-  return platform::set_permissions(file, mode) && write_filter(file, filter) &&
+// Writes the source to the file, sets its permission bits and syncs it.
+bool write_and_sync(const File& file, const SaveSource& source, unsigned mode) {
+  return platform::set_permissions(file, mode) && source.write(file) &&
          platform::sync_durably(file);
 }
 
 // The unnamed-temporary save: Errc::ok when done; Errc::unsupported when this file system or
 // system cannot do it (nothing written or left; the caller falls back); else Errc::io.
-Errc save_unnamed(const Filter& filter, const platform::SaveTarget& target) {
+Errc save_unnamed(const SaveSource& filter, const platform::SaveTarget& target) {
   File file = platform::open_unnamed(platform::directory_of(target.path));
   if (!file.is_open()) return Errc::unsupported;
   if (!write_and_sync(file, filter, target.mode)) return Errc::io;  // the inode goes with it
@@ -3865,7 +3961,7 @@ Errc save_unnamed(const Filter& filter, const platform::SaveTarget& target) {
 }
 
 // The named-temporary save (systems and file systems without unnamed files).
-Errc save_named(const Filter& filter, const platform::SaveTarget& target) {
+Errc save_named(const SaveSource& filter, const platform::SaveTarget& target) {
   File file;
   std::string tmp;
   for (int attempt = 0; attempt < 16 && !file.is_open(); ++attempt) {
@@ -3885,9 +3981,7 @@ Errc save_named(const Filter& filter, const platform::SaveTarget& target) {
   return Errc::ok;
 }
 
-}  // namespace
-
-Errc save_file(const Filter& filter, const char* path, SaveMethod method) noexcept {
+Errc save_source(const SaveSource& filter, const char* path, SaveMethod method) noexcept {
   try {
     platform::SaveTarget target;
     if (!platform::resolve_save_target(path, &target)) return Errc::io;
@@ -3903,13 +3997,25 @@ Errc save_file(const Filter& filter, const char* path, SaveMethod method) noexce
   }
 }
 
+}  // namespace
+
+Errc save_file(const Filter& filter, const char* path, SaveMethod method) noexcept {
+  SaveSource source;
+  source.filter = &filter;
+  return save_source(source, path, method);
+}
+
+Errc save_file(const GrowingFilter& chain, const char* path, SaveMethod method) noexcept {
+  SaveSource source;
+  source.chain = &chain;
+  return save_source(source, path, method);
+}
+
 namespace {
 
-// Maps `path` and validates its header: *out is the filter over the mapping (which it owns and
-// unmaps), *base the mapped bytes and *header the parsed header. A read-write mapping is not
-// marked stale here (*mapping lets the caller do it). Nothing is written.
-Errc map_filter(const char* path, OpenMode mode, std::unique_ptr<Filter>* out,
-                const unsigned char** base_out, Header* header, MappedFile** mapping_out) {
+// Maps `path` whole: *mapping owns the mapping (and the file, where durable syncs of a
+// read-write mapping need it). Nothing is read or written.
+Errc map_path(const char* path, OpenMode mode, std::unique_ptr<MappedFile>* mapping) {
   const bool writable = mode == OpenMode::read_write;
   const platform::MapMode map_mode = mode == OpenMode::read_only ? platform::MapMode::read_only
                                      : mode == OpenMode::copy_on_write
@@ -3927,15 +4033,19 @@ Errc map_filter(const char* path, OpenMode mode, std::unique_ptr<Filter>* out,
   const auto len = static_cast<size_t>(size);
   void* p = platform::map_file(file, len, map_mode);
   if (p == nullptr) return Errc::io;
-  auto* base = static_cast<unsigned char*>(p);
-  // The file stays open with the mapping where durable syncs of a read-write mapping need it.
   if (!(writable && platform::mapping_sync_needs_file())) file = File();
-  // Unmaps (and closes the file) on any return.
-  auto mapping = std::make_unique<MappedFile>(base, len, writable, std::move(file));
-  MappedFile* raw = mapping.get();
+  *mapping =
+      std::make_unique<MappedFile>(static_cast<unsigned char*>(p), len, writable, std::move(file));
+  return Errc::ok;
+}
 
+// A filter over a mapping: validates its header. *out owns the mapping (and unmaps it), *header
+// is the parsed header. A read-write mapping is not marked stale here (the caller does it).
+Errc filter_over(std::unique_ptr<MappedFile> mapping, OpenMode mode, std::unique_ptr<Filter>* out,
+                 Header* header) {
+  unsigned char* base = mapping->base();
   Header h;
-  if (Errc e = parse_header(base, len, &h); e != Errc::ok) return e;
+  if (Errc e = parse_header(base, mapping->size(), &h); e != Errc::ok) return e;
   if constexpr (std::endian::native == std::endian::big) return Errc::unsupported;
   ExternalShards ext;
   ext.shards = shards_in(base + kHeaderBytes, h.shape);
@@ -3944,8 +4054,18 @@ Errc map_filter(const char* path, OpenMode mode, std::unique_ptr<Filter>* out,
   ext.read_only = mode == OpenMode::read_only;
   ext.stale = (h.flags & kFlagChecksumStale) != 0;
   *out = std::make_unique<Filter>(h.shape, h.params, std::move(ext));
-  *base_out = base;
   *header = h;
+  return Errc::ok;
+}
+
+// map_path, then filter_over: *base_out the mapped bytes, *mapping_out the mapping.
+Errc map_filter(const char* path, OpenMode mode, std::unique_ptr<Filter>* out,
+                const unsigned char** base_out, Header* header, MappedFile** mapping_out) {
+  std::unique_ptr<MappedFile> mapping;
+  if (Errc e = map_path(path, mode, &mapping); e != Errc::ok) return e;
+  MappedFile* raw = mapping.get();
+  if (Errc e = filter_over(std::move(mapping), mode, out, header); e != Errc::ok) return e;
+  *base_out = raw->base();
   if (mapping_out != nullptr) *mapping_out = raw;
   return Errc::ok;
 }
@@ -3953,16 +4073,37 @@ Errc map_filter(const char* path, OpenMode mode, std::unique_ptr<Filter>* out,
 }  // namespace
 
 Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Filter>* out) {
+  return open_file(path, mode, verify, out, nullptr);
+}
+
+Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Filter>* out,
+               std::unique_ptr<GrowingFilter>* chain_out) {
+  std::unique_ptr<MappedFile> mapping;
+  if (Errc e = map_path(path, mode, &mapping); e != Errc::ok) return e;
+  MappedFile* raw = mapping.get();
+  if (chain_out != nullptr && is_chain(raw->base(), raw->size())) {
+    ChainLoad how;
+    how.in_place = true;
+    how.verify = verify;
+    how.memory = std::shared_ptr<ExternalMemory>(std::move(mapping));
+    how.storage = Storage::mapped;
+    how.read_only = mode != OpenMode::copy_on_write;
+    std::unique_ptr<GrowingFilter> chain;
+    if (Errc e = load_chain(raw->base(), raw->size(), how, &chain); e != Errc::ok) return e;
+    // A read-write chain would need its file to grow with it: not yet (abloom.h says so). The
+    // file was checked first, so that a bad one gets its own error.
+    if (mode == OpenMode::read_write) return Errc::unsupported;
+    *chain_out = std::move(chain);
+    return Errc::ok;
+  }
   std::unique_ptr<Filter> f;
-  const unsigned char* base = nullptr;
   Header h;
-  MappedFile* mapping = nullptr;
-  if (Errc e = map_filter(path, mode, &f, &base, &h, &mapping); e != Errc::ok) return e;
+  if (Errc e = filter_over(std::move(mapping), mode, &f, &h); e != Errc::ok) return e;
   if (verify) {
-    if (Errc e = verify_checksum(base, h); e != Errc::ok) return e;
+    if (Errc e = verify_checksum(raw->base(), h); e != Errc::ok) return e;
   }
   if (mode == OpenMode::read_write) {
-    if (Errc e = mapping->mark_stale(h); e != Errc::ok) return e;
+    if (Errc e = raw->mark_stale(h); e != Errc::ok) return e;
   }
   *out = std::move(f);
   return Errc::ok;
@@ -4522,6 +4663,11 @@ Errc deserialize(const unsigned char* data, size_t len, std::unique_ptr<Filter>*
 }
 
 Errc view(const unsigned char* data, size_t len, bool verify, std::unique_ptr<Filter>* out) {
+  return view(data, len, verify, out, nullptr, Storage::view, true);
+}
+
+Errc view(const unsigned char* data, size_t len, bool verify, std::unique_ptr<Filter>* out,
+          std::unique_ptr<ExternalMemory> memory, Storage storage, bool read_only) {
   if (reinterpret_cast<uintptr_t>(data) % kCacheLine != 0) return Errc::alignment;
   Header h;
   if (Errc e = parse_header(data, len, &h); e != Errc::ok) return e;
@@ -4531,8 +4677,9 @@ Errc view(const unsigned char* data, size_t len, bool verify, std::unique_ptr<Fi
   }
   ExternalShards ext;
   ext.shards = shards_in(const_cast<unsigned char*>(data + kHeaderBytes), h.shape);
-  ext.storage = Storage::view;
-  ext.read_only = true;
+  ext.memory = std::move(memory);
+  ext.storage = storage;
+  ext.read_only = read_only;
   ext.stale = (h.flags & kFlagChecksumStale) != 0;
   *out = std::make_unique<Filter>(h.shape, h.params, std::move(ext));
   return Errc::ok;
@@ -4558,11 +4705,13 @@ namespace {
 
 // Stage `i` of `req`, built to its plan: throws std::bad_alloc.
 std::unique_ptr<Filter> build_stage(const GrowthRequest& req, uint32_t i, const Plan& plan,
-                                    uint64_t capacity, uint64_t seed, WriterMode mode) {
+                                    uint64_t capacity, uint64_t seed, WriterMode mode,
+                                    uint32_t threads) {
   FilterParams params;
   params.capacity = capacity;
   params.target_fpr = req.fpr * stage_fpr_share(i);
   params.expected_fpr = plan.expected_fpr;
+  params.threads = threads;
   auto f = std::make_unique<Filter>(plan.shape(seed), params);
   f->set_writer_mode(mode);
   return f;
@@ -4584,7 +4733,7 @@ GrowingFilter::GrowingFilter(const GrowthRequest& req, uint64_t seed) : req_(req
   Plan plan;
   status_ = plan_stage(req_, 0, &plan);
   if (status_ != Errc::ok) return;
-  slots_[0].store(build_stage(req_, 0, plan, capacity_[0], seed_, WriterMode::shared).release(),
+  slots_[0].store(build_stage(req_, 0, plan, capacity_[0], seed_, WriterMode::shared, 1).release(),
                   std::memory_order_relaxed);
   count_.store(1, std::memory_order_release);
 }
@@ -4626,7 +4775,7 @@ bool GrowingFilter::grow(uint32_t n) noexcept {
   Filter* next = nullptr;
   try {
     if (plan_stage(req_, n, &plan) == Errc::ok) {
-      next = build_stage(req_, n, plan, capacity_[n], seed_, mode).release();
+      next = build_stage(req_, n, plan, capacity_[n], seed_, mode, threads()).release();
     }
   } catch (const std::bad_alloc&) {
   }
@@ -4768,6 +4917,46 @@ void GrowingFilter::set_writer_mode(WriterMode mode) noexcept {
   writer_mode_.store(static_cast<uint32_t>(mode), std::memory_order_relaxed);
   for (uint32_t i = 0; i < stages(); ++i)
     slots_[i].load(std::memory_order_acquire)->set_writer_mode(mode);
+}
+
+void GrowingFilter::set_threads(uint32_t threads) noexcept {
+  threads_.store(threads == 0 ? 1 : threads, std::memory_order_relaxed);
+  for (uint32_t i = 0; i < stages(); ++i)
+    slots_[i].load(std::memory_order_acquire)->set_threads(threads);
+}
+
+bool GrowingFilter::opened_stale() const noexcept {
+  for (uint32_t i = 0; i < stages(); ++i) {
+    if (stage(i).opened_stale()) return true;
+  }
+  return false;
+}
+
+void GrowingFilter::make_read_only() noexcept {
+  for (uint32_t i = 0; i < stages(); ++i)
+    (void)slots_[i].load(std::memory_order_acquire)->sync_last();
+}
+
+std::unique_ptr<GrowingFilter> GrowingFilter::copy() const {
+  const uint32_t n = stages();
+  std::vector<std::unique_ptr<Filter>> filters;
+  std::vector<uint64_t> keys;
+  for (uint32_t i = 0; i < n; ++i) {
+    filters.push_back(std::make_unique<Filter>(stage(i)));
+    keys.push_back(stage_keys(i));
+  }
+  auto out =
+      std::make_unique<GrowingFilter>(req_, seed_, std::move(filters), keys, growth_failed());
+  out->set_writer_mode(writer_mode());
+  out->set_threads(threads());
+  return out;
+}
+
+void GrowingFilter::clear() noexcept {
+  for (uint32_t i = 0; i < stages(); ++i) {
+    slots_[i].load(std::memory_order_acquire)->clear();
+    added_[i].store(0, std::memory_order_relaxed);
+  }
 }
 
 namespace {
@@ -4931,7 +5120,9 @@ uint64_t chain_serialized_size(const GrowingFilter& f, uint32_t stages) noexcept
   return at;
 }
 
-void serialize_chain_into(const GrowingFilter& f, uint32_t stages, unsigned char* out) noexcept {
+uint64_t chain_head_size(uint32_t stages) noexcept { return table_end(stages); }
+
+void encode_chain_head(const GrowingFilter& f, uint32_t stages, unsigned char* out) noexcept {
   const GrowthRequest& req = f.request();
   const uint64_t total = chain_serialized_size(f, stages);
   std::memset(out, 0, table_end(stages));
@@ -4952,24 +5143,63 @@ void serialize_chain_into(const GrowingFilter& f, uint32_t stages, unsigned char
   put64(out + kCOffFpr, std::bit_cast<uint64_t>(req.fpr));
   put32(out + kCOffStages, stages);
   put64(out + kCOffTotal, total);
-  uint64_t at = table_end(stages);
   for (uint32_t i = 0; i < stages; ++i) {
-    const Filter& stage = f.stage(i);
-    const uint64_t size = serialized_size(stage.shape());
-    at = align64(at);
     unsigned char* entry = out + kHeaderBytes + size_t{i} * kStageEntryBytes;
-    put64(entry, at);
-    put64(entry + 8, size);
+    put64(entry, chain_stage_offset(f, stages, i));
+    put64(entry + 8, serialized_size(f.stage(i).shape()));
     put64(entry + 16, f.stage_keys(i));
-    serialize_into(stage, out + at);
-    at += size;
   }
   put64(out + kCOffTableChecksum,
         XXH3_64bits(out + kHeaderBytes, size_t{stages} * kStageEntryBytes));
   put64(out + kCOffHeaderChecksum, XXH3_64bits(out, kCOffHeaderChecksum));
 }
 
+uint64_t chain_stage_offset(const GrowingFilter& f, uint32_t stages, uint32_t stage) noexcept {
+  uint64_t at = table_end(stages);
+  for (uint32_t i = 0; i < stage; ++i) at = align64(at) + serialized_size(f.stage(i).shape());
+  return align64(at);
+}
+
+void serialize_chain_into(const GrowingFilter& f, uint32_t stages, unsigned char* out) noexcept {
+  encode_chain_head(f, stages, out);
+  uint64_t at = table_end(stages);
+  for (uint32_t i = 0; i < stages; ++i) {
+    const uint64_t offset = align64(at);
+    std::memset(out + at, 0, offset - at);
+    serialize_into(f.stage(i), out + offset);
+    at = offset + serialized_size(f.stage(i).shape());
+  }
+}
+
+namespace {
+
+// Keeps the chain's shared bytes (a mapped file) alive for each stage over them.
+class SharedMemory final : public ExternalMemory {
+ public:
+  explicit SharedMemory(std::shared_ptr<ExternalMemory> owner) noexcept
+      : owner_(std::move(owner)) {}
+
+ private:
+  std::shared_ptr<ExternalMemory> owner_;
+};
+
+}  // namespace
+
 Errc deserialize_chain(const unsigned char* data, size_t len, std::unique_ptr<GrowingFilter>* out) {
+  return load_chain(data, len, ChainLoad{}, out);
+}
+
+Errc view_chain(const unsigned char* data, size_t len, bool verify,
+                std::unique_ptr<GrowingFilter>* out) {
+  ChainLoad how;
+  how.in_place = true;
+  how.verify = verify;
+  return load_chain(data, len, how, out);
+}
+
+Errc load_chain(const unsigned char* data, size_t len, const ChainLoad& how,
+                std::unique_ptr<GrowingFilter>* out) {
+  if (how.in_place && reinterpret_cast<uintptr_t>(data) % kCacheLine != 0) return Errc::alignment;
   if (len < kHeaderBytes) return Errc::truncated;
   if (std::memcmp(data, kFormatMagic, sizeof kFormatMagic) != 0) return Errc::bad_magic;
   if (get32(data + kCOffVersion) != kFormatVersion) return Errc::version;
@@ -5032,8 +5262,12 @@ Errc deserialize_chain(const unsigned char* data, size_t len, std::unique_ptr<Gr
     const Shape want = plan.shape(seed);
     if (size != serialized_size(want)) return Errc::corrupt;
     std::unique_ptr<Filter> stage;
-    if (Errc e = deserialize(data + offset, static_cast<size_t>(size), &stage); e != Errc::ok)
-      return e;
+    const Errc e = how.in_place
+                       ? view(data + offset, static_cast<size_t>(size), how.verify, &stage,
+                              how.memory ? std::make_unique<SharedMemory>(how.memory) : nullptr,
+                              how.storage, how.read_only)
+                       : deserialize(data + offset, static_cast<size_t>(size), &stage);
+    if (e != Errc::ok) return e;
     if (!(stage->shape() == want) || stage->params().capacity != capacity) {
       return Errc::corrupt;  // not the stage the schedule gives this place
     }
@@ -6782,6 +7016,12 @@ Layout default_layout(const SizingRequest& req) noexcept {
 #undef ABLOOM_ENGINE_HEADER  // #include "format.hpp"
 #define ABLOOM_ENGINE_HEADER 11
 #include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "growing_filter.hpp"
+#define ABLOOM_ENGINE_HEADER 12
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "growing_format.hpp"
+#define ABLOOM_ENGINE_HEADER 13
+#include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "isa.hpp"
 #define ABLOOM_ENGINE_HEADER 16
 #include "abloom_engine.hpp"
@@ -6789,16 +7029,19 @@ Layout default_layout(const SizingRequest& req) noexcept {
 #define ABLOOM_ENGINE_HEADER 20
 #include "abloom_engine.hpp"
 
-// The handle the C API hands out; C sees only the incomplete type.
+// The handle the C API hands out; C sees only the incomplete type. It holds a fixed filter
+// (impl) or a growing one (chain): exactly one of the two.
 struct abloom_filter {
   explicit abloom_filter(std::unique_ptr<abloom::Filter> f) noexcept : impl(std::move(f)) {}
+  explicit abloom_filter(std::unique_ptr<abloom::GrowingFilter> g) noexcept : chain(std::move(g)) {}
   ~abloom_filter() {
     // Best effort: a read-write mapping rewrites its header, sealed (abloom_sync).
-    (void)impl->sync(true);
+    if (impl) (void)impl->sync(true);
   }
   abloom_filter(const abloom_filter&) = delete;
   abloom_filter& operator=(const abloom_filter&) = delete;
-  std::unique_ptr<abloom::Filter> impl;  // never null
+  std::unique_ptr<abloom::Filter> impl;
+  std::unique_ptr<abloom::GrowingFilter> chain;
 };
 
 namespace {
@@ -6891,19 +7134,43 @@ bool layout_of(uint32_t layout, const abloom::SizingRequest& req, abloom::Layout
 // the distinct layout, the only one that header knew: the files they write stay readable by the
 // readers they were built with.
 constexpr size_t kOptionsSizeV1 = offsetof(abloom_options, layout);
+// Before `growth` (the second header's): a fixed filter, as that header knew only those. Its
+// last field, a uint32_t after a uint32_t, ends on an 8-byte boundary: the offset is its sizeof.
+constexpr size_t kOptionsSizeV2 = offsetof(abloom_options, growth);
+static_assert(kOptionsSizeV2 % alignof(abloom_options) == 0);
+
+bool known_options_size(size_t size) noexcept {
+  return size == kOptionsSizeV1 || size == kOptionsSizeV2 || size == sizeof(abloom_options);
+}
+
+// The growth a caller's options ask for: 0 (a fixed filter) for the earlier structs.
+double growth_of(const abloom_options* opts) noexcept {
+  return opts->struct_size == sizeof(abloom_options) ? opts->growth : 0.0;
+}
 
 // The size of abloom_info before `stale` (the first header's): its last field ends on the
 // struct's alignment, so that offset is also the first version's sizeof.
 constexpr size_t kInfoSizeV1 = offsetof(abloom_info, stale);
 static_assert(kInfoSizeV1 % alignof(abloom_info) == 0);
+// Before `stages` (the second header's): `stale`, then 4 bytes of padding to 8.
+constexpr size_t kInfoSizeV2 = offsetof(abloom_info, stages) + 4;
+static_assert(offsetof(abloom_info, stages) == offsetof(abloom_info, stale) + 4);
+static_assert(kInfoSizeV2 % alignof(abloom_info) == 0);
+
+bool known_info_size(size_t size) noexcept {
+  return size == kInfoSizeV1 || size == kInfoSizeV2 || size == sizeof(abloom_info);
+}
+
+static_assert(ABLOOM_MAX_STAGES == abloom::kMaxStages);
+static_assert(ABLOOM_DEFAULT_INITIAL_CAPACITY == abloom::kDefaultInitialCapacity);
+static_assert(ABLOOM_DEFAULT_GROWTH == abloom::kDefaultGrowth);
+static_assert(ABLOOM_MAX_GROWTH == abloom::kMaxGrowth);
 
 // Checks options and computes their plan.
 int plan_from_options(const abloom_options* opts, abloom::Plan* plan) noexcept {
   if (opts == nullptr) return ABLOOM_ERR_NULL;
   // Only the sizes of versions this library knows (abloom.h): nothing is read past struct_size.
-  if (opts->struct_size != kOptionsSizeV1 && opts->struct_size != sizeof(abloom_options)) {
-    return ABLOOM_ERR_INVALID;
-  }
+  if (!known_options_size(opts->struct_size)) return ABLOOM_ERR_INVALID;
   if (!valid_kind(opts->kind) || opts->threads > ABLOOM_MAX_THREADS) return ABLOOM_ERR_INVALID;
   abloom::SizingRequest req;
   req.kind = static_cast<abloom::Kind>(opts->kind);
@@ -6912,11 +7179,39 @@ int plan_from_options(const abloom_options* opts, abloom::Plan* plan) noexcept {
   req.shards = opts->shards;
   req.bits = opts->bits;
   req.k = opts->k;
-  const bool has_layout = opts->struct_size == sizeof(abloom_options);
+  const bool has_layout = opts->struct_size != kOptionsSizeV1;
   if (!layout_of(has_layout ? opts->layout : ABLOOM_LAYOUT_DISTINCT, req, &req.layout)) {
     return ABLOOM_ERR_INVALID;
   }
   return to_code(abloom::make_plan(req, plan));
+}
+
+// A growing filter's request from options whose growth is not 0: growth in (1, ABLOOM_MAX_GROWTH],
+// bits and k 0 (each stage is sized by the schedule).
+int growth_request(const abloom_options* opts, abloom::GrowthRequest* req) noexcept {
+  const double growth = growth_of(opts);
+  if (!(growth > 1.0 && growth <= abloom::kMaxGrowth) || opts->bits != 0 || opts->k != 0 ||
+      !valid_kind(opts->kind) || opts->threads > ABLOOM_MAX_THREADS) {
+    return ABLOOM_ERR_INVALID;
+  }
+  req->kind = static_cast<abloom::Kind>(opts->kind);
+  req->initial_capacity = opts->capacity;
+  req->fpr = opts->fpr;
+  req->growth = growth;
+  req->shards = opts->shards;
+  switch (opts->layout) {
+    case ABLOOM_LAYOUT_DEFAULT:
+      req->layout_auto = true;
+      break;
+    case ABLOOM_LAYOUT_DISTINCT:
+    case ABLOOM_LAYOUT_SPLIT:
+      req->layout_auto = false;
+      req->layout = static_cast<abloom::Layout>(opts->layout);
+      break;
+    default:
+      return ABLOOM_ERR_INVALID;
+  }
+  return to_code(abloom::check_growth(*req));
 }
 
 // A key pointer may be NULL only for the empty key.
@@ -6976,18 +7271,41 @@ int check_packed(const void* buf, size_t buf_len, const uint64_t* offsets, size_
 }
 
 // Writes need a writable filter: views and read-only mappings refuse them.
-bool read_only(const abloom_filter* filter) noexcept { return filter->impl->read_only(); }
+bool read_only(const abloom_filter* filter) noexcept {
+  return filter->chain ? filter->chain->read_only() : filter->impl->read_only();
+}
 
 // The load paths (deserialize, view, open): run the core loader and, on success, hand the
-// filter it built to the caller as a new handle. Exceptions become codes.
+// filter it built (fixed or growing) to the caller as a new handle. Exceptions become codes.
 template <class Load>
 int load_into(abloom_filter** out, Load load) noexcept {
   return guarded([&] {
     std::unique_ptr<abloom::Filter> f;
-    if (abloom::Errc e = load(&f); e != abloom::Errc::ok) return to_code(e);
-    *out = std::make_unique<abloom_filter>(std::move(f)).release();
+    std::unique_ptr<abloom::GrowingFilter> g;
+    if (abloom::Errc e = load(&f, &g); e != abloom::Errc::ok) return to_code(e);
+    *out = (g ? std::make_unique<abloom_filter>(std::move(g))
+              : std::make_unique<abloom_filter>(std::move(f)))
+               .release();
     return ABLOOM_OK;
   });
+}
+
+// The bulk calls, on whichever filter the handle holds: `keys` a KeySource or an array of hashes.
+template <class Keys>
+uint64_t add_many_of(abloom_filter* filter, const Keys& keys, size_t n) noexcept {
+  return filter->chain ? filter->chain->add_many(keys, n) : filter->impl->add_many(keys, n);
+}
+template <class Keys>
+uint64_t test_many_of(const abloom_filter* filter, const Keys& keys, size_t n,
+                      uint8_t* results) noexcept {
+  return filter->chain ? filter->chain->test_many(keys, n, results)
+                       : filter->impl->test_many(keys, n, results);
+}
+
+// Runs fixed(filter) or growing(chain), whichever the handle holds.
+template <class H, class Fixed, class Growing>
+auto dispatch(H* filter, Fixed fixed, Growing growing) {
+  return filter->chain ? growing(*filter->chain) : fixed(*filter->impl);
 }
 
 void set_out(uint64_t* out, uint64_t v) noexcept {
@@ -7082,7 +7400,16 @@ int abloom_plan_compute(const abloom_options* opts, abloom_plan* plan) {
   if (plan->struct_size != sizeof(abloom_plan)) return ABLOOM_ERR_INVALID;
   return guarded([&] {
     abloom::Plan p;
-    if (int rc = plan_from_options(opts, &p); rc != ABLOOM_OK) return rc;
+    uint64_t capacity = opts->capacity;
+    if (known_options_size(opts->struct_size) && growth_of(opts) != 0.0) {
+      // A growing filter: its first stage, what abloom_create allocates.
+      abloom::GrowthRequest req;
+      if (int rc = growth_request(opts, &req); rc != ABLOOM_OK) return rc;
+      if (int rc = to_code(abloom::plan_stage(req, 0, &p)); rc != ABLOOM_OK) return rc;
+      (void)abloom::stage_capacity(req, 0, &capacity);
+    } else if (int rc = plan_from_options(opts, &p); rc != ABLOOM_OK) {
+      return rc;
+    }
     plan->kind = static_cast<uint32_t>(p.kind);
     plan->k = p.k;
     plan->shards = p.shards();
@@ -7090,7 +7417,7 @@ int abloom_plan_compute(const abloom_options* opts, abloom_plan* plan) {
     plan->blocks_per_shard = p.blocks_per_shard;
     plan->bits = p.bits();
     plan->bytes = p.bytes();
-    plan->bits_per_key = static_cast<double>(p.bits()) / static_cast<double>(opts->capacity);
+    plan->bits_per_key = static_cast<double>(p.bits()) / static_cast<double>(capacity);
     plan->expected_fpr = p.expected_fpr;
     return ABLOOM_OK;
   });
@@ -7129,6 +7456,15 @@ int abloom_layout_model_fpr(uint32_t kind, uint32_t layout, double bits_per_key,
 int abloom_create(const abloom_options* opts, abloom_filter** out) {
   if (opts == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
   return guarded([&] {
+    if (known_options_size(opts->struct_size) && growth_of(opts) != 0.0) {
+      abloom::GrowthRequest req;
+      if (int rc = growth_request(opts, &req); rc != ABLOOM_OK) return rc;
+      auto chain = std::make_unique<abloom::GrowingFilter>(req, opts->seed);
+      if (int rc = to_code(chain->status()); rc != ABLOOM_OK) return rc;
+      chain->set_threads(opts->threads);
+      *out = new abloom_filter(std::move(chain));
+      return ABLOOM_OK;
+    }
     abloom::Plan p;
     if (int rc = plan_from_options(opts, &p); rc != ABLOOM_OK) return rc;
     const abloom::Shape shape = p.shape(opts->seed);
@@ -7155,7 +7491,8 @@ void abloom_free(abloom_filter* filter) { delete filter; }
 int abloom_clone(const abloom_filter* filter, abloom_filter** out) {
   if (filter == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
   return guarded([&] {
-    *out = new abloom_filter(std::make_unique<abloom::Filter>(*filter->impl));
+    *out = filter->chain ? new abloom_filter(filter->chain->copy())
+                         : new abloom_filter(std::make_unique<abloom::Filter>(*filter->impl));
     return ABLOOM_OK;
   });
 }
@@ -7166,67 +7503,89 @@ static_assert(ABLOOM_WRITER_EXCLUSIVE == static_cast<uint32_t>(abloom::WriterMod
 int abloom_set_writer_mode(abloom_filter* filter, uint32_t mode) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
   if (mode != ABLOOM_WRITER_SHARED && mode != ABLOOM_WRITER_EXCLUSIVE) return ABLOOM_ERR_INVALID;
-  filter->impl->set_writer_mode(static_cast<abloom::WriterMode>(mode));
+  const auto m = static_cast<abloom::WriterMode>(mode);
+  dispatch(
+      filter, [m](abloom::Filter& f) { f.set_writer_mode(m); },
+      [m](abloom::GrowingFilter& g) { g.set_writer_mode(m); });
   return ABLOOM_OK;
 }
 
 int abloom_writer_mode(const abloom_filter* filter) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
-  return static_cast<int>(filter->impl->writer_mode());
+  return static_cast<int>(filter->chain ? filter->chain->writer_mode()
+                                        : filter->impl->writer_mode());
 }
 
 int abloom_set_threads(abloom_filter* filter, uint32_t threads) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
   if (threads > ABLOOM_MAX_THREADS) return ABLOOM_ERR_INVALID;
-  filter->impl->set_threads(threads);
+  dispatch(
+      filter, [threads](abloom::Filter& f) { f.set_threads(threads); },
+      [threads](abloom::GrowingFilter& g) { g.set_threads(threads); });
   return ABLOOM_OK;
 }
 
 int abloom_threads(const abloom_filter* filter) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
-  return static_cast<int>(filter->impl->threads());
+  return static_cast<int>(filter->chain ? filter->chain->threads() : filter->impl->threads());
 }
 
 int abloom_add(abloom_filter* filter, const void* key, size_t len) {
   if (filter == nullptr || !key_ok(key, len)) return ABLOOM_ERR_NULL;
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
-  (void)filter->impl->add_key(key, len);
+  if (filter->chain) {
+    filter->chain->add_hash(filter->chain->hash(key, len));
+  } else {
+    (void)filter->impl->add_key(key, len);
+  }
   return ABLOOM_OK;
 }
 
 int abloom_test(const abloom_filter* filter, const void* key, size_t len) {
   if (filter == nullptr || !key_ok(key, len)) return ABLOOM_ERR_NULL;
+  if (filter->chain) return filter->chain->test_hash(filter->chain->hash(key, len)) ? 1 : 0;
   return filter->impl->test_key(key, len);
 }
 
 int abloom_test_and_add(abloom_filter* filter, const void* key, size_t len) {
   if (filter == nullptr || !key_ok(key, len)) return ABLOOM_ERR_NULL;
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
+  if (filter->chain) return filter->chain->test_and_add_hash(filter->chain->hash(key, len)) ? 1 : 0;
   return filter->impl->add_key(key, len);
 }
 
 int abloom_hash(const abloom_filter* filter, const void* key, size_t len, uint64_t* out) {
   if (filter == nullptr || out == nullptr || !key_ok(key, len)) return ABLOOM_ERR_NULL;
-  *out = filter->impl->hash(key, len);
+  *out = filter->chain ? filter->chain->hash(key, len) : filter->impl->hash(key, len);
   return ABLOOM_OK;
 }
 
 int abloom_add_hash(abloom_filter* filter, uint64_t hash) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
-  filter->impl->add_hash(hash);
+  dispatch(
+      filter, [hash](abloom::Filter& f) { f.add_hash(hash); },
+      [hash](abloom::GrowingFilter& g) { g.add_hash(hash); });
   return ABLOOM_OK;
 }
 
 int abloom_test_hash(const abloom_filter* filter, uint64_t hash) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
-  return filter->impl->test_hash(hash) ? 1 : 0;
+  return dispatch(
+             filter, [hash](const abloom::Filter& f) { return f.test_hash(hash); },
+             [hash](const abloom::GrowingFilter& g) { return g.test_hash(hash); })
+             ? 1
+             : 0;
 }
 
 int abloom_test_and_add_hash(abloom_filter* filter, uint64_t hash) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
-  return filter->impl->test_and_add_hash(hash) ? 1 : 0;
+  return dispatch(
+             filter, [hash](abloom::Filter& f) { return f.test_and_add_hash(hash); },
+             [hash](abloom::GrowingFilter& g) { return g.test_and_add_hash(hash); })
+             ? 1
+             : 0;
 }
 
 int abloom_add_many(abloom_filter* filter, const void* const* keys, const size_t* lens, size_t n,
@@ -7234,7 +7593,7 @@ int abloom_add_many(abloom_filter* filter, const void* const* keys, const size_t
   if (filter == nullptr) return ABLOOM_ERR_NULL;
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
   if (int rc = check_key_arrays(keys, lens, n); rc != ABLOOM_OK) return rc;
-  set_out(added, filter->impl->add_many(abloom::KeySource::of_arrays(keys, lens), n));
+  set_out(added, add_many_of(filter, abloom::KeySource::of_arrays(keys, lens), n));
   return ABLOOM_OK;
 }
 
@@ -7242,7 +7601,7 @@ int abloom_test_many(const abloom_filter* filter, const void* const* keys, const
                      size_t n, uint8_t* results, uint64_t* found) {
   if (filter == nullptr || (n > 0 && results == nullptr)) return ABLOOM_ERR_NULL;
   if (int rc = check_key_arrays(keys, lens, n); rc != ABLOOM_OK) return rc;
-  set_out(found, filter->impl->test_many(abloom::KeySource::of_arrays(keys, lens), n, results));
+  set_out(found, test_many_of(filter, abloom::KeySource::of_arrays(keys, lens), n, results));
   return ABLOOM_OK;
 }
 
@@ -7252,7 +7611,7 @@ int abloom_add_packed(abloom_filter* filter, const void* buf, size_t buf_len,
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
   abloom::KeySource keys;
   if (int rc = check_packed(buf, buf_len, offsets, n, &keys); rc != ABLOOM_OK) return rc;
-  set_out(added, filter->impl->add_many(keys, n));
+  set_out(added, add_many_of(filter, keys, n));
   return ABLOOM_OK;
 }
 
@@ -7261,14 +7620,14 @@ int abloom_test_packed(const abloom_filter* filter, const void* buf, size_t buf_
   if (filter == nullptr || (n > 0 && results == nullptr)) return ABLOOM_ERR_NULL;
   abloom::KeySource keys;
   if (int rc = check_packed(buf, buf_len, offsets, n, &keys); rc != ABLOOM_OK) return rc;
-  set_out(found, filter->impl->test_many(keys, n, results));
+  set_out(found, test_many_of(filter, keys, n, results));
   return ABLOOM_OK;
 }
 
 int abloom_add_hashes(abloom_filter* filter, const uint64_t* hashes, size_t n, uint64_t* added) {
   if (filter == nullptr || (n > 0 && hashes == nullptr)) return ABLOOM_ERR_NULL;
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
-  set_out(added, filter->impl->add_many(hashes, n));
+  set_out(added, add_many_of(filter, hashes, n));
   return ABLOOM_OK;
 }
 
@@ -7277,31 +7636,37 @@ int abloom_test_hashes(const abloom_filter* filter, const uint64_t* hashes, size
   if (filter == nullptr || (n > 0 && (hashes == nullptr || results == nullptr))) {
     return ABLOOM_ERR_NULL;
   }
-  set_out(found, filter->impl->test_many(hashes, n, results));
+  set_out(found, test_many_of(filter, hashes, n, results));
   return ABLOOM_OK;
 }
 
 int abloom_union(abloom_filter* dst, const abloom_filter* src) {
   if (dst == nullptr || src == nullptr) return ABLOOM_ERR_NULL;
   if (read_only(dst)) return ABLOOM_ERR_READONLY;
+  if ((dst->chain == nullptr) != (src->chain == nullptr)) return ABLOOM_ERR_MISMATCH;
+  if (dst->chain) return to_code(dst->chain->union_with(*src->chain));
   return to_code(dst->impl->union_with(*src->impl));
 }
 
 int abloom_intersect(abloom_filter* dst, const abloom_filter* src) {
   if (dst == nullptr || src == nullptr) return ABLOOM_ERR_NULL;
   if (read_only(dst)) return ABLOOM_ERR_READONLY;
+  if (dst->chain || src->chain) return ABLOOM_ERR_UNSUPPORTED;
   return to_code(dst->impl->intersect_with(*src->impl));
 }
 
 int abloom_clear(abloom_filter* filter) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
-  filter->impl->clear();
+  dispatch(
+      filter, [](abloom::Filter& f) { f.clear(); }, [](abloom::GrowingFilter& g) { g.clear(); });
   return ABLOOM_OK;
 }
 
 int abloom_equal(const abloom_filter* a, const abloom_filter* b) {
   if (a == nullptr || b == nullptr) return ABLOOM_ERR_NULL;
+  if ((a->chain == nullptr) != (b->chain == nullptr)) return 0;
+  if (a->chain) return a->chain->equals(*b->chain) ? 1 : 0;
   return a->impl->equals(*b->impl) ? 1 : 0;
 }
 
@@ -7312,12 +7677,12 @@ int abloom_info_init(abloom_info* info) {
   return ABLOOM_OK;
 }
 
-int abloom_get_info(const abloom_filter* filter, abloom_info* info) {
-  if (filter == nullptr || info == nullptr) return ABLOOM_ERR_NULL;
-  const size_t size = info->struct_size;
-  if (size != kInfoSizeV1 && size != sizeof(abloom_info)) return ABLOOM_ERR_INVALID;
-  const abloom::Shape& s = filter->impl->shape();
-  const abloom::FilterParams& p = filter->impl->params();
+namespace {
+
+// One filter's fields of abloom_info (a fixed filter, or a stage), up to `size` bytes.
+void describe(const abloom::Filter& f, size_t size, abloom_info* info) noexcept {
+  const abloom::Shape& s = f.shape();
+  const abloom::FilterParams& p = f.params();
   info->kind = static_cast<uint32_t>(s.kind);
   info->k = s.k;
   info->shards = s.shards();
@@ -7329,13 +7694,76 @@ int abloom_get_info(const abloom_filter* filter, abloom_info* info) {
   info->seed = s.seed;
   info->target_fpr = p.target_fpr;
   info->expected_fpr = p.expected_fpr;
-  info->storage = static_cast<uint32_t>(filter->impl->storage());
-  info->read_only = filter->impl->read_only() ? 1 : 0;
+  info->storage = static_cast<uint32_t>(f.storage());
+  info->read_only = f.read_only() ? 1 : 0;
   // Fields after the first version's only for callers built with them: an older caller's struct
   // ends before them.
-  if (size >= offsetof(abloom_info, stale) + sizeof info->stale) {
-    info->stale = filter->impl->opened_stale() ? 1 : 0;
+  if (size > kInfoSizeV1) info->stale = f.opened_stale() ? 1 : 0;
+  if (size > kInfoSizeV2) {
+    info->stages = 1;
+    info->growth_failed = 0;
+    info->growth = 0;
+    info->keys = 0;
   }
+}
+
+// A chain's fields that describe it whole (growth, stages), after describe() of a stage.
+void describe_chain(const abloom::GrowingFilter& g, uint32_t stages, size_t size,
+                    abloom_info* info) noexcept {
+  if (size > kInfoSizeV1) info->stale = g.opened_stale() ? 1 : 0;
+  if (size > kInfoSizeV2) {
+    info->stages = stages;
+    info->growth_failed = g.growth_failed() ? 1 : 0;
+    info->growth = g.request().growth == 0.0 ? abloom::kDefaultGrowth : g.request().growth;
+  }
+}
+
+}  // namespace
+
+int abloom_get_info(const abloom_filter* filter, abloom_info* info) {
+  if (filter == nullptr || info == nullptr) return ABLOOM_ERR_NULL;
+  const size_t size = info->struct_size;
+  if (!known_info_size(size)) return ABLOOM_ERR_INVALID;
+  if (!filter->chain) {
+    describe(*filter->impl, size, info);
+    return ABLOOM_OK;
+  }
+  const abloom::GrowingFilter& g = *filter->chain;
+  const uint32_t stages = g.stages();
+  describe(g.stage(stages - 1), size, info);  // the newest stage's shape
+  uint64_t bits = 0, capacity = 0, keys = 0;
+  double expected = 0;
+  for (uint32_t i = 0; i < stages; ++i) {
+    bits += g.stage(i).shape().total_bits();
+    capacity += g.stage(i).params().capacity;
+    expected += g.stage(i).params().expected_fpr;
+    keys += g.stage_keys(i);
+  }
+  info->bits = bits;
+  info->bytes = bits / 8;
+  info->capacity = capacity;
+  info->target_fpr = g.request().fpr;
+  info->expected_fpr = expected;
+  describe_chain(g, stages, size, info);
+  if (size > kInfoSizeV2) info->keys = keys;
+  return ABLOOM_OK;
+}
+
+int abloom_get_stage_info(const abloom_filter* filter, uint32_t stage, abloom_info* info) {
+  if (filter == nullptr || info == nullptr) return ABLOOM_ERR_NULL;
+  const size_t size = info->struct_size;
+  if (!known_info_size(size)) return ABLOOM_ERR_INVALID;
+  if (!filter->chain) {
+    if (stage != 0) return ABLOOM_ERR_RANGE;
+    describe(*filter->impl, size, info);
+    return ABLOOM_OK;
+  }
+  const abloom::GrowingFilter& g = *filter->chain;
+  const uint32_t stages = g.stages();
+  if (stage >= stages) return ABLOOM_ERR_RANGE;
+  describe(g.stage(stage), size, info);
+  describe_chain(g, stages, size, info);
+  if (size > kInfoSizeV2) info->keys = g.stage_keys(stage);
   return ABLOOM_OK;
 }
 
@@ -7349,6 +7777,7 @@ int abloom_memory_init(abloom_memory* mem) {
 int abloom_get_memory(const abloom_filter* filter, abloom_memory* mem) {
   if (filter == nullptr || mem == nullptr) return ABLOOM_ERR_NULL;
   if (mem->struct_size != sizeof(abloom_memory)) return ABLOOM_ERR_INVALID;
+  if (filter->chain) return ABLOOM_ERR_UNSUPPORTED;
   const abloom::Shape& s = filter->impl->shape();
   mem->kind = static_cast<uint32_t>(s.kind);
   mem->layout = static_cast<uint32_t>(s.layout);
@@ -7366,6 +7795,7 @@ int abloom_get_memory(const abloom_filter* filter, abloom_memory* mem) {
 
 int abloom_get_writable_shards(abloom_filter* filter, uint64_t* const** out) {
   if (filter == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
+  if (filter->chain) return ABLOOM_ERR_UNSUPPORTED;
   if (filter->impl->read_only()) return ABLOOM_ERR_READONLY;
   *out = filter->impl->writable_shard_pointers();
   return ABLOOM_OK;
@@ -7373,50 +7803,67 @@ int abloom_get_writable_shards(abloom_filter* filter, uint64_t* const** out) {
 
 int abloom_estimate_count(const abloom_filter* filter, double* out) {
   if (filter == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
-  *out = filter->impl->estimate_count();
+  *out = filter->chain ? filter->chain->estimate_count() : filter->impl->estimate_count();
   return ABLOOM_OK;
 }
 
 int abloom_estimate_fpr(const abloom_filter* filter, double* out) {
   if (filter == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
-  *out = filter->impl->estimate_fpr();
+  *out = filter->chain ? filter->chain->estimate_fpr() : filter->impl->estimate_fpr();
   return ABLOOM_OK;
 }
 
 int abloom_serialized_size(const abloom_filter* filter, uint64_t* out) {
   if (filter == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
-  *out = abloom::serialized_size(filter->impl->shape());
+  *out = filter->chain ? abloom::chain_serialized_size(*filter->chain, filter->chain->stages())
+                       : abloom::serialized_size(filter->impl->shape());
   return ABLOOM_OK;
 }
 
 int abloom_serialize(const abloom_filter* filter, void* buf, size_t capacity, size_t* written) {
   if (filter == nullptr || buf == nullptr) return ABLOOM_ERR_NULL;
+  auto* bytes = static_cast<unsigned char*>(buf);
+  if (filter->chain) {
+    const uint32_t stages = filter->chain->stages();  // the snapshot: later stages are not in it
+    const uint64_t size = abloom::chain_serialized_size(*filter->chain, stages);
+    if (capacity < size) return ABLOOM_ERR_TOO_SMALL;
+    abloom::serialize_chain_into(*filter->chain, stages, bytes);
+    if (written != nullptr) *written = static_cast<size_t>(size);
+    return ABLOOM_OK;
+  }
   const uint64_t size = abloom::serialized_size(filter->impl->shape());
   if (capacity < size) return ABLOOM_ERR_TOO_SMALL;
-  abloom::serialize_into(*filter->impl, static_cast<unsigned char*>(buf));
+  abloom::serialize_into(*filter->impl, bytes);
   if (written != nullptr) *written = static_cast<size_t>(size);
   return ABLOOM_OK;
 }
 
 int abloom_deserialize(const void* buf, size_t len, abloom_filter** out) {
   if (buf == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
-  return load_into(out, [&](std::unique_ptr<abloom::Filter>* f) {
-    return abloom::deserialize(static_cast<const unsigned char*>(buf), len, f);
-  });
+  const auto* bytes = static_cast<const unsigned char*>(buf);
+  return load_into(
+      out, [&](std::unique_ptr<abloom::Filter>* f, std::unique_ptr<abloom::GrowingFilter>* g) {
+        return abloom::is_chain(bytes, len) ? abloom::deserialize_chain(bytes, len, g)
+                                            : abloom::deserialize(bytes, len, f);
+      });
 }
 
 int abloom_view(const void* buf, size_t len, uint32_t flags, abloom_filter** out) {
   if (buf == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
   if ((flags & ~ABLOOM_VERIFY_CHECKSUM) != 0) return ABLOOM_ERR_INVALID;
   const bool verify = (flags & ABLOOM_VERIFY_CHECKSUM) != 0;
-  return load_into(out, [&](std::unique_ptr<abloom::Filter>* f) {
-    return abloom::view(static_cast<const unsigned char*>(buf), len, verify, f);
-  });
+  const auto* bytes = static_cast<const unsigned char*>(buf);
+  return load_into(
+      out, [&](std::unique_ptr<abloom::Filter>* f, std::unique_ptr<abloom::GrowingFilter>* g) {
+        return abloom::is_chain(bytes, len) ? abloom::view_chain(bytes, len, verify, g)
+                                            : abloom::view(bytes, len, verify, f);
+      });
 }
 
 int abloom_save(const abloom_filter* filter, const char* path) {
   if (filter == nullptr || path == nullptr) return ABLOOM_ERR_NULL;
-  return to_code(abloom::save_file(*filter->impl, path));
+  return to_code(filter->chain ? abloom::save_file(*filter->chain, path)
+                               : abloom::save_file(*filter->impl, path));
 }
 
 int abloom_open(const char* path, uint32_t flags, abloom_filter** out) {
@@ -7432,18 +7879,24 @@ int abloom_open(const char* path, uint32_t flags, abloom_filter** out) {
                                     ? abloom::OpenMode::copy_on_write
                                     : abloom::OpenMode::read_only;
   const bool verify = (flags & ABLOOM_VERIFY_CHECKSUM) != 0;
-  return load_into(out, [&](std::unique_ptr<abloom::Filter>* f) {
-    return abloom::open_file(path, mode, verify, f);
-  });
+  return load_into(
+      out, [&](std::unique_ptr<abloom::Filter>* f, std::unique_ptr<abloom::GrowingFilter>* g) {
+        return abloom::open_file(path, mode, verify, f, g);
+      });
 }
 
 int abloom_sync(abloom_filter* filter) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
+  if (filter->chain) return ABLOOM_OK;  // never mapped read-write: nothing to flush
   return to_code(filter->impl->sync(false));
 }
 
 int abloom_sync_last(abloom_filter* filter) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
+  if (filter->chain) {
+    filter->chain->make_read_only();
+    return ABLOOM_OK;
+  }
   return to_code(filter->impl->sync_last());
 }
 

@@ -1,0 +1,275 @@
+// Growing filters through the C API (abloom_options.growth): one handle type, every call either
+// works on the chain or says why not.
+#include <cmath>
+
+#include "aligned_memory.hpp"
+#include "capi_test_support.hpp"
+
+namespace {
+
+using capi_test::Filter;
+
+// size bytes, 64-byte aligned (views want it).
+struct AlignedBytes {
+  explicit AlignedBytes(uint64_t size) : block(test_memory::Aligned64(size)) {}
+  unsigned char *data() { return block.get(); }
+  test_memory::AlignedBlock block;
+};
+
+constexpr uint64_t kInitial = 1000;
+
+Filter NewGrowing(double fpr = 0.01, uint64_t initial = kInitial, uint64_t seed = 7) {
+  abloom_options o;
+  abloom_options_init(&o);
+  o.capacity = initial;
+  o.fpr = fpr;
+  o.seed = seed;
+  o.growth = ABLOOM_DEFAULT_GROWTH;
+  abloom_filter *f = nullptr;
+  EXPECT_EQ(abloom_create(&o, &f), ABLOOM_OK);
+  return Filter(f);
+}
+
+std::vector<uint64_t> Keys(size_t n, uint64_t first) {
+  std::vector<uint64_t> keys(n);
+  for (size_t i = 0; i < n; ++i) keys[i] = first + i;
+  return keys;
+}
+
+void AddAll(abloom_filter *f, const std::vector<uint64_t> &keys) {
+  for (uint64_t k : keys) ASSERT_EQ(abloom_add(f, &k, sizeof k), ABLOOM_OK);
+}
+
+abloom_info Info(const abloom_filter *f) {
+  abloom_info info;
+  abloom_info_init(&info);
+  EXPECT_EQ(abloom_get_info(f, &info), ABLOOM_OK);
+  return info;
+}
+
+// Every added key tests present, one at a time and in bulk.
+void ExpectAllPresent(const abloom_filter *f, const std::vector<uint64_t> &keys) {
+  for (uint64_t k : keys) ASSERT_EQ(abloom_test(f, &k, sizeof k), 1) << k;
+  std::vector<uint8_t> results(keys.size());
+  uint64_t found = 0;
+  std::vector<uint64_t> offsets(keys.size() + 1);
+  for (size_t i = 0; i <= keys.size(); ++i) offsets[i] = i * sizeof(uint64_t);
+  ASSERT_EQ(abloom_test_packed(f, keys.data(), keys.size() * sizeof(uint64_t), offsets.data(),
+                               keys.size(), results.data(), &found),
+            ABLOOM_OK);
+  EXPECT_EQ(found, keys.size());
+}
+
+TEST(CapiGrowing, GrowsPastItsFirstCapacityWithNoFalseNegativeAndTheFprHeld) {
+  Filter f = NewGrowing();
+  const std::vector<uint64_t> keys = Keys(100 * kInitial, 1);
+  AddAll(f.get(), keys);
+  const abloom_info info = Info(f.get());
+  EXPECT_GE(info.stages, 7u);  // 1000 * (2^7 - 1) >= 100000
+  // Keys counted as new: each that a false positive made look present is not (under 1% of them).
+  EXPECT_LE(info.keys, keys.size());
+  EXPECT_GE(info.keys, keys.size() * 99 / 100);
+  EXPECT_GE(info.capacity, keys.size());
+  EXPECT_DOUBLE_EQ(info.growth, ABLOOM_DEFAULT_GROWTH);
+  EXPECT_DOUBLE_EQ(info.target_fpr, 0.01);
+  EXPECT_LT(info.expected_fpr, 0.01);
+  EXPECT_EQ(info.growth_failed, 0u);
+  ExpectAllPresent(f.get(), keys);
+
+  // 400000 absent keys: at 1% the count of false positives is Binomial(400000, p <= 0.01):
+  // mean <= 4000, sd <= 63; 4000 + 4.5 sd bounds it.
+  uint64_t fp = 0;
+  for (uint64_t k = 1ull << 40; k < (1ull << 40) + 400000; ++k) fp += abloom_test(f.get(), &k, 8);
+  EXPECT_LE(fp, 4285u);
+
+  // Each stage: its capacity and its share of the target, and together the chain's.
+  uint64_t keys_in_stages = 0, capacity = 0;
+  for (uint32_t s = 0; s < info.stages; ++s) {
+    abloom_info st;
+    abloom_info_init(&st);
+    ASSERT_EQ(abloom_get_stage_info(f.get(), s, &st), ABLOOM_OK);
+    EXPECT_EQ(st.stages, info.stages);
+    EXPECT_LT(st.target_fpr, 0.01);
+    keys_in_stages += st.keys;
+    capacity += st.capacity;
+    if (s + 1 < info.stages) {
+      EXPECT_GE(st.keys, st.capacity) << s;  // full before the next
+    }
+  }
+  EXPECT_EQ(keys_in_stages, info.keys);
+  EXPECT_EQ(capacity, info.capacity);
+  abloom_info st;
+  abloom_info_init(&st);
+  EXPECT_EQ(abloom_get_stage_info(f.get(), info.stages, &st), ABLOOM_ERR_RANGE);
+}
+
+TEST(CapiGrowing, BulkAddsGrowAsSingleAddsDo) {
+  Filter single = NewGrowing();
+  Filter bulk = NewGrowing();
+  const std::vector<uint64_t> keys = Keys(20 * kInitial, 100);
+  AddAll(single.get(), keys);
+  uint64_t added = 0;
+  ASSERT_EQ(abloom_add_hashes(bulk.get(), nullptr, 0, &added), ABLOOM_OK);
+  std::vector<uint64_t> hashes(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    ASSERT_EQ(abloom_hash(bulk.get(), &keys[i], 8, &hashes[i]), ABLOOM_OK);
+  }
+  ASSERT_EQ(abloom_add_hashes(bulk.get(), hashes.data(), hashes.size(), &added), ABLOOM_OK);
+  EXPECT_LE(added, keys.size());
+  EXPECT_GE(added, keys.size() * 99 / 100);  // less the false positives (see above)
+  ExpectAllPresent(bulk.get(), keys);
+  EXPECT_EQ(Info(bulk.get()).stages, Info(single.get()).stages);
+  EXPECT_EQ(Info(bulk.get()).keys, added);
+}
+
+TEST(CapiGrowing, SerializeViewSaveAndOpenKeepEveryStage) {
+  Filter f = NewGrowing();
+  const std::vector<uint64_t> keys = Keys(10 * kInitial, 5);
+  AddAll(f.get(), keys);
+  const uint32_t stages = Info(f.get()).stages;
+  ASSERT_GE(stages, 3u);
+
+  uint64_t size = 0;
+  ASSERT_EQ(abloom_serialized_size(f.get(), &size), ABLOOM_OK);
+  AlignedBytes bytes(size);
+  size_t written = 0;
+  EXPECT_EQ(abloom_serialize(f.get(), bytes.data(), size - 1, &written), ABLOOM_ERR_TOO_SMALL);
+  ASSERT_EQ(abloom_serialize(f.get(), bytes.data(), size, &written), ABLOOM_OK);
+  ASSERT_EQ(written, size);
+
+  abloom_filter *raw = nullptr;
+  ASSERT_EQ(abloom_deserialize(bytes.data(), size, &raw), ABLOOM_OK);
+  Filter copy(raw);
+  EXPECT_EQ(abloom_equal(copy.get(), f.get()), 1);
+  EXPECT_EQ(Info(copy.get()).keys, Info(f.get()).keys);
+  ASSERT_EQ(abloom_view(bytes.data(), size, ABLOOM_VERIFY_CHECKSUM, &raw), ABLOOM_OK);
+  Filter view(raw);
+  EXPECT_EQ(abloom_equal(view.get(), f.get()), 1);
+  EXPECT_EQ(Info(view.get()).storage, static_cast<uint32_t>(ABLOOM_STORAGE_VIEW));
+  uint64_t k = 1;
+  EXPECT_EQ(abloom_add(view.get(), &k, 8), ABLOOM_ERR_READONLY);
+  ExpectAllPresent(view.get(), keys);
+
+  capi_test::TempDir dir;
+  const std::string path = dir / "g.abloom";
+  ASSERT_EQ(abloom_save(f.get(), path.c_str()), ABLOOM_OK);
+  EXPECT_EQ(capi_test::ReadAll(path).size(), size);
+  for (uint32_t flags : {0u, ABLOOM_VERIFY_CHECKSUM}) {
+    ASSERT_EQ(abloom_open(path.c_str(), flags, &raw), ABLOOM_OK);
+    Filter opened(raw);
+    EXPECT_EQ(abloom_equal(opened.get(), f.get()), 1);
+    EXPECT_EQ(Info(opened.get()).storage, static_cast<uint32_t>(ABLOOM_STORAGE_MAPPED));
+    EXPECT_EQ(abloom_add(opened.get(), &k, 8), ABLOOM_ERR_READONLY);
+    ExpectAllPresent(opened.get(), keys);
+  }
+  // Copy-on-write: adds work, grow the chain past the file's stages, and never reach the file.
+  ASSERT_EQ(abloom_open(path.c_str(), ABLOOM_OPEN_COPY_ON_WRITE, &raw), ABLOOM_OK);
+  Filter cow(raw);
+  const std::vector<uint64_t> more = Keys(20 * kInitial, 1u << 30);
+  AddAll(cow.get(), more);
+  EXPECT_GT(Info(cow.get()).stages, stages);
+  ExpectAllPresent(cow.get(), keys);
+  ExpectAllPresent(cow.get(), more);
+  ASSERT_EQ(abloom_open(path.c_str(), 0, &raw), ABLOOM_OK);
+  Filter again(raw);
+  EXPECT_EQ(abloom_equal(again.get(), f.get()), 1);
+  // Read-write is not there yet for chains: a clear error, the file untouched.
+  EXPECT_EQ(abloom_open(path.c_str(), ABLOOM_OPEN_READ_WRITE, &raw), ABLOOM_ERR_UNSUPPORTED);
+  EXPECT_EQ(capi_test::ReadAll(path).size(), size);
+  EXPECT_EQ(abloom_seal(path.c_str()), ABLOOM_ERR_UNSUPPORTED);
+}
+
+TEST(CapiGrowing, DamagedChainsAreRefused) {
+  Filter f = NewGrowing();
+  AddAll(f.get(), Keys(5 * kInitial, 9));
+  uint64_t size = 0;
+  ASSERT_EQ(abloom_serialized_size(f.get(), &size), ABLOOM_OK);
+  AlignedBytes good(size);
+  ASSERT_EQ(abloom_serialize(f.get(), good.data(), size, nullptr), ABLOOM_OK);
+  abloom_filter *raw = nullptr;
+  // Truncated anywhere.
+  for (uint64_t len : {uint64_t{0}, uint64_t{64}, uint64_t{128}, size / 2, size - 1}) {
+    EXPECT_NE(abloom_deserialize(good.data(), len, &raw), ABLOOM_OK) << len;
+    EXPECT_NE(abloom_view(good.data(), len, 0, &raw), ABLOOM_OK) << len;
+  }
+  // One bit of the last stage's body flipped: its checksum catches it.
+  AlignedBytes bad(size);
+  std::memcpy(bad.data(), good.data(), size);
+  bad.data()[size - 1] ^= 1;
+  EXPECT_EQ(abloom_deserialize(bad.data(), size, &raw), ABLOOM_ERR_CHECKSUM);
+  EXPECT_EQ(abloom_view(bad.data(), size, ABLOOM_VERIFY_CHECKSUM, &raw), ABLOOM_ERR_CHECKSUM);
+  // A stage count past the table the bytes hold: the chain header's checksum no longer matches.
+  std::memcpy(bad.data(), good.data(), size);
+  bad.data()[72] = static_cast<unsigned char>(bad.data()[72] + 1);
+  EXPECT_EQ(abloom_deserialize(bad.data(), size, &raw), ABLOOM_ERR_CORRUPT);
+  // Misaligned views.
+  EXPECT_EQ(abloom_view(good.data() + 1, size - 1, 0, &raw), ABLOOM_ERR_ALIGNMENT);
+}
+
+TEST(CapiGrowing, CallsThatCannotWorkOnAChainSaySo) {
+  Filter g = NewGrowing();
+  Filter h = NewGrowing(0.001);
+  Filter fixed(nullptr);
+  abloom_filter *raw = nullptr;
+  ASSERT_EQ(abloom_new(kInitial, 0.01, &raw), ABLOOM_OK);
+  fixed.reset(raw);
+  EXPECT_EQ(abloom_union(g.get(), fixed.get()), ABLOOM_ERR_MISMATCH);
+  EXPECT_EQ(abloom_union(fixed.get(), g.get()), ABLOOM_ERR_MISMATCH);
+  EXPECT_EQ(abloom_union(g.get(), h.get()), ABLOOM_ERR_MISMATCH);
+  EXPECT_EQ(abloom_intersect(g.get(), g.get()), ABLOOM_ERR_UNSUPPORTED);
+  EXPECT_EQ(abloom_equal(g.get(), fixed.get()), 0);
+  abloom_memory mem;
+  abloom_memory_init(&mem);
+  EXPECT_EQ(abloom_get_memory(g.get(), &mem), ABLOOM_ERR_UNSUPPORTED);
+  uint64_t *const *shards = nullptr;
+  EXPECT_EQ(abloom_get_writable_shards(g.get(), &shards), ABLOOM_ERR_UNSUPPORTED);
+  // Bad options: growth outside (1, ABLOOM_MAX_GROWTH], NaN, bits or k set.
+  for (double growth : {1.0, 0.5, -2.0, ABLOOM_MAX_GROWTH * 2, std::nan("")}) {
+    abloom_options o;
+    abloom_options_init(&o);
+    o.growth = growth;
+    EXPECT_EQ(abloom_create(&o, &raw), ABLOOM_ERR_INVALID) << growth;
+  }
+  abloom_options o;
+  abloom_options_init(&o);
+  o.growth = 2;
+  o.k = 3;
+  EXPECT_EQ(abloom_create(&o, &raw), ABLOOM_ERR_INVALID);
+  o.k = 0;
+  o.fpr = 1.0;
+  EXPECT_EQ(abloom_create(&o, &raw), ABLOOM_ERR_INVALID);
+  // No capacity: the default first stage.
+  o.fpr = 0.01;
+  ASSERT_EQ(abloom_create(&o, &raw), ABLOOM_OK);
+  Filter dflt(raw);
+  abloom_info st;
+  abloom_info_init(&st);
+  ASSERT_EQ(abloom_get_stage_info(dflt.get(), 0, &st), ABLOOM_OK);
+  EXPECT_EQ(st.capacity, ABLOOM_DEFAULT_INITIAL_CAPACITY);
+}
+
+TEST(CapiGrowing, UnionCloneAndClearWorkStageByStage) {
+  Filter a = NewGrowing();
+  Filter b = NewGrowing();
+  const std::vector<uint64_t> ka = Keys(3 * kInitial, 1), kb = Keys(9 * kInitial, 1u << 20);
+  AddAll(a.get(), ka);
+  AddAll(b.get(), kb);
+  ASSERT_EQ(abloom_union(a.get(), b.get()), ABLOOM_OK);
+  EXPECT_GE(Info(a.get()).stages, Info(b.get()).stages);
+  ExpectAllPresent(a.get(), ka);
+  ExpectAllPresent(a.get(), kb);
+  abloom_filter *raw = nullptr;
+  ASSERT_EQ(abloom_clone(a.get(), &raw), ABLOOM_OK);
+  Filter c(raw);
+  EXPECT_EQ(abloom_equal(c.get(), a.get()), 1);
+  ASSERT_EQ(abloom_clear(c.get()), ABLOOM_OK);
+  EXPECT_EQ(Info(c.get()).keys, 0u);
+  EXPECT_EQ(abloom_equal(c.get(), a.get()), 0);
+  double count = -1;
+  ASSERT_EQ(abloom_estimate_count(c.get(), &count), ABLOOM_OK);
+  EXPECT_EQ(count, 0.0);
+  ASSERT_EQ(abloom_estimate_count(a.get(), &count), ABLOOM_OK);
+  EXPECT_NEAR(count, static_cast<double>(ka.size() + kb.size()), 0.05 * (ka.size() + kb.size()));
+}
+
+}  // namespace
