@@ -518,7 +518,11 @@ ABLOOM_API int abloom_test_hashes(const abloom_filter *filter, const uint64_t *h
 /** dst |= src: dst then answers 1 for every key of either. Safe while other threads add to
  *  either filter (growing filters: while src is not growing). dst == src is allowed (no change).
  *  A growing dst first grows to src's stage count (ABLOOM_ERR_RANGE if it cannot); each stage
- *  then takes src's stage's bits and count of keys. */
+ *  then takes src's stage's bits and count of keys, so a stage may end with more keys than its
+ *  capacity (two full ones: twice it), and the chain's FPR is then above its target (its
+ *  abloom_estimate_fpr says by how much). Growing filters that are to be combined should each
+ *  hold fewer keys than the stages they share would take, or be filled as one: threads of one
+ *  process add to one growing filter at once (lock-free) rather than each to a copy. */
 ABLOOM_API int abloom_union(abloom_filter *dst, const abloom_filter *src);
 
 /** dst &= src: dst keeps bits set in both (an over-approximation of the keys in both).

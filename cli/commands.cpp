@@ -11,7 +11,9 @@
 #include <cstring>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "filter.hpp"
 #include "fullness.hpp"
@@ -75,10 +77,13 @@ const char* layout_name(uint32_t kind, uint32_t layout, bool json) {
   return layout == ABLOOM_LAYOUT_SPLIT ? "split" : "distinct";
 }
 
-abloom_options make_options(const Shape& shape, uint64_t capacity) {
+// `growing`: a growing filter, whose first stage takes `capacity` keys (0: the library's
+// default), each next twice the last; it needs no count of the keys up front.
+abloom_options make_options(const Shape& shape, uint64_t capacity, bool growing = false) {
   abloom_options opts;
   check(abloom_options_init(&opts), "options");
   opts.capacity = capacity;
+  if (growing) opts.growth = ABLOOM_DEFAULT_GROWTH;
   opts.fpr = shape.fpr;
   opts.kind = parse_kind(shape.kind);
   opts.layout = parse_layout(shape.layout);
@@ -168,13 +173,18 @@ class CopyMerger {
 //
 // `added`, if given, counts the keys added to `filter` itself: those stay in it when a part fails,
 // while the threads' own copies are then dropped unmerged.
+//
+// A growing filter is never copied: a union adds each copy's stages to the filter's, so a stage
+// that every copy filled would hold as many times its capacity (and miss its FPR). The threads
+// share it, in the shared mode when they are several.
 uint64_t add_all(abloom_filter* filter, const Inputs& in, const std::string& what,
                  std::atomic<uint64_t>* added = nullptr) {
   RunStats stats;
   const auto paths = paths_or_stdin(in);
   const unsigned threads = reading_threads(in);
   const uint64_t bytes = filter_bytes(filter);
-  const bool own_filters = threads > 1 && bytes <= sys::free_memory() / 2 / (threads - 1);
+  const bool own_filters =
+      threads > 1 && !is_growing(filter) && bytes <= sys::free_memory() / 2 / (threads - 1);
   if (threads == 1 || own_filters) {
     check(abloom_set_writer_mode(filter, ABLOOM_WRITER_EXCLUSIVE), "writer mode");
   }
@@ -242,29 +252,50 @@ unsigned default_threads() {
 int cmd_build(const std::string& output, const Shape& shape, const Inputs& in) {
   auto paths = paths_or_stdin(in);
   uint64_t capacity = shape.capacity;
+  bool growing = false;
   if (capacity == 0) {
-    // Counting needs a second pass over the input, which stdin and FIFOs cannot give.
+    // Counting needs a second pass over the input, which stdin and FIFOs cannot give: a growing
+    // filter then takes however many keys come.
     for (const auto& p : paths) {
       int64_t n = count_records(p, in.format, reading_threads(in));
       if (n < 0) {
-        throw CliError(display_name(p) +
-                       ": cannot be counted before it is read (stdin or a FIFO): give --capacity");
+        growing = true;
+        break;
       }
       capacity += static_cast<uint64_t>(n);
     }
-    capacity = std::max<uint64_t>(capacity, 1);  // an empty input builds an empty filter
+    if (growing) {
+      capacity = 0;  // the library's first stage
+    } else {
+      capacity = std::max<uint64_t>(capacity, 1);  // an empty input builds an empty filter
+    }
   }
-  Filter filter = create_filter(make_options(shape, capacity));
+  Filter filter = create_filter(make_options(shape, capacity, growing));
   const uint64_t keys = add_all(filter.get(), in, "add");
   // Written only now, through a temporary file and a rename: an interrupted or failed build
   // leaves no partial output, and any older file stays whole.
   save_filter(filter.get(), output);
   // A new filter of at most its capacity in keys is not over it (nor worth a pass over its bits
   // to say so): the case of every build that counts its input first.
-  return keys <= capacity ? 0 : full_status(filter.get(), output, in);
+  return !growing && keys <= capacity ? 0 : full_status(filter.get(), output, in);
 }
 
 int cmd_add(const std::string& filter_path, const Inputs& in) {
+  // A growing filter's file cannot grow in place (abloom_open refuses it read-write): its keys go
+  // into a private copy, saved over the file at the end through a temporary file and a rename,
+  // so that an interrupted add leaves the old file whole.
+  {
+    abloom_filter* f = nullptr;
+    errno = 0;
+    const int rc = abloom_open(filter_path.c_str(), ABLOOM_OPEN_COPY_ON_WRITE, &f);
+    Filter probe(f);
+    check(rc == ABLOOM_ERR_STALE ? ABLOOM_OK : rc, filter_path);
+    if (probe && is_growing(probe.get())) {
+      add_all(probe.get(), in, filter_path);
+      save_filter(probe.get(), filter_path);
+      return full_status(probe.get(), filter_path, in);
+    }
+  }
   // A stale file (a killed add's) takes more keys as well; the sync below seals it.
   Filter filter = open_filter_allow_stale(filter_path, ABLOOM_OPEN_READ_WRITE, in.quiet);
   std::atomic<uint64_t> added{0};
@@ -353,8 +384,8 @@ int cmd_dedupe(const Shape& shape, const std::string& load, const std::string& s
     filter =
         open_filter_allow_stale(load, ABLOOM_OPEN_COPY_ON_WRITE | ABLOOM_VERIFY_CHECKSUM, in.quiet);
   } else {
-    if (shape.capacity == 0) throw CliError("dedupe: give --capacity (or --load a filter)");
-    filter = create_filter(make_options(shape, shape.capacity));
+    // No --capacity: a growing filter, which holds the drop rate at any count of keys.
+    filter = create_filter(make_options(shape, shape.capacity, shape.capacity == 0));
   }
   // One writer, this thread: plain stores. The mode belongs to the handle, so a copy (below)
   // is set again.
@@ -426,7 +457,7 @@ int cmd_dedupe(const Shape& shape, const std::string& load, const std::string& s
                  static_cast<unsigned long long>(dropped), false_drops);
   }
   // A new filter that took at most its capacity in keys is not over it.
-  if (load.empty() && printed <= shape.capacity) return 0;
+  if (load.empty() && shape.capacity != 0 && printed <= shape.capacity) return 0;
   return full_status(filter.get(), save.empty() ? "dedupe's filter" : save, in);
 }
 
@@ -451,6 +482,25 @@ int cmd_combine(const std::string& output, const std::vector<std::string>& filte
   return 0;
 }
 
+namespace {
+
+// info --json's "stages": one object per stage, oldest first.
+// keys: null for a fixed filter, which does not count them.
+std::string stage_list_json(const std::vector<abloom_info>& stages, bool growing) {
+  std::string out;
+  for (const abloom_info& st : stages) {
+    if (!out.empty()) out += ", ";
+    out += "{\"capacity\": " + std::to_string(st.capacity) +
+           ", \"keys\": " + (growing ? std::to_string(st.keys) : std::string("null")) +
+           ", \"k\": " + std::to_string(st.k) + ", \"bytes\": " + std::to_string(st.bytes) +
+           ", \"target_fpr\": " + json_number(st.target_fpr) +
+           ", \"expected_fpr\": " + json_number(st.expected_fpr) + "}";
+  }
+  return out;
+}
+
+}  // namespace
+
 int cmd_info(const std::string& filter_path, bool json) {
   // The estimates read every word anyway, so the checksum check costs little more.
   Filter filter = open_filter_allow_stale(filter_path, ABLOOM_VERIFY_CHECKSUM, false);
@@ -463,13 +513,24 @@ int cmd_info(const std::string& filter_path, bool json) {
   check(abloom_estimate_count(filter.get(), &est_count), filter_path);
   check(abloom_estimate_fpr(filter.get(), &est_fpr), filter_path);
   check(abloom_serialized_size(filter.get(), &file_bytes), filter_path);
-  abloom_memory mem;
-  check(abloom_memory_init(&mem), "memory");
-  check(abloom_get_memory(filter.get(), &mem), filter_path);
+  // A growing filter's stages, oldest first (a fixed filter is its own one stage).
+  std::vector<abloom_info> stages(info.stages);
+  for (uint32_t i = 0; i < info.stages; ++i) {
+    check(abloom_info_init(&stages[i]), "info");
+    check(abloom_get_stage_info(filter.get(), i, &stages[i]), filter_path);
+  }
+  // The set bits: counted from the words of a fixed filter; a growing filter's words are not
+  // handed out (abloom_get_memory), so null in JSON and left out of the text.
+  const bool growing = info.growth != 0;
   uint64_t set_bits = 0;
-  for (uint32_t s = 0; s < mem.shards; ++s) {
-    const uint64_t* words = mem.shard_words[s];
-    for (uint64_t w = 0; w < mem.blocks_per_shard * 8; ++w) set_bits += std::popcount(words[w]);
+  if (!growing) {
+    abloom_memory mem;
+    check(abloom_memory_init(&mem), "memory");
+    check(abloom_get_memory(filter.get(), &mem), filter_path);
+    for (uint32_t s = 0; s < mem.shards; ++s) {
+      const uint64_t* words = mem.shard_words[s];
+      for (uint64_t w = 0; w < mem.blocks_per_shard * 8; ++w) set_bits += std::popcount(words[w]);
+    }
   }
   double fill = info.bits > 0 ? static_cast<double>(set_bits) / static_cast<double>(info.bits) : 0;
   if (json) {
@@ -478,7 +539,8 @@ int cmd_info(const std::string& filter_path, bool json) {
         "{\"file\": %s, \"kind\": \"%s\", \"layout\": \"%s\", \"k\": %u, \"shards\": %u, "
         "\"blocks_per_shard\": %llu, \"bits\": %llu, \"bytes\": %llu, \"file_bytes\": %llu, "
         "\"capacity\": %llu, \"seed\": %llu, \"target_fpr\": %s, \"expected_fpr\": %s, "
-        "\"estimated_count\": %s, \"estimated_fpr\": %s, \"set_bits\": %llu, \"fill\": %s}\n",
+        "\"estimated_count\": %s, \"estimated_fpr\": %s, \"set_bits\": %s, \"fill\": %s, "
+        "\"growth\": %s, \"growth_failed\": %s, \"keys\": %s, \"stages\": [%s]}\n",
         json_string(filter_path).c_str(), kind_name(info.kind),
         layout_name(info.kind, info.layout, true), info.k, info.shards,
         static_cast<unsigned long long>(info.blocks_per_shard),
@@ -486,8 +548,11 @@ int cmd_info(const std::string& filter_path, bool json) {
         static_cast<unsigned long long>(file_bytes), static_cast<unsigned long long>(info.capacity),
         static_cast<unsigned long long>(info.seed), json_number(info.target_fpr).c_str(),
         json_number(info.expected_fpr).c_str(), json_number(est_count).c_str(),
-        json_number(est_fpr).c_str(), static_cast<unsigned long long>(set_bits),
-        json_number(fill).c_str());
+        json_number(est_fpr).c_str(), growing ? "null" : std::to_string(set_bits).c_str(),
+        growing ? "null" : json_number(fill).c_str(), json_number(info.growth).c_str(),
+        info.growth_failed != 0 ? "true" : "false",
+        growing ? std::to_string(info.keys).c_str() : "null",
+        stage_list_json(stages, growing).c_str());
   } else {
     std::printf("file:             %s\n", filter_path.c_str());
     std::printf("kind:             %s\n", kind_name(info.kind));
@@ -504,8 +569,21 @@ int cmd_info(const std::string& filter_path, bool json) {
                 static_cast<unsigned long long>(info.capacity), info.target_fpr, info.expected_fpr);
     std::printf("estimated keys:   %.0f\n", est_count);
     std::printf("estimated FPR:    %.4g\n", est_fpr);
-    std::printf("fill:             %.4f (%llu bits set)\n", fill,
-                static_cast<unsigned long long>(set_bits));
+    if (!growing) {
+      std::printf("fill:             %.4f (%llu bits set)\n", fill,
+                  static_cast<unsigned long long>(set_bits));
+    } else {
+      std::printf("growing:          %u stages, each %g times the last; %llu keys counted%s\n",
+                  info.stages, info.growth, static_cast<unsigned long long>(info.keys),
+                  info.growth_failed != 0 ? "; COULD NOT GROW: the FPR is no longer held" : "");
+      for (uint32_t i = 0; i < info.stages; ++i) {
+        const abloom_info& st = stages[i];
+        std::printf("  stage %-2u        %llu of %llu keys, %llu bytes, k %u, target FPR %.3g\n", i,
+                    static_cast<unsigned long long>(st.keys),
+                    static_cast<unsigned long long>(st.capacity),
+                    static_cast<unsigned long long>(st.bytes), st.k, st.target_fpr);
+      }
+    }
   }
   flush_stdout();
   return 0;

@@ -40,6 +40,8 @@ uint64_t filter_capacity(const abloom_filter* filter) { return filter_info(filte
 
 uint64_t filter_bytes(const abloom_filter* filter) { return filter_info(filter).bytes; }
 
+bool is_growing(const abloom_filter* filter) { return filter_info(filter).growth != 0; }
+
 void prefault_for_writes(abloom_filter* filter) {
   abloom_info info;
   uint64_t* const* shards = nullptr;

@@ -57,8 +57,11 @@ abloom_info filter_info(const abloom_filter* filter);
 // The bytes of a filter's bits.
 uint64_t filter_bytes(const abloom_filter* filter);
 
-// The keys a filter was sized for.
+// The keys a filter was sized for (a growing filter: its stages' together, so far).
 uint64_t filter_capacity(const abloom_filter* filter);
+
+// Whether `filter` is a growing one (abloom_options.growth), which needs no capacity.
+bool is_growing(const abloom_filter* filter);
 
 // Asks the kernel for writable pages under the whole of `filter` now (Linux's
 // MADV_POPULATE_WRITE; elsewhere, where refused, or for a mapped file, nothing), for a filter

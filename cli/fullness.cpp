@@ -37,6 +37,13 @@ bool over_capacity(const abloom_filter* filter, const std::string& name, bool qu
   if (quiet) return true;
   double keys = 0;
   check(abloom_estimate_count(filter, &keys), name);
+  if (info.growth != 0) {  // it grows with its keys: only a failed growth leaves it over
+    std::fprintf(stderr,
+                 "abloom: warning: %s could not grow (%u stages: the stage limit, the size limit "
+                 "or no memory): its estimated FPR is %.3g, above twice its target of %.3g.\n",
+                 name.c_str(), info.stages, estimated_fpr, target);
+    return true;
+  }
   std::string held = "about " + grouped(keys) + " keys";
   // A capacity for the keys it holds, with room for as many again.
   std::string advice = "--capacity " + grouped(std::ceil(keys * 2)) + " or more";

@@ -178,7 +178,8 @@ int run(int argc, char** argv) {
   build
       ->add_option("--capacity", shape.capacity,
                    "Expected distinct keys, 1 or more (default: the number of records, counted in "
-                   "a first pass; required for standard input and FIFOs)")
+                   "a first pass; for standard input and FIFOs, which cannot be counted, a growing "
+                   "filter, which takes any number of keys at its FPR)")
       ->transform(whole_number(1, UINT64_MAX, "or leave --capacity out to count the records"));
   add_shape_options(build, shape);
   add_input_options(build, in, delimiter);
@@ -188,7 +189,8 @@ int run(int argc, char** argv) {
       "The file is written once, at the end, through a temporary file and a rename: an\n"
       "interrupted build leaves no partial file.\n"
       "Example:\n  abloom build -o ids.abloom --fpr 0.001 ids.txt\n"
-      "  zcat urls.gz | abloom build -o urls.abloom --capacity 50000000");
+      "  zcat urls.gz | abloom build -o urls.abloom --capacity 50000000\n"
+      "  zcat urls.gz | abloom build -o urls.abloom    (a growing filter)");
 
   auto* add = app.add_subcommand("add", "Add keys to an existing filter file, in place");
   add->add_option("FILTER", filter, "The filter file (mapped read-write, synced at the end)")
@@ -196,7 +198,12 @@ int run(int argc, char** argv) {
   add_input_options(add, in, delimiter);
   add_threads_option(add, in);
   add_strict_option(add, in);
-  add->footer("Example:\n  abloom add ids.abloom new-ids.txt");
+  add->footer(
+      "A growing filter's file (built without --capacity from standard input) grows with the\n"
+      "keys: it is read, added to in memory and saved over through a temporary file and a\n"
+      "rename, so an interrupted add leaves the old file whole. Run one add on such a file at\n"
+      "a time: of two at once, the last to finish replaces the other's keys.\n"
+      "Example:\n  abloom add ids.abloom new-ids.txt");
 
   abloom_cli::QueryOutput query_output;
   bool with_names = false;
@@ -233,8 +240,8 @@ int run(int argc, char** argv) {
       "default 0.01); repeats are never printed twice.");
   dedupe
       ->add_option("--capacity", shape.capacity,
-                   "Expected distinct keys, 1 or more (required unless --load); more raise the "
-                   "drop rate")
+                   "Expected distinct keys, 1 or more; more raise the drop rate (default: a "
+                   "growing filter, which holds the drop rate at any count of keys)")
       ->transform(whole_number(1, UINT64_MAX));
   add_shape_options(dedupe, shape);
   dedupe->add_option("--load", load, "Start from this filter: its keys count as already seen");
@@ -269,7 +276,10 @@ int run(int argc, char** argv) {
                  "U+FFFD), kind, layout (\"none\" for the classic kind), k, shards, "
                  "blocks_per_shard, bits, bytes, file_bytes, capacity, seed, target_fpr, "
                  "expected_fpr, estimated_count (null if saturated), estimated_fpr, set_bits, "
-                 "fill");
+                 "fill (both null for a growing filter), growth (0 for a fixed filter), "
+                 "growth_failed, keys (the keys a growing filter counted; null for a fixed one), "
+                 "stages (one object per stage, oldest first: capacity, keys, k, bytes, "
+                 "target_fpr, expected_fpr)");
   info->footer("Example:\n  abloom info --json ids.abloom");
 
   auto* verify = app.add_subcommand("verify", "Check a filter file's header and whole checksum");

@@ -12,7 +12,7 @@ READ=$(realpath "$2")
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 shift 2
 GROUPS_SEL=("$@")
-[[ ${#GROUPS_SEL[@]} -gt 0 ]] || GROUPS_SEL=(basics errors formats records combine dedupe grep_habits compressed skip_bad full progress threads stale clobber options small)
+[[ ${#GROUPS_SEL[@]} -gt 0 ]] || GROUPS_SEL=(basics errors formats records combine dedupe growing grep_habits compressed skip_bad full progress threads stale clobber options small)
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -72,9 +72,9 @@ basics() {
   expect 0 "info --json" "$ABLOOM" info --json f.abloom
   local keys
   keys=$(python3 -c 'import json,sys; d=json.load(open("out")); print(",".join(d))')
-  same "$keys" "file,kind,layout,k,shards,blocks_per_shard,bits,bytes,file_bytes,capacity,seed,target_fpr,expected_fpr,estimated_count,estimated_fpr,set_bits,fill" \
+  same "$keys" "file,kind,layout,k,shards,blocks_per_shard,bits,bytes,file_bytes,capacity,seed,target_fpr,expected_fpr,estimated_count,estimated_fpr,set_bits,fill,growth,growth_failed,keys,stages" \
     "info --json: the stable keys, in order"
-  python3 -c 'import json; d=json.load(open("out")); assert d["kind"]=="blocked" and d["capacity"]==100000 and 0.3<d["fill"]<0.7 and abs(d["estimated_count"]-100000)<3000, d' &&
+  python3 -c 'import json; d=json.load(open("out")); assert d["kind"]=="blocked" and d["capacity"]==100000 and 0.3<d["fill"]<0.7 and abs(d["estimated_count"]-100000)<3000 and d["growth"]==0 and d["keys"] is None and len(d["stages"])==1 and d["stages"][0]["capacity"]==100000, d' &&
     ok "info --json values" || fail "info --json values: $(cat out)"
   expect 0 "verify an intact file" "$ABLOOM" verify f.abloom
   has out "OK" "verify says OK"
@@ -221,9 +221,6 @@ errors() {
   exec 3>&-
   [[ $(ls kill) == p ]] && ok "a killed build leaves no file" || fail "a killed build left: $(ls kill)"
 
-  expect 2 "build from stdin without --capacity" "$ABLOOM" build -o s.abloom <keys.txt
-  has err "give --capacity" "says to give --capacity"
-  expect 2 "dedupe without --capacity" "$ABLOOM" dedupe </dev/null
   expect 2 "--hex and --u64 together" "$ABLOOM" build -o x --hex --u64 keys.txt
   printf '12\nabc\n' >bad.txt
   expect 2 "--u64 with a non-number" "$ABLOOM" build -o x.abloom --u64 bad.txt
@@ -304,10 +301,11 @@ formats() {
   same "$(cat out)" "1000" "FIFO keys found"
   wait
   seq 1 1000 >fifo &
-  expect 2 "build from a FIFO without --capacity" "$ABLOOM" build -o x.abloom fifo
-  # The writer may block on a FIFO nobody opened: open it once to let it finish.
-  cat fifo >/dev/null 2>&1 || true
+  expect 0 "build from a FIFO without --capacity (a growing filter)" "$ABLOOM" build -o x.abloom fifo
   wait
+  seq 1 1000 >thousand.txt
+  expect 0 "query the FIFO's growing filter" "$ABLOOM" query --count x.abloom thousand.txt
+  same "$(cat out)" "1000" "its 1000 keys are found"
 }
 
 records() {
@@ -477,6 +475,62 @@ dedupe() {
   printf 'x\ny\nx\n' >small.txt
   expect 0 "dedupe reads -0" "$ABLOOM" dedupe -0 --capacity 10 < <(tr '\n' '\0' <small.txt)
   same "$(tr '\0' ' ' <out)" "x y " "dedupe -0 output is NUL-terminated"
+}
+
+# Growing filters (abloom_options.growth): what build from standard input and dedupe make without
+# --capacity, which hold their FPR at any count of keys; add grows one's file through a save; info
+# shows its stages; the other commands read it as any filter.
+growing() {
+  seq 1 100000 >keys.txt
+  # The issue's case: 100000 keys into a filter sized for 10 lets every key through.
+  expect 0 "build --capacity 10 over 100000 keys (warned)" "$ABLOOM" build -o tiny.abloom --capacity 10 keys.txt
+  has err "over its capacity" "an overfull fixed filter is warned of"
+  expect 0 "build from stdin without --capacity" "$ABLOOM" build -o g.abloom <keys.txt
+  same "$(wc -c <err)" "0" "a growing filter is never over its capacity: no warning"
+  expect 0 "info of a growing filter" "$ABLOOM" info g.abloom
+  has out "growing:          7 stages, each 2 times the last" "info shows 7 stages (1024 * 127 >= 100000)"
+  has out "  stage 6 " "info lists each stage"
+  expect 0 "verify a growing filter (every stage's checksum)" "$ABLOOM" verify g.abloom
+  has out "OK" "verify says OK"
+  expect 1 "query: every key present (none absent: status 1)" "$ABLOOM" query --count --absent g.abloom keys.txt
+  same "$(cat out)" "0" "no false negative across 7 stages"
+  # 100000 keys never added: false positives ~ Binomial(100000, p <= 0.01): mean <= 1000, sd 31.5.
+  seq 1000001 1100000 >absent.txt
+  expect 0 "query 100000 absent keys" "$ABLOOM" query --count g.abloom absent.txt
+  local fp
+  fp=$(cat out)
+  if ((fp < 1190)); then ok "growing filter: $fp false positives of 100000 (bound 1190 at 1%)"; else
+    fail "growing filter: $fp false positives of 100000"; fi
+  # add: the file grows, through a save (the same inode is not written in place).
+  seq 100001 300000 >more.txt
+  expect 0 "add to a growing filter's file" "$ABLOOM" add g.abloom more.txt
+  expect 0 "info --json after the add" "$ABLOOM" info --json g.abloom
+  python3 -c 'import json; d=json.load(open("out")); assert d["growth"]==2 and len(d["stages"])==9 and d["set_bits"] is None and 290000<d["keys"]<=300000 and d["growth_failed"] is False and d["expected_fpr"]<0.01, d' &&
+    ok "info --json: 9 stages, the keys counted" || fail "info --json of the grown file: $(cat out)"
+  cat keys.txt more.txt >all.txt
+  expect 1 "query --absent: all 300000 keys present" "$ABLOOM" query --absent g.abloom all.txt
+  expect 0 "verify the grown file" "$ABLOOM" verify g.abloom
+  # merge: stage by stage, for two growing filters made alike; never with a fixed one.
+  seq 1 5000 | "$ABLOOM" build -o a.abloom
+  seq 5001 20000 | "$ABLOOM" build -o b.abloom
+  expect 0 "merge two growing filters" "$ABLOOM" merge -o ab.abloom a.abloom b.abloom
+  seq 1 20000 >ab.txt
+  expect 1 "merged: every key of both" "$ABLOOM" query --absent ab.abloom ab.txt
+  expect 2 "merge a growing filter with a fixed one" "$ABLOOM" merge -o x.abloom a.abloom tiny.abloom
+  expect 2 "intersect growing filters: refused" "$ABLOOM" intersect -o x.abloom a.abloom b.abloom
+  has err "unsupported" "intersect says it is unsupported"
+  # dedupe without --capacity: each new key dropped with at most 1% (Binomial(150000, 0.01):
+  # mean 1500, sd 38.5), repeats never printed.
+  (seq 1 100000; seq 50001 150000) >dup.txt
+  expect 0 "dedupe without --capacity" "$ABLOOM" dedupe --save d.abloom <dup.txt
+  local printed
+  printed=$(wc -l <out)
+  if ((printed <= 150000 && printed > 150000 - 1730)); then ok "dedupe printed $printed of 150000 distinct"; else
+    fail "dedupe printed $printed of 150000 distinct"; fi
+  same "$(sort out | uniq -d | wc -l)" "0" "dedupe printed no key twice"
+  expect 0 "dedupe's saved filter is a growing one" "$ABLOOM" info --json d.abloom
+  python3 -c 'import json; d=json.load(open("out")); assert d["growth"]==2 and len(d["stages"])>=8, d' &&
+    ok "dedupe saved its growing filter" || fail "dedupe's filter: $(cat out)"
 }
 
 # A filter over its capacity is never silent (cli/fullness.hpp): build, add and dedupe warn when
