@@ -67,6 +67,14 @@ class Info:
     def read_only(self) -> bool: ...
     @property
     def stale(self) -> bool: ...
+    @property
+    def stages(self) -> int: ...
+    @property
+    def growth(self) -> float: ...
+    @property
+    def growth_failed(self) -> bool: ...
+    @property
+    def keys(self) -> int: ...
 
 class BloomFilter:
     """A Bloom filter of the abloom library (see the package docstring)."""
@@ -75,13 +83,14 @@ class BloomFilter:
 
     def __init__(
         self,
-        capacity: int,
+        capacity: int | None = None,
         fpr: float = 0.01,
         *,
         kind: Kind = "blocked",
         shards: int | None = None,
         seed: int = 0,
         layout: LayoutName = "default",
+        growth: float | None = None,
     ) -> None: ...
     @staticmethod
     def plan(

@@ -68,11 +68,10 @@ void run_batch(Filter &f, HashBatch &b, uint8_t *results, uint64_t *added) {
 // The seed of the filter's hash, which HashBatch computes as abloom_hash does. The library knows
 // one hash (XXH3-64, hash id 1) and refuses files of any other, so a filter always has it.
 uint64_t hash_seed(Filter &f) {
-  abloom_memory mem;
-  check(abloom_memory_init(&mem), "hash");
-  check(abloom_get_memory(f.get(), &mem), "hash");
-  if (mem.hash_id != 1) throw nb::value_error("abloom: a filter of an unknown hash id");
-  return mem.seed;
+  abloom_info info;
+  check(abloom_info_init(&info), "hash");
+  check(abloom_get_info(f.get(), &info), "hash");
+  return info.seed;
 }
 
 // n 8-byte keys at buf, hashed here with the GIL released (the buffer export holds the array),

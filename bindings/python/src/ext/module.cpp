@@ -69,11 +69,21 @@ const char *storage_name(uint32_t s) {
   return s == ABLOOM_STORAGE_MAPPED ? "mapped" : s == ABLOOM_STORAGE_VIEW ? "view" : "owned";
 }
 
+// capacity None: a growing filter (abloom_options.growth), which needs none; `growth` (None: 2
+// for a growing filter, else a fixed one) makes one growing from a first stage of `capacity`.
 abloom_options make_options(nb::handle capacity, double fpr, const std::string &kind,
-                            nb::handle shards, nb::handle seed, const std::string &layout) {
+                            nb::handle shards, nb::handle seed, const std::string &layout,
+                            nb::handle growth = nb::none()) {
   abloom_options o;
   abloom_options_init(&o);
-  o.capacity = to_u64(capacity, "capacity");
+  o.capacity = capacity.is_none() ? 0 : to_u64(capacity, "capacity");
+  if (!growth.is_none()) {
+    o.growth = nb::cast<double>(growth);
+    if (!(o.growth > 1.0 && o.growth <= ABLOOM_MAX_GROWTH))
+      throw nb::value_error("growth must be above 1 and at most 16");
+  } else if (capacity.is_none()) {
+    o.growth = ABLOOM_DEFAULT_GROWTH;
+  }
   o.fpr = fpr;
   o.kind = kind_of(kind);
   const uint64_t s = shards.is_none() ? 0 : to_u64(shards, "shards");
@@ -364,12 +374,24 @@ NB_MODULE(_abloom, m) {
           "stale", [](const abloom_info &i) { return i.stale != 0; },
           "True if the file or bytes carried the stale mark when opened (a read-write writer "
           "never synced them: see abloom.StaleError and abloom.seal).")
+      .def_ro("stages", &abloom_info::stages,
+              "Stages of a growing filter (1 for a fixed one); the fields above describe the "
+              "whole chain: its target, its stages' bits and capacities together, the newest "
+              "stage's shape.")
+      .def_ro("growth", &abloom_info::growth, "Growth of a growing filter; 0.0 for a fixed one.")
+      .def_prop_ro(
+          "growth_failed", [](const abloom_info &i) { return i.growth_failed != 0; },
+          "True if a growing filter could not add a stage when it had to (its FPR is no longer "
+          "held).")
+      .def_ro("keys", &abloom_info::keys,
+              "Keys a growing filter counted as new (0 for a fixed filter, which does not count).")
       .def("__repr__", [](const abloom_info &i) {
         return nb::str(
                    "Info(kind={!r}, layout={!r}, k={}, shards={}, bits={}, capacity={}, "
-                   "seed={}, storage={!r}, read_only={}, stale={})")
+                   "seed={}, storage={!r}, read_only={}, stale={}, stages={}, growth={})")
             .format(kind_name(i.kind), layout_name(i.layout), i.k, i.shards, i.bits, i.capacity,
-                    i.seed, storage_name(i.storage), i.read_only != 0, i.stale != 0);
+                    i.seed, storage_name(i.storage), i.read_only != 0, i.stale != 0, i.stages,
+                    i.growth);
       });
 
   nb::class_<Filter> cls(
@@ -381,8 +403,8 @@ NB_MODULE(_abloom, m) {
   cls.def(
          "__init__",
          [](Filter *self, nb::handle capacity, double fpr, const std::string &kind,
-            nb::handle shards, nb::handle seed, const std::string &layout) {
-           const abloom_options o = make_options(capacity, fpr, kind, shards, seed, layout);
+            nb::handle shards, nb::handle seed, const std::string &layout, nb::handle growth) {
+           const abloom_options o = make_options(capacity, fpr, kind, shards, seed, layout, growth);
            abloom_filter *h = nullptr;
            int rc;
            {
@@ -392,9 +414,12 @@ NB_MODULE(_abloom, m) {
            check(rc, "BloomFilter");
            new (self) Filter(h);
          },
-         "capacity"_a, "fpr"_a = 0.01, nb::kw_only(), "kind"_a = "blocked", "shards"_a = nb::none(),
-         "seed"_a = 0, "layout"_a = "default",
-         "A filter sized so that `capacity` distinct keys give a false-positive rate of `fpr`.")
+         "capacity"_a = nb::none(), "fpr"_a = 0.01, nb::kw_only(), "kind"_a = "blocked",
+         "shards"_a = nb::none(), "seed"_a = 0, "layout"_a = "default", "growth"_a = nb::none(),
+         "A filter sized so that `capacity` distinct keys give a false-positive rate of `fpr`. "
+         "Without `capacity` (or with `growth`), a growing filter: a chain of filters, each "
+         "`growth` (default 2) times the last, whose false-positive rate stays below `fpr` at "
+         "any number of keys (`capacity` is then its first stage's).")
       .def_static(
           "plan",
           [](nb::handle capacity, double fpr, const std::string &kind, nb::handle shards,
