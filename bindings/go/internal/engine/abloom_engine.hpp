@@ -7339,7 +7339,8 @@ const char* abloom_strerror(int code) {
     case ABLOOM_ERR_VERSION:
       return "unsupported format version";
     case ABLOOM_ERR_UNSUPPORTED:
-      return "unsupported kind, bit layout or hash (or mapping on a big-endian machine)";
+      return "unsupported: a file's kind, bit layout or hash, mapping on a big-endian machine, "
+             "or a call that growing filters do not take (abloom.h names them)";
     case ABLOOM_ERR_TRUNCATED:
       return "serialized filter is truncated";
     case ABLOOM_ERR_CORRUPT:
