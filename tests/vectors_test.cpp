@@ -469,3 +469,142 @@ INSTANTIATE_TEST_SUITE_P(Vectors, FirstWrittenVectors, ::testing::ValuesIn(kFirs
                          });
 
 }  // namespace
+
+namespace {
+
+// The growing vector (tests/vectors/README.md, "growing_s1"): a chain of three stages, growth 2
+// from a first stage of 100 keys, target FPR 10%, split layout (the default), one shard, its
+// seed. Never edit these numbers either.
+const GoldenVector kGrowing = {"growing_s1",
+                               ABLOOM_KIND_BLOCKED,
+                               1,
+                               UINT64_C(0x6A0E1A6000000003),
+                               100,
+                               0.1,
+                               /*k (newest stage)=*/9,
+                               /*blocks_per_shard (newest stage)=*/11,
+                               /*file_bytes=*/1984,
+                               /*file_xxh3=*/UINT64_C(0xFA591ED47B44A192),
+                               /*keys_xxh3=*/UINT64_C(0x30EB1A4FC1768E60),
+                               /*absent_xxh3=*/UINT64_C(0x16975E0DA35F2255),
+                               /*keys=*/450,
+                               /*absent=*/2000,
+                               /*false_positives=*/1,
+                               ABLOOM_LAYOUT_DEFAULT,
+                               ABLOOM_LAYOUT_SPLIT};
+
+abloom_options GrowingOptions() {
+  abloom_options o = OptionsOf(kGrowing);
+  o.growth = 2.0;
+  return o;
+}
+
+// Three stages of 100, 200 and 400 keys; the 450 keys fill the first two, 150 go to the third.
+void CheckGrowing(const Loaded &l, const abloom_filter *f, uint32_t storage, const char *how) {
+  SCOPED_TRACE(how);
+  abloom_info info;
+  ASSERT_EQ(abloom_info_init(&info), ABLOOM_OK);
+  ASSERT_EQ(abloom_get_info(f, &info), ABLOOM_OK);
+  EXPECT_EQ(info.stages, 3u);
+  EXPECT_EQ(info.growth, 2.0);
+  EXPECT_EQ(info.seed, kGrowing.seed);
+  EXPECT_EQ(info.target_fpr, 0.1);
+  EXPECT_EQ(info.capacity, 700u);
+  EXPECT_EQ(info.k, kGrowing.k);
+  EXPECT_EQ(info.blocks_per_shard, kGrowing.blocks_per_shard);
+  EXPECT_EQ(info.storage, storage);
+  const uint64_t capacities[] = {100, 200, 400};
+  for (uint32_t s = 0; s < 3; ++s) {
+    abloom_info st;
+    ASSERT_EQ(abloom_info_init(&st), ABLOOM_OK);
+    ASSERT_EQ(abloom_get_stage_info(f, s, &st), ABLOOM_OK);
+    EXPECT_EQ(st.capacity, capacities[s]) << "stage " << s;
+    EXPECT_EQ(st.layout, ABLOOM_LAYOUT_SPLIT) << "stage " << s;
+  }
+  for (const std::string &key : l.keys) ASSERT_EQ(abloom_test(f, key.data(), key.size()), 1) << key;
+  std::vector<const void *> ptrs;
+  std::vector<size_t> lens;
+  for (const std::string &key : l.absent) {
+    ptrs.push_back(key.data());
+    lens.push_back(key.size());
+  }
+  std::vector<uint8_t> bulk(l.absent.size());
+  ASSERT_EQ(abloom_test_many(f, ptrs.data(), lens.data(), ptrs.size(), bulk.data(), nullptr),
+            ABLOOM_OK);
+  for (size_t i = 0; i < l.absent.size(); ++i) {
+    ASSERT_EQ(abloom_test(f, l.absent[i].data(), l.absent[i].size()), l.answers[i]) << l.absent[i];
+    ASSERT_EQ(bulk[i], l.answers[i]) << l.absent[i];
+  }
+}
+
+class GrowingVector : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_NO_THROW(l_ = Load(kGrowing)); }
+  Loaded l_;
+};
+
+TEST_F(GrowingVector, FilesAreTheCheckedInOnes) {
+  EXPECT_EQ(l_.bytes.size(), kGrowing.file_bytes);
+  EXPECT_EQ(Xxh3(l_.bytes), kGrowing.file_xxh3) << "growing_s1.abloom was changed";
+  EXPECT_EQ(Xxh3(ReadFile(PathOf(kGrowing, ".keys.txt"))), kGrowing.keys_xxh3);
+  EXPECT_EQ(Xxh3(ReadFile(PathOf(kGrowing, ".absent.txt"))), kGrowing.absent_xxh3);
+  EXPECT_EQ(l_.keys.size(), kGrowing.keys);
+  EXPECT_EQ(l_.absent.size(), kGrowing.absent);
+  size_t positives = 0;
+  for (uint8_t a : l_.answers) positives += a;
+  EXPECT_EQ(positives, kGrowing.false_positives);
+}
+
+TEST_F(GrowingVector, EveryReaderTakesIt) {
+  abloom_filter *raw = nullptr;
+  ASSERT_EQ(abloom_deserialize(l_.bytes.data(), l_.bytes.size(), &raw), ABLOOM_OK);
+  Filter copy(raw);
+  CheckGrowing(l_, copy.get(), ABLOOM_STORAGE_OWNED, "abloom_deserialize");
+  if (kBigEndian) return;  // mapping and views are refused there (GoldenVectors tests that)
+  for (uint32_t flags : {0u, ABLOOM_VERIFY_CHECKSUM}) {
+    raw = nullptr;
+    ASSERT_EQ(abloom_open(PathOf(kGrowing, ".abloom").c_str(), flags, &raw), ABLOOM_OK);
+    Filter opened(raw);
+    CheckGrowing(l_, opened.get(), ABLOOM_STORAGE_MAPPED, "abloom_open");
+    const test_memory::AlignedBlock buf =
+        test_memory::Aligned64Copy(l_.bytes.data(), l_.bytes.size());
+    raw = nullptr;
+    ASSERT_EQ(abloom_view(buf.get(), l_.bytes.size(), flags, &raw), ABLOOM_OK);
+    Filter view(raw);
+    CheckGrowing(l_, view.get(), ABLOOM_STORAGE_VIEW, "abloom_view");
+  }
+}
+
+TEST_F(GrowingVector, RebuildGivesIdenticalBytes) {
+  const abloom_options o = GrowingOptions();
+  abloom_filter *raw = nullptr;
+  ASSERT_EQ(abloom_create(&o, &raw), ABLOOM_OK);
+  Filter one(raw);
+  for (const std::string &key : l_.keys) {
+    ASSERT_EQ(abloom_add(one.get(), key.data(), key.size()), ABLOOM_OK);
+  }
+  const std::string bytes = Serialize(one.get());
+  EXPECT_TRUE(bytes == l_.bytes) << "abloom_serialize of the rebuilt chain differs";
+  // One bulk call: stages fill to their capacities exactly, as one key at a time does.
+  raw = nullptr;
+  ASSERT_EQ(abloom_create(&o, &raw), ABLOOM_OK);
+  Filter bulk(raw);
+  std::vector<const void *> ptrs;
+  std::vector<size_t> lens;
+  for (const std::string &key : l_.keys) {
+    ptrs.push_back(key.data());
+    lens.push_back(key.size());
+  }
+  ASSERT_EQ(abloom_add_many(bulk.get(), ptrs.data(), lens.data(), ptrs.size(), nullptr), ABLOOM_OK);
+  EXPECT_TRUE(Serialize(bulk.get()) == l_.bytes) << "abloom_add_many then abloom_serialize";
+  std::string saved;
+  {
+    const test_files::TempDir dir("abloom-vectors");
+    const std::string path = dir / "growing_s1.abloom";
+    EXPECT_EQ(abloom_save(one.get(), path.c_str()), ABLOOM_OK);
+    EXPECT_NO_THROW(saved = ReadFile(path));
+  }
+  EXPECT_TRUE(saved == l_.bytes) << "abloom_save of the rebuilt chain differs";
+}
+
+}  // namespace

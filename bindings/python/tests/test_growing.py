@@ -79,3 +79,27 @@ def test_set_operations_on_growing_filters() -> None:
     assert c == u
     c.clear()
     assert c.info.keys == 0 and 5 not in c
+
+
+VECTORS = Path(__file__).resolve().parents[3] / "tests" / "vectors"
+
+
+def test_the_growing_golden_vector_reads_and_rebuilds_byte_for_byte(tmp_path: Path) -> None:
+    # tests/vectors/README.md, growing_s1: growth 2 from 100 keys, target 10%, three stages.
+    data = (VECTORS / "growing_s1.abloom").read_bytes()
+    keys = (VECTORS / "growing_s1.keys.txt").read_bytes().splitlines()
+    absent = [
+        line.split(b" ", 1)
+        for line in (VECTORS / "growing_s1.absent.txt").read_bytes().splitlines()
+    ]
+    f = BloomFilter.from_bytes(data)
+    assert f.info.stages == 3 and f.info.growth == 2.0 and f.info.capacity == 700
+    assert all(k in f for k in keys)
+    assert [int(k in f) for _, k in absent] == [int(a) for a, _ in absent]
+    g = BloomFilter(100, 0.1, shards=1, seed=0x6A0E1A6000000003, growth=2.0)
+    for k in keys:
+        g.add(k)
+    assert g.to_bytes() == data
+    path = tmp_path / "g.abloom"
+    g.save(path)
+    assert path.read_bytes() == data
