@@ -137,7 +137,19 @@ pub struct abloom_options {
     pub threads: u32,
     /// An `ABLOOM_LAYOUT_*` (blocked kind).
     pub layout: u32,
+    /// 0: a fixed filter. In (1, [`ABLOOM_MAX_GROWTH`]]: a growing filter, `capacity` its first
+    /// stage's (0: [`ABLOOM_DEFAULT_INITIAL_CAPACITY`]); the struct's third version.
+    pub growth: f64,
 }
+
+/// [`abloom_options::growth`]: the default growth of a growing filter.
+pub const ABLOOM_DEFAULT_GROWTH: f64 = 2.0;
+/// [`abloom_options::growth`]: the largest growth.
+pub const ABLOOM_MAX_GROWTH: f64 = 16.0;
+/// A growing filter's first stage capacity when [`abloom_options::capacity`] is 0.
+pub const ABLOOM_DEFAULT_INITIAL_CAPACITY: u32 = 1024;
+/// The most stages a growing filter has.
+pub const ABLOOM_MAX_STAGES: u32 = 64;
 
 /// Layout: the library's choice (options only): [`ABLOOM_LAYOUT_SPLIT`] for the blocked kind
 /// wherever its k is enough (an explicit k <= [`ABLOOM_SPLIT_MAX_K`], or a target FPR whose best
@@ -226,6 +238,14 @@ pub struct abloom_info {
     /// 1 if the file or bytes carried the stale mark when opened (see [`ABLOOM_ERR_STALE`]);
     /// the struct's second version (the first's size is still accepted).
     pub stale: u32,
+    /// Stages: 1 for a fixed filter, a growing filter's count (the struct's third version).
+    pub stages: u32,
+    /// 1 if a growing filter could not add a stage when it had to.
+    pub growth_failed: u32,
+    /// A growing filter's growth; 0 for a fixed filter.
+    pub growth: f64,
+    /// Keys a growing filter (or the stage) counted as new; 0 for a fixed filter.
+    pub keys: u64,
 }
 
 /// The shape and the memory of a filter's bits (see [`abloom_get_memory`]), for code that probes
@@ -453,6 +473,12 @@ extern "C" {
     pub fn abloom_info_init(info: *mut abloom_info) -> c_int;
     /// Describe `filter` in `*info`.
     pub fn abloom_get_info(filter: *const abloom_filter, info: *mut abloom_info) -> c_int;
+    /// Describe stage `stage` of a growing filter (a fixed filter is its own stage 0).
+    pub fn abloom_get_stage_info(
+        filter: *const abloom_filter,
+        stage: u32,
+        info: *mut abloom_info,
+    ) -> c_int;
     /// Zero `mem` and set its `struct_size`, ready for [`abloom_get_memory`].
     pub fn abloom_memory_init(mem: *mut abloom_memory) -> c_int;
     /// Where `filter`'s bits are and how keys map to them (read-only pointers).

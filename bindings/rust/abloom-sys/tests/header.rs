@@ -251,7 +251,8 @@ fn rust_layouts() -> Vec<(
             bits,
             k,
             threads,
-            layout
+            layout,
+            growth
         }),
         layout!(abloom_plan {
             struct_size,
@@ -280,7 +281,11 @@ fn rust_layouts() -> Vec<(
             expected_fpr,
             storage,
             read_only,
-            stale
+            stale,
+            stages,
+            growth_failed,
+            growth,
+            keys
         }),
         layout!(abloom_memory {
             struct_size,
@@ -346,6 +351,10 @@ fn rust_values() -> Vec<(&'static str, i128)> {
         ABLOOM_VERIFY_CHECKSUM,
         ABLOOM_OPEN_COPY_ON_WRITE,
         ABLOOM_OPEN_READ_WRITE,
+        ABLOOM_DEFAULT_GROWTH,
+        ABLOOM_MAX_GROWTH,
+        ABLOOM_DEFAULT_INITIAL_CAPACITY,
+        ABLOOM_MAX_STAGES,
     ]
 }
 
