@@ -336,6 +336,18 @@ ABLOOM_API int abloom_plan_init(abloom_plan *plan);
 ABLOOM_API int abloom_plan_compute(const abloom_options *opts, abloom_plan *plan);
 
 /**
+ * What a growing filter made with `opts` (growth > 1) reaches at `keys` distinct keys, without
+ * allocating: the stages it then has (the fewest whose capacities together hold `keys`, at least
+ * one), their bytes of bit storage together, and the sum of their model FPRs at their capacities
+ * (the bound on its FPR then: below opts->fpr). Each output pointer may be NULL. For a plan of its
+ * first stage alone, see abloom_plan_compute. Errors: ABLOOM_ERR_NULL, ABLOOM_ERR_INVALID (bad
+ * options, growth not in (1, ABLOOM_MAX_GROWTH], keys 0), ABLOOM_ERR_RANGE (it cannot grow that
+ * far: ABLOOM_MAX_STAGES or ABLOOM_MAX_BYTES).
+ */
+ABLOOM_API int abloom_growth_footprint(const abloom_options *opts, uint64_t keys, uint32_t *stages,
+                                       uint64_t *bytes, double *fpr_bound);
+
+/**
  * The FPR the model of `kind` predicts with `bits_per_key` bits per key and `k` probes
  * (classic: (1-e^(-k/c))^k; blocked: the Poisson mixture over block loads of Putze, Sanders and
  * Singler). Writes it to *out. Errors: ABLOOM_ERR_NULL, ABLOOM_ERR_INVALID (bits_per_key not

@@ -612,7 +612,54 @@ int cmd_verify(const std::string& filter_path) {
   return 0;
 }
 
-int cmd_plan(const Shape& shape, bool json) {
+namespace {
+
+// plan --growing: the growing filter's stages, bytes and FPR bound at shape.capacity keys, and the
+// fixed filter's bytes for as many.
+int plan_growing(const Shape& shape, bool json) {
+  if (shape.k != 0) throw CliError("plan --growing: --k does not apply (each stage has its own)");
+  abloom_options fixed = make_options(shape, shape.capacity);
+  abloom_plan plan;
+  check(abloom_plan_init(&plan), "plan");
+  check(abloom_plan_compute(&fixed, &plan), "plan");
+  const abloom_options opts = make_options(shape, 0, true);
+  uint32_t stages = 0;
+  uint64_t bytes = 0;
+  double bound = 0;
+  check(abloom_growth_footprint(&opts, shape.capacity, &stages, &bytes, &bound), "plan");
+  const double ratio = static_cast<double>(bytes) / static_cast<double>(plan.bytes);
+  const double bits_per_key =
+      8.0 * static_cast<double>(bytes) / static_cast<double>(shape.capacity);
+  if (json) {
+    std::printf(
+        "{\"keys\": %llu, \"stages\": %u, \"bytes\": %llu, \"bits_per_key\": %s, "
+        "\"fpr_bound\": %s, \"growth\": %s, \"first_stage\": %u, \"fixed_bytes\": %llu, "
+        "\"ratio_to_fixed\": %s}\n",
+        static_cast<unsigned long long>(shape.capacity), stages,
+        static_cast<unsigned long long>(bytes), json_number(bits_per_key).c_str(),
+        json_number(bound).c_str(), json_number(ABLOOM_DEFAULT_GROWTH).c_str(),
+        ABLOOM_DEFAULT_INITIAL_CAPACITY, static_cast<unsigned long long>(plan.bytes),
+        json_number(ratio).c_str());
+  } else {
+    std::printf("growing filter at %llu keys (first stage %u keys, each next %g times):\n",
+                static_cast<unsigned long long>(shape.capacity), ABLOOM_DEFAULT_INITIAL_CAPACITY,
+                ABLOOM_DEFAULT_GROWTH);
+    std::printf("stages:       %u\n", stages);
+    std::printf("bytes:        %llu (%.2f bits per key)\n", static_cast<unsigned long long>(bytes),
+                bits_per_key);
+    std::printf("FPR bound:    %.4g (target %g)\n", bound, shape.fpr);
+    std::printf("fixed filter: %llu bytes for %llu keys: the growing one takes %.2fx\n",
+                static_cast<unsigned long long>(plan.bytes),
+                static_cast<unsigned long long>(shape.capacity), ratio);
+  }
+  flush_stdout();
+  return 0;
+}
+
+}  // namespace
+
+int cmd_plan(const Shape& shape, bool json, bool growing) {
+  if (growing) return plan_growing(shape, json);
   abloom_options opts = make_options(shape, shape.capacity);
   abloom_plan plan;
   check(abloom_plan_init(&plan), "plan");

@@ -53,6 +53,8 @@ int cmd_dedupe(const Shape& shape, const std::string& load, const std::string& s
 int cmd_combine(const std::string& output, const std::vector<std::string>& filters, bool intersect);
 int cmd_info(const std::string& filter_path, bool json);
 int cmd_verify(const std::string& filter_path);
-int cmd_plan(const Shape& shape, bool json);
+// growing: what a growing filter (the library's first stage and growth) reaches at
+// shape.capacity keys, beside a fixed filter sized for them.
+int cmd_plan(const Shape& shape, bool json, bool growing);
 
 }  // namespace abloom_cli

@@ -171,6 +171,7 @@ int run(int argc, char** argv) {
   std::string filter;
   bool json = false;
   bool force = false;
+  bool growing = false;
 
   auto* build = app.add_subcommand("build", "Build a filter file from keys, one per line");
   build->add_option("-o,--output", output, "The filter file to write")->required();
@@ -306,7 +307,12 @@ int run(int argc, char** argv) {
       ->transform(whole_number(1, UINT64_MAX));
   add_shape_options(plan, shape);
   plan->add_flag("--json", json, "One JSON object");
-  plan->footer("Example:\n  abloom plan --capacity 500000000 --fpr 0.001");
+  plan->add_flag("--growing", growing,
+                 "The memory a growing filter (what build from standard input and dedupe make "
+                 "without --capacity) reaches at --capacity keys, beside the fixed filter's");
+  plan->footer(
+      "Example:\n  abloom plan --capacity 500000000 --fpr 0.001\n"
+      "  abloom plan --growing --capacity 100000000");
 
   try {
     check_command(app, argc, argv);
@@ -338,7 +344,7 @@ int run(int argc, char** argv) {
   if (*info) return abloom_cli::cmd_info(filter, json);
   if (*verify) return abloom_cli::cmd_verify(filter);
   if (*seal) return abloom_cli::cmd_seal(filter);
-  if (*plan) return abloom_cli::cmd_plan(shape, json);
+  if (*plan) return abloom_cli::cmd_plan(shape, json, growing);
   return 2;
 }
 

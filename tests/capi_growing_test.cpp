@@ -248,6 +248,36 @@ TEST(CapiGrowing, CallsThatCannotWorkOnAChainSaySo) {
   EXPECT_EQ(st.capacity, ABLOOM_DEFAULT_INITIAL_CAPACITY);
 }
 
+TEST(CapiGrowing, FootprintSaysWhatAChainReaches) {
+  abloom_options o;
+  abloom_options_init(&o);
+  o.growth = 2;
+  o.capacity = kInitial;
+  uint32_t stages = 0;
+  uint64_t bytes = 0;
+  double bound = 0;
+  // 1000 * (2^7 - 1) = 127000 >= 100000 > 1000 * (2^6 - 1): seven stages, as the filter grows.
+  ASSERT_EQ(abloom_growth_footprint(&o, 100 * kInitial, &stages, &bytes, &bound), ABLOOM_OK);
+  EXPECT_EQ(stages, 7u);
+  EXPECT_LT(bound, 0.01);
+  EXPECT_GT(bound, 0.0);
+  Filter f = NewGrowing();
+  AddAll(f.get(), Keys(100 * kInitial, 1));
+  EXPECT_EQ(Info(f.get()).stages, stages);
+  EXPECT_EQ(Info(f.get()).bytes, bytes);
+  EXPECT_DOUBLE_EQ(Info(f.get()).expected_fpr, bound);
+  ASSERT_EQ(abloom_growth_footprint(&o, 1, nullptr, nullptr, nullptr), ABLOOM_OK);
+  EXPECT_EQ(abloom_growth_footprint(nullptr, 1, &stages, &bytes, &bound), ABLOOM_ERR_NULL);
+  EXPECT_EQ(abloom_growth_footprint(&o, 0, &stages, &bytes, &bound), ABLOOM_ERR_INVALID);
+  o.growth = 0;  // a fixed filter's options
+  EXPECT_EQ(abloom_growth_footprint(&o, 1, &stages, &bytes, &bound), ABLOOM_ERR_INVALID);
+  o.growth = 2;
+  o.fpr = 0;
+  EXPECT_EQ(abloom_growth_footprint(&o, 1, &stages, &bytes, &bound), ABLOOM_ERR_INVALID);
+  o.fpr = 0.01;
+  EXPECT_EQ(abloom_growth_footprint(&o, UINT64_MAX, &stages, &bytes, &bound), ABLOOM_ERR_RANGE);
+}
+
 TEST(CapiGrowing, UnionCloneAndClearWorkStageByStage) {
   Filter a = NewGrowing();
   Filter b = NewGrowing();

@@ -531,6 +531,14 @@ growing() {
   expect 0 "dedupe's saved filter is a growing one" "$ABLOOM" info --json d.abloom
   python3 -c 'import json; d=json.load(open("out")); assert d["growth"]==2 and len(d["stages"])>=8, d' &&
     ok "dedupe saved its growing filter" || fail "dedupe's filter: $(cat out)"
+  # plan --growing: 100000 keys take 7 stages (1024 * (2^7 - 1) >= 100000 > 1024 * (2^6 - 1)),
+  # the bytes of the file build made above less its headers, more than a fixed filter's.
+  expect 0 "plan --growing" "$ABLOOM" plan --growing --capacity 100000
+  has out "stages:       7" "plan --growing: 7 stages at 100000 keys"
+  expect 0 "plan --growing --json" "$ABLOOM" plan --growing --json --capacity 100000 --fpr 0.001
+  python3 -c 'import json; d=json.load(open("out")); assert d["keys"]==100000 and d["stages"]==7 and d["fpr_bound"]<0.001 and d["bytes"]>d["fixed_bytes"]>0 and abs(d["ratio_to_fixed"]-d["bytes"]/d["fixed_bytes"])<1e-9, d' &&
+    ok "plan --growing --json values" || fail "plan --growing --json: $(cat out)"
+  expect 2 "plan --growing with --k" "$ABLOOM" plan --growing --capacity 1000 --k 5
 }
 
 # A filter over its capacity is never silent (cli/fullness.hpp): build, add and dedupe warn when

@@ -1088,6 +1088,27 @@ intgo _wrap_abloom_plan_compute_capi_a271d6d51c5a0fa2(struct abloom_options *_sw
 }
 
 
+intgo _wrap_abloom_growth_footprint_capi_a271d6d51c5a0fa2(struct abloom_options *_swig_go_0, long long _swig_go_1, intgo *_swig_go_2, long long *_swig_go_3, double *_swig_go_4) {
+  abloom_options *arg1 = (abloom_options *) 0 ;
+  uint64_t arg2 ;
+  uint32_t *arg3 = (uint32_t *) 0 ;
+  uint64_t *arg4 = (uint64_t *) 0 ;
+  double *arg5 = (double *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(abloom_options **)&_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  arg3 = *(uint32_t **)&_swig_go_2; 
+  arg4 = *(uint64_t **)&_swig_go_3; 
+  arg5 = *(double **)&_swig_go_4; 
+  
+  result = (int)abloom_growth_footprint((struct abloom_options const *)arg1,arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
 intgo _wrap_abloom_model_fpr_capi_a271d6d51c5a0fa2(intgo _swig_go_0, double _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
   uint32_t arg1 ;
   double arg2 ;

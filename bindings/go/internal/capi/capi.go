@@ -43,37 +43,37 @@ typedef long long swig_type_13;
 typedef long long swig_type_14;
 typedef long long swig_type_15;
 typedef long long swig_type_16;
-typedef _goslice_ swig_type_17;
+typedef long long swig_type_17;
 typedef _goslice_ swig_type_18;
 typedef _goslice_ swig_type_19;
-typedef long long swig_type_20;
-typedef _goslice_ swig_type_21;
+typedef _goslice_ swig_type_20;
+typedef long long swig_type_21;
 typedef _goslice_ swig_type_22;
 typedef _goslice_ swig_type_23;
 typedef _goslice_ swig_type_24;
 typedef _goslice_ swig_type_25;
 typedef _goslice_ swig_type_26;
 typedef _goslice_ swig_type_27;
-typedef long long swig_type_28;
+typedef _goslice_ swig_type_28;
 typedef long long swig_type_29;
 typedef long long swig_type_30;
-typedef _goslice_ swig_type_31;
+typedef long long swig_type_31;
 typedef _goslice_ swig_type_32;
-typedef long long swig_type_33;
-typedef _goslice_ swig_type_34;
+typedef _goslice_ swig_type_33;
+typedef long long swig_type_34;
 typedef _goslice_ swig_type_35;
 typedef _goslice_ swig_type_36;
-typedef long long swig_type_37;
-typedef _goslice_ swig_type_38;
+typedef _goslice_ swig_type_37;
+typedef long long swig_type_38;
 typedef _goslice_ swig_type_39;
 typedef _goslice_ swig_type_40;
-typedef long long swig_type_41;
-typedef _goslice_ swig_type_42;
+typedef _goslice_ swig_type_41;
+typedef long long swig_type_42;
 typedef _goslice_ swig_type_43;
-typedef long long swig_type_44;
-typedef _goslice_ swig_type_45;
+typedef _goslice_ swig_type_44;
+typedef long long swig_type_45;
 typedef _goslice_ swig_type_46;
-typedef long long swig_type_47;
+typedef _goslice_ swig_type_47;
 typedef long long swig_type_48;
 typedef long long swig_type_49;
 typedef long long swig_type_50;
@@ -87,7 +87,7 @@ typedef long long swig_type_57;
 typedef long long swig_type_58;
 typedef long long swig_type_59;
 typedef long long swig_type_60;
-typedef _goslice_ swig_type_61;
+typedef long long swig_type_61;
 typedef _goslice_ swig_type_62;
 typedef _goslice_ swig_type_63;
 typedef _goslice_ swig_type_64;
@@ -96,12 +96,13 @@ typedef _goslice_ swig_type_66;
 typedef _goslice_ swig_type_67;
 typedef _goslice_ swig_type_68;
 typedef _goslice_ swig_type_69;
-typedef _gostring_ swig_type_70;
+typedef _goslice_ swig_type_70;
 typedef _gostring_ swig_type_71;
-typedef _goslice_ swig_type_72;
-typedef _gostring_ swig_type_73;
-typedef long long swig_type_74;
+typedef _gostring_ swig_type_72;
+typedef _goslice_ swig_type_73;
+typedef _gostring_ swig_type_74;
 typedef long long swig_type_75;
+typedef long long swig_type_76;
 extern void _wrap_Swig_free_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_a271d6d51c5a0fa2(swig_intgo arg1);
 extern swig_intgo _wrap_ABLOOM_VERSION_NUMBER_capi_a271d6d51c5a0fa2(void);
@@ -177,33 +178,34 @@ extern uintptr_t _wrap_new_abloom_plan_capi_a271d6d51c5a0fa2(void);
 extern void _wrap_delete_abloom_plan_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_plan_init_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_plan_compute_capi_a271d6d51c5a0fa2(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_abloom_model_fpr_capi_a271d6d51c5a0fa2(swig_intgo arg1, double arg2, swig_intgo arg3, swig_type_17 arg4);
-extern swig_intgo _wrap_abloom_layout_model_fpr_capi_a271d6d51c5a0fa2(swig_intgo arg1, swig_intgo arg2, double arg3, swig_intgo arg4, swig_type_18 arg5);
-extern swig_intgo _wrap_abloom_create_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_19 arg2);
-extern swig_intgo _wrap_abloom_new_capi_a271d6d51c5a0fa2(swig_type_20 arg1, double arg2, swig_type_21 arg3);
+extern swig_intgo _wrap_abloom_growth_footprint_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_17 arg2, swig_voidp arg3, swig_voidp arg4, swig_voidp arg5);
+extern swig_intgo _wrap_abloom_model_fpr_capi_a271d6d51c5a0fa2(swig_intgo arg1, double arg2, swig_intgo arg3, swig_type_18 arg4);
+extern swig_intgo _wrap_abloom_layout_model_fpr_capi_a271d6d51c5a0fa2(swig_intgo arg1, swig_intgo arg2, double arg3, swig_intgo arg4, swig_type_19 arg5);
+extern swig_intgo _wrap_abloom_create_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_20 arg2);
+extern swig_intgo _wrap_abloom_new_capi_a271d6d51c5a0fa2(swig_type_21 arg1, double arg2, swig_type_22 arg3);
 extern void _wrap_abloom_free_capi_a271d6d51c5a0fa2(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_clone_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_22 arg2);
+extern swig_intgo _wrap_abloom_clone_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_23 arg2);
 extern swig_intgo _wrap_abloom_set_writer_mode_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_abloom_writer_mode_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_set_threads_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_abloom_threads_capi_a271d6d51c5a0fa2(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_add_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_23 arg2);
-extern swig_intgo _wrap_abloom_test_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_24 arg2);
-extern swig_intgo _wrap_abloom_test_and_add_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_25 arg2);
-extern swig_intgo _wrap_abloom_hash_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_26 arg2, swig_type_27 arg3);
-extern swig_intgo _wrap_abloom_add_hash_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_28 arg2);
-extern swig_intgo _wrap_abloom_test_hash_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_29 arg2);
-extern swig_intgo _wrap_abloom_test_and_add_hash_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_30 arg2);
-extern swig_intgo _wrap_abloom_add_packed_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_31 arg2, swig_type_32 arg3, swig_type_33 arg4, swig_type_34 arg5);
-extern swig_intgo _wrap_abloom_test_packed_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_35 arg2, swig_type_36 arg3, swig_type_37 arg4, swig_type_38 arg5, swig_type_39 arg6);
-extern swig_intgo _wrap_abloom_add_hashes_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_40 arg2, swig_type_41 arg3, swig_type_42 arg4);
-extern swig_intgo _wrap_abloom_test_hashes_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_43 arg2, swig_type_44 arg3, swig_type_45 arg4, swig_type_46 arg5);
+extern swig_intgo _wrap_abloom_add_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_24 arg2);
+extern swig_intgo _wrap_abloom_test_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_25 arg2);
+extern swig_intgo _wrap_abloom_test_and_add_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_26 arg2);
+extern swig_intgo _wrap_abloom_hash_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_27 arg2, swig_type_28 arg3);
+extern swig_intgo _wrap_abloom_add_hash_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_29 arg2);
+extern swig_intgo _wrap_abloom_test_hash_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_30 arg2);
+extern swig_intgo _wrap_abloom_test_and_add_hash_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_31 arg2);
+extern swig_intgo _wrap_abloom_add_packed_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_32 arg2, swig_type_33 arg3, swig_type_34 arg4, swig_type_35 arg5);
+extern swig_intgo _wrap_abloom_test_packed_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_36 arg2, swig_type_37 arg3, swig_type_38 arg4, swig_type_39 arg5, swig_type_40 arg6);
+extern swig_intgo _wrap_abloom_add_hashes_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_41 arg2, swig_type_42 arg3, swig_type_43 arg4);
+extern swig_intgo _wrap_abloom_test_hashes_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_44 arg2, swig_type_45 arg3, swig_type_46 arg4, swig_type_47 arg5);
 extern swig_intgo _wrap_abloom_union_capi_a271d6d51c5a0fa2(uintptr_t arg1, uintptr_t arg2);
 extern swig_intgo _wrap_abloom_intersect_capi_a271d6d51c5a0fa2(uintptr_t arg1, uintptr_t arg2);
 extern swig_intgo _wrap_abloom_clear_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_equal_capi_a271d6d51c5a0fa2(uintptr_t arg1, uintptr_t arg2);
-extern void _wrap_abloom_info_struct_size_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_47 arg2);
-extern swig_type_48 _wrap_abloom_info_struct_size_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
+extern void _wrap_abloom_info_struct_size_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_48 arg2);
+extern swig_type_49 _wrap_abloom_info_struct_size_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern void _wrap_abloom_info_kind_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_abloom_info_kind_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern void _wrap_abloom_info_k_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_intgo arg2);
@@ -212,16 +214,16 @@ extern void _wrap_abloom_info_shards_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, s
 extern swig_intgo _wrap_abloom_info_shards_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern void _wrap_abloom_info_layout_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_abloom_info_layout_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
-extern void _wrap_abloom_info_blocks_per_shard_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_49 arg2);
-extern swig_type_50 _wrap_abloom_info_blocks_per_shard_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
-extern void _wrap_abloom_info_bits_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_51 arg2);
-extern swig_type_52 _wrap_abloom_info_bits_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
-extern void _wrap_abloom_info_bytes_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_53 arg2);
-extern swig_type_54 _wrap_abloom_info_bytes_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
-extern void _wrap_abloom_info_capacity_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_55 arg2);
-extern swig_type_56 _wrap_abloom_info_capacity_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
-extern void _wrap_abloom_info_seed_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_57 arg2);
-extern swig_type_58 _wrap_abloom_info_seed_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
+extern void _wrap_abloom_info_blocks_per_shard_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_50 arg2);
+extern swig_type_51 _wrap_abloom_info_blocks_per_shard_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
+extern void _wrap_abloom_info_bits_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_52 arg2);
+extern swig_type_53 _wrap_abloom_info_bits_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
+extern void _wrap_abloom_info_bytes_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_54 arg2);
+extern swig_type_55 _wrap_abloom_info_bytes_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
+extern void _wrap_abloom_info_capacity_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_56 arg2);
+extern swig_type_57 _wrap_abloom_info_capacity_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
+extern void _wrap_abloom_info_seed_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_58 arg2);
+extern swig_type_59 _wrap_abloom_info_seed_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern void _wrap_abloom_info_target_fpr_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, double arg2);
 extern double _wrap_abloom_info_target_fpr_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern void _wrap_abloom_info_expected_fpr_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, double arg2);
@@ -238,8 +240,8 @@ extern void _wrap_abloom_info_growth_failed_set_capi_a271d6d51c5a0fa2(uintptr_t 
 extern swig_intgo _wrap_abloom_info_growth_failed_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern void _wrap_abloom_info_growth_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, double arg2);
 extern double _wrap_abloom_info_growth_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
-extern void _wrap_abloom_info_keys_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_59 arg2);
-extern swig_type_60 _wrap_abloom_info_keys_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
+extern void _wrap_abloom_info_keys_set_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_60 arg2);
+extern swig_type_61 _wrap_abloom_info_keys_get_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern uintptr_t _wrap_new_abloom_info_capi_a271d6d51c5a0fa2(void);
 extern void _wrap_delete_abloom_info_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern swig_intgo _wrap_ABLOOM_STORAGE_OWNED_capi_a271d6d51c5a0fa2(void);
@@ -248,19 +250,19 @@ extern swig_intgo _wrap_ABLOOM_STORAGE_MAPPED_capi_a271d6d51c5a0fa2(void);
 extern swig_intgo _wrap_abloom_info_init_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_get_info_capi_a271d6d51c5a0fa2(uintptr_t arg1, uintptr_t arg2);
 extern swig_intgo _wrap_abloom_get_stage_info_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_intgo arg2, uintptr_t arg3);
-extern swig_intgo _wrap_abloom_estimate_count_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_61 arg2);
-extern swig_intgo _wrap_abloom_estimate_fpr_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_62 arg2);
-extern swig_intgo _wrap_abloom_serialized_size_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_63 arg2);
-extern swig_intgo _wrap_abloom_serialize_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_64 arg2, swig_type_65 arg3);
-extern swig_intgo _wrap_abloom_deserialize_capi_a271d6d51c5a0fa2(swig_type_66 arg1, swig_type_67 arg2);
-extern swig_intgo _wrap_abloom_view_capi_a271d6d51c5a0fa2(swig_type_68 arg1, swig_intgo arg2, swig_type_69 arg3);
-extern swig_intgo _wrap_abloom_save_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_70 arg2);
-extern swig_intgo _wrap_abloom_open_capi_a271d6d51c5a0fa2(swig_type_71 arg1, swig_intgo arg2, swig_type_72 arg3);
+extern swig_intgo _wrap_abloom_estimate_count_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_62 arg2);
+extern swig_intgo _wrap_abloom_estimate_fpr_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_63 arg2);
+extern swig_intgo _wrap_abloom_serialized_size_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_64 arg2);
+extern swig_intgo _wrap_abloom_serialize_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_65 arg2, swig_type_66 arg3);
+extern swig_intgo _wrap_abloom_deserialize_capi_a271d6d51c5a0fa2(swig_type_67 arg1, swig_type_68 arg2);
+extern swig_intgo _wrap_abloom_view_capi_a271d6d51c5a0fa2(swig_type_69 arg1, swig_intgo arg2, swig_type_70 arg3);
+extern swig_intgo _wrap_abloom_save_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_71 arg2);
+extern swig_intgo _wrap_abloom_open_capi_a271d6d51c5a0fa2(swig_type_72 arg1, swig_intgo arg2, swig_type_73 arg3);
 extern swig_intgo _wrap_abloom_sync_capi_a271d6d51c5a0fa2(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_sync_last_capi_a271d6d51c5a0fa2(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_seal_capi_a271d6d51c5a0fa2(swig_type_73 arg1);
-extern swig_type_74 _wrap_SIZEOF_INFO_capi_a271d6d51c5a0fa2(void);
-extern swig_type_75 _wrap_SIZEOF_PLAN_capi_a271d6d51c5a0fa2(void);
+extern swig_intgo _wrap_abloom_seal_capi_a271d6d51c5a0fa2(swig_type_74 arg1);
+extern swig_type_75 _wrap_SIZEOF_INFO_capi_a271d6d51c5a0fa2(void);
+extern swig_type_76 _wrap_SIZEOF_PLAN_capi_a271d6d51c5a0fa2(void);
 #undef intgo
 */
 import "C"
@@ -909,13 +911,24 @@ func Abloom_plan_compute(arg1 Abloom_options, arg2 Abloom_plan) (_swig_ret int) 
 	return swig_r
 }
 
+func Abloom_growth_footprint(arg1 Abloom_options, arg2 uint64, arg3 *uint, arg4 *uint64, arg5 *float64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	swig_r = (int)(C._wrap_abloom_growth_footprint_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_type_17(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_voidp(_swig_i_3), C.swig_voidp(_swig_i_4)))
+	return swig_r
+}
+
 func Abloom_model_fpr(arg1 uint, arg2 float64, arg3 uint, arg4 []float64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_abloom_model_fpr_capi_a271d6d51c5a0fa2(C.swig_intgo(_swig_i_0), C.double(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_abloom_model_fpr_capi_a271d6d51c5a0fa2(C.swig_intgo(_swig_i_0), C.double(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
 	}
@@ -929,7 +942,7 @@ func Abloom_layout_model_fpr(arg1 uint, arg2 uint, arg3 float64, arg4 uint, arg5
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_abloom_layout_model_fpr_capi_a271d6d51c5a0fa2(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_abloom_layout_model_fpr_capi_a271d6d51c5a0fa2(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg5
 	}
@@ -940,7 +953,7 @@ func Abloom_create(arg1 Abloom_options, arg2 []uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_create_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_create_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -952,7 +965,7 @@ func Abloom_new(arg1 uint64, arg2 float64, arg3 []uintptr) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_new_capi_a271d6d51c5a0fa2(C.swig_type_20(_swig_i_0), C.double(_swig_i_1), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_new_capi_a271d6d51c5a0fa2(C.swig_type_21(_swig_i_0), C.double(_swig_i_1), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -968,7 +981,7 @@ func Abloom_clone(arg1 uintptr, arg2 []uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_clone_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_clone_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1012,7 +1025,7 @@ func Abloom_add(arg1 uintptr, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_add_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_add_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1023,7 +1036,7 @@ func Abloom_test(arg1 uintptr, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_test_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_test_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1034,7 +1047,7 @@ func Abloom_test_and_add(arg1 uintptr, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_test_and_add_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_test_and_add_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1046,7 +1059,7 @@ func Abloom_hash(arg1 uintptr, arg2 []byte, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_hash_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_hash_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1060,7 +1073,7 @@ func Abloom_add_hash(arg1 uintptr, arg2 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_add_hash_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_type_28(_swig_i_1)))
+	swig_r = (int)(C._wrap_abloom_add_hash_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_type_29(_swig_i_1)))
 	return swig_r
 }
 
@@ -1068,7 +1081,7 @@ func Abloom_test_hash(arg1 uintptr, arg2 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_test_hash_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_type_29(_swig_i_1)))
+	swig_r = (int)(C._wrap_abloom_test_hash_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_type_30(_swig_i_1)))
 	return swig_r
 }
 
@@ -1076,7 +1089,7 @@ func Abloom_test_and_add_hash(arg1 uintptr, arg2 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_test_and_add_hash_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_type_30(_swig_i_1)))
+	swig_r = (int)(C._wrap_abloom_test_and_add_hash_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_type_31(_swig_i_1)))
 	return swig_r
 }
 
@@ -1087,7 +1100,7 @@ func Abloom_add_packed(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 int64, arg
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_abloom_add_packed_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_2)), C.swig_type_33(_swig_i_3), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_abloom_add_packed_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2)), C.swig_type_34(_swig_i_3), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1108,7 +1121,7 @@ func Abloom_test_packed(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 int64, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_abloom_test_packed_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_2)), C.swig_type_37(_swig_i_3), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_abloom_test_packed_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_2)), C.swig_type_38(_swig_i_3), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_40)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1130,7 +1143,7 @@ func Abloom_add_hashes(arg1 uintptr, arg2 []uint64, arg3 int64, arg4 []uint64) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_abloom_add_hashes_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_40)(unsafe.Pointer(&_swig_i_1)), C.swig_type_41(_swig_i_2), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_abloom_add_hashes_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_41)(unsafe.Pointer(&_swig_i_1)), C.swig_type_42(_swig_i_2), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1147,7 +1160,7 @@ func Abloom_test_hashes(arg1 uintptr, arg2 []uint64, arg3 int64, arg4 []byte, ar
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_abloom_test_hashes_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_1)), C.swig_type_44(_swig_i_2), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_abloom_test_hashes_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_1)), C.swig_type_45(_swig_i_2), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1203,7 +1216,7 @@ func (p SwigcptrAbloom_info) SwigIsAbloom_info() {
 func (arg1 SwigcptrAbloom_info) SetStruct_size(arg2 int64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_struct_size_set_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_type_47(_swig_i_1))
+	C._wrap_abloom_info_struct_size_set_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_type_48(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetStruct_size() (_swig_ret int64) {
@@ -1268,7 +1281,7 @@ func (arg1 SwigcptrAbloom_info) GetLayout() (_swig_ret uint) {
 func (arg1 SwigcptrAbloom_info) SetBlocks_per_shard(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_blocks_per_shard_set_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_type_49(_swig_i_1))
+	C._wrap_abloom_info_blocks_per_shard_set_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_type_50(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetBlocks_per_shard() (_swig_ret uint64) {
@@ -1281,7 +1294,7 @@ func (arg1 SwigcptrAbloom_info) GetBlocks_per_shard() (_swig_ret uint64) {
 func (arg1 SwigcptrAbloom_info) SetBits(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_bits_set_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_type_51(_swig_i_1))
+	C._wrap_abloom_info_bits_set_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_type_52(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetBits() (_swig_ret uint64) {
@@ -1294,7 +1307,7 @@ func (arg1 SwigcptrAbloom_info) GetBits() (_swig_ret uint64) {
 func (arg1 SwigcptrAbloom_info) SetBytes(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_bytes_set_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_type_53(_swig_i_1))
+	C._wrap_abloom_info_bytes_set_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_type_54(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetBytes() (_swig_ret uint64) {
@@ -1307,7 +1320,7 @@ func (arg1 SwigcptrAbloom_info) GetBytes() (_swig_ret uint64) {
 func (arg1 SwigcptrAbloom_info) SetCapacity(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_capacity_set_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_type_55(_swig_i_1))
+	C._wrap_abloom_info_capacity_set_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_type_56(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetCapacity() (_swig_ret uint64) {
@@ -1320,7 +1333,7 @@ func (arg1 SwigcptrAbloom_info) GetCapacity() (_swig_ret uint64) {
 func (arg1 SwigcptrAbloom_info) SetSeed(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_seed_set_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_type_57(_swig_i_1))
+	C._wrap_abloom_info_seed_set_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_type_58(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetSeed() (_swig_ret uint64) {
@@ -1437,7 +1450,7 @@ func (arg1 SwigcptrAbloom_info) GetGrowth() (_swig_ret float64) {
 func (arg1 SwigcptrAbloom_info) SetKeys(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_keys_set_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_type_59(_swig_i_1))
+	C._wrap_abloom_info_keys_set_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_type_60(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetKeys() (_swig_ret uint64) {
@@ -1555,7 +1568,7 @@ func Abloom_estimate_count(arg1 uintptr, arg2 []float64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_estimate_count_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_estimate_count_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1566,7 +1579,7 @@ func Abloom_estimate_fpr(arg1 uintptr, arg2 []float64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_estimate_fpr_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_estimate_fpr_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1579,7 +1592,7 @@ func Abloom_serialized_size(arg1 uintptr, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_serialized_size_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_serialized_size_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1591,7 +1604,7 @@ func Abloom_serialize(arg1 uintptr, arg2 []byte, arg3 []uint64) (_swig_ret int) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_serialize_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_serialize_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1605,7 +1618,7 @@ func Abloom_deserialize(arg1 []byte, arg2 []uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_deserialize_capi_a271d6d51c5a0fa2(*(*C.swig_type_66)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_deserialize_capi_a271d6d51c5a0fa2(*(*C.swig_type_67)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1624,7 +1637,7 @@ func Abloom_view(arg1 []byte, arg2 uint, arg3 []uintptr) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_view_capi_a271d6d51c5a0fa2(*(*C.swig_type_68)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_view_capi_a271d6d51c5a0fa2(*(*C.swig_type_69)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1638,7 +1651,7 @@ func Abloom_save(arg1 uintptr, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_save_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_save_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1650,7 +1663,7 @@ func Abloom_open(arg1 string, arg2 uint, arg3 []uintptr) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_open_capi_a271d6d51c5a0fa2(*(*C.swig_type_71)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_open_capi_a271d6d51c5a0fa2(*(*C.swig_type_72)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1677,7 +1690,7 @@ func Abloom_sync_last(arg1 uintptr) (_swig_ret int) {
 func Abloom_seal(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_abloom_seal_capi_a271d6d51c5a0fa2(*(*C.swig_type_73)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_abloom_seal_capi_a271d6d51c5a0fa2(*(*C.swig_type_74)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}

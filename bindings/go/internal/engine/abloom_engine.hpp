@@ -7424,6 +7424,22 @@ int abloom_plan_compute(const abloom_options* opts, abloom_plan* plan) {
   });
 }
 
+int abloom_growth_footprint(const abloom_options* opts, uint64_t keys, uint32_t* stages,
+                            uint64_t* bytes, double* fpr_bound) {
+  if (opts == nullptr) return ABLOOM_ERR_NULL;
+  if (!known_options_size(opts->struct_size) || keys == 0) return ABLOOM_ERR_INVALID;
+  return guarded([&] {
+    abloom::GrowthRequest req;
+    if (int rc = growth_request(opts, &req); rc != ABLOOM_OK) return rc;
+    abloom::GrowthFootprint fp;
+    if (int rc = to_code(abloom::growth_footprint(req, keys, &fp)); rc != ABLOOM_OK) return rc;
+    if (stages != nullptr) *stages = fp.stages;
+    if (bytes != nullptr) *bytes = fp.bytes;
+    if (fpr_bound != nullptr) *fpr_bound = fp.fpr_bound;
+    return ABLOOM_OK;
+  });
+}
+
 int abloom_model_fpr(uint32_t kind, double bits_per_key, uint32_t k, double* out) {
   if (out == nullptr) return ABLOOM_ERR_NULL;
   if (!valid_kind(kind) || !(bits_per_key > 0) || !std::isfinite(bits_per_key) || k == 0 ||

@@ -471,6 +471,14 @@ extern "C" {
 
     /// Zero `info` and set its `struct_size`, ready for [`abloom_get_info`].
     pub fn abloom_info_init(info: *mut abloom_info) -> c_int;
+    /// What a growing filter made with `opts` reaches at `keys` keys: stages, bytes, FPR bound.
+    pub fn abloom_growth_footprint(
+        opts: *const abloom_options,
+        keys: u64,
+        stages: *mut u32,
+        bytes: *mut u64,
+        fpr_bound: *mut f64,
+    ) -> c_int;
     /// Describe `filter` in `*info`.
     pub fn abloom_get_info(filter: *const abloom_filter, info: *mut abloom_info) -> c_int;
     /// Describe stage `stage` of a growing filter (a fixed filter is its own stage 0).
