@@ -1,6 +1,7 @@
 // Growing filters through the C API (abloom_options.growth): one handle type, every call either
 // works on the chain or says why not.
 #include <cmath>
+#include <thread>
 
 #include "aligned_memory.hpp"
 #include "capi_test_support.hpp"
@@ -276,6 +277,40 @@ TEST(CapiGrowing, FootprintSaysWhatAChainReaches) {
   EXPECT_EQ(abloom_growth_footprint(&o, 1, &stages, &bytes, &bound), ABLOOM_ERR_INVALID);
   o.fpr = 0.01;
   EXPECT_EQ(abloom_growth_footprint(&o, UINT64_MAX, &stages, &bytes, &bound), ABLOOM_ERR_RANGE);
+}
+
+// Eight threads add at once, single keys and bulk batches, while the chain grows: every key is
+// found after, in no stage twice appended (one stage per slot), and the counts add up to at most
+// the keys. Its name puts it in the TSan stage (tsan-ctest selects Concurren).
+TEST(CapiGrowing, ConcurrentAddsFromEightThreadsGrowTheChain) {
+  Filter f = NewGrowing(0.01, 256);
+  constexpr int kThreads = 8;
+  constexpr uint64_t kPerThread = 6000;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&f, t] {
+      const std::vector<uint64_t> keys = Keys(kPerThread, (uint64_t{1} << 32) * (t + 1));
+      if (t % 2 == 0) {
+        for (uint64_t k : keys) EXPECT_EQ(abloom_add(f.get(), &k, sizeof k), ABLOOM_OK);
+      } else {
+        for (size_t at = 0; at < keys.size(); at += 500) {
+          std::vector<uint64_t> offsets(501);
+          for (size_t i = 0; i <= 500; ++i) offsets[i] = i * 8;
+          EXPECT_EQ(
+              abloom_add_packed(f.get(), keys.data() + at, 500 * 8, offsets.data(), 500, nullptr),
+              ABLOOM_OK);
+        }
+      }
+      for (uint64_t k : keys) EXPECT_EQ(abloom_test(f.get(), &k, sizeof k), 1);
+    });
+  }
+  for (std::thread &t : threads) t.join();
+  const abloom_info info = Info(f.get());
+  EXPECT_GE(info.stages, 7u);                              // 256 * (2^7 - 1) < 48000 keys
+  EXPECT_LE(info.keys, kThreads * kPerThread);  // distinct keys: each counted once at most
+  EXPECT_GE(info.keys, kThreads * kPerThread * 99 / 100);
+  for (int t = 0; t < kThreads; ++t)
+    ExpectAllPresent(f.get(), Keys(kPerThread, (uint64_t{1} << 32) * (t + 1)));
 }
 
 TEST(CapiGrowing, UnionCloneAndClearWorkStageByStage) {
