@@ -306,7 +306,7 @@ TEST(CapiGrowing, ConcurrentAddsFromEightThreadsGrowTheChain) {
   }
   for (std::thread &t : threads) t.join();
   const abloom_info info = Info(f.get());
-  EXPECT_GE(info.stages, 7u);                              // 256 * (2^7 - 1) < 48000 keys
+  EXPECT_GE(info.stages, 7u);                   // 256 * (2^7 - 1) < 48000 keys
   EXPECT_LE(info.keys, kThreads * kPerThread);  // distinct keys: each counted once at most
   EXPECT_GE(info.keys, kThreads * kPerThread * 99 / 100);
   for (int t = 0; t < kThreads; ++t)
