@@ -282,8 +282,10 @@ int cmd_build(const std::string& output, const Shape& shape, const Inputs& in) {
 
 int cmd_add(const std::string& filter_path, const Inputs& in) {
   // A growing filter's file cannot grow in place (abloom_open refuses it read-write): its keys go
-  // into a private copy, saved over the file at the end through a temporary file and a rename,
-  // so that an interrupted add leaves the old file whole.
+  // into a copy in memory, saved over the file at the end through a temporary file and a rename,
+  // so that an interrupted add leaves the old file whole. The copy, not the mapping: Windows
+  // refuses to replace a file that this process has mapped.
+  Filter growing;
   {
     abloom_filter* f = nullptr;
     errno = 0;
@@ -291,10 +293,15 @@ int cmd_add(const std::string& filter_path, const Inputs& in) {
     Filter probe(f);
     check(rc == ABLOOM_ERR_STALE ? ABLOOM_OK : rc, filter_path);
     if (probe && is_growing(probe.get())) {
-      add_all(probe.get(), in, filter_path);
-      save_filter(probe.get(), filter_path);
-      return full_status(probe.get(), filter_path, in);
+      abloom_filter* copy = nullptr;
+      check(abloom_clone(probe.get(), &copy), filter_path);
+      growing.reset(copy);
     }
+  }  // the mapping is gone here
+  if (growing) {
+    add_all(growing.get(), in, filter_path);
+    save_filter(growing.get(), filter_path);
+    return full_status(growing.get(), filter_path, in);
   }
   // A stale file (a killed add's) takes more keys as well; the sync below seals it.
   Filter filter = open_filter_allow_stale(filter_path, ABLOOM_OPEN_READ_WRITE, in.quiet);

@@ -300,12 +300,16 @@ formats() {
   expect 0 "query from a FIFO" "$ABLOOM" query --count d.abloom fifo
   same "$(cat out)" "1000" "FIFO keys found"
   wait
-  seq 1 1000 >fifo &
-  expect 0 "build from a FIFO without --capacity (a growing filter)" "$ABLOOM" build -o x.abloom fifo
-  wait
-  seq 1 1000 >thousand.txt
-  expect 0 "query the FIFO's growing filter" "$ABLOOM" query --count x.abloom thousand.txt
-  same "$(cat out)" "1000" "its 1000 keys are found"
+  # Windows has no FIFOs in its file system: under wine a Linux FIFO looks like a regular file,
+  # which build counts (reading it whole) and then cannot open again.
+  if [[ -z $WINDOWS ]]; then
+    seq 1 1000 >fifo &
+    expect 0 "build from a FIFO without --capacity (a growing filter)" "$ABLOOM" build -o x.abloom fifo
+    wait
+    seq 1 1000 >thousand.txt
+    expect 0 "query the FIFO's growing filter" "$ABLOOM" query --count x.abloom thousand.txt
+    same "$(cat out)" "1000" "its 1000 keys are found"
+  fi
 }
 
 records() {
