@@ -186,17 +186,10 @@ int growth_request(const abloom_options* opts, abloom::GrowthRequest* req) noexc
   req->fpr = opts->fpr;
   req->growth = growth;
   req->shards = opts->shards;
-  switch (opts->layout) {
-    case ABLOOM_LAYOUT_DEFAULT:
-      req->layout_auto = true;
-      break;
-    case ABLOOM_LAYOUT_DISTINCT:
-    case ABLOOM_LAYOUT_SPLIT:
-      req->layout_auto = false;
-      req->layout = static_cast<abloom::Layout>(opts->layout);
-      break;
-    default:
-      return ABLOOM_ERR_INVALID;
+  // ABLOOM_LAYOUT_DEFAULT: each stage's own default (layout_of would fix one for them all).
+  req->layout_auto = opts->layout == ABLOOM_LAYOUT_DEFAULT;
+  if (!req->layout_auto && !layout_of(opts->layout, abloom::SizingRequest{}, &req->layout)) {
+    return ABLOOM_ERR_INVALID;
   }
   return to_code(abloom::check_growth(*req));
 }
@@ -389,7 +382,7 @@ int abloom_plan_compute(const abloom_options* opts, abloom_plan* plan) {
   return guarded([&] {
     abloom::Plan p;
     uint64_t capacity = opts->capacity;
-    if (known_options_size(opts->struct_size) && growth_of(opts) != 0.0) {
+    if (growth_of(opts) != 0.0) {  // only the third struct has growth
       // A growing filter: its first stage, what abloom_create allocates.
       abloom::GrowthRequest req;
       if (int rc = growth_request(opts, &req); rc != ABLOOM_OK) return rc;
@@ -414,7 +407,7 @@ int abloom_plan_compute(const abloom_options* opts, abloom_plan* plan) {
 int abloom_growth_footprint(const abloom_options* opts, uint64_t keys, uint32_t* stages,
                             uint64_t* bytes, double* fpr_bound) {
   if (opts == nullptr) return ABLOOM_ERR_NULL;
-  if (!known_options_size(opts->struct_size) || keys == 0) return ABLOOM_ERR_INVALID;
+  if (keys == 0) return ABLOOM_ERR_INVALID;  // growth_request refuses the other struct sizes
   return guarded([&] {
     abloom::GrowthRequest req;
     if (int rc = growth_request(opts, &req); rc != ABLOOM_OK) return rc;
@@ -460,7 +453,7 @@ int abloom_layout_model_fpr(uint32_t kind, uint32_t layout, double bits_per_key,
 int abloom_create(const abloom_options* opts, abloom_filter** out) {
   if (opts == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
   return guarded([&] {
-    if (known_options_size(opts->struct_size) && growth_of(opts) != 0.0) {
+    if (growth_of(opts) != 0.0) {  // only the third struct has growth
       abloom::GrowthRequest req;
       if (int rc = growth_request(opts, &req); rc != ABLOOM_OK) return rc;
       auto chain = std::make_unique<abloom::GrowingFilter>(req, opts->seed);

@@ -295,15 +295,14 @@ Errc filter_over(std::unique_ptr<MappedFile> mapping, OpenMode mode, std::unique
   return Errc::ok;
 }
 
-// map_path, then filter_over: *base_out the mapped bytes, *mapping_out the mapping.
+// map_path, then filter_over: *base_out the mapped bytes.
 Errc map_filter(const char* path, OpenMode mode, std::unique_ptr<Filter>* out,
-                const unsigned char** base_out, Header* header, MappedFile** mapping_out) {
+                const unsigned char** base_out, Header* header) {
   std::unique_ptr<MappedFile> mapping;
   if (Errc e = map_path(path, mode, &mapping); e != Errc::ok) return e;
-  MappedFile* raw = mapping.get();
+  const unsigned char* base = mapping->base();
   if (Errc e = filter_over(std::move(mapping), mode, out, header); e != Errc::ok) return e;
-  *base_out = raw->base();
-  if (mapping_out != nullptr) *mapping_out = raw;
+  *base_out = base;
   return Errc::ok;
 }
 
@@ -352,12 +351,12 @@ Errc seal_file(const char* path) {
   Header h;
   // Read-only first: a file that needs nothing (not stale) is checked without asking for write
   // access, and a read-only one that is intact is no error.
-  if (Errc e = map_filter(path, OpenMode::read_only, &f, &base, &h, nullptr); e != Errc::ok) {
+  if (Errc e = map_filter(path, OpenMode::read_only, &f, &base, &h); e != Errc::ok) {
     return e;
   }
   if ((h.flags & kFlagChecksumStale) == 0) return verify_checksum(base, h);
   f.reset();
-  if (Errc e = map_filter(path, OpenMode::read_write, &f, &base, &h, nullptr); e != Errc::ok) {
+  if (Errc e = map_filter(path, OpenMode::read_write, &f, &base, &h); e != Errc::ok) {
     return e;
   }
   // Sealed by another process between the two opens: the same answer as above.

@@ -109,7 +109,7 @@ bool GrowingFilter::test_and_add_hash(uint64_t h) noexcept {
   for (uint32_t i = 0; i + 1 < n; ++i) {
     if (stage(i).test_hash(h)) return true;
   }
-  Filter& newest = *slots_[n - 1].load(std::memory_order_acquire);
+  Filter& newest = mutable_stage(n - 1);
   if (newest.test_and_add_hash(h)) return true;
   count_new(n - 1, 1);
   return false;
@@ -202,7 +202,7 @@ uint64_t GrowingFilter::add_many(const uint64_t* hashes, size_t n) noexcept {
       i += run;
       continue;  // counted key by key
     }
-    Filter& newest = *slots_[last].load(std::memory_order_acquire);
+    Filter& newest = mutable_stage(last);
     if (last == 0) {
       fresh = newest.add_many(hashes + i, run);
     } else {
@@ -220,14 +220,12 @@ uint64_t GrowingFilter::add_many(const uint64_t* hashes, size_t n) noexcept {
 
 void GrowingFilter::set_writer_mode(WriterMode mode) noexcept {
   writer_mode_.store(static_cast<uint32_t>(mode), std::memory_order_relaxed);
-  for (uint32_t i = 0; i < stages(); ++i)
-    slots_[i].load(std::memory_order_acquire)->set_writer_mode(mode);
+  for (uint32_t i = 0; i < stages(); ++i) mutable_stage(i).set_writer_mode(mode);
 }
 
 void GrowingFilter::set_threads(uint32_t threads) noexcept {
   threads_.store(threads == 0 ? 1 : threads, std::memory_order_relaxed);
-  for (uint32_t i = 0; i < stages(); ++i)
-    slots_[i].load(std::memory_order_acquire)->set_threads(threads);
+  for (uint32_t i = 0; i < stages(); ++i) mutable_stage(i).set_threads(threads);
 }
 
 bool GrowingFilter::opened_stale() const noexcept {
@@ -238,8 +236,7 @@ bool GrowingFilter::opened_stale() const noexcept {
 }
 
 void GrowingFilter::make_read_only() noexcept {
-  for (uint32_t i = 0; i < stages(); ++i)
-    (void)slots_[i].load(std::memory_order_acquire)->sync_last();
+  for (uint32_t i = 0; i < stages(); ++i) (void)mutable_stage(i).sync_last();
 }
 
 std::unique_ptr<GrowingFilter> GrowingFilter::copy() const {
@@ -259,7 +256,7 @@ std::unique_ptr<GrowingFilter> GrowingFilter::copy() const {
 
 void GrowingFilter::clear() noexcept {
   for (uint32_t i = 0; i < stages(); ++i) {
-    slots_[i].load(std::memory_order_acquire)->clear();
+    mutable_stage(i).clear();
     added_[i].store(0, std::memory_order_relaxed);
   }
 }
@@ -334,7 +331,7 @@ Errc GrowingFilter::union_with(const GrowingFilter& other) noexcept {
     if (!grow(stages())) return Errc::range;
   }
   for (uint32_t i = 0; i < theirs; ++i) {
-    Filter& mine = *slots_[i].load(std::memory_order_acquire);
+    Filter& mine = mutable_stage(i);
     if (Errc e = mine.union_with(other.stage(i)); e != Errc::ok) return e;  // same shapes: ok
     added_[i].fetch_add(other.stage_keys(i), std::memory_order_relaxed);
   }

@@ -120,6 +120,8 @@ class GrowingFilter {
   double estimate_fpr() const noexcept;
 
  private:
+  // Stage i, for the calls that change it (stage(i) is the read-only view).
+  Filter& mutable_stage(uint32_t i) noexcept { return *slots_[i].load(std::memory_order_acquire); }
   // Checks the request and fills capacity_ (status_ says how that went).
   void init_schedule() noexcept;
   // The bulk tests of stages [0, upto), newest first, over keys[0, n): the keys no stage holds

@@ -47,9 +47,9 @@ bool is_chain(const unsigned char* data, size_t len) noexcept {
 }
 
 uint64_t chain_serialized_size(const GrowingFilter& f, uint32_t stages) noexcept {
-  uint64_t at = table_end(stages);
-  for (uint32_t i = 0; i < stages; ++i) at = align64(at) + serialized_size(f.stage(i).shape());
-  return at;
+  if (stages == 0) return table_end(0);
+  const uint32_t last = stages - 1;
+  return chain_stage_offset(f, stages, last) + serialized_size(f.stage(last).shape());
 }
 
 uint64_t chain_head_size(uint32_t stages) noexcept { return table_end(stages); }
@@ -94,9 +94,9 @@ uint64_t chain_stage_offset(const GrowingFilter& f, uint32_t stages, uint32_t st
 
 void serialize_chain_into(const GrowingFilter& f, uint32_t stages, unsigned char* out) noexcept {
   encode_chain_head(f, stages, out);
-  uint64_t at = table_end(stages);
+  uint64_t at = chain_head_size(stages);
   for (uint32_t i = 0; i < stages; ++i) {
-    const uint64_t offset = align64(at);
+    const uint64_t offset = chain_stage_offset(f, stages, i);
     std::memset(out + at, 0, offset - at);
     serialize_into(f.stage(i), out + offset);
     at = offset + serialized_size(f.stage(i).shape());

@@ -1909,6 +1909,8 @@ class GrowingFilter {
   double estimate_fpr() const noexcept;
 
  private:
+  // Stage i, for the calls that change it (stage(i) is the read-only view).
+  Filter& mutable_stage(uint32_t i) noexcept { return *slots_[i].load(std::memory_order_acquire); }
   // Checks the request and fills capacity_ (status_ says how that went).
   void init_schedule() noexcept;
   // The bulk tests of stages [0, upto), newest first, over keys[0, n): the keys no stage holds
@@ -4058,15 +4060,14 @@ Errc filter_over(std::unique_ptr<MappedFile> mapping, OpenMode mode, std::unique
   return Errc::ok;
 }
 
-// map_path, then filter_over: *base_out the mapped bytes, *mapping_out the mapping.
+// map_path, then filter_over: *base_out the mapped bytes.
 Errc map_filter(const char* path, OpenMode mode, std::unique_ptr<Filter>* out,
-                const unsigned char** base_out, Header* header, MappedFile** mapping_out) {
+                const unsigned char** base_out, Header* header) {
   std::unique_ptr<MappedFile> mapping;
   if (Errc e = map_path(path, mode, &mapping); e != Errc::ok) return e;
-  MappedFile* raw = mapping.get();
+  const unsigned char* base = mapping->base();
   if (Errc e = filter_over(std::move(mapping), mode, out, header); e != Errc::ok) return e;
-  *base_out = raw->base();
-  if (mapping_out != nullptr) *mapping_out = raw;
+  *base_out = base;
   return Errc::ok;
 }
 
@@ -4115,12 +4116,12 @@ Errc seal_file(const char* path) {
   Header h;
   // Read-only first: a file that needs nothing (not stale) is checked without asking for write
   // access, and a read-only one that is intact is no error.
-  if (Errc e = map_filter(path, OpenMode::read_only, &f, &base, &h, nullptr); e != Errc::ok) {
+  if (Errc e = map_filter(path, OpenMode::read_only, &f, &base, &h); e != Errc::ok) {
     return e;
   }
   if ((h.flags & kFlagChecksumStale) == 0) return verify_checksum(base, h);
   f.reset();
-  if (Errc e = map_filter(path, OpenMode::read_write, &f, &base, &h, nullptr); e != Errc::ok) {
+  if (Errc e = map_filter(path, OpenMode::read_write, &f, &base, &h); e != Errc::ok) {
     return e;
   }
   // Sealed by another process between the two opens: the same answer as above.
@@ -4804,7 +4805,7 @@ bool GrowingFilter::test_and_add_hash(uint64_t h) noexcept {
   for (uint32_t i = 0; i + 1 < n; ++i) {
     if (stage(i).test_hash(h)) return true;
   }
-  Filter& newest = *slots_[n - 1].load(std::memory_order_acquire);
+  Filter& newest = mutable_stage(n - 1);
   if (newest.test_and_add_hash(h)) return true;
   count_new(n - 1, 1);
   return false;
@@ -4897,7 +4898,7 @@ uint64_t GrowingFilter::add_many(const uint64_t* hashes, size_t n) noexcept {
       i += run;
       continue;  // counted key by key
     }
-    Filter& newest = *slots_[last].load(std::memory_order_acquire);
+    Filter& newest = mutable_stage(last);
     if (last == 0) {
       fresh = newest.add_many(hashes + i, run);
     } else {
@@ -4915,14 +4916,12 @@ uint64_t GrowingFilter::add_many(const uint64_t* hashes, size_t n) noexcept {
 
 void GrowingFilter::set_writer_mode(WriterMode mode) noexcept {
   writer_mode_.store(static_cast<uint32_t>(mode), std::memory_order_relaxed);
-  for (uint32_t i = 0; i < stages(); ++i)
-    slots_[i].load(std::memory_order_acquire)->set_writer_mode(mode);
+  for (uint32_t i = 0; i < stages(); ++i) mutable_stage(i).set_writer_mode(mode);
 }
 
 void GrowingFilter::set_threads(uint32_t threads) noexcept {
   threads_.store(threads == 0 ? 1 : threads, std::memory_order_relaxed);
-  for (uint32_t i = 0; i < stages(); ++i)
-    slots_[i].load(std::memory_order_acquire)->set_threads(threads);
+  for (uint32_t i = 0; i < stages(); ++i) mutable_stage(i).set_threads(threads);
 }
 
 bool GrowingFilter::opened_stale() const noexcept {
@@ -4933,8 +4932,7 @@ bool GrowingFilter::opened_stale() const noexcept {
 }
 
 void GrowingFilter::make_read_only() noexcept {
-  for (uint32_t i = 0; i < stages(); ++i)
-    (void)slots_[i].load(std::memory_order_acquire)->sync_last();
+  for (uint32_t i = 0; i < stages(); ++i) (void)mutable_stage(i).sync_last();
 }
 
 std::unique_ptr<GrowingFilter> GrowingFilter::copy() const {
@@ -4954,7 +4952,7 @@ std::unique_ptr<GrowingFilter> GrowingFilter::copy() const {
 
 void GrowingFilter::clear() noexcept {
   for (uint32_t i = 0; i < stages(); ++i) {
-    slots_[i].load(std::memory_order_acquire)->clear();
+    mutable_stage(i).clear();
     added_[i].store(0, std::memory_order_relaxed);
   }
 }
@@ -5029,7 +5027,7 @@ Errc GrowingFilter::union_with(const GrowingFilter& other) noexcept {
     if (!grow(stages())) return Errc::range;
   }
   for (uint32_t i = 0; i < theirs; ++i) {
-    Filter& mine = *slots_[i].load(std::memory_order_acquire);
+    Filter& mine = mutable_stage(i);
     if (Errc e = mine.union_with(other.stage(i)); e != Errc::ok) return e;  // same shapes: ok
     added_[i].fetch_add(other.stage_keys(i), std::memory_order_relaxed);
   }
@@ -5115,9 +5113,9 @@ bool is_chain(const unsigned char* data, size_t len) noexcept {
 }
 
 uint64_t chain_serialized_size(const GrowingFilter& f, uint32_t stages) noexcept {
-  uint64_t at = table_end(stages);
-  for (uint32_t i = 0; i < stages; ++i) at = align64(at) + serialized_size(f.stage(i).shape());
-  return at;
+  if (stages == 0) return table_end(0);
+  const uint32_t last = stages - 1;
+  return chain_stage_offset(f, stages, last) + serialized_size(f.stage(last).shape());
 }
 
 uint64_t chain_head_size(uint32_t stages) noexcept { return table_end(stages); }
@@ -5162,9 +5160,9 @@ uint64_t chain_stage_offset(const GrowingFilter& f, uint32_t stages, uint32_t st
 
 void serialize_chain_into(const GrowingFilter& f, uint32_t stages, unsigned char* out) noexcept {
   encode_chain_head(f, stages, out);
-  uint64_t at = table_end(stages);
+  uint64_t at = chain_head_size(stages);
   for (uint32_t i = 0; i < stages; ++i) {
-    const uint64_t offset = align64(at);
+    const uint64_t offset = chain_stage_offset(f, stages, i);
     std::memset(out + at, 0, offset - at);
     serialize_into(f.stage(i), out + offset);
     at = offset + serialized_size(f.stage(i).shape());
@@ -7199,17 +7197,10 @@ int growth_request(const abloom_options* opts, abloom::GrowthRequest* req) noexc
   req->fpr = opts->fpr;
   req->growth = growth;
   req->shards = opts->shards;
-  switch (opts->layout) {
-    case ABLOOM_LAYOUT_DEFAULT:
-      req->layout_auto = true;
-      break;
-    case ABLOOM_LAYOUT_DISTINCT:
-    case ABLOOM_LAYOUT_SPLIT:
-      req->layout_auto = false;
-      req->layout = static_cast<abloom::Layout>(opts->layout);
-      break;
-    default:
-      return ABLOOM_ERR_INVALID;
+  // ABLOOM_LAYOUT_DEFAULT: each stage's own default (layout_of would fix one for them all).
+  req->layout_auto = opts->layout == ABLOOM_LAYOUT_DEFAULT;
+  if (!req->layout_auto && !layout_of(opts->layout, abloom::SizingRequest{}, &req->layout)) {
+    return ABLOOM_ERR_INVALID;
   }
   return to_code(abloom::check_growth(*req));
 }
@@ -7402,7 +7393,7 @@ int abloom_plan_compute(const abloom_options* opts, abloom_plan* plan) {
   return guarded([&] {
     abloom::Plan p;
     uint64_t capacity = opts->capacity;
-    if (known_options_size(opts->struct_size) && growth_of(opts) != 0.0) {
+    if (growth_of(opts) != 0.0) {  // only the third struct has growth
       // A growing filter: its first stage, what abloom_create allocates.
       abloom::GrowthRequest req;
       if (int rc = growth_request(opts, &req); rc != ABLOOM_OK) return rc;
@@ -7427,7 +7418,7 @@ int abloom_plan_compute(const abloom_options* opts, abloom_plan* plan) {
 int abloom_growth_footprint(const abloom_options* opts, uint64_t keys, uint32_t* stages,
                             uint64_t* bytes, double* fpr_bound) {
   if (opts == nullptr) return ABLOOM_ERR_NULL;
-  if (!known_options_size(opts->struct_size) || keys == 0) return ABLOOM_ERR_INVALID;
+  if (keys == 0) return ABLOOM_ERR_INVALID;  // growth_request refuses the other struct sizes
   return guarded([&] {
     abloom::GrowthRequest req;
     if (int rc = growth_request(opts, &req); rc != ABLOOM_OK) return rc;
@@ -7473,7 +7464,7 @@ int abloom_layout_model_fpr(uint32_t kind, uint32_t layout, double bits_per_key,
 int abloom_create(const abloom_options* opts, abloom_filter** out) {
   if (opts == nullptr || out == nullptr) return ABLOOM_ERR_NULL;
   return guarded([&] {
-    if (known_options_size(opts->struct_size) && growth_of(opts) != 0.0) {
+    if (growth_of(opts) != 0.0) {  // only the third struct has growth
       abloom::GrowthRequest req;
       if (int rc = growth_request(opts, &req); rc != ABLOOM_OK) return rc;
       auto chain = std::make_unique<abloom::GrowingFilter>(req, opts->seed);
