@@ -293,9 +293,9 @@ TEST(CapiGrowing, ConcurrentAddsFromEightThreadsGrowTheChain) {
       if (t % 2 == 0) {
         for (uint64_t k : keys) EXPECT_EQ(abloom_add(f.get(), &k, sizeof k), ABLOOM_OK);
       } else {
+        std::vector<uint64_t> offsets(501);
+        for (size_t i = 0; i <= 500; ++i) offsets[i] = i * 8;
         for (size_t at = 0; at < keys.size(); at += 500) {
-          std::vector<uint64_t> offsets(501);
-          for (size_t i = 0; i <= 500; ++i) offsets[i] = i * 8;
           EXPECT_EQ(
               abloom_add_packed(f.get(), keys.data() + at, 500 * 8, offsets.data(), 500, nullptr),
               ABLOOM_OK);

@@ -155,6 +155,18 @@ Loaded Load(const GoldenVector &v) {
   return l;
 }
 
+// Keys as the pointer and length arrays the bulk calls take (valid while `keys` lives).
+struct KeyArrays {
+  explicit KeyArrays(const std::vector<std::string> &keys) {
+    for (const std::string &key : keys) {
+      ptrs.push_back(key.data());
+      lens.push_back(key.size());
+    }
+  }
+  std::vector<const void *> ptrs;
+  std::vector<size_t> lens;
+};
+
 abloom_options OptionsOf(const GoldenVector &v) {
   abloom_options o;
   EXPECT_EQ(abloom_options_init(&o), ABLOOM_OK);
@@ -198,15 +210,11 @@ void CheckFilter(const GoldenVector &v, const Loaded &l, const abloom_filter *f,
   }
 
   // Bulk: the added keys as pointer arrays, the absent ones packed.
-  std::vector<const void *> ptrs;
-  std::vector<size_t> lens;
-  for (const std::string &key : l.keys) {
-    ptrs.push_back(key.data());
-    lens.push_back(key.size());
-  }
+  const KeyArrays arrays(l.keys);
   std::vector<uint8_t> results(l.keys.size(), 0);
   uint64_t found = 0;
-  ASSERT_EQ(abloom_test_many(f, ptrs.data(), lens.data(), ptrs.size(), results.data(), &found),
+  ASSERT_EQ(abloom_test_many(f, arrays.ptrs.data(), arrays.lens.data(), arrays.ptrs.size(),
+                             results.data(), &found),
             ABLOOM_OK);
   EXPECT_EQ(found, l.keys.size());
   std::string packed;
@@ -364,13 +372,10 @@ TEST_P(GoldenVectors, RebuildGivesIdenticalBytes) {
   raw = nullptr;
   ASSERT_EQ(abloom_create(&o, &raw), ABLOOM_OK);
   Filter bulk(raw);
-  std::vector<const void *> ptrs;
-  std::vector<size_t> lens;
-  for (const std::string &key : l_.keys) {
-    ptrs.push_back(key.data());
-    lens.push_back(key.size());
-  }
-  ASSERT_EQ(abloom_add_many(bulk.get(), ptrs.data(), lens.data(), ptrs.size(), nullptr), ABLOOM_OK);
+  const KeyArrays arrays(l_.keys);
+  ASSERT_EQ(abloom_add_many(bulk.get(), arrays.ptrs.data(), arrays.lens.data(), arrays.ptrs.size(),
+                            nullptr),
+            ABLOOM_OK);
   const std::string bulk_bytes = Serialize(bulk.get());
   EXPECT_TRUE(bulk_bytes == l_.bytes)
       << "abloom_add_many then abloom_serialize: " << Diff(bulk_bytes, l_.bytes);
@@ -522,14 +527,10 @@ void CheckGrowing(const Loaded &l, const abloom_filter *f, uint32_t storage, con
     EXPECT_EQ(st.layout, ABLOOM_LAYOUT_SPLIT) << "stage " << s;
   }
   for (const std::string &key : l.keys) ASSERT_EQ(abloom_test(f, key.data(), key.size()), 1) << key;
-  std::vector<const void *> ptrs;
-  std::vector<size_t> lens;
-  for (const std::string &key : l.absent) {
-    ptrs.push_back(key.data());
-    lens.push_back(key.size());
-  }
+  const KeyArrays arrays(l.absent);
   std::vector<uint8_t> bulk(l.absent.size());
-  ASSERT_EQ(abloom_test_many(f, ptrs.data(), lens.data(), ptrs.size(), bulk.data(), nullptr),
+  ASSERT_EQ(abloom_test_many(f, arrays.ptrs.data(), arrays.lens.data(), arrays.ptrs.size(),
+                             bulk.data(), nullptr),
             ABLOOM_OK);
   for (size_t i = 0; i < l.absent.size(); ++i) {
     ASSERT_EQ(abloom_test(f, l.absent[i].data(), l.absent[i].size()), l.answers[i]) << l.absent[i];
@@ -589,13 +590,10 @@ TEST_F(GrowingVector, RebuildGivesIdenticalBytes) {
   raw = nullptr;
   ASSERT_EQ(abloom_create(&o, &raw), ABLOOM_OK);
   Filter bulk(raw);
-  std::vector<const void *> ptrs;
-  std::vector<size_t> lens;
-  for (const std::string &key : l_.keys) {
-    ptrs.push_back(key.data());
-    lens.push_back(key.size());
-  }
-  ASSERT_EQ(abloom_add_many(bulk.get(), ptrs.data(), lens.data(), ptrs.size(), nullptr), ABLOOM_OK);
+  const KeyArrays arrays(l_.keys);
+  ASSERT_EQ(abloom_add_many(bulk.get(), arrays.ptrs.data(), arrays.lens.data(), arrays.ptrs.size(),
+                            nullptr),
+            ABLOOM_OK);
   EXPECT_TRUE(Serialize(bulk.get()) == l_.bytes) << "abloom_add_many then abloom_serialize";
   std::string saved;
   {
