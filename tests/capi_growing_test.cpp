@@ -1,6 +1,7 @@
 // Growing filters through the C API (abloom_options.growth): one handle type, every call either
 // works on the chain or says why not.
 #include <cmath>
+#include <cstddef>
 #include <thread>
 
 #include "aligned_memory.hpp"
@@ -247,6 +248,38 @@ TEST(CapiGrowing, CallsThatCannotWorkOnAChainSaySo) {
   abloom_info_init(&st);
   ASSERT_EQ(abloom_get_stage_info(dflt.get(), 0, &st), ABLOOM_OK);
   EXPECT_EQ(st.capacity, ABLOOM_DEFAULT_INITIAL_CAPACITY);
+}
+
+TEST(CapiGrowing, StageInfoChecksItsArgumentsAndOlderStructs) {
+  Filter g = NewGrowing();
+  AddAll(g.get(), Keys(3 * kInitial, 1));
+  abloom_info st;
+  abloom_info_init(&st);
+  EXPECT_EQ(abloom_get_stage_info(nullptr, 0, &st), ABLOOM_ERR_NULL);
+  EXPECT_EQ(abloom_get_stage_info(g.get(), 0, nullptr), ABLOOM_ERR_NULL);
+  st.struct_size = sizeof(abloom_info) + 8;
+  EXPECT_EQ(abloom_get_stage_info(g.get(), 0, &st), ABLOOM_ERR_INVALID);
+  EXPECT_EQ(abloom_get_info(g.get(), &st), ABLOOM_ERR_INVALID);
+  // A caller built with the second struct (it ends before `stages`): nothing past it is written.
+  const size_t v2 = offsetof(abloom_info, stages) + 4;
+  for (int which = 0; which < 2; ++which) {
+    std::vector<unsigned char> buf(sizeof(abloom_info), 0xAB);
+    abloom_info *old = reinterpret_cast<abloom_info *>(buf.data());
+    old->struct_size = v2;
+    EXPECT_EQ(which == 0 ? abloom_get_info(g.get(), old) : abloom_get_stage_info(g.get(), 1, old),
+              ABLOOM_OK);
+    for (size_t i = v2; i < buf.size(); ++i) ASSERT_EQ(buf[i], 0xAB) << "byte " << i;
+  }
+  // A fixed filter is its own stage 0, and has no stage 1.
+  abloom_filter *raw = nullptr;
+  ASSERT_EQ(abloom_new(kInitial, 0.01, &raw), ABLOOM_OK);
+  Filter fixed(raw);
+  abloom_info_init(&st);
+  ASSERT_EQ(abloom_get_stage_info(fixed.get(), 0, &st), ABLOOM_OK);
+  EXPECT_EQ(st.stages, 1u);
+  EXPECT_EQ(st.growth, 0.0);
+  EXPECT_EQ(st.capacity, kInitial);
+  EXPECT_EQ(abloom_get_stage_info(fixed.get(), 1, &st), ABLOOM_ERR_RANGE);
 }
 
 TEST(CapiGrowing, FootprintSaysWhatAChainReaches) {
