@@ -721,6 +721,20 @@ ABLOOM_API int abloom_memory_init(abloom_memory *mem);
 ABLOOM_API int abloom_get_memory(const abloom_filter *filter, abloom_memory *mem);
 
 /**
+ * Describe stage `stage` (0 = the oldest) of a growing filter in *mem, as abloom_get_memory
+ * describes a fixed filter: each stage is a filter of its own shape, and a key is in the chain
+ * if it is in any stage. A fixed filter is its own stage 0. A stage's memory stays where it is
+ * until abloom_free (abloom_clear empties it in place; stages are only ever appended), so a
+ * reader may keep the pointers of the stages it has seen, and must ask again for the stages
+ * appended since (abloom_get_stage_info gives the count): code that probes a growing filter
+ * itself, as the Java binding's single-key test does, reads the count after each add it makes.
+ * Errors: ABLOOM_ERR_NULL, ABLOOM_ERR_INVALID (a struct_size that is not a known size),
+ * ABLOOM_ERR_RANGE (no such stage).
+ */
+ABLOOM_API int abloom_get_stage_memory(const abloom_filter *filter, uint32_t stage,
+                                       abloom_memory *mem);
+
+/**
  * The same shard pointers as abloom_get_memory, writable: *out = an array of the filter's shard
  * count of pointers, owned by the filter, valid until abloom_free. Errors: ABLOOM_ERR_NULL,
  * ABLOOM_ERR_READONLY (a view, or a file opened read-only: *out is left unchanged),

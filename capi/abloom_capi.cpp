@@ -771,11 +771,9 @@ int abloom_memory_init(abloom_memory* mem) {
   return ABLOOM_OK;
 }
 
-int abloom_get_memory(const abloom_filter* filter, abloom_memory* mem) {
-  if (filter == nullptr || mem == nullptr) return ABLOOM_ERR_NULL;
-  if (mem->struct_size != sizeof(abloom_memory)) return ABLOOM_ERR_INVALID;
-  if (filter->chain) return ABLOOM_ERR_UNSUPPORTED;
-  const abloom::Shape& s = filter->impl->shape();
+namespace {
+void describe_memory(const abloom::Filter& f, abloom_memory* mem) {
+  const abloom::Shape& s = f.shape();
   mem->kind = static_cast<uint32_t>(s.kind);
   mem->layout = static_cast<uint32_t>(s.layout);
   mem->hash_id = abloom::kHashXxh3;
@@ -784,9 +782,30 @@ int abloom_get_memory(const abloom_filter* filter, abloom_memory* mem) {
   mem->shards = s.shards();
   mem->blocks_per_shard = s.blocks_per_shard;
   mem->seed = s.seed;
-  mem->read_only = filter->impl->read_only() ? 1 : 0;
+  mem->read_only = f.read_only() ? 1 : 0;
   mem->reserved = 0;
-  mem->shard_words = filter->impl->shard_pointers();
+  mem->shard_words = f.shard_pointers();
+}
+}  // namespace
+
+int abloom_get_memory(const abloom_filter* filter, abloom_memory* mem) {
+  if (filter == nullptr || mem == nullptr) return ABLOOM_ERR_NULL;
+  if (mem->struct_size != sizeof(abloom_memory)) return ABLOOM_ERR_INVALID;
+  if (filter->chain) return ABLOOM_ERR_UNSUPPORTED;
+  describe_memory(*filter->impl, mem);
+  return ABLOOM_OK;
+}
+
+int abloom_get_stage_memory(const abloom_filter* filter, uint32_t stage, abloom_memory* mem) {
+  if (filter == nullptr || mem == nullptr) return ABLOOM_ERR_NULL;
+  if (mem->struct_size != sizeof(abloom_memory)) return ABLOOM_ERR_INVALID;
+  if (!filter->chain) {
+    if (stage != 0) return ABLOOM_ERR_RANGE;
+    describe_memory(*filter->impl, mem);
+    return ABLOOM_OK;
+  }
+  if (stage >= filter->chain->stages()) return ABLOOM_ERR_RANGE;
+  describe_memory(filter->chain->stage(stage), mem);
   return ABLOOM_OK;
 }
 

@@ -374,6 +374,82 @@ TEST(Memory, ReadOnlyFiltersRefuseWritablePointers) {
   EXPECT_EQ(abloom_test(reread, "direct", 6), 1);
 }
 
+// A growing filter's stages, each probed from its own abloom_get_stage_memory: a key is in the
+// chain exactly when some stage holds it, the pointers of a stage never move while the chain
+// grows, and a fixed filter is its own stage 0.
+TEST(Memory, GrowingStagesAnswerAsTheChain) {
+  abloom_options o;
+  ASSERT_EQ(abloom_options_init(&o), ABLOOM_OK);
+  o.capacity = 200;
+  o.fpr = 0.01;
+  o.seed = 11;
+  o.growth = ABLOOM_DEFAULT_GROWTH;
+  abloom_filter *raw = nullptr;
+  ASSERT_EQ(abloom_create(&o, &raw), ABLOOM_OK);
+  const Filter g(raw);
+  const std::vector<std::string> keys = Keys(6000, 31);
+  std::vector<std::string> absent(20000);  // never among keys (whose short ones repeat)
+  for (size_t i = 0; i < absent.size(); ++i) absent[i] = "absent key " + std::to_string(i);
+  for (size_t i = 0; i < 300; ++i)
+    ASSERT_EQ(abloom_add(g.get(), keys[i].data(), keys[i].size()), ABLOOM_OK);
+  abloom_memory first;
+  ASSERT_EQ(abloom_memory_init(&first), ABLOOM_OK);
+  ASSERT_EQ(abloom_get_stage_memory(g.get(), 0, &first), ABLOOM_OK);
+  const uint64_t *first_words = first.shard_words[0];
+  for (size_t i = 300; i < keys.size(); ++i) {
+    ASSERT_EQ(abloom_add(g.get(), keys[i].data(), keys[i].size()), ABLOOM_OK);
+  }
+  abloom_info info;
+  ASSERT_EQ(abloom_info_init(&info), ABLOOM_OK);
+  ASSERT_EQ(abloom_get_stage_info(g.get(), 0, &info), ABLOOM_OK);
+  ASSERT_GE(info.stages, 5u) << "6000 keys from a first stage of 200 at growth 2";
+  std::vector<abloom_memory> stages(info.stages);
+  for (uint32_t s = 0; s < info.stages; ++s) {
+    ASSERT_EQ(abloom_memory_init(&stages[s]), ABLOOM_OK);
+    ASSERT_EQ(abloom_get_stage_memory(g.get(), s, &stages[s]), ABLOOM_OK) << s;
+    EXPECT_EQ(stages[s].seed, 11u);
+    EXPECT_EQ(stages[s].hash_id, 1u);
+    abloom_info st;
+    ASSERT_EQ(abloom_info_init(&st), ABLOOM_OK);
+    ASSERT_EQ(abloom_get_stage_info(g.get(), s, &st), ABLOOM_OK);
+    EXPECT_EQ(stages[s].k, st.k) << s;
+    EXPECT_EQ(stages[s].blocks_per_shard, st.blocks_per_shard) << s;
+    EXPECT_EQ(stages[s].shards, st.shards) << s;
+  }
+  EXPECT_EQ(stages[0].shard_words[0], first_words) << "a stage's memory never moves";
+  EXPECT_GT(stages.back().blocks_per_shard * stages.back().shards,
+            stages[0].blocks_per_shard * stages[0].shards);
+  const auto in_some_stage = [&](const std::string &key) {
+    bool any = false;
+    for (const abloom_memory &m : stages) any = any || DocTest(m, key);
+    return any;
+  };
+  for (const std::string &key : keys) ASSERT_TRUE(in_some_stage(key));
+  uint64_t hits = 0;
+  for (const std::string &key : absent) {
+    const bool ours = in_some_stage(key);
+    ASSERT_EQ(ours ? 1 : 0, abloom_test(g.get(), key.data(), key.size()));
+    hits += ours ? 1 : 0;
+  }
+  EXPECT_LT(hits, absent.size() / 50) << "the chain's target is 1%: the probes are not all-ones";
+  abloom_memory past;
+  ASSERT_EQ(abloom_memory_init(&past), ABLOOM_OK);
+  EXPECT_EQ(abloom_get_stage_memory(g.get(), info.stages, &past), ABLOOM_ERR_RANGE);
+  EXPECT_EQ(abloom_get_memory(g.get(), &past), ABLOOM_ERR_UNSUPPORTED);
+
+  const Filter fixed = Make({ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 4, 0, 0}, 1000);
+  abloom_memory whole = MemoryOf(fixed.get());
+  abloom_memory stage0;
+  ASSERT_EQ(abloom_memory_init(&stage0), ABLOOM_OK);
+  ASSERT_EQ(abloom_get_stage_memory(fixed.get(), 0, &stage0), ABLOOM_OK);
+  EXPECT_EQ(std::memcmp(&whole, &stage0, sizeof whole), 0);
+  EXPECT_EQ(abloom_get_stage_memory(fixed.get(), 1, &stage0), ABLOOM_ERR_RANGE);
+  EXPECT_EQ(abloom_get_stage_memory(nullptr, 0, &stage0), ABLOOM_ERR_NULL);
+  EXPECT_EQ(abloom_get_stage_memory(fixed.get(), 0, nullptr), ABLOOM_ERR_NULL);
+  stage0.struct_size = sizeof stage0 + 8;
+  EXPECT_EQ(abloom_get_stage_memory(g.get(), 0, &stage0), ABLOOM_ERR_INVALID);
+}
+
 TEST(Memory, BadArguments) {
   abloom_memory m;
   EXPECT_EQ(abloom_memory_init(nullptr), ABLOOM_ERR_NULL);

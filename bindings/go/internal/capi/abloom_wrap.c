@@ -2187,6 +2187,23 @@ intgo _wrap_abloom_estimate_fpr_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0,
 }
 
 
+intgo _wrap_abloom_get_stage_memory_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, intgo _swig_go_1, struct abloom_memory *_swig_go_2) {
+  abloom_filter *arg1 = (abloom_filter *) 0 ;
+  uint32_t arg2 ;
+  abloom_memory *arg3 = (abloom_memory *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (abloom_filter *)_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  arg3 = *(abloom_memory **)&_swig_go_2; 
+  
+  result = (int)abloom_get_stage_memory((struct abloom_filter const *)arg1,arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
 intgo _wrap_abloom_serialized_size_capi_a271d6d51c5a0fa2(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;

@@ -252,6 +252,7 @@ extern swig_intgo _wrap_abloom_get_info_capi_a271d6d51c5a0fa2(uintptr_t arg1, ui
 extern swig_intgo _wrap_abloom_get_stage_info_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_intgo arg2, uintptr_t arg3);
 extern swig_intgo _wrap_abloom_estimate_count_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_62 arg2);
 extern swig_intgo _wrap_abloom_estimate_fpr_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_63 arg2);
+extern swig_intgo _wrap_abloom_get_stage_memory_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_intgo arg2, uintptr_t arg3);
 extern swig_intgo _wrap_abloom_serialized_size_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_64 arg2);
 extern swig_intgo _wrap_abloom_serialize_capi_a271d6d51c5a0fa2(uintptr_t arg1, swig_type_65 arg2, swig_type_66 arg3);
 extern swig_intgo _wrap_abloom_deserialize_capi_a271d6d51c5a0fa2(swig_type_67 arg1, swig_type_68 arg2);
@@ -1586,6 +1587,15 @@ func Abloom_estimate_fpr(arg1 uintptr, arg2 []float64) (_swig_ret int) {
 	return swig_r
 }
 
+func Abloom_get_stage_memory(arg1 uintptr, arg2 uint, arg3 Struct_SS_abloom_memory) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := getSwigcptr(arg3)
+	swig_r = (int)(C._wrap_abloom_get_stage_memory_capi_a271d6d51c5a0fa2(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2)))
+	return swig_r
+}
+
 const ABLOOM_HEADER_BYTES int = 128
 
 func Abloom_serialized_size(arg1 uintptr, arg2 []uint64) (_swig_ret int) {
@@ -1712,3 +1722,12 @@ func _swig_getSIZEOF_PLAN() (_swig_ret int64) {
 }
 
 var SIZEOF_PLAN int64 = _swig_getSIZEOF_PLAN()
+
+type SwigcptrStruct_SS_abloom_memory uintptr
+type Struct_SS_abloom_memory interface {
+	Swigcptr() uintptr
+}
+
+func (p SwigcptrStruct_SS_abloom_memory) Swigcptr() uintptr {
+	return uintptr(p)
+}

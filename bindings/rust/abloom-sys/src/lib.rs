@@ -491,6 +491,13 @@ extern "C" {
     pub fn abloom_memory_init(mem: *mut abloom_memory) -> c_int;
     /// Where `filter`'s bits are and how keys map to them (read-only pointers).
     pub fn abloom_get_memory(filter: *const abloom_filter, mem: *mut abloom_memory) -> c_int;
+    /// Where stage `stage` of a growing filter keeps its bits (a fixed filter is its own stage
+    /// 0); a stage's memory never moves while the filter lives.
+    pub fn abloom_get_stage_memory(
+        filter: *const abloom_filter,
+        stage: u32,
+        mem: *mut abloom_memory,
+    ) -> c_int;
     /// The shard pointers, writable; [`ABLOOM_ERR_READONLY`] for a read-only filter.
     pub fn abloom_get_writable_shards(
         filter: *mut abloom_filter,
