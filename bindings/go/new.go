@@ -164,8 +164,9 @@ func create(op string, co capi.Abloom_options) (*Filter, error) {
 // NewGrowing makes an empty growing filter: one that needs no capacity, and keeps its
 // false-positive rate below fpr in (0, 1) at any number of keys, e.g. NewGrowing(0.01). It is a
 // chain of filters (stages): the first holds DefaultInitialCapacity keys (WithInitialCapacity),
-// each next one DefaultGrowth times more (WithGrowth), each with a tighter FPR target than the
-// last, so that the chain's FPR, at most the sum of its stages', stays below fpr. A stage is
+// each next one DefaultGrowth times more (WithGrowth), each with its own share of fpr as its FPR
+// target, shares that sum below 1 at any stage count, so that the chain's FPR, at most the sum of
+// its stages', stays below fpr. A stage is
 // appended, by whichever add needs it, when the newest has taken its capacity of new keys.
 // WithKind, WithLayout, WithShards, WithSeed and WithThreads apply to every stage; WithBits and
 // WithK do not apply (ErrInvalid).
