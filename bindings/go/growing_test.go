@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -176,6 +177,10 @@ func TestGrowingConcurrentAddTest(t *testing.T) {
 			perWriter := uint64(16000 / writers)
 			f := mustGrowing(t, 0.01, WithInitialCapacity(64))
 			progress := make([]atomic.Uint64, writers)
+			var checked atomic.Int64
+			var failed atomic.Bool // a reader found a key missing (and stopped)
+			var readers sync.WaitGroup
+			stop := make(chan struct{})
 			var wg sync.WaitGroup
 			for w := 0; w < writers; w++ {
 				wg.Add(1)
@@ -204,12 +209,17 @@ func TestGrowingConcurrentAddTest(t *testing.T) {
 							i += n
 						}
 						progress[w].Store(i) // published after the add returned
+						if i >= perWriter/2 {
+							// Halfway, wait for the readers to have checked some keys, so that
+							// they do while stages are still being appended, however fast the
+							// writers run.
+							for checked.Load() == 0 && !failed.Load() {
+								runtime.Gosched()
+							}
+						}
 					}
 				}(w)
 			}
-			var readers sync.WaitGroup
-			stop := make(chan struct{})
-			var checked atomic.Int64
 			for r := 0; r < 2; r++ {
 				readers.Add(1)
 				go func(r int) {
@@ -230,11 +240,13 @@ func TestGrowingConcurrentAddTest(t *testing.T) {
 						// The newest key published, and a batch of the ones before it.
 						if !f.Test(key(base + upto - 1)) {
 							t.Errorf("writer %d's key %d missing after its add returned", w, upto-1)
+							failed.Store(true)
 							return
 						}
 						from := upto - min(upto, 16)
 						if n, err := f.TestBatch(keys(base+from, upto-from), res); err != nil || n != int(upto-from) {
 							t.Errorf("writer %d's keys %d..%d: %d found (%v)", w, from, upto, n, err)
+							failed.Store(true)
 							return
 						}
 						checked.Add(1)
