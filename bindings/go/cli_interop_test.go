@@ -156,3 +156,63 @@ func TestGoSavedFileQueriedByCLI(t *testing.T) {
 		t.Fatalf("query --absent printed %q (matched: %v): every key Go added must be present", out, ok)
 	}
 }
+
+// Growing files cross between the command and Go: the command builds one from standard input
+// without --capacity, Go opens it and answers as the command does; a growing filter Go saves
+// passes the command's verify and query.
+func TestCLIGrowingFiles(t *testing.T) {
+	bin := cliCommand(t)
+	keys := cliLines("cli-grow-", 5000)
+	absent := cliLines("cli-absent-", 20000)
+	dir := testDir(t)
+	path := filepath.Join(dir, "cli-growing.abloom")
+	runCLI(t, bin, strings.Join(keys, "\n")+"\n", "build", "-q", "-o", path, "--fpr", "0.01", "--seed", "42")
+	f, err := Open(path, VerifyChecksum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if info := f.Info(); info.Stages < 2 || info.Growth <= 1 || info.Seed != 42 || info.TargetFPR != 0.01 {
+		t.Fatalf("the command's filter of standard input is not a growing one: %+v", info)
+	}
+	for _, k := range keys {
+		if !f.TestString(k) {
+			t.Fatalf("key %q built by the command is missing in Go", k)
+		}
+	}
+	printed, _ := runCLI(t, bin, strings.Join(absent, "\n")+"\n", "query", path)
+	var goYes []string
+	for _, k := range absent {
+		if f.TestString(k) {
+			goYes = append(goYes, k)
+		}
+	}
+	want := strings.Join(goYes, "\n")
+	if len(goYes) > 0 {
+		want += "\n"
+	}
+	if printed != want {
+		t.Fatalf("query printed %d bytes of false positives, Go found %d keys", len(printed), len(goYes))
+	}
+	if _, hi := binomialBounds(len(absent), f.Info().ExpectedFPR); float64(len(goYes)) > hi {
+		t.Fatalf("%d false positives of %d, above the bound %g", len(goYes), len(absent), f.Info().ExpectedFPR)
+	}
+
+	g := mustGrowing(t, 0.01, WithInitialCapacity(500), WithSeed(7))
+	goKeys := cliLines("go-grow-", 5000)
+	if _, err := g.AddBatchStrings(goKeys); err != nil {
+		t.Fatal(err)
+	}
+	saved := filepath.Join(dir, "go-growing.abloom")
+	if err := g.Save(saved); err != nil {
+		t.Fatal(err)
+	}
+	runCLI(t, bin, "", "verify", saved)
+	stdin := strings.Join(goKeys, "\n") + "\n"
+	if out, _ := runCLI(t, bin, stdin, "query", "--count", saved); strings.TrimSpace(out) != "5000" {
+		t.Fatalf("query --count of Go's keys printed %q, not 5000", out)
+	}
+	if out, ok := runCLI(t, bin, stdin, "query", "--absent", saved); ok || out != "" {
+		t.Fatalf("query --absent printed %q (matched: %v): every key Go added must be present", out, ok)
+	}
+}

@@ -55,6 +55,13 @@ var closedCalls = []closedCall{
 	{method: "Cap", panics: true, call: func(t *testing.T, f, _ *Filter) error { f.Cap(); return nil }},
 	{method: "K", panics: true, call: func(t *testing.T, f, _ *Filter) error { f.K(); return nil }},
 	{method: "Bits", panics: true, call: func(t *testing.T, f, _ *Filter) error { f.Bits(); return nil }},
+	{method: "StageInfo", call: func(t *testing.T, f, _ *Filter) error {
+		info, err := f.StageInfo(0)
+		if info != (Info{}) {
+			t.Errorf("StageInfo: %+v from a closed filter", info)
+		}
+		return err
+	}},
 	{method: "Add", call: func(t *testing.T, f, _ *Filter) error { return f.Add([]byte("a")) }},
 	{method: "AddString", call: func(t *testing.T, f, _ *Filter) error { return f.AddString("a") }},
 	{method: "Test", panics: true, call: func(t *testing.T, f, _ *Filter) error { f.Test([]byte("a")); return nil }},

@@ -17,6 +17,11 @@
 // checksummed format shared with C and the other bindings (MarshalBinary, WriteTo, Save), and
 // opened from a file by mmap in O(1) whatever their size (Open).
 //
+// When the number of keys is not known ahead, NewGrowing makes a growing filter: a chain of
+// filters (stages), each larger than the last, appended as keys arrive, whose FPR stays below
+// the target at any count (see NewGrowing for the few calls it does not support, and
+// GrowthFootprint to plan its memory). Its single-key calls are one cgo call each (below).
+//
 // # Requirements
 //
 // cgo (CGO_ENABLED=1) and a C++20 compiler (g++ 10+ or clang 12+): the module carries the C++
@@ -33,7 +38,8 @@
 //
 // # Single keys in Go, batches in C
 //
-// Test, TestString, Add, AddString, TestAndAdd and TestAndAddString run in Go, with no cgo call:
+// Test, TestString, Add, AddString, TestAndAdd and TestAndAddString run in Go, with no cgo call
+// (on a fixed filter; a growing one's hash the key in Go and make one cgo call):
 // they hash the key with XXH3 and read or atomically OR the filter's words in place, in the
 // memory the C library owns (a cgo call alone costs about 35 ns, more than a test of a cached
 // block). They set exactly the bits the C library sets, and mix freely with C calls on the same

@@ -121,7 +121,8 @@ var (
 	ErrChecksum = &Error{Code: codeChecksum}
 	// ErrVersion: a format version this library does not read.
 	ErrVersion = &Error{Code: codeVersion}
-	// ErrUnsupported: a kind, bit layout or hash id this library does not know.
+	// ErrUnsupported: a kind, bit layout or hash id this library does not know, or a call that
+	// a growing filter does not support (Intersect, Open with OpenReadWrite, Seal).
 	ErrUnsupported = &Error{Code: codeUnsupported}
 	// ErrIO: a file system call failed; the *Error's Err field holds the system error.
 	ErrIO = &Error{Code: codeIO}

@@ -102,6 +102,13 @@ func uitoa(v uint64) string {
 }
 
 // Info describes a filter: its shape, its sizing and where it lives.
+//
+// For a growing filter (NewGrowing) Info describes the whole chain as it is now: Kind, Layout,
+// K, Shards and BlocksPerShard are its newest stage's; Bits and Bytes its stages' together;
+// Capacity the keys its stages hold before the next one is appended; TargetFPR the chain's
+// target and ExpectedFPR the sum of its stages' model FPRs at their capacities (its bound, below
+// TargetFPR). Filter.StageInfo describes one stage in the same struct, with that stage's
+// Capacity, TargetFPR, ExpectedFPR, Bits, Bytes and Keys.
 type Info struct {
 	Kind           Kind    // where a key's bits go: one block or the whole shard
 	Layout         Layout  // where they go inside the block (LayoutDistinct for Classic)
@@ -119,7 +126,23 @@ type Info struct {
 	// Stale: the file or bytes carried the stale mark when opened (see ErrStale; for
 	// OpenReadWrite: before this open marked them). Always false for filters of their own memory.
 	Stale bool
+	// Stages: 1 for a fixed filter; a growing filter's stage count now.
+	Stages uint32
+	// Growth: a growing filter's growth (WithGrowth); 0 for a fixed filter.
+	Growth float64
+	// GrowthFailed: a growing filter could not append a stage when it had to (MaxStages, the
+	// size limit, or no memory); its newest stage then takes every key past its capacity, and
+	// the FPR is no longer held below TargetFPR. Always false for a fixed filter.
+	GrowthFailed bool
+	// Keys: the keys a growing filter's stages counted as new (a stage's, in StageInfo): exact
+	// with one writer, at worst a little over with several, and short of the keys added by the
+	// false positives among them. 0 for a fixed filter, which does not count its keys
+	// (EstimateCount estimates them).
+	Keys uint64
 }
+
+// growing reports whether the info is a growing filter's.
+func (i *Info) growing() bool { return i.Growth != 0 }
 
 // Calls in flight into C are counted so that Close can wait for them (the single-key calls,
 // which stay in Go, hold the filter's handle instead: see handle).
@@ -167,6 +190,10 @@ type Filter struct {
 // so that Close can sync a read-write mapping after the last of them.
 type handle struct {
 	nat native
+	// growing: a growing filter, whose stages Go does not probe (abloom_get_memory refuses it):
+	// its single-key calls hash in Go and call abloom_test_hash or abloom_test_and_add_hash, while
+	// the handle, held as for the calls in Go, keeps the C filter alive.
+	growing bool
 	// counted: a read-write mapping, whose single-key adds count themselves in too, so that
 	// Close syncs the file after them.
 	counted bool
@@ -239,7 +266,12 @@ func (f *Filter) adopt(h uintptr) error {
 	hd := &handle{}
 	info, rc := readInfo(h)
 	if rc == 0 {
-		rc = readNative(h, &hd.nat)
+		if info.growing() {
+			hd.growing = true
+			hd.nat = native{h: h, seed: info.Seed, probe: probeGrowing}
+		} else {
+			rc = readNative(h, &hd.nat)
+		}
 	}
 	if rc != 0 {
 		capi.Abloom_free(h)
@@ -264,10 +296,20 @@ func newFilter(h uintptr) (*Filter, error) {
 }
 
 func readInfo(h uintptr) (Info, int) {
+	return readInfoOf(func(ci capi.Abloom_info) int { return capi.Abloom_get_info(h, ci) })
+}
+
+// readStageInfo is readInfo of stage i of the filter h (abloom_get_stage_info).
+func readStageInfo(h uintptr, i uint32) (Info, int) {
+	return readInfoOf(func(ci capi.Abloom_info) int { return capi.Abloom_get_stage_info(h, uint(i), ci) })
+}
+
+// readInfoOf fills an abloom_info with get and converts it.
+func readInfoOf(get func(capi.Abloom_info) int) (Info, int) {
 	ci := capi.NewAbloom_info()
 	defer capi.DeleteAbloom_info(ci)
 	ci.SetStruct_size(capi.SIZEOF_INFO)
-	if rc := capi.Abloom_get_info(h, ci); rc != 0 {
+	if rc := get(ci); rc != 0 {
 		return Info{}, rc
 	}
 	return Info{
@@ -285,6 +327,10 @@ func readInfo(h uintptr) (Info, int) {
 		Storage:        Storage(ci.GetStorage()),
 		ReadOnly:       ci.GetRead_only() != 0,
 		Stale:          ci.GetStale() != 0,
+		Stages:         uint32(ci.GetStages()),
+		Growth:         ci.GetGrowth(),
+		GrowthFailed:   ci.GetGrowth_failed() != 0,
+		Keys:           ci.GetKeys(),
 	}, 0
 }
 
@@ -328,6 +374,13 @@ func (f *Filter) Close() error {
 		}
 	}
 	var err error
+	if hd.growing {
+		// Its stages grew since adopt: count the memory it holds now (no add runs on it any more
+		// but those in flight, whose new stage, if any, this may miss: a hint for the collection).
+		if info, rc := readInfo(f.h); rc == 0 {
+			hd.lease.bytes = int64(info.Bytes)
+		}
+	}
 	if hd.counted {
 		// The last sync: the file is left sealed now, not when the handle's cleanup frees it
 		// later (abloom_free would seal it too, but cannot report a failure).
@@ -368,22 +421,65 @@ func (f *Filter) opened(op string) *Filter {
 	return f
 }
 
-// Info describes the filter: its shape, its sizing and where it lives. It is read once when the
-// filter is made (the shape never changes), so it costs no call into C. It panics, with an
-// *Error matching ErrClosed, if the filter is closed, zero or nil.
-func (f *Filter) Info() Info { return f.opened("Info").info }
+// Info describes the filter: its shape, its sizing and where it lives. A fixed filter's is read
+// once when the filter is made (the shape never changes), so it costs no call into C; a growing
+// filter's is read at each call (its stages, keys and sizes change with its adds). It panics,
+// with an *Error matching ErrClosed, if the filter is closed, zero or nil.
+func (f *Filter) Info() Info { return f.current("Info") }
 
-// Cap returns the number of keys the filter was sized for (its capacity). It panics, with an
-// *Error matching ErrClosed, if the filter is closed, zero or nil.
-func (f *Filter) Cap() uint64 { return f.opened("Cap").info.Capacity }
+// current is f's info now: the Go copy for a fixed filter, the C library's for a growing one.
+func (f *Filter) current(op string) Info {
+	f.opened(op)
+	if !f.info.growing() {
+		return f.info
+	}
+	ref := f.acquire()
+	if ref == nil {
+		panicClosed(op)
+	}
+	info, rc := readInfo(f.h)
+	ref.release()
+	runtime.KeepAlive(f)
+	if rc != 0 {
+		panic(newError(op, rc)) // cannot happen: the struct size is this header's
+	}
+	return info
+}
 
-// K returns the number of bits set per key. It panics, with an *Error matching ErrClosed, if the
-// filter is closed, zero or nil.
-func (f *Filter) K() uint { return uint(f.opened("K").info.K) }
+// StageInfo describes stage i (0 = the oldest) of a growing filter, as Info describes a fixed
+// filter: its shape, and its own Capacity, TargetFPR, ExpectedFPR, Bits, Bytes and Keys (the
+// new keys it counted); Stages, Growth and GrowthFailed are the chain's. A fixed filter is its
+// own stage 0. Errors: ErrRange for a stage it does not have (Info().Stages tells how many),
+// ErrClosed.
+func (f *Filter) StageInfo(i int) (Info, error) {
+	ref := f.acquire()
+	if ref == nil {
+		return Info{}, errClosed("StageInfo")
+	}
+	defer runtime.KeepAlive(f)
+	defer ref.release()
+	if i < 0 || i >= MaxStages {
+		return Info{}, &Error{Op: "StageInfo", Code: codeRange}
+	}
+	info, rc := readStageInfo(f.h, uint32(i))
+	if rc != 0 {
+		return Info{}, newError("StageInfo", rc)
+	}
+	return info, nil
+}
 
-// Bits returns the filter's size in bits. It panics, with an *Error matching ErrClosed, if the
-// filter is closed, zero or nil.
-func (f *Filter) Bits() uint64 { return f.opened("Bits").info.Bits }
+// Cap returns the number of keys the filter was sized for (its capacity; a growing filter's
+// stages' together now, see Info). It panics, with an *Error matching ErrClosed, if the filter is
+// closed, zero or nil.
+func (f *Filter) Cap() uint64 { return f.current("Cap").Capacity }
+
+// K returns the number of bits set per key (a growing filter's newest stage's). It panics, with
+// an *Error matching ErrClosed, if the filter is closed, zero or nil.
+func (f *Filter) K() uint { return uint(f.current("K").K) }
+
+// Bits returns the filter's size in bits (a growing filter's stages' together now). It panics,
+// with an *Error matching ErrClosed, if the filter is closed, zero or nil.
+func (f *Filter) Bits() uint64 { return f.current("Bits").Bits }
 
 // Add adds key. It fails only with ErrClosed or, for a file opened read-only, ErrReadOnly.
 // Single-key calls run in Go, on the filter's memory, with no cgo call (native.go) and no atomic
@@ -478,6 +574,14 @@ func (f *Filter) load() *handle {
 // addHash is TestAndAdd of a key of hash h on hd, f's handle.
 func (f *Filter) addHash(hd *handle, op string, h uint64) (bool, error) {
 	n := &hd.nat
+	if n.probe == probeGrowing {
+		rc := capi.TestAndAddHash(n.h, h)
+		runtime.KeepAlive(hd) // the C filter stays allocated until here
+		if rc < 0 {
+			return false, newError(op, rc)
+		}
+		return rc == 1, nil
+	}
 	if hd.counted {
 		// A read-write mapping: Close must sync the file after this add.
 		ref := f.acquire()
@@ -536,6 +640,14 @@ func (p pair) release() {
 // filters must have the same shape (kind, k, shards, blocks per shard and seed: made with the
 // same options), else ErrIncompatible; a nil other is ErrInvalid; ErrClosed if either filter is
 // closed. Safe while other goroutines add to either filter.
+//
+// Growing filters combine stage by stage when made with the same options (NewGrowing's fpr and
+// options, the growth and first capacity included); a growing filter and a fixed one never do
+// (ErrIncompatible). f first grows to other's stage count (ErrRange if it cannot); each stage then
+// takes other's stage's bits and count of keys, so a stage may end with more keys than its
+// capacity and the chain's FPR above its target (EstimateFPR says by how much): filters to be
+// combined should each hold fewer keys than the stages they share would take. Adding from many
+// goroutines to one growing filter is the better way to fill it in parallel.
 func (f *Filter) Union(other *Filter) error {
 	p, err := acquire2(f, other, "Union")
 	if err != nil {
@@ -547,7 +659,9 @@ func (f *Filter) Union(other *Filter) error {
 }
 
 // Intersect keeps in f only the bits also set in other (f &= other), an over-approximation of
-// the keys in both. Same shape rules as Union.
+// the keys in both. Same shape rules as Union. Growing filters cannot be intersected
+// (ErrUnsupported): a key both chains hold may sit in different stages of each, and a
+// stage-by-stage intersection would lose it.
 func (f *Filter) Intersect(other *Filter) error {
 	p, err := acquire2(f, other, "Intersect")
 	if err != nil {

@@ -171,3 +171,114 @@ func TestInteropGoSavedOpensInC(t *testing.T) {
 		t.Fatalf("C checker accepted an empty filter: %s", out)
 	}
 }
+
+// The growing recipe of testdata/interop.c: growth 2 from a first stage of 1000 keys, FPR 1%,
+// seed 42; its 5000 keys fill three stages.
+func interopGrowingRecipe() []Option {
+	return []Option{WithInitialCapacity(1000), WithGrowth(2), WithSeed(42)}
+}
+
+// A growing filter's file crosses both ways: C writes, Go reads (mapped and by bytes) and finds
+// the bytes it would write itself; Go writes (Save, and a copy-on-write open grown and saved),
+// C reads.
+func TestInteropGrowing(t *testing.T) {
+	bin := buildInterop(t)
+	dir := testDir(t)
+	fromC := filepath.Join(dir, "from-c-growing.abloom")
+	if out, err := exec.Command(bin, "write-growing", fromC).CombinedOutput(); err != nil {
+		t.Fatalf("C writer: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(fromC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := mustGrowing(t, 0.01, interopGrowingRecipe()...)
+	for i := 0; i < 5000; i++ {
+		if err := g.AddString("c-key-" + strconv.Itoa(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, _ := g.MarshalBinary(); string(b) != string(data) {
+		t.Fatal("Go serializes the same keys to different bytes than C saved")
+	}
+	var loaded []*Filter
+	for _, flags := range [][]OpenFlag{{VerifyChecksum}, nil, {OpenCopyOnWrite}} {
+		f, err := Open(fromC, flags...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loaded = append(loaded, f)
+	}
+	u, err := Unmarshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded = append(loaded, u)
+	for _, f := range loaded {
+		info := f.Info()
+		if info.Stages != 3 || info.Growth != 2 || info.Seed != 42 || info.Capacity != 7000 || info.Keys != g.Info().Keys {
+			t.Fatalf("info %+v", info)
+		}
+		for i := 0; i < 5000; i++ {
+			if !f.TestString("c-key-" + strconv.Itoa(i)) {
+				t.Fatalf("C key %d missing in Go", i)
+			}
+		}
+		if !f.Equal(g) {
+			t.Fatal("the C-built growing filter differs from the Go-built one")
+		}
+		_ = f.Close()
+	}
+
+	ks := make([]string, 5000)
+	for i := range ks {
+		ks[i] = "go-key-" + strconv.Itoa(i)
+	}
+	f := mustGrowing(t, 0.01, interopGrowingRecipe()...)
+	if _, err := f.AddBatchStrings(ks); err != nil {
+		t.Fatal(err)
+	}
+	saved := filepath.Join(dir, "from-go-growing.abloom")
+	if err := f.Save(saved); err != nil {
+		t.Fatal(err)
+	}
+	// Half the keys saved, opened copy-on-write, grown by the other half in Go, saved anew.
+	half := mustGrowing(t, 0.01, interopGrowingRecipe()...)
+	if _, err := half.AddBatchStrings(ks[:1500]); err != nil {
+		t.Fatal(err)
+	}
+	halfPath := filepath.Join(dir, "half.abloom")
+	if err := half.Save(halfPath); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Open(halfPath, OpenCopyOnWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range ks[1500:] {
+		if err := w.AddString(k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	grown := filepath.Join(dir, "from-go-grown.abloom")
+	err = w.Save(grown)
+	_ = w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{saved, grown} {
+		if out, err := exec.Command(bin, "check-growing", p).CombinedOutput(); err != nil {
+			t.Fatalf("C checker on %s: %v\n%s", filepath.Base(p), err, out)
+		}
+	}
+	// The checker really checks: the half-filled file (two stages) and a fixed filter fail it.
+	fixed := filepath.Join(dir, "fixed.abloom")
+	if err := mustNew(t, 5000, 0.01, WithSeed(42)).Save(fixed); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{halfPath, fixed} {
+		if out, err := exec.Command(bin, "check-growing", p).CombinedOutput(); err == nil {
+			t.Fatalf("C checker accepted %s: %s", filepath.Base(p), out)
+		}
+	}
+}

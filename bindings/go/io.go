@@ -12,11 +12,16 @@ import (
 // the bits): bytes written by any binding, or by C, read back everywhere.
 
 // headerBytes is the size of the serialized header; bodySizeOffset the offset of its
-// little-endian body size.
+// little-endian body size. A growing filter's bytes start with a chain header instead (kind
+// chainKind at kindOffset), which gives the size of the whole form at totalSizeOffset
+// (docs/FORMAT.md, "Growing filters").
 const (
-	headerBytes    = 128
-	bodySizeOffset = 96
-	readChunk      = 64 << 20
+	headerBytes     = 128
+	bodySizeOffset  = 96
+	kindOffset      = 16
+	chainKind       = 2
+	totalSizeOffset = 80
+	readChunk       = 64 << 20
 )
 
 // MarshalBinary returns the filter's serialized bytes (docs/FORMAT.md). Safe while other
@@ -116,6 +121,10 @@ func readSerialized(op string, r io.Reader) ([]byte, int64, error) {
 	// The header checksum passed, but the size is still only a claim until the bytes arrive:
 	// grow the buffer as they do instead of allocating it all up front.
 	want := headerBytes + binary.LittleEndian.Uint64(hdr[bodySizeOffset:])
+	if binary.LittleEndian.Uint32(hdr[kindOffset:]) == chainKind {
+		// Checked by the probe above: more than the header alone, else it would not be truncated.
+		want = binary.LittleEndian.Uint64(hdr[totalSizeOffset:])
+	}
 	buf := make([]byte, headerBytes, min(want, headerBytes+readChunk))
 	copy(buf, hdr[:])
 	total := int64(n)
@@ -188,7 +197,9 @@ const (
 	// OpenCopyOnWrite maps the file privately and writably: adds work but never reach the file.
 	OpenCopyOnWrite OpenFlag = 0x2
 	// OpenReadWrite maps the file shared and writably: adds persist; Sync or Close rewrites
-	// the header's checksums.
+	// the header's checksums. Not for a growing filter's file (ErrUnsupported): its adds may
+	// append stages, which a mapping of the file cannot hold; open it with OpenCopyOnWrite and
+	// Save it instead.
 	OpenReadWrite OpenFlag = 0x4
 )
 
@@ -233,6 +244,9 @@ func Open(path string, flags ...OpenFlag) (*Filter, error) {
 //
 // Do not seal a file that a writer still has open with OpenReadWrite: the stale mark cannot
 // tell a killed writer from a running one, and that writer's later adds would go unmarked.
+//
+// A growing filter's file is never left stale (it cannot be opened with OpenReadWrite): Seal
+// refuses it with ErrUnsupported.
 func Seal(path string) error {
 	rc, errno := capi.Seal(path)
 	if rc != 0 {

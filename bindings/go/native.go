@@ -62,6 +62,7 @@ const (
 	probeDistinct probe = iota // blocked kind, layout id 1
 	probeSplit                 // blocked kind, layout id 2
 	probeClassic               // classic kind
+	probeGrowing               // a growing filter: abloom_test_hash, no probe in Go (handle.growing)
 )
 
 // native is what Go needs to probe a filter's memory: read once, when the handle is made.
@@ -76,6 +77,7 @@ type native struct {
 	k         uint32
 	probe     probe
 	exclusive atomic.Bool // ExclusiveWriter mode: plain stores
+	h         uintptr     // the C filter: only a growing filter's calls use it (probeGrowing)
 }
 
 // readNative fills n from the C handle h.
@@ -137,6 +139,9 @@ func (n *native) test(h uint64) bool {
 			return testSplitAVX2(n, h)
 		}
 		return testSplit(n.block(n.shards, h), h, n.k)
+	case probeGrowing:
+		// 1 present, 0 absent; the only error, a NULL filter, cannot happen on an open handle.
+		return capi.TestHash(n.h, h) == 1
 	}
 	return n.testClassic(n.shards[(h>>1)>>(n.shift&63)], h)
 }

@@ -9,6 +9,7 @@ import abloom "github.com/abloom/abloom/bindings/go"
 import (
 	"fmt"
 	"os"
+	"strconv"
 )
 
 // inTempDir runs fn with a new temporary directory as the working directory (the README
@@ -83,4 +84,29 @@ func Example_repositoryReadme() {
 	found, _ := f.TestBatchStrings(keys, results) // one cgo call per batch
 	fmt.Println(found, results)
 	// Output: 1 [true false]
+}
+
+// Example_readmeGrowing is bindings/go/README.md's "Growing filters" block.
+func Example_readmeGrowing() {
+	run := func() error {
+		f, err := abloom.NewGrowing(0.01) // no capacity: it grows, its FPR stays below 1%
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		for i := 0; i < 100_000; i++ {
+			f.AddString("user-" + strconv.Itoa(i))
+		}
+		info := f.Info()
+		fmt.Println(info.Stages, info.Capacity, info.ExpectedFPR < 0.01) // 7 130048 true
+
+		plan, err := abloom.GrowthFootprint(10_000_000, 0.01, abloom.WithInitialCapacity(100_000))
+		fmt.Println(plan.Stages, plan.Bytes>>20, plan.FPRBound < 0.01, err)
+		return nil
+	}
+	fmt.Println(run())
+	// Output:
+	// 7 130048 true
+	// 7 23 true <nil>
+	// <nil>
 }

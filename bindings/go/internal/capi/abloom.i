@@ -74,8 +74,10 @@
   $1 = $input.len > 0 ? ($1_ltype)$input.array : NULL;
 %}
 %enddef
-ABLOOM_OUT(uint64_t, uint64, uint64_t *out, uint64_t *added, uint64_t *found)
-ABLOOM_OUT(double, float64, double *out)
+ABLOOM_OUT(uint64_t, uint64, uint64_t *out, uint64_t *added, uint64_t *found, uint64_t *bytes)
+ABLOOM_OUT(double, float64, double *out, double *fpr_bound)
+/* abloom_growth_footprint's stage count: a []uint32, so that C writes exactly its 4 bytes. */
+ABLOOM_OUT(uint32_t, uint32, uint32_t *stages)
 ABLOOM_OUT(size_t, uint64, size_t *written)
 
 %ignore abloom_add_many;

@@ -15,6 +15,8 @@ package capi
 #cgo nocallback abloomgo_add
 #cgo nocallback abloomgo_test
 #cgo nocallback abloomgo_test_and_add
+#cgo nocallback abloomgo_test_hash
+#cgo nocallback abloomgo_test_and_add_hash
 #cgo noescape abloomgo_add_packed
 #cgo nocallback abloomgo_add_packed
 #cgo noescape abloomgo_test_packed
@@ -35,6 +37,14 @@ static inline int abloomgo_test(uintptr_t f, uintptr_t key, size_t len) {
 }
 static inline int abloomgo_test_and_add(uintptr_t f, uintptr_t key, size_t len) {
   return abloom_test_and_add((abloom_filter *)f, (const void *)key, len);
+}
+// A key's hash, computed in Go: the single-key calls of a growing filter, which has no memory
+// that Go can probe (abloom_get_memory refuses it).
+static inline int abloomgo_test_hash(uintptr_t f, uint64_t h) {
+  return abloom_test_hash((const abloom_filter *)f, h);
+}
+static inline int abloomgo_test_and_add_hash(uintptr_t f, uint64_t h) {
+  return abloom_test_and_add_hash((abloom_filter *)f, h);
 }
 static inline int abloomgo_add_packed(uintptr_t f, const void *buf, size_t buf_len,
                                       const uint64_t *offsets, size_t n, uint64_t *added) {
@@ -145,6 +155,16 @@ func TestAndAddString(f uintptr, key string) int {
 	rc := C.abloomgo_test_and_add(C.uintptr_t(f), strAddr(key), C.size_t(len(key)))
 	runtime.KeepAlive(key)
 	return int(rc)
+}
+
+// TestHash is abloom_test_hash.
+func TestHash(f uintptr, h uint64) int {
+	return int(C.abloomgo_test_hash(C.uintptr_t(f), C.uint64_t(h)))
+}
+
+// TestAndAddHash is abloom_test_and_add_hash.
+func TestAndAddHash(f uintptr, h uint64) int {
+	return int(C.abloomgo_test_and_add_hash(C.uintptr_t(f), C.uint64_t(h)))
 }
 
 // AddPacked is abloom_add_packed over the first n keys of buf/offs. The caller guarantees
