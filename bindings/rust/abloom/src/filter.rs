@@ -300,11 +300,12 @@ fn path_to_cstring(path: &Path) -> Result<CString, Error> {
 ///
 /// A filter from [`BloomFilter::growing`], [`Builder::growing`] or [`Builder::growth`] needs no
 /// capacity: it is a chain of filters (stages), each `growth` times the capacity of the last
-/// and with a tighter FPR target, so that the chain's FPR stays below the target at any number
-/// of keys. It is the same type and does everything a fixed filter does (single keys, batches,
-/// threads, [`into_exclusive`](Self::into_exclusive), union of filters made with the same
-/// options, clone, clear, equality, estimates, bytes, views, files, serde), except what the C
-/// library refuses for chains, with [`Error::Unsupported`]: [`intersect`](Self::intersect),
+/// and each with its share of the FPR target, so that the chain's FPR stays below the target at
+/// any number of keys. It is the same type and does everything a fixed filter does (single
+/// keys, batches, threads, [`into_exclusive`](Self::into_exclusive), union of filters made with
+/// the same options, clone, clear, equality, estimates, bytes, views, files, serde), except
+/// what the C library refuses for chains, with [`Error::Unsupported`]:
+/// [`intersect`](Self::intersect),
 /// [`OpenMode::ReadWrite`] and [`seal`]. [`info`](Self::info) describes the chain,
 /// [`stage_info`](Self::stage_info) each stage.
 ///
@@ -365,8 +366,9 @@ impl BloomFilter {
 
     /// A growing filter at false-positive rate `fpr`, which needs no capacity: it appends
     /// stages as keys come, and holds `fpr` at any number of them (see [`Builder::growing`],
-    /// whose defaults it takes: first stage [`DEFAULT_INITIAL_CAPACITY`](Self::DEFAULT_INITIAL_CAPACITY),
-    /// growth [`DEFAULT_GROWTH`](Self::DEFAULT_GROWTH)).
+    /// whose defaults it takes: first stage
+    /// [`DEFAULT_INITIAL_CAPACITY`](Self::DEFAULT_INITIAL_CAPACITY), growth
+    /// [`DEFAULT_GROWTH`](Self::DEFAULT_GROWTH)).
     ///
     /// ```
     /// let f = abloom::BloomFilter::growing(0.01)?;
@@ -869,7 +871,9 @@ impl BloomFilter {
     /// f.insert_batch(&(0..250u32).map(|i| i.to_le_bytes()).collect::<Vec<_>>())?;
     /// let capacities: Vec<u64> = f.stage_infos().map(|s| s.capacity).collect();
     /// assert_eq!(capacities, [100, 200]);
-    /// assert!(f.stage_info(0)?.target_fpr > f.stage_info(1)?.target_fpr);
+    /// // Each stage has its share of the chain's target.
+    /// let shares: f64 = f.stage_infos().map(|s| s.target_fpr).sum();
+    /// assert!(shares < f.info().target_fpr);
     /// assert!(matches!(f.stage_info(2), Err(abloom::Error::Range)));
     /// # Ok::<(), abloom::Error>(())
     /// ```
@@ -1121,7 +1125,8 @@ impl BloomFilter {
     /// inserted so far, durably. The filter may still insert, so the file stays marked stale
     /// (checked reads give [`Error::Stale`]) until [`close`](Self::close) or drop seals it: a
     /// writer killed at any time leaves a stale file, never a corrupt one. Other filters
-    /// (growing filters among them, which are never mapped read-write): nothing to do. Needs `&mut self`: it must not race with inserts.
+    /// (growing filters among them, which are never mapped read-write): nothing to do. Needs
+    /// `&mut self`: it must not race with inserts.
     ///
     /// # Errors
     /// [`Error::Io`] when the flush fails.

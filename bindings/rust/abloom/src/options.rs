@@ -207,9 +207,10 @@ impl Builder {
 
     /// Options for a growing filter, which needs no capacity: a chain of filters (stages), the
     /// first for [`BloomFilter::DEFAULT_INITIAL_CAPACITY`] keys, each next one
-    /// [`BloomFilter::DEFAULT_GROWTH`] times the last, each with a tighter FPR target than the
-    /// last, so that the chain's FPR stays below [`fpr`](Builder::fpr) at any number of keys.
-    /// A stage is appended when the newest has taken its capacity of new keys. The same as
+    /// [`BloomFilter::DEFAULT_GROWTH`] times the last, each with its share of the FPR target
+    /// (shares that sum below 1 at any number of stages), so that the chain's FPR stays below
+    /// [`fpr`](Builder::fpr) at any number of keys. A stage is appended when the newest has
+    /// taken its capacity of new keys. The same as
     /// `Builder::new(0).growth(BloomFilter::DEFAULT_GROWTH)`; set the first stage's capacity
     /// with `Builder::new(capacity).growth(g)` instead. Kind, layout, shards, seed and threads
     /// apply to every stage; [`bits`](Builder::bits) and [`k`](Builder::k) must stay 0 (each
