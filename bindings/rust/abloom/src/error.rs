@@ -27,11 +27,13 @@ pub enum Error {
     /// An argument is outside its domain (`ABLOOM_ERR_INVALID`): capacity 0, an FPR not in
     /// (0, 1), a shard count that is not a power of two, k of 0 or above 64, bad offsets, ...
     Invalid,
-    /// The requested filter is too large (`ABLOOM_ERR_RANGE`).
+    /// The requested filter is too large, a growing filter cannot grow that far, or there is
+    /// no such stage (`ABLOOM_ERR_RANGE`).
     Range,
     /// Memory allocation failed (`ABLOOM_ERR_NOMEM`).
     NoMem,
-    /// Two filters do not have the same shape: kind, k, shards, blocks per shard and seed
+    /// Two filters do not have the same shape: kind, k, shards, blocks per shard and seed; for
+    /// growing filters, the same options; a growing and a fixed filter never
     /// (`ABLOOM_ERR_MISMATCH`).
     Mismatch,
     /// An unexpected internal failure of the library (`ABLOOM_ERR_INTERNAL`).
@@ -43,7 +45,10 @@ pub enum Error {
     BadMagic,
     /// Serialized data: a format version this library does not read (`ABLOOM_ERR_VERSION`).
     Version,
-    /// Serialized data: an unknown kind, bit layout or hash id (`ABLOOM_ERR_UNSUPPORTED`).
+    /// Not supported (`ABLOOM_ERR_UNSUPPORTED`): serialized data of an unknown kind, bit layout
+    /// or hash id; or a call that growing filters do not take
+    /// ([`BloomFilter::intersect`](crate::BloomFilter::intersect),
+    /// [`OpenMode::ReadWrite`](crate::OpenMode::ReadWrite), [`seal`](crate::seal)).
     Unsupported,
     /// Serialized data: shorter than its header says (`ABLOOM_ERR_TRUNCATED`).
     Truncated,

@@ -27,7 +27,14 @@ pub enum Storage {
     Mapped,
 }
 
-/// Everything about a filter's shape and origin ([`BloomFilter::info`]).
+/// Everything about a filter's shape and origin ([`BloomFilter::info`]), or about one stage of
+/// a growing filter ([`BloomFilter::stage_info`]).
+///
+/// For a growing filter, [`BloomFilter::info`] describes the whole chain: `kind`, `layout`, `k`,
+/// `shards` and `blocks_per_shard` are the newest stage's; `bits` and `bytes` the stages'
+/// together; `capacity` the keys the stages hold before the next one is appended (their
+/// capacities together); `target_fpr` the chain's target; `expected_fpr` the sum of the
+/// stages' model FPRs at their capacities (the bound, below the target).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Info {
     /// The filter kind.
@@ -62,6 +69,62 @@ pub struct Info {
     /// [`OpenMode::ReadWrite`], before this open marked them). False for filters of their own
     /// memory.
     pub stale: bool,
+    /// Stages: 1 for a fixed filter; a growing filter's stages now (the chain's count also in
+    /// a stage's info).
+    pub stages: u32,
+    /// A growing filter's [`growth`](Builder::growth) (each stage's capacity over the last's);
+    /// 0 for a fixed filter.
+    pub growth: f64,
+    /// Whether a growing filter could not append a stage when it had to
+    /// ([`BloomFilter::MAX_STAGES`], the size limits, or no memory): its newest stage then takes
+    /// every key past its capacity, and the FPR is no longer held. False for fixed filters.
+    pub growth_failed: bool,
+    /// A growing filter's keys counted as new (for a stage: the stage's), exact with one writer,
+    /// at worst a little over with many. 0 for a fixed filter, which does not count its keys
+    /// ([`BloomFilter::estimate_count`] estimates them).
+    pub keys: u64,
+}
+
+impl Info {
+    /// Whether this is a growing filter's (or stage's) info.
+    pub fn is_growing(&self) -> bool {
+        self.growth != 0.0
+    }
+
+    fn from_raw(i: &sys::abloom_info) -> Info {
+        Info {
+            kind: Kind::from_raw(i.kind),
+            layout: Layout::from_raw(i.layout),
+            k: i.k,
+            shards: i.shards,
+            blocks_per_shard: i.blocks_per_shard,
+            bits: i.bits,
+            bytes: i.bytes,
+            capacity: i.capacity,
+            seed: i.seed,
+            target_fpr: i.target_fpr,
+            expected_fpr: i.expected_fpr,
+            storage: match i.storage {
+                sys::ABLOOM_STORAGE_VIEW => Storage::View,
+                sys::ABLOOM_STORAGE_MAPPED => Storage::Mapped,
+                _ => Storage::Owned,
+            },
+            read_only: i.read_only != 0,
+            stale: i.stale != 0,
+            stages: i.stages,
+            growth: i.growth,
+            growth_failed: i.growth_failed != 0,
+            keys: i.keys,
+        }
+    }
+
+    /// A zeroed info of the current struct version, ready for the C calls that fill it.
+    fn raw() -> sys::abloom_info {
+        sys::abloom_info {
+            struct_size: std::mem::size_of::<sys::abloom_info>(),
+            ..Default::default()
+        }
+    }
 }
 
 /// How [`OpenOptions::open`] maps a saved filter.
@@ -73,7 +136,9 @@ pub enum OpenMode {
     /// A private, writable mapping: inserts work but never reach the file.
     CopyOnWrite,
     /// A shared, writable mapping: inserts persist to the file. The header is marked stale until
-    /// [`BloomFilter::sync`], [`BloomFilter::close`] or drop rewrites its checksums.
+    /// [`BloomFilter::sync`], [`BloomFilter::close`] or drop rewrites its checksums. Not for a
+    /// growing filter's file, whose stages cannot grow in place ([`Error::Unsupported`]): open
+    /// it [`CopyOnWrite`](OpenMode::CopyOnWrite), insert, and [`save`](BloomFilter::save) it.
     ReadWrite,
 }
 
@@ -146,7 +211,8 @@ impl OpenOptions {
     /// [`Error::Io`] (missing file, permissions, ...), and for bad contents
     /// [`Error::BadMagic`], [`Error::Version`], [`Error::Unsupported`], [`Error::Truncated`],
     /// [`Error::Corrupt`], [`Error::Checksum`]; with the checksum check, [`Error::Stale`] for a
-    /// file a read-write writer left unsynced (see [`seal`](crate::seal)).
+    /// file a read-write writer left unsynced (see [`seal`](crate::seal));
+    /// [`Error::Unsupported`] for a growing filter's file with [`OpenMode::ReadWrite`].
     pub fn open<P: AsRef<Path>>(&self, path: P) -> Result<BloomFilter, Error> {
         let c_path = path_to_cstring(path.as_ref())?;
         let mut flags = match self.mode {
@@ -230,6 +296,31 @@ fn path_to_cstring(path: &Path) -> Result<CString, Error> {
 /// return a `Result` even though an owned filter's inserts never fail; [`is_read_only`](Self::is_read_only)
 /// tells in advance.
 ///
+/// # Growing filters
+///
+/// A filter from [`BloomFilter::growing`], [`Builder::growing`] or [`Builder::growth`] needs no
+/// capacity: it is a chain of filters (stages), each `growth` times the capacity of the last
+/// and each with its share of the FPR target, so that the chain's FPR stays below the target at
+/// any number of keys. It is the same type and does everything a fixed filter does (single
+/// keys, batches, threads, [`into_exclusive`](Self::into_exclusive), union of filters made with
+/// the same options, clone, clear, equality, estimates, bytes, views, files, serde), except
+/// what the C library refuses for chains, with [`Error::Unsupported`]:
+/// [`intersect`](Self::intersect),
+/// [`OpenMode::ReadWrite`] and [`seal`]. [`info`](Self::info) describes the chain,
+/// [`stage_info`](Self::stage_info) each stage.
+///
+/// ```
+/// use abloom::{BloomFilter, Error};
+///
+/// let mut f = BloomFilter::growing(0.01)?;
+/// f.insert_batch(&(0..10_000u32).map(|i| i.to_le_bytes()).collect::<Vec<_>>())?;
+/// assert_eq!(f.stages(), 4); // 1024 + 2048 + 4096 < 10000 <= 1024 + ... + 8192
+/// let copy = BloomFilter::from_bytes(&f.to_bytes())?; // every stage
+/// assert_eq!(copy, f);
+/// assert!(matches!(f.intersect(&copy), Err(Error::Unsupported)));
+/// # Ok::<(), abloom::Error>(())
+/// ```
+///
 /// # Lifetime
 ///
 /// The handle is freed on drop (a read-write mapping is synced first; use
@@ -267,11 +358,42 @@ impl BloomFilter {
         Ok(unsafe { BloomFilter::from_out(out) })
     }
 
-    /// A [`Builder`] for `capacity` keys, to set kind, layout, shards, seed, bits, k and
-    /// threads.
+    /// A [`Builder`] for `capacity` keys, to set kind, layout, shards, seed, bits, k,
+    /// threads and growth.
     pub fn builder(capacity: u64) -> Builder {
         Builder::new(capacity)
     }
+
+    /// A growing filter at false-positive rate `fpr`, which needs no capacity: it appends
+    /// stages as keys come, and holds `fpr` at any number of them (see [`Builder::growing`],
+    /// whose defaults it takes: first stage
+    /// [`DEFAULT_INITIAL_CAPACITY`](Self::DEFAULT_INITIAL_CAPACITY), growth
+    /// [`DEFAULT_GROWTH`](Self::DEFAULT_GROWTH)).
+    ///
+    /// ```
+    /// let f = abloom::BloomFilter::growing(0.01)?;
+    /// f.insert_batch(&(0..100_000u32).map(|i| i.to_le_bytes()).collect::<Vec<_>>())?;
+    /// assert!(f.is_growing());
+    /// assert_eq!(f.stages(), 7); // 1024 * (2^7 - 1) >= 100000
+    /// assert!(f.contains(&99_999u32.to_le_bytes()));
+    /// # Ok::<(), abloom::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for `fpr` not in (0, 1), [`Error::NoMem`].
+    pub fn growing(fpr: f64) -> Result<BloomFilter, Error> {
+        Builder::growing().fpr(fpr).build()
+    }
+
+    /// A growing filter's default growth ([`Builder::growing`]): each stage twice the last.
+    pub const DEFAULT_GROWTH: f64 = sys::ABLOOM_DEFAULT_GROWTH;
+    /// The largest [`Builder::growth`].
+    pub const MAX_GROWTH: f64 = sys::ABLOOM_MAX_GROWTH;
+    /// A growing filter's first stage capacity when the builder's capacity is 0.
+    pub const DEFAULT_INITIAL_CAPACITY: u64 = sys::ABLOOM_DEFAULT_INITIAL_CAPACITY as u64;
+    /// The most stages a growing filter has: past them (or the library's size limit) its newest
+    /// stage takes every further key ([`Info::growth_failed`]).
+    pub const MAX_STAGES: u32 = sys::ABLOOM_MAX_STAGES;
 
     /// # Safety
     /// `raw` must be an owned handle from the C API, not used elsewhere afterwards.
@@ -616,10 +738,26 @@ impl BloomFilter {
     /// # Ok::<(), abloom::Error>(())
     /// ```
     ///
+    /// Growing filters combine when they were made with the same options (kind, layout, shards,
+    /// seed, first capacity, growth and FPR), stage by stage: `self` first appends stages up to
+    /// `other`'s count, then each stage takes the bits and the count of keys of `other`'s. A
+    /// stage may then hold more keys than its capacity (two full ones: twice it), and the FPR
+    /// is then above the target ([`estimate_fpr`](Self::estimate_fpr) says by how much): to
+    /// combine, keep each filter below the capacity of the stages they share, or rather let
+    /// threads insert into one shared growing filter. A growing filter and a fixed one never
+    /// combine.
+    ///
     /// # Errors
     /// [`Error::Mismatch`] unless both have the same kind, layout, k, shards, blocks per shard
-    /// and seed; [`Error::ReadOnly`] if `self` is read-only.
+    /// and seed (growing filters: the same options; a growing and a fixed one: always);
+    /// [`Error::ReadOnly`] if `self` is read-only; [`Error::Range`] when a growing `self`
+    /// cannot append the stages `other` has.
     pub fn union(&self, other: &BloomFilter) -> Result<(), Error> {
+        if self.raw == other.raw && !self.is_read_only() {
+            // Nothing to do; and the C library's union of a chain with itself would add each
+            // stage's count of keys to itself (the bits stay), over-counting its keys.
+            return Ok(());
+        }
         // SAFETY: both handles are live; dst == src is allowed.
         check(unsafe { sys::abloom_union(self.mut_ptr(), other.ptr()) })?;
         Ok(())
@@ -629,14 +767,18 @@ impl BloomFilter {
     /// both). Takes `&mut self` because inserts racing with it could be lost.
     ///
     /// # Errors
-    /// [`Error::Mismatch`], [`Error::ReadOnly`], as [`union`](Self::union).
+    /// [`Error::Mismatch`], [`Error::ReadOnly`], as [`union`](Self::union);
+    /// [`Error::Unsupported`] when either filter is growing: a key both chains hold may sit in
+    /// different stages of each, so a stage-by-stage intersection would lose it.
     pub fn intersect(&mut self, other: &BloomFilter) -> Result<(), Error> {
         // SAFETY: both handles are live; `&mut self` excludes racing inserts into self.
         check(unsafe { sys::abloom_intersect(self.mut_ptr(), other.ptr()) })?;
         Ok(())
     }
 
-    /// Clears every bit: the filter is empty again, its shape unchanged.
+    /// Clears every bit: the filter is empty again, its shape unchanged. A growing filter
+    /// keeps its stages (and their memory), all empty, and its count of keys goes to 0; new
+    /// keys go to the newest stage.
     ///
     /// # Errors
     /// [`Error::ReadOnly`] for a read-only filter.
@@ -709,35 +851,60 @@ impl BloomFilter {
 
     // ---- Introspection ----------------------------------------------------------------------
 
-    /// Layout and origin of the filter.
+    /// Layout and origin of the filter (of a growing filter: the whole chain, see [`Info`]).
     pub fn info(&self) -> Info {
-        let mut i = sys::abloom_info {
-            struct_size: std::mem::size_of::<sys::abloom_info>(),
-            ..Default::default()
-        };
+        let mut i = Info::raw();
         // SAFETY: i is valid with struct_size set as the C API requires.
         let rc = unsafe { sys::abloom_get_info(self.ptr(), &mut i) };
         assert_eq!(rc, sys::ABLOOM_OK, "abloom_get_info failed");
-        Info {
-            kind: Kind::from_raw(i.kind),
-            layout: Layout::from_raw(i.layout),
-            k: i.k,
-            shards: i.shards,
-            blocks_per_shard: i.blocks_per_shard,
-            bits: i.bits,
-            bytes: i.bytes,
-            capacity: i.capacity,
-            seed: i.seed,
-            target_fpr: i.target_fpr,
-            expected_fpr: i.expected_fpr,
-            storage: match i.storage {
-                sys::ABLOOM_STORAGE_VIEW => Storage::View,
-                sys::ABLOOM_STORAGE_MAPPED => Storage::Mapped,
-                _ => Storage::Owned,
-            },
-            read_only: i.read_only != 0,
-            stale: i.stale != 0,
-        }
+        Info::from_raw(&i)
+    }
+
+    /// Stage `stage` (0: the oldest) of a growing filter, described as [`info`](Self::info)
+    /// describes a fixed filter: its kind, layout, k, size, capacity, target and model FPR, and
+    /// its count of new keys in [`Info::keys`] (`stages`, `growth` and `growth_failed` are the
+    /// chain's). A fixed filter is its own stage 0. Stages are only ever appended (and
+    /// [`clear`](Self::clear) keeps them), so a stage below [`stages`](Self::stages) stays valid.
+    ///
+    /// ```
+    /// let f = abloom::Builder::new(100).growth(2.0).build()?;
+    /// f.insert_batch(&(0..250u32).map(|i| i.to_le_bytes()).collect::<Vec<_>>())?;
+    /// let capacities: Vec<u64> = f.stage_infos().map(|s| s.capacity).collect();
+    /// assert_eq!(capacities, [100, 200]);
+    /// // Each stage has its share of the chain's target.
+    /// let shares: f64 = f.stage_infos().map(|s| s.target_fpr).sum();
+    /// assert!(shares < f.info().target_fpr);
+    /// assert!(matches!(f.stage_info(2), Err(abloom::Error::Range)));
+    /// # Ok::<(), abloom::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Range`] when there is no such stage.
+    pub fn stage_info(&self, stage: u32) -> Result<Info, Error> {
+        let mut i = Info::raw();
+        // SAFETY: i is valid with struct_size set as the C API requires.
+        check(unsafe { sys::abloom_get_stage_info(self.ptr(), stage, &mut i) })?;
+        Ok(Info::from_raw(&i))
+    }
+
+    /// The [`stage_info`](Self::stage_info) of every stage there is when called, oldest first
+    /// (one for a fixed filter). Stages appended meanwhile by other threads' inserts are not
+    /// included.
+    pub fn stage_infos(&self) -> impl ExactSizeIterator<Item = Info> + '_ {
+        (0..self.stages()).map(move |s| {
+            self.stage_info(s)
+                .expect("a stage below the count exists until the filter is freed")
+        })
+    }
+
+    /// Whether this is a growing filter ([`Builder::growing`], [`Builder::growth`]).
+    pub fn is_growing(&self) -> bool {
+        self.info().is_growing()
+    }
+
+    /// Stages: 1 for a fixed filter, a growing filter's count now.
+    pub fn stages(&self) -> u32 {
+        self.info().stages
     }
 
     /// The filter kind.
@@ -756,7 +923,7 @@ impl BloomFilter {
         self.info().k
     }
 
-    /// Total bits.
+    /// Total bits (a growing filter: of all its stages).
     pub fn bits(&self) -> u64 {
         self.info().bits
     }
@@ -771,7 +938,8 @@ impl BloomFilter {
         self.info().seed
     }
 
-    /// Capacity the filter was sized for.
+    /// Capacity the filter was sized for; for a growing filter, the keys its stages hold before
+    /// it appends the next (their capacities together).
     pub fn capacity(&self) -> u64 {
         self.info().capacity
     }
@@ -956,8 +1124,9 @@ impl BloomFilter {
     /// inserted-key estimate) and flushes the mapping to the file, so that it holds every key
     /// inserted so far, durably. The filter may still insert, so the file stays marked stale
     /// (checked reads give [`Error::Stale`]) until [`close`](Self::close) or drop seals it: a
-    /// writer killed at any time leaves a stale file, never a corrupt one. Other filters:
-    /// nothing to do. Needs `&mut self`: it must not race with inserts.
+    /// writer killed at any time leaves a stale file, never a corrupt one. Other filters
+    /// (growing filters among them, which are never mapped read-write): nothing to do. Needs
+    /// `&mut self`: it must not race with inserts.
     ///
     /// # Errors
     /// [`Error::Io`] when the flush fails.
@@ -1010,7 +1179,9 @@ impl Clone for BloomFilter {
 }
 
 impl PartialEq for BloomFilter {
-    /// Same shape (kind, layout, k, shards, blocks per shard, seed) and the same bits.
+    /// Same shape (kind, layout, k, shards, blocks per shard, seed) and the same bits. Growing
+    /// filters: the same options and stages, each with the same bits (never equal to a fixed
+    /// one).
     fn eq(&self, other: &BloomFilter) -> bool {
         // SAFETY: both handles are live.
         let rc = unsafe { sys::abloom_equal(self.ptr(), other.ptr()) };
@@ -1031,6 +1202,8 @@ impl fmt::Debug for BloomFilter {
             .field("bits", &i.bits)
             .field("shards", &i.shards)
             .field("capacity", &i.capacity)
+            .field("stages", &i.stages)
+            .field("growth", &i.growth)
             .field("seed", &i.seed)
             .field("storage", &i.storage)
             .field("read_only", &i.read_only)
@@ -1047,10 +1220,14 @@ impl fmt::Debug for BloomFilter {
 /// not stale is only verified, never written: `Ok(())`, or [`Error::Checksum`] (corruption is
 /// never sealed over). Do not seal a file that a writer still has open read-write.
 ///
+/// A growing filter's file is never left stale (it cannot be opened read-write):
+/// [`Error::Unsupported`].
+///
 /// # Errors
 /// [`Error::Io`] (missing file, permissions, ...), [`Error::Checksum`] (not stale, corrupt),
-/// [`Error::Corrupt`] (a bad header, or fewer keys than stored: nothing written), and the other
-/// format errors of [`OpenOptions::open`].
+/// [`Error::Corrupt`] (a bad header, or fewer keys than stored: nothing written),
+/// [`Error::Unsupported`] (a growing filter's file), and the other format errors of
+/// [`OpenOptions::open`].
 pub fn seal<P: AsRef<Path>>(path: P) -> Result<(), Error> {
     let c_path = path_to_cstring(path.as_ref())?;
     // SAFETY: c_path is NUL-terminated and lives across the call.

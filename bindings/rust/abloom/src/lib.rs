@@ -46,6 +46,11 @@
 //! - **Persistence**: [`BloomFilter::to_bytes`] / [`BloomFilter::from_bytes`], a zero-copy
 //!   [`BloomFilter::view`], and files with [`BloomFilter::save`] (crash-safe) and
 //!   [`BloomFilter::open`] / [`OpenOptions`] (mmap: read-only, copy-on-write or read-write).
+//! - **Growing filters**: [`BloomFilter::growing`] (or [`Builder::growing`],
+//!   [`Builder::growth`]) needs no capacity: a chain of stages, each larger than the last, that
+//!   holds the FPR target at any number of keys; the same [`BloomFilter`] type, see its
+//!   "Growing filters" section. [`Builder::footprint`] plans one, [`BloomFilter::stage_info`]
+//!   describes its stages.
 //! - **Errors** are [`Error`], one variant per C error code.
 //! - Feature `serde`: `Serialize`/`Deserialize` as the portable bytes.
 //! - **Building**: by default (feature `bundled`) `abloom-sys` compiles the C++ engine from the
@@ -66,7 +71,7 @@ mod view;
 pub use error::Error;
 pub use exclusive::ExclusiveFilter;
 pub use filter::{seal, BloomFilter, Info, OpenMode, OpenOptions, Storage};
-pub use options::{layout_model_fpr, model_fpr, Builder, Kind, Layout, Plan};
+pub use options::{layout_model_fpr, model_fpr, Builder, Footprint, Kind, Layout, Plan};
 pub use view::{AlignedBytes, FilterView};
 
 /// Re-export of the raw declarations, for calls the safe API does not cover

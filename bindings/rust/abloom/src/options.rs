@@ -1,4 +1,5 @@
-//! Building filters: [`Kind`], [`Layout`], [`Builder`], [`Plan`], and the sizing model.
+//! Building filters: [`Kind`], [`Layout`], [`Builder`], [`Plan`], [`Footprint`], and the sizing
+//! model.
 
 use crate::error::{check, Error};
 use crate::filter::BloomFilter;
@@ -148,13 +149,26 @@ pub struct Plan {
     pub expected_fpr: f64,
 }
 
+/// What a growing filter reaches at a count of keys ([`Builder::footprint`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Footprint {
+    /// Stages: the fewest whose capacities together hold the keys (at least one).
+    pub stages: u32,
+    /// Bytes of bit storage of those stages together.
+    pub bytes: u64,
+    /// The sum of those stages' model FPRs at their capacities: the bound on the filter's FPR
+    /// at that count, below the target.
+    pub fpr_bound: f64,
+}
+
 /// Builds a [`BloomFilter`] with options beyond capacity and FPR.
 ///
 /// Sizing rules (as `abloom_create`): with neither [`bits`](Builder::bits) nor
 /// [`k`](Builder::k) set, the fewest bits and the best k that meet the target FPR at capacity;
 /// with only `k`, the fewest bits meeting the FPR with that k; with only `bits`, that many bits
 /// (rounded up to whole blocks per shard) and the best k; with both, exactly that many bits and
-/// k. With [`Layout::Split`] the chosen k stays within 1..=16.
+/// k. With [`Layout::Split`] the chosen k stays within 1..=16. A growing filter
+/// ([`Builder::growing`], [`Builder::growth`]) sizes each stage by its schedule instead.
 ///
 /// ```
 /// use abloom::{Builder, Kind};
@@ -178,7 +192,10 @@ pub struct Builder {
 impl Builder {
     /// Options for `capacity` expected distinct keys, with the defaults: FPR 1%, blocked kind,
     /// the library's layout (see [`Layout`]), default shards, seed 0, bits and k chosen,
-    /// single-threaded bulk calls.
+    /// single-threaded bulk calls, a fixed filter (no [`growth`](Builder::growth)).
+    ///
+    /// With [`growth`](Builder::growth), `capacity` is the first stage's of a growing filter
+    /// (0: [`BloomFilter::DEFAULT_INITIAL_CAPACITY`]).
     pub fn new(capacity: u64) -> Builder {
         let mut opts = sys::abloom_options::default();
         // SAFETY: opts is a valid, writable abloom_options.
@@ -188,7 +205,67 @@ impl Builder {
         Builder { opts }
     }
 
-    /// Target false-positive rate at capacity, in (0, 1). Default 0.01.
+    /// Options for a growing filter, which needs no capacity: a chain of filters (stages), the
+    /// first for [`BloomFilter::DEFAULT_INITIAL_CAPACITY`] keys, each next one
+    /// [`BloomFilter::DEFAULT_GROWTH`] times the last, each with its share of the FPR target
+    /// (shares that sum below 1 at any number of stages), so that the chain's FPR stays below
+    /// [`fpr`](Builder::fpr) at any number of keys. A stage is appended when the newest has
+    /// taken its capacity of new keys. The same as
+    /// `Builder::new(0).growth(BloomFilter::DEFAULT_GROWTH)`; set the first stage's capacity
+    /// with `Builder::new(capacity).growth(g)` instead. Kind, layout, shards, seed and threads
+    /// apply to every stage; [`bits`](Builder::bits) and [`k`](Builder::k) must stay 0 (each
+    /// stage is sized by the schedule).
+    ///
+    /// ```
+    /// use abloom::{BloomFilter, Builder};
+    ///
+    /// let filter = Builder::growing().fpr(0.001).seed(7).build()?;
+    /// for i in 0..5000 {
+    ///     filter.insert(&format!("key{i}"))?;
+    /// }
+    /// let info = filter.info();
+    /// assert_eq!(info.growth, BloomFilter::DEFAULT_GROWTH);
+    /// assert_eq!(info.stages, 3); // 1024 + 2048 < 5000 <= 1024 + 2048 + 4096
+    /// assert!(info.expected_fpr < 0.001);
+    /// assert!((0..5000).all(|i| filter.contains(&format!("key{i}"))));
+    /// # Ok::<(), abloom::Error>(())
+    /// ```
+    pub fn growing() -> Builder {
+        Builder::new(0).growth(sys::ABLOOM_DEFAULT_GROWTH)
+    }
+
+    /// Makes the filter a growing one (see [`Builder::growing`]) whose stages each have `growth`
+    /// times the capacity of the last; the builder's capacity is then the first stage's (0:
+    /// [`BloomFilter::DEFAULT_INITIAL_CAPACITY`]). `growth` must be in
+    /// (1, [`BloomFilter::MAX_GROWTH`]]; 0 (the default) makes a fixed filter again. A larger
+    /// growth appends fewer stages (fewer probes per lookup) at the cost of more memory past the
+    /// keys held.
+    ///
+    /// ```
+    /// use abloom::{Builder, Error};
+    ///
+    /// let f = Builder::new(5000).fpr(0.01).growth(4.0).build()?;
+    /// f.insert_batch(&(0..30_000u32).map(|i| i.to_le_bytes()).collect::<Vec<_>>())?;
+    /// let info = f.info();
+    /// assert_eq!(info.stages, 3); // 5000 + 20000 < 30000 <= 5000 + 20000 + 80000
+    /// assert_eq!(info.capacity, 5000 + 20000 + 80000);
+    ///
+    /// assert!(matches!(Builder::new(1000).growth(1.0).build(), Err(Error::Invalid)));
+    /// assert!(matches!(Builder::new(1000).growth(17.0).build(), Err(Error::Invalid)));
+    /// # Ok::<(), abloom::Error>(())
+    /// ```
+    ///
+    /// [`build`](Builder::build), [`plan`](Builder::plan) and
+    /// [`footprint`](Builder::footprint) fail with [`Error::Invalid`] for a growth outside its
+    /// range (negative, NaN, at most 1, above the maximum), or with [`bits`](Builder::bits) or
+    /// [`k`](Builder::k) set.
+    pub fn growth(mut self, growth: f64) -> Builder {
+        self.opts.growth = growth;
+        self
+    }
+
+    /// Target false-positive rate at capacity, in (0, 1). Default 0.01. A growing filter holds
+    /// it at any number of keys.
     pub fn fpr(mut self, fpr: f64) -> Builder {
         self.opts.fpr = fpr;
         self
@@ -276,7 +353,9 @@ impl Builder {
         self
     }
 
-    /// The filter [`build`](Builder::build) would allocate, without allocating.
+    /// The filter [`build`](Builder::build) would allocate, without allocating: for a growing
+    /// filter, its first stage (`capacity` and `bits_per_key` are the first stage's; see
+    /// [`footprint`](Builder::footprint) for the whole chain at a count of keys).
     ///
     /// # Errors
     /// [`Error::Invalid`] for options outside their domain (including [`Layout::Split`] with
@@ -301,12 +380,53 @@ impl Builder {
         })
     }
 
-    /// Allocates the filter, all bits clear.
+    /// What a growing filter of these options (see [`growth`](Builder::growth)) reaches at
+    /// `keys` distinct keys, without allocating: its stages then (the fewest whose capacities
+    /// together hold `keys`), their bytes of bit storage together, and the bound on its FPR
+    /// then (the sum of the stages' model FPRs at their capacities: below the target).
+    ///
+    /// ```
+    /// let g = abloom::Builder::growing().fpr(0.01);
+    /// let at_100k = g.footprint(100_000)?;
+    /// assert_eq!(at_100k.stages, 7); // 1024 * (2^7 - 1) >= 100000
+    /// assert!(at_100k.fpr_bound < 0.01);
+    /// let at_1m = g.footprint(1_000_000)?;
+    /// assert!(at_1m.stages > at_100k.stages && at_1m.bytes > at_100k.bytes);
+    /// assert!(abloom::Builder::new(1000).footprint(100).is_err()); // a fixed filter does not grow
+    /// # Ok::<(), abloom::Error>(())
+    /// ```
     ///
     /// # Errors
-    /// [`Error::Invalid`] (capacity 0, FPR not in (0, 1), shards not a power of two, k above
-    /// 64, [`Layout::Split`] with [`Kind::Classic`] or k above 16, ...), [`Error::Range`] (too
-    /// large), [`Error::NoMem`].
+    /// [`Error::Invalid`] for options that do not make a growing filter (no growth, or one out
+    /// of range; bits or k set; the other options' errors of [`build`](Builder::build)) or
+    /// `keys` 0; [`Error::Range`] when the filter cannot grow that far
+    /// ([`BloomFilter::MAX_STAGES`], or the library's size limit).
+    pub fn footprint(&self, keys: u64) -> Result<Footprint, Error> {
+        let mut fp = Footprint {
+            stages: 0,
+            bytes: 0,
+            fpr_bound: 0.0,
+        };
+        // SAFETY: opts was initialised by abloom_options_init; the three outputs are valid.
+        check(unsafe {
+            sys::abloom_growth_footprint(
+                &self.opts,
+                keys,
+                &mut fp.stages,
+                &mut fp.bytes,
+                &mut fp.fpr_bound,
+            )
+        })?;
+        Ok(fp)
+    }
+
+    /// Allocates the filter, all bits clear (a growing filter: its first stage).
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] (capacity 0 for a fixed filter, FPR not in (0, 1), shards not a power
+    /// of two, k above 64, [`Layout::Split`] with [`Kind::Classic`] or k above 16, a growth
+    /// outside (1, [`BloomFilter::MAX_GROWTH`]] or a growing filter with bits or k, ...),
+    /// [`Error::Range`] (too large), [`Error::NoMem`].
     pub fn build(&self) -> Result<BloomFilter, Error> {
         let mut out = MaybeUninit::<*mut sys::abloom_filter>::uninit();
         // SAFETY: opts was initialised by abloom_options_init; out is writable.

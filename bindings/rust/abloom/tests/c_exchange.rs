@@ -2,7 +2,8 @@
 //! same library (the installed one in system mode, abloom-sys's static build of the bundled
 //! sources otherwise), writes filters that this binding reads, and checks filters that this
 //! binding wrote. Both sides ask for the same layout (distinct, split), or both leave it to the
-//! library (blocked with the default layout: split at 1%; classic: distinct).
+//! library (blocked with the default layout: split at 1%; classic: distinct). Growing filters go
+//! both ways too, and a growing C file grows copy-on-write here and is saved for C to check.
 
 use abloom::{BloomFilter, Builder, Kind, Layout, OpenMode, OpenOptions, Storage};
 use std::path::{Path, PathBuf};
@@ -274,4 +275,130 @@ fn rust_adds_to_a_c_file_through_a_read_write_mapping() {
     ]);
     assert!(out.starts_with("ok "), "{out}");
     std::fs::remove_file(&path).unwrap();
+}
+
+/// The value of "NAME=" in the C checker's output.
+fn c_field<'a>(out: &'a str, name: &str) -> &'a str {
+    let prefix = format!("{name}=");
+    out.split_whitespace()
+        .find_map(|w| w.strip_prefix(prefix.as_str()))
+        .unwrap_or_else(|| panic!("no {name}= in {out}"))
+}
+
+/// The growing filter exchange.c's `write ... growing` makes: first stage N/20 keys, growth 2,
+/// the default layout, 4 shards, seed 42, 1%.
+fn growing_like_c() -> Builder {
+    Builder::new(N / 20)
+        .growth(BloomFilter::DEFAULT_GROWTH)
+        .shards(4)
+        .seed(42)
+}
+
+#[test]
+fn a_growing_filter_written_by_c_is_read_by_rust() {
+    let path = tmp("c-wrote-growing");
+    let p = path.to_str().unwrap();
+    assert_eq!(
+        c(&["write", p, &N.to_string(), "c-key-", "growing"]),
+        "ok\n"
+    );
+    let bytes = std::fs::read(&path).unwrap();
+    let opened = OpenOptions::new()
+        .verify_checksum(true)
+        .open(&path)
+        .unwrap();
+    let copied = BloomFilter::from_bytes(&bytes).unwrap();
+    assert_eq!(opened, copied);
+    let ks = keys("c-key-");
+    for f in [&opened, &copied] {
+        let i = f.info();
+        // 1000 * (2^4 - 1) < 20000 <= 1000 * (2^5 - 1)
+        assert_eq!((i.stages, i.growth, i.capacity), (5, 2.0, 31 * N / 20));
+        assert_eq!((i.shards, i.seed, i.target_fpr), (4, 42, 0.01));
+        assert!(i.keys <= N && i.keys > N - N / 100, "{i:?}");
+        let mut out = vec![false; ks.len()];
+        assert_eq!(f.contains_batch(&ks, &mut out), ks.len());
+        assert!(ks.iter().all(|k| f.contains(k)));
+    }
+    // Rebuilt in Rust, one key at a time as C added them, and in one batch: the same bytes.
+    let single = growing_like_c().build().unwrap();
+    ks.iter().for_each(|k| single.insert(k).unwrap());
+    assert!(single.to_bytes() == bytes);
+    let batch = growing_like_c().build().unwrap();
+    batch.insert_batch(&ks).unwrap();
+    assert!(batch.to_bytes() == bytes);
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn a_growing_filter_written_by_rust_is_read_by_c() {
+    let f = growing_like_c().build().unwrap();
+    f.insert_batch(&keys("rust-key-")).unwrap();
+    let info = f.info();
+    assert_eq!(info.stages, 5);
+    let rust_fp = (0..10_000)
+        .filter(|i| f.contains(&format!("absent-{i}")))
+        .count()
+        .to_string();
+    let saved = tmp("rust-saved-growing");
+    f.save(&saved).unwrap();
+    let written = tmp("rust-bytes-growing");
+    std::fs::write(&written, f.to_bytes()).unwrap();
+    let mut outs = Vec::new();
+    for path in [&saved, &written] {
+        let out = c(&["check", path.to_str().unwrap(), &N.to_string(), "rust-key-"]);
+        assert!(out.starts_with("ok "), "{out}");
+        assert_eq!(c_field(&out, "stages"), "5", "{out}");
+        assert_eq!(c_field(&out, "growth"), "2", "{out}");
+        assert_eq!(c_field(&out, "keys"), info.keys.to_string(), "{out}");
+        assert_eq!(
+            c_field(&out, "capacity"),
+            info.capacity.to_string(),
+            "{out}"
+        );
+        assert_eq!(
+            (c_field(&out, "shards"), c_field(&out, "seed")),
+            ("4", "42")
+        );
+        assert_eq!(c_field(&out, "k"), info.k.to_string(), "{out}");
+        // The C side sees the same false positives as Rust does.
+        assert_eq!(c_field(&out, "fp"), rust_fp, "{out}");
+        outs.push(out);
+    }
+    assert_eq!(outs[0], outs[1]);
+    std::fs::remove_file(&saved).unwrap();
+    std::fs::remove_file(&written).unwrap();
+}
+
+#[test]
+fn rust_grows_a_c_file_copy_on_write_and_saves_it_for_c() {
+    let path = tmp("c-wrote-growing-cow");
+    let p = path.to_str().unwrap();
+    c(&["write", p, &N.to_string(), "c-key-", "growing"]);
+    let before = std::fs::read(&path).unwrap();
+    // A growing file does not map read-write: the file stays as it was.
+    let rw = OpenOptions::new().mode(OpenMode::ReadWrite).open(&path);
+    assert!(matches!(rw, Err(abloom::Error::Unsupported)), "{rw:?}");
+    // Copy-on-write: the chain grows in memory (40000 keys: a sixth stage), the file does not.
+    let cow = OpenOptions::new()
+        .mode(OpenMode::CopyOnWrite)
+        .open(&path)
+        .unwrap();
+    cow.insert_batch(&keys("rust-key-")).unwrap();
+    assert_eq!(cow.stages(), 6);
+    assert!(std::fs::read(&path).unwrap() == before);
+    let grown = tmp("rust-grew-growing");
+    cow.save(&grown).unwrap();
+    drop(cow);
+    let out = c(&[
+        "check",
+        grown.to_str().unwrap(),
+        &N.to_string(),
+        "c-key-",
+        "rust-key-",
+    ]);
+    assert!(out.starts_with("ok "), "{out}");
+    assert_eq!(c_field(&out, "stages"), "6", "{out}");
+    std::fs::remove_file(&path).unwrap();
+    std::fs::remove_file(&grown).unwrap();
 }

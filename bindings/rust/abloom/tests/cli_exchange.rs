@@ -1,7 +1,9 @@
 //! Files exchanged with the abloom command (cli/): a filter the command builds from lines or from
 //! `--u64` ids opens here equal, bit for bit, to this binding's filter of the same keys, the
 //! command's query prints exactly the keys this binding answers "maybe" for, and a filter this
-//! binding saves passes the command's verify and query. The command is `$ABLOOM_CLI` (ci.sh sets
+//! binding saves passes the command's verify and query; growing filters (the command builds one
+//! from stdin without --capacity) go both ways, and the command adds to one saved here. The
+//! command is `$ABLOOM_CLI` (ci.sh sets
 //! it to the tested install's bin/abloom); without it these tests return at once, saying so on
 //! stderr, as a crate consumer without the command has nothing to run them against.
 
@@ -152,4 +154,70 @@ fn file_saved_here_passes_the_command() {
         (1, String::new()),
         "query --absent matched a key this binding added"
     );
+}
+
+#[test]
+fn growing_files_go_both_ways_with_the_command() {
+    let Some(bin) = command() else { return };
+    // Keys on stdin and no --capacity: the command cannot count them first, so it builds a
+    // growing filter (first stage the library's default, growth 2). With one thread it adds
+    // them in input order, so its stages fill as this binding's do, bit for bit; with several,
+    // which key lands in which stage depends on their timing, and only the answers are pinned.
+    let present = keys("cli-grow-", 5000);
+    let absent = keys("cli-grow-absent-", 20000);
+    let path = temp_path("cli-growing.abloom");
+    let p = path.to_str().unwrap();
+    let build = ["build", "-q", "-o", p, "--fpr", "0.01", "--seed", "42"];
+    let g = Builder::growing().fpr(0.01).seed(42).build().unwrap();
+    present.iter().for_each(|k| g.insert(k).unwrap());
+    for threads in ["1", "2"] {
+        run(
+            &bin,
+            &lines(&present),
+            &[&build[..], &["--threads", threads]].concat(),
+        );
+        let f = OpenOptions::new()
+            .verify_checksum(true)
+            .open(&path)
+            .unwrap();
+        let info = f.info();
+        assert!(info.is_growing(), "{info:?}");
+        assert_eq!((info.stages, info.growth, info.seed), (3, 2.0, 42)); // 1024 + 2048 < 5000
+        assert!(present.iter().all(|k| f.contains(k)));
+        let ours: Vec<&String> = absent.iter().filter(|k| f.contains(k)).collect();
+        assert_eq!(run(&bin, &lines(&absent), &["query", p]).1, lines(&ours));
+        assert!(
+            ours.len() < 300,
+            "{} false positives of 20000 at 1%",
+            ours.len()
+        );
+        if threads == "1" {
+            assert!(
+                f == g,
+                "the command's growing filter differs from this binding's"
+            );
+            assert_eq!(info.keys, g.info().keys);
+        }
+    }
+
+    // A growing file saved here: the command verifies it, finds its keys, and adds to it (one
+    // thread: as this binding adds them).
+    let mine = temp_path("rust-growing.abloom");
+    let m = mine.to_str().unwrap();
+    g.save(&mine).unwrap();
+    assert_eq!(run(&bin, "", &["verify", m]).0, 0);
+    assert_eq!(
+        run(&bin, &lines(&present), &["query", "--count", m]).1,
+        "5000\n"
+    );
+    let more = keys("cli-more-", 5000);
+    run(&bin, &lines(&more), &["add", "-q", "--threads", "1", m]);
+    let added = OpenOptions::new()
+        .verify_checksum(true)
+        .open(&mine)
+        .unwrap();
+    more.iter().for_each(|k| g.insert(k).unwrap());
+    assert_eq!(added.stages(), 4); // 1024 + 2048 + 4096 < 10000
+    assert!(added == g, "the command's add differs from this binding's");
+    assert_eq!(added.info().keys, g.info().keys);
 }

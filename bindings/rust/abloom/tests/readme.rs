@@ -87,6 +87,31 @@ fn layouts() -> Res {
     Ok(())
 }
 
+/// bindings/rust/README.md's growing filters block.
+fn growing() -> Res {
+    use abloom::{BloomFilter, Builder, Error};
+
+    let mut filter = BloomFilter::growing(0.01)?; // no capacity: grows as keys come, FPR held
+    let keys: Vec<[u8; 8]> = (0..100_000u64).map(|i| i.to_le_bytes()).collect();
+    filter.insert_batch(&keys)?;
+    let info = filter.info(); // the whole chain
+    assert_eq!((info.stages, info.growth), (7, 2.0)); // 1024 * (2^7 - 1) >= 100000
+    assert!(info.expected_fpr < 0.01 && info.keys <= 100_000);
+    assert_eq!(filter.stage_infos().len(), 7);
+    for stage in filter.stage_infos() {
+        println!("{} of {} keys", stage.keys, stage.capacity);
+        assert!(stage.keys <= stage.capacity);
+    }
+    let plan = Builder::new(10_000).growth(4.0).footprint(1_000_000)?; // without allocating
+    println!("{} stages, FPR <= {}", plan.stages, plan.fpr_bound);
+    assert_eq!(plan.stages, 5); // 10000 * (1 + 4 + 16 + 64) < 1000000 <= ... + 10000 * 256
+    assert!(plan.fpr_bound < 0.01);
+    let copy = BloomFilter::from_bytes(&filter.to_bytes())?; // every stage
+    assert!(matches!(filter.intersect(&copy), Err(Error::Unsupported)));
+    assert!(copy == filter);
+    Ok(())
+}
+
 /// The Rust block of the repository's README.md ("Bindings").
 fn repository_readme() -> Res {
     let f = abloom::BloomFilter::new(1_000_000, 0.01)?; // Rust: crate abloom
@@ -103,6 +128,7 @@ fn readme_blocks_run() -> Res {
     std::env::set_current_dir(&dir)?;
     let result = usage()
         .and_then(|()| layouts())
+        .and_then(|()| growing())
         .and_then(|()| repository_readme());
     std::env::set_current_dir(back)?;
     std::fs::remove_dir_all(&dir)?;

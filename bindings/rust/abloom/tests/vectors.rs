@@ -7,7 +7,8 @@
 //! became the default (where its k is enough, as at their 1%), they are rebuilt with
 //! [`Layout::Distinct`] asked for explicitly, as `tests/vectors/make_vectors.c` does, and the
 //! files are unchanged. The `classic_*` ones keep the default (distinct: the classic kind's only
-//! layout).
+//! layout). `growing_s1` is a growing filter's chain of three stages, read and rebuilt through
+//! [`Builder::growth`].
 
 use abloom::{AlignedBytes, BloomFilter, Builder, Kind, Layout, OpenOptions, Storage};
 use std::path::PathBuf;
@@ -350,5 +351,174 @@ fn the_blocked_vectors_need_the_distinct_layout_asked_for() {
         assert!(matches!(file.union(&default), Err(abloom::Error::Mismatch)));
         // Byte 20 of the header is the format's layout id: 1 (distinct) in the file.
         assert_eq!(l.bytes[20..24], 1u32.to_le_bytes(), "{}", v.name);
+    }
+}
+
+/// `growing_s1` (tests/vectors/README.md): a growing filter of the default layout, first stage
+/// 100 keys, growth 2, target 10%, seed 0x6A0E1A6000000003, one shard; its 450 keys fill three
+/// stages of 100, 200 and 400 keys, and 1 of the 2000 absent keys tests positive.
+const GROWING_SEED: u64 = 0x6A0E_1A60_0000_0003;
+
+fn growing_vector() -> Vector {
+    Vector {
+        name: "growing_s1",
+        kind: Kind::Blocked,
+        layout: Layout::Split,
+        asked: None,
+        shards: 1,
+        seed: GROWING_SEED,
+        k: 9,
+        blocks_per_shard: 11,
+        file_bytes: 1984,
+        absent_positive: 1,
+    }
+}
+
+fn growing_builder() -> Builder {
+    Builder::new(100)
+        .fpr(0.1)
+        .shards(1)
+        .seed(GROWING_SEED)
+        .growth(2.0)
+}
+
+fn check_growing(v: &Vector, l: &Loaded, f: &BloomFilter, storage: Storage) {
+    let i = f.info();
+    assert!(i.is_growing());
+    assert_eq!((i.stages, i.growth, i.growth_failed), (3, 2.0, false));
+    // The chain: the newest stage's shape, the stages' capacities together, the chain's target.
+    assert_eq!(
+        (i.kind, i.layout, i.k, i.shards),
+        (v.kind, v.layout, v.k, v.shards)
+    );
+    assert_eq!(i.blocks_per_shard, v.blocks_per_shard);
+    assert_eq!((i.seed, i.capacity, i.target_fpr), (v.seed, 700, 0.1));
+    assert!(i.keys > 440 && i.keys <= 450, "{i:?}");
+    assert_eq!(i.storage, storage);
+    let stages: Vec<_> = f.stage_infos().collect();
+    assert_eq!(
+        stages.iter().map(|s| s.capacity).collect::<Vec<_>>(),
+        [100, 200, 400]
+    );
+    assert!(stages[..2].iter().all(|s| s.keys == s.capacity));
+    assert_eq!(stages.iter().map(|s| s.keys).sum::<u64>(), i.keys);
+    assert!(stages
+        .iter()
+        .all(|s| s.seed == v.seed && s.storage == storage));
+    for k in &l.keys {
+        assert!(f.contains(k), "{}: added key {k:?} tests 0", v.name);
+    }
+    for (answer, k) in &l.absent {
+        assert_eq!(f.contains(k), *answer, "{}: absent key {k:?}", v.name);
+    }
+    let keys: Vec<&str> = l.absent.iter().map(|a| a.1.as_str()).collect();
+    let mut out = vec![false; keys.len()];
+    assert_eq!(f.contains_batch(&keys, &mut out), v.absent_positive);
+    assert!(out.iter().zip(&l.absent).all(|(o, a)| *o == a.0));
+    let hashes: Vec<u64> = keys.iter().map(|k| f.hash(k)).collect();
+    assert_eq!(f.contains_hashes(&hashes, &mut out), v.absent_positive);
+    assert!(f.to_bytes() == l.bytes, "{}: re-serialized bytes", v.name);
+}
+
+#[test]
+fn every_reader_accepts_the_growing_vector() {
+    let v = growing_vector();
+    let l = load(&v);
+    for verify in [false, true] {
+        let f = OpenOptions::new()
+            .verify_checksum(verify)
+            .open(&l.path)
+            .unwrap();
+        assert!(f.is_read_only());
+        check_growing(&v, &l, &f, Storage::Mapped);
+    }
+    check_growing(
+        &v,
+        &l,
+        &BloomFilter::from_bytes(&l.bytes).unwrap(),
+        Storage::Owned,
+    );
+    let aligned = AlignedBytes::from(l.bytes.as_slice());
+    for verify in [false, true] {
+        let view = BloomFilter::view(&aligned, verify).unwrap();
+        check_growing(&v, &l, &view, Storage::View);
+    }
+}
+
+#[test]
+fn rebuilding_the_growing_vector_gives_identical_bytes() {
+    let v = growing_vector();
+    let l = load(&v);
+    // Its first stage is what the builder plans.
+    let plan = growing_builder().plan().unwrap();
+    let first = BloomFilter::from_bytes(&l.bytes)
+        .unwrap()
+        .stage_info(0)
+        .unwrap();
+    assert_eq!(
+        (plan.k, plan.bits, plan.layout),
+        (first.k, first.bits, first.layout)
+    );
+
+    let one_by_one = growing_builder().build().unwrap();
+    for k in &l.keys {
+        one_by_one.insert(k).unwrap();
+    }
+    assert!(one_by_one.to_bytes() == l.bytes, "one by one");
+    let tmp = std::env::temp_dir().join(format!("abloom-rs-growing-vector-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let saved = tmp.join("growing_s1.abloom");
+    one_by_one.save(&saved).unwrap();
+    assert!(std::fs::read(&saved).unwrap() == l.bytes, "saved file");
+    std::fs::remove_dir_all(&tmp).unwrap();
+
+    // insert_checked counts the keys the chain counted; one batch, packed keys and precomputed
+    // hashes grow the chain as one insert per key does, and count the same new keys.
+    let checked = growing_builder().build().unwrap();
+    let new_keys = l
+        .keys
+        .iter()
+        .filter(|k| !checked.insert_checked(k).unwrap())
+        .count() as u64;
+    assert_eq!(checked.info().keys, new_keys);
+    assert!(checked.to_bytes() == l.bytes, "insert_checked");
+    let batch = growing_builder().build().unwrap();
+    assert_eq!(batch.insert_batch(&l.keys).unwrap(), new_keys);
+    assert!(batch.to_bytes() == l.bytes, "one batch");
+    let mut buf = Vec::new();
+    let mut offsets = vec![0u64];
+    for k in &l.keys {
+        buf.extend_from_slice(k.as_bytes());
+        offsets.push(buf.len() as u64);
+    }
+    let packed = growing_builder().build().unwrap();
+    assert_eq!(packed.insert_packed(&buf, &offsets).unwrap(), new_keys);
+    assert!(packed.to_bytes() == l.bytes, "packed");
+    let hashed = growing_builder().build().unwrap();
+    let hashes: Vec<u64> = l.keys.iter().map(|k| hashed.hash(k)).collect();
+    assert_eq!(hashed.insert_hashes(&hashes).unwrap(), new_keys);
+    assert!(hashed.to_bytes() == l.bytes, "hashes");
+
+    // Another first capacity, growth or target gives other bytes: the vector pins them.
+    for other in [
+        Builder::new(101)
+            .fpr(0.1)
+            .shards(1)
+            .seed(GROWING_SEED)
+            .growth(2.0),
+        Builder::new(100)
+            .fpr(0.1)
+            .shards(1)
+            .seed(GROWING_SEED)
+            .growth(3.0),
+        Builder::new(100)
+            .fpr(0.09)
+            .shards(1)
+            .seed(GROWING_SEED)
+            .growth(2.0),
+    ] {
+        let f = other.build().unwrap();
+        f.insert_batch(&l.keys).unwrap();
+        assert!(f.to_bytes() != l.bytes, "{other:?}");
     }
 }

@@ -3,17 +3,21 @@
  * and checks filters the Rust binding wrote, through the public C API only.
  *
  *   exchange write PATH N PREFIX KIND   create (capacity 2N, 1%, KIND
- *                                       blocked|split|default|classic: the blocked kind in
- *                                       ABLOOM_LAYOUT_DISTINCT, in ABLOOM_LAYOUT_SPLIT, in
+ *                                       blocked|split|default|classic|growing: the blocked kind
+ *                                       in ABLOOM_LAYOUT_DISTINCT, in ABLOOM_LAYOUT_SPLIT, in
  *                                       ABLOOM_LAYOUT_DEFAULT (the library's choice: split at
- *                                       1%), or the classic kind with the default layout
- *                                       (distinct); 4 shards, seed 42),
+ *                                       1%), the classic kind with the default layout
+ *                                       (distinct), or a growing filter of the default layout
+ *                                       whose first stage takes N/20 keys, growth
+ *                                       ABLOOM_DEFAULT_GROWTH; 4 shards, seed 42),
  *                                       add PREFIX0..PREFIX{N-1}, abloom_save
  *   exchange check PATH N PREFIX...     abloom_open with the checksum check, and
  *                                       abloom_deserialize of the file's bytes: every key of
  *                                       every PREFIX tests 1, both agree; prints
- *                                       "ok kind=K layout=L k=K shards=S seed=S fp=F"
- *                                       (F: false positives among 10000 "absent-" keys)
+ *                                       "ok kind=K layout=L k=K shards=S seed=S fp=F
+ *                                       stages=T growth=G keys=C capacity=P" (F: false
+ *                                       positives among 10000 "absent-" keys; T, G, C, P:
+ *                                       abloom_info's stages, growth, keys, capacity)
  */
 #include <abloom.h>
 #include <stdio.h>
@@ -39,6 +43,10 @@ static int write_filter(const char *path, unsigned long n, const char *prefix, c
     o.layout = ABLOOM_LAYOUT_DEFAULT;
   } else if (strcmp(kind, "classic") == 0) {
     o.kind = ABLOOM_KIND_CLASSIC;
+    o.layout = ABLOOM_LAYOUT_DEFAULT;
+  } else if (strcmp(kind, "growing") == 0) {
+    o.capacity = n / 20;
+    o.growth = ABLOOM_DEFAULT_GROWTH;
     o.layout = ABLOOM_LAYOUT_DEFAULT;
   } else {
     fprintf(stderr, "unknown kind %s\n", kind);
@@ -95,8 +103,11 @@ static int check_filter(const char *path, unsigned long n, int nprefix, char **p
   abloom_info info;
   info.struct_size = sizeof info;
   if ((rc = abloom_get_info(f, &info)) != ABLOOM_OK) return fail("info", rc);
-  printf("ok kind=%u layout=%u k=%u shards=%u seed=%llu fp=%lu\n", info.kind, info.layout, info.k,
-         info.shards, (unsigned long long)info.seed, fpos);
+  printf("ok kind=%u layout=%u k=%u shards=%u seed=%llu fp=%lu stages=%u growth=%g keys=%llu "
+         "capacity=%llu\n",
+         info.kind, info.layout, info.k, info.shards, (unsigned long long)info.seed, fpos,
+         info.stages, info.growth, (unsigned long long)info.keys,
+         (unsigned long long)info.capacity);
   abloom_free(f);
   abloom_free(g);
   return 0;
