@@ -148,8 +148,15 @@ public final class Probe {
    *     shape is read
    * @return the probe
    * @throws IllegalArgumentException if the buffers do not match the shape
+   * @throws UnsupportedOperationException if {@code shape} is a growing filter (a chain of
+   *     stages, each of its own shape)
    */
   public static Probe over(ByteBuffer[] chunks, int chunkShift, BloomFilter shape) {
+    if (shape.isGrowing()) {
+      throw new UnsupportedOperationException(
+          "abloom: Probe.over: a growing filter is a chain of stages of different shapes, not"
+              + " one shape");
+    }
     return of(
         chunks,
         chunkShift,
