@@ -195,12 +195,17 @@ static long long jab_handle_or_code(int rc, abloom_filter *f) {
 static _Thread_local int jab_errno_value;
 
 /* layout: an ABLOOM_LAYOUT_* (0, ABLOOM_LAYOUT_DEFAULT: the library's choice). */
+/* growth: 0 for a fixed filter (capacity > 0), else a growing one's (capacity >= 0: its first
+ * stage's, 0 for the library's default); the engine checks its range. */
 static int jab_options(abloom_options *o, long long capacity, double fpr, int kind, int shards,
-                       long long seed, long long bits, int k, int threads, int layout) {
+                       long long seed, long long bits, int k, int threads, int layout,
+                       double growth) {
   int rc = abloom_options_init(o);
   if (rc != ABLOOM_OK) return rc;
-  if (capacity <= 0 || shards < 0 || bits < 0 || k < 0 || threads < 0 || kind < 0 || layout < 0)
+  if (capacity < 0 || (capacity == 0 && growth == 0.0) || shards < 0 || bits < 0 || k < 0 ||
+      threads < 0 || kind < 0 || layout < 0)
     return ABLOOM_ERR_INVALID;
+  o->growth = growth;
   o->capacity = (uint64_t)capacity;
   o->fpr = fpr;
   o->kind = (uint32_t)kind;
@@ -363,10 +368,10 @@ static int jab_last_errno(void) { return jab_errno_value; }
 static const char *jab_errno_string(int e) { return strerror(e); }
 
 static long long jab_create(long long capacity, double fpr, int kind, int shards, long long seed,
-                            long long bits, int k, int threads, int layout) {
+                            long long bits, int k, int threads, int layout, double growth) {
   abloom_options o;
   abloom_filter *f = NULL;
-  int rc = jab_options(&o, capacity, fpr, kind, shards, seed, bits, k, threads, layout);
+  int rc = jab_options(&o, capacity, fpr, kind, shards, seed, bits, k, threads, layout, growth);
   if (rc == ABLOOM_OK) rc = abloom_create(&o, &f);
   return jab_handle_or_code(rc, f);
 }
@@ -375,12 +380,13 @@ static long long jab_create(long long capacity, double fpr, int kind, int shards
  * [5] bits per key (double bits), [6] expected FPR (double bits), [7] layout (ABLOOM_LAYOUT_*,
  * resolved). */
 static int jab_plan(long long capacity, double fpr, int kind, int shards, long long seed,
-                    long long bits, int k, int threads, int layout, long long *OUT_INFO) {
+                    long long bits, int k, int threads, int layout, double growth,
+                    long long *OUT_INFO) {
   abloom_options o;
   abloom_plan p;
   int rc;
   if (!OUT_INFO) return ABLOOM_ERR_NOMEM;
-  rc = jab_options(&o, capacity, fpr, kind, shards, seed, bits, k, threads, layout);
+  rc = jab_options(&o, capacity, fpr, kind, shards, seed, bits, k, threads, layout, growth);
   if (rc != ABLOOM_OK) return rc;
   memset(&p, 0, sizeof p);
   p.struct_size = sizeof p;
@@ -419,14 +425,16 @@ static long long jab_clone(const abloom_filter *f) {
 /* info: out[0] kind, [1] k, [2] shards, [3] blocks per shard, [4] bits, [5] bytes, [6] capacity,
  * [7] seed, [8] target FPR (double bits), [9] expected FPR (double bits), [10] storage,
  * [11] read-only, [12] layout (ABLOOM_LAYOUT_*), [13] stale (the file carried the stale mark when
- * opened). */
-static int jab_info(const abloom_filter *f, long long *OUT_INFO) {
+ * opened), [14] stages, [15] growth failed, [16] growth (double bits; 0 for a fixed filter),
+ * [17] keys counted as new (growing filters): out must hold 18 (FilterCore.INFO_LONGS).
+ * stage < 0: the whole filter (abloom_get_info), else that stage (abloom_get_stage_info). */
+static int jab_stage_info(const abloom_filter *f, int stage, long long *OUT_INFO) {
   abloom_info i;
   int rc;
   if (!OUT_INFO) return ABLOOM_ERR_NOMEM;
   memset(&i, 0, sizeof i);
   i.struct_size = sizeof i;
-  rc = abloom_get_info(f, &i);
+  rc = stage < 0 ? abloom_get_info(f, &i) : abloom_get_stage_info(f, (uint32_t)stage, &i);
   if (rc != ABLOOM_OK) return rc;
   OUT_INFO[0] = i.kind;
   OUT_INFO[1] = i.k;
@@ -442,7 +450,67 @@ static int jab_info(const abloom_filter *f, long long *OUT_INFO) {
   OUT_INFO[11] = i.read_only;
   OUT_INFO[12] = i.layout;
   OUT_INFO[13] = i.stale;
+  OUT_INFO[14] = i.stages;
+  OUT_INFO[15] = i.growth_failed;
+  memcpy(&OUT_INFO[16], &i.growth, 8);
+  OUT_INFO[17] = (long long)i.keys;
   return ABLOOM_OK;
+}
+
+static int jab_info(const abloom_filter *f, long long *OUT_INFO) {
+  return jab_stage_info(f, -1, OUT_INFO);
+}
+
+/* The stage count now (1 for a fixed filter), or a negative code. */
+static int jab_stages(const abloom_filter *f) {
+  abloom_info i;
+  int rc = abloom_info_init(&i);
+  if (rc == ABLOOM_OK) rc = abloom_get_stage_info(f, 0, &i);
+  return rc == ABLOOM_OK ? (int)i.stages : rc;
+}
+
+/* What a growing filter of these options reaches at `keys` keys (abloom_growth_footprint):
+ * out[0] stages, [1] bytes, [2] the FPR bound (double bits). */
+static int jab_growth_footprint(long long capacity, double fpr, int kind, int shards,
+                                long long seed, int layout, double growth, long long keys,
+                                long long *OUT_INFO) {
+  abloom_options o;
+  uint32_t stages = 0;
+  uint64_t bytes = 0;
+  double bound = 0.0;
+  int rc;
+  if (!OUT_INFO) return ABLOOM_ERR_NOMEM;
+  if (keys <= 0) return ABLOOM_ERR_INVALID;
+  rc = jab_options(&o, capacity, fpr, kind, shards, seed, 0, 0, 0, layout, growth);
+  if (rc == ABLOOM_OK) rc = abloom_growth_footprint(&o, (uint64_t)keys, &stages, &bytes, &bound);
+  if (rc != ABLOOM_OK) return rc;
+  OUT_INFO[0] = stages;
+  OUT_INFO[1] = (long long)bytes;
+  memcpy(&OUT_INFO[2], &bound, 8);
+  return ABLOOM_OK;
+}
+
+/* A growing filter's single-key add (test-and-add by the hash Java computed): the stage count
+ * after the add, shifted left once, with bit 0 set if the key was new; or a negative code. The
+ * count is read after the add, so every stage the key went to is below it: Java publishes the
+ * stages up to it before the add returns to its caller. */
+static long long jab_grow_add_hash(abloom_filter *f, long long hash) {
+  int rc = abloom_test_and_add_hash(f, (uint64_t)hash);
+  int stages;
+  if (rc < 0) return rc;
+  stages = jab_stages(f);
+  if (stages < 0) return stages;
+  return ((long long)stages << 1) | (rc == 0 ? 1 : 0);
+}
+
+/* abloom_test_hash and abloom_test, for the tests that hold the Java path to the engine's. */
+static int jab_test_hash(const abloom_filter *f, long long hash) {
+  return abloom_test_hash(f, (uint64_t)hash);
+}
+
+static int jab_test_key(const abloom_filter *f, const signed char *IN_BYTES, int len) {
+  if (!IN_BYTES) return ABLOOM_ERR_NOMEM;
+  return abloom_test(f, IN_BYTES, (size_t)len);
 }
 
 /* Estimates: the value, or -1 on error (they are never negative). */
@@ -583,7 +651,8 @@ static long long jab_deserialize(const signed char *IN_BYTES, int off, int len) 
 }
 
 /* Given the first ABLOOM_HEADER_BYTES of serialized data: the body size its (fully validated)
- * header announces, or the error the header has. */
+ * header announces (for a growing filter: the bytes after its chain header, table and stages),
+ * or the error the header has. */
 static long long jab_header_body_size(const signed char *IN_BYTES, int off) {
   abloom_filter *f = NULL;
   const unsigned char *h = (const unsigned char *)IN_BYTES + off;
@@ -596,6 +665,13 @@ static long long jab_header_body_size(const signed char *IN_BYTES, int off) {
     return ABLOOM_ERR_INTERNAL;
   }
   if (rc != ABLOOM_ERR_TRUNCATED) return rc; /* the header itself is bad */
+  if (h[16] == 2 && h[17] == 0 && h[18] == 0 && h[19] == 0) {
+    /* a growing filter's chain header (kind 2): its total size, header included, at 80 */
+    for (i = 7; i >= 0; --i) body = (body << 8) | h[80 + i];
+    if (body < ABLOOM_HEADER_BYTES || body - ABLOOM_HEADER_BYTES > (uint64_t)INT64_MAX)
+      return ABLOOM_ERR_CORRUPT;
+    return (long long)(body - ABLOOM_HEADER_BYTES);
+  }
   for (i = 7; i >= 0; --i) body = (body << 8) | h[96 + i];
   return (long long)body;
 }
@@ -673,15 +749,18 @@ static int jab_seal(const char *PATH) {
 
 typedef jobject jab_buffer;
 
-/* A direct buffer over bytes [off, off + len) of shard `shard` of the filter's memory (see
- * abloom_get_memory: the pointers stay valid until abloom_free, and Java keeps the filter from
+/* A direct buffer over bytes [off, off + len) of shard `shard` of stage `stage` of the filter's
+ * memory (abloom_get_stage_memory: a fixed filter is its own stage 0; the pointers stay valid
+ * until abloom_free, a growing filter's stages never move, and Java keeps the filter from
  * being freed while it can still read them). Writable memory for a writable filter; Java makes
  * the buffer read-only for a read-only one, whose pages may be mapped without write access.
  * NULL, with no exception pending, if the arguments do not fit the filter. */
-static jab_buffer jab_shard_buffer(JNIEnv *JENV, abloom_filter *f, int shard, long long off,
-                                   long long len) {
+static jab_buffer jab_shard_buffer(JNIEnv *JENV, abloom_filter *f, int stage, int shard,
+                                   long long off, long long len) {
   abloom_memory m;
-  if (abloom_memory_init(&m) != ABLOOM_OK || abloom_get_memory(f, &m) != ABLOOM_OK) return NULL;
+  if (stage < 0 || abloom_memory_init(&m) != ABLOOM_OK ||
+      abloom_get_stage_memory(f, (uint32_t)stage, &m) != ABLOOM_OK)
+    return NULL;
   if (shard < 0 || (unsigned)shard >= m.shards || off < 0 || len <= 0 || len > 0x7fffffffLL ||
       (unsigned long long)(off + len) > m.blocks_per_shard * 64u)
     return NULL;
@@ -697,14 +776,18 @@ static jab_buffer jab_shard_buffer(JNIEnv *JENV, abloom_filter *f, int shard, lo
 static void jab_release_pages(abloom_filter *f) {
 #if defined(__linux__) || defined(__APPLE__)
   abloom_memory m;
-  uint32_t s;
+  uint32_t s, stage;
   uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
   if (page == 0 || (page & (page - 1)) != 0) return;
-  if (abloom_memory_init(&m) != ABLOOM_OK || abloom_get_memory(f, &m) != ABLOOM_OK) return;
-  for (s = 0; s < m.shards; ++s) {
-    uintptr_t start = ((uintptr_t)m.shard_words[s] + page - 1) & ~(page - 1);
-    uintptr_t end = ((uintptr_t)m.shard_words[s] + m.blocks_per_shard * 64u) & ~(page - 1);
-    if (end > start) (void)madvise((void *)start, end - start, MADV_DONTNEED);
+  /* every stage of a growing filter (a fixed one is its own stage 0): RANGE past the last */
+  for (stage = 0; abloom_memory_init(&m) == ABLOOM_OK &&
+                  abloom_get_stage_memory(f, stage, &m) == ABLOOM_OK;
+       ++stage) {
+    for (s = 0; s < m.shards; ++s) {
+      uintptr_t start = ((uintptr_t)m.shard_words[s] + page - 1) & ~(page - 1);
+      uintptr_t end = ((uintptr_t)m.shard_words[s] + m.blocks_per_shard * 64u) & ~(page - 1);
+      if (end > start) (void)madvise((void *)start, end - start, MADV_DONTNEED);
+    }
   }
 #else
   (void)f;

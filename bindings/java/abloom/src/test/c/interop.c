@@ -10,6 +10,11 @@
  *                                           "key-i" to test 1, print "ok <k> <shards> <seed>
  *                                           <layout> <false positives among
  *                                           absent-0..absent-9999>"
+ *   interop grow-write PATH N SEED FIRST    save a growing filter (growth 2, first stage FIRST,
+ *                                           1%, seed) holding "key-0".."key-N-1"
+ *   interop grow-check PATH N               open PATH (checksum verified), require every
+ *                                           "key-i" to test 1, print "ok <stages> <growth>
+ *                                           <keys> <false positives among absent-0..9999>"
  * Exit status 0 on success; a message on stderr and 1 otherwise.
  */
 #include <abloom.h>
@@ -46,6 +51,45 @@ int main(int argc, char **argv) {
     abloom_free(f);
     return 0;
   }
+  if (argc >= 6 && strcmp(argv[1], "grow-write") == 0) {
+    uint64_t n = strtoull(argv[3], NULL, 10);
+    abloom_options o;
+    abloom_options_init(&o);
+    o.growth = ABLOOM_DEFAULT_GROWTH;
+    o.capacity = strtoull(argv[5], NULL, 10);
+    o.fpr = 0.01;
+    o.seed = strtoull(argv[4], NULL, 0);
+    if ((rc = abloom_create(&o, &f)) != ABLOOM_OK) return fail("create", rc);
+    for (uint64_t i = 0; i < n; ++i) {
+      int len = snprintf(key, sizeof key, "key-%" PRIu64, i);
+      if ((rc = abloom_add(f, key, (size_t)len)) != ABLOOM_OK) return fail("add", rc);
+    }
+    if ((rc = abloom_save(f, argv[2])) != ABLOOM_OK) return fail("save", rc);
+    abloom_free(f);
+    return 0;
+  }
+  if (argc >= 4 && strcmp(argv[1], "grow-check") == 0) {
+    uint64_t n = strtoull(argv[3], NULL, 10);
+    abloom_info info;
+    unsigned fp = 0;
+    if ((rc = abloom_open(argv[2], ABLOOM_VERIFY_CHECKSUM, &f)) != ABLOOM_OK) return fail("open", rc);
+    for (uint64_t i = 0; i < n; ++i) {
+      int len = snprintf(key, sizeof key, "key-%" PRIu64, i);
+      if (abloom_test(f, key, (size_t)len) != 1) {
+        fprintf(stderr, "interop: %s is missing\n", key);
+        return 1;
+      }
+    }
+    for (unsigned i = 0; i < 10000; ++i) {
+      int len = snprintf(key, sizeof key, "absent-%u", i);
+      fp += abloom_test(f, key, (size_t)len) == 1;
+    }
+    if ((rc = abloom_info_init(&info)) != ABLOOM_OK || (rc = abloom_get_info(f, &info)) != ABLOOM_OK)
+      return fail("info", rc);
+    printf("ok %u %g %" PRIu64 " %u\n", info.stages, info.growth, info.keys, fp);
+    abloom_free(f);
+    return 0;
+  }
   if (argc >= 4 && strcmp(argv[1], "check") == 0) {
     uint64_t n = strtoull(argv[3], NULL, 10);
     abloom_info info;
@@ -69,6 +113,7 @@ int main(int argc, char **argv) {
     abloom_free(f);
     return 0;
   }
-  fprintf(stderr, "usage: interop write PATH N SEED SHARDS KIND [LAYOUT] | interop check PATH N\n");
+  fprintf(stderr, "usage: interop write PATH N SEED SHARDS KIND [LAYOUT] | interop check PATH N |"
+                  " interop grow-write PATH N SEED FIRST | interop grow-check PATH N\n");
   return 2;
 }

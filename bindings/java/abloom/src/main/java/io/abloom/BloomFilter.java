@@ -82,6 +82,24 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
    */
   public static final int MAX_THREADS = 256;
 
+  /** A growing filter's default growth ({@link Builder#growth}): each stage twice the last. */
+  public static final double DEFAULT_GROWTH = 2.0;
+
+  /** The largest growth of a growing filter ({@link Builder#growth}). */
+  public static final double MAX_GROWTH = 16.0;
+
+  /**
+   * A growing filter's first stage capacity when none is given ({@link
+   * Builder#initialCapacity}).
+   */
+  public static final long DEFAULT_INITIAL_CAPACITY = 1024;
+
+  /**
+   * The most stages a growing filter has: it cannot grow past them (nor past the library's size
+   * limit), see {@link #growthFailed()}.
+   */
+  public static final int MAX_STAGES = 64;
+
   /**
    * The filter's kind: how a key's bits spread over the filter. Within a block, the blocked kind
    * also has a {@link Layout}.
@@ -163,6 +181,63 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
       double expectedFpp,
       Layout layout) {}
 
+  /**
+   * One stage of a filter ({@link #stage}): a growing filter's stages are filters of their own
+   * shapes, each with its capacity and fpp target; a fixed filter is its own stage 0.
+   *
+   * @param index the stage's place in the chain, 0 the oldest
+   * @param kind its kind (every stage's is the filter's)
+   * @param layout its in-block layout
+   * @param hashFunctions its probes per key, k
+   * @param shards its shard count
+   * @param blocksPerShard its 64-byte blocks in each shard
+   * @param bitSize its bits
+   * @param expectedInsertions its capacity: the new keys it takes before the next stage is
+   *     appended
+   * @param targetFpp its fpp target (a growing filter's stages take ever smaller shares of the
+   *     chain's)
+   * @param modelFpp the model's fpp at its capacity
+   * @param keyCount the keys it counted as new (0 for a fixed filter, which does not count)
+   */
+  public record Stage(
+      int index,
+      Kind kind,
+      Layout layout,
+      int hashFunctions,
+      int shards,
+      long blocksPerShard,
+      long bitSize,
+      long expectedInsertions,
+      double targetFpp,
+      double modelFpp,
+      long keyCount) {
+    static Stage of(int index, long[] info) {
+      return new Stage(
+          index,
+          Kind.of(info[0]),
+          Layout.of(info[12]),
+          (int) info[1],
+          (int) info[2],
+          info[3],
+          info[4],
+          info[6],
+          Double.longBitsToDouble(info[8]),
+          Double.longBitsToDouble(info[9]),
+          info[17]);
+    }
+  }
+
+  /**
+   * What a growing filter reaches at some count of distinct keys, computed without allocating
+   * ({@link Builder#growthPlan}).
+   *
+   * @param stages the stages it then has (the fewest whose capacities together hold the keys)
+   * @param bytes their bytes of bit storage together
+   * @param fppBound the sum of their model fpps at their capacities: the bound on its fpp then,
+   *     below the target
+   */
+  public record GrowthPlan(int stages, long bytes, double fppBound) {}
+
   private static final double DEFAULT_FPP = 0.03;
 
   /** Takes ownership of a native filter (freed here if anything fails). */
@@ -218,8 +293,35 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
   }
 
   /**
+   * A growing filter: it needs no count of keys up front and holds a false-positive probability
+   * of at most {@code fpp} at any count. It is a chain of blocked filters (stages): the first
+   * takes {@link #DEFAULT_INITIAL_CAPACITY} keys, each next one {@link #DEFAULT_GROWTH} times the
+   * last with a tighter target, so that the chain's fpp stays below {@code fpp}. Every call of a
+   * fixed filter works on it, but for {@link #intersect}, {@link OpenMode#READ_WRITE} and {@link
+   * #seal}, which throw {@link UnsupportedOperationException}. Tests cost one probe per stage
+   * (newest first), so a filter whose size is known is faster fixed. {@link Builder#growth} sets
+   * the other options.
+   *
+   * @param fpp the false-positive probability to hold, in (0, 1)
+   * @return a new, empty growing filter; close it when done
+   * @throws IllegalArgumentException if {@code fpp} is out of range
+   */
+  public static BloomFilter growing(double fpp) {
+    return builder().growth(DEFAULT_GROWTH).fpp(fpp).build();
+  }
+
+  /**
+   * {@link #growing(double)} at 1%.
+   *
+   * @return a new, empty growing filter; close it when done
+   */
+  public static BloomFilter growing() {
+    return growing(0.01);
+  }
+
+  /**
    * A builder for all options: kind, in-block layout, shards, seed, explicit bits and k, bulk
-   * threads.
+   * threads, growth.
    *
    * @return a new builder (expected insertions must still be set)
    */
@@ -244,6 +346,7 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
     private long bits;
     private int hashFunctions;
     private int threads;
+    private double growth;
 
     private Builder() {}
 
@@ -391,9 +494,87 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Makes the filter a growing one ({@link BloomFilter#growing}): a chain of stages, each
+     * {@code growth} times the capacity of the last, that holds {@link #fpp} at any count of
+     * keys. Its first stage takes {@link #initialCapacity} keys ({@link
+     * BloomFilter#DEFAULT_INITIAL_CAPACITY} if not given). {@link #kind}, {@link #layout}, {@link
+     * #shards} and {@link #seed} apply to every stage; {@link #bits} and {@link #hashFunctions}
+     * must be left at 0 (each stage is sized from its own target). 0 (the default) makes a
+     * fixed filter.
+     *
+     * @param growth 0, or in (1, {@link BloomFilter#MAX_GROWTH}] ({@link
+     *     BloomFilter#DEFAULT_GROWTH} is 2)
+     * @return this builder
+     * @throws IllegalArgumentException otherwise (NaN included)
+     */
+    public Builder growth(double growth) {
+      if (!(growth == 0.0 || growth > 1.0 && growth <= MAX_GROWTH)) {
+        throw new IllegalArgumentException(
+            "abloom: growth must be 0 (a fixed filter) or in (1, " + MAX_GROWTH + "], got "
+                + growth);
+      }
+      this.growth = growth;
+      return this;
+    }
+
+    /**
+     * A growing filter's first stage capacity: the keys it takes before the second stage is
+     * appended. The same option as {@link #expectedInsertions}, named for a growing filter; not
+     * calling either gives {@link BloomFilter#DEFAULT_INITIAL_CAPACITY}.
+     *
+     * @param initialCapacity &gt; 0
+     * @return this builder
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder initialCapacity(long initialCapacity) {
+      if (initialCapacity <= 0) {
+        throw new IllegalArgumentException(
+            "abloom: initialCapacity must be positive, got " + initialCapacity);
+      }
+      this.expectedInsertions = initialCapacity;
+      return this;
+    }
+
+    /**
+     * What a growing filter of these options reaches at {@code keys} distinct keys, computed
+     * without allocating: its stages, their bytes together and the bound on its fpp then (the C
+     * library's {@code abloom_growth_footprint}).
+     *
+     * @param keys distinct keys, &gt; 0
+     * @return the plan
+     * @throws IllegalStateException if {@link #growth} was not set (a fixed filter: see {@link
+     *     #plan()})
+     * @throws IllegalArgumentException if {@code keys} is not positive, the options are invalid,
+     *     or the filter cannot grow that far ({@link BloomFilter#MAX_STAGES} or the size limit)
+     */
+    public GrowthPlan growthPlan(long keys) {
+      if (growth == 0.0) {
+        throw new IllegalStateException("abloom: growthPlan: set a growth first (a fixed filter)");
+      }
+      if (keys <= 0) {
+        throw new IllegalArgumentException("abloom: growthPlan: keys must be positive, got " + keys);
+      }
+      validate("growthPlan");
+      long[] out = new long[3];
+      int rc =
+          AbloomNative.jab_growth_footprint(
+              expectedInsertions, fpp, kind.code, shards, seed, layoutCode(), growth, keys, out);
+      if (rc != 0) {
+        throw Errors.unchecked(rc, "abloom_growth_footprint");
+      }
+      return new GrowthPlan((int) out[0], out[1], Double.longBitsToDouble(out[2]));
+    }
+
     /** Checks what the native call would reject with a less specific message. */
     private void validate(String what) {
-      if (expectedInsertions <= 0) {
+      if (growth != 0.0) {
+        if (bits != 0 || hashFunctions != 0) {
+          throw new IllegalArgumentException(
+              "abloom: " + what + ": a growing filter sizes each stage itself: bits and"
+                  + " hashFunctions must be 0");
+        }
+      } else if (expectedInsertions <= 0) {
         throw new IllegalArgumentException("abloom: expectedInsertions must be set");
       }
       if (layout != null) {
@@ -406,7 +587,8 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
     }
 
     /**
-     * Computes what {@link #build()} would allocate, without allocating.
+     * Computes what {@link #build()} would allocate, without allocating. For a growing filter,
+     * its first stage ({@link #growthPlan} plans the chain).
      *
      * @return the sizes, k, layout and model FPP
      * @throws IllegalArgumentException if the options are invalid (also {@link Layout#SPLIT} with
@@ -426,6 +608,7 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
               hashFunctions,
               threads,
               layoutCode(),
+              growth,
               out);
       if (rc != 0) {
         throw Errors.unchecked(rc, "abloom_plan_compute");
@@ -461,7 +644,8 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
               bits,
               hashFunctions,
               threads,
-              layoutCode()),
+              layoutCode(),
+              growth),
           "abloom_create");
     }
   }
@@ -669,7 +853,7 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
    * when {@link Builder#layout} was not called) or as its serialized form records it.
    *
    * @return {@link Layout#DISTINCT} or {@link Layout#SPLIT}; always {@link Layout#DISTINCT} for
-   *     the classic kind
+   *     the classic kind; a growing filter's first stage's (see {@link #stage} for each)
    * @throws IllegalStateException if the filter is closed
    */
   public Layout layout() {
@@ -679,7 +863,9 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
 
   /**
    * Whether {@code other} has this filter's shape (kind, layout, bits, shards, k, seed), so that
-   * {@link #putAll(BloomFilter)}, {@link #intersect} and {@link #equals} can combine them.
+   * {@link #putAll(BloomFilter)}, {@link #intersect} and {@link #equals} can combine them. Growing
+   * filters: whether both were made with the same options (also growth, first capacity and
+   * target fpp), whatever their stage counts; a growing filter and a fixed one never are.
    *
    * @param other another open filter
    * @return true if the shapes match
@@ -827,8 +1013,9 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
   }
 
   /**
-   * A short description: kind, layout, bits, k, shards, capacity, target fpp, storage, and
-   * "closed" once closed. Never throws, even after {@link #close()} (loggers and debuggers call
+   * A short description: kind, layout, bits, k, shards, capacity, target fpp, storage, a growing
+   * filter's growth and stages, and "closed" once closed (a growing filter's shape is its first
+   * stage's). Never throws, even after {@link #close()} (loggers and debuggers call
    * it on any object).
    *
    * @return the description
@@ -851,6 +1038,7 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
         + targetFpp
         + ", storage="
         + storage
+        + (growing ? ", growth=" + growth + ", stages=" + stages.length : "")
         + (readOnly ? ", readOnly" : "")
         + (isClosed() ? ", closed" : "")
         + "}";

@@ -58,7 +58,7 @@ abstract class BulkCalls extends FilterCore {
   public long putAll(byte[] packed, long[] offsets) {
     int n = batchSize(offsets.length);
     return counted(
-        call(h -> AbloomNative.jab_add_packed(h, packed, packed.length, offsets, n)), "putAll");
+        callAdding(h -> AbloomNative.jab_add_packed(h, packed, packed.length, offsets, n)), "putAll");
   }
 
   /**
@@ -74,7 +74,7 @@ abstract class BulkCalls extends FilterCore {
   public long putAll(byte[] packed, int[] offsets) {
     int n = batchSize(offsets.length);
     return counted(
-        call(h -> AbloomNative.jab_add_packed32(h, packed, packed.length, offsets, n)), "putAll");
+        callAdding(h -> AbloomNative.jab_add_packed32(h, packed, packed.length, offsets, n)), "putAll");
   }
 
   /**
@@ -92,7 +92,7 @@ abstract class BulkCalls extends FilterCore {
     int n = batchSize(offsets.length);
     requireDirect(packed);
     long rc =
-        call(
+        callAdding(
             h ->
                 AbloomNative.jab_add_packed_direct(
                     h, packed, packed.position(), packed.remaining(), offsets, n));
@@ -122,7 +122,7 @@ abstract class BulkCalls extends FilterCore {
    * @throws IllegalStateException if the filter is closed
    */
   public long putAll(long[] keys) {
-    return counted(call(h -> AbloomNative.jab_add_longs(h, keys, keys.length)), "putAll");
+    return counted(callAdding(h -> AbloomNative.jab_add_longs(h, keys, keys.length)), "putAll");
   }
 
   /**
@@ -265,8 +265,17 @@ abstract class BulkCalls extends FilterCore {
    * Union (Guava's {@code putAll(BloomFilter)}): afterwards this filter answers true for every
    * key of either. Safe while other threads add to either filter.
    *
+   * <p>Growing filters combine stage by stage, when both were made with the same options: this
+   * filter first grows to {@code other}'s stage count, then each stage takes the other's bits and
+   * count of keys. A stage may so end with more keys than its capacity, and the chain's fpp above
+   * its target ({@link #expectedFpp()} says by how much): growing filters meant to be combined
+   * should each hold fewer keys than the stages they share take, or be filled as one (threads of
+   * one process add to one growing filter at once rather than each to a copy).
+   *
    * @param other a compatible filter (see {@link #isCompatible}); may be this filter
-   * @throws IllegalArgumentException if the shapes differ
+   * @throws IllegalArgumentException if the shapes differ (also a growing filter and a fixed one,
+   *     or growing filters made with different options), or this growing filter cannot grow to
+   *     {@code other}'s stages
    * @throws IllegalStateException if either filter is closed
    */
   public void putAll(BloomFilter other) {
@@ -276,13 +285,23 @@ abstract class BulkCalls extends FilterCore {
 
   /**
    * Intersection: this filter keeps only the bits set in both, an over-approximation of the keys
-   * in both (it may answer true for a key in only one of them).
+   * in both (it may answer true for a key in only one of them). Not for growing filters: a key
+   * two chains hold may sit in different stages of each, and a stage-by-stage intersection would
+   * lose it (a false negative).
    *
    * @param other a compatible filter
    * @throws IllegalArgumentException if the shapes differ
+   * @throws UnsupportedOperationException if either filter is growing
    * @throws IllegalStateException if either filter is closed
    */
   public void intersect(BloomFilter other) {
+    handle.checkOpen();
+    other.handle.checkOpen();
+    if (growing || other.growing) {
+      throw new UnsupportedOperationException(
+          "abloom: intersect: not supported for growing filters (a key two chains hold may sit"
+              + " in different stages of each, so a stage-by-stage intersection would lose it)");
+    }
     requireCompatible(other, "intersect");
     combine(other, false);
   }
@@ -290,7 +309,7 @@ abstract class BulkCalls extends FilterCore {
   private void combine(BloomFilter other, boolean union) {
     // Both pointers guarded: each call() keeps its own filter reachable.
     int rc =
-        call(
+        callAdding(
             h ->
                 other.call(
                     o ->
@@ -373,12 +392,21 @@ abstract class BulkCalls extends FilterCore {
 
   /**
    * The exact size of the serialized form ({@link #toByteArray}, {@link #writeTo}, {@link
-   * #save}): a 128-byte header plus bitSize / 8.
+   * #save}): a 128-byte header plus bitSize / 8. For a growing filter, the chain's form now
+   * (docs/FORMAT.md, "Growing filters": a chain header, a table of the stages and each stage
+   * with its own header); it grows as stages are appended.
    *
    * @return bytes
    * @throws IllegalStateException if the filter is closed
    */
   public long serializedSize() {
+    if (growing) {
+      long n = call(AbloomNative::jab_serialized_size);
+      if (n < 0) {
+        throw Errors.unchecked(n, "serializedSize");
+      }
+      return n;
+    }
     handle.checkOpen();
     return 128 + bits / 8;
   }
@@ -399,6 +427,9 @@ abstract class BulkCalls extends FilterCore {
     }
     byte[] out = new byte[(int) size];
     long rc = call(h -> AbloomNative.jab_serialize(h, out, out.length));
+    if (growing && rc == AbloomError.TOO_SMALL.code()) {
+      return toByteArray(); // another thread appended a stage since the size was read
+    }
     if (rc != size) {
       throw Errors.unchecked(rc < 0 ? rc : AbloomError.INTERNAL.code(), "toByteArray");
     }

@@ -38,6 +38,7 @@ final class Errors {
       case NOMEM:
         throw new OutOfMemoryError(msg);
       case READONLY:
+      case UNSUPPORTED:
         return new UnsupportedOperationException(msg);
       default:
         return new IllegalStateException(msg);

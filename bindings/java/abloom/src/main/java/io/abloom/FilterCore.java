@@ -6,6 +6,9 @@ import java.lang.invoke.VarHandle;
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.LongFunction;
 
@@ -40,8 +43,23 @@ abstract class FilterCore {
   final boolean readOnly;
   /** The file (or bytes) carried the stale mark when opened: see {@link #isStale()}. */
   final boolean stale;
-  /** The single-key calls, in Java over the engine's own words (see "Single keys" below). */
+  /**
+   * The single-key calls, in Java over the engine's own words (see "Single keys" below); for a
+   * growing filter, its first stage's (every stage hashes with the one seed, so it hashes keys
+   * for all of them).
+   */
   final Probe probe;
+  /** A growing filter's growth ({@code abloom_options.growth}); 0 for a fixed filter. */
+  final double growth;
+  /** Whether this is a growing filter (a chain of stages, see {@link BloomFilter#growing}). */
+  final boolean growing;
+  /**
+   * A growing filter's stages as Java probes them, oldest first; null for a fixed filter. Only
+   * ever replaced by a longer array (under {@link #stagesLock}), and written before any add that
+   * appended a stage returns: see {@link #publishStages}.
+   */
+  volatile Probe[] stages;
+  private final Object stagesLock = new Object();
   /**
    * Whether each single-key call registers with the close guard. A read-write mapping needs
    * it: its close() must sync and unmap the file at once (a deferred sync could rewrite the
@@ -53,6 +71,12 @@ abstract class FilterCore {
    * still reach it (see {@link BloomFilter#close()}), so its calls take no guard.
    */
   final boolean guarded;
+  /**
+   * Whether the single-key calls take the plain path: a fixed filter that needs no guard. Read
+   * once per call in place of {@code guarded} alone, so a fixed filter's test costs one branch,
+   * as it did before growing filters; everything else takes the other path.
+   */
+  private final boolean plain;
   /** The writer mode's Java side: plain stores in the single-key adds (setWriterMode). */
   boolean exclusive;
 
@@ -60,65 +84,117 @@ abstract class FilterCore {
   FilterCore(long address, Object attachment) {
     this.handle = new NativeHandle(address, attachment);
     this.cleanable = CLEANER.register(this, handle);
-    long[] info = new long[14]; // as many as jab_info writes (it does not check the length)
+    long[] info = new long[INFO_LONGS];
     int rc = AbloomNative.jab_info(address, info);
+    long[] first = info;
+    if (rc == 0 && info[16] != 0) { // a growing filter: its fixed shape is its first stage's
+      first = new long[INFO_LONGS];
+      rc = AbloomNative.jab_stage_info(address, 0, first);
+    }
     if (rc != 0) {
       cleanable.clean();
       throw Errors.unchecked(rc, "abloom_get_info");
     }
     this.kind = Kind.of(info[0]);
-    this.layout = Layout.of(info[12]);
-    this.hashFunctions = (int) info[1];
+    this.layout = Layout.of(first[12]);
+    this.hashFunctions = (int) first[1];
     this.shards = (int) info[2];
-    this.blocksPerShard = info[3];
-    this.bits = info[4];
-    this.capacity = info[6];
+    this.blocksPerShard = first[3];
+    this.bits = first[4];
+    this.capacity = first[6];
     this.seed = info[7];
     this.targetFpp = Double.longBitsToDouble(info[8]);
-    this.modelFpp = Double.longBitsToDouble(info[9]);
+    this.modelFpp = Double.longBitsToDouble(first[9]);
     this.storage = info[10] == 1 ? Storage.VIEW : info[10] == 2 ? Storage.MAPPED : Storage.OWNED;
     this.readOnly = info[11] != 0;
     this.stale = info[13] != 0;
+    this.growth = Double.longBitsToDouble(info[16]);
+    this.growing = growth != 0;
     this.guarded = storage == Storage.MAPPED && (!readOnly || UNMAP_READ_ONLY_AT_CLOSE);
+    this.plain = !guarded && !growing;
     try {
-      this.probe = probe(shardBuffers(address, Probe.MAX_CHUNK_SHIFT), Probe.MAX_CHUNK_SHIFT);
+      this.probe = stageProbe(address, 0, Probe.MAX_CHUNK_SHIFT);
+      if (growing) {
+        this.stages = new Probe[] {probe};
+        publishStages(address);
+      }
     } catch (RuntimeException | Error e) {
       cleanable.clean();
       throw e;
     }
   }
 
+  /** The length of the array jab_info and jab_stage_info fill (abloom.i; they do not check it). */
+  static final int INFO_LONGS = 18;
+
   /**
-   * Direct buffers over the filter's shards (read-only ones for a read-only filter), in chunks of
-   * 2^chunkShift bytes, as {@link Probe#over} takes them.
+   * A probe over stage {@code stage}'s words (a fixed filter is its own stage 0) in chunks of
+   * 2^chunkShift bytes: direct buffers over its shards (read-only ones for a read-only filter),
+   * as {@link Probe#over} takes them, and the stage's own shape.
    */
-  private ByteBuffer[] shardBuffers(long address, int chunkShift) {
-    long shardBytes = blocksPerShard * 64;
-    int per = Probe.chunksPerShard(blocksPerShard, chunkShift);
-    ByteBuffer[] chunks = new ByteBuffer[shards * per];
-    for (int s = 0; s < shards; s++) {
+  private Probe stageProbe(long address, int stage, int chunkShift) {
+    long[] info = new long[INFO_LONGS];
+    int rc = AbloomNative.jab_stage_info(address, stage, info);
+    if (rc != 0) {
+      throw Errors.unchecked(rc, "abloom_get_stage_info");
+    }
+    int n = (int) info[2];
+    long blocks = info[3];
+    long shardBytes = blocks * 64;
+    int per = Probe.chunksPerShard(blocks, chunkShift);
+    ByteBuffer[] chunks = new ByteBuffer[n * per];
+    for (int s = 0; s < n; s++) {
       for (int c = 0; c < per; c++) {
         long off = (long) c << chunkShift;
         long len = Math.min(1L << chunkShift, shardBytes - off);
-        ByteBuffer b = AbloomNative.jab_shard_buffer(address, s, off, len);
+        ByteBuffer b = AbloomNative.jab_shard_buffer(address, stage, s, off, len);
         if (b == null) {
-          throw new IllegalStateException("abloom: cannot reach the bits of shard " + s);
+          throw new IllegalStateException(
+              "abloom: cannot reach the bits of shard " + s + " of stage " + stage);
         }
         chunks[s * per + c] = readOnly ? b.asReadOnlyBuffer() : b;
       }
     }
-    return chunks;
+    return Probe.of(
+        chunks, chunkShift, Kind.of(info[0]), Layout.of(info[12]), (int) info[1], n, blocks, seed);
   }
 
   /** A probe over this filter's words in chunks of 2^chunkShift bytes (tests cross chunks). */
   Probe probe(int chunkShift) {
-    return probe(call(h -> shardBuffers(h, chunkShift)), chunkShift);
+    return stageProbe(0, chunkShift);
   }
 
-  /** {@link Probe#over} this filter's shape (which takes a BloomFilter, not this superclass). */
-  private Probe probe(ByteBuffer[] chunks, int chunkShift) {
-    long blocks = bits / shards / 512;
-    return Probe.of(chunks, chunkShift, kind, layout, hashFunctions, shards, blocks, seed);
+  /** {@link #probe(int)} for stage {@code stage} of a growing filter (tests). */
+  Probe stageProbe(int stage, int chunkShift) {
+    return call(h -> stageProbe(h, stage, chunkShift));
+  }
+
+  /**
+   * Makes the Java probes cover every stage the engine has now: probes for the stages appended
+   * since the last call, published in one volatile write of a longer array. Called by every add
+   * of a growing filter that saw the stage count pass the published one, before it returns, and
+   * after every other call that can append stages (batches, union). Any key an add put in the
+   * filter lies in a stage below the count that add read after itself, so every test that
+   * happens after the add reads an array that covers that stage: no false negative. Stages only
+   * ever grow and never move, so the probes already published stay valid. Runs inside the
+   * caller's close guard (or in the constructor).
+   */
+  final void publishStages(long address) {
+    synchronized (stagesLock) {
+      Probe[] now = stages;
+      int n = AbloomNative.jab_stages(address);
+      if (n < 0) {
+        throw Errors.unchecked(n, "abloom_get_stage_info");
+      }
+      if (n <= now.length) {
+        return;
+      }
+      Probe[] next = Arrays.copyOf(now, n);
+      for (int i = now.length; i < n; i++) {
+        next[i] = stageProbe(address, i, Probe.MAX_CHUNK_SHIFT);
+      }
+      stages = next;
+    }
   }
 
   /** {@link BloomFilter#close()}: marks the handle closed, waits for calls in flight, releases. */
@@ -149,6 +225,28 @@ abstract class FilterCore {
     }
   }
 
+  /**
+   * {@link #call} for a call that may append stages to a growing filter (batch adds, union): the
+   * new stages are published to the single-key tests before it returns, also when it fails part
+   * way (some keys may be in by then).
+   */
+  final <R> R callAdding(LongFunction<R> call) {
+    if (!growing) {
+      return call(call);
+    }
+    long h = handle.enter();
+    try {
+      return call.apply(h);
+    } finally {
+      try {
+        publishStages(h);
+      } finally {
+        handle.exit();
+        Reference.reachabilityFence(this);
+      }
+    }
+  }
+
   // ---- single keys ------------------------------------------------------------------------------
 
   // Single-key calls run in Java (Probe), over the engine's words: no JNI call per key. The hash
@@ -162,15 +260,12 @@ abstract class FilterCore {
   //    never returned, an IllegalStateException is thrown instead. No atomic write per call.
   //  - Guarded filters register with the handle's in-flight counter, as JNI calls do.
 
+  //  - Growing filters test their stages in Java too, newest first (see publishStages), but add
+  //    through the engine: only it counts a stage's new keys and appends the next stage.
+
   private boolean testHash(long hash) {
-    if (guarded) {
-      handle.enter();
-      try {
-        return probe.test(hash);
-      } finally {
-        handle.exit();
-        Reference.reachabilityFence(this);
-      }
+    if (!plain) {
+      return testHashGuardedOrGrowing(hash);
     }
     handle.checkOpen();
     boolean found = probe.test(hash);
@@ -180,13 +275,67 @@ abstract class FilterCore {
     return found;
   }
 
+  private boolean testHashGuardedOrGrowing(long hash) {
+    if (guarded) {
+      handle.enter();
+      try {
+        return growing ? testStages(hash) : probe.test(hash);
+      } finally {
+        handle.exit();
+        Reference.reachabilityFence(this);
+      }
+    }
+    handle.checkOpen();
+    boolean found = testStages(hash);
+    VarHandle.loadLoadFence();
+    handle.checkOpen();
+    Reference.reachabilityFence(this);
+    return found;
+  }
+
+  /** A growing filter's test: in any stage published, newest (the largest, most keys) first. */
+  private boolean testStages(long hash) {
+    Probe[] all = stages;
+    for (int i = all.length - 1; i >= 0; i--) {
+      if (all[i].test(hash)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * A growing filter's add: the engine's test-and-add of the hash, which returns the stage count
+   * it read after the add; stages appended since the last publication are published before this
+   * returns.
+   */
+  private boolean addToStages(long hash) {
+    long h = handle.enter();
+    try {
+      long rc = AbloomNative.jab_grow_add_hash(h, hash);
+      if (rc < 0) {
+        throw Errors.unchecked(rc, "put");
+      }
+      if ((rc >>> 1) > stages.length) {
+        publishStages(h);
+      }
+      return (rc & 1) != 0;
+    } finally {
+      handle.exit();
+      Reference.reachabilityFence(this);
+    }
+  }
+
   /** Adds a hash; true if it was definitely new. */
   private boolean addHash(long hash) {
     if (readOnly) {
       handle.checkOpen();
       throw Errors.unchecked(AbloomError.READONLY.code(), "put");
     }
-    if (guarded) {
+    if (!plain) {
+      if (growing) {
+        return addToStages(hash);
+      }
       handle.enter();
       try {
         return probe.add(hash, exclusive);
@@ -367,7 +516,8 @@ abstract class FilterCore {
 
   /**
    * The false-positive probability the filter was created for (0 when the layout was given
-   * explicitly).
+   * explicitly). For a growing filter, the whole chain's target, which it holds at any count of
+   * keys.
    *
    * @return the target fpp
    * @throws IllegalStateException if the filter is closed
@@ -379,47 +529,177 @@ abstract class FilterCore {
 
   /**
    * The model's false-positive probability once {@link #expectedInsertions()} distinct keys are
-   * in: at most {@link #targetFpp()} for filters sized from it.
+   * in: at most {@link #targetFpp()} for filters sized from it. For a growing filter, the bound
+   * on the chain's now: the sum of its stages' model fpps at their capacities.
    *
    * @return the model fpp at capacity
    * @throws IllegalStateException if the filter is closed
    */
   public double modelFpp() {
+    if (growing) {
+      return Double.longBitsToDouble(info(-1)[9]);
+    }
     handle.checkOpen();
     return modelFpp;
   }
 
   /**
-   * The number of bits (Guava's {@code bitSize}); the native memory is bitSize / 8 bytes.
+   * The number of bits (Guava's {@code bitSize}); the native memory is bitSize / 8 bytes. For a
+   * growing filter, its stages' bits together now (it grows as stages are appended).
    *
    * @return total bits
    * @throws IllegalStateException if the filter is closed
    */
   public long bitSize() {
+    if (growing) {
+      return info(-1)[4];
+    }
     handle.checkOpen();
     return bits;
   }
 
   /**
-   * The capacity the filter was sized for.
+   * The capacity the filter was sized for. For a growing filter, the keys its stages now hold
+   * before the next is appended (their capacities together; it grows with them).
    *
    * @return expected insertions
    * @throws IllegalStateException if the filter is closed
    */
   public long expectedInsertions() {
+    if (growing) {
+      return info(-1)[6];
+    }
     handle.checkOpen();
     return capacity;
   }
 
   /**
-   * Probes (bits set) per key, k.
+   * Probes (bits set) per key, k. For a growing filter, its newest stage's (each stage has its
+   * own: see {@link BloomFilter#stage}).
    *
    * @return 1..64
    * @throws IllegalStateException if the filter is closed
    */
   public int hashFunctions() {
+    if (growing) {
+      return (int) info(-1)[1];
+    }
     handle.checkOpen();
     return hashFunctions;
+  }
+
+  /** The engine's info of the whole filter (stage &lt; 0) or of one stage, under the guard. */
+  final long[] info(int stage) {
+    long[] out = new long[INFO_LONGS];
+    int rc = call(h -> AbloomNative.jab_stage_info(h, stage, out));
+    if (rc == AbloomError.RANGE.code()) {
+      throw new IndexOutOfBoundsException(
+          "abloom: stage " + stage + " of a filter of " + stageCount() + " stages");
+    }
+    if (rc != 0) {
+      throw Errors.unchecked(rc, "abloom_get_stage_info");
+    }
+    return out;
+  }
+
+  // ---- growing filters -----------------------------------------------------------------------
+
+  /**
+   * Whether this is a growing filter ({@link BloomFilter#growing}, {@link
+   * BloomFilter.Builder#growth}): a chain of stages that holds its target fpp at any count of
+   * keys. Read from the bytes or file for a filter read or opened.
+   *
+   * @return true for a growing filter, false for a fixed one
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean isGrowing() {
+    handle.checkOpen();
+    return growing;
+  }
+
+  /**
+   * A growing filter's growth: each stage's capacity over the last's.
+   *
+   * @return in (1, {@link BloomFilter#MAX_GROWTH}] for a growing filter; 0 for a fixed one
+   * @throws IllegalStateException if the filter is closed
+   */
+  public double growth() {
+    handle.checkOpen();
+    return growth;
+  }
+
+  /**
+   * The number of stages now: 1 for a fixed filter (its own one stage); for a growing filter,
+   * one more each time its newest stage has taken its capacity of new keys, up to {@link
+   * BloomFilter#MAX_STAGES}.
+   *
+   * @return 1..{@link BloomFilter#MAX_STAGES}
+   * @throws IllegalStateException if the filter is closed
+   */
+  public int stageCount() {
+    int n = call(AbloomNative::jab_stages);
+    if (n < 0) {
+      throw Errors.unchecked(n, "stageCount");
+    }
+    return n;
+  }
+
+  /**
+   * Whether a growing filter could not append a stage when it had to ({@link
+   * BloomFilter#MAX_STAGES}, the size limits, or no memory): its newest stage then takes every
+   * key past its capacity, and the target fpp is no longer held. Always false for a fixed
+   * filter.
+   *
+   * @return true if growth failed
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean growthFailed() {
+    return info(-1)[15] != 0;
+  }
+
+  /**
+   * The keys a growing filter's stages counted as new: exact with one writer, at worst a little
+   * over with several at once (a key whose bits were all set already, a repeat or a false
+   * positive, is not counted). A fixed filter does not count its keys: 0 (see {@link
+   * BloomFilter#approximateElementCount}).
+   *
+   * @return keys counted as new; 0 for a fixed filter
+   * @throws IllegalStateException if the filter is closed
+   */
+  public long keyCount() {
+    return info(-1)[17];
+  }
+
+  /**
+   * One stage of this filter, 0 the oldest, as a filter of its own: its shape, capacity, target
+   * and model fpp, and the keys it counted. A fixed filter is its own stage 0.
+   *
+   * @param index 0 .. {@link #stageCount()} - 1
+   * @return the stage
+   * @throws IndexOutOfBoundsException if there is no such stage
+   * @throws IllegalStateException if the filter is closed
+   */
+  public BloomFilter.Stage stage(int index) {
+    if (index < 0) {
+      handle.checkOpen();
+      throw new IndexOutOfBoundsException("abloom: stage " + index + " (stages count from 0)");
+    }
+    return BloomFilter.Stage.of(index, info(index));
+  }
+
+  /**
+   * Every stage now, oldest first ({@link #stage} of each).
+   *
+   * @return an unmodifiable list of {@link #stageCount()} stages
+   * @throws IllegalStateException if the filter is closed
+   */
+  public List<BloomFilter.Stage> stages() {
+    int n = stageCount();
+    List<BloomFilter.Stage> out = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      out.add(stage(i));
+    }
+    return List.copyOf(out);
   }
 
   /**
@@ -513,17 +793,42 @@ abstract class FilterCore {
     return sameShape(other);
   }
 
-  /** {@link #compatible} without the open checks (for {@link BloomFilter#equals}). */
+  /**
+   * {@link #compatible} without the open checks (for {@link BloomFilter#equals}). Growing
+   * filters: made with the same options (their first stages' shapes, which the fields hold, and
+   * the growth, first capacity and target: so every stage has the same shape as the other's);
+   * never a growing filter and a fixed one.
+   */
   final boolean sameShape(FilterCore other) {
     return kind == other.kind
         && layout == other.layout
         && hashFunctions == other.hashFunctions
         && shards == other.shards
         && blocksPerShard == other.blocksPerShard
-        && seed == other.seed;
+        && seed == other.seed
+        && Double.compare(growth, other.growth) == 0
+        && (!growing
+            || capacity == other.capacity && Double.compare(targetFpp, other.targetFpp) == 0);
   }
 
   final String shape() {
+    if (growing) {
+      return "{growing, growth="
+          + growth
+          + ", kind="
+          + kind
+          + ", layout="
+          + layout
+          + ", first stage's capacity="
+          + capacity
+          + ", fpp="
+          + targetFpp
+          + ", shards="
+          + shards
+          + ", seed="
+          + seed
+          + "}";
+    }
     return "{kind="
         + kind
         + ", layout="

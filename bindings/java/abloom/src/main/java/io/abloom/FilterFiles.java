@@ -25,6 +25,13 @@ final class FilterFiles {
 
   static void writeTo(BulkCalls filter, OutputStream out) throws IOException {
     Objects.requireNonNull(out, "out");
+    // A growing filter may gain a stage between the size and the copy (another thread adding):
+    // the copy then finds the buffer too small, and is tried again at the new size.
+    while (!writeOnce(filter, out)) {}
+  }
+
+  /** One try of {@link #writeTo}: false, with nothing written, if the filter outgrew the size. */
+  private static boolean writeOnce(BulkCalls filter, OutputStream out) throws IOException {
     long size = filter.serializedSize();
     long mem = AbloomNative.jab_malloc(size);
     if (mem == 0) {
@@ -32,6 +39,9 @@ final class FilterFiles {
     }
     try {
       long rc = filter.call(h -> AbloomNative.jab_serialize_native(h, mem, size));
+      if (filter.growing && rc == AbloomError.TOO_SMALL.code()) {
+        return false;
+      }
       if (rc != size) {
         throw Errors.unchecked(rc < 0 ? rc : AbloomError.INTERNAL.code(), "writeTo");
       }
@@ -42,6 +52,7 @@ final class FilterFiles {
         out.write(chunk, 0, n);
         at += n;
       }
+      return true;
     } finally {
       AbloomNative.jab_mfree(mem);
     }
@@ -123,14 +134,45 @@ final class FilterFiles {
     byte[] name = nativePath(path);
     int flags = mode.flag | (verifyChecksum ? VERIFY_CHECKSUM : 0);
     long rc = AbloomNative.jab_open(name, flags);
+    if (rc == AbloomError.UNSUPPORTED.code() && mode == OpenMode.READ_WRITE) {
+      refuseGrowing(name, path, "open READ_WRITE");
+    }
     return BloomFilter.ownChecked(rc, "open", path.toString(), null);
   }
 
   static void seal(Path path) throws IOException {
     byte[] name = nativePath(path);
     int rc = AbloomNative.jab_seal(name);
+    if (rc == AbloomError.UNSUPPORTED.code()) {
+      refuseGrowing(name, path, "seal");
+    }
     if (rc != 0) {
       throw Errors.checked(rc, "seal", path.toString());
+    }
+  }
+
+  /**
+   * After the engine refused a file as UNSUPPORTED for {@code what}: if the file is a growing
+   * filter's (it opens read-only), the refusal is the call's, not the file's, so throws an
+   * UnsupportedOperationException that says so; otherwise returns (the file's own error stands).
+   */
+  private static void refuseGrowing(byte[] name, Path path, String what) {
+    long ro = AbloomNative.jab_open(name, OpenMode.READ_ONLY.flag);
+    if (ro < 0) {
+      return;
+    }
+    boolean growing;
+    try (BloomFilter f = BloomFilter.own(ro, "open")) {
+      growing = f.isGrowing();
+    }
+    if (growing) {
+      throw new UnsupportedOperationException(
+          "abloom: "
+              + what
+              + ": "
+              + path
+              + ": not supported for growing filters' files (their stages cannot grow in place,"
+              + " and they are never left stale): open it COPY_ON_WRITE, add, and save it");
     }
   }
 

@@ -148,8 +148,15 @@ public final class Probe {
    *     shape is read
    * @return the probe
    * @throws IllegalArgumentException if the buffers do not match the shape
+   * @throws UnsupportedOperationException if {@code shape} is a growing filter (a chain of
+   *     stages, each of its own shape)
    */
   public static Probe over(ByteBuffer[] chunks, int chunkShift, BloomFilter shape) {
+    if (shape.isGrowing()) {
+      throw new UnsupportedOperationException(
+          "abloom: Probe.over: a growing filter is a chain of stages of different shapes, not"
+              + " one shape");
+    }
     return of(
         chunks,
         chunkShift,
@@ -661,22 +668,35 @@ public final class Probe {
   /**
    * A direct buffer's address, checked against the buffer's own loads of its first and last
    * words, so that a JVM where the field means something else fails here, not with wrong answers.
+   * Other threads may be adding to the words meanwhile (a growing filter's new stage is probed
+   * while adds fill it), and adds only set bits: each load by address must hold every bit of the
+   * buffer's load before it and no bit its load after it lacks.
    */
   private static long addressOf(ByteBuffer chunk) {
     long address;
-    long first;
-    long last;
     int end = chunk.capacity() - 8;
     try {
       address = (long) FIELD_LOAD.invokeExact((Object) chunk, ADDRESS_OFFSET);
-      first = (long) RAW_LOAD.invokeExact(address);
-      last = (long) RAW_LOAD.invokeExact(address + end);
     } catch (Throwable e) {
       throw new IllegalStateException("abloom: cannot read a buffer by address", e);
     }
-    if (address == 0 || first != chunk.getLong(0) || last != chunk.getLong(end)) {
+    if (address == 0 || !loadsAgree(chunk, address, 0) || !loadsAgree(chunk, address, end)) {
       throw new IllegalStateException("abloom: cannot read a buffer by address");
     }
     return address;
+  }
+
+  /** Whether the word at {@code at} read by address lies between the buffer's two reads of it. */
+  private static boolean loadsAgree(ByteBuffer chunk, long address, int at) {
+    long before = (long) WORDS.getVolatile(chunk, at);
+    long raw;
+    try {
+      raw = (long) RAW_LOAD.invokeExact(address + at);
+    } catch (Throwable e) {
+      throw new IllegalStateException("abloom: cannot read a buffer by address", e);
+    }
+    VarHandle.loadLoadFence();
+    long after = (long) WORDS.getVolatile(chunk, at);
+    return (before & ~raw) == 0 && (raw & ~after) == 0;
   }
 }

@@ -159,4 +159,46 @@ class CliInteropTest {
     assertEquals(1, absent.status(), "query --absent matched a key Java added");
     assertEquals("", absent.out());
   }
+
+  /**
+   * Keys on standard input with no --capacity: the command cannot count them first, and builds
+   * a growing filter (its default first stage and growth), which opens in Java equal to Java's
+   * growing filter of the same keys; and a growing file Java saves passes its verify and query.
+   */
+  @Test
+  void growingFilesBothWays() throws Exception {
+    List<String> present = keys("grow-key-", 5000);
+    List<String> absent = keys("grow-absent-", 20000);
+    Path file = dir.resolve("cli-growing.abloom");
+    assertEquals(
+        0,
+        run(lines(present), "build", "-q", "-o", file.toString(), "--fpr", "0.01", "--seed", "42")
+            .status());
+    try (BloomFilter f = BloomFilter.open(file, BloomFilter.OpenMode.READ_ONLY, true);
+        BloomFilter g = BloomFilter.builder().growth(2.0).fpp(0.01).seed(42).build()) {
+      assertTrue(f.isGrowing(), "the command's filter of standard input is growing");
+      assertEquals(BloomFilter.DEFAULT_GROWTH, f.growth());
+      assertEquals(BloomFilter.DEFAULT_INITIAL_CAPACITY, f.stage(0).expectedInsertions());
+      assertEquals(3, f.stageCount(), "5000 keys: 1024 + 2048 + 4096");
+      for (String k : present) {
+        assertTrue(f.mightContain(k), () -> k + " built by the command is missing in Java");
+        g.put(k);
+      }
+      assertEquals(g, f, "the command's growing filter differs from Java's of the same keys");
+      List<String> javaYes = new ArrayList<>();
+      for (String k : absent) {
+        if (f.mightContain(k)) {
+          javaYes.add(k);
+        }
+      }
+      assertEquals(lines(javaYes), run(lines(absent), "query", file.toString()).out());
+      assertTrue(javaYes.size() < 400, javaYes.size() + " false positives of 20000 at 1%");
+      Path saved = dir.resolve("java-growing.abloom");
+      g.save(saved);
+      assertEquals(0, run("", "verify", saved.toString()).status());
+      assertEquals("5000\n", run(lines(present), "query", "--count", saved.toString()).out());
+      Result none = run(lines(present), "query", "--absent", saved.toString());
+      assertEquals(1, none.status(), "query --absent matched a key Java added");
+    }
+  }
 }

@@ -404,6 +404,13 @@ class ExceptionsTest {
     calls.put("writeTo(OutputStream)", () -> f.writeTo(OutputStream.nullOutputStream()));
     calls.put("save(Path)", () -> f.save(tmp.resolve("x.abloom")));
     calls.put("sync()", f::sync);
+    calls.put("isGrowing()", f::isGrowing);
+    calls.put("growth()", f::growth);
+    calls.put("stageCount()", f::stageCount);
+    calls.put("growthFailed()", f::growthFailed);
+    calls.put("keyCount()", f::keyCount);
+    calls.put("stage(int)", () -> f.stage(0));
+    calls.put("stages()", f::stages);
     return calls;
   }
 

@@ -138,4 +138,48 @@ class InteropTest {
       }
     }
   }
+
+  /** A growing filter of "key-0".."key-n-1" (growth 2, 1%), as interop.c's grow-write makes. */
+  private static BloomFilter buildGrowing(int n, long seed, long first) {
+    BloomFilter f =
+        BloomFilter.builder().growth(2.0).initialCapacity(first).fpp(0.01).seed(seed).build();
+    for (int i = 0; i < n; i++) {
+      f.put("key-" + i);
+    }
+    return f;
+  }
+
+  /** Growing filters' files (a chain of stages), both ways, at one stage and at several. */
+  @Test
+  void growingFilesBothWays() throws Exception {
+    for (int n : new int[] {500, 20_000}) {
+      Path javaFile = dir.resolve("java-growing-" + n + ".abloom");
+      String expected;
+      try (BloomFilter f = buildGrowing(n, 77, 1000)) {
+        f.save(javaFile);
+        int fp = 0;
+        for (int i = 0; i < 10_000; i++) {
+          fp += f.mightContain("absent-" + i) ? 1 : 0;
+        }
+        assertEquals(n == 500 ? 1 : 5, f.stageCount(), n + " keys from a first stage of 1000");
+        expected = "ok " + f.stageCount() + " 2 " + f.keyCount() + " " + fp;
+      }
+      String out = TestSupport.run(List.of(exe.toString(), "grow-check", javaFile.toString(), "" + n));
+      assertEquals(expected, out.trim(), "C reads Java's growing file");
+
+      Path cFile = dir.resolve("c-growing-" + n + ".abloom");
+      TestSupport.run(List.of(exe.toString(), "grow-write", cFile.toString(), "" + n, "77", "1000"));
+      try (BloomFilter g = BloomFilter.open(cFile, BloomFilter.OpenMode.READ_ONLY, true);
+          BloomFilter mine = buildGrowing(n, 77, 1000)) {
+        assertTrue(g.isGrowing());
+        assertEquals(mine.stageCount(), g.stageCount());
+        for (int i = 0; i < n; i++) {
+          assertTrue(g.mightContain("key-" + i));
+        }
+        assertEquals(mine, g);
+        assertArrayEquals(Files.readAllBytes(cFile), mine.toByteArray(), "same bytes as C");
+        assertArrayEquals(Files.readAllBytes(cFile), Files.readAllBytes(javaFile));
+      }
+    }
+  }
 }

@@ -386,21 +386,21 @@ class LayoutTest {
     // The C library refuses the same combinations (ABLOOM_ERR_INVALID), should a check be missed.
     long[] out = new long[8];
     int invalid = AbloomError.INVALID.code();
-    assertEquals(invalid, AbloomNative.jab_plan(N, 0.01, CLASSIC.code, 0, 0, 0, 0, 0, 2, out));
-    assertEquals(invalid, AbloomNative.jab_plan(N, 0.01, BLOCKED.code, 0, 0, 0, 17, 0, 2, out));
-    assertEquals(invalid, AbloomNative.jab_plan(N, 0.01, BLOCKED.code, 0, 0, 0, 0, 0, 3, out));
-    assertEquals(invalid, AbloomNative.jab_create(N, 0.01, CLASSIC.code, 0, 0, 0, 0, 0, 2));
+    assertEquals(invalid, AbloomNative.jab_plan(N, 0.01, CLASSIC.code, 0, 0, 0, 0, 0, 2, 0.0, out));
+    assertEquals(invalid, AbloomNative.jab_plan(N, 0.01, BLOCKED.code, 0, 0, 0, 17, 0, 2, 0.0, out));
+    assertEquals(invalid, AbloomNative.jab_plan(N, 0.01, BLOCKED.code, 0, 0, 0, 0, 0, 3, 0.0, out));
+    assertEquals(invalid, AbloomNative.jab_create(N, 0.01, CLASSIC.code, 0, 0, 0, 0, 0, 2, 0.0));
     assertEquals(invalid, AbloomNative.jab_layout_model_fpr(CLASSIC.code, 2, 10.0, 7, out));
     assertEquals(invalid, AbloomNative.jab_layout_model_fpr(BLOCKED.code, 2, 10.0, 17, out));
     assertEquals(invalid, AbloomNative.jab_layout_model_fpr(BLOCKED.code, 3, 10.0, 7, out));
     // ABLOOM_LAYOUT_DEFAULT (0) resolves by the rule: split where its k suffices, else distinct
-    assertEquals(0, AbloomNative.jab_plan(N, 0.01, BLOCKED.code, 0, 0, 0, 0, 0, 0, out));
+    assertEquals(0, AbloomNative.jab_plan(N, 0.01, BLOCKED.code, 0, 0, 0, 0, 0, 0, 0.0, out));
     assertEquals(Layout.SPLIT.code(), out[7], "ABLOOM_LAYOUT_DEFAULT at 1%: split");
-    assertEquals(0, AbloomNative.jab_plan(N, 1e-9, BLOCKED.code, 0, 0, 0, 0, 0, 0, out));
+    assertEquals(0, AbloomNative.jab_plan(N, 1e-9, BLOCKED.code, 0, 0, 0, 0, 0, 0, 0.0, out));
     assertEquals(Layout.DISTINCT.code(), out[7], "ABLOOM_LAYOUT_DEFAULT at 1e-9: distinct");
-    assertEquals(0, AbloomNative.jab_plan(N, 0.01, BLOCKED.code, 0, 0, 0, 17, 0, 0, out));
+    assertEquals(0, AbloomNative.jab_plan(N, 0.01, BLOCKED.code, 0, 0, 0, 17, 0, 0, 0.0, out));
     assertEquals(Layout.DISTINCT.code(), out[7], "ABLOOM_LAYOUT_DEFAULT with k 17: distinct");
-    assertEquals(0, AbloomNative.jab_plan(N, 0.01, CLASSIC.code, 0, 0, 0, 0, 0, 0, out));
+    assertEquals(0, AbloomNative.jab_plan(N, 0.01, CLASSIC.code, 0, 0, 0, 0, 0, 0, 0.0, out));
     assertEquals(Layout.DISTINCT.code(), out[7], "ABLOOM_LAYOUT_DEFAULT, classic: distinct");
     // and its model is the model of the layout such options get
     long[] model = new long[1];

@@ -39,6 +39,30 @@ class ReadmeTest {
     return offsets;
   }
 
+  /** bindings/java/README.md's block of "Growing filters". */
+  @Test
+  void growingFilters() {
+    long[] ids = new long[100_000];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = 7_000_000L + i;
+    }
+    try (BloomFilter g = BloomFilter.growing(0.01)) {    // no capacity: first stage 1024 keys
+      g.putAll(ids);                                      // 100,000 keys: 7 stages
+      g.mightContain(ids[0]);                             // true
+      assertTrue(g.mightContain(ids[0]));
+      int stages = g.stageCount();                        // 7
+      assertEquals(7, stages);
+      BloomFilter.Stage newest = g.stage(stages - 1);     // its k, bits, capacity, target, keys
+      assertEquals(1024L << 6, newest.expectedInsertions());
+      long keys = g.keyCount();                           // the keys the stages counted as new
+      assertTrue(keys > 99_000 && keys <= 100_000, "" + keys);
+    }
+    BloomFilter.Builder b = BloomFilter.builder().growth(4.0).initialCapacity(5000).fpp(0.001);
+    BloomFilter.GrowthPlan plan = b.growthPlan(1_000_000);  // stages, bytes, fpp bound: no allocation
+    assertEquals(5, plan.stages(), "5000 * (1 + 4 + 16 + 64 + 256) >= 1e6");
+    assertTrue(plan.fppBound() < 0.001 && plan.bytes() > 1_000_000);
+  }
+
   /** bindings/java/README.md's first block. */
   @Test
   void quickStart() throws Exception {
