@@ -354,6 +354,15 @@ TEST(CapiGrowing, UnionCloneAndClearWorkStageByStage) {
   AddAll(b.get(), kb);
   ASSERT_EQ(abloom_union(a.get(), b.get()), ABLOOM_OK);
   EXPECT_GE(Info(a.get()).stages, Info(b.get()).stages);
+  // With itself: nothing changes, the counts of new keys included.
+  const abloom_info before = Info(a.get());
+  abloom_filter *same = nullptr;
+  ASSERT_EQ(abloom_clone(a.get(), &same), ABLOOM_OK);
+  const Filter snapshot(same);
+  ASSERT_EQ(abloom_union(a.get(), a.get()), ABLOOM_OK);
+  EXPECT_EQ(Info(a.get()).keys, before.keys);
+  EXPECT_EQ(Info(a.get()).stages, before.stages);
+  EXPECT_EQ(abloom_equal(a.get(), snapshot.get()), 1);
   ExpectAllPresent(a.get(), ka);
   ExpectAllPresent(a.get(), kb);
   abloom_filter *raw = nullptr;

@@ -281,8 +281,9 @@ typedef struct abloom_options {
    *  0 (default): a fixed filter, sized for `capacity`. Greater than 1 (up to ABLOOM_MAX_GROWTH;
    *  ABLOOM_DEFAULT_GROWTH is 2): a growing filter, which needs no capacity. It is a chain of
    *  filters (stages): `capacity` is the first one's (0: ABLOOM_DEFAULT_INITIAL_CAPACITY), each
-   *  next one `growth` times the last, with an FPR target tighter than the last's, so that the
-   *  whole chain's FPR stays below `fpr` at any number of keys (docs/FORMAT.md, "Growing
+   *  next one `growth` times the last, each with its share of `fpr` as its FPR target (shares
+   *  that rise over the first stages, then fall), so that the sum over the stages, and with it
+   *  the whole chain's FPR, stays below `fpr` at any number of keys (docs/FORMAT.md, "Growing
    *  filters", gives the schedule and the bound). A new stage is appended when the newest has
    *  taken its capacity of new keys; every call works on the chain (tests probe every stage),
    *  except those that say otherwise. `bits` and `k` must be 0; `kind`, `layout`, `shards` and

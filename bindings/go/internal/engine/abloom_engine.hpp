@@ -5022,6 +5022,9 @@ bool GrowingFilter::same_options(const GrowingFilter& other) const noexcept {
 
 Errc GrowingFilter::union_with(const GrowingFilter& other) noexcept {
   if (!same_options(other)) return Errc::mismatch;
+  // With itself: the bits would stay, but each stage's count would double (abloom.h promises
+  // that a union with itself changes nothing).
+  if (&other == this) return Errc::ok;
   const uint32_t theirs = other.stages();
   while (stages() < theirs) {
     if (!grow(stages())) return Errc::range;

@@ -296,7 +296,7 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
    * A growing filter: it needs no count of keys up front and holds a false-positive probability
    * of at most {@code fpp} at any count. It is a chain of blocked filters (stages): the first
    * takes {@link #DEFAULT_INITIAL_CAPACITY} keys, each next one {@link #DEFAULT_GROWTH} times the
-   * last with a tighter target, so that the chain's fpp stays below {@code fpp}. Every call of a
+   * last, each with its share of the target, so that the chain's fpp stays below {@code fpp}. Every call of a
    * fixed filter works on it, but for {@link #intersect}, {@link OpenMode#READ_WRITE} and {@link
    * #seal}, which throw {@link UnsupportedOperationException}. Tests cost one probe per stage
    * (newest first), so a filter whose size is known is faster fixed. {@link Builder#growth} sets
