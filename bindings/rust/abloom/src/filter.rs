@@ -753,11 +753,6 @@ impl BloomFilter {
     /// [`Error::ReadOnly`] if `self` is read-only; [`Error::Range`] when a growing `self`
     /// cannot append the stages `other` has.
     pub fn union(&self, other: &BloomFilter) -> Result<(), Error> {
-        if self.raw == other.raw && !self.is_read_only() {
-            // Nothing to do; and the C library's union of a chain with itself would add each
-            // stage's count of keys to itself (the bits stay), over-counting its keys.
-            return Ok(());
-        }
         // SAFETY: both handles are live; dst == src is allowed.
         check(unsafe { sys::abloom_union(self.mut_ptr(), other.ptr()) })?;
         Ok(())
