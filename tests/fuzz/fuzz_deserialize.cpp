@@ -23,8 +23,12 @@
 //        checksums recomputed (a view without the check may have been given wrong ones);
 //      * the re-serialized bytes deserialize again, equal to the filter, and serialize to the
 //        same bytes (a fixpoint).
-// And the writer side (RunWriter): the input's first bytes read as abloom_options; what
-// abloom_create accepts must serialize to bytes every reader accepts and re-serializes unchanged.
+// And the writer side (RunWriter): the input's first bytes read as abloom_options (a growing
+// filter's too); what abloom_create accepts must serialize to bytes every reader accepts and
+// re-serializes unchanged.
+// Growing filters (chains of stages, kind 2) are repaired stage by stage, table and header, and
+// exercised by ExerciseChain: the chain's info against its header and stages, the same answer
+// checks, the serialization fixpoint, writes refused by views and taken by copies.
 // Any violation aborts (a crash for libFuzzer).
 //
 // Build: see tests/fuzz/CMakeLists.txt; run: scripts/test-all.sh fuzz.
@@ -73,15 +77,50 @@ void Put64(unsigned char* p, uint64_t v) {
   for (int i = 0; i < 8; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
 }
 
-// Recomputes both checksums of a (possibly invalid) serialized filter in place.
-void Repair(std::vector<unsigned char>& b) {
-  if (b.size() < ABLOOM_HEADER_BYTES) return;
+// Recomputes both checksums of a (possibly invalid) serialized filter in place: p[0, n).
+void RepairFilter(unsigned char* p, size_t n) {
+  if (n < ABLOOM_HEADER_BYTES) return;
   XXH3_state_t st;
   XXH3_64bits_reset(&st);
-  XXH3_64bits_update(&st, b.data(), kOffChecksum);
-  XXH3_64bits_update(&st, b.data() + ABLOOM_HEADER_BYTES, b.size() - ABLOOM_HEADER_BYTES);
-  Put64(b.data() + kOffChecksum, XXH3_64bits_digest(&st));
+  XXH3_64bits_update(&st, p, kOffChecksum);
+  XXH3_64bits_update(&st, p + ABLOOM_HEADER_BYTES, n - ABLOOM_HEADER_BYTES);
+  Put64(p + kOffChecksum, XXH3_64bits_digest(&st));
+  Put64(p + kOffHeaderChecksum, XXH3_64bits(p, kOffHeaderChecksum));
+}
+
+// A growing chain's fields (docs/FORMAT.md, "Growing filters").
+constexpr uint32_t kChainKind = 2;
+constexpr size_t kChainOffStages = 72;
+constexpr size_t kChainOffGrowth = 56;
+constexpr size_t kChainOffTableChecksum = 104;
+constexpr size_t kChainEntryBytes = 32;
+
+bool IsChain(const std::vector<unsigned char>& b) {
+  return b.size() >= ABLOOM_HEADER_BYTES && (Get64(b.data() + 16) & 0xFFFFFFFFu) == kChainKind;
+}
+
+// A chain's repair: each stage the table places inside the bytes, then the table's checksum
+// (over the entries that fit) and the header's, so that mutations reach the stage checks.
+void RepairChain(std::vector<unsigned char>& b) {
+  const uint64_t stages = Get64(b.data() + kChainOffStages) & 0xFFFFFFFFu;
+  const uint64_t fit = (b.size() - ABLOOM_HEADER_BYTES) / kChainEntryBytes;
+  const uint64_t entries = stages < fit ? stages : fit;
+  for (uint64_t i = 0; i < entries; ++i) {
+    const unsigned char* e = b.data() + ABLOOM_HEADER_BYTES + i * kChainEntryBytes;
+    const uint64_t offset = Get64(e), size = Get64(e + 8);
+    if (offset <= b.size() && size <= b.size() - offset) RepairFilter(b.data() + offset, size);
+  }
+  Put64(b.data() + kChainOffTableChecksum,
+        XXH3_64bits(b.data() + ABLOOM_HEADER_BYTES, entries * kChainEntryBytes));
   Put64(b.data() + kOffHeaderChecksum, XXH3_64bits(b.data(), kOffHeaderChecksum));
+}
+
+void Repair(std::vector<unsigned char>& b) {
+  if (IsChain(b)) {
+    RepairChain(b);
+  } else {
+    RepairFilter(b.data(), b.size());
+  }
 }
 
 // A 64-byte-aligned copy of some bytes.
@@ -166,9 +205,124 @@ Keys KeysFrom(const std::vector<unsigned char>& in) {
   return k;
 }
 
+// The single-key answers of f for keys, checked against its bulk calls (all three input forms)
+// and its hash calls.
+std::vector<uint8_t> Answers(const abloom_filter* f, const Keys& keys) {
+  const size_t n = keys.ptrs.size();
+  std::vector<uint8_t> single(n), many(n, 2), packed(n, 2), hashed(n, 2);
+  std::vector<uint64_t> hashes(n);
+  uint64_t found_single = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const int r = abloom_test(f, keys.ptrs[i], keys.lens[i]);
+    CHECK(r == 0 || r == 1);
+    single[i] = static_cast<uint8_t>(r);
+    found_single += single[i];
+    CHECK_EQ(abloom_hash(f, keys.ptrs[i], keys.lens[i], &hashes[i]), ABLOOM_OK);
+    CHECK_EQ(abloom_test_hash(f, hashes[i]), r);
+  }
+  uint64_t found = 0;
+  CHECK_EQ(abloom_test_many(f, keys.ptrs.data(), keys.lens.data(), n, many.data(), &found),
+           ABLOOM_OK);
+  CHECK_EQ(found, found_single);
+  CHECK_EQ(abloom_test_packed(f, keys.packed.data(), keys.packed.size(), keys.offsets.data(), n,
+                              packed.data(), &found),
+           ABLOOM_OK);
+  CHECK_EQ(found, found_single);
+  CHECK_EQ(abloom_test_hashes(f, hashes.data(), n, hashed.data(), &found), ABLOOM_OK);
+  CHECK_EQ(found, found_single);
+  CHECK(many == single && packed == single && hashed == single);
+  return single;
+}
+
+// Every read call on a growing filter (a chain) from `in`: its info against the chain header and
+// its stages, the answers as Answers checks them, and the writer side: serialized again, it is
+// read back equal and serializes to the same bytes (a fixpoint); a view refuses writes, and an
+// owned copy takes adds (growing if it must) and then finds its keys.
+std::vector<uint8_t> ExerciseChain(const abloom_filter* f, const std::vector<unsigned char>& in,
+                                   const Keys& keys, uint32_t expect_storage) {
+  abloom_info info;
+  std::memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  CHECK_EQ(abloom_get_info(f, &info), ABLOOM_OK);
+  CHECK_EQ(info.stages, Get64(in.data() + kChainOffStages) & 0xFFFFFFFFu);
+  CHECK(info.stages >= 1 && info.stages <= ABLOOM_MAX_STAGES);
+  uint64_t growth_bits;
+  std::memcpy(&growth_bits, &info.growth, 8);
+  CHECK_EQ(growth_bits, Get64(in.data() + kChainOffGrowth));
+  CHECK(info.growth > 1 && info.growth <= ABLOOM_MAX_GROWTH);
+  CHECK_EQ(info.storage, expect_storage);
+  CHECK_EQ(info.read_only, expect_storage == ABLOOM_STORAGE_VIEW ? 1 : 0);
+  CHECK(info.expected_fpr >= 0 && info.expected_fpr <= info.target_fpr);
+  uint64_t bits = 0, keys_counted = 0;
+  for (uint32_t s = 0; s < info.stages; ++s) {
+    abloom_info st;
+    std::memset(&st, 0, sizeof st);
+    st.struct_size = sizeof st;
+    CHECK_EQ(abloom_get_stage_info(f, s, &st), ABLOOM_OK);
+    CHECK_EQ(st.bits, st.shards * st.blocks_per_shard * 512);
+    const unsigned char* entry = in.data() + ABLOOM_HEADER_BYTES + s * kChainEntryBytes;
+    CHECK_EQ(st.keys, Get64(entry + 16));
+    CHECK_EQ(st.bytes + ABLOOM_HEADER_BYTES, Get64(entry + 8));
+    bits += st.bits;
+    keys_counted += st.keys;
+  }
+  CHECK_EQ(info.bits, bits);
+  CHECK_EQ(info.keys, keys_counted);
+  abloom_info past;
+  std::memset(&past, 0, sizeof past);
+  past.struct_size = sizeof past;
+  CHECK_EQ(abloom_get_stage_info(f, info.stages, &past), ABLOOM_ERR_RANGE);
+
+  uint64_t size = 0;
+  CHECK_EQ(abloom_serialized_size(f, &size), ABLOOM_OK);
+  CHECK_EQ(size, in.size());
+  double count = 0, fpr = 0;
+  CHECK_EQ(abloom_estimate_count(f, &count), ABLOOM_OK);
+  CHECK(count >= 0 && !std::isnan(count));
+  CHECK_EQ(abloom_estimate_fpr(f, &fpr), ABLOOM_OK);
+  CHECK(fpr >= 0 && fpr <= 1);
+  const std::vector<uint8_t> single = Answers(f, keys);
+
+  std::vector<unsigned char> out(in.size());
+  size_t written = 0;
+  CHECK_EQ(abloom_serialize(f, out.data(), out.size(), &written), ABLOOM_OK);
+  CHECK_EQ(written, in.size());
+  abloom_filter* again = nullptr;
+  CHECK_EQ(abloom_deserialize(out.data(), out.size(), &again), ABLOOM_OK);
+  CHECK_EQ(abloom_equal(f, again), 1);
+  std::vector<unsigned char> out2(out.size());
+  CHECK_EQ(abloom_serialize(again, out2.data(), out2.size(), &written), ABLOOM_OK);
+  CHECK(out2 == out);
+  CHECK(Answers(again, keys) == single);
+
+  abloom_filter* target = nullptr;
+  if (expect_storage == ABLOOM_STORAGE_VIEW) {
+    abloom_filter* view = const_cast<abloom_filter*>(f);
+    CHECK_EQ(abloom_add(view, "x", 1), ABLOOM_ERR_READONLY);
+    CHECK_EQ(abloom_clear(view), ABLOOM_ERR_READONLY);
+    CHECK_EQ(abloom_union(view, again), ABLOOM_ERR_READONLY);
+    CHECK_EQ(abloom_clone(f, &target), ABLOOM_OK);
+  } else {
+    target = again;
+    again = nullptr;
+  }
+  CHECK_EQ(abloom_intersect(target, target), ABLOOM_ERR_UNSUPPORTED);
+  const size_t n = keys.ptrs.size();
+  uint64_t added = 0, found = 0;
+  CHECK_EQ(abloom_add_many(target, keys.ptrs.data(), keys.lens.data(), n, &added), ABLOOM_OK);
+  std::vector<uint8_t> after(n, 2);
+  CHECK_EQ(abloom_test_many(target, keys.ptrs.data(), keys.lens.data(), n, after.data(), &found),
+           ABLOOM_OK);
+  CHECK_EQ(found, n);
+  abloom_free(target);
+  abloom_free(again);
+  return single;
+}
+
 // Every read call on a filter from `in`; returns the single-key answers.
 std::vector<uint8_t> Exercise(const abloom_filter* f, const std::vector<unsigned char>& in,
                               const Keys& keys, uint32_t expect_storage, bool input_verified) {
+  if (IsChain(in)) return ExerciseChain(f, in, keys, expect_storage);
   abloom_info info;
   std::memset(&info, 0, sizeof info);
   info.struct_size = sizeof info;
@@ -209,28 +363,15 @@ std::vector<uint8_t> Exercise(const abloom_filter* f, const std::vector<unsigned
   CHECK(fpr >= 0 && fpr <= 1);
 
   const size_t n = keys.ptrs.size();
-  std::vector<uint8_t> single(n), many(n, 2), packed(n, 2), hashed(n, 2);
-  std::vector<uint64_t> hashes(n);
+  const std::vector<uint8_t> single = Answers(f, keys);
   uint64_t found_single = 0;
+  std::vector<uint64_t> hashes(n);
   for (size_t i = 0; i < n; ++i) {
-    const int r = abloom_test(f, keys.ptrs[i], keys.lens[i]);
-    CHECK(r == 0 || r == 1);
-    single[i] = static_cast<uint8_t>(r);
     found_single += single[i];
     CHECK_EQ(abloom_hash(f, keys.ptrs[i], keys.lens[i], &hashes[i]), ABLOOM_OK);
-    CHECK_EQ(abloom_test_hash(f, hashes[i]), r);
   }
+  std::vector<uint8_t> many(n, 2);
   uint64_t found = 0;
-  CHECK_EQ(abloom_test_many(f, keys.ptrs.data(), keys.lens.data(), n, many.data(), &found),
-           ABLOOM_OK);
-  CHECK_EQ(found, found_single);
-  CHECK_EQ(abloom_test_packed(f, keys.packed.data(), keys.packed.size(), keys.offsets.data(), n,
-                              packed.data(), &found),
-           ABLOOM_OK);
-  CHECK_EQ(found, found_single);
-  CHECK_EQ(abloom_test_hashes(f, hashes.data(), n, hashed.data(), &found), ABLOOM_OK);
-  CHECK_EQ(found, found_single);
-  CHECK(many == single && packed == single && hashed == single);
 
   // Serialize again: see the file comment for what must hold.
   std::vector<unsigned char> out(in.size());
@@ -368,6 +509,23 @@ void RunWriter(const unsigned char* d, size_t size) {
   o.kind = d[32] & 3;
   o.layout = d[36] & 3;
   o.seed = Get64(d + 40);
+  if ((d[37] & 4) != 0) {
+    // A growing filter, with first stages small enough that a few keys append more.
+    o.growth = 1 + (1 + d[38] % 60) / 4.0;  // (1, 16]
+    o.capacity = 1 + d[0] % 16;
+    o.bits = 0;
+    o.k = 0;
+    uint32_t stages = 0;
+    uint64_t bytes = 0;
+    double bound = 0;
+    const int rc = abloom_growth_footprint(&o, 1, &stages, &bytes, &bound);
+    if (rc != ABLOOM_OK) {
+      CHECK(rc == ABLOOM_ERR_INVALID || rc == ABLOOM_ERR_RANGE);
+      abloom_filter* f = nullptr;
+      CHECK_EQ(abloom_create(&o, &f), rc);
+      return;
+    }
+  }
   abloom_plan plan;
   CHECK_EQ(abloom_plan_init(&plan), ABLOOM_OK);
   const int planned = abloom_plan_compute(&o, &plan);

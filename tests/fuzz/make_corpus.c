@@ -10,6 +10,9 @@
  * valid-*    abloom_serialize output: both kinds, 1 and 4 shards, empty and filled, explicit
  *            layouts, seeds, a saturated filter, and a file left "checksum stale" by a
  *            read-write mapping (valid for views without the checksum check only);
+ * valid-growing-*, invalid-growing-*: growing filters (chains of stages), valid ones and one per
+ *            kind of damage (truncated, a stage's bit flipped, a stage count past the end,
+ *            stages out of order).
  * invalid-*  truncated, trailing bytes, bad magic / version / header size, flipped header and
  *            body bits, and headers whose checksums are right but a field is out of range
  *            (kind, layout, hash id, k, shards, blocks, flags, reserved, bit count, body size,
@@ -187,6 +190,75 @@ static void stale_case(void) {
   unlink(path);
 }
 
+/* A growing filter (abloom_options.growth `growth`, first stage `first` keys, target 10%) holding
+ * keys 0 .. n - 1. */
+static abloom_filter *make_growing(uint64_t first, double growth, uint32_t shards, uint64_t n,
+                                   uint64_t seed) {
+  abloom_options o;
+  abloom_filter *f = NULL;
+  int rc;
+  abloom_options_init(&o);
+  o.capacity = first;
+  o.fpr = 0.1;
+  o.shards = shards;
+  o.seed = seed;
+  o.growth = growth;
+  rc = abloom_create(&o, &f);
+  if (rc != ABLOOM_OK) die("abloom_create (growing)", rc);
+  fill(f, 0, n);
+  return f;
+}
+
+/* A chain's fields (docs/FORMAT.md, "Growing filters"). */
+#define CHAIN_OFF_STAGES 72
+#define CHAIN_TABLE 128
+#define CHAIN_ENTRY 32
+
+static uint64_t get64(const unsigned char *p) {
+  uint64_t v = 0;
+  int i;
+  for (i = 7; i >= 0; --i) v = v << 8 | p[i];
+  return v;
+}
+
+/* Recomputes a chain's table checksum (offset 104, over `stages` entries) and header checksum. */
+static void fix_chain_checksums(unsigned char *b, uint32_t stages) {
+  put64(b + 104, XXH3_64bits(b + CHAIN_TABLE, (size_t)stages * CHAIN_ENTRY));
+  put64(b + 120, XXH3_64bits(b, 120));
+}
+
+/* Damaged chains, one per kind of damage the readers must catch (each with its checksums made
+ * right where the damage is not the checksum's). */
+static void growing_cases(void) {
+  size_t len;
+  unsigned char *b, *t;
+  abloom_filter *f = make_growing(100, 2, 1, 500, 11);
+  uint32_t stages;
+  uint64_t stage1, entry[4];
+  b = bytes_of(f, &len);
+  abloom_free(f);
+  stages = (uint32_t)get64(b + CHAIN_OFF_STAGES) & 0xFFFFFFFFu;
+  t = malloc(len);
+  if (t == NULL) exit(1);
+  expect_code("invalid-growing-truncated.abloom", b, len - 64, ABLOOM_ERR_TRUNCATED);
+  memcpy(t, b, len);
+  stage1 = get64(b + CHAIN_TABLE + CHAIN_ENTRY);
+  t[stage1 + ABLOOM_HEADER_BYTES + 5] ^= 0x10;
+  expect_code("invalid-growing-stage-bitflip.abloom", t, len, ABLOOM_ERR_CHECKSUM);
+  memcpy(t, b, len);
+  put32(t + CHAIN_OFF_STAGES, stages + 1);
+  fix_chain_checksums(t, stages + 1);
+  expect_code("invalid-growing-stage-count-past-end.abloom", t, len, ABLOOM_ERR_CORRUPT);
+  memcpy(t, b, len);
+  memcpy(entry, t + CHAIN_TABLE, sizeof entry);
+  memmove(t + CHAIN_TABLE, t + CHAIN_TABLE + CHAIN_ENTRY, CHAIN_ENTRY);
+  memcpy(t + CHAIN_TABLE + CHAIN_ENTRY, entry, sizeof entry);
+  fix_chain_checksums(t, stages);
+  expect_code("invalid-growing-stages-swapped.abloom", t, len, ABLOOM_ERR_CORRUPT);
+  free(t);
+  free(b);
+}
+
 int main(int argc, char **argv) {
   unsigned char *b;
   size_t len;
@@ -234,8 +306,13 @@ int main(int argc, char **argv) {
   fill(f, 0, 2000);
   save_valid("valid-blocked-saturated.abloom", f);
   stale_case();
+  /* Growing filters: one stage, empty; three stages; growth 3 over 2 shards. */
+  save_valid("valid-growing-1-stage-empty.abloom", make_growing(100, 2, 1, 0, 0));
+  save_valid("valid-growing-3-stages.abloom", make_growing(100, 2, 1, 500, 9));
+  save_valid("valid-growing-growth3-s2.abloom", make_growing(64, 3, 2, 400, 10));
 
   /* ---- invalid ---- */
+  growing_cases();
   f = make(ABLOOM_KIND_BLOCKED, 1, 100, 0.01, 0, 0, 3);
   fill(f, 0, 60);
   b = bytes_of(f, &len);
@@ -267,8 +344,10 @@ int main(int argc, char **argv) {
     expect_code("invalid-body-bitflip.abloom", t, len, ABLOOM_ERR_CHECKSUM);
     free(t);
   }
-  field_case("invalid-kind-2.abloom", b, len, 16, 4, 2, ABLOOM_ERR_UNSUPPORTED);
-  field_case("invalid-layout-2.abloom", b, len, 20, 4, 2, ABLOOM_ERR_UNSUPPORTED);
+  /* Kind 2 is a growing chain now: a filter's header that says so is a malformed chain. */
+  field_case("invalid-kind-2.abloom", b, len, 16, 4, 2, ABLOOM_ERR_CORRUPT);
+  /* Layout 2 is the split layout now (the checked-in invalid-layout-2.abloom reads as valid). */
+  field_case("invalid-layout-3.abloom", b, len, 20, 4, 3, ABLOOM_ERR_UNSUPPORTED);
   field_case("invalid-hash-0.abloom", b, len, 24, 4, 0, ABLOOM_ERR_UNSUPPORTED);
   field_case("invalid-k-0.abloom", b, len, 28, 4, 0, ABLOOM_ERR_CORRUPT);
   field_case("invalid-k-65.abloom", b, len, 28, 4, 65, ABLOOM_ERR_CORRUPT);
