@@ -6,8 +6,10 @@
 //   build/dev/bench/growth_bench --benchmark_min_time=1x   (bench/RESULTS.md has the figures)
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "growing_filter.hpp"
@@ -87,10 +89,37 @@ void BulkTestAbsent(benchmark::State& state, Make make) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * kBatch));
 }
 
+// Each stage of the grown chain alone, tested on every absent key, one after another: what the
+// chain's test costs if nothing is saved between stages (an absent key meets every stage). The
+// counters give each stage's share, to see which stages, in cache or not, the time goes to.
+void StagesAlone(benchmark::State& state) {
+  auto g = growing_filter();
+  add_all(*g, hashes(0, kKeys));
+  const auto& absent = hashes(1ULL << 40, kBatch);
+  std::vector<uint8_t> out(kBatch);
+  const uint32_t stages = g->stages();
+  std::vector<double> seconds(stages);
+  for (auto _ : state) {
+    for (uint32_t s = 0; s < stages; ++s) {
+      const auto t0 = std::chrono::steady_clock::now();
+      benchmark::DoNotOptimize(g->stage(s).test_many(absent.data(), absent.size(), out.data()));
+      seconds[s] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+  }
+  for (uint32_t s = 0; s < stages; ++s) {
+    state.counters["ms_stage" + std::to_string(s)] =
+        1e3 * seconds[s] / static_cast<double>(state.iterations());
+    state.counters["MB_stage" + std::to_string(s)] =
+        static_cast<double>(g->stage(s).shape().total_bits()) / 8e6;
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * kBatch));
+}
+
 BENCHMARK_CAPTURE(BulkAdd, fixed, fixed_filter)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BulkAdd, growing, growing_filter)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BulkTestAbsent, fixed, fixed_filter)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BulkTestAbsent, growing, growing_filter)->Unit(benchmark::kMillisecond);
+BENCHMARK(StagesAlone)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

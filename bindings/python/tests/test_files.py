@@ -252,10 +252,6 @@ def test_a_c_program_reads_a_python_file(c_file_reader: Path, tmp_path: Path) ->
 CORPUS = Path(__file__).resolve().parents[3] / "tests" / "fuzz" / "corpus"
 
 
-# Seeds whose name no longer says what they are: layout id 2 became the split layout (issue 12).
-NOW_VALID = {"invalid-layout-2.abloom"}
-
-
 @pytest.mark.parametrize("name", sorted(p.name for p in CORPUS.glob("*.abloom")))
 def test_fuzz_seed_corpus(name: str) -> None:
     # tests/fuzz/corpus (tests/fuzz/make_corpus.c): hand-made valid and invalid files.
@@ -271,7 +267,7 @@ def test_fuzz_seed_corpus(name: str) -> None:
         assert not isinstance(e.value, abloom.FormatError)
         with pytest.raises(abloom.StaleError):
             BloomFilter.open(CORPUS / name, verify=True)
-    elif name.startswith("valid-") or name in NOW_VALID:
+    elif name.startswith("valid-"):
         f = BloomFilter.from_bytes(data)
         assert BloomFilter.from_bytes(f.to_bytes()) == f
         with BloomFilter.open(CORPUS / name, verify=True) as m:

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
@@ -16,7 +18,8 @@ import org.junit.jupiter.api.Test;
  * go through the engine, which appends the stages: no test that happens after an add may miss
  * its key, however many stages were appended meanwhile and by whichever thread. Writers add
  * (key by key and in batches) and then publish how far they got through a shared counter;
- * readers read a counter and test keys below it, which happened before.
+ * readers read a counter and test keys below it, which happened before. Writers wait halfway
+ * until every reader has tested (on a loaded machine they could otherwise finish first).
  */
 class GrowingConcurrencyTest {
   private static final int WRITERS = 8;
@@ -38,6 +41,7 @@ class GrowingConcurrencyTest {
       AtomicInteger writing = new AtomicInteger(WRITERS);
       AtomicReference<Throwable> failure = new AtomicReference<>();
       AtomicLongArray tested = new AtomicLongArray(READERS);
+      CountDownLatch everyReaderTested = new CountDownLatch(READERS);
       List<Thread> threads = new ArrayList<>();
       for (int w = 0; w < WRITERS; w++) {
         final int writer = w;
@@ -47,6 +51,10 @@ class GrowingConcurrencyTest {
                   try {
                     boolean bytes = writer % 4 >= 2; // byte[] keys for half, longs for half
                     for (int i = 0; i < KEYS_PER_WRITER; i += BATCH) {
+                      if (i == KEYS_PER_WRITER / 2 / BATCH * BATCH) {
+                        // bounded: a reader that fails stops testing, and the test says why
+                        everyReaderTested.await(60, TimeUnit.SECONDS);
+                      }
                       if (writer % 2 == 0) { // key by key
                         for (int j = i; j < i + BATCH; j++) {
                           if (bytes) {
@@ -104,7 +112,9 @@ class GrowingConcurrencyTest {
                               "false negative: writer " + w + " key " + i + " of " + upTo);
                         }
                       }
-                      tested.incrementAndGet(reader);
+                      if (tested.incrementAndGet(reader) == 1) {
+                        everyReaderTested.countDown();
+                      }
                     }
                   } catch (Throwable t) {
                     failure.compareAndSet(null, t);
