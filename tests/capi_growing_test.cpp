@@ -204,6 +204,22 @@ TEST(CapiGrowing, DamagedChainsAreRefused) {
   std::memcpy(bad.data(), good.data(), size);
   bad.data()[72] = static_cast<unsigned char>(bad.data()[72] + 1);
   EXPECT_EQ(abloom_deserialize(bad.data(), size, &raw), ABLOOM_ERR_CORRUPT);
+  // Stage 0's body damaged and the last stage's header too: every reader, verifying or not,
+  // gives the structural error, which is checked for every stage before any checksum.
+  std::memcpy(bad.data(), good.data(), size);
+  const uint32_t stages = Info(f.get()).stages;
+  ASSERT_GE(stages, 3u);
+  const unsigned char *table = good.data() + 128;
+  const auto offset_of = [&](uint32_t s) {
+    uint64_t v = 0;
+    for (int b = 7; b >= 0; --b) v = v << 8 | table[32 * s + b];
+    return v;
+  };
+  bad.data()[offset_of(0) + 128 + 3] ^= 0x40;    // a body bit of stage 0
+  bad.data()[offset_of(stages - 1) + 120] ^= 1;  // the last stage's header checksum
+  EXPECT_EQ(abloom_deserialize(bad.data(), size, &raw), ABLOOM_ERR_CORRUPT);
+  EXPECT_EQ(abloom_view(bad.data(), size, ABLOOM_VERIFY_CHECKSUM, &raw), ABLOOM_ERR_CORRUPT);
+  EXPECT_EQ(abloom_view(bad.data(), size, 0, &raw), ABLOOM_ERR_CORRUPT);
   // Misaligned views.
   EXPECT_EQ(abloom_view(good.data() + 1, size - 1, 0, &raw), ABLOOM_ERR_ALIGNMENT);
 }

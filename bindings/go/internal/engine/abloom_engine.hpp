@@ -5243,8 +5243,15 @@ Errc load_chain(const unsigned char* data, size_t len, const ChainLoad& how,
     if (data[pad] != 0) return Errc::corrupt;
   }
 
-  std::vector<std::unique_ptr<Filter>> filters;
-  std::vector<uint64_t> keys;
+  // First the structure of every stage (its place, its header, the shape the schedule gives it),
+  // then their contents (a verifying reader's checksums and stale marks): so that a structural
+  // error gets the same answer from every reader, as a filter's header does, whatever the stages
+  // before it hold.
+  struct Span {
+    uint64_t offset, size;
+  };
+  std::vector<Span> spans;
+  spans.reserve(stages);
   uint64_t at = table_end(stages);
   for (uint32_t i = 0; i < stages; ++i) {
     const unsigned char* entry = table + size_t{i} * kStageEntryBytes;
@@ -5262,6 +5269,23 @@ Errc load_chain(const unsigned char* data, size_t len, const ChainLoad& how,
     }
     const Shape want = plan.shape(seed);
     if (size != serialized_size(want)) return Errc::corrupt;
+    Header header;
+    if (const Errc e = parse_header(data + offset, static_cast<size_t>(size), &header);
+        e != Errc::ok) {
+      return e;
+    }
+    if (!(header.shape == want) || header.params.capacity != capacity) {
+      return Errc::corrupt;  // not the stage the schedule gives this place
+    }
+    spans.push_back({offset, size});
+    at = offset + size;
+  }
+  if (at != len) return Errc::corrupt;
+
+  std::vector<std::unique_ptr<Filter>> filters;
+  std::vector<uint64_t> keys;
+  for (uint32_t i = 0; i < stages; ++i) {
+    const auto [offset, size] = spans[i];
     std::unique_ptr<Filter> stage;
     const Errc e = how.in_place
                        ? view(data + offset, static_cast<size_t>(size), how.verify, &stage,
@@ -5269,14 +5293,9 @@ Errc load_chain(const unsigned char* data, size_t len, const ChainLoad& how,
                               how.storage, how.read_only)
                        : deserialize(data + offset, static_cast<size_t>(size), &stage);
     if (e != Errc::ok) return e;
-    if (!(stage->shape() == want) || stage->params().capacity != capacity) {
-      return Errc::corrupt;  // not the stage the schedule gives this place
-    }
     filters.push_back(std::move(stage));
-    keys.push_back(get64(entry + 16));
-    at = offset + size;
+    keys.push_back(get64(table + size_t{i} * kStageEntryBytes + 16));
   }
-  if (at != len) return Errc::corrupt;
   auto chain = std::make_unique<GrowingFilter>(req, seed, std::move(filters), keys,
                                                (flags & kFlagGrowthFailed) != 0);
   if (chain->status() != Errc::ok) return Errc::corrupt;
