@@ -115,23 +115,51 @@ bool GrowingFilter::test_and_add_hash(uint64_t h) noexcept {
   return false;
 }
 
+namespace {
+
+// Moves the keys of keys[0, n) that `held` does not mark to the front (with their indices in
+// `where` when given), marking results[where[i]] for the held ones when `results` is given.
+// Returns how many are left.
+size_t keep_unheld(uint64_t* keys, uint32_t* where, size_t n, const uint8_t* held,
+                   uint8_t* results) noexcept {
+  size_t keep = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (held[i]) {
+      if (results != nullptr) results[where[i]] = 1;
+    } else {
+      keys[keep] = keys[i];
+      if (where != nullptr) where[keep] = where[i];
+      ++keep;
+    }
+  }
+  return keep;
+}
+
+}  // namespace
+
 size_t GrowingFilter::drop_held(uint32_t upto, uint64_t* keys, uint32_t* where, size_t n,
-                                uint8_t* found, uint8_t* results) const noexcept {
+                                uint8_t* scratch, uint8_t* results) const noexcept {
+  // Each stage's bulk test runs over the keys still in play and marks what it finds. They are
+  // compacted only when a stage found enough of them for the copy to pay: an absent key, the
+  // common answer, meets every stage, and compacting after each then cost as much as the stages'
+  // probes together (bench/JOURNAL.md).
+  uint8_t* found = scratch;
+  uint8_t* held = scratch + n;
+  std::fill(held, held + n, uint8_t{0});
   for (uint32_t s = upto; s-- > 0 && n > 0;) {
     stage(s).test_many(keys, n, found);
-    size_t keep = 0;
+    size_t fresh = 0;
     for (size_t i = 0; i < n; ++i) {
-      if (found[i]) {
-        if (results != nullptr) results[where[i]] = 1;
-      } else {
-        keys[keep] = keys[i];
-        if (where != nullptr) where[keep] = where[i];
-        ++keep;
-      }
+      fresh += found[i] & (held[i] ^ 1u);
+      held[i] |= found[i];
     }
-    n = keep;
+    if (s > 0 && fresh > n / 4) {
+      const size_t left = keep_unheld(keys, where, n, held, results);
+      std::fill(held, held + left, uint8_t{0});
+      n = left;
+    }
   }
-  return n;
+  return keep_unheld(keys, where, n, held, results);
 }
 
 uint64_t GrowingFilter::test_many(const uint64_t* hashes, size_t n,
@@ -149,7 +177,7 @@ uint64_t GrowingFilter::test_many(const uint64_t* hashes, size_t n,
     try {
       pending.assign(hashes + base, hashes + base + m);
       where.resize(m);
-      found.resize(m);
+      found.resize(2 * m);
     } catch (const std::bad_alloc&) {
       // No room to compact: one key at a time, still exact.
       for (size_t i = 0; i < m; ++i)
@@ -193,7 +221,7 @@ uint64_t GrowingFilter::add_many(const uint64_t* hashes, size_t n) noexcept {
     try {
       if (last > 0) {
         rest.assign(hashes + i, hashes + i + run);
-        found.resize(run);
+        found.resize(2 * run);
       }
     } catch (const std::bad_alloc&) {
       added.fetch_sub(run, std::memory_order_relaxed);

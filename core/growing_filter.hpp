@@ -126,9 +126,9 @@ class GrowingFilter {
   void init_schedule() noexcept;
   // The bulk tests of stages [0, upto), newest first, over keys[0, n): the keys no stage holds
   // move to the front, with their indices in `where` when it is given; a found key's
-  // results[where[i]] becomes 1 when `results` is given. found[0, n) is scratch. Returns the
+  // results[where[i]] becomes 1 when `results` is given. scratch[0, 2n) is scratch. Returns the
   // keys left.
-  size_t drop_held(uint32_t upto, uint64_t* keys, uint32_t* where, size_t n, uint8_t* found,
+  size_t drop_held(uint32_t upto, uint64_t* keys, uint32_t* where, size_t n, uint8_t* scratch,
                    uint8_t* results) const noexcept;
   // Appends stage `n` if the chain still has n stages; false when it cannot.
   bool grow(uint32_t n) noexcept;
