@@ -498,6 +498,21 @@ ABLOOM_API int abloom_test_many(const abloom_filter *filter, const void *const *
                                 const size_t *lens, size_t n, uint8_t *results, uint64_t *found);
 
 /**
+ * Test-and-add n keys (keys[i] points at lens[i] bytes) in order, as n calls of
+ * abloom_test_and_add: results[i] = 1 if key i was already present (all its bits set, by earlier
+ * adds or by an earlier key of this batch), 0 if it was new; the number of new keys to *added when
+ * added is not NULL. For deduplicating a stream: the batch is tested in bulk first (prefetching
+ * its blocks), then only the keys not found are added, one by one, in order; a growing filter
+ * tests each of those only against the stages this batch's earlier keys could have reached, not
+ * the whole chain again. Runs on the calling thread (each answer depends on the keys before it).
+ * Errors: ABLOOM_ERR_NULL (filter, or results with n > 0, or the arrays as abloom_add_many),
+ * ABLOOM_ERR_READONLY; nothing is added then.
+ */
+ABLOOM_API int abloom_test_and_add_many(abloom_filter *filter, const void *const *keys,
+                                        const size_t *lens, size_t n, uint8_t *results,
+                                        uint64_t *added);
+
+/**
  * Add n keys packed in `buf` (buf_len bytes); `offsets` has n+1 non-decreasing entries with
  * offsets[n] <= buf_len (else ABLOOM_ERR_INVALID, and nothing is added). The fastest form for
  * keys that all have one length (offsets[i] = offsets[0] + i * length: 64-bit ids, UUIDs): such

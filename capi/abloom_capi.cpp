@@ -602,6 +602,17 @@ int abloom_test_many(const abloom_filter* filter, const void* const* keys, const
   return ABLOOM_OK;
 }
 
+int abloom_test_and_add_many(abloom_filter* filter, const void* const* keys, const size_t* lens,
+                             size_t n, uint8_t* results, uint64_t* added) {
+  if (filter == nullptr || (n > 0 && results == nullptr)) return ABLOOM_ERR_NULL;
+  if (read_only(filter)) return ABLOOM_ERR_READONLY;
+  if (int rc = check_key_arrays(keys, lens, n); rc != ABLOOM_OK) return rc;
+  const auto source = abloom::KeySource::of_arrays(keys, lens);
+  set_out(added, filter->chain ? filter->chain->test_and_add_many(source, n, results)
+                               : filter->impl->test_and_add_many(source, n, results));
+  return ABLOOM_OK;
+}
+
 int abloom_add_packed(abloom_filter* filter, const void* buf, size_t buf_len,
                       const uint64_t* offsets, size_t n, uint64_t* added) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;

@@ -418,33 +418,26 @@ int cmd_dedupe(const Shape& shape, const std::string& load, const std::string& s
     meter->sample(filter.get(), 0, 0);
   }
   // One thread: whether a key is new depends on every key before it, in input order.
-  ParallelJob job{
-      kPrintBatch, true,
-      [&](const Batch& b, PartScratch& scratch) {
-        // A bulk test first: it prefetches the batch's blocks, so the adds below hit
-        // the cache. A key it finds is dropped exactly as test_and_add would drop it
-        // (bits are only ever set).
-        lines += b.size();
-        scratch.answers.resize(b.size());
-        check(abloom_test_many(filter.get(), b.keys(), b.lens(), b.size(), scratch.answers.data(),
-                               nullptr),
-              "dedupe");
-        for (size_t i = 0; i < b.size(); ++i) {
-          if (scratch.answers[i] != 0) continue;
-          std::string_view key = b.key(i);
-          // In input order, one key at a time: a key repeated within a batch must
-          // see its first copy.
-          if (check(abloom_test_and_add(filter.get(), key.data(), key.size()), "dedupe") == 0) {
-            add_record(scratch.out, b.record(i), terminator);
-            ++scratch.count;
-          }
-        }
-        if (copy && copy->after(filter, b.size())) exclusive();
-        ++batches;
-        if (meter && meter->due(scratch.count, batches))
-          meter->sample(filter.get(), scratch.count, batches);
-      },
-      write_out, nullptr};
+  ParallelJob job{kPrintBatch, true,
+                  [&](const Batch& b, PartScratch& scratch) {
+                    // In input order (a key repeated within a batch sees its first copy), with the
+                    // batch tested in bulk first (abloom_test_and_add_many).
+                    lines += b.size();
+                    scratch.answers.resize(b.size());
+                    check(abloom_test_and_add_many(filter.get(), b.keys(), b.lens(), b.size(),
+                                                   scratch.answers.data(), nullptr),
+                          "dedupe");
+                    for (size_t i = 0; i < b.size(); ++i) {
+                      if (scratch.answers[i] != 0) continue;
+                      add_record(scratch.out, b.record(i), terminator);
+                      ++scratch.count;
+                    }
+                    if (copy && copy->after(filter, b.size())) exclusive();
+                    ++batches;
+                    if (meter && meter->due(scratch.count, batches))
+                      meter->sample(filter.get(), scratch.count, batches);
+                  },
+                  write_out, nullptr};
   RunStats stats;
   const uint64_t printed = run_parallel(paths, in.format, 1, progress, job, &stats);
   flush_stdout();

@@ -175,4 +175,25 @@ uint64_t Filter::test_many(const KeySource& keys, size_t n, uint8_t* results) co
   return found;
 }
 
+uint64_t Filter::test_and_add_many(const KeySource& keys, size_t n, uint8_t* results) noexcept {
+  constexpr size_t kChunk = 1024;  // hashes on the stack, then tested in bulk
+  uint64_t hashes[kChunk];
+  uint64_t fresh = 0;
+  for_each_form(keys, shape_.seed, [&](auto hash_at) {
+    for (size_t base = 0; base < n; base += kChunk) {
+      const size_t m = std::min(kChunk, n - base);
+      for (size_t i = 0; i < m; ++i) hashes[i] = hash_at(base + i);
+      uint8_t* out = results + base;
+      (void)test_serial(KeySource::of_hashes(hashes), m, out);
+      for (size_t i = 0; i < m; ++i) {
+        if (out[i] != 0) continue;
+        const bool present = test_and_add_hash(hashes[i]);
+        out[i] = present ? 1 : 0;
+        fresh += present ? 0 : 1;
+      }
+    }
+  });
+  return fresh;
+}
+
 }  // namespace abloom

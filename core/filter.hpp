@@ -144,6 +144,11 @@ class Filter {
   uint64_t test_many(const uint64_t* hashes, size_t n, uint8_t* results) const noexcept {
     return test_many(KeySource::of_hashes(hashes), n, results);
   }
+  // Test-and-add of n keys in order, as n calls of test_and_add_hash: results[i] = 1 when key i
+  // was present before its add (an earlier key of the batch counts). A bulk test first (its
+  // prefetches bring the blocks), then the keys it did not find are added one by one, in order.
+  // Returns the number of new keys.
+  uint64_t test_and_add_many(const KeySource& keys, size_t n, uint8_t* results) noexcept;
 
   // Set operations on filters of the same shape (else Errc::mismatch, nothing changed).
   Errc union_with(const Filter& other) noexcept;

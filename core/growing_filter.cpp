@@ -104,9 +104,9 @@ void GrowingFilter::count_new(uint32_t n, uint64_t fresh) noexcept {
   if (now >= capacity_[n]) (void)grow(n + 1);
 }
 
-bool GrowingFilter::test_and_add_hash(uint64_t h) noexcept {
+bool GrowingFilter::test_and_add_from(uint32_t first, uint64_t h) noexcept {
   const uint32_t n = stages();
-  for (uint32_t i = 0; i + 1 < n; ++i) {
+  for (uint32_t i = first; i + 1 < n; ++i) {
     if (stage(i).test_hash(h)) return true;
   }
   Filter& newest = mutable_stage(n - 1);
@@ -387,6 +387,33 @@ double GrowingFilter::estimate_fpr() const noexcept {
   double none = 1;
   for (uint32_t i = 0; i < stages(); ++i) none *= 1 - stage(i).estimate_fpr();
   return 1 - none;
+}
+
+uint64_t GrowingFilter::test_and_add_many(const KeySource& keys, size_t n,
+                                          uint8_t* results) noexcept {
+  uint64_t fresh = 0;
+  const auto batch = [&](const uint64_t* h, size_t m, size_t base) {
+    uint8_t* out = results + base;
+    const uint32_t first = stages() - 1;  // where this batch's keys go first
+    (void)test_many(h, m, out);
+    for (size_t i = 0; i < m; ++i) {
+      if (out[i] != 0) continue;
+      const bool present = test_and_add_from(first, h[i]);
+      out[i] = present ? 1 : 0;
+      fresh += present ? 0 : 1;
+    }
+  };
+  if (keys.form == KeySource::Form::hashes) {
+    batch(keys.hashes, n, 0);
+  } else if (!for_hash_chunks(keys, n, seed_, batch)) {
+    // No room for a chunk of hashes: one key at a time, still exact.
+    for (size_t i = 0; i < n; ++i) {
+      const bool present = test_and_add_hash(hash_one(keys, i, seed_));
+      results[i] = present ? 1 : 0;
+      fresh += present ? 0 : 1;
+    }
+  }
+  return fresh;
 }
 
 }  // namespace abloom

@@ -62,7 +62,7 @@ class GrowingFilter {
   // Newest stage first: most keys of a grown filter are in its last stages.
   bool test_hash(uint64_t h) const noexcept;
   // Adds h unless some stage holds it; returns whether it was present (as Filter's).
-  bool test_and_add_hash(uint64_t h) noexcept;
+  bool test_and_add_hash(uint64_t h) noexcept { return test_and_add_from(0, h); }
   void add_hash(uint64_t h) noexcept { (void)test_and_add_hash(h); }
 
   // Bulk, over hashes: results[i] = 1 when key i is present. Each stage's bulk pipeline probes the
@@ -76,6 +76,11 @@ class GrowingFilter {
   // filter's seed, then as the hashes above. Keys of `keys.hashes` form go straight through.
   uint64_t test_many(const KeySource& keys, size_t n, uint8_t* results) const noexcept;
   uint64_t add_many(const KeySource& keys, size_t n) noexcept;
+  // Test-and-add of n keys in order, as Filter::test_and_add_many: the stages there are at the
+  // start are tested in bulk; a key none holds is then added on its own, tested only against the
+  // stages from the newest of those on (where this batch's earlier keys went). Returns the number
+  // of new keys.
+  uint64_t test_and_add_many(const KeySource& keys, size_t n, uint8_t* results) noexcept;
 
   void set_writer_mode(WriterMode mode) noexcept;
   WriterMode writer_mode() const noexcept {
@@ -130,6 +135,8 @@ class GrowingFilter {
   // keys left.
   size_t drop_held(uint32_t upto, uint64_t* keys, uint32_t* where, size_t n, uint8_t* scratch,
                    uint8_t* results) const noexcept;
+  // test_and_add_hash for a key that stages [0, first) are known not to hold.
+  bool test_and_add_from(uint32_t first, uint64_t h) noexcept;
   // Appends stage `n` if the chain still has n stages; false when it cannot.
   bool grow(uint32_t n) noexcept;
   // Counts `fresh` new keys into stage n, growing when that fills it.

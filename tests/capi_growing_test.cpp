@@ -396,3 +396,74 @@ TEST(CapiGrowing, UnionCloneAndClearWorkStageByStage) {
 }
 
 }  // namespace
+
+namespace {
+
+// abloom_test_and_add_many on `batch` gives the answers, the count and the bits of n calls of
+// abloom_test_and_add on a copy of the filter.
+void ExpectSameAsOneByOne(abloom_filter *f, const std::vector<uint64_t> &batch) {
+  abloom_filter *raw = nullptr;
+  ASSERT_EQ(abloom_clone(f, &raw), ABLOOM_OK);
+  const Filter twin(raw);
+  std::vector<const void *> ptrs;
+  std::vector<size_t> lens(batch.size(), sizeof(uint64_t));
+  for (const uint64_t &k : batch) ptrs.push_back(&k);
+  std::vector<uint8_t> results(batch.size(), 7);
+  uint64_t added = 0;
+  ASSERT_EQ(
+      abloom_test_and_add_many(f, ptrs.data(), lens.data(), batch.size(), results.data(), &added),
+      ABLOOM_OK);
+  uint64_t fresh = 0;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const int one = abloom_test_and_add(twin.get(), &batch[i], sizeof batch[i]);
+    ASSERT_EQ(results[i], one) << i;
+    fresh += one == 0 ? 1 : 0;
+  }
+  EXPECT_EQ(added, fresh);
+  EXPECT_EQ(abloom_equal(f, twin.get()), 1);
+  EXPECT_EQ(Info(f).keys, Info(twin.get()).keys);
+}
+
+}  // namespace
+
+// A batch with repeats of its own keys and of earlier ones, across stage boundaries: as one key
+// at a time, for a growing and a fixed filter.
+TEST(CapiGrowing, TestAndAddManyAnswersAsOneKeyAtATime) {
+  Filter g = NewGrowing();
+  AddAll(g.get(), Keys(500, 1));
+  std::vector<uint64_t> batch = Keys(20 * kInitial, 300);  // half of the first 500 added before
+  for (size_t i = 0; i < batch.size(); i += 7) batch[i] = batch[i / 2];  // repeats in the batch
+  const uint32_t before = Info(g.get()).stages;
+  ExpectSameAsOneByOne(g.get(), batch);
+  EXPECT_GT(Info(g.get()).stages, before + 2) << "the batch crossed stage boundaries";
+
+  abloom_options o;
+  abloom_options_init(&o);
+  o.capacity = 20 * kInitial;
+  o.fpr = 0.01;
+  abloom_filter *raw = nullptr;
+  ASSERT_EQ(abloom_create(&o, &raw), ABLOOM_OK);
+  const Filter fixed(raw);
+  AddAll(fixed.get(), Keys(500, 1));
+  ExpectSameAsOneByOne(fixed.get(), batch);
+
+  // Errors: nothing added.
+  const void *key = batch.data();
+  const size_t len = sizeof(uint64_t);
+  uint8_t result = 0;
+  EXPECT_EQ(abloom_test_and_add_many(nullptr, &key, &len, 1, &result, nullptr), ABLOOM_ERR_NULL);
+  EXPECT_EQ(abloom_test_and_add_many(g.get(), &key, &len, 1, nullptr, nullptr), ABLOOM_ERR_NULL);
+  EXPECT_EQ(abloom_test_and_add_many(g.get(), nullptr, &len, 1, &result, nullptr), ABLOOM_ERR_NULL);
+  EXPECT_EQ(abloom_test_and_add_many(g.get(), nullptr, nullptr, 0, nullptr, nullptr), ABLOOM_OK);
+  uint64_t size = 0;
+  ASSERT_EQ(abloom_serialized_size(g.get(), &size), ABLOOM_OK);
+  AlignedBytes bytes(size);
+  ASSERT_EQ(abloom_serialize(g.get(), bytes.data(), size, nullptr), ABLOOM_OK);
+  ASSERT_EQ(abloom_view(bytes.data(), size, 0, &raw), ABLOOM_OK);
+  const Filter view(raw);
+  const uint64_t fresh_key = ~uint64_t{0};
+  const void *fresh_ptr = &fresh_key;
+  EXPECT_EQ(abloom_test_and_add_many(view.get(), &fresh_ptr, &len, 1, &result, nullptr),
+            ABLOOM_ERR_READONLY);
+  EXPECT_EQ(abloom_test(view.get(), &fresh_key, sizeof fresh_key), 0);
+}

@@ -1424,6 +1424,31 @@ intgo _wrap_abloom_test_and_add_hash_capi_4cc12a1120d1669e(abloom_filter *_swig_
 }
 
 
+intgo _wrap_abloom_test_and_add_many_capi_4cc12a1120d1669e(abloom_filter *_swig_go_0, void **_swig_go_1, long long *_swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+  abloom_filter *arg1 = (abloom_filter *) 0 ;
+  void **arg2 = (void **) 0 ;
+  size_t *arg3 = (size_t *) 0 ;
+  size_t arg4 ;
+  uint8_t *arg5 = (uint8_t *) 0 ;
+  uint64_t *arg6 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (abloom_filter *)_swig_go_0; 
+  arg2 = *(void ***)&_swig_go_1; 
+  arg3 = *(size_t **)&_swig_go_2; 
+  arg4 = (size_t)_swig_go_3; 
+  arg5 = (uint8_t *)_swig_go_4.array; 
+  
+  arg6 = _swig_go_5.len > 0 ? (uint64_t *)_swig_go_5.array : NULL;
+  
+  
+  result = (int)abloom_test_and_add_many(arg1,(void const *const *)arg2,(size_t const *)arg3,arg4,arg5,arg6);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
 intgo _wrap_abloom_add_packed_capi_4cc12a1120d1669e(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;

@@ -61,25 +61,25 @@ typedef _goslice_ swig_type_31;
 typedef long long swig_type_32;
 typedef long long swig_type_33;
 typedef long long swig_type_34;
-typedef _goslice_ swig_type_35;
+typedef long long swig_type_35;
 typedef _goslice_ swig_type_36;
-typedef long long swig_type_37;
+typedef _goslice_ swig_type_37;
 typedef _goslice_ swig_type_38;
 typedef _goslice_ swig_type_39;
-typedef _goslice_ swig_type_40;
-typedef long long swig_type_41;
+typedef long long swig_type_40;
+typedef _goslice_ swig_type_41;
 typedef _goslice_ swig_type_42;
 typedef _goslice_ swig_type_43;
-typedef _goslice_ swig_type_44;
-typedef long long swig_type_45;
+typedef long long swig_type_44;
+typedef _goslice_ swig_type_45;
 typedef _goslice_ swig_type_46;
 typedef _goslice_ swig_type_47;
 typedef long long swig_type_48;
 typedef _goslice_ swig_type_49;
 typedef _goslice_ swig_type_50;
 typedef long long swig_type_51;
-typedef long long swig_type_52;
-typedef long long swig_type_53;
+typedef _goslice_ swig_type_52;
+typedef _goslice_ swig_type_53;
 typedef long long swig_type_54;
 typedef long long swig_type_55;
 typedef long long swig_type_56;
@@ -91,21 +91,24 @@ typedef long long swig_type_61;
 typedef long long swig_type_62;
 typedef long long swig_type_63;
 typedef long long swig_type_64;
-typedef _goslice_ swig_type_65;
-typedef _goslice_ swig_type_66;
-typedef _goslice_ swig_type_67;
+typedef long long swig_type_65;
+typedef long long swig_type_66;
+typedef long long swig_type_67;
 typedef _goslice_ swig_type_68;
 typedef _goslice_ swig_type_69;
 typedef _goslice_ swig_type_70;
 typedef _goslice_ swig_type_71;
 typedef _goslice_ swig_type_72;
 typedef _goslice_ swig_type_73;
-typedef _gostring_ swig_type_74;
-typedef _gostring_ swig_type_75;
+typedef _goslice_ swig_type_74;
+typedef _goslice_ swig_type_75;
 typedef _goslice_ swig_type_76;
 typedef _gostring_ swig_type_77;
-typedef long long swig_type_78;
-typedef long long swig_type_79;
+typedef _gostring_ swig_type_78;
+typedef _goslice_ swig_type_79;
+typedef _gostring_ swig_type_80;
+typedef long long swig_type_81;
+typedef long long swig_type_82;
 extern void _wrap_Swig_free_capi_4cc12a1120d1669e(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_4cc12a1120d1669e(swig_intgo arg1);
 extern swig_intgo _wrap_ABLOOM_VERSION_NUMBER_capi_4cc12a1120d1669e(void);
@@ -199,16 +202,17 @@ extern swig_intgo _wrap_abloom_hash_capi_4cc12a1120d1669e(uintptr_t arg1, swig_t
 extern swig_intgo _wrap_abloom_add_hash_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_32 arg2);
 extern swig_intgo _wrap_abloom_test_hash_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_33 arg2);
 extern swig_intgo _wrap_abloom_test_and_add_hash_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_34 arg2);
-extern swig_intgo _wrap_abloom_add_packed_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_35 arg2, swig_type_36 arg3, swig_type_37 arg4, swig_type_38 arg5);
-extern swig_intgo _wrap_abloom_test_packed_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_39 arg2, swig_type_40 arg3, swig_type_41 arg4, swig_type_42 arg5, swig_type_43 arg6);
-extern swig_intgo _wrap_abloom_add_hashes_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_44 arg2, swig_type_45 arg3, swig_type_46 arg4);
-extern swig_intgo _wrap_abloom_test_hashes_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_47 arg2, swig_type_48 arg3, swig_type_49 arg4, swig_type_50 arg5);
+extern swig_intgo _wrap_abloom_test_and_add_many_capi_4cc12a1120d1669e(uintptr_t arg1, swig_voidp arg2, swig_voidp arg3, swig_type_35 arg4, swig_type_36 arg5, swig_type_37 arg6);
+extern swig_intgo _wrap_abloom_add_packed_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_38 arg2, swig_type_39 arg3, swig_type_40 arg4, swig_type_41 arg5);
+extern swig_intgo _wrap_abloom_test_packed_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_42 arg2, swig_type_43 arg3, swig_type_44 arg4, swig_type_45 arg5, swig_type_46 arg6);
+extern swig_intgo _wrap_abloom_add_hashes_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_47 arg2, swig_type_48 arg3, swig_type_49 arg4);
+extern swig_intgo _wrap_abloom_test_hashes_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_50 arg2, swig_type_51 arg3, swig_type_52 arg4, swig_type_53 arg5);
 extern swig_intgo _wrap_abloom_union_capi_4cc12a1120d1669e(uintptr_t arg1, uintptr_t arg2);
 extern swig_intgo _wrap_abloom_intersect_capi_4cc12a1120d1669e(uintptr_t arg1, uintptr_t arg2);
 extern swig_intgo _wrap_abloom_clear_capi_4cc12a1120d1669e(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_equal_capi_4cc12a1120d1669e(uintptr_t arg1, uintptr_t arg2);
-extern void _wrap_abloom_info_struct_size_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_51 arg2);
-extern swig_type_52 _wrap_abloom_info_struct_size_get_capi_4cc12a1120d1669e(uintptr_t arg1);
+extern void _wrap_abloom_info_struct_size_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_54 arg2);
+extern swig_type_55 _wrap_abloom_info_struct_size_get_capi_4cc12a1120d1669e(uintptr_t arg1);
 extern void _wrap_abloom_info_kind_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_abloom_info_kind_get_capi_4cc12a1120d1669e(uintptr_t arg1);
 extern void _wrap_abloom_info_k_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_intgo arg2);
@@ -217,16 +221,16 @@ extern void _wrap_abloom_info_shards_set_capi_4cc12a1120d1669e(uintptr_t arg1, s
 extern swig_intgo _wrap_abloom_info_shards_get_capi_4cc12a1120d1669e(uintptr_t arg1);
 extern void _wrap_abloom_info_layout_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_abloom_info_layout_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_info_blocks_per_shard_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_53 arg2);
-extern swig_type_54 _wrap_abloom_info_blocks_per_shard_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_info_bits_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_55 arg2);
-extern swig_type_56 _wrap_abloom_info_bits_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_info_bytes_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_57 arg2);
-extern swig_type_58 _wrap_abloom_info_bytes_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_info_capacity_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_59 arg2);
-extern swig_type_60 _wrap_abloom_info_capacity_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_info_seed_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_61 arg2);
-extern swig_type_62 _wrap_abloom_info_seed_get_capi_4cc12a1120d1669e(uintptr_t arg1);
+extern void _wrap_abloom_info_blocks_per_shard_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_56 arg2);
+extern swig_type_57 _wrap_abloom_info_blocks_per_shard_get_capi_4cc12a1120d1669e(uintptr_t arg1);
+extern void _wrap_abloom_info_bits_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_58 arg2);
+extern swig_type_59 _wrap_abloom_info_bits_get_capi_4cc12a1120d1669e(uintptr_t arg1);
+extern void _wrap_abloom_info_bytes_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_60 arg2);
+extern swig_type_61 _wrap_abloom_info_bytes_get_capi_4cc12a1120d1669e(uintptr_t arg1);
+extern void _wrap_abloom_info_capacity_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_62 arg2);
+extern swig_type_63 _wrap_abloom_info_capacity_get_capi_4cc12a1120d1669e(uintptr_t arg1);
+extern void _wrap_abloom_info_seed_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_64 arg2);
+extern swig_type_65 _wrap_abloom_info_seed_get_capi_4cc12a1120d1669e(uintptr_t arg1);
 extern void _wrap_abloom_info_target_fpr_set_capi_4cc12a1120d1669e(uintptr_t arg1, double arg2);
 extern double _wrap_abloom_info_target_fpr_get_capi_4cc12a1120d1669e(uintptr_t arg1);
 extern void _wrap_abloom_info_expected_fpr_set_capi_4cc12a1120d1669e(uintptr_t arg1, double arg2);
@@ -243,8 +247,8 @@ extern void _wrap_abloom_info_growth_failed_set_capi_4cc12a1120d1669e(uintptr_t 
 extern swig_intgo _wrap_abloom_info_growth_failed_get_capi_4cc12a1120d1669e(uintptr_t arg1);
 extern void _wrap_abloom_info_growth_set_capi_4cc12a1120d1669e(uintptr_t arg1, double arg2);
 extern double _wrap_abloom_info_growth_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_info_keys_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_63 arg2);
-extern swig_type_64 _wrap_abloom_info_keys_get_capi_4cc12a1120d1669e(uintptr_t arg1);
+extern void _wrap_abloom_info_keys_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_66 arg2);
+extern swig_type_67 _wrap_abloom_info_keys_get_capi_4cc12a1120d1669e(uintptr_t arg1);
 extern uintptr_t _wrap_new_abloom_info_capi_4cc12a1120d1669e(void);
 extern void _wrap_delete_abloom_info_capi_4cc12a1120d1669e(uintptr_t arg1);
 extern swig_intgo _wrap_ABLOOM_STORAGE_OWNED_capi_4cc12a1120d1669e(void);
@@ -253,20 +257,20 @@ extern swig_intgo _wrap_ABLOOM_STORAGE_MAPPED_capi_4cc12a1120d1669e(void);
 extern swig_intgo _wrap_abloom_info_init_capi_4cc12a1120d1669e(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_get_info_capi_4cc12a1120d1669e(uintptr_t arg1, uintptr_t arg2);
 extern swig_intgo _wrap_abloom_get_stage_info_capi_4cc12a1120d1669e(uintptr_t arg1, swig_intgo arg2, uintptr_t arg3);
-extern swig_intgo _wrap_abloom_estimate_count_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_65 arg2);
-extern swig_intgo _wrap_abloom_estimate_fpr_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_66 arg2);
+extern swig_intgo _wrap_abloom_estimate_count_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_68 arg2);
+extern swig_intgo _wrap_abloom_estimate_fpr_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_69 arg2);
 extern swig_intgo _wrap_abloom_get_stage_memory_capi_4cc12a1120d1669e(uintptr_t arg1, swig_intgo arg2, uintptr_t arg3);
-extern swig_intgo _wrap_abloom_serialized_size_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_67 arg2);
-extern swig_intgo _wrap_abloom_serialize_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_68 arg2, swig_type_69 arg3);
-extern swig_intgo _wrap_abloom_deserialize_capi_4cc12a1120d1669e(swig_type_70 arg1, swig_type_71 arg2);
-extern swig_intgo _wrap_abloom_view_capi_4cc12a1120d1669e(swig_type_72 arg1, swig_intgo arg2, swig_type_73 arg3);
-extern swig_intgo _wrap_abloom_save_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_74 arg2);
-extern swig_intgo _wrap_abloom_open_capi_4cc12a1120d1669e(swig_type_75 arg1, swig_intgo arg2, swig_type_76 arg3);
+extern swig_intgo _wrap_abloom_serialized_size_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_70 arg2);
+extern swig_intgo _wrap_abloom_serialize_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_71 arg2, swig_type_72 arg3);
+extern swig_intgo _wrap_abloom_deserialize_capi_4cc12a1120d1669e(swig_type_73 arg1, swig_type_74 arg2);
+extern swig_intgo _wrap_abloom_view_capi_4cc12a1120d1669e(swig_type_75 arg1, swig_intgo arg2, swig_type_76 arg3);
+extern swig_intgo _wrap_abloom_save_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_77 arg2);
+extern swig_intgo _wrap_abloom_open_capi_4cc12a1120d1669e(swig_type_78 arg1, swig_intgo arg2, swig_type_79 arg3);
 extern swig_intgo _wrap_abloom_sync_capi_4cc12a1120d1669e(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_sync_last_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_seal_capi_4cc12a1120d1669e(swig_type_77 arg1);
-extern swig_type_78 _wrap_SIZEOF_INFO_capi_4cc12a1120d1669e(void);
-extern swig_type_79 _wrap_SIZEOF_PLAN_capi_4cc12a1120d1669e(void);
+extern swig_intgo _wrap_abloom_seal_capi_4cc12a1120d1669e(swig_type_80 arg1);
+extern swig_type_81 _wrap_SIZEOF_INFO_capi_4cc12a1120d1669e(void);
+extern swig_type_82 _wrap_SIZEOF_PLAN_capi_4cc12a1120d1669e(void);
 #undef intgo
 */
 import "C"
@@ -1106,6 +1110,24 @@ func Abloom_test_and_add_hash(arg1 uintptr, arg2 uint64) (_swig_ret int) {
 	return swig_r
 }
 
+func Abloom_test_and_add_many(arg1 uintptr, arg2 *uintptr, arg3 *int64, arg4 int64, arg5 []byte, arg6 []uint64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	swig_r = (int)(C._wrap_abloom_test_and_add_many_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_35(_swig_i_3), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_5))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg6
+	}
+	return swig_r
+}
+
 func Abloom_add_packed(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 int64, arg5 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
@@ -1113,7 +1135,7 @@ func Abloom_add_packed(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 int64, arg
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_abloom_add_packed_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_2)), C.swig_type_37(_swig_i_3), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_abloom_add_packed_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_2)), C.swig_type_40(_swig_i_3), *(*C.swig_type_41)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1134,7 +1156,7 @@ func Abloom_test_packed(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 int64, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_abloom_test_packed_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_40)(unsafe.Pointer(&_swig_i_2)), C.swig_type_41(_swig_i_3), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_abloom_test_packed_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_2)), C.swig_type_44(_swig_i_3), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1156,7 +1178,7 @@ func Abloom_add_hashes(arg1 uintptr, arg2 []uint64, arg3 int64, arg4 []uint64) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_abloom_add_hashes_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_1)), C.swig_type_45(_swig_i_2), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_abloom_add_hashes_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_1)), C.swig_type_48(_swig_i_2), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1173,7 +1195,7 @@ func Abloom_test_hashes(arg1 uintptr, arg2 []uint64, arg3 int64, arg4 []byte, ar
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_abloom_test_hashes_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_1)), C.swig_type_48(_swig_i_2), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_abloom_test_hashes_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_1)), C.swig_type_51(_swig_i_2), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1229,7 +1251,7 @@ func (p SwigcptrAbloom_info) SwigIsAbloom_info() {
 func (arg1 SwigcptrAbloom_info) SetStruct_size(arg2 int64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_struct_size_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_51(_swig_i_1))
+	C._wrap_abloom_info_struct_size_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_54(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetStruct_size() (_swig_ret int64) {
@@ -1294,7 +1316,7 @@ func (arg1 SwigcptrAbloom_info) GetLayout() (_swig_ret uint) {
 func (arg1 SwigcptrAbloom_info) SetBlocks_per_shard(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_blocks_per_shard_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_53(_swig_i_1))
+	C._wrap_abloom_info_blocks_per_shard_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_56(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetBlocks_per_shard() (_swig_ret uint64) {
@@ -1307,7 +1329,7 @@ func (arg1 SwigcptrAbloom_info) GetBlocks_per_shard() (_swig_ret uint64) {
 func (arg1 SwigcptrAbloom_info) SetBits(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_bits_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_55(_swig_i_1))
+	C._wrap_abloom_info_bits_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_58(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetBits() (_swig_ret uint64) {
@@ -1320,7 +1342,7 @@ func (arg1 SwigcptrAbloom_info) GetBits() (_swig_ret uint64) {
 func (arg1 SwigcptrAbloom_info) SetBytes(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_bytes_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_57(_swig_i_1))
+	C._wrap_abloom_info_bytes_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_60(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetBytes() (_swig_ret uint64) {
@@ -1333,7 +1355,7 @@ func (arg1 SwigcptrAbloom_info) GetBytes() (_swig_ret uint64) {
 func (arg1 SwigcptrAbloom_info) SetCapacity(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_capacity_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_59(_swig_i_1))
+	C._wrap_abloom_info_capacity_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_62(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetCapacity() (_swig_ret uint64) {
@@ -1346,7 +1368,7 @@ func (arg1 SwigcptrAbloom_info) GetCapacity() (_swig_ret uint64) {
 func (arg1 SwigcptrAbloom_info) SetSeed(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_seed_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_61(_swig_i_1))
+	C._wrap_abloom_info_seed_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_64(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetSeed() (_swig_ret uint64) {
@@ -1463,7 +1485,7 @@ func (arg1 SwigcptrAbloom_info) GetGrowth() (_swig_ret float64) {
 func (arg1 SwigcptrAbloom_info) SetKeys(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_keys_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_63(_swig_i_1))
+	C._wrap_abloom_info_keys_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_66(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetKeys() (_swig_ret uint64) {
@@ -1581,7 +1603,7 @@ func Abloom_estimate_count(arg1 uintptr, arg2 []float64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_estimate_count_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_estimate_count_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1592,7 +1614,7 @@ func Abloom_estimate_fpr(arg1 uintptr, arg2 []float64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_estimate_fpr_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_estimate_fpr_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1614,7 +1636,7 @@ func Abloom_serialized_size(arg1 uintptr, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_serialized_size_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_serialized_size_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1626,7 +1648,7 @@ func Abloom_serialize(arg1 uintptr, arg2 []byte, arg3 []uint64) (_swig_ret int) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_serialize_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_serialize_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1640,7 +1662,7 @@ func Abloom_deserialize(arg1 []byte, arg2 []uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_deserialize_capi_4cc12a1120d1669e(*(*C.swig_type_70)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_deserialize_capi_4cc12a1120d1669e(*(*C.swig_type_73)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1659,7 +1681,7 @@ func Abloom_view(arg1 []byte, arg2 uint, arg3 []uintptr) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_view_capi_4cc12a1120d1669e(*(*C.swig_type_72)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_view_capi_4cc12a1120d1669e(*(*C.swig_type_75)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1673,7 +1695,7 @@ func Abloom_save(arg1 uintptr, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_save_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_save_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1685,7 +1707,7 @@ func Abloom_open(arg1 string, arg2 uint, arg3 []uintptr) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_open_capi_4cc12a1120d1669e(*(*C.swig_type_75)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_open_capi_4cc12a1120d1669e(*(*C.swig_type_78)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1712,7 +1734,7 @@ func Abloom_sync_last(arg1 uintptr) (_swig_ret int) {
 func Abloom_seal(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_abloom_seal_capi_4cc12a1120d1669e(*(*C.swig_type_77)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_abloom_seal_capi_4cc12a1120d1669e(*(*C.swig_type_80)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}

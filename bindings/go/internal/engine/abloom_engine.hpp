@@ -1577,6 +1577,11 @@ class Filter {
   uint64_t test_many(const uint64_t* hashes, size_t n, uint8_t* results) const noexcept {
     return test_many(KeySource::of_hashes(hashes), n, results);
   }
+  // Test-and-add of n keys in order, as n calls of test_and_add_hash: results[i] = 1 when key i
+  // was present before its add (an earlier key of the batch counts). A bulk test first (its
+  // prefetches bring the blocks), then the keys it did not find are added one by one, in order.
+  // Returns the number of new keys.
+  uint64_t test_and_add_many(const KeySource& keys, size_t n, uint8_t* results) noexcept;
 
   // Set operations on filters of the same shape (else Errc::mismatch, nothing changed).
   Errc union_with(const Filter& other) noexcept;
@@ -1851,7 +1856,7 @@ class GrowingFilter {
   // Newest stage first: most keys of a grown filter are in its last stages.
   bool test_hash(uint64_t h) const noexcept;
   // Adds h unless some stage holds it; returns whether it was present (as Filter's).
-  bool test_and_add_hash(uint64_t h) noexcept;
+  bool test_and_add_hash(uint64_t h) noexcept { return test_and_add_from(0, h); }
   void add_hash(uint64_t h) noexcept { (void)test_and_add_hash(h); }
 
   // Bulk, over hashes: results[i] = 1 when key i is present. Each stage's bulk pipeline probes the
@@ -1865,6 +1870,11 @@ class GrowingFilter {
   // filter's seed, then as the hashes above. Keys of `keys.hashes` form go straight through.
   uint64_t test_many(const KeySource& keys, size_t n, uint8_t* results) const noexcept;
   uint64_t add_many(const KeySource& keys, size_t n) noexcept;
+  // Test-and-add of n keys in order, as Filter::test_and_add_many: the stages there are at the
+  // start are tested in bulk; a key none holds is then added on its own, tested only against the
+  // stages from the newest of those on (where this batch's earlier keys went). Returns the number
+  // of new keys.
+  uint64_t test_and_add_many(const KeySource& keys, size_t n, uint8_t* results) noexcept;
 
   void set_writer_mode(WriterMode mode) noexcept;
   WriterMode writer_mode() const noexcept {
@@ -1919,6 +1929,8 @@ class GrowingFilter {
   // keys left.
   size_t drop_held(uint32_t upto, uint64_t* keys, uint32_t* where, size_t n, uint8_t* scratch,
                    uint8_t* results) const noexcept;
+  // test_and_add_hash for a key that stages [0, first) are known not to hold.
+  bool test_and_add_from(uint32_t first, uint64_t h) noexcept;
   // Appends stage `n` if the chain still has n stages; false when it cannot.
   bool grow(uint32_t n) noexcept;
   // Counts `fresh` new keys into stage n, growing when that fills it.
@@ -3749,6 +3761,27 @@ uint64_t Filter::test_many(const KeySource& keys, size_t n, uint8_t* results) co
   return found;
 }
 
+uint64_t Filter::test_and_add_many(const KeySource& keys, size_t n, uint8_t* results) noexcept {
+  constexpr size_t kChunk = 1024;  // hashes on the stack, then tested in bulk
+  uint64_t hashes[kChunk];
+  uint64_t fresh = 0;
+  for_each_form(keys, shape_.seed, [&](auto hash_at) {
+    for (size_t base = 0; base < n; base += kChunk) {
+      const size_t m = std::min(kChunk, n - base);
+      for (size_t i = 0; i < m; ++i) hashes[i] = hash_at(base + i);
+      uint8_t* out = results + base;
+      (void)test_serial(KeySource::of_hashes(hashes), m, out);
+      for (size_t i = 0; i < m; ++i) {
+        if (out[i] != 0) continue;
+        const bool present = test_and_add_hash(hashes[i]);
+        out[i] = present ? 1 : 0;
+        fresh += present ? 0 : 1;
+      }
+    }
+  });
+  return fresh;
+}
+
 }  // namespace abloom
 #endif  // core/bulk.cpp
 
@@ -4800,9 +4833,9 @@ void GrowingFilter::count_new(uint32_t n, uint64_t fresh) noexcept {
   if (now >= capacity_[n]) (void)grow(n + 1);
 }
 
-bool GrowingFilter::test_and_add_hash(uint64_t h) noexcept {
+bool GrowingFilter::test_and_add_from(uint32_t first, uint64_t h) noexcept {
   const uint32_t n = stages();
-  for (uint32_t i = 0; i + 1 < n; ++i) {
+  for (uint32_t i = first; i + 1 < n; ++i) {
     if (stage(i).test_hash(h)) return true;
   }
   Filter& newest = mutable_stage(n - 1);
@@ -5083,6 +5116,33 @@ double GrowingFilter::estimate_fpr() const noexcept {
   double none = 1;
   for (uint32_t i = 0; i < stages(); ++i) none *= 1 - stage(i).estimate_fpr();
   return 1 - none;
+}
+
+uint64_t GrowingFilter::test_and_add_many(const KeySource& keys, size_t n,
+                                          uint8_t* results) noexcept {
+  uint64_t fresh = 0;
+  const auto batch = [&](const uint64_t* h, size_t m, size_t base) {
+    uint8_t* out = results + base;
+    const uint32_t first = stages() - 1;  // where this batch's keys go first
+    (void)test_many(h, m, out);
+    for (size_t i = 0; i < m; ++i) {
+      if (out[i] != 0) continue;
+      const bool present = test_and_add_from(first, h[i]);
+      out[i] = present ? 1 : 0;
+      fresh += present ? 0 : 1;
+    }
+  };
+  if (keys.form == KeySource::Form::hashes) {
+    batch(keys.hashes, n, 0);
+  } else if (!for_hash_chunks(keys, n, seed_, batch)) {
+    // No room for a chunk of hashes: one key at a time, still exact.
+    for (size_t i = 0; i < n; ++i) {
+      const bool present = test_and_add_hash(hash_one(keys, i, seed_));
+      results[i] = present ? 1 : 0;
+      fresh += present ? 0 : 1;
+    }
+  }
+  return fresh;
 }
 
 }  // namespace abloom
@@ -7660,6 +7720,17 @@ int abloom_test_many(const abloom_filter* filter, const void* const* keys, const
   if (filter == nullptr || (n > 0 && results == nullptr)) return ABLOOM_ERR_NULL;
   if (int rc = check_key_arrays(keys, lens, n); rc != ABLOOM_OK) return rc;
   set_out(found, test_many_of(filter, abloom::KeySource::of_arrays(keys, lens), n, results));
+  return ABLOOM_OK;
+}
+
+int abloom_test_and_add_many(abloom_filter* filter, const void* const* keys, const size_t* lens,
+                             size_t n, uint8_t* results, uint64_t* added) {
+  if (filter == nullptr || (n > 0 && results == nullptr)) return ABLOOM_ERR_NULL;
+  if (read_only(filter)) return ABLOOM_ERR_READONLY;
+  if (int rc = check_key_arrays(keys, lens, n); rc != ABLOOM_OK) return rc;
+  const auto source = abloom::KeySource::of_arrays(keys, lens);
+  set_out(added, filter->chain ? filter->chain->test_and_add_many(source, n, results)
+                               : filter->impl->test_and_add_many(source, n, results));
   return ABLOOM_OK;
 }
 

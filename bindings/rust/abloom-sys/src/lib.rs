@@ -425,6 +425,16 @@ extern "C" {
         results: *mut u8,
         found: *mut u64,
     ) -> c_int;
+    /// Test-and-add `n` keys in order, as `n` calls of [`abloom_test_and_add`]:
+    /// `results[i]` = 1 if key `i` was already present, 0 if new.
+    pub fn abloom_test_and_add_many(
+        filter: *mut abloom_filter,
+        keys: *const *const c_void,
+        lens: *const usize,
+        n: usize,
+        results: *mut u8,
+        added: *mut u64,
+    ) -> c_int;
     /// Add n keys packed in `buf` with n+1 offsets.
     pub fn abloom_add_packed(
         filter: *mut abloom_filter,
