@@ -185,12 +185,7 @@ uint64_t Filter::test_and_add_many(const KeySource& keys, size_t n, uint8_t* res
       for (size_t i = 0; i < m; ++i) hashes[i] = hash_at(base + i);
       uint8_t* out = results + base;
       (void)test_serial(KeySource::of_hashes(hashes), m, out);
-      for (size_t i = 0; i < m; ++i) {
-        if (out[i] != 0) continue;
-        const bool present = test_and_add_hash(hashes[i]);
-        out[i] = present ? 1 : 0;
-        fresh += present ? 0 : 1;
-      }
+      fresh += add_not_found(hashes, m, out, [this](uint64_t h) { return test_and_add_hash(h); });
     }
   });
   return fresh;

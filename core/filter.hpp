@@ -149,6 +149,22 @@ class Filter {
   // prefetches bring the blocks), then the keys it did not find are added one by one, in order.
   // Returns the number of new keys.
   uint64_t test_and_add_many(const KeySource& keys, size_t n, uint8_t* results) noexcept;
+  // The second half of test_and_add_many, which the growing filter's shares: after a bulk test
+  // wrote results[0, n), each key it did not find is test-and-added in order by
+  // test_and_add(hash) (true: it was present), its answer written over the test's. Returns the
+  // new keys.
+  template <class TestAndAdd>
+  static uint64_t add_not_found(const uint64_t* hashes, size_t n, uint8_t* results,
+                                TestAndAdd test_and_add) noexcept {
+    uint64_t fresh = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (results[i] != 0) continue;
+      const bool present = test_and_add(hashes[i]);
+      results[i] = present ? 1 : 0;
+      fresh += present ? 0 : 1;
+    }
+    return fresh;
+  }
 
   // Set operations on filters of the same shape (else Errc::mismatch, nothing changed).
   Errc union_with(const Filter& other) noexcept;

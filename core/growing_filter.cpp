@@ -396,12 +396,8 @@ uint64_t GrowingFilter::test_and_add_many(const KeySource& keys, size_t n,
     uint8_t* out = results + base;
     const uint32_t first = stages() - 1;  // where this batch's keys go first
     (void)test_many(h, m, out);
-    for (size_t i = 0; i < m; ++i) {
-      if (out[i] != 0) continue;
-      const bool present = test_and_add_from(first, h[i]);
-      out[i] = present ? 1 : 0;
-      fresh += present ? 0 : 1;
-    }
+    fresh += Filter::add_not_found(
+        h, m, out, [this, first](uint64_t hash) { return test_and_add_from(first, hash); });
   };
   if (keys.form == KeySource::Form::hashes) {
     batch(keys.hashes, n, 0);

@@ -1582,6 +1582,22 @@ class Filter {
   // prefetches bring the blocks), then the keys it did not find are added one by one, in order.
   // Returns the number of new keys.
   uint64_t test_and_add_many(const KeySource& keys, size_t n, uint8_t* results) noexcept;
+  // The second half of test_and_add_many, which the growing filter's shares: after a bulk test
+  // wrote results[0, n), each key it did not find is test-and-added in order by
+  // test_and_add(hash) (true: it was present), its answer written over the test's. Returns the
+  // new keys.
+  template <class TestAndAdd>
+  static uint64_t add_not_found(const uint64_t* hashes, size_t n, uint8_t* results,
+                                TestAndAdd test_and_add) noexcept {
+    uint64_t fresh = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (results[i] != 0) continue;
+      const bool present = test_and_add(hashes[i]);
+      results[i] = present ? 1 : 0;
+      fresh += present ? 0 : 1;
+    }
+    return fresh;
+  }
 
   // Set operations on filters of the same shape (else Errc::mismatch, nothing changed).
   Errc union_with(const Filter& other) noexcept;
@@ -3771,12 +3787,7 @@ uint64_t Filter::test_and_add_many(const KeySource& keys, size_t n, uint8_t* res
       for (size_t i = 0; i < m; ++i) hashes[i] = hash_at(base + i);
       uint8_t* out = results + base;
       (void)test_serial(KeySource::of_hashes(hashes), m, out);
-      for (size_t i = 0; i < m; ++i) {
-        if (out[i] != 0) continue;
-        const bool present = test_and_add_hash(hashes[i]);
-        out[i] = present ? 1 : 0;
-        fresh += present ? 0 : 1;
-      }
+      fresh += add_not_found(hashes, m, out, [this](uint64_t h) { return test_and_add_hash(h); });
     }
   });
   return fresh;
@@ -5125,12 +5136,8 @@ uint64_t GrowingFilter::test_and_add_many(const KeySource& keys, size_t n,
     uint8_t* out = results + base;
     const uint32_t first = stages() - 1;  // where this batch's keys go first
     (void)test_many(h, m, out);
-    for (size_t i = 0; i < m; ++i) {
-      if (out[i] != 0) continue;
-      const bool present = test_and_add_from(first, h[i]);
-      out[i] = present ? 1 : 0;
-      fresh += present ? 0 : 1;
-    }
+    fresh += Filter::add_not_found(
+        h, m, out, [this, first](uint64_t hash) { return test_and_add_from(first, hash); });
   };
   if (keys.form == KeySource::Form::hashes) {
     batch(keys.hashes, n, 0);
