@@ -175,16 +175,18 @@ class CopyMerger {
 // while the threads' own copies are then dropped unmerged.
 //
 // A growing filter is never copied: a union adds each copy's stages to the filter's, so a stage
-// that every copy filled would hold as many times its capacity (and miss its FPR). The threads
-// share it, in the shared mode when they are several.
+// that every copy filled would hold as many times its capacity (and miss its FPR). Nor is it
+// shared by threads: which stage takes a key depends on the keys added before it, so threads
+// adding at once would make a different file from the same input on every run. One thread adds
+// its keys in input order, and the same keys make the same file as every binding's adds in that
+// order.
 uint64_t add_all(abloom_filter* filter, const Inputs& in, const std::string& what,
                  std::atomic<uint64_t>* added = nullptr) {
   RunStats stats;
   const auto paths = paths_or_stdin(in);
-  const unsigned threads = reading_threads(in);
+  const unsigned threads = is_growing(filter) ? 1 : reading_threads(in);
   const uint64_t bytes = filter_bytes(filter);
-  const bool own_filters =
-      threads > 1 && !is_growing(filter) && bytes <= sys::free_memory() / 2 / (threads - 1);
+  const bool own_filters = threads > 1 && bytes <= sys::free_memory() / 2 / (threads - 1);
   if (threads == 1 || own_filters) {
     check(abloom_set_writer_mode(filter, ABLOOM_WRITER_EXCLUSIVE), "writer mode");
   }
