@@ -101,12 +101,13 @@ fi
 # ---- Go -------------------------------------------------------------------------------------------
 # go_cross GOARCH GNU_TRIPLE QEMU: go vet and go test -v of the whole module for GOARCH, the
 # bundled engine compiled by the triple's g++, test binaries run by qemu with the cross sysroot.
-# Go's cache is keyed on GOARCH, CC and CXX, so the native cache is never mixed in; one cache
-# directory serves every target.
+# Go's cache is keyed on GOARCH, CC and CXX, so the native builds' entries are never mixed in: the
+# user's Go cache serves every target, and a later run compiles the engine for one only when it
+# changed.
 go_cross() {
   local goarch=$1 triple=$2 qemu=$3 log=$LOGS/go-$1.log
   local env=(GOARCH="$goarch" CGO_ENABLED=1 CC="$triple-gcc" CXX="$triple-g++"
-    GOCACHE="$WORK/gocache" GOFLAGS="-p=2 -buildvcs=false")
+    GOFLAGS="-p=2 -buildvcs=false")
   # The bundled mode, as users get it: no pkg-config, nothing installed. ABLOOM_C_PREFIX unset:
   # the interop tests would run a C program built for the target from the test binary, which
   # qemu-user (without binfmt_misc) cannot start; they skip, saying so.
@@ -139,13 +140,16 @@ go_cross() {
 rust_arm64() {
   local triple=aarch64-unknown-linux-gnu gnu=aarch64-linux-gnu log=$LOGS/rust-arm64.log
   local runner="qemu-aarch64 -L /usr/$gnu -E LD_LIBRARY_PATH=/usr/$gnu/lib"
+  # The cc crate runs a compiler wrapper named first (scripts/lib/ci-cache.sh's ccache, when on).
+  local wrap=
+  [[ -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ]] || wrap="$CMAKE_CXX_COMPILER_LAUNCHER "
   local env=(
     CARGO_BUILD_JOBS=2 CARGO_TARGET_DIR="$WORK/cargo"
     # rustc's linker, and the runner for test binaries and doctests.
     CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER="$gnu-gcc"
     CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="$runner"
     # The cc crate (abloom-sys's build.rs): the target's compilers and archiver.
-    CXX_aarch64_unknown_linux_gnu="$gnu-g++" CC_aarch64_unknown_linux_gnu="$gnu-gcc"
+    CXX_aarch64_unknown_linux_gnu="$wrap$gnu-g++" CC_aarch64_unknown_linux_gnu="$wrap$gnu-gcc"
     AR_aarch64_unknown_linux_gnu="$gnu-ar"
     # The tests' own C programs: compiled for the target, run under qemu.
     ABLOOM_TEST_CC="$gnu-gcc" ABLOOM_TEST_RUNNER="$runner"

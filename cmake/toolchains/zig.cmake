@@ -85,6 +85,14 @@ endif()
 # unoptimized programs) once per target and optimization mode, and checks linked unoptimized
 # would cost each target a second set (bench/RESULTS.md, "CI time").
 set(CMAKE_TRY_COMPILE_CONFIGURATION Release)
+# The same for the steps that try_compile does not cover: CMake identifies each compiler by linking
+# a program with CMAKE_<LANG>_FLAGS alone (no build type's flags), which made zig build a Debug
+# set of those libraries, the UBSan runtime among them, for every target of an empty cache. The
+# flags start optimized (a Release build's own -O3 follows them, so the objects do not change),
+# and the other checks compile a static library: nothing of theirs is linked.
+set(CMAKE_C_FLAGS_INIT "-O3")
+set(CMAKE_CXX_FLAGS_INIT "-O3")
+set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 
 # Programs from the build machine; libraries and headers never from it (see above).
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
