@@ -584,6 +584,21 @@ ensure_zig "$ZIG_VENV"
 mkdir -p "$OUT"
 INC=$(zig_engine_headers "$BUILD_ROOT")
 
+# The engine trees of the targets asked for first, JOBS at a time: with an empty zig cache, a
+# target's first configure and link make zig build its C and C++ runtime libraries, long stretches
+# of it on one thread, and one tree at a time left the CPUs idle while the other CI lanes had
+# ended. A tree that fails here is built again, and its failure reported, by its target's step.
+engines=()
+for t in "${TARGETS[@]}"; do
+  for e in "${ZIG_ENGINE_TARGETS[@]}"; do [[ $t != "$e" ]] || engines+=("$t"); done
+done
+if [[ ${#engines[@]} -gt 1 && $JOBS -gt 1 ]]; then
+  echo "== the engine trees of ${engines[*]}, $JOBS at a time"
+  printf '%s\n' "${engines[@]}" | ZIG=$ZIG xargs -P "$JOBS" -I{} bash -c \
+    'source "$1/scripts/lib/zig-engine.sh" && zig_engine "$2" "$3" >/dev/null 2>&1' _ "$ROOT" "$BUILD_ROOT" {} ||
+    echo "   (a tree failed: its target's step below says why)"
+fi
+
 declare -A SUMMARY=()
 failed=0
 for t in "${TARGETS[@]}"; do

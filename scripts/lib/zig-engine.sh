@@ -33,9 +33,15 @@ ZIG_ENGINE_TARGETS=(x86_64-linux-gnu.2.17 aarch64-linux-gnu.2.17 x86_64-linux-mu
 zig_engine_headers() {
   local inc=$1/zig/include
   mkdir -p "$inc/xxhash" "$inc/simde" "$inc/cli11"
-  cp -p /usr/include/xxhash.h "$inc/xxhash/"
-  ln -sfn /usr/include/simde "$inc/simde/simde"
-  ln -sfn /usr/include/CLI "$inc/cli11/CLI"
+  # Trees of other targets may be compiling from these at this moment (CI's lanes, the parallel
+  # engine builds): a header is replaced by a rename and a link only made where it is missing or
+  # wrong, so that no compile ever sees one half written or absent.
+  if ! cmp -s /usr/include/xxhash.h "$inc/xxhash/xxhash.h"; then
+    cp -p /usr/include/xxhash.h "$inc/xxhash/.xxhash.h.$$"
+    mv -f "$inc/xxhash/.xxhash.h.$$" "$inc/xxhash/xxhash.h"
+  fi
+  [[ "$(readlink "$inc/simde/simde")" == /usr/include/simde ]] || ln -sfn /usr/include/simde "$inc/simde/simde"
+  [[ "$(readlink "$inc/cli11/CLI")" == /usr/include/CLI ]] || ln -sfn /usr/include/CLI "$inc/cli11/CLI"
   echo "$inc"
 }
 
