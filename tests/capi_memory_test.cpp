@@ -30,6 +30,7 @@
 namespace {
 
 using capi_test::Filter;
+using capi_test::Serialize;
 
 // ---- A prober written from docs/FORMAT.md ----------------------------------------------------
 
@@ -126,14 +127,6 @@ abloom_memory MemoryOf(const abloom_filter *f) {
   return m;
 }
 
-std::vector<unsigned char> Bytes(const abloom_filter *f) {
-  uint64_t size = 0;
-  EXPECT_EQ(abloom_serialized_size(f, &size), ABLOOM_OK);
-  std::vector<unsigned char> out(size);
-  EXPECT_EQ(abloom_serialize(f, out.data(), out.size(), nullptr), ABLOOM_OK);
-  return out;
-}
-
 // Keys of 0 to 300 bytes (both XXH3 paths: inline up to 16 bytes, out of line above).
 std::vector<std::string> Keys(size_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -197,7 +190,7 @@ TEST_P(MemoryProbe, DescribesTheFilter) {
   EXPECT_EQ(m.read_only, 0u);
   EXPECT_EQ(m.reserved, 0u);
   // The shards are the file body, shard after shard.
-  const std::vector<unsigned char> bytes = Bytes(f.get());
+  const std::vector<unsigned char> bytes = Serialize(f.get());
   for (uint32_t s = 0; s < m.shards; ++s) {
     ASSERT_NE(m.shard_words[s], nullptr);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(m.shard_words[s]) % 64, 0u) << "shard " << s;
@@ -242,7 +235,7 @@ TEST_P(MemoryProbe, AtomicAddsGiveTheLibrarysBytes) {
     ASSERT_EQ(abloom_test(mine.get(), k.data(), k.size()), 1);
   }
   EXPECT_EQ(abloom_equal(mine.get(), lib.get()), 1);
-  EXPECT_EQ(Bytes(mine.get()), Bytes(lib.get()));
+  EXPECT_EQ(Serialize(mine.get()), Serialize(lib.get()));
 }
 
 const Shape kShapes[] = {
@@ -298,7 +291,7 @@ TEST(Memory, DirectAndLibraryAddsMix) {
     });
     for (auto &t : threads) t.join();
     for (const auto &k : keys) ASSERT_TRUE(DocTest(m, k));
-    EXPECT_EQ(Bytes(shared.get()), Bytes(serial.get())) << "layout " << layout;
+    EXPECT_EQ(Serialize(shared.get()), Serialize(serial.get())) << "layout " << layout;
   }
 }
 
@@ -331,7 +324,7 @@ TEST(Memory, ReadOnlyFiltersRefuseWritablePointers) {
   const std::string path = dir / "ro.abloom";
   ASSERT_EQ(abloom_save(f.get(), path.c_str()), ABLOOM_OK);
 
-  const std::vector<unsigned char> bytes = Bytes(f.get());
+  const std::vector<unsigned char> bytes = Serialize(f.get());
   struct alignas(64) Line {
     unsigned char b[64];
   };
