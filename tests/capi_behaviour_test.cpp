@@ -25,21 +25,15 @@
 
 namespace {
 
-using capi_test::Bytes;
+using capi_test::Clone;
 using capi_test::Filter;
 using capi_test::FilterDeleter;
+using capi_test::Serialize;
 
 using capi_test::KindName;
 using capi_test::Make;
 using capi_test::Options;
 using capi_test::PlanOf;
-
-Filter Clone(const abloom_filter *f) {
-  abloom_filter *c = nullptr;
-  EXPECT_EQ(abloom_clone(f, &c), ABLOOM_OK);
-  EXPECT_NE(c, nullptr);
-  return Filter(c);
-}
 
 using capi_test::InfoOf;
 
@@ -989,7 +983,7 @@ TEST(CapiEstimatesBlocked, OneFullBlockIsNotInfinity) {
   ASSERT_EQ(abloom_add_hashes(f.get(), hashes.data(), hashes.size(), nullptr), ABLOOM_OK);
   uint64_t set_bits = 0;  // the block is full: all 512 bits, and only those
   {
-    std::vector<unsigned char> bytes = Bytes(f.get());
+    std::vector<unsigned char> bytes = Serialize(f.get());
     for (size_t i = ABLOOM_HEADER_BYTES; i < bytes.size(); ++i)
       set_bits += __builtin_popcount(bytes[i]);
   }

@@ -50,7 +50,7 @@ constexpr uint64_t kBytesB = uint64_t{12} << 20;  // 12 MiB
 #endif
 
 // A filter of exactly `bytes` bytes of bits, holding `n` keys of key set `set`.
-Filter Make(uint64_t bytes, uint64_t set, uint64_t n) {
+Filter FilledFilter(uint64_t bytes, uint64_t set, uint64_t n) {
   abloom_options o;
   EXPECT_EQ(abloom_options_init(&o), ABLOOM_OK);
   o.capacity = 1000000;
@@ -76,8 +76,8 @@ size_t CountTemporaries(const std::string &dir) {
 }
 
 TEST(CapiCrash, KilledSavesLeaveOldOrNewFile) {
-  Filter a = Make(kBytesA, 1, 50000);
-  Filter b = Make(kBytesB, 2, 50000);
+  Filter a = FilledFilter(kBytesA, 1, 50000);
+  Filter b = FilledFilter(kBytesB, 2, 50000);
   ASSERT_TRUE(a && b);
   ASSERT_EQ(abloom_equal(a.get(), b.get()), 0);  // different shapes and keys
 

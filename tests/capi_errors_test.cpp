@@ -19,6 +19,7 @@
 
 namespace {
 
+using capi_test::Clone;
 using capi_test::Filter;
 using capi_test::FilterDeleter;
 using capi_test::Make;
@@ -45,12 +46,6 @@ abloom_options ShapeOptions(uint32_t kind = ABLOOM_KIND_BLOCKED, uint32_t k = 6,
   o.bits = bits;
   o.seed = seed;
   return o;
-}
-
-Filter Clone(const abloom_filter *f) {
-  abloom_filter *c = nullptr;
-  EXPECT_EQ(abloom_clone(f, &c), ABLOOM_OK);
-  return Filter(c);
 }
 
 double EstimateCount(const abloom_filter *f) {

@@ -20,13 +20,13 @@
 
 namespace {
 
-using capi_test::Bytes;
 using capi_test::Filter;
 using capi_test::kEveryOpenMode;
 using capi_test::LoadInto;
 using capi_test::OpenErr;
 using capi_test::ReadAll;
 using capi_test::SaveErr;
+using capi_test::Serialize;
 using capi_test::SmallFilter;
 using capi_test::TempDir;
 
@@ -67,7 +67,7 @@ TEST(CapiFileNames, Utf8NamesSaveAndOpen) {
       "filtre-\xC3\xA9t\xC3\xA9-\xE6\x97\xA5\xE6\x9C\xAC-\xF0\x9F\x8C\xB8.abloom";
   ASSERT_EQ(abloom_save(f.get(), (dir / name).c_str()), ABLOOM_OK);
   EXPECT_EQ(dir.List(), (std::set<std::string>{name}));
-  EXPECT_EQ(ReadAll(dir / name), Bytes(f.get()));
+  EXPECT_EQ(ReadAll(dir / name), Serialize(f.get()));
   Filter opened;
   ASSERT_EQ(LoadInto(
                 [&](abloom_filter **o) {
@@ -112,7 +112,7 @@ TEST(CapiStaleTemporaries, ASaveRemovesThoseOfDeadWritersOnly) {
   std::set<std::string> expected = kept;
   expected.insert("f.abloom");
   EXPECT_EQ(dir.List(), expected);
-  EXPECT_EQ(ReadAll(dir / "f.abloom"), Bytes(a.get()));
+  EXPECT_EQ(ReadAll(dir / "f.abloom"), Serialize(a.get()));
 }
 
 }  // namespace

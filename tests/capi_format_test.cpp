@@ -39,8 +39,7 @@
 
 namespace {
 
-using Bytes = std::vector<unsigned char>;
-
+using capi_test::Bytes;
 using capi_test::Filter;
 using capi_test::FilterDeleter;
 using capi_test::Make;
@@ -63,20 +62,17 @@ Filter Filled(uint32_t kind, uint32_t shards, uint64_t capacity, size_t n) {
   return f;
 }
 
+using capi_test::ExpectSameInfo;
+using capi_test::Get64;
 using capi_test::InfoOf;
+using capi_test::Open;
+using capi_test::Serialize;
+using capi_test::WriteFile;
 
 uint64_t SizeOf(const abloom_filter *f) {
   uint64_t s = 0;
   EXPECT_EQ(abloom_serialized_size(f, &s), ABLOOM_OK);
   return s;
-}
-
-Bytes Serialize(const abloom_filter *f) {
-  Bytes b(static_cast<size_t>(SizeOf(f)));
-  size_t written = 0;
-  EXPECT_EQ(abloom_serialize(f, b.data(), b.size(), &written), ABLOOM_OK);
-  EXPECT_EQ(written, b.size());
-  return b;
 }
 
 // A heap block of exactly `len` bytes (at least 1 allocated), 64-byte aligned + `offset`.
@@ -108,20 +104,6 @@ int View(const unsigned char *p, size_t len, uint32_t flags, Filter *out = nullp
   return capi_test::LoadInto([&](abloom_filter **f) { return abloom_view(p, len, flags, f); }, out);
 }
 
-int Open(const std::string &path, uint32_t flags, Filter *out = nullptr) {
-  return capi_test::LoadInto([&](abloom_filter **f) { return abloom_open(path.c_str(), flags, f); },
-                             out);
-}
-
-void WriteFile(const std::string &path, const unsigned char *p, size_t len) {
-  std::ofstream out(test_files::PathOf(path), std::ios::binary | std::ios::trunc);
-  ASSERT_TRUE(out) << path;
-  out.write(reinterpret_cast<const char *>(p), static_cast<std::streamsize>(len));
-  out.close();
-  ASSERT_TRUE(out) << path;
-}
-void WriteFile(const std::string &path, const Bytes &b) { WriteFile(path, b.data(), b.size()); }
-
 // Overwrites one byte of an existing file in place.
 void PokeFile(const std::string &path, size_t at, unsigned char v) {
   std::fstream f(test_files::PathOf(path), std::ios::binary | std::ios::in | std::ios::out);
@@ -144,20 +126,6 @@ std::string AbsentKey(const abloom_filter *f, uint64_t set = 99) {
     std::string k = Key(set, i);
     if (abloom_test(f, k.data(), k.size()) == 0) return k;
   }
-}
-
-void ExpectSameInfo(const abloom_filter *a, const abloom_filter *b) {
-  const abloom_info x = InfoOf(a), y = InfoOf(b);
-  EXPECT_EQ(x.kind, y.kind);
-  EXPECT_EQ(x.k, y.k);
-  EXPECT_EQ(x.shards, y.shards);
-  EXPECT_EQ(x.blocks_per_shard, y.blocks_per_shard);
-  EXPECT_EQ(x.bits, y.bits);
-  EXPECT_EQ(x.bytes, y.bytes);
-  EXPECT_EQ(x.capacity, y.capacity);
-  EXPECT_EQ(x.seed, y.seed);
-  EXPECT_EQ(std::memcmp(&x.target_fpr, &y.target_fpr, sizeof(double)), 0);
-  EXPECT_EQ(std::memcmp(&x.expected_fpr, &y.expected_fpr, sizeof(double)), 0);
 }
 
 // Every key of `keys` tests present in `f` (also through the bulk calls).
@@ -200,11 +168,6 @@ void ExpectWritesRefused(abloom_filter *f, const abloom_filter *same_shape_other
 }
 
 #if defined(ABLOOM_TEST_HAVE_XXHASH)
-uint64_t Get64(const unsigned char *p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = v << 8 | p[i];
-  return v;
-}
 void Put32(unsigned char *p, uint32_t v) {
   for (int i = 0; i < 4; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
 }

@@ -32,13 +32,15 @@ Filter NewGrowing(double fpr = 0.01, uint64_t initial = kInitial, uint64_t seed 
   return Filter(f);
 }
 
-std::vector<uint64_t> Keys(size_t n, uint64_t first) {
+// This file's keys are 8-byte integers (capi_test's helpers take string keys): n of them, first,
+// first + 1, ...
+std::vector<uint64_t> IntegerKeys(size_t n, uint64_t first) {
   std::vector<uint64_t> keys(n);
   for (size_t i = 0; i < n; ++i) keys[i] = first + i;
   return keys;
 }
 
-void AddAll(abloom_filter *f, const std::vector<uint64_t> &keys) {
+void AddIntegerKeys(abloom_filter *f, const std::vector<uint64_t> &keys) {
   for (uint64_t k : keys) ASSERT_EQ(abloom_add(f, &k, sizeof k), ABLOOM_OK);
 }
 
@@ -49,8 +51,8 @@ abloom_info Info(const abloom_filter *f) {
   return info;
 }
 
-// Every added key tests present, one at a time and in bulk.
-void ExpectAllPresent(const abloom_filter *f, const std::vector<uint64_t> &keys) {
+// Every added key tests present, one at a time and in bulk (abloom_test_packed).
+void ExpectIntegerKeysPresent(const abloom_filter *f, const std::vector<uint64_t> &keys) {
   for (uint64_t k : keys) ASSERT_EQ(abloom_test(f, &k, sizeof k), 1) << k;
   std::vector<uint8_t> results(keys.size());
   uint64_t found = 0;
@@ -64,8 +66,8 @@ void ExpectAllPresent(const abloom_filter *f, const std::vector<uint64_t> &keys)
 
 TEST(CapiGrowing, GrowsPastItsFirstCapacityWithNoFalseNegativeAndTheFprHeld) {
   Filter f = NewGrowing();
-  const std::vector<uint64_t> keys = Keys(100 * kInitial, 1);
-  AddAll(f.get(), keys);
+  const std::vector<uint64_t> keys = IntegerKeys(100 * kInitial, 1);
+  AddIntegerKeys(f.get(), keys);
   const abloom_info info = Info(f.get());
   EXPECT_GE(info.stages, 7u);  // 1000 * (2^7 - 1) >= 100000
   // Keys counted as new: each that a false positive made look present is not (under 1% of them).
@@ -76,7 +78,7 @@ TEST(CapiGrowing, GrowsPastItsFirstCapacityWithNoFalseNegativeAndTheFprHeld) {
   EXPECT_DOUBLE_EQ(info.target_fpr, 0.01);
   EXPECT_LT(info.expected_fpr, 0.01);
   EXPECT_EQ(info.growth_failed, 0u);
-  ExpectAllPresent(f.get(), keys);
+  ExpectIntegerKeysPresent(f.get(), keys);
 
   // 400000 absent keys: at 1% the count of false positives is Binomial(400000, p <= 0.01):
   // mean <= 4000, sd <= 63; 4000 + 4.5 sd bounds it.
@@ -108,8 +110,8 @@ TEST(CapiGrowing, GrowsPastItsFirstCapacityWithNoFalseNegativeAndTheFprHeld) {
 TEST(CapiGrowing, BulkAddsGrowAsSingleAddsDo) {
   Filter single = NewGrowing();
   Filter bulk = NewGrowing();
-  const std::vector<uint64_t> keys = Keys(20 * kInitial, 100);
-  AddAll(single.get(), keys);
+  const std::vector<uint64_t> keys = IntegerKeys(20 * kInitial, 100);
+  AddIntegerKeys(single.get(), keys);
   uint64_t added = 0;
   ASSERT_EQ(abloom_add_hashes(bulk.get(), nullptr, 0, &added), ABLOOM_OK);
   std::vector<uint64_t> hashes(keys.size());
@@ -119,15 +121,15 @@ TEST(CapiGrowing, BulkAddsGrowAsSingleAddsDo) {
   ASSERT_EQ(abloom_add_hashes(bulk.get(), hashes.data(), hashes.size(), &added), ABLOOM_OK);
   EXPECT_LE(added, keys.size());
   EXPECT_GE(added, keys.size() * 99 / 100);  // less the false positives (see above)
-  ExpectAllPresent(bulk.get(), keys);
+  ExpectIntegerKeysPresent(bulk.get(), keys);
   EXPECT_EQ(Info(bulk.get()).stages, Info(single.get()).stages);
   EXPECT_EQ(Info(bulk.get()).keys, added);
 }
 
 TEST(CapiGrowing, SerializeViewSaveAndOpenKeepEveryStage) {
   Filter f = NewGrowing();
-  const std::vector<uint64_t> keys = Keys(10 * kInitial, 5);
-  AddAll(f.get(), keys);
+  const std::vector<uint64_t> keys = IntegerKeys(10 * kInitial, 5);
+  AddIntegerKeys(f.get(), keys);
   const uint32_t stages = Info(f.get()).stages;
   ASSERT_GE(stages, 3u);
 
@@ -150,7 +152,7 @@ TEST(CapiGrowing, SerializeViewSaveAndOpenKeepEveryStage) {
   EXPECT_EQ(Info(view.get()).storage, static_cast<uint32_t>(ABLOOM_STORAGE_VIEW));
   uint64_t k = 1;
   EXPECT_EQ(abloom_add(view.get(), &k, 8), ABLOOM_ERR_READONLY);
-  ExpectAllPresent(view.get(), keys);
+  ExpectIntegerKeysPresent(view.get(), keys);
 
   capi_test::TempDir dir;
   const std::string path = dir / "g.abloom";
@@ -162,16 +164,16 @@ TEST(CapiGrowing, SerializeViewSaveAndOpenKeepEveryStage) {
     EXPECT_EQ(abloom_equal(opened.get(), f.get()), 1);
     EXPECT_EQ(Info(opened.get()).storage, static_cast<uint32_t>(ABLOOM_STORAGE_MAPPED));
     EXPECT_EQ(abloom_add(opened.get(), &k, 8), ABLOOM_ERR_READONLY);
-    ExpectAllPresent(opened.get(), keys);
+    ExpectIntegerKeysPresent(opened.get(), keys);
   }
   // Copy-on-write: adds work, grow the chain past the file's stages, and never reach the file.
   ASSERT_EQ(abloom_open(path.c_str(), ABLOOM_OPEN_COPY_ON_WRITE, &raw), ABLOOM_OK);
   Filter cow(raw);
-  const std::vector<uint64_t> more = Keys(20 * kInitial, 1u << 30);
-  AddAll(cow.get(), more);
+  const std::vector<uint64_t> more = IntegerKeys(20 * kInitial, 1u << 30);
+  AddIntegerKeys(cow.get(), more);
   EXPECT_GT(Info(cow.get()).stages, stages);
-  ExpectAllPresent(cow.get(), keys);
-  ExpectAllPresent(cow.get(), more);
+  ExpectIntegerKeysPresent(cow.get(), keys);
+  ExpectIntegerKeysPresent(cow.get(), more);
   ASSERT_EQ(abloom_open(path.c_str(), 0, &raw), ABLOOM_OK);
   Filter again(raw);
   EXPECT_EQ(abloom_equal(again.get(), f.get()), 1);
@@ -183,7 +185,7 @@ TEST(CapiGrowing, SerializeViewSaveAndOpenKeepEveryStage) {
 
 TEST(CapiGrowing, DamagedChainsAreRefused) {
   Filter f = NewGrowing();
-  AddAll(f.get(), Keys(5 * kInitial, 9));
+  AddIntegerKeys(f.get(), IntegerKeys(5 * kInitial, 9));
   uint64_t size = 0;
   ASSERT_EQ(abloom_serialized_size(f.get(), &size), ABLOOM_OK);
   AlignedBytes good(size);
@@ -268,7 +270,7 @@ TEST(CapiGrowing, CallsThatCannotWorkOnAChainSaySo) {
 
 TEST(CapiGrowing, StageInfoChecksItsArgumentsAndOlderStructs) {
   Filter g = NewGrowing();
-  AddAll(g.get(), Keys(3 * kInitial, 1));
+  AddIntegerKeys(g.get(), IntegerKeys(3 * kInitial, 1));
   abloom_info st;
   abloom_info_init(&st);
   EXPECT_EQ(abloom_get_stage_info(nullptr, 0, &st), ABLOOM_ERR_NULL);
@@ -312,7 +314,7 @@ TEST(CapiGrowing, FootprintSaysWhatAChainReaches) {
   EXPECT_LT(bound, 0.01);
   EXPECT_GT(bound, 0.0);
   Filter f = NewGrowing();
-  AddAll(f.get(), Keys(100 * kInitial, 1));
+  AddIntegerKeys(f.get(), IntegerKeys(100 * kInitial, 1));
   EXPECT_EQ(Info(f.get()).stages, stages);
   EXPECT_EQ(Info(f.get()).bytes, bytes);
   EXPECT_DOUBLE_EQ(Info(f.get()).expected_fpr, bound);
@@ -338,7 +340,7 @@ TEST(CapiGrowing, ConcurrentAddsFromEightThreadsGrowTheChain) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&f, t] {
-      const std::vector<uint64_t> keys = Keys(kPerThread, (uint64_t{1} << 32) * (t + 1));
+      const std::vector<uint64_t> keys = IntegerKeys(kPerThread, (uint64_t{1} << 32) * (t + 1));
       if (t % 2 == 0) {
         for (uint64_t k : keys) EXPECT_EQ(abloom_add(f.get(), &k, sizeof k), ABLOOM_OK);
       } else {
@@ -359,15 +361,16 @@ TEST(CapiGrowing, ConcurrentAddsFromEightThreadsGrowTheChain) {
   EXPECT_LE(info.keys, kThreads * kPerThread);  // distinct keys: each counted once at most
   EXPECT_GE(info.keys, kThreads * kPerThread * 99 / 100);
   for (int t = 0; t < kThreads; ++t)
-    ExpectAllPresent(f.get(), Keys(kPerThread, (uint64_t{1} << 32) * (t + 1)));
+    ExpectIntegerKeysPresent(f.get(), IntegerKeys(kPerThread, (uint64_t{1} << 32) * (t + 1)));
 }
 
 TEST(CapiGrowing, UnionCloneAndClearWorkStageByStage) {
   Filter a = NewGrowing();
   Filter b = NewGrowing();
-  const std::vector<uint64_t> ka = Keys(3 * kInitial, 1), kb = Keys(9 * kInitial, 1u << 20);
-  AddAll(a.get(), ka);
-  AddAll(b.get(), kb);
+  const std::vector<uint64_t> ka = IntegerKeys(3 * kInitial, 1),
+                              kb = IntegerKeys(9 * kInitial, 1u << 20);
+  AddIntegerKeys(a.get(), ka);
+  AddIntegerKeys(b.get(), kb);
   ASSERT_EQ(abloom_union(a.get(), b.get()), ABLOOM_OK);
   EXPECT_GE(Info(a.get()).stages, Info(b.get()).stages);
   // With itself: nothing changes, the counts of new keys included.
@@ -379,8 +382,8 @@ TEST(CapiGrowing, UnionCloneAndClearWorkStageByStage) {
   EXPECT_EQ(Info(a.get()).keys, before.keys);
   EXPECT_EQ(Info(a.get()).stages, before.stages);
   EXPECT_EQ(abloom_equal(a.get(), snapshot.get()), 1);
-  ExpectAllPresent(a.get(), ka);
-  ExpectAllPresent(a.get(), kb);
+  ExpectIntegerKeysPresent(a.get(), ka);
+  ExpectIntegerKeysPresent(a.get(), kb);
   abloom_filter *raw = nullptr;
   ASSERT_EQ(abloom_clone(a.get(), &raw), ABLOOM_OK);
   Filter c(raw);
@@ -430,8 +433,9 @@ void ExpectSameAsOneByOne(abloom_filter *f, const std::vector<uint64_t> &batch) 
 // at a time, for a growing and a fixed filter.
 TEST(CapiGrowing, TestAndAddManyAnswersAsOneKeyAtATime) {
   Filter g = NewGrowing();
-  AddAll(g.get(), Keys(500, 1));
-  std::vector<uint64_t> batch = Keys(20 * kInitial, 300);  // half of the first 500 added before
+  AddIntegerKeys(g.get(), IntegerKeys(500, 1));
+  // Half of the first 500 added before.
+  std::vector<uint64_t> batch = IntegerKeys(20 * kInitial, 300);
   for (size_t i = 0; i < batch.size(); i += 7) batch[i] = batch[i / 2];  // repeats in the batch
   const uint32_t before = Info(g.get()).stages;
   ExpectSameAsOneByOne(g.get(), batch);
@@ -444,7 +448,7 @@ TEST(CapiGrowing, TestAndAddManyAnswersAsOneKeyAtATime) {
   abloom_filter *raw = nullptr;
   ASSERT_EQ(abloom_create(&o, &raw), ABLOOM_OK);
   const Filter fixed(raw);
-  AddAll(fixed.get(), Keys(500, 1));
+  AddIntegerKeys(fixed.get(), IntegerKeys(500, 1));
   ExpectSameAsOneByOne(fixed.get(), batch);
 
   // Errors: nothing added.

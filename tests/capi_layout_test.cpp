@@ -22,7 +22,6 @@ namespace {
 
 using capi_test::AddAll;
 using capi_test::Batch;
-using capi_test::Bytes;
 using capi_test::CountOnes;
 using capi_test::DistinctKeys;
 using capi_test::Filter;
@@ -34,6 +33,7 @@ using capi_test::LoadInto;
 using capi_test::Make;
 using capi_test::Options;
 using capi_test::PlanOf;
+using capi_test::Serialize;
 using capi_test::TempDir;
 using capi_test::TestMany;
 
@@ -88,7 +88,7 @@ TEST(CapiLayout, DefaultIsSplitWhereItsKSufficesAndEveryValueIsChecked) {
     o.layout = ABLOOM_LAYOUT_DEFAULT;
     Filter f = Make(o);
     EXPECT_EQ(InfoOf(f.get()).layout, c.want);
-    EXPECT_EQ(LayoutIdOf(Bytes(f.get())), c.want);
+    EXPECT_EQ(LayoutIdOf(Serialize(f.get())), c.want);
   }
 
   abloom_options o = Options(1000);
@@ -229,11 +229,11 @@ TEST(CapiLayout, SplitFilesRoundTripAndRecordTheLayout) {
   Filter f = Make(SplitOptions(n, 0.01, 4, 3));
   const auto keys = DistinctKeys(n, 3);
   AddAll(f.get(), keys);
-  const auto bytes = Bytes(f.get());
+  const auto bytes = Serialize(f.get());
   EXPECT_EQ(LayoutIdOf(bytes), 2u);
   abloom_options distinct = Options(n);
   distinct.layout = ABLOOM_LAYOUT_DISTINCT;
-  EXPECT_EQ(LayoutIdOf(Bytes(Make(distinct).get())), 1u);
+  EXPECT_EQ(LayoutIdOf(Serialize(Make(distinct).get())), 1u);
 
   Filter copy;
   ASSERT_EQ(
@@ -242,7 +242,7 @@ TEST(CapiLayout, SplitFilesRoundTripAndRecordTheLayout) {
           &copy),
       ABLOOM_OK);
   EXPECT_EQ(InfoOf(copy.get()).layout, ABLOOM_LAYOUT_SPLIT);
-  EXPECT_EQ(Bytes(copy.get()), bytes);
+  EXPECT_EQ(Serialize(copy.get()), bytes);
   EXPECT_EQ(CountOnes(TestMany(copy.get(), keys)), keys.size());
 
   TempDir dir;
@@ -280,7 +280,7 @@ TEST(CapiLayout, SplitFilesAreTheSameUnderEveryKernel) {
     ASSERT_EQ(abloom_add_packed(f.get(), b.packed.data(), b.packed.size(), b.offsets.data(),
                                 b.size(), nullptr),
               ABLOOM_OK);
-    built.push_back(Bytes(f.get()));
+    built.push_back(Serialize(f.get()));
     answers.push_back(TestMany(f.get(), absent));
   }
   for (size_t i = 1; i < built.size(); ++i) {
@@ -296,7 +296,7 @@ TEST(CapiLayout, SplitFilesAreTheSameUnderEveryKernel) {
 TEST(CapiLayout, SplitHeadersOutOfRangeAreRefused) {
   Filter f = Make(SplitOptions(1000, 0.01, 1, 5));
   AddAll(f.get(), DistinctKeys(100, 6));
-  const auto bytes = Bytes(f.get());
+  const auto bytes = Serialize(f.get());
   auto put32 = [](unsigned char *p, uint32_t v) {
     for (int i = 0; i < 4; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
   };

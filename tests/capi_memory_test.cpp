@@ -30,6 +30,7 @@
 namespace {
 
 using capi_test::Filter;
+using capi_test::Serialize;
 
 // ---- A prober written from docs/FORMAT.md ----------------------------------------------------
 
@@ -126,16 +127,8 @@ abloom_memory MemoryOf(const abloom_filter *f) {
   return m;
 }
 
-std::vector<unsigned char> Bytes(const abloom_filter *f) {
-  uint64_t size = 0;
-  EXPECT_EQ(abloom_serialized_size(f, &size), ABLOOM_OK);
-  std::vector<unsigned char> out(size);
-  EXPECT_EQ(abloom_serialize(f, out.data(), out.size(), nullptr), ABLOOM_OK);
-  return out;
-}
-
 // Keys of 0 to 300 bytes (both XXH3 paths: inline up to 16 bytes, out of line above).
-std::vector<std::string> Keys(size_t n, uint64_t seed) {
+std::vector<std::string> MixedLengthKeys(size_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<std::string> keys(n);
   for (auto &k : keys) {
@@ -148,7 +141,8 @@ std::vector<std::string> Keys(size_t n, uint64_t seed) {
 
 // ---- The shapes under test ------------------------------------------------------------------
 
-struct Shape {
+// A shape the prober is checked on.
+struct ProbeShape {
   uint32_t kind;
   uint32_t layout;
   uint32_t shards;
@@ -156,8 +150,8 @@ struct Shape {
   uint64_t seed;
 };
 
-std::string ShapeName(const testing::TestParamInfo<Shape> &info) {
-  const Shape &s = info.param;
+std::string ShapeName(const testing::TestParamInfo<ProbeShape> &info) {
+  const ProbeShape &s = info.param;
   std::string name = s.kind == ABLOOM_KIND_CLASSIC     ? "Classic"
                      : s.layout == ABLOOM_LAYOUT_SPLIT ? "Split"
                                                        : "Distinct";
@@ -165,7 +159,8 @@ std::string ShapeName(const testing::TestParamInfo<Shape> &info) {
          std::to_string(s.seed);
 }
 
-Filter Make(const Shape &s, uint64_t capacity) {
+// An empty filter of shape s for `capacity` keys (the default target FPR).
+Filter EmptyFilter(const ProbeShape &s, uint64_t capacity) {
   abloom_options o;
   EXPECT_EQ(abloom_options_init(&o), ABLOOM_OK);
   o.capacity = capacity;
@@ -179,10 +174,10 @@ Filter Make(const Shape &s, uint64_t capacity) {
   return Filter(f);
 }
 
-class MemoryProbe : public testing::TestWithParam<Shape> {};
+class MemoryProbe : public testing::TestWithParam<ProbeShape> {};
 
 TEST_P(MemoryProbe, DescribesTheFilter) {
-  const Filter f = Make(GetParam(), 5000);
+  const Filter f = EmptyFilter(GetParam(), 5000);
   const abloom_memory m = MemoryOf(f.get());
   const abloom_info i = capi_test::InfoOf(f.get());
   EXPECT_EQ(m.struct_size, sizeof(abloom_memory));
@@ -197,7 +192,7 @@ TEST_P(MemoryProbe, DescribesTheFilter) {
   EXPECT_EQ(m.read_only, 0u);
   EXPECT_EQ(m.reserved, 0u);
   // The shards are the file body, shard after shard.
-  const std::vector<unsigned char> bytes = Bytes(f.get());
+  const std::vector<unsigned char> bytes = Serialize(f.get());
   for (uint32_t s = 0; s < m.shards; ++s) {
     ASSERT_NE(m.shard_words[s], nullptr);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(m.shard_words[s]) % 64, 0u) << "shard " << s;
@@ -213,10 +208,10 @@ TEST_P(MemoryProbe, DescribesTheFilter) {
 }
 
 TEST_P(MemoryProbe, TestsAsTheLibraryDoes) {
-  const Filter f = Make(GetParam(), 20000);
+  const Filter f = EmptyFilter(GetParam(), 20000);
   const abloom_memory m = MemoryOf(f.get());
-  const std::vector<std::string> present = Keys(20000, 1);
-  const std::vector<std::string> absent = Keys(40000, 2);
+  const std::vector<std::string> present = MixedLengthKeys(20000, 1);
+  const std::vector<std::string> absent = MixedLengthKeys(40000, 2);
   for (const auto &k : present) ASSERT_GE(abloom_add(f.get(), k.data(), k.size()), 0);
   size_t false_positives = 0;
   for (const auto &k : present) ASSERT_TRUE(DocTest(m, k));
@@ -231,21 +226,21 @@ TEST_P(MemoryProbe, TestsAsTheLibraryDoes) {
 }
 
 TEST_P(MemoryProbe, AtomicAddsGiveTheLibrarysBytes) {
-  const Filter mine = Make(GetParam(), 20000);
-  const Filter lib = Make(GetParam(), 20000);
+  const Filter mine = EmptyFilter(GetParam(), 20000);
+  const Filter lib = EmptyFilter(GetParam(), 20000);
   const abloom_memory m = MemoryOf(mine.get());
   uint64_t *const *shards = nullptr;
   ASSERT_EQ(abloom_get_writable_shards(mine.get(), &shards), ABLOOM_OK);
-  for (const auto &k : Keys(20000, 3)) {
+  for (const auto &k : MixedLengthKeys(20000, 3)) {
     DocAdd(m, shards, k);
     ASSERT_GE(abloom_add(lib.get(), k.data(), k.size()), 0);
     ASSERT_EQ(abloom_test(mine.get(), k.data(), k.size()), 1);
   }
   EXPECT_EQ(abloom_equal(mine.get(), lib.get()), 1);
-  EXPECT_EQ(Bytes(mine.get()), Bytes(lib.get()));
+  EXPECT_EQ(Serialize(mine.get()), Serialize(lib.get()));
 }
 
-const Shape kShapes[] = {
+const ProbeShape kProbeShapes[] = {
     {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_DISTINCT, 1, 0, 0},
     {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_DISTINCT, 4, 0, 7},
     {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_DISTINCT, 64, 0, 0x123456789ABCDEFull},
@@ -258,19 +253,19 @@ const Shape kShapes[] = {
     {ABLOOM_KIND_CLASSIC, ABLOOM_LAYOUT_DEFAULT, 4, 0, 13},
     {ABLOOM_KIND_CLASSIC, ABLOOM_LAYOUT_DEFAULT, 64, 0, 17},
 };
-INSTANTIATE_TEST_SUITE_P(Shapes, MemoryProbe, testing::ValuesIn(kShapes), ShapeName);
+INSTANTIATE_TEST_SUITE_P(Shapes, MemoryProbe, testing::ValuesIn(kProbeShapes), ShapeName);
 
 // Direct atomic adds from some threads while others add through the library (single keys and
 // batches): no bit is lost, and the result is the bytes of a filter built by one thread.
 TEST(Memory, DirectAndLibraryAddsMix) {
   for (uint32_t layout : {ABLOOM_LAYOUT_DISTINCT, ABLOOM_LAYOUT_SPLIT}) {
-    const Shape shape{ABLOOM_KIND_BLOCKED, layout, 4, 0, 21};
-    const Filter shared = Make(shape, 40000);
-    const Filter serial = Make(shape, 40000);
+    const ProbeShape shape{ABLOOM_KIND_BLOCKED, layout, 4, 0, 21};
+    const Filter shared = EmptyFilter(shape, 40000);
+    const Filter serial = EmptyFilter(shape, 40000);
     const abloom_memory m = MemoryOf(shared.get());
     uint64_t *const *shards = nullptr;
     ASSERT_EQ(abloom_get_writable_shards(shared.get(), &shards), ABLOOM_OK);
-    const std::vector<std::string> keys = Keys(40000, 4);
+    const std::vector<std::string> keys = MixedLengthKeys(40000, 4);
     for (const auto &k : keys) ASSERT_GE(abloom_add(serial.get(), k.data(), k.size()), 0);
     const size_t quarter = keys.size() / 4;
     std::vector<std::thread> threads;
@@ -298,15 +293,15 @@ TEST(Memory, DirectAndLibraryAddsMix) {
     });
     for (auto &t : threads) t.join();
     for (const auto &k : keys) ASSERT_TRUE(DocTest(m, k));
-    EXPECT_EQ(Bytes(shared.get()), Bytes(serial.get())) << "layout " << layout;
+    EXPECT_EQ(Serialize(shared.get()), Serialize(serial.get())) << "layout " << layout;
   }
 }
 
 // The pointers stay put for the life of the filter; clear, union and intersect work in place.
 TEST(Memory, PointersNeverMove) {
-  const Shape shape{ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_DISTINCT, 4, 0, 0};
-  const Filter f = Make(shape, 1000);
-  const Filter g = Make(shape, 1000);
+  const ProbeShape shape{ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_DISTINCT, 4, 0, 0};
+  const Filter f = EmptyFilter(shape, 1000);
+  const Filter g = EmptyFilter(shape, 1000);
   const abloom_memory before = MemoryOf(f.get());
   std::vector<const uint64_t *> ptrs(before.shard_words, before.shard_words + before.shards);
   ASSERT_GE(abloom_add(g.get(), "x", 1), 0);
@@ -323,15 +318,15 @@ TEST(Memory, PointersNeverMove) {
 // Read-only filters (views, files opened read-only) give read pointers only; copy-on-write and
 // read-write mappings are writable.
 TEST(Memory, ReadOnlyFiltersRefuseWritablePointers) {
-  const Shape shape{ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 4, 0, 3};
-  const Filter f = Make(shape, 5000);
-  const std::vector<std::string> keys = Keys(1000, 5);
+  const ProbeShape shape{ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 4, 0, 3};
+  const Filter f = EmptyFilter(shape, 5000);
+  const std::vector<std::string> keys = MixedLengthKeys(1000, 5);
   for (const auto &k : keys) ASSERT_GE(abloom_add(f.get(), k.data(), k.size()), 0);
   const capi_test::TempDir dir;
   const std::string path = dir / "ro.abloom";
   ASSERT_EQ(abloom_save(f.get(), path.c_str()), ABLOOM_OK);
 
-  const std::vector<unsigned char> bytes = Bytes(f.get());
+  const std::vector<unsigned char> bytes = Serialize(f.get());
   struct alignas(64) Line {
     unsigned char b[64];
   };
@@ -387,7 +382,7 @@ TEST(Memory, GrowingStagesAnswerAsTheChain) {
   abloom_filter *raw = nullptr;
   ASSERT_EQ(abloom_create(&o, &raw), ABLOOM_OK);
   const Filter g(raw);
-  const std::vector<std::string> keys = Keys(6000, 31);
+  const std::vector<std::string> keys = MixedLengthKeys(6000, 31);
   std::vector<std::string> absent(20000);  // never among keys (whose short ones repeat)
   for (size_t i = 0; i < absent.size(); ++i) absent[i] = "absent key " + std::to_string(i);
   for (size_t i = 0; i < 300; ++i)
@@ -437,7 +432,7 @@ TEST(Memory, GrowingStagesAnswerAsTheChain) {
   EXPECT_EQ(abloom_get_stage_memory(g.get(), info.stages, &past), ABLOOM_ERR_RANGE);
   EXPECT_EQ(abloom_get_memory(g.get(), &past), ABLOOM_ERR_UNSUPPORTED);
 
-  const Filter fixed = Make({ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 4, 0, 0}, 1000);
+  const Filter fixed = EmptyFilter({ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 4, 0, 0}, 1000);
   abloom_memory whole = MemoryOf(fixed.get());
   abloom_memory stage0;
   ASSERT_EQ(abloom_memory_init(&stage0), ABLOOM_OK);
@@ -455,7 +450,7 @@ TEST(Memory, BadArguments) {
   EXPECT_EQ(abloom_memory_init(nullptr), ABLOOM_ERR_NULL);
   ASSERT_EQ(abloom_memory_init(&m), ABLOOM_OK);
   EXPECT_EQ(abloom_get_memory(nullptr, &m), ABLOOM_ERR_NULL);
-  const Filter f = Make({ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_DISTINCT, 1, 0, 0}, 100);
+  const Filter f = EmptyFilter({ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_DISTINCT, 1, 0, 0}, 100);
   EXPECT_EQ(abloom_get_memory(f.get(), nullptr), ABLOOM_ERR_NULL);
   for (size_t size : {size_t{0}, sizeof(abloom_memory) - 8, sizeof(abloom_memory) + 8}) {
     abloom_memory bad;

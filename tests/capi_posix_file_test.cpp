@@ -20,13 +20,13 @@
 
 namespace {
 
-using capi_test::Bytes;
 using capi_test::Filter;
 using capi_test::kEveryOpenMode;
 using capi_test::LoadInto;
 using capi_test::OpenErr;
 using capi_test::ReadAll;
 using capi_test::SaveErr;
+using capi_test::Serialize;
 using capi_test::SmallFilter;
 using capi_test::TempDir;
 
@@ -93,7 +93,7 @@ TEST(CapiSymlinks, SaveWritesTheTargetAndKeepsTheLink) {
   EXPECT_TRUE(S_ISLNK(st.st_mode)) << "the link was replaced by a file";
   ASSERT_EQ(::stat(target.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0600u) << "the target's permissions were not kept";
-  EXPECT_EQ(ReadAll(target), Bytes(b.get()));
+  EXPECT_EQ(ReadAll(target), Serialize(b.get()));
   Filter opened;
   ASSERT_EQ(LoadInto(
                 [&](abloom_filter **o) {
@@ -111,7 +111,7 @@ TEST(CapiSymlinks, DanglingLinkCreatesItsTarget) {
   ASSERT_EQ(::mkdir((dir / "data").c_str(), 0755), 0);
   ASSERT_EQ(::symlink("data/new.abloom", (dir / "link").c_str()), 0);
   ASSERT_EQ(abloom_save(a.get(), (dir / "link").c_str()), ABLOOM_OK);
-  EXPECT_EQ(ReadAll(dir / "data/new.abloom"), Bytes(a.get()));
+  EXPECT_EQ(ReadAll(dir / "data/new.abloom"), Serialize(a.get()));
   struct stat st;
   ASSERT_EQ(::lstat((dir / "link").c_str(), &st), 0);
   EXPECT_TRUE(S_ISLNK(st.st_mode));

@@ -10,7 +10,6 @@
 
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,10 +19,11 @@
 
 namespace {
 
-using capi_test::Bytes;
+using capi_test::ExpectSameInfo;
 using capi_test::Filter;
 using capi_test::InfoOf;
 using capi_test::LoadInto;
+using capi_test::Serialize;
 using capi_test::TempDir;
 
 // Filters above this many bytes of bits are planned, not built (the grid's huge corners).
@@ -84,31 +84,16 @@ abloom_options OptionsOf(const GridPoint &g) {
   return o;
 }
 
-// Two filters describe themselves the same way (all of abloom_info but storage and read_only).
-void ExpectSameInfo(const abloom_filter *a, const abloom_filter *b) {
-  const abloom_info x = InfoOf(a), y = InfoOf(b);
-  EXPECT_EQ(x.kind, y.kind);
-  EXPECT_EQ(x.k, y.k);
-  EXPECT_EQ(x.shards, y.shards);
-  EXPECT_EQ(x.layout, y.layout);
-  EXPECT_EQ(x.blocks_per_shard, y.blocks_per_shard);
-  EXPECT_EQ(x.bits, y.bits);
-  EXPECT_EQ(x.capacity, y.capacity);
-  EXPECT_EQ(x.seed, y.seed);
-  EXPECT_EQ(std::memcmp(&x.target_fpr, &y.target_fpr, sizeof(double)), 0);
-  EXPECT_EQ(std::memcmp(&x.expected_fpr, &y.expected_fpr, sizeof(double)), 0);
-}
-
 // One built filter through every reader: each must accept its bytes and give them back.
 void RoundTripEveryReader(const abloom_filter *f, const std::string &path) {
-  const std::vector<unsigned char> bytes = Bytes(f);
+  const std::vector<unsigned char> bytes = Serialize(f);
 
   Filter back;
   ASSERT_EQ(
       LoadInto([&](abloom_filter **o) { return abloom_deserialize(bytes.data(), bytes.size(), o); },
                &back),
       ABLOOM_OK);
-  EXPECT_EQ(Bytes(back.get()), bytes) << "deserialize";
+  EXPECT_EQ(Serialize(back.get()), bytes) << "deserialize";
   ExpectSameInfo(f, back.get());
 
   // abloom_view needs 64-byte aligned bytes that outlive the view.
@@ -121,7 +106,7 @@ void RoundTripEveryReader(const abloom_filter *f, const std::string &path) {
             &viewed),
         ABLOOM_OK)
         << "view, flags " << flags;
-    EXPECT_EQ(Bytes(viewed.get()), bytes) << "view, flags " << flags;
+    EXPECT_EQ(Serialize(viewed.get()), bytes) << "view, flags " << flags;
   }
 
   ASSERT_EQ(abloom_save(f, path.c_str()), ABLOOM_OK);
@@ -133,7 +118,7 @@ void RoundTripEveryReader(const abloom_filter *f, const std::string &path) {
                    &opened),
           ABLOOM_OK)
           << "open, flags " << (mode | verify);
-      EXPECT_EQ(Bytes(opened.get()), bytes) << "open, flags " << (mode | verify);
+      EXPECT_EQ(Serialize(opened.get()), bytes) << "open, flags " << (mode | verify);
       ExpectSameInfo(f, opened.get());
     }
   }

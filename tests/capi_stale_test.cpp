@@ -15,7 +15,6 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -25,52 +24,30 @@
 
 namespace {
 
-using Bytes = std::vector<unsigned char>;
 using capi_test::AddAll;
+using capi_test::Bytes;
 using capi_test::Filter;
+using capi_test::Get64;
 using capi_test::InfoOf;
 using capi_test::Key;
 using capi_test::Keys;
 using capi_test::LoadInto;
 using capi_test::Make;
+using capi_test::Open;
 using capi_test::Options;
 using capi_test::ReadAll;
+using capi_test::Serialize;
 using capi_test::TempDir;
+using capi_test::WriteFile;
 
 // Header offsets (docs/FORMAT.md).
 constexpr size_t kOffFlags = 52;
 constexpr size_t kOffInserted = 72;
 
-uint64_t Get64(const Bytes &b, size_t at) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = v << 8 | b.at(at + static_cast<size_t>(i));
-  return v;
-}
-
 size_t Missing(const abloom_filter *f, const std::vector<std::string> &keys) {
   size_t missing = 0;
   for (const auto &k : keys) missing += abloom_test(f, k.data(), k.size()) != 1;
   return missing;
-}
-
-int Open(const std::string &path, uint32_t flags, Filter *out = nullptr) {
-  return LoadInto([&](abloom_filter **f) { return abloom_open(path.c_str(), flags, f); }, out);
-}
-
-void WriteFile(const std::string &path, const Bytes &b) {
-  std::ofstream out(test_files::PathOf(path), std::ios::binary | std::ios::trunc);
-  ASSERT_TRUE(out) << path;
-  out.write(reinterpret_cast<const char *>(b.data()), static_cast<std::streamsize>(b.size()));
-  out.close();
-  ASSERT_TRUE(out) << path;
-}
-
-Bytes Serialize(const abloom_filter *f) {
-  uint64_t size = 0;
-  EXPECT_EQ(abloom_serialized_size(f, &size), ABLOOM_OK);
-  Bytes b(static_cast<size_t>(size));
-  EXPECT_EQ(abloom_serialize(f, b.data(), b.size(), nullptr), ABLOOM_OK);
-  return b;
 }
 
 // A saved filter with `before` keys (set 1), then a read-write writer that added `after` keys

@@ -77,15 +77,35 @@ inline abloom_plan PlanOf(const abloom_options &o) {
   return p;
 }
 
+// Bytes as the tests hold them: serialized filters, file contents.
+using Bytes = std::vector<unsigned char>;
+
 // The serialized bytes of f (abloom_serialize), expected to succeed and fill them exactly.
-inline std::vector<unsigned char> Bytes(const abloom_filter *f) {
+inline Bytes Serialize(const abloom_filter *f) {
   uint64_t size = 0;
   EXPECT_EQ(abloom_serialized_size(f, &size), ABLOOM_OK);
-  std::vector<unsigned char> out(size);
+  Bytes out(size);
   size_t written = 0;
   EXPECT_EQ(abloom_serialize(f, out.data(), out.size(), &written), ABLOOM_OK);
   EXPECT_EQ(written, size);
   return out;
+}
+
+// Two filters describe themselves the same way: abloom_info's shape, size, capacity, seed and
+// FPRs (bit for bit); not storage, read_only, nor the later versions' stale, stages and keys.
+inline void ExpectSameInfo(const abloom_filter *a, const abloom_filter *b) {
+  const abloom_info x = InfoOf(a), y = InfoOf(b);
+  EXPECT_EQ(x.kind, y.kind);
+  EXPECT_EQ(x.k, y.k);
+  EXPECT_EQ(x.shards, y.shards);
+  EXPECT_EQ(x.layout, y.layout);
+  EXPECT_EQ(x.blocks_per_shard, y.blocks_per_shard);
+  EXPECT_EQ(x.bits, y.bits);
+  EXPECT_EQ(x.bytes, y.bytes);
+  EXPECT_EQ(x.capacity, y.capacity);
+  EXPECT_EQ(x.seed, y.seed);
+  EXPECT_EQ(std::memcmp(&x.target_fpr, &y.target_fpr, sizeof(double)), 0);
+  EXPECT_EQ(std::memcmp(&x.expected_fpr, &y.expected_fpr, sizeof(double)), 0);
 }
 
 // Options from abloom_options_init with the given fields set.
@@ -109,6 +129,14 @@ inline Filter Make(const abloom_options &o) {
   EXPECT_EQ(rc, ABLOOM_OK) << abloom_strerror(rc);
   EXPECT_NE(f, nullptr);
   return Filter(f);
+}
+
+// abloom_clone of f, expected to succeed.
+inline Filter Clone(const abloom_filter *f) {
+  abloom_filter *c = nullptr;
+  EXPECT_EQ(abloom_clone(f, &c), ABLOOM_OK);
+  EXPECT_NE(c, nullptr);
+  return Filter(c);
 }
 
 // Runs a call that hands out a filter through its last argument (`load(&out)`: abloom_deserialize,
@@ -145,10 +173,27 @@ inline Filter SmallFilter(uint64_t set) {
 
 // The bytes of the file at `path` (UTF-8), which must be readable (a failed expectation, and
 // no bytes, when it is not).
-inline std::vector<unsigned char> ReadAll(const std::string &path) {
+inline Bytes ReadAll(const std::string &path) {
   std::ifstream in(test_files::PathOf(path), std::ios::binary);
   EXPECT_TRUE(in) << path;
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Replaces the file at `path` (UTF-8) with the `len` bytes at p (a fatal failure if it cannot).
+inline void WriteFile(const std::string &path, const unsigned char *p, size_t len) {
+  std::ofstream out(test_files::PathOf(path), std::ios::binary | std::ios::trunc);
+  ASSERT_TRUE(out) << path;
+  out.write(reinterpret_cast<const char *>(p), static_cast<std::streamsize>(len));
+  out.close();
+  ASSERT_TRUE(out) << path;
+}
+inline void WriteFile(const std::string &path, const Bytes &b) {
+  WriteFile(path, b.data(), b.size());
+}
+
+// abloom_open of `path` with `flags`; the filter goes to *out when given. Returns the code.
+inline int Open(const std::string &path, uint32_t flags, Filter *out = nullptr) {
+  return LoadInto([&](abloom_filter **f) { return abloom_open(path.c_str(), flags, f); }, out);
 }
 
 // abloom_open's code and errno.
@@ -164,6 +209,20 @@ inline std::pair<int, int> SaveErr(const abloom_filter *f, const std::string &pa
   errno = 0;
   const int rc = abloom_save(f, path.c_str());
   return {rc, errno};
+}
+
+// The little-endian uint64 at p (the format's byte order, docs/FORMAT.md).
+inline uint64_t Get64(const unsigned char *p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = v << 8 | p[i];
+  return v;
+}
+
+// The little-endian uint64 at byte `at` of b (std::out_of_range if b is shorter).
+inline uint64_t Get64(const Bytes &b, size_t at) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = v << 8 | b.at(at + static_cast<size_t>(i));
+  return v;
 }
 
 // Every way abloom_open opens a file.

@@ -21,7 +21,6 @@
 namespace {
 
 using capi_test::Batch;
-using capi_test::Bytes;
 using capi_test::DistinctKeys;
 using capi_test::Filter;
 using capi_test::Hashes;
@@ -29,6 +28,7 @@ using capi_test::KindName;
 using capi_test::LoadInto;
 using capi_test::Make;
 using capi_test::Options;
+using capi_test::Serialize;
 using capi_test::TempDir;
 
 constexpr size_t kBig = 70000;  // above the bulk calls' threshold for threads (65536)
@@ -83,7 +83,8 @@ bool Writable(Source s) { return s != Source::view && s != Source::open_read_onl
 
 class Readers {
  public:
-  explicit Readers(const abloom_filter *f) : bytes_(Bytes(f)), aligned_((bytes_.size() + 63) / 64) {
+  explicit Readers(const abloom_filter *f)
+      : bytes_(Serialize(f)), aligned_((bytes_.size() + 63) / 64) {
     std::memcpy(aligned_.data(), bytes_.data(), bytes_.size());
     EXPECT_EQ(abloom_save(f, path_.c_str()), ABLOOM_OK);
   }
@@ -144,9 +145,9 @@ TEST(CapiBulkThreads, EachHandleStartsWithItsCount) {
   EXPECT_EQ(ThreadsOf(Filter(raw).get()), 1) << "abloom_new";
 
   capi_test::AddAll(f.get(), DistinctKeys(1000, 1));
-  const std::vector<unsigned char> before = Bytes(f.get());
+  const std::vector<unsigned char> before = Serialize(f.get());
   ASSERT_EQ(abloom_set_threads(f.get(), 7), ABLOOM_OK);
-  EXPECT_EQ(Bytes(f.get()), before) << "the count is not part of the serialized form";
+  EXPECT_EQ(Serialize(f.get()), before) << "the count is not part of the serialized form";
 
   raw = nullptr;
   ASSERT_EQ(abloom_clone(f.get(), &raw), ABLOOM_OK);
@@ -207,7 +208,7 @@ Outcome RunRound(abloom_filter *f, const Round &r, bool writable) {
     EXPECT_EQ(abloom_add_hashes(f, ah.data(), ah.size(), &added), ABLOOM_OK);
     out.counts.push_back(added);
   }
-  out.bytes = Bytes(f);
+  out.bytes = Serialize(f);
   return out;
 }
 
@@ -348,7 +349,7 @@ TEST(CapiBulkThreadsConcurrency, CountChangesWhileBulkCallsRun) {
     capi_test::AddMany(serial.get(), before);
     for (const auto &keys : adds) capi_test::AddMany(serial.get(), keys);
     EXPECT_EQ(abloom_equal(loaded.get(), serial.get()), 1);
-    EXPECT_EQ(Bytes(loaded.get()), Bytes(serial.get()));
+    EXPECT_EQ(Serialize(loaded.get()), Serialize(serial.get()));
   }
 }
 

@@ -18,12 +18,12 @@
 
 namespace {
 
-using capi_test::Bytes;
 using capi_test::Filter;
 using capi_test::LoadInto;
 using capi_test::OpenErr;
 using capi_test::ReadAll;
 using capi_test::SaveErr;
+using capi_test::Serialize;
 using capi_test::SmallFilter;
 using capi_test::TempDir;
 
@@ -46,7 +46,7 @@ void ExpectReplacedOrBusy(const std::pair<int, int> &saved, const TempDir &dir,
                           const std::string &path, const std::vector<unsigned char> &old_bytes,
                           const abloom_filter *new_f) {
   if (saved.first == ABLOOM_OK) {
-    EXPECT_EQ(ReadAll(path), Bytes(new_f));
+    EXPECT_EQ(ReadAll(path), Serialize(new_f));
   } else {
     EXPECT_EQ(saved, std::make_pair(ABLOOM_ERR_IO, EBUSY));
     EXPECT_EQ(ReadAll(path), old_bytes);
@@ -87,10 +87,10 @@ TEST(CapiWindowsFiles, SaveOverAFileOpenWithoutShareDeleteIsBusy) {
   ASSERT_NE(reader, INVALID_HANDLE_VALUE);
   const auto saved = SaveErr(b.get(), path);
   CloseHandle(reader);
-  ExpectReplacedOrBusy(saved, dir, path, Bytes(a.get()), b.get());
+  ExpectReplacedOrBusy(saved, dir, path, Serialize(a.get()), b.get());
   // Once the handle is closed, the save goes through.
   ASSERT_EQ(abloom_save(b.get(), path.c_str()), ABLOOM_OK);
-  EXPECT_EQ(ReadAll(path), Bytes(b.get()));
+  EXPECT_EQ(ReadAll(path), Serialize(b.get()));
 }
 
 // A service saves over the file that its own filters have open, in every mode.
@@ -126,7 +126,7 @@ TEST(CapiWindowsFiles, AReadOnlyFileIsNeitherReplacedNorOpenedForWriting) {
   ASSERT_EQ(abloom_save(a.get(), path.c_str()), ABLOOM_OK);
   ASSERT_TRUE(SetFileAttributesW(Wide(path).c_str(), FILE_ATTRIBUTE_READONLY));
   EXPECT_EQ(SaveErr(b.get(), path), std::make_pair(ABLOOM_ERR_IO, EACCES));
-  EXPECT_EQ(ReadAll(path), Bytes(a.get()));
+  EXPECT_EQ(ReadAll(path), Serialize(a.get()));
   // Nor is it opened for writing; reading it is fine.
   EXPECT_EQ(OpenErr(path, ABLOOM_OPEN_READ_WRITE), std::make_pair(ABLOOM_ERR_IO, EACCES));
   EXPECT_EQ(OpenErr(path, ABLOOM_VERIFY_CHECKSUM).first, ABLOOM_OK);

@@ -18,7 +18,6 @@ namespace {
 
 using capi_test::AddAll;
 using capi_test::Batch;
-using capi_test::Bytes;
 using capi_test::CountOnes;
 using capi_test::DistinctKeys;
 using capi_test::Filter;
@@ -27,6 +26,7 @@ using capi_test::KindName;
 using capi_test::LoadInto;
 using capi_test::Make;
 using capi_test::Options;
+using capi_test::Serialize;
 using capi_test::TempDir;
 using capi_test::TestMany;
 
@@ -56,9 +56,9 @@ TEST(CapiWriter, EveryNewHandleStartsShared) {
   EXPECT_EQ(abloom_writer_mode(made_by_new.get()), shared);
 
   AddAll(f.get(), DistinctKeys(1000, 1));
-  const std::vector<unsigned char> shared_bytes = Bytes(f.get());
+  const std::vector<unsigned char> shared_bytes = Serialize(f.get());
   ASSERT_EQ(abloom_set_writer_mode(f.get(), ABLOOM_WRITER_EXCLUSIVE), ABLOOM_OK);
-  EXPECT_EQ(Bytes(f.get()), shared_bytes) << "the mode is not part of the serialized form";
+  EXPECT_EQ(Serialize(f.get()), shared_bytes) << "the mode is not part of the serialized form";
 
   raw = nullptr;
   ASSERT_EQ(abloom_clone(f.get(), &raw), ABLOOM_OK);
@@ -163,7 +163,7 @@ TEST_P(CapiWriterModes, ExclusiveSetsTheBitsSharedSets) {
   const Filter shared = build(ABLOOM_WRITER_SHARED, &shared_answers);
   const Filter exclusive = build(ABLOOM_WRITER_EXCLUSIVE, &exclusive_answers);
   EXPECT_EQ(abloom_equal(exclusive.get(), shared.get()), 1);
-  EXPECT_EQ(Bytes(exclusive.get()), Bytes(shared.get()));
+  EXPECT_EQ(Serialize(exclusive.get()), Serialize(shared.get()));
   EXPECT_EQ(exclusive_answers.test_and_add, shared_answers.test_and_add);
   EXPECT_EQ(exclusive_answers.added, shared_answers.added);
   for (const auto *keys : {&single, &tests_and_adds, &arrays, &packed, &hashed_one, &hashed_many,

@@ -13,7 +13,9 @@
 namespace abloom {
 namespace {
 
-Filter make(Kind kind, uint32_t shard_bits, uint32_t threads = 1) {
+// An empty filter planned for 200,000 keys at 1%, with 2^shard_bits shards and `threads` threads
+// for its bulk calls.
+Filter planned_filter(Kind kind, uint32_t shard_bits, uint32_t threads = 1) {
   SizingRequest req;
   req.kind = kind;
   req.capacity = 200'000;
@@ -32,7 +34,8 @@ Filter make(Kind kind, uint32_t shard_bits, uint32_t threads = 1) {
   return Filter(shape, params);
 }
 
-std::vector<uint64_t> keys(uint64_t seed, size_t n) {
+// n key hashes: the SplitMix stream of `seed`.
+std::vector<uint64_t> random_keys(uint64_t seed, size_t n) {
   testing::SplitMix rng(seed);
   std::vector<uint64_t> v(n);
   for (auto& k : v) k = rng.next();
@@ -43,14 +46,15 @@ class Concurrency : public ::testing::TestWithParam<std::pair<Kind, uint32_t>> {
 
 TEST_P(Concurrency, AddTestUnionWithoutFalseNegatives) {
   const auto [kind, shard_bits] = GetParam();
-  Filter f = make(kind, shard_bits);
-  Filter side = make(kind, shard_bits);  // filled by its own writer, unioned into f meanwhile
+  Filter f = planned_filter(kind, shard_bits);
+  Filter side =
+      planned_filter(kind, shard_bits);  // filled by its own writer, unioned into f meanwhile
   constexpr int kWriters = 4;
   constexpr size_t kPerWriter = 20'000;
-  const std::vector<uint64_t> shared = keys(99, kPerWriter);  // every writer adds these too
+  const std::vector<uint64_t> shared = random_keys(99, kPerWriter);  // every writer adds these too
   std::vector<std::vector<uint64_t>> own;
-  for (int w = 0; w < kWriters; ++w) own.push_back(keys(100 + w, kPerWriter));
-  const std::vector<uint64_t> side_keys = keys(200, kPerWriter);
+  for (int w = 0; w < kWriters; ++w) own.push_back(random_keys(100 + w, kPerWriter));
+  const std::vector<uint64_t> side_keys = random_keys(200, kPerWriter);
 
   std::atomic<bool> done{false};
   std::vector<std::thread> threads;
@@ -100,8 +104,8 @@ TEST_P(Concurrency, AddTestUnionWithoutFalseNegatives) {
 
 TEST_P(Concurrency, TestAndAddOfANewKeyReportsNewAtLeastOnce) {
   const auto [kind, shard_bits] = GetParam();
-  Filter f = make(kind, shard_bits);
-  const std::vector<uint64_t> list = keys(7, 20'000);
+  Filter f = planned_filter(kind, shard_bits);
+  const std::vector<uint64_t> list = random_keys(7, 20'000);
   constexpr int kThreads = 4;
   std::vector<std::vector<uint8_t>> was_present(kThreads, std::vector<uint8_t>(list.size()));
   std::vector<std::thread> threads;
@@ -127,9 +131,9 @@ TEST_P(Concurrency, TestAndAddOfANewKeyReportsNewAtLeastOnce) {
 
 TEST_P(Concurrency, ParallelBulkAddMatchesSerial) {
   const auto [kind, shard_bits] = GetParam();
-  Filter serial = make(kind, shard_bits, 1);
-  Filter parallel = make(kind, shard_bits, 3);
-  std::vector<uint64_t> hashes = keys(11, 150'000);
+  Filter serial = planned_filter(kind, shard_bits, 1);
+  Filter parallel = planned_filter(kind, shard_bits, 3);
+  std::vector<uint64_t> hashes = random_keys(11, 150'000);
   for (size_t i = 0; i < 1000; ++i) hashes.push_back(hashes[i]);  // repeats are not new
   const uint64_t a = serial.add_many(hashes.data(), hashes.size());
   const uint64_t b = parallel.add_many(hashes.data(), hashes.size());

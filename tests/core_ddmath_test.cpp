@@ -150,7 +150,7 @@ constexpr Reference kReferences[] = {
 };
 // clang-format on
 
-const char* name(Fn fn) {
+const char* fn_name(Fn fn) {
   switch (fn) {
     case Fn::kExp:
       return "exp";
@@ -202,9 +202,11 @@ double tolerance(const Reference& r) {
 
 TEST(DoubleDouble, MatchesTheReferenceToItsStatedAccuracy) {
   for (const Reference& r : kReferences) {
-    SCOPED_TRACE(testing::Message() << name(r.fn) << "(" << std::hexfloat << r.x << ")"
-                                    << (r.fn == Fn::kPow ? " k " : "")
-                                    << (r.fn == Fn::kPow ? std::to_string(r.k) : ""));
+    // ::testing, GoogleTest's: inside namespace abloom a bare testing:: would find abloom::testing
+    // (test_keys.hpp) where a unity batch has declared it before this file.
+    SCOPED_TRACE(::testing::Message() << fn_name(r.fn) << "(" << std::hexfloat << r.x << ")"
+                                      << (r.fn == Fn::kPow ? " k " : "")
+                                      << (r.fn == Fn::kPow ? std::to_string(r.k) : ""));
     const dd::DD got = evaluate(r);
     EXPECT_EQ(got.hi, r.hi) << std::hexfloat << got.hi << " against " << r.hi;
     // hi is equal, so the error is lo's: both are small doubles, the difference exact enough.

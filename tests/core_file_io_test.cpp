@@ -19,7 +19,9 @@
 namespace abloom {
 namespace {
 
-std::unique_ptr<Filter> make(uint64_t bytes, uint64_t key_set) {
+// A filter of exactly `bytes` bytes of bits (k 7, one shard) holding 20,000 hashes of set
+// `key_set`.
+std::unique_ptr<Filter> filled_filter(uint64_t bytes, uint64_t key_set) {
   SizingRequest req;
   req.capacity = 100'000;
   req.bits = bytes * 8;
@@ -49,7 +51,7 @@ bool opens_as(const std::string& path, const Filter& expected) {
 
 TEST(CoreSaveNamedTemporary, SavesAndLeavesNothing) {
   Dir dir;
-  auto a = make(64 << 10, 1), b = make(32 << 10, 2);
+  auto a = filled_filter(64 << 10, 1), b = filled_filter(32 << 10, 2);
   const std::string path = dir.path + "/f.abloom";
   ASSERT_EQ(save_file(*a, path.c_str(), SaveMethod::named_temporary), Errc::ok);
   EXPECT_TRUE(opens_as(path, *a));
@@ -67,7 +69,7 @@ TEST(CoreSaveNamedTemporary, SavesAndLeavesNothing) {
 
 TEST(CoreSaveNamedTemporary, KilledSavesLeaveAtMostOneTemporary) {
   Dir dir;
-  auto a = make(8 << 20, 1), b = make(6 << 20, 2);
+  auto a = filled_filter(8 << 20, 1), b = filled_filter(6 << 20, 2);
   const std::string path = dir.path + "/f.abloom";
   ASSERT_EQ(save_file(*a, path.c_str(), SaveMethod::named_temporary), Errc::ok);
   // The writer (save_loop.cpp) saves B, A, B, ... from these files; it makes `started` first.

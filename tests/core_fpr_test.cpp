@@ -22,7 +22,7 @@ struct Case {
   Layout layout = Layout::distinct;
 };
 
-std::string name(const ::testing::TestParamInfo<Case>& info) {
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   const Case& c = info.param;
   std::string s = c.kind == Kind::blocked ? "Blocked" : "Classic";
   if (c.layout == Layout::split) s += "Split";
@@ -96,7 +96,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{Kind::blocked, 0.1, 1, Layout::split}, Case{Kind::blocked, 0.01, 1, Layout::split},
         Case{Kind::blocked, 0.001, 1, Layout::split}, Case{Kind::blocked, 1e-4, 1, Layout::split},
         Case{Kind::blocked, 0.01, 16, Layout::split}),
-    name);
+    case_name);
 
 }  // namespace
 }  // namespace abloom

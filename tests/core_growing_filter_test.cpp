@@ -11,18 +11,16 @@
 #include <vector>
 
 #include "growing_filter.hpp"
+#include "test_keys.hpp"
 
 namespace abloom {
 namespace {
 
-uint64_t mix(uint64_t z) {
-  z += 0x9E3779B97F4A7C15ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
+using testing::mix;
 
-std::vector<uint64_t> keys(uint64_t first, size_t n) {
+// n key hashes: mix(first), mix(first + 1), ... (mix is a bijection: ranges that do not overlap
+// give disjoint sets).
+std::vector<uint64_t> mixed_keys(uint64_t first, size_t n) {
   std::vector<uint64_t> out(n);
   for (size_t i = 0; i < n; ++i) out[i] = mix(first + i);
   return out;
@@ -49,7 +47,7 @@ TEST(GrowingFilter, OneWriterFillsEachStageToItsCapacity) {
   GrowingFilter f(request(1000, 0.01), 7);
   ASSERT_EQ(f.status(), Errc::ok);
   EXPECT_EQ(f.stages(), 1u);
-  const auto k = keys(0, 100'000);
+  const auto k = mixed_keys(0, 100'000);
   uint64_t present = 0;
   for (uint64_t h : k) present += f.test_and_add_hash(h) ? 1 : 0;
   EXPECT_EQ(f.stages(), 7u);  // 1000 * (2^7 - 1) >= 100,000 > 1000 * (2^6 - 1)
@@ -69,7 +67,7 @@ TEST(GrowingFilter, OneWriterFillsEachStageToItsCapacity) {
 
 TEST(GrowingFilter, BulkAddsFillStagesAndAnswerAsSingleTests) {
   GrowingFilter f(request(1000, 0.01), 7);
-  const auto k = keys(0, 100'000);
+  const auto k = mixed_keys(0, 100'000);
   // In uneven batches, so that runs cross stage boundaries inside a batch.
   uint64_t fresh = 0;
   for (size_t i = 0; i < k.size(); i += 7919) {
@@ -88,7 +86,7 @@ TEST(GrowingFilter, BulkAddsFillStagesAndAnswerAsSingleTests) {
   EXPECT_EQ(f.test_many(k.data(), k.size(), found.data()), k.size());
   for (size_t i = 0; i < k.size(); ++i) ASSERT_EQ(found[i], 1) << i;
   // Foreign keys: bulk answers equal single ones, and the FPR is below the target.
-  const auto other = keys(1ULL << 40, 1'000'000);
+  const auto other = mixed_keys(1ULL << 40, 1'000'000);
   std::vector<uint8_t> got(other.size());
   const uint64_t fps = f.test_many(other.data(), other.size(), got.data());
   uint64_t single = 0;
@@ -119,7 +117,7 @@ TEST(GrowingFilter, BulkAddsFillStagesAndAnswerAsSingleTests) {
 TEST(GrowingFilter, ExclusiveWriterModeReachesNewStages) {
   GrowingFilter f(request(100, 0.01), 3);
   f.set_writer_mode(WriterMode::exclusive);
-  const auto k = keys(5, 10'000);
+  const auto k = mixed_keys(5, 10'000);
   f.add_many(k.data(), k.size());
   ASSERT_GT(f.stages(), 5u);
   for (uint32_t i = 0; i < f.stages(); ++i)
@@ -132,7 +130,7 @@ TEST(GrowingFilter, StopsGrowingAtTheLimitsWithoutLosingKeys) {
   GrowthRequest req = request(1, 0.01);
   req.growth = 1.0000001;
   GrowingFilter f(req, 9);
-  const auto k = keys(0, 5000);
+  const auto k = mixed_keys(0, 5000);
   f.add_many(k.data(), 2000);
   EXPECT_FALSE(f.growth_failed());
   for (size_t i = 2000; i < k.size(); ++i) f.add_hash(k[i]);
@@ -164,7 +162,7 @@ TEST(GrowingFilter, KeysInBulkAsTheirHashes) {
 
 TEST(GrowingFilter, UnionStageByStage) {
   GrowingFilter a(request(1000, 0.01), 5), b(request(1000, 0.01), 5);
-  const auto ka = keys(0, 3'000), kb = keys(1ULL << 36, 60'000);
+  const auto ka = mixed_keys(0, 3'000), kb = mixed_keys(1ULL << 36, 60'000);
   a.add_many(ka.data(), ka.size());
   b.add_many(kb.data(), kb.size());
   ASSERT_LT(a.stages(), b.stages());
@@ -189,7 +187,7 @@ TEST(GrowingFilter, EstimatesFollowTheKeys) {
   GrowingFilter f(request(1000, 0.01), 5);
   EXPECT_EQ(f.estimate_count(), 0.0);
   EXPECT_EQ(f.estimate_fpr(), 0.0);
-  const auto k = keys(0, 100'000);
+  const auto k = mixed_keys(0, 100'000);
   f.add_many(k.data(), k.size());
   EXPECT_NEAR(f.estimate_count(), 100'000.0, 3'000.0);
   EXPECT_GT(f.estimate_fpr(), 0.001);
@@ -204,7 +202,7 @@ TEST(GrowingFilterConcurrency, EightThreadsGrowOneFilter) {
   constexpr size_t kPerThread = 40'000;
   constexpr int kThreads = 8;
   std::vector<std::vector<uint64_t>> parts;
-  for (int t = 0; t < kThreads; ++t) parts.push_back(keys(uint64_t(t) << 32, kPerThread));
+  for (int t = 0; t < kThreads; ++t) parts.push_back(mixed_keys(uint64_t(t) << 32, kPerThread));
   std::atomic<bool> lost{false};
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {

@@ -9,17 +9,13 @@
 
 #include "format.hpp"
 #include "growing_format.hpp"
+#include "test_keys.hpp"
 #include "xxhash.h"
 
 namespace abloom {
 namespace {
 
-uint64_t mix(uint64_t z) {
-  z += 0x9E3779B97F4A7C15ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
+using testing::mix;
 
 std::unique_ptr<GrowingFilter> chain_with(uint32_t stages, uint64_t* added = nullptr) {
   GrowthRequest req;

@@ -15,7 +15,9 @@
 namespace abloom {
 namespace {
 
-Filter make(Kind kind, uint32_t k, uint32_t shard_bits, uint64_t blocks, uint64_t seed = 0) {
+// An empty filter of this explicit shape (for 1000 keys).
+Filter shaped_filter(Kind kind, uint32_t k, uint32_t shard_bits, uint64_t blocks,
+                     uint64_t seed = 0) {
   Shape shape;
   shape.kind = kind;
   shape.k = k;
@@ -68,7 +70,7 @@ TEST(Layout, DegenerateHashesStillGiveKBits) {
 TEST(Layout, BlockedKeyTouchesOneAlignedBlock) {
   testing::SplitMix rng(2);
   for (uint32_t shard_bits : {0u, 3u}) {
-    Filter f = make(Kind::blocked, 7, shard_bits, 37);
+    Filter f = shaped_filter(Kind::blocked, 7, shard_bits, 37);
     for (uint32_t s = 0; s < f.shard_count(); ++s) {
       ASSERT_EQ(reinterpret_cast<uintptr_t>(f.shard_words(s)) % 64, 0u);
     }
@@ -96,7 +98,7 @@ TEST(Layout, BlockedKeyTouchesOneAlignedBlock) {
 }
 
 TEST(Layout, ClassicKeySetsAtMostKBitsAnywhere) {
-  Filter f = make(Kind::classic, 11, 2, 5);
+  Filter f = shaped_filter(Kind::classic, 11, 2, 5);
   testing::SplitMix rng(3);
   uint64_t total = 0;
   for (int i = 0; i < 200; ++i) {
@@ -138,8 +140,8 @@ TEST(Layout, ShardsAndBlocksAreUniform) {
 TEST(Layout, BitPatternIsPinned) {
   // The exact bits of a few keys. If this fails, the layout changed: files written by earlier
   // versions would answer wrongly. Do not update these values; bump the format instead.
-  Filter blocked = make(Kind::blocked, 6, 1, 3, 42);
-  Filter classic = make(Kind::classic, 5, 1, 3, 42);
+  Filter blocked = shaped_filter(Kind::blocked, 6, 1, 3, 42);
+  Filter classic = shaped_filter(Kind::classic, 5, 1, 3, 42);
   for (int i = 0; i < 100; ++i) {
     const std::string key = "key-" + std::to_string(i);
     blocked.add_hash(blocked.hash(key.data(), key.size()));
@@ -170,7 +172,7 @@ TEST(Layout, TestHashMatchesTheMaskDefinition) {
   testing::SplitMix rng(77);
   for (uint32_t k : {1u, 2u, 3u, 6u, 9u, 12u, 16u, 33u, 64u}) {
     for (double fill : {0.3, 0.6, 0.85, 0.97}) {
-      Filter f = make(Kind::blocked, k, 1, 3);
+      Filter f = shaped_filter(Kind::blocked, k, 1, 3);
       // Set a random fraction `fill` of every block's bits through keys, via add_hash.
       const uint64_t target = static_cast<uint64_t>(fill * f.shape().total_bits());
       while (footprint(f).second < target) f.add_hash(rng.next());

@@ -187,15 +187,15 @@ std::vector<ModelBits> model_grid() {
   return grid;
 }
 
-const char* name(Kind kind) { return kind == B ? "B" : "C"; }
-const char* name(Layout layout) { return layout == S ? "S" : "D"; }
+const char* kind_letter(Kind kind) { return kind == B ? "B" : "C"; }
+const char* layout_letter(Layout layout) { return layout == S ? "S" : "D"; }
 
 TEST(ModelBits, FprModelIsTheSameDoubleEverywhere) {
   const std::vector<ModelBits> grid = model_grid();
   if (printing()) {
     for (const ModelBits& m : grid) {
-      std::printf("    {%s, %s, %a, %" PRIu32 ", 0x%016" PRIx64 "},\n", name(m.kind),
-                  name(m.layout), m.c, m.k,
+      std::printf("    {%s, %s, %a, %" PRIu32 ", 0x%016" PRIx64 "},\n", kind_letter(m.kind),
+                  layout_letter(m.layout), m.c, m.k,
                   std::bit_cast<uint64_t>(fpr_model(m.kind, m.layout, m.c, m.k)));
     }
   }
@@ -208,8 +208,8 @@ TEST(ModelBits, FprModelIsTheSameDoubleEverywhere) {
     ASSERT_EQ(grid[i].k, want.k);
     const double got = fpr_model(want.kind, want.layout, want.c, want.k);
     EXPECT_EQ(std::bit_cast<uint64_t>(got), want.bits)
-        << name(want.kind) << name(want.layout) << " c " << want.c << " k " << want.k << ": got "
-        << got << ", want " << std::bit_cast<double>(want.bits);
+        << kind_letter(want.kind) << layout_letter(want.layout) << " c " << want.c << " k "
+        << want.k << ": got " << got << ", want " << std::bit_cast<double>(want.bits);
   }
 }
 
@@ -278,7 +278,7 @@ TEST(ModelBits, PlansAreTheSameEverywhere) {
       ASSERT_EQ(make_plan(req, &p), Errc::ok);
       std::printf("    {%s, %s, %" PRIu64 ", %a, %" PRIu32 ", %" PRIu32 ", %" PRIu64 ", %" PRIu32
                   ", %" PRIu32 ", 0x%016" PRIx64 "},\n",
-                  name(r.kind), name(r.layout), r.capacity, r.fpr, r.shards, r.k,
+                  kind_letter(r.kind), layout_letter(r.layout), r.capacity, r.fpr, r.shards, r.k,
                   p.blocks_per_shard, p.k, p.shard_bits, std::bit_cast<uint64_t>(p.expected_fpr));
     }
   }
@@ -293,8 +293,10 @@ TEST(ModelBits, PlansAreTheSameEverywhere) {
     req.k = want.k_asked;
     Plan p;
     ASSERT_EQ(make_plan(req, &p), Errc::ok);
-    SCOPED_TRACE(testing::Message() << name(want.kind) << name(want.layout) << " capacity "
-                                    << want.capacity << " fpr " << want.fpr);
+    // ::testing, GoogleTest's: inside namespace abloom a bare testing:: would find abloom::testing
+    // (test_keys.hpp) where a unity batch has declared it before this file.
+    SCOPED_TRACE(::testing::Message() << kind_letter(want.kind) << layout_letter(want.layout)
+                                      << " capacity " << want.capacity << " fpr " << want.fpr);
     EXPECT_EQ(p.blocks_per_shard, want.blocks_per_shard);
     EXPECT_EQ(p.k, want.k);
     EXPECT_EQ(p.shard_bits, want.shard_bits);

@@ -349,8 +349,10 @@ TEST(Sizing, SearchFindsWhatFullBisectionFinds) {
     req.fpr = std::pow(10.0, -0.3 - static_cast<double>(next() % 900) / 100);  // 0.5 .. 1e-9
     req.shards = uint32_t{1} << (i % 7);
     if (i % 6 == 5) req.k = 1 + static_cast<uint32_t>(next() % 12);
-    SCOPED_TRACE(testing::Message() << "request " << i << ": capacity " << req.capacity << " fpr "
-                                    << req.fpr << " shards " << req.shards << " k " << req.k);
+    // ::testing, GoogleTest's: inside namespace abloom a bare testing:: would find abloom::testing
+    // (test_keys.hpp) where a unity batch has declared it before this file.
+    SCOPED_TRACE(::testing::Message() << "request " << i << ": capacity " << req.capacity << " fpr "
+                                      << req.fpr << " shards " << req.shards << " k " << req.k);
     Plan plan;
     ASSERT_EQ(make_plan(req, &plan), Errc::ok);
     EXPECT_EQ(plan.blocks_per_shard, reference(req, req.shards));

@@ -231,7 +231,8 @@ void CheckFilter(const GoldenVector &v, const Loaded &l, const abloom_filter *f,
   EXPECT_EQ(found, v.false_positives);
 }
 
-std::string Serialize(const abloom_filter *f) {
+// The serialized bytes of f, as a string: ReadFile's form of the golden files, compared whole.
+std::string SerializeToString(const abloom_filter *f) {
   uint64_t size = 0;
   EXPECT_EQ(abloom_serialized_size(f, &size), ABLOOM_OK);
   std::string out(size, '\0');
@@ -364,7 +365,7 @@ TEST_P(GoldenVectors, RebuildGivesIdenticalBytes) {
   for (const std::string &key : l_.keys) {
     ASSERT_EQ(abloom_add(one.get(), key.data(), key.size()), ABLOOM_OK);
   }
-  const std::string bytes = Serialize(one.get());
+  const std::string bytes = SerializeToString(one.get());
   EXPECT_TRUE(bytes == l_.bytes) << "abloom_serialize of the rebuilt filter: "
                                  << Diff(bytes, l_.bytes);
 
@@ -376,7 +377,7 @@ TEST_P(GoldenVectors, RebuildGivesIdenticalBytes) {
   ASSERT_EQ(abloom_add_many(bulk.get(), arrays.ptrs.data(), arrays.lens.data(), arrays.ptrs.size(),
                             nullptr),
             ABLOOM_OK);
-  const std::string bulk_bytes = Serialize(bulk.get());
+  const std::string bulk_bytes = SerializeToString(bulk.get());
   EXPECT_TRUE(bulk_bytes == l_.bytes)
       << "abloom_add_many then abloom_serialize: " << Diff(bulk_bytes, l_.bytes);
 
@@ -404,7 +405,7 @@ TEST_P(GoldenVectors, ExplicitLayoutGivesIdenticalBody) {
   for (const std::string &key : l_.keys) {
     ASSERT_EQ(abloom_add(f.get(), key.data(), key.size()), ABLOOM_OK);
   }
-  const std::string bytes = Serialize(f.get());
+  const std::string bytes = SerializeToString(f.get());
   ASSERT_EQ(bytes.size(), l_.bytes.size());
   EXPECT_TRUE(bytes.compare(ABLOOM_HEADER_BYTES, std::string::npos, l_.bytes, ABLOOM_HEADER_BYTES,
                             std::string::npos) == 0)
@@ -584,7 +585,7 @@ TEST_F(GrowingVector, RebuildGivesIdenticalBytes) {
   for (const std::string &key : l_.keys) {
     ASSERT_EQ(abloom_add(one.get(), key.data(), key.size()), ABLOOM_OK);
   }
-  const std::string bytes = Serialize(one.get());
+  const std::string bytes = SerializeToString(one.get());
   EXPECT_TRUE(bytes == l_.bytes) << "abloom_serialize of the rebuilt chain differs";
   // One bulk call: stages fill to their capacities exactly, as one key at a time does.
   raw = nullptr;
@@ -594,7 +595,7 @@ TEST_F(GrowingVector, RebuildGivesIdenticalBytes) {
   ASSERT_EQ(abloom_add_many(bulk.get(), arrays.ptrs.data(), arrays.lens.data(), arrays.ptrs.size(),
                             nullptr),
             ABLOOM_OK);
-  EXPECT_TRUE(Serialize(bulk.get()) == l_.bytes) << "abloom_add_many then abloom_serialize";
+  EXPECT_TRUE(SerializeToString(bulk.get()) == l_.bytes) << "abloom_add_many then abloom_serialize";
   std::string saved;
   {
     const test_files::TempDir dir("abloom-vectors");
