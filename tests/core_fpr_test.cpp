@@ -22,14 +22,19 @@ struct Case {
   Layout layout = Layout::distinct;
 };
 
-std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  const Case& c = info.param;
+std::string describe(const Case& c) {
   std::string s = c.kind == Kind::blocked ? "Blocked" : "Classic";
   if (c.layout == Layout::split) s += "Split";
   s += "_p" + std::to_string(static_cast<int>(std::round(-std::log10(c.p))));
   s += "_shards" + std::to_string(c.shards);
   return s;
 }
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) { return describe(info.param); }
+
+// GoogleTest prints a parameter it has no printer for as its raw bytes, Case's padding among
+// them: the test list (and each failure's message) would change from run to run.
+void PrintTo(const Case& c, std::ostream* os) { *os << describe(c); }
 
 class FprAtCapacity : public ::testing::TestWithParam<Case> {};
 
