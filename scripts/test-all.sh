@@ -521,14 +521,17 @@ stage_smoke_python() {
 # (scripts/release/java.sh), not in bindings/java; only stage debian installs the Debian packages
 # into this machine. Caches that several lanes fill (ccache's, zig's, Go's, cargo's, pip's, ~/.m2)
 # are safe for concurrent use. The lanes are ordered by CPU time (the summary gives each stage's),
-# so that they end together; a lane's wait for a prerequisite in another is printed too.
+# so that they end together; a lane's wait for a prerequisite in another is printed too. With
+# empty caches, zig's runtime libraries make platforms and release the longest path, so their lane
+# holds only python besides; platforms-bindings and platforms-musl (zig trees of their own; the
+# macOS engines are platforms', under a lock) end the two lanes that end first.
 # A lane's output is printed stage by stage, whole, as each stage ends (never interleaved).
 SERIAL_STAGES=(setup build bundled)
 LANES=(
-  "ctest exports install format tidy asan-build asan-ctest tsan-build tsan-ctest fuzz"
+  "ctest exports install format tidy asan-build asan-ctest tsan-build tsan-ctest fuzz platforms-bindings"
   "go java spark rust packages debian"
-  "platforms release python platforms-musl platforms-bindings"
-  "cross windows windows-java"
+  "platforms release python"
+  "cross platforms-musl windows windows-java"
 )
 # `test-all.sh quick`: the newcomer's tier (at most 5 minutes on 2 vCPUs).
 QUICK_SERIAL=(setup-base build)
