@@ -220,7 +220,8 @@ public final class AbloomSpark {
    * @throws IOException if the file is missing, or is not a valid filter (checked once, here on
    *     the driver, with its checksum: a corrupt or truncated file fails here, naming the file; a
    *     stale one with an {@link AbloomStaleException})
-   * @throws IllegalArgumentException if another file of the same name was shipped before
+   * @throws IllegalArgumentException if another file of the same name was shipped before, or the
+   *     file holds a growing filter (the functions read fixed filters only)
    */
   public static Column mightContain(SparkSession spark, String path, Column key)
       throws IOException {
@@ -246,8 +247,8 @@ public final class AbloomSpark {
    * @throws IOException if the file is missing, or is not a valid filter (checked once, here on
    *     the driver, with its checksum: a corrupt or truncated file fails here, naming the file; a
    *     stale one with an {@link AbloomStaleException})
-   * @throws IllegalArgumentException if the column is missing or of an unsupported type, or
-   *     another file of the same name was shipped before
+   * @throws IllegalArgumentException if the column is missing or of an unsupported type,
+   *     another file of the same name was shipped before, or the file holds a growing filter
    */
   public static Dataset<Row> whereMightContain(
       SparkSession spark, Dataset<Row> ds, String column, String path) throws IOException {
@@ -287,8 +288,9 @@ public final class AbloomSpark {
    * @throws IOException if the file is missing, or is not a valid filter (checked once, here on
    *     the driver, with its checksum: a corrupt or truncated file fails here, naming the file; a
    *     stale one with an {@link AbloomStaleException})
-   * @throws IllegalArgumentException if another file of the same name was shipped before, or the
-   *     session is not a classic one
+   * @throws IllegalArgumentException if another file of the same name was shipped before, the
+   *     file holds a growing filter (the functions read fixed filters only), or the session is not
+   *     a classic one
    */
   public static void register(SparkSession spark, String name, String path) throws IOException {
     Objects.requireNonNull(name, "name");
@@ -327,7 +329,20 @@ public final class AbloomSpark {
       local = copy;
     }
     try {
-      BloomFilter.open(local, OpenMode.READ_ONLY, true).close(); // opened and verified: done
+      try (BloomFilter f = BloomFilter.open(local, OpenMode.READ_ONLY, true)) {
+        // Opened and verified. The executors' per-row probe maps one fixed filter's bits: a
+        // growing filter's chain (several stages, each probed) is not what it reads.
+        if (f.isGrowing()) {
+          throw new IllegalArgumentException(
+              "abloom: "
+                  + qualified
+                  + " is a growing filter ("
+                  + f.stageCount()
+                  + " stages); Spark's functions read fixed filters only: build it with a"
+                  + " capacity (AbloomSpark.build, io.abloom.BloomFilter.create, or the command's"
+                  + " build --capacity N)");
+        }
+      }
     } catch (AbloomStaleException e) {
       // Kept as its own type, so that a caller can tell it from corruption and seal the file. The
       // executors' O(1) open would read it, but its body cannot be checked, and a writer that is

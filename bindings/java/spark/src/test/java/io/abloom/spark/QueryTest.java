@@ -274,6 +274,29 @@ class QueryTest {
     assertEquals(List.of(RowFactory.create(true, true)), rows);
   }
 
+  /**
+   * A growing filter (a chain of stages, which the executors' per-row probe does not read) is
+   * refused on the driver, naming the file and what to build instead, before the function exists.
+   */
+  @Test
+  void aGrowingFilterIsRefusedOnTheDriver() throws IOException {
+    Path file = dir.resolve("growing.abloom");
+    try (BloomFilter g = BloomFilter.growing(0.01)) {
+      for (long i = 0; i < 5000; i++) {
+        g.put(i);
+      }
+      g.save(file);
+    }
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> AbloomSpark.register(SPARK, "in_growing", file.toString()));
+    assertTrue(e.getMessage().contains(file.getFileName().toString()), e.getMessage());
+    assertTrue(e.getMessage().contains("is a growing filter"), e.getMessage());
+    assertTrue(e.getMessage().contains("--capacity"), e.getMessage());
+    assertFalse(SPARK.catalog().functionExists("in_growing"));
+  }
+
   @Test
   void twoFilesOfOneNameAreRefused() throws IOException {
     Path other = Files.createDirectories(dir.resolve("other"));
