@@ -89,6 +89,7 @@ ABLOOM_OUT(size_t, uint64, size_t *written)
 %ignore abloom_memory;
 %ignore abloom_memory_init;
 %ignore abloom_get_memory;
+%ignore abloom_get_stage_memory;
 %ignore abloom_get_writable_shards;
 
 #define ABLOOM_API

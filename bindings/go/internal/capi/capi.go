@@ -109,168 +109,167 @@ typedef _goslice_ swig_type_79;
 typedef _gostring_ swig_type_80;
 typedef long long swig_type_81;
 typedef long long swig_type_82;
-extern void _wrap_Swig_free_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_4cc12a1120d1669e(swig_intgo arg1);
-extern swig_intgo _wrap_ABLOOM_VERSION_NUMBER_capi_4cc12a1120d1669e(void);
-extern swig_intgo _wrap_ABLOOM_ERR_NULL_capi_4cc12a1120d1669e(void);
-extern swig_intgo _wrap_ABLOOM_ERR_INVALID_capi_4cc12a1120d1669e(void);
-extern swig_intgo _wrap_ABLOOM_ERR_RANGE_capi_4cc12a1120d1669e(void);
-extern swig_intgo _wrap_ABLOOM_ERR_NOMEM_capi_4cc12a1120d1669e(void);
-extern swig_intgo _wrap_ABLOOM_ERR_MISMATCH_capi_4cc12a1120d1669e(void);
-extern swig_intgo _wrap_ABLOOM_ERR_INTERNAL_capi_4cc12a1120d1669e(void);
-extern swig_intgo _wrap_ABLOOM_ERR_READONLY_capi_4cc12a1120d1669e(void);
-extern swig_intgo _wrap_ABLOOM_ERR_BAD_MAGIC_capi_4cc12a1120d1669e(void);
-extern swig_intgo _wrap_ABLOOM_ERR_VERSION_capi_4cc12a1120d1669e(void);
-extern swig_intgo _wrap_ABLOOM_ERR_UNSUPPORTED_capi_4cc12a1120d1669e(void);
-extern swig_intgo _wrap_ABLOOM_ERR_TRUNCATED_capi_4cc12a1120d1669e(void);
-extern swig_intgo _wrap_ABLOOM_ERR_CORRUPT_capi_4cc12a1120d1669e(void);
-extern swig_intgo _wrap_ABLOOM_ERR_CHECKSUM_capi_4cc12a1120d1669e(void);
-extern swig_intgo _wrap_ABLOOM_ERR_ALIGNMENT_capi_4cc12a1120d1669e(void);
-extern swig_intgo _wrap_ABLOOM_ERR_IO_capi_4cc12a1120d1669e(void);
-extern swig_intgo _wrap_ABLOOM_ERR_TOO_SMALL_capi_4cc12a1120d1669e(void);
-extern swig_intgo _wrap_ABLOOM_ERR_STALE_capi_4cc12a1120d1669e(void);
-extern swig_intgo _wrap_abloom_version_number_capi_4cc12a1120d1669e(void);
-extern swig_intgo _wrap_abloom_isa_supported_capi_4cc12a1120d1669e(void);
-extern swig_intgo _wrap_abloom_isa_active_capi_4cc12a1120d1669e(void);
-extern swig_intgo _wrap_abloom_isa_force_capi_4cc12a1120d1669e(swig_intgo arg1);
-extern swig_intgo _wrap_ABLOOM_KIND_BLOCKED_capi_4cc12a1120d1669e(void);
-extern swig_intgo _wrap_ABLOOM_KIND_CLASSIC_capi_4cc12a1120d1669e(void);
-extern void _wrap_abloom_options_struct_size_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_1 arg2);
-extern swig_type_2 _wrap_abloom_options_struct_size_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_options_capacity_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_3 arg2);
-extern swig_type_4 _wrap_abloom_options_capacity_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_options_fpr_set_capi_4cc12a1120d1669e(uintptr_t arg1, double arg2);
-extern double _wrap_abloom_options_fpr_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_options_kind_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_options_kind_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_options_shards_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_options_shards_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_options_seed_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_5 arg2);
-extern swig_type_6 _wrap_abloom_options_seed_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_options_bits_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_7 arg2);
-extern swig_type_8 _wrap_abloom_options_bits_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_options_k_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_options_k_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_options_threads_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_options_threads_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_options_layout_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_options_layout_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_options_growth_set_capi_4cc12a1120d1669e(uintptr_t arg1, double arg2);
-extern double _wrap_abloom_options_growth_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern uintptr_t _wrap_new_abloom_options_capi_4cc12a1120d1669e(void);
-extern void _wrap_delete_abloom_options_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_options_init_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_plan_struct_size_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_9 arg2);
-extern swig_type_10 _wrap_abloom_plan_struct_size_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_plan_kind_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_plan_kind_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_plan_k_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_plan_k_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_plan_shards_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_plan_shards_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_plan_layout_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_plan_layout_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_plan_blocks_per_shard_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_11 arg2);
-extern swig_type_12 _wrap_abloom_plan_blocks_per_shard_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_plan_bits_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_13 arg2);
-extern swig_type_14 _wrap_abloom_plan_bits_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_plan_bytes_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_15 arg2);
-extern swig_type_16 _wrap_abloom_plan_bytes_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_plan_bits_per_key_set_capi_4cc12a1120d1669e(uintptr_t arg1, double arg2);
-extern double _wrap_abloom_plan_bits_per_key_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_plan_expected_fpr_set_capi_4cc12a1120d1669e(uintptr_t arg1, double arg2);
-extern double _wrap_abloom_plan_expected_fpr_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern uintptr_t _wrap_new_abloom_plan_capi_4cc12a1120d1669e(void);
-extern void _wrap_delete_abloom_plan_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_plan_init_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_plan_compute_capi_4cc12a1120d1669e(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_abloom_growth_footprint_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_17 arg2, swig_type_18 arg3, swig_type_19 arg4, swig_type_20 arg5);
-extern swig_intgo _wrap_abloom_model_fpr_capi_4cc12a1120d1669e(swig_intgo arg1, double arg2, swig_intgo arg3, swig_type_21 arg4);
-extern swig_intgo _wrap_abloom_layout_model_fpr_capi_4cc12a1120d1669e(swig_intgo arg1, swig_intgo arg2, double arg3, swig_intgo arg4, swig_type_22 arg5);
-extern swig_intgo _wrap_abloom_create_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_23 arg2);
-extern swig_intgo _wrap_abloom_new_capi_4cc12a1120d1669e(swig_type_24 arg1, double arg2, swig_type_25 arg3);
-extern void _wrap_abloom_free_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_clone_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_26 arg2);
-extern swig_intgo _wrap_abloom_set_writer_mode_capi_4cc12a1120d1669e(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_writer_mode_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_set_threads_capi_4cc12a1120d1669e(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_threads_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_add_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_27 arg2);
-extern swig_intgo _wrap_abloom_test_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_28 arg2);
-extern swig_intgo _wrap_abloom_test_and_add_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_29 arg2);
-extern swig_intgo _wrap_abloom_hash_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3);
-extern swig_intgo _wrap_abloom_add_hash_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_32 arg2);
-extern swig_intgo _wrap_abloom_test_hash_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_33 arg2);
-extern swig_intgo _wrap_abloom_test_and_add_hash_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_34 arg2);
-extern swig_intgo _wrap_abloom_test_and_add_many_capi_4cc12a1120d1669e(uintptr_t arg1, swig_voidp arg2, swig_voidp arg3, swig_type_35 arg4, swig_type_36 arg5, swig_type_37 arg6);
-extern swig_intgo _wrap_abloom_add_packed_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_38 arg2, swig_type_39 arg3, swig_type_40 arg4, swig_type_41 arg5);
-extern swig_intgo _wrap_abloom_test_packed_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_42 arg2, swig_type_43 arg3, swig_type_44 arg4, swig_type_45 arg5, swig_type_46 arg6);
-extern swig_intgo _wrap_abloom_add_hashes_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_47 arg2, swig_type_48 arg3, swig_type_49 arg4);
-extern swig_intgo _wrap_abloom_test_hashes_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_50 arg2, swig_type_51 arg3, swig_type_52 arg4, swig_type_53 arg5);
-extern swig_intgo _wrap_abloom_union_capi_4cc12a1120d1669e(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_abloom_intersect_capi_4cc12a1120d1669e(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_abloom_clear_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_equal_capi_4cc12a1120d1669e(uintptr_t arg1, uintptr_t arg2);
-extern void _wrap_abloom_info_struct_size_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_54 arg2);
-extern swig_type_55 _wrap_abloom_info_struct_size_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_info_kind_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_info_kind_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_info_k_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_info_k_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_info_shards_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_info_shards_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_info_layout_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_info_layout_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_info_blocks_per_shard_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_56 arg2);
-extern swig_type_57 _wrap_abloom_info_blocks_per_shard_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_info_bits_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_58 arg2);
-extern swig_type_59 _wrap_abloom_info_bits_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_info_bytes_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_60 arg2);
-extern swig_type_61 _wrap_abloom_info_bytes_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_info_capacity_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_62 arg2);
-extern swig_type_63 _wrap_abloom_info_capacity_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_info_seed_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_64 arg2);
-extern swig_type_65 _wrap_abloom_info_seed_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_info_target_fpr_set_capi_4cc12a1120d1669e(uintptr_t arg1, double arg2);
-extern double _wrap_abloom_info_target_fpr_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_info_expected_fpr_set_capi_4cc12a1120d1669e(uintptr_t arg1, double arg2);
-extern double _wrap_abloom_info_expected_fpr_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_info_storage_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_info_storage_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_info_read_only_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_info_read_only_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_info_stale_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_info_stale_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_info_stages_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_info_stages_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_info_growth_failed_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_info_growth_failed_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_info_growth_set_capi_4cc12a1120d1669e(uintptr_t arg1, double arg2);
-extern double _wrap_abloom_info_growth_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern void _wrap_abloom_info_keys_set_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_66 arg2);
-extern swig_type_67 _wrap_abloom_info_keys_get_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern uintptr_t _wrap_new_abloom_info_capi_4cc12a1120d1669e(void);
-extern void _wrap_delete_abloom_info_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern swig_intgo _wrap_ABLOOM_STORAGE_OWNED_capi_4cc12a1120d1669e(void);
-extern swig_intgo _wrap_ABLOOM_STORAGE_VIEW_capi_4cc12a1120d1669e(void);
-extern swig_intgo _wrap_ABLOOM_STORAGE_MAPPED_capi_4cc12a1120d1669e(void);
-extern swig_intgo _wrap_abloom_info_init_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_get_info_capi_4cc12a1120d1669e(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_abloom_get_stage_info_capi_4cc12a1120d1669e(uintptr_t arg1, swig_intgo arg2, uintptr_t arg3);
-extern swig_intgo _wrap_abloom_estimate_count_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_68 arg2);
-extern swig_intgo _wrap_abloom_estimate_fpr_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_69 arg2);
-extern swig_intgo _wrap_abloom_get_stage_memory_capi_4cc12a1120d1669e(uintptr_t arg1, swig_intgo arg2, uintptr_t arg3);
-extern swig_intgo _wrap_abloom_serialized_size_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_70 arg2);
-extern swig_intgo _wrap_abloom_serialize_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_71 arg2, swig_type_72 arg3);
-extern swig_intgo _wrap_abloom_deserialize_capi_4cc12a1120d1669e(swig_type_73 arg1, swig_type_74 arg2);
-extern swig_intgo _wrap_abloom_view_capi_4cc12a1120d1669e(swig_type_75 arg1, swig_intgo arg2, swig_type_76 arg3);
-extern swig_intgo _wrap_abloom_save_capi_4cc12a1120d1669e(uintptr_t arg1, swig_type_77 arg2);
-extern swig_intgo _wrap_abloom_open_capi_4cc12a1120d1669e(swig_type_78 arg1, swig_intgo arg2, swig_type_79 arg3);
-extern swig_intgo _wrap_abloom_sync_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_sync_last_capi_4cc12a1120d1669e(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_seal_capi_4cc12a1120d1669e(swig_type_80 arg1);
-extern swig_type_81 _wrap_SIZEOF_INFO_capi_4cc12a1120d1669e(void);
-extern swig_type_82 _wrap_SIZEOF_PLAN_capi_4cc12a1120d1669e(void);
+extern void _wrap_Swig_free_capi_d890433903fe4e8d(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_d890433903fe4e8d(swig_intgo arg1);
+extern swig_intgo _wrap_ABLOOM_VERSION_NUMBER_capi_d890433903fe4e8d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_NULL_capi_d890433903fe4e8d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_INVALID_capi_d890433903fe4e8d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_RANGE_capi_d890433903fe4e8d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_NOMEM_capi_d890433903fe4e8d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_MISMATCH_capi_d890433903fe4e8d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_INTERNAL_capi_d890433903fe4e8d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_READONLY_capi_d890433903fe4e8d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_BAD_MAGIC_capi_d890433903fe4e8d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_VERSION_capi_d890433903fe4e8d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_UNSUPPORTED_capi_d890433903fe4e8d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_TRUNCATED_capi_d890433903fe4e8d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_CORRUPT_capi_d890433903fe4e8d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_CHECKSUM_capi_d890433903fe4e8d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_ALIGNMENT_capi_d890433903fe4e8d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_IO_capi_d890433903fe4e8d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_TOO_SMALL_capi_d890433903fe4e8d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_STALE_capi_d890433903fe4e8d(void);
+extern swig_intgo _wrap_abloom_version_number_capi_d890433903fe4e8d(void);
+extern swig_intgo _wrap_abloom_isa_supported_capi_d890433903fe4e8d(void);
+extern swig_intgo _wrap_abloom_isa_active_capi_d890433903fe4e8d(void);
+extern swig_intgo _wrap_abloom_isa_force_capi_d890433903fe4e8d(swig_intgo arg1);
+extern swig_intgo _wrap_ABLOOM_KIND_BLOCKED_capi_d890433903fe4e8d(void);
+extern swig_intgo _wrap_ABLOOM_KIND_CLASSIC_capi_d890433903fe4e8d(void);
+extern void _wrap_abloom_options_struct_size_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_1 arg2);
+extern swig_type_2 _wrap_abloom_options_struct_size_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_options_capacity_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_3 arg2);
+extern swig_type_4 _wrap_abloom_options_capacity_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_options_fpr_set_capi_d890433903fe4e8d(uintptr_t arg1, double arg2);
+extern double _wrap_abloom_options_fpr_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_options_kind_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_options_kind_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_options_shards_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_options_shards_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_options_seed_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_5 arg2);
+extern swig_type_6 _wrap_abloom_options_seed_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_options_bits_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_7 arg2);
+extern swig_type_8 _wrap_abloom_options_bits_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_options_k_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_options_k_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_options_threads_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_options_threads_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_options_layout_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_options_layout_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_options_growth_set_capi_d890433903fe4e8d(uintptr_t arg1, double arg2);
+extern double _wrap_abloom_options_growth_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern uintptr_t _wrap_new_abloom_options_capi_d890433903fe4e8d(void);
+extern void _wrap_delete_abloom_options_capi_d890433903fe4e8d(uintptr_t arg1);
+extern swig_intgo _wrap_abloom_options_init_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_plan_struct_size_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_9 arg2);
+extern swig_type_10 _wrap_abloom_plan_struct_size_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_plan_kind_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_plan_kind_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_plan_k_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_plan_k_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_plan_shards_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_plan_shards_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_plan_layout_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_plan_layout_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_plan_blocks_per_shard_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_11 arg2);
+extern swig_type_12 _wrap_abloom_plan_blocks_per_shard_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_plan_bits_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_13 arg2);
+extern swig_type_14 _wrap_abloom_plan_bits_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_plan_bytes_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_15 arg2);
+extern swig_type_16 _wrap_abloom_plan_bytes_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_plan_bits_per_key_set_capi_d890433903fe4e8d(uintptr_t arg1, double arg2);
+extern double _wrap_abloom_plan_bits_per_key_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_plan_expected_fpr_set_capi_d890433903fe4e8d(uintptr_t arg1, double arg2);
+extern double _wrap_abloom_plan_expected_fpr_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern uintptr_t _wrap_new_abloom_plan_capi_d890433903fe4e8d(void);
+extern void _wrap_delete_abloom_plan_capi_d890433903fe4e8d(uintptr_t arg1);
+extern swig_intgo _wrap_abloom_plan_init_capi_d890433903fe4e8d(uintptr_t arg1);
+extern swig_intgo _wrap_abloom_plan_compute_capi_d890433903fe4e8d(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_abloom_growth_footprint_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_17 arg2, swig_type_18 arg3, swig_type_19 arg4, swig_type_20 arg5);
+extern swig_intgo _wrap_abloom_model_fpr_capi_d890433903fe4e8d(swig_intgo arg1, double arg2, swig_intgo arg3, swig_type_21 arg4);
+extern swig_intgo _wrap_abloom_layout_model_fpr_capi_d890433903fe4e8d(swig_intgo arg1, swig_intgo arg2, double arg3, swig_intgo arg4, swig_type_22 arg5);
+extern swig_intgo _wrap_abloom_create_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_23 arg2);
+extern swig_intgo _wrap_abloom_new_capi_d890433903fe4e8d(swig_type_24 arg1, double arg2, swig_type_25 arg3);
+extern void _wrap_abloom_free_capi_d890433903fe4e8d(uintptr_t arg1);
+extern swig_intgo _wrap_abloom_clone_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_26 arg2);
+extern swig_intgo _wrap_abloom_set_writer_mode_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_writer_mode_capi_d890433903fe4e8d(uintptr_t arg1);
+extern swig_intgo _wrap_abloom_set_threads_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_threads_capi_d890433903fe4e8d(uintptr_t arg1);
+extern swig_intgo _wrap_abloom_add_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_27 arg2);
+extern swig_intgo _wrap_abloom_test_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_28 arg2);
+extern swig_intgo _wrap_abloom_test_and_add_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_29 arg2);
+extern swig_intgo _wrap_abloom_hash_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3);
+extern swig_intgo _wrap_abloom_add_hash_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_32 arg2);
+extern swig_intgo _wrap_abloom_test_hash_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_33 arg2);
+extern swig_intgo _wrap_abloom_test_and_add_hash_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_34 arg2);
+extern swig_intgo _wrap_abloom_test_and_add_many_capi_d890433903fe4e8d(uintptr_t arg1, swig_voidp arg2, swig_voidp arg3, swig_type_35 arg4, swig_type_36 arg5, swig_type_37 arg6);
+extern swig_intgo _wrap_abloom_add_packed_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_38 arg2, swig_type_39 arg3, swig_type_40 arg4, swig_type_41 arg5);
+extern swig_intgo _wrap_abloom_test_packed_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_42 arg2, swig_type_43 arg3, swig_type_44 arg4, swig_type_45 arg5, swig_type_46 arg6);
+extern swig_intgo _wrap_abloom_add_hashes_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_47 arg2, swig_type_48 arg3, swig_type_49 arg4);
+extern swig_intgo _wrap_abloom_test_hashes_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_50 arg2, swig_type_51 arg3, swig_type_52 arg4, swig_type_53 arg5);
+extern swig_intgo _wrap_abloom_union_capi_d890433903fe4e8d(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_abloom_intersect_capi_d890433903fe4e8d(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_abloom_clear_capi_d890433903fe4e8d(uintptr_t arg1);
+extern swig_intgo _wrap_abloom_equal_capi_d890433903fe4e8d(uintptr_t arg1, uintptr_t arg2);
+extern void _wrap_abloom_info_struct_size_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_54 arg2);
+extern swig_type_55 _wrap_abloom_info_struct_size_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_info_kind_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_info_kind_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_info_k_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_info_k_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_info_shards_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_info_shards_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_info_layout_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_info_layout_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_info_blocks_per_shard_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_56 arg2);
+extern swig_type_57 _wrap_abloom_info_blocks_per_shard_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_info_bits_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_58 arg2);
+extern swig_type_59 _wrap_abloom_info_bits_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_info_bytes_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_60 arg2);
+extern swig_type_61 _wrap_abloom_info_bytes_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_info_capacity_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_62 arg2);
+extern swig_type_63 _wrap_abloom_info_capacity_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_info_seed_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_64 arg2);
+extern swig_type_65 _wrap_abloom_info_seed_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_info_target_fpr_set_capi_d890433903fe4e8d(uintptr_t arg1, double arg2);
+extern double _wrap_abloom_info_target_fpr_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_info_expected_fpr_set_capi_d890433903fe4e8d(uintptr_t arg1, double arg2);
+extern double _wrap_abloom_info_expected_fpr_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_info_storage_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_info_storage_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_info_read_only_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_info_read_only_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_info_stale_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_info_stale_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_info_stages_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_info_stages_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_info_growth_failed_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_info_growth_failed_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_info_growth_set_capi_d890433903fe4e8d(uintptr_t arg1, double arg2);
+extern double _wrap_abloom_info_growth_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_info_keys_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_66 arg2);
+extern swig_type_67 _wrap_abloom_info_keys_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern uintptr_t _wrap_new_abloom_info_capi_d890433903fe4e8d(void);
+extern void _wrap_delete_abloom_info_capi_d890433903fe4e8d(uintptr_t arg1);
+extern swig_intgo _wrap_ABLOOM_STORAGE_OWNED_capi_d890433903fe4e8d(void);
+extern swig_intgo _wrap_ABLOOM_STORAGE_VIEW_capi_d890433903fe4e8d(void);
+extern swig_intgo _wrap_ABLOOM_STORAGE_MAPPED_capi_d890433903fe4e8d(void);
+extern swig_intgo _wrap_abloom_info_init_capi_d890433903fe4e8d(uintptr_t arg1);
+extern swig_intgo _wrap_abloom_get_info_capi_d890433903fe4e8d(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_abloom_get_stage_info_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2, uintptr_t arg3);
+extern swig_intgo _wrap_abloom_estimate_count_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_68 arg2);
+extern swig_intgo _wrap_abloom_estimate_fpr_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_69 arg2);
+extern swig_intgo _wrap_abloom_serialized_size_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_70 arg2);
+extern swig_intgo _wrap_abloom_serialize_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_71 arg2, swig_type_72 arg3);
+extern swig_intgo _wrap_abloom_deserialize_capi_d890433903fe4e8d(swig_type_73 arg1, swig_type_74 arg2);
+extern swig_intgo _wrap_abloom_view_capi_d890433903fe4e8d(swig_type_75 arg1, swig_intgo arg2, swig_type_76 arg3);
+extern swig_intgo _wrap_abloom_save_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_77 arg2);
+extern swig_intgo _wrap_abloom_open_capi_d890433903fe4e8d(swig_type_78 arg1, swig_intgo arg2, swig_type_79 arg3);
+extern swig_intgo _wrap_abloom_sync_capi_d890433903fe4e8d(uintptr_t arg1);
+extern swig_intgo _wrap_abloom_sync_last_capi_d890433903fe4e8d(uintptr_t arg1);
+extern swig_intgo _wrap_abloom_seal_capi_d890433903fe4e8d(swig_type_80 arg1);
+extern swig_type_81 _wrap_SIZEOF_INFO_capi_d890433903fe4e8d(void);
+extern swig_type_82 _wrap_SIZEOF_PLAN_capi_d890433903fe4e8d(void);
 #undef intgo
 */
 import "C"
@@ -296,8 +295,8 @@ func getSwigcptr(v interface{ Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__capi_4cc12a1120d1669e
-func cgo_panic__capi_4cc12a1120d1669e(p *byte) {
+//export cgo_panic__capi_d890433903fe4e8d
+func cgo_panic__capi_d890433903fe4e8d(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -309,13 +308,13 @@ func cgo_panic__capi_4cc12a1120d1669e(p *byte) {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_4cc12a1120d1669e(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_d890433903fe4e8d(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -325,7 +324,7 @@ const ABLOOM_VERSION_PATCH int = 0
 
 func _swig_getABLOOM_VERSION_NUMBER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_VERSION_NUMBER_capi_4cc12a1120d1669e())
+	swig_r = (int)(C._wrap_ABLOOM_VERSION_NUMBER_capi_d890433903fe4e8d())
 	return swig_r
 }
 
@@ -336,7 +335,7 @@ const ABLOOM_OK int = 0
 
 func _swig_getABLOOM_ERR_NULL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_NULL_capi_4cc12a1120d1669e())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_NULL_capi_d890433903fe4e8d())
 	return swig_r
 }
 
@@ -344,7 +343,7 @@ var ABLOOM_ERR_NULL int = _swig_getABLOOM_ERR_NULL()
 
 func _swig_getABLOOM_ERR_INVALID() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_INVALID_capi_4cc12a1120d1669e())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_INVALID_capi_d890433903fe4e8d())
 	return swig_r
 }
 
@@ -352,7 +351,7 @@ var ABLOOM_ERR_INVALID int = _swig_getABLOOM_ERR_INVALID()
 
 func _swig_getABLOOM_ERR_RANGE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_RANGE_capi_4cc12a1120d1669e())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_RANGE_capi_d890433903fe4e8d())
 	return swig_r
 }
 
@@ -360,7 +359,7 @@ var ABLOOM_ERR_RANGE int = _swig_getABLOOM_ERR_RANGE()
 
 func _swig_getABLOOM_ERR_NOMEM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_NOMEM_capi_4cc12a1120d1669e())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_NOMEM_capi_d890433903fe4e8d())
 	return swig_r
 }
 
@@ -368,7 +367,7 @@ var ABLOOM_ERR_NOMEM int = _swig_getABLOOM_ERR_NOMEM()
 
 func _swig_getABLOOM_ERR_MISMATCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_MISMATCH_capi_4cc12a1120d1669e())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_MISMATCH_capi_d890433903fe4e8d())
 	return swig_r
 }
 
@@ -376,7 +375,7 @@ var ABLOOM_ERR_MISMATCH int = _swig_getABLOOM_ERR_MISMATCH()
 
 func _swig_getABLOOM_ERR_INTERNAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_INTERNAL_capi_4cc12a1120d1669e())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_INTERNAL_capi_d890433903fe4e8d())
 	return swig_r
 }
 
@@ -384,7 +383,7 @@ var ABLOOM_ERR_INTERNAL int = _swig_getABLOOM_ERR_INTERNAL()
 
 func _swig_getABLOOM_ERR_READONLY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_READONLY_capi_4cc12a1120d1669e())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_READONLY_capi_d890433903fe4e8d())
 	return swig_r
 }
 
@@ -392,7 +391,7 @@ var ABLOOM_ERR_READONLY int = _swig_getABLOOM_ERR_READONLY()
 
 func _swig_getABLOOM_ERR_BAD_MAGIC() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_BAD_MAGIC_capi_4cc12a1120d1669e())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_BAD_MAGIC_capi_d890433903fe4e8d())
 	return swig_r
 }
 
@@ -400,7 +399,7 @@ var ABLOOM_ERR_BAD_MAGIC int = _swig_getABLOOM_ERR_BAD_MAGIC()
 
 func _swig_getABLOOM_ERR_VERSION() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_VERSION_capi_4cc12a1120d1669e())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_VERSION_capi_d890433903fe4e8d())
 	return swig_r
 }
 
@@ -408,7 +407,7 @@ var ABLOOM_ERR_VERSION int = _swig_getABLOOM_ERR_VERSION()
 
 func _swig_getABLOOM_ERR_UNSUPPORTED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_UNSUPPORTED_capi_4cc12a1120d1669e())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_UNSUPPORTED_capi_d890433903fe4e8d())
 	return swig_r
 }
 
@@ -416,7 +415,7 @@ var ABLOOM_ERR_UNSUPPORTED int = _swig_getABLOOM_ERR_UNSUPPORTED()
 
 func _swig_getABLOOM_ERR_TRUNCATED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_TRUNCATED_capi_4cc12a1120d1669e())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_TRUNCATED_capi_d890433903fe4e8d())
 	return swig_r
 }
 
@@ -424,7 +423,7 @@ var ABLOOM_ERR_TRUNCATED int = _swig_getABLOOM_ERR_TRUNCATED()
 
 func _swig_getABLOOM_ERR_CORRUPT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_CORRUPT_capi_4cc12a1120d1669e())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_CORRUPT_capi_d890433903fe4e8d())
 	return swig_r
 }
 
@@ -432,7 +431,7 @@ var ABLOOM_ERR_CORRUPT int = _swig_getABLOOM_ERR_CORRUPT()
 
 func _swig_getABLOOM_ERR_CHECKSUM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_CHECKSUM_capi_4cc12a1120d1669e())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_CHECKSUM_capi_d890433903fe4e8d())
 	return swig_r
 }
 
@@ -440,7 +439,7 @@ var ABLOOM_ERR_CHECKSUM int = _swig_getABLOOM_ERR_CHECKSUM()
 
 func _swig_getABLOOM_ERR_ALIGNMENT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_ALIGNMENT_capi_4cc12a1120d1669e())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_ALIGNMENT_capi_d890433903fe4e8d())
 	return swig_r
 }
 
@@ -448,7 +447,7 @@ var ABLOOM_ERR_ALIGNMENT int = _swig_getABLOOM_ERR_ALIGNMENT()
 
 func _swig_getABLOOM_ERR_IO() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_IO_capi_4cc12a1120d1669e())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_IO_capi_d890433903fe4e8d())
 	return swig_r
 }
 
@@ -456,7 +455,7 @@ var ABLOOM_ERR_IO int = _swig_getABLOOM_ERR_IO()
 
 func _swig_getABLOOM_ERR_TOO_SMALL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_TOO_SMALL_capi_4cc12a1120d1669e())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_TOO_SMALL_capi_d890433903fe4e8d())
 	return swig_r
 }
 
@@ -464,7 +463,7 @@ var ABLOOM_ERR_TOO_SMALL int = _swig_getABLOOM_ERR_TOO_SMALL()
 
 func _swig_getABLOOM_ERR_STALE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_STALE_capi_4cc12a1120d1669e())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_STALE_capi_d890433903fe4e8d())
 	return swig_r
 }
 
@@ -472,7 +471,7 @@ var ABLOOM_ERR_STALE int = _swig_getABLOOM_ERR_STALE()
 
 func Abloom_version_number() (_swig_ret uint) {
 	var swig_r uint
-	swig_r = (uint)(C._wrap_abloom_version_number_capi_4cc12a1120d1669e())
+	swig_r = (uint)(C._wrap_abloom_version_number_capi_d890433903fe4e8d())
 	return swig_r
 }
 
@@ -483,20 +482,20 @@ const ABLOOM_ISA_NEON uint = 3
 
 func Abloom_isa_supported() (_swig_ret uint) {
 	var swig_r uint
-	swig_r = (uint)(C._wrap_abloom_isa_supported_capi_4cc12a1120d1669e())
+	swig_r = (uint)(C._wrap_abloom_isa_supported_capi_d890433903fe4e8d())
 	return swig_r
 }
 
 func Abloom_isa_active() (_swig_ret uint) {
 	var swig_r uint
-	swig_r = (uint)(C._wrap_abloom_isa_active_capi_4cc12a1120d1669e())
+	swig_r = (uint)(C._wrap_abloom_isa_active_capi_d890433903fe4e8d())
 	return swig_r
 }
 
 func Abloom_isa_force(arg1 uint) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_abloom_isa_force_capi_4cc12a1120d1669e(C.swig_intgo(_swig_i_0)))
+	swig_r = (int)(C._wrap_abloom_isa_force_capi_d890433903fe4e8d(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -508,7 +507,7 @@ type Enum_SS_abloom_kind int
 
 func _swig_getABLOOM_KIND_BLOCKED() (_swig_ret Enum_SS_abloom_kind) {
 	var swig_r Enum_SS_abloom_kind
-	swig_r = (Enum_SS_abloom_kind)(C._wrap_ABLOOM_KIND_BLOCKED_capi_4cc12a1120d1669e())
+	swig_r = (Enum_SS_abloom_kind)(C._wrap_ABLOOM_KIND_BLOCKED_capi_d890433903fe4e8d())
 	return swig_r
 }
 
@@ -516,7 +515,7 @@ var ABLOOM_KIND_BLOCKED Enum_SS_abloom_kind = _swig_getABLOOM_KIND_BLOCKED()
 
 func _swig_getABLOOM_KIND_CLASSIC() (_swig_ret Enum_SS_abloom_kind) {
 	var swig_r Enum_SS_abloom_kind
-	swig_r = (Enum_SS_abloom_kind)(C._wrap_ABLOOM_KIND_CLASSIC_capi_4cc12a1120d1669e())
+	swig_r = (Enum_SS_abloom_kind)(C._wrap_ABLOOM_KIND_CLASSIC_capi_d890433903fe4e8d())
 	return swig_r
 }
 
@@ -539,155 +538,155 @@ func (p SwigcptrAbloom_options) SwigIsAbloom_options() {
 func (arg1 SwigcptrAbloom_options) SetStruct_size(arg2 int64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_options_struct_size_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_1(_swig_i_1))
+	C._wrap_abloom_options_struct_size_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_1(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_options) GetStruct_size() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_abloom_options_struct_size_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_abloom_options_struct_size_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_options) SetCapacity(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_options_capacity_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_3(_swig_i_1))
+	C._wrap_abloom_options_capacity_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_3(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_options) GetCapacity() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_abloom_options_capacity_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_abloom_options_capacity_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_options) SetFpr(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_options_fpr_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_abloom_options_fpr_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_options) GetFpr() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_abloom_options_fpr_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_abloom_options_fpr_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_options) SetKind(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_options_kind_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_options_kind_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_options) GetKind() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_options_kind_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_options_kind_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_options) SetShards(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_options_shards_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_options_shards_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_options) GetShards() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_options_shards_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_options_shards_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_options) SetSeed(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_options_seed_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_5(_swig_i_1))
+	C._wrap_abloom_options_seed_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_5(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_options) GetSeed() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_abloom_options_seed_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_abloom_options_seed_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_options) SetBits(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_options_bits_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_7(_swig_i_1))
+	C._wrap_abloom_options_bits_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_7(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_options) GetBits() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_abloom_options_bits_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_abloom_options_bits_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_options) SetK(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_options_k_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_options_k_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_options) GetK() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_options_k_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_options_k_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_options) SetThreads(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_options_threads_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_options_threads_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_options) GetThreads() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_options_threads_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_options_threads_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_options) SetLayout(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_options_layout_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_options_layout_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_options) GetLayout() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_options_layout_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_options_layout_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_options) SetGrowth(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_options_growth_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_abloom_options_growth_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_options) GetGrowth() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_abloom_options_growth_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_abloom_options_growth_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewAbloom_options() (_swig_ret Abloom_options) {
 	var swig_r Abloom_options
-	swig_r = (Abloom_options)(SwigcptrAbloom_options(C._wrap_new_abloom_options_capi_4cc12a1120d1669e()))
+	swig_r = (Abloom_options)(SwigcptrAbloom_options(C._wrap_new_abloom_options_capi_d890433903fe4e8d()))
 	return swig_r
 }
 
 func DeleteAbloom_options(arg1 Abloom_options) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_abloom_options_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_abloom_options_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0))
 }
 
 type Abloom_options interface {
@@ -725,7 +724,7 @@ const ABLOOM_MAX_STAGES uint = 64
 func Abloom_options_init(arg1 Abloom_options) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_abloom_options_init_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_abloom_options_init_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -741,142 +740,142 @@ func (p SwigcptrAbloom_plan) SwigIsAbloom_plan() {
 func (arg1 SwigcptrAbloom_plan) SetStruct_size(arg2 int64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_plan_struct_size_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_9(_swig_i_1))
+	C._wrap_abloom_plan_struct_size_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_9(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_plan) GetStruct_size() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_abloom_plan_struct_size_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_abloom_plan_struct_size_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_plan) SetKind(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_plan_kind_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_plan_kind_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_plan) GetKind() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_plan_kind_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_plan_kind_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_plan) SetK(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_plan_k_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_plan_k_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_plan) GetK() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_plan_k_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_plan_k_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_plan) SetShards(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_plan_shards_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_plan_shards_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_plan) GetShards() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_plan_shards_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_plan_shards_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_plan) SetLayout(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_plan_layout_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_plan_layout_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_plan) GetLayout() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_plan_layout_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_plan_layout_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_plan) SetBlocks_per_shard(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_plan_blocks_per_shard_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_11(_swig_i_1))
+	C._wrap_abloom_plan_blocks_per_shard_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_11(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_plan) GetBlocks_per_shard() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_abloom_plan_blocks_per_shard_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_abloom_plan_blocks_per_shard_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_plan) SetBits(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_plan_bits_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_13(_swig_i_1))
+	C._wrap_abloom_plan_bits_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_13(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_plan) GetBits() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_abloom_plan_bits_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_abloom_plan_bits_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_plan) SetBytes(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_plan_bytes_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1))
+	C._wrap_abloom_plan_bytes_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_plan) GetBytes() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_abloom_plan_bytes_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_abloom_plan_bytes_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_plan) SetBits_per_key(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_plan_bits_per_key_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_abloom_plan_bits_per_key_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_plan) GetBits_per_key() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_abloom_plan_bits_per_key_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_abloom_plan_bits_per_key_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_plan) SetExpected_fpr(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_plan_expected_fpr_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_abloom_plan_expected_fpr_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_plan) GetExpected_fpr() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_abloom_plan_expected_fpr_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_abloom_plan_expected_fpr_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewAbloom_plan() (_swig_ret Abloom_plan) {
 	var swig_r Abloom_plan
-	swig_r = (Abloom_plan)(SwigcptrAbloom_plan(C._wrap_new_abloom_plan_capi_4cc12a1120d1669e()))
+	swig_r = (Abloom_plan)(SwigcptrAbloom_plan(C._wrap_new_abloom_plan_capi_d890433903fe4e8d()))
 	return swig_r
 }
 
 func DeleteAbloom_plan(arg1 Abloom_plan) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_abloom_plan_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_abloom_plan_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0))
 }
 
 type Abloom_plan interface {
@@ -907,7 +906,7 @@ type Abloom_plan interface {
 func Abloom_plan_init(arg1 Abloom_plan) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_abloom_plan_init_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_abloom_plan_init_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -915,7 +914,7 @@ func Abloom_plan_compute(arg1 Abloom_options, arg2 Abloom_plan) (_swig_ret int) 
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_abloom_plan_compute_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_abloom_plan_compute_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -926,7 +925,7 @@ func Abloom_growth_footprint(arg1 Abloom_options, arg2 uint64, arg3 []uint32, ar
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_abloom_growth_footprint_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_17(_swig_i_1), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_abloom_growth_footprint_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_17(_swig_i_1), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -945,7 +944,7 @@ func Abloom_model_fpr(arg1 uint, arg2 float64, arg3 uint, arg4 []float64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_abloom_model_fpr_capi_4cc12a1120d1669e(C.swig_intgo(_swig_i_0), C.double(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_abloom_model_fpr_capi_d890433903fe4e8d(C.swig_intgo(_swig_i_0), C.double(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
 	}
@@ -959,7 +958,7 @@ func Abloom_layout_model_fpr(arg1 uint, arg2 uint, arg3 float64, arg4 uint, arg5
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_abloom_layout_model_fpr_capi_4cc12a1120d1669e(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_abloom_layout_model_fpr_capi_d890433903fe4e8d(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg5
 	}
@@ -970,7 +969,7 @@ func Abloom_create(arg1 Abloom_options, arg2 []uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_create_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_create_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -982,7 +981,7 @@ func Abloom_new(arg1 uint64, arg2 float64, arg3 []uintptr) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_new_capi_4cc12a1120d1669e(C.swig_type_24(_swig_i_0), C.double(_swig_i_1), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_new_capi_d890433903fe4e8d(C.swig_type_24(_swig_i_0), C.double(_swig_i_1), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -991,14 +990,14 @@ func Abloom_new(arg1 uint64, arg2 float64, arg3 []uintptr) (_swig_ret int) {
 
 func Abloom_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_abloom_free_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0))
+	C._wrap_abloom_free_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0))
 }
 
 func Abloom_clone(arg1 uintptr, arg2 []uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_clone_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_clone_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1012,14 +1011,14 @@ func Abloom_set_writer_mode(arg1 uintptr, arg2 uint) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_set_writer_mode_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1)))
+	swig_r = (int)(C._wrap_abloom_set_writer_mode_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1)))
 	return swig_r
 }
 
 func Abloom_writer_mode(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_abloom_writer_mode_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_abloom_writer_mode_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1027,14 +1026,14 @@ func Abloom_set_threads(arg1 uintptr, arg2 uint) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_set_threads_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1)))
+	swig_r = (int)(C._wrap_abloom_set_threads_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1)))
 	return swig_r
 }
 
 func Abloom_threads(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_abloom_threads_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_abloom_threads_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1042,7 +1041,7 @@ func Abloom_add(arg1 uintptr, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_add_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_add_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1053,7 +1052,7 @@ func Abloom_test(arg1 uintptr, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_test_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_test_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1064,7 +1063,7 @@ func Abloom_test_and_add(arg1 uintptr, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_test_and_add_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_test_and_add_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1076,7 +1075,7 @@ func Abloom_hash(arg1 uintptr, arg2 []byte, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_hash_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_hash_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1090,7 +1089,7 @@ func Abloom_add_hash(arg1 uintptr, arg2 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_add_hash_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_32(_swig_i_1)))
+	swig_r = (int)(C._wrap_abloom_add_hash_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_32(_swig_i_1)))
 	return swig_r
 }
 
@@ -1098,7 +1097,7 @@ func Abloom_test_hash(arg1 uintptr, arg2 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_test_hash_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_33(_swig_i_1)))
+	swig_r = (int)(C._wrap_abloom_test_hash_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_33(_swig_i_1)))
 	return swig_r
 }
 
@@ -1106,7 +1105,7 @@ func Abloom_test_and_add_hash(arg1 uintptr, arg2 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_test_and_add_hash_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_34(_swig_i_1)))
+	swig_r = (int)(C._wrap_abloom_test_and_add_hash_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_34(_swig_i_1)))
 	return swig_r
 }
 
@@ -1118,7 +1117,7 @@ func Abloom_test_and_add_many(arg1 uintptr, arg2 *uintptr, arg3 *int64, arg4 int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_abloom_test_and_add_many_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_35(_swig_i_3), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_abloom_test_and_add_many_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_35(_swig_i_3), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg5
 	}
@@ -1135,7 +1134,7 @@ func Abloom_add_packed(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 int64, arg
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_abloom_add_packed_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_2)), C.swig_type_40(_swig_i_3), *(*C.swig_type_41)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_abloom_add_packed_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_2)), C.swig_type_40(_swig_i_3), *(*C.swig_type_41)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1156,7 +1155,7 @@ func Abloom_test_packed(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 int64, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_abloom_test_packed_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_2)), C.swig_type_44(_swig_i_3), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_abloom_test_packed_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_2)), C.swig_type_44(_swig_i_3), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1178,7 +1177,7 @@ func Abloom_add_hashes(arg1 uintptr, arg2 []uint64, arg3 int64, arg4 []uint64) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_abloom_add_hashes_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_1)), C.swig_type_48(_swig_i_2), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_abloom_add_hashes_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_1)), C.swig_type_48(_swig_i_2), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1195,7 +1194,7 @@ func Abloom_test_hashes(arg1 uintptr, arg2 []uint64, arg3 int64, arg4 []byte, ar
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_abloom_test_hashes_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_1)), C.swig_type_51(_swig_i_2), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_abloom_test_hashes_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_1)), C.swig_type_51(_swig_i_2), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1212,7 +1211,7 @@ func Abloom_union(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_union_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_abloom_union_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -1220,14 +1219,14 @@ func Abloom_intersect(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_intersect_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_abloom_intersect_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
 func Abloom_clear(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_abloom_clear_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_abloom_clear_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1235,7 +1234,7 @@ func Abloom_equal(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_equal_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_abloom_equal_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -1251,259 +1250,259 @@ func (p SwigcptrAbloom_info) SwigIsAbloom_info() {
 func (arg1 SwigcptrAbloom_info) SetStruct_size(arg2 int64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_struct_size_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_54(_swig_i_1))
+	C._wrap_abloom_info_struct_size_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_54(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetStruct_size() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_abloom_info_struct_size_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_abloom_info_struct_size_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetKind(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_kind_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_info_kind_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetKind() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_info_kind_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_info_kind_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetK(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_k_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_info_k_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetK() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_info_k_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_info_k_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetShards(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_shards_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_info_shards_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetShards() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_info_shards_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_info_shards_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetLayout(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_layout_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_info_layout_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetLayout() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_info_layout_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_info_layout_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetBlocks_per_shard(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_blocks_per_shard_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_56(_swig_i_1))
+	C._wrap_abloom_info_blocks_per_shard_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_56(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetBlocks_per_shard() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_abloom_info_blocks_per_shard_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_abloom_info_blocks_per_shard_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetBits(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_bits_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_58(_swig_i_1))
+	C._wrap_abloom_info_bits_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_58(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetBits() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_abloom_info_bits_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_abloom_info_bits_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetBytes(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_bytes_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_60(_swig_i_1))
+	C._wrap_abloom_info_bytes_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_60(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetBytes() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_abloom_info_bytes_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_abloom_info_bytes_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetCapacity(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_capacity_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_62(_swig_i_1))
+	C._wrap_abloom_info_capacity_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_62(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetCapacity() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_abloom_info_capacity_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_abloom_info_capacity_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetSeed(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_seed_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_64(_swig_i_1))
+	C._wrap_abloom_info_seed_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_64(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetSeed() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_abloom_info_seed_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_abloom_info_seed_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetTarget_fpr(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_target_fpr_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_abloom_info_target_fpr_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetTarget_fpr() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_abloom_info_target_fpr_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_abloom_info_target_fpr_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetExpected_fpr(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_expected_fpr_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_abloom_info_expected_fpr_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetExpected_fpr() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_abloom_info_expected_fpr_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_abloom_info_expected_fpr_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetStorage(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_storage_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_info_storage_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetStorage() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_info_storage_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_info_storage_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetRead_only(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_read_only_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_info_read_only_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetRead_only() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_info_read_only_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_info_read_only_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetStale(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_stale_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_info_stale_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetStale() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_info_stale_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_info_stale_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetStages(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_stages_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_info_stages_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetStages() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_info_stages_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_info_stages_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetGrowth_failed(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_growth_failed_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_info_growth_failed_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetGrowth_failed() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_info_growth_failed_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_info_growth_failed_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetGrowth(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_growth_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_abloom_info_growth_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetGrowth() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_abloom_info_growth_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_abloom_info_growth_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetKeys(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_keys_set_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_type_66(_swig_i_1))
+	C._wrap_abloom_info_keys_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_66(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetKeys() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_abloom_info_keys_get_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_abloom_info_keys_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewAbloom_info() (_swig_ret Abloom_info) {
 	var swig_r Abloom_info
-	swig_r = (Abloom_info)(SwigcptrAbloom_info(C._wrap_new_abloom_info_capi_4cc12a1120d1669e()))
+	swig_r = (Abloom_info)(SwigcptrAbloom_info(C._wrap_new_abloom_info_capi_d890433903fe4e8d()))
 	return swig_r
 }
 
 func DeleteAbloom_info(arg1 Abloom_info) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_abloom_info_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_abloom_info_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0))
 }
 
 type Abloom_info interface {
@@ -1553,7 +1552,7 @@ type Enum_SS_abloom_storage int
 
 func _swig_getABLOOM_STORAGE_OWNED() (_swig_ret Enum_SS_abloom_storage) {
 	var swig_r Enum_SS_abloom_storage
-	swig_r = (Enum_SS_abloom_storage)(C._wrap_ABLOOM_STORAGE_OWNED_capi_4cc12a1120d1669e())
+	swig_r = (Enum_SS_abloom_storage)(C._wrap_ABLOOM_STORAGE_OWNED_capi_d890433903fe4e8d())
 	return swig_r
 }
 
@@ -1561,7 +1560,7 @@ var ABLOOM_STORAGE_OWNED Enum_SS_abloom_storage = _swig_getABLOOM_STORAGE_OWNED(
 
 func _swig_getABLOOM_STORAGE_VIEW() (_swig_ret Enum_SS_abloom_storage) {
 	var swig_r Enum_SS_abloom_storage
-	swig_r = (Enum_SS_abloom_storage)(C._wrap_ABLOOM_STORAGE_VIEW_capi_4cc12a1120d1669e())
+	swig_r = (Enum_SS_abloom_storage)(C._wrap_ABLOOM_STORAGE_VIEW_capi_d890433903fe4e8d())
 	return swig_r
 }
 
@@ -1569,7 +1568,7 @@ var ABLOOM_STORAGE_VIEW Enum_SS_abloom_storage = _swig_getABLOOM_STORAGE_VIEW()
 
 func _swig_getABLOOM_STORAGE_MAPPED() (_swig_ret Enum_SS_abloom_storage) {
 	var swig_r Enum_SS_abloom_storage
-	swig_r = (Enum_SS_abloom_storage)(C._wrap_ABLOOM_STORAGE_MAPPED_capi_4cc12a1120d1669e())
+	swig_r = (Enum_SS_abloom_storage)(C._wrap_ABLOOM_STORAGE_MAPPED_capi_d890433903fe4e8d())
 	return swig_r
 }
 
@@ -1578,7 +1577,7 @@ var ABLOOM_STORAGE_MAPPED Enum_SS_abloom_storage = _swig_getABLOOM_STORAGE_MAPPE
 func Abloom_info_init(arg1 Abloom_info) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_abloom_info_init_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_abloom_info_init_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1586,7 +1585,7 @@ func Abloom_get_info(arg1 uintptr, arg2 Abloom_info) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_abloom_get_info_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_abloom_get_info_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -1595,7 +1594,7 @@ func Abloom_get_stage_info(arg1 uintptr, arg2 uint, arg3 Abloom_info) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r = (int)(C._wrap_abloom_get_stage_info_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2)))
+	swig_r = (int)(C._wrap_abloom_get_stage_info_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2)))
 	return swig_r
 }
 
@@ -1603,7 +1602,7 @@ func Abloom_estimate_count(arg1 uintptr, arg2 []float64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_estimate_count_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_estimate_count_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1614,19 +1613,10 @@ func Abloom_estimate_fpr(arg1 uintptr, arg2 []float64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_estimate_fpr_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_estimate_fpr_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
-	return swig_r
-}
-
-func Abloom_get_stage_memory(arg1 uintptr, arg2 uint, arg3 Struct_SS_abloom_memory) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	_swig_i_2 := getSwigcptr(arg3)
-	swig_r = (int)(C._wrap_abloom_get_stage_memory_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2)))
 	return swig_r
 }
 
@@ -1636,7 +1626,7 @@ func Abloom_serialized_size(arg1 uintptr, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_serialized_size_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_serialized_size_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1648,7 +1638,7 @@ func Abloom_serialize(arg1 uintptr, arg2 []byte, arg3 []uint64) (_swig_ret int) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_serialize_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_serialize_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1662,7 +1652,7 @@ func Abloom_deserialize(arg1 []byte, arg2 []uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_deserialize_capi_4cc12a1120d1669e(*(*C.swig_type_73)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_deserialize_capi_d890433903fe4e8d(*(*C.swig_type_73)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1681,7 +1671,7 @@ func Abloom_view(arg1 []byte, arg2 uint, arg3 []uintptr) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_view_capi_4cc12a1120d1669e(*(*C.swig_type_75)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_view_capi_d890433903fe4e8d(*(*C.swig_type_75)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1695,7 +1685,7 @@ func Abloom_save(arg1 uintptr, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_save_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_save_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1707,7 +1697,7 @@ func Abloom_open(arg1 string, arg2 uint, arg3 []uintptr) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_open_capi_4cc12a1120d1669e(*(*C.swig_type_78)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_open_capi_d890433903fe4e8d(*(*C.swig_type_78)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1720,21 +1710,21 @@ func Abloom_open(arg1 string, arg2 uint, arg3 []uintptr) (_swig_ret int) {
 func Abloom_sync(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_abloom_sync_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_abloom_sync_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Abloom_sync_last(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_abloom_sync_last_capi_4cc12a1120d1669e(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_abloom_sync_last_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Abloom_seal(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_abloom_seal_capi_4cc12a1120d1669e(*(*C.swig_type_80)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_abloom_seal_capi_d890433903fe4e8d(*(*C.swig_type_80)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1743,7 +1733,7 @@ func Abloom_seal(arg1 string) (_swig_ret int) {
 
 func _swig_getSIZEOF_INFO() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_SIZEOF_INFO_capi_4cc12a1120d1669e())
+	swig_r = (int64)(C._wrap_SIZEOF_INFO_capi_d890433903fe4e8d())
 	return swig_r
 }
 
@@ -1751,17 +1741,8 @@ var SIZEOF_INFO int64 = _swig_getSIZEOF_INFO()
 
 func _swig_getSIZEOF_PLAN() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_SIZEOF_PLAN_capi_4cc12a1120d1669e())
+	swig_r = (int64)(C._wrap_SIZEOF_PLAN_capi_d890433903fe4e8d())
 	return swig_r
 }
 
 var SIZEOF_PLAN int64 = _swig_getSIZEOF_PLAN()
-
-type SwigcptrStruct_SS_abloom_memory uintptr
-type Struct_SS_abloom_memory interface {
-	Swigcptr() uintptr
-}
-
-func (p SwigcptrStruct_SS_abloom_memory) Swigcptr() uintptr {
-	return uintptr(p)
-}

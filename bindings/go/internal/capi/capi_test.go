@@ -91,3 +91,67 @@ func TestStrings(t *testing.T) {
 		t.Fatalf("version string %q, number %d", VersionString(), n)
 	}
 }
+
+// The hand-written calls over a growing filter's stages (memory.go, fast.go): the stage count
+// each reports, the stages' memory, and a fixed filter as its own stage 0.
+func TestStageCalls(t *testing.T) {
+	o := NewAbloom_options()
+	defer DeleteAbloom_options(o)
+	Abloom_options_init(o)
+	o.SetCapacity(10)
+	o.SetFpr(0.01)
+	o.SetGrowth(2)
+	out := []uintptr{0}
+	if rc := Abloom_create(o, out); rc != 0 {
+		t.Fatal(Strerror(rc))
+	}
+	g := out[0]
+	defer Abloom_free(g)
+	if n := Stages(g); n != 1 {
+		t.Fatalf("a new growing filter has %d stages", n)
+	}
+	var m Memory
+	if rc := GetMemory(g, &m); rc != ABLOOM_ERR_UNSUPPORTED {
+		t.Fatalf("GetMemory of a growing filter = %d", rc)
+	}
+	stages := uint32(1)
+	for i := uint64(0); i < 100; i++ {
+		// The count seen so far, or an older one (0): the count now either way.
+		rc, n := GrowTestAndAddHash(g, i*0x9E3779B97F4A7C15, uint32(i%2)*stages)
+		if rc < 0 || n < stages || n != uint32(Stages(g)) {
+			t.Fatalf("add %d: rc %d, %d stages (%d before, %d now)", i, rc, n, stages, Stages(g))
+		}
+		stages = n
+	}
+	if rc, n := GrowTestAndAddHash(g, 0, stages); rc != 1 || n != stages {
+		t.Fatalf("GrowTestAndAddHash of a key added: rc %d, %d stages", rc, n)
+	}
+	if stages < 3 {
+		t.Fatalf("100 keys in stages from 10: only %d stages", stages)
+	}
+	for i := uint32(0); i < stages; i++ {
+		if rc := GetStageMemory(g, i, &m); rc != 0 || len(m.Shards) != 1<<m.ShardBits || m.Shards[0] == nil {
+			t.Fatalf("stage %d: rc %d, %+v", i, rc, m)
+		}
+	}
+	if rc := GetStageMemory(g, stages, &m); rc != ABLOOM_ERR_RANGE {
+		t.Fatalf("GetStageMemory past the last stage = %d", rc)
+	}
+
+	if rc := Abloom_new(1000, 0.01, out); rc != 0 {
+		t.Fatal(Strerror(rc))
+	}
+	f := out[0]
+	defer Abloom_free(f)
+	var whole, stage0 Memory
+	if Stages(f) != 1 || GetMemory(f, &whole) != 0 || GetStageMemory(f, 0, &stage0) != 0 ||
+		whole.Shards[0] != stage0.Shards[0] || whole.K != stage0.K || whole.BlocksPerShard != stage0.BlocksPerShard {
+		t.Fatalf("a fixed filter's stage 0 %+v differs from its memory %+v", stage0, whole)
+	}
+	if rc := GetStageMemory(f, 1, &m); rc != ABLOOM_ERR_RANGE {
+		t.Fatalf("a fixed filter's stage 1 = %d", rc)
+	}
+	if rc := Stages(0); rc != ABLOOM_ERR_NULL {
+		t.Fatalf("Stages(NULL) = %d", rc)
+	}
+}

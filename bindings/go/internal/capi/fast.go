@@ -17,6 +17,7 @@ package capi
 #cgo nocallback abloomgo_test_and_add
 #cgo nocallback abloomgo_test_hash
 #cgo nocallback abloomgo_test_and_add_hash
+#cgo nocallback abloomgo_grow_test_and_add_hash
 #cgo noescape abloomgo_add_packed
 #cgo nocallback abloomgo_add_packed
 #cgo noescape abloomgo_test_packed
@@ -38,13 +39,28 @@ static inline int abloomgo_test(uintptr_t f, uintptr_t key, size_t len) {
 static inline int abloomgo_test_and_add(uintptr_t f, uintptr_t key, size_t len) {
   return abloom_test_and_add((abloom_filter *)f, (const void *)key, len);
 }
-// A key's hash, computed in Go: the single-key calls of a growing filter, which has no memory
-// that Go can probe (abloom_get_memory refuses it).
+// A key's hash, computed in Go: a growing filter's single-key adds (its tests probe its stages
+// in Go), and the tests' reference path.
 static inline int abloomgo_test_hash(uintptr_t f, uint64_t h) {
   return abloom_test_hash((const abloom_filter *)f, h);
 }
 static inline int abloomgo_test_and_add_hash(uintptr_t f, uint64_t h) {
   return abloom_test_and_add_hash((abloom_filter *)f, h);
+}
+// A growing filter's single-key add: test-and-add of the hash, then the stage count read after
+// it (every stage the key went to is below it), in one cgo call: the stage count shifted left
+// once, bit 0 set if the key was already present; or a negative code. `known` is the count the
+// caller has seen: most adds append no stage, and asking for stage `known` then fails at once
+// (ABLOOM_ERR_RANGE), where describing stage 0 for its count slowed every add (bench/RESULTS.md).
+static inline int64_t abloomgo_grow_test_and_add_hash(uintptr_t f, uint64_t h, uint32_t known) {
+  abloom_info i;
+  int rc = abloom_test_and_add_hash((abloom_filter *)f, h), info_rc;
+  if (rc < 0) return rc;
+  i.struct_size = sizeof i;
+  info_rc = abloom_get_stage_info((const abloom_filter *)f, known, &i);
+  if (info_rc == ABLOOM_ERR_RANGE) i.stages = known;  // no stage appended since
+  else if (info_rc != ABLOOM_OK) return info_rc;
+  return ((int64_t)i.stages << 1) | (rc == 1 ? 1 : 0);
 }
 static inline int abloomgo_add_packed(uintptr_t f, const void *buf, size_t buf_len,
                                       const uint64_t *offsets, size_t n, uint64_t *added) {
@@ -165,6 +181,17 @@ func TestHash(f uintptr, h uint64) int {
 // TestAndAddHash is abloom_test_and_add_hash.
 func TestAndAddHash(f uintptr, h uint64) int {
 	return int(C.abloomgo_test_and_add_hash(C.uintptr_t(f), C.uint64_t(h)))
+}
+
+// GrowTestAndAddHash is abloom_test_and_add_hash on a growing filter, and its stage count read
+// after the add: rc is the add's (1 present, 0 new, or a negative code, stages 0 then). known is
+// a stage count the caller has seen (at most the count now): the answer when none was appended.
+func GrowTestAndAddHash(f uintptr, h uint64, known uint32) (rc int, stages uint32) {
+	r := int64(C.abloomgo_grow_test_and_add_hash(C.uintptr_t(f), C.uint64_t(h), C.uint32_t(known)))
+	if r < 0 {
+		return int(r), 0
+	}
+	return int(r & 1), uint32(r >> 1)
 }
 
 // AddPacked is abloom_add_packed over the first n keys of buf/offs. The caller guarantees
