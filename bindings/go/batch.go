@@ -59,6 +59,7 @@ func (f *Filter) addPacked(op string, p *packed, n int) (int, error) {
 		return 0, errClosed(op)
 	}
 	added, rc := capi.AddPacked(f.h, p.buf, p.offs, n)
+	f.afterAdding() // also when the batch failed part way: some keys may be in by then
 	ref.release()
 	runtime.KeepAlive(f)
 	if rc != 0 {

@@ -39,7 +39,8 @@
 // # Single keys in Go, batches in C
 //
 // Test, TestString, Add, AddString, TestAndAdd and TestAndAddString run in Go, with no cgo call
-// (on a fixed filter; a growing one's hash the key in Go and make one cgo call):
+// (but for a growing filter's adds, which hash the key in Go and make one cgo call; its tests
+// probe its stages in Go):
 // they hash the key with XXH3 and read or atomically OR the filter's words in place, in the
 // memory the C library owns (a cgo call alone costs about 35 ns, more than a test of a cached
 // block). They set exactly the bits the C library sets, and mix freely with C calls on the same

@@ -190,9 +190,9 @@ type Filter struct {
 // so that Close can sync a read-write mapping after the last of them.
 type handle struct {
 	nat native
-	// growing: a growing filter, whose stages Go does not probe (abloom_get_memory refuses it):
-	// its single-key calls hash in Go and call abloom_test_hash or abloom_test_and_add_hash, while
-	// the handle, held as for the calls in Go, keeps the C filter alive.
+	// growing: a growing filter, whose tests probe its stages in Go (stages.go) and whose adds
+	// call abloom_test_and_add_hash with the hash computed in Go; the handle, held as for a fixed
+	// filter's calls, keeps the C filter and its stages alive.
 	growing bool
 	// counted: a read-write mapping, whose single-key adds count themselves in too, so that
 	// Close syncs the file after them.
@@ -268,7 +268,7 @@ func (f *Filter) adopt(h uintptr) error {
 	if rc == 0 {
 		if info.growing() {
 			hd.growing = true
-			hd.nat = native{h: h, seed: info.Seed, probe: probeGrowing}
+			rc = readGrowing(h, info.Seed, &hd.nat)
 		} else {
 			rc = readNative(h, &hd.nat)
 		}
@@ -482,8 +482,8 @@ func (f *Filter) K() uint { return uint(f.current("K").K) }
 func (f *Filter) Bits() uint64 { return f.current("Bits").Bits }
 
 // Add adds key. It fails only with ErrClosed or, for a file opened read-only, ErrReadOnly.
-// Single-key calls run in Go, on the filter's memory, with no cgo call (native.go) and no atomic
-// instruction to guard against Close (handle).
+// Single-key calls run in Go, on the filter's memory, with no cgo call (native.go; a growing
+// filter's adds make one, stages.go) and no atomic instruction to guard against Close (handle).
 func (f *Filter) Add(key []byte) error {
 	hd := f.load()
 	if hd == nil {
@@ -575,7 +575,7 @@ func (f *Filter) load() *handle {
 func (f *Filter) addHash(hd *handle, op string, h uint64) (bool, error) {
 	n := &hd.nat
 	if n.probe == probeGrowing {
-		rc := capi.TestAndAddHash(n.h, h)
+		rc := n.chain.add(n, h)
 		runtime.KeepAlive(hd) // the C filter stays allocated until here
 		if rc < 0 {
 			return false, newError(op, rc)
@@ -654,6 +654,7 @@ func (f *Filter) Union(other *Filter) error {
 		return err
 	}
 	rc := capi.Abloom_union(f.h, other.h)
+	f.afterAdding() // f may have grown to other's stage count, even if the union failed part way
 	p.release()
 	return newError("Union", rc)
 }

@@ -62,7 +62,7 @@ const (
 	probeDistinct probe = iota // blocked kind, layout id 1
 	probeSplit                 // blocked kind, layout id 2
 	probeClassic               // classic kind
-	probeGrowing               // a growing filter: abloom_test_hash, no probe in Go (handle.growing)
+	probeGrowing               // a growing filter: its stages' probes, newest first (stages.go)
 )
 
 // native is what Go needs to probe a filter's memory: read once, when the handle is made.
@@ -78,6 +78,7 @@ type native struct {
 	probe     probe
 	exclusive atomic.Bool // ExclusiveWriter mode: plain stores
 	h         uintptr     // the C filter: only a growing filter's calls use it (probeGrowing)
+	chain     *chain      // a growing filter's stages (probeGrowing); nil otherwise
 }
 
 // readNative fills n from the C handle h.
@@ -86,6 +87,21 @@ func readNative(h uintptr, n *native) int {
 	if rc := capi.GetMemory(h, &m); rc != 0 {
 		return rc
 	}
+	if rc := fillNative(&m, n); rc != 0 {
+		return rc
+	}
+	if m.ReadOnly == 0 {
+		w, rc := capi.GetWritableShards(h, len(m.Shards))
+		if rc != 0 {
+			return rc
+		}
+		n.writable = w
+	}
+	return 0
+}
+
+// fillNative fills n's shape and read-only shards from m (a fixed filter's memory, or a stage's).
+func fillNative(m *capi.Memory, n *native) int {
 	if len(m.Shards) > capi.ABLOOM_MAX_SHARDS || len(m.Shards) != 1<<m.ShardBits {
 		// The header promises 1 << shard_bits shards, at most ABLOOM_MAX_SHARDS; the assembly
 		// indexes them without a bounds check.
@@ -107,13 +123,6 @@ func readNative(h uintptr, n *native) int {
 		n.probe = probeSplit
 	default:
 		n.probe = probeDistinct
-	}
-	if m.ReadOnly == 0 {
-		w, rc := capi.GetWritableShards(h, len(m.Shards))
-		if rc != 0 {
-			return rc
-		}
-		n.writable = w
 	}
 	return 0
 }
@@ -140,8 +149,7 @@ func (n *native) test(h uint64) bool {
 		}
 		return testSplit(n.block(n.shards, h), h, n.k)
 	case probeGrowing:
-		// 1 present, 0 absent; the only error, a NULL filter, cannot happen on an open handle.
-		return capi.TestHash(n.h, h) == 1
+		return n.chain.test(n, h)
 	}
 	return n.testClassic(n.shards[(h>>1)>>(n.shift&63)], h)
 }

@@ -176,8 +176,9 @@ func create(op string, co capi.Abloom_options) (*Filter, error) {
 // (a key may sit in different stages of two chains) and Open with OpenReadWrite, and Seal for a
 // growing filter's file, fail with an error matching ErrUnsupported. Info describes the chain
 // now (Stages, Keys, Capacity grow with it); StageInfo describes one stage. Tests of an absent key
-// probe every stage, so they cost more than a fixed filter's, and single-key calls go through
-// one call into C each (a fixed filter's run in Go).
+// probe every stage, so they cost more than a fixed filter's. Single-key tests run in Go over the
+// stages' memory, as a fixed filter's do; single-key adds make one call into C each (only the
+// engine counts a stage's keys and appends the next).
 //
 // Errors: ErrInvalid (fpr out of range, a growth outside (1, MaxGrowth], an initial capacity of
 // 0, WithBits, WithK, a bad option), ErrRange (too large), ErrNoMem.
