@@ -15,6 +15,7 @@ package abloom
 
 import (
 	"flag"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -139,4 +140,84 @@ func BenchmarkNativeAdd(b *testing.B) {
 			_ = f.Close()
 		}
 	}
+}
+
+// A growing filter's single-key Test: Go over its stages, newest first (stages.go), against the
+// cgo path it replaced, the previous Test as it was: the handle held (no acquire/release), the
+// hash in Go, one cgo call of abloom_test_hash. The filter holds 100x its first stage's capacity
+// (1024 keys, growth 2: 7 stages), 16-byte keys, 1% target; present keys are the ones added,
+// absent ones never were, so an absent key probes all 7 stages.
+//
+//	go test -run '^$' -bench Growing -benchtime 2000000x
+func BenchmarkGrowingTest(b *testing.B) {
+	const first, keysIn = DefaultInitialCapacity, 100 * DefaultInitialCapacity
+	f, err := NewGrowing(0.01, WithInitialCapacity(first))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	for from := uint64(0); from < keysIn; from += 1 << 12 {
+		if _, err := f.AddBatch(keys(from, min(1<<12, keysIn-from))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	seed := f.Info().Seed
+	for _, which := range []string{"present", "absent"} {
+		base := uint64(0)
+		if which == "absent" {
+			base = 1 << 40
+		}
+		ks := keys(base, keysIn)
+		run := func(name string, test func([]byte) bool) {
+			b.Run("stages="+uitoa(uint64(f.Info().Stages))+"/"+which+"/"+name, func(b *testing.B) {
+				pos, j := 0, 0
+				for i := 0; i < b.N; i++ {
+					if test(ks[j]) {
+						pos++
+					}
+					if j++; j == len(ks) {
+						j = 0
+					}
+				}
+				b.ReportMetric(float64(pos)/float64(b.N), "positive/key")
+			})
+		}
+		run("native", f.Test)
+		run("cgo", func(k []byte) bool { // the previous Test: the handle held, as now
+			hd := f.load()
+			r := capi.TestHash(hd.nat.h, xxh3.HashSeed(k, seed)) == 1
+			runtime.KeepAlive(hd)
+			return r
+		})
+	}
+}
+
+// A growing filter's single-key Add (the engine's test-and-add and the stage count after it, in
+// one cgo call, then a publication when a stage appeared: stages.go) against the previous Add, a
+// bare cgo call of abloom_test_and_add_hash: what reading the count costs each add. Each runs on a
+// filter of its own whose first stage holds every key (the steady state appends none), adding
+// the same 2M keys, all new the first time round.
+func BenchmarkGrowingAdd(b *testing.B) {
+	var k [16]byte
+	run := func(name string, add func(f *Filter, seed uint64, k []byte)) {
+		b.Run(name, func(b *testing.B) {
+			f, err := NewGrowing(0.01, WithInitialCapacity(1<<22))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			seed := f.Info().Seed
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				putKey(k[:], uint64(i&(1<<21-1)))
+				add(f, seed, k[:])
+			}
+		})
+	}
+	run("native", func(f *Filter, _ uint64, k []byte) { _ = f.Add(k) })
+	run("cgo", func(f *Filter, seed uint64, k []byte) { // the previous Add, the handle held
+		hd := f.load()
+		_ = capi.TestAndAddHash(hd.nat.h, xxh3.HashSeed(k, seed))
+		runtime.KeepAlive(hd)
+	})
 }
