@@ -42,6 +42,23 @@ func nativeBenchSizes(b *testing.B) []int {
 	return out
 }
 
+// benchTests runs sub-benchmark name: test over ks in turn, b.N calls, reporting the share of
+// positive answers.
+func benchTests(b *testing.B, name string, ks [][]byte, test func([]byte) bool) {
+	b.Run(name, func(b *testing.B) {
+		pos, j := 0, 0
+		for i := 0; i < b.N; i++ {
+			if test(ks[j]) {
+				pos++
+			}
+			if j++; j == len(ks) {
+				j = 0
+			}
+		}
+		b.ReportMetric(float64(pos)/float64(b.N), "positive/key")
+	})
+}
+
 func BenchmarkNativeTest(b *testing.B) {
 	for _, n := range nativeBenchSizes(b) {
 		f, err := New(uint64(n), 0.01)
@@ -62,18 +79,7 @@ func BenchmarkNativeTest(b *testing.B) {
 			}
 			ks := keys(base, uint64(pool))
 			run := func(name string, test func([]byte) bool) {
-				b.Run("n="+uitoa(uint64(n))+"/"+which+"/"+name, func(b *testing.B) {
-					pos, j := 0, 0
-					for i := 0; i < b.N; i++ {
-						if test(ks[j]) {
-							pos++
-						}
-						if j++; j == len(ks) {
-							j = 0
-						}
-					}
-					b.ReportMetric(float64(pos)/float64(b.N), "positive/key")
-				})
+				benchTests(b, "n="+uitoa(uint64(n))+"/"+which+"/"+name, ks, test)
 			}
 			run("guarded", f.Test)
 			run("counted", func(k []byte) bool {
@@ -169,18 +175,7 @@ func BenchmarkGrowingTest(b *testing.B) {
 		}
 		ks := keys(base, keysIn)
 		run := func(name string, test func([]byte) bool) {
-			b.Run("stages="+uitoa(uint64(f.Info().Stages))+"/"+which+"/"+name, func(b *testing.B) {
-				pos, j := 0, 0
-				for i := 0; i < b.N; i++ {
-					if test(ks[j]) {
-						pos++
-					}
-					if j++; j == len(ks) {
-						j = 0
-					}
-				}
-				b.ReportMetric(float64(pos)/float64(b.N), "positive/key")
-			})
+			benchTests(b, "stages="+uitoa(uint64(f.Info().Stages))+"/"+which+"/"+name, ks, test)
 		}
 		run("native", f.Test)
 		run("cgo", func(k []byte) bool { // the previous Test: the handle held, as now

@@ -48,12 +48,7 @@ func (c *chain) test(n *native, h uint64) bool {
 	}
 	st := set.stages
 	for i := len(st) - 1; i >= 0; i-- {
-		s := st[i]
-		if s.probe == probeSplit && splitAsm.Load() { // the default layout, as Filter.Test does
-			if testSplitAVX2(s, h) {
-				return true
-			}
-		} else if s.test(h) {
+		if st[i].test(h) { // native.test picks each stage's probe (the assembly where it runs)
 			return true
 		}
 	}
