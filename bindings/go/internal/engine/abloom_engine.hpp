@@ -4831,10 +4831,15 @@ bool GrowingFilter::grow(uint32_t n) noexcept {
   Filter* expected = nullptr;
   if (!slots_[n].compare_exchange_strong(expected, next, std::memory_order_acq_rel)) {
     delete next;  // another thread's stage n is the one
-    return true;
   }
-  // Only the winner of slot n publishes it, and slot n is only tried once the count is n.
-  count_.store(n + 1, std::memory_order_release);
+  // Slot n is filled (by this thread or, seen through the acquire above, another): publish it.
+  // Every thread that saw the slot filled moves the count from n to n + 1, not only the winner,
+  // so that none returns before the count has moved: a caller that found stage n - 1 full and
+  // still saw n stages would add its whole run to the full stage (bulk adds did, under TSan's
+  // timing, at 4.6x a stage's capacity). A compare-exchange, so a late thread never moves the
+  // count back from a later stage.
+  uint32_t published = n;
+  count_.compare_exchange_strong(published, n + 1, std::memory_order_acq_rel);
   return true;
 }
 
