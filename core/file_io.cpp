@@ -41,10 +41,10 @@ struct SaveSource {
     std::vector<uint64_t> chunk(size_t{64} * 1024);
     if (filter != nullptr) return write_filter_at(file, *filter, 0, chunk);
     const uint32_t stages = chain->stages();
-    std::vector<unsigned char> head(static_cast<size_t>(chain_head_size(stages)));
+    std::vector<unsigned char> head(static_cast<size_t>(chain_head_size()));
     encode_chain_head(*chain, stages, head.data());
     for (uint32_t i = 0; i < stages; ++i) {
-      if (!write_filter_at(file, chain->stage(i), chain_stage_offset(*chain, stages, i), chunk))
+      if (!write_filter_at(file, chain->stage(i), chain_stage_offset(*chain, i), chunk))
         return false;
     }
     // The last stage ends the file exactly (its writes reach its end), so no size to set.

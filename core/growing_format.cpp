@@ -25,7 +25,7 @@ enum ChainOffset : size_t {
   kCOffGrowth = 56,
   kCOffFpr = 64,
   kCOffStages = 72,
-  kCOffReserved0 = 76,  // 4 bytes
+  kCOffPlaces = 76,  // the table's places: kMaxStages (0 in the first chains: as many as stages)
   kCOffTotal = 80,
   kCOffReserved1 = 88,  // 16 bytes
   kCOffTableChecksum = 104,
@@ -35,9 +35,14 @@ enum ChainOffset : size_t {
 static_assert(kCOffHeaderChecksum + 8 == kHeaderBytes);
 
 uint64_t align64(uint64_t n) noexcept { return (n + 63) & ~uint64_t{63}; }
-uint64_t table_end(uint32_t stages) noexcept {
-  return align64(kHeaderBytes + uint64_t{stages} * kStageEntryBytes);
+// Where the stage table of `places` entries ends and stage 0 may start.
+uint64_t table_end(uint32_t places) noexcept {
+  return align64(kHeaderBytes + uint64_t{places} * kStageEntryBytes);
 }
+// A writer's table has a place for every stage a chain may have, zeros past its count: stage
+// offsets then never depend on how many stages follow, so that a stage can be appended in place.
+// (The first chains, place count 0, had a table of exactly their stages: still read.)
+constexpr uint32_t kWrittenPlaces = kMaxStages;
 
 }  // namespace
 
@@ -47,17 +52,17 @@ bool is_chain(const unsigned char* data, size_t len) noexcept {
 }
 
 uint64_t chain_serialized_size(const GrowingFilter& f, uint32_t stages) noexcept {
-  if (stages == 0) return table_end(0);
+  if (stages == 0) return table_end(kWrittenPlaces);
   const uint32_t last = stages - 1;
-  return chain_stage_offset(f, stages, last) + serialized_size(f.stage(last).shape());
+  return chain_stage_offset(f, last) + serialized_size(f.stage(last).shape());
 }
 
-uint64_t chain_head_size(uint32_t stages) noexcept { return table_end(stages); }
+uint64_t chain_head_size() noexcept { return table_end(kWrittenPlaces); }
 
 void encode_chain_head(const GrowingFilter& f, uint32_t stages, unsigned char* out) noexcept {
   const GrowthRequest& req = f.request();
   const uint64_t total = chain_serialized_size(f, stages);
-  std::memset(out, 0, table_end(stages));
+  std::memset(out, 0, table_end(kWrittenPlaces));
   std::memcpy(out + kCOffMagic, kFormatMagic, sizeof kFormatMagic);
   put32(out + kCOffVersion, kFormatVersion);
   put32(out + kCOffHeaderSize, kHeaderBytes);
@@ -74,10 +79,11 @@ void encode_chain_head(const GrowingFilter& f, uint32_t stages, unsigned char* o
         std::bit_cast<uint64_t>(req.growth == 0.0 ? kDefaultGrowth : req.growth));
   put64(out + kCOffFpr, std::bit_cast<uint64_t>(req.fpr));
   put32(out + kCOffStages, stages);
+  put32(out + kCOffPlaces, kWrittenPlaces);
   put64(out + kCOffTotal, total);
   for (uint32_t i = 0; i < stages; ++i) {
     unsigned char* entry = out + kHeaderBytes + size_t{i} * kStageEntryBytes;
-    put64(entry, chain_stage_offset(f, stages, i));
+    put64(entry, chain_stage_offset(f, i));
     put64(entry + 8, serialized_size(f.stage(i).shape()));
     put64(entry + 16, f.stage_keys(i));
   }
@@ -86,17 +92,17 @@ void encode_chain_head(const GrowingFilter& f, uint32_t stages, unsigned char* o
   put64(out + kCOffHeaderChecksum, XXH3_64bits(out, kCOffHeaderChecksum));
 }
 
-uint64_t chain_stage_offset(const GrowingFilter& f, uint32_t stages, uint32_t stage) noexcept {
-  uint64_t at = table_end(stages);
+uint64_t chain_stage_offset(const GrowingFilter& f, uint32_t stage) noexcept {
+  uint64_t at = table_end(kWrittenPlaces);
   for (uint32_t i = 0; i < stage; ++i) at = align64(at) + serialized_size(f.stage(i).shape());
   return align64(at);
 }
 
 void serialize_chain_into(const GrowingFilter& f, uint32_t stages, unsigned char* out) noexcept {
   encode_chain_head(f, stages, out);
-  uint64_t at = chain_head_size(stages);
+  uint64_t at = chain_head_size();
   for (uint32_t i = 0; i < stages; ++i) {
-    const uint64_t offset = chain_stage_offset(f, stages, i);
+    const uint64_t offset = chain_stage_offset(f, i);
     std::memset(out + at, 0, offset - at);
     serialize_into(f.stage(i), out + offset);
     at = offset + serialized_size(f.stage(i).shape());
@@ -143,8 +149,8 @@ Errc load_chain(const unsigned char* data, size_t len, const ChainLoad& how,
   if (get32(data + kCOffHash) != kHashXxh3) return Errc::unsupported;
   const uint32_t flags = get32(data + kCOffFlags);
   if ((flags & ~kFlagGrowthFailed) != 0) return Errc::corrupt;
-  if (get32(data + kCOffReserved0) != 0 || get64(data + kCOffReserved1) != 0 ||
-      get64(data + kCOffReserved1 + 8) != 0 || get64(data + kCOffReserved2) != 0) {
+  if (get64(data + kCOffReserved1) != 0 || get64(data + kCOffReserved1 + 8) != 0 ||
+      get64(data + kCOffReserved2) != 0) {
     return Errc::corrupt;
   }
 
@@ -162,14 +168,18 @@ Errc load_chain(const unsigned char* data, size_t len, const ChainLoad& how,
 
   const uint32_t stages = get32(data + kCOffStages);
   if (stages == 0 || stages > kMaxStages) return Errc::corrupt;
+  const uint32_t places_field = get32(data + kCOffPlaces);
+  if (places_field != 0 && places_field != kWrittenPlaces) return Errc::corrupt;
+  const uint32_t places = places_field == 0 ? stages : places_field;
   if (get64(data + kCOffTotal) != len)
     return len < get64(data + kCOffTotal) ? Errc::truncated : Errc::corrupt;
-  if (len < table_end(stages)) return Errc::truncated;
+  if (len < table_end(places)) return Errc::truncated;
   const unsigned char* table = data + kHeaderBytes;
   if (get64(data + kCOffTableChecksum) != XXH3_64bits(table, size_t{stages} * kStageEntryBytes)) {
     return Errc::corrupt;
   }
-  for (uint64_t pad = kHeaderBytes + uint64_t{stages} * kStageEntryBytes; pad < table_end(stages);
+  // The places of stages the chain does not have yet, and the padding, are zeros.
+  for (uint64_t pad = kHeaderBytes + uint64_t{stages} * kStageEntryBytes; pad < table_end(places);
        ++pad) {
     if (data[pad] != 0) return Errc::corrupt;
   }
@@ -183,7 +193,7 @@ Errc load_chain(const unsigned char* data, size_t len, const ChainLoad& how,
   };
   std::vector<Span> spans;
   spans.reserve(stages);
-  uint64_t at = table_end(stages);
+  uint64_t at = table_end(places);
   for (uint32_t i = 0; i < stages; ++i) {
     const unsigned char* entry = table + size_t{i} * kStageEntryBytes;
     const uint64_t offset = get64(entry), size = get64(entry + 8);

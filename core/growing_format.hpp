@@ -23,12 +23,13 @@ inline constexpr uint32_t kFlagGrowthFailed = 0x2;
 bool is_chain(const unsigned char* data, size_t len) noexcept;
 
 // The chain header and stage table of the first `stages` stages of `f` (stage entries, keys
-// included, as they are now), with the padding to the first stage: chain_head_size bytes.
-// Stage i's serialized form (serialize_into, write_serialized) goes at chain_stage_offset; the
-// bytes between stages are zeros. A writer streams a chain so (file_io.cpp's save).
-uint64_t chain_head_size(uint32_t stages) noexcept;
+// included, as they are now; a place for each of kMaxStages, zeros past `stages`), with the
+// padding to the first stage: chain_head_size bytes, whatever the count. Stage i's serialized
+// form (serialize_into, write_serialized) goes at chain_stage_offset, which does not depend on
+// the count; the bytes between stages are zeros. A writer streams a chain so (file_io.cpp's save).
+uint64_t chain_head_size() noexcept;
 void encode_chain_head(const GrowingFilter& f, uint32_t stages, unsigned char* out) noexcept;
-uint64_t chain_stage_offset(const GrowingFilter& f, uint32_t stages, uint32_t stage) noexcept;
+uint64_t chain_stage_offset(const GrowingFilter& f, uint32_t stage) noexcept;
 
 // The bytes of the first `stages` stages of `f` serialized (a snapshot: stages appended later
 // are not in it).

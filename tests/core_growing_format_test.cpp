@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "aligned_buffer.hpp"
 #include "format.hpp"
 #include "growing_format.hpp"
 #include "test_keys.hpp"
@@ -76,6 +77,100 @@ TEST(GrowingFormat, ASnapshotOfTheFirstStages) {
   std::unique_ptr<GrowingFilter> g;
   ASSERT_EQ(deserialize_chain(b.data(), b.size(), &g), Errc::ok);
   EXPECT_EQ(g->stages(), 3u);
+}
+
+// The first chains' form, made from today's: place count 0, a table of exactly the chain's
+// stages, every stage moved back by the places it no longer has (offsets and checksums redone).
+std::vector<unsigned char> first_form_of(const std::vector<unsigned char>& b) {
+  const uint32_t stages = get32(b.data() + 72);
+  const size_t entries = size_t{stages} * kStageEntryBytes;
+  const size_t old_end = (kHeaderBytes + entries + 63) & ~size_t{63};
+  const size_t shift = get64(b.data() + kHeaderBytes) - old_end;  // stage 0's offset moves
+  std::vector<unsigned char> out(b.size() - shift, 0);
+  std::copy(b.begin(), b.begin() + kHeaderBytes, out.begin());
+  std::copy(b.begin() + static_cast<ptrdiff_t>(old_end + shift), b.end(),
+            out.begin() + static_cast<ptrdiff_t>(old_end));
+  for (uint32_t i = 0; i < stages; ++i) {
+    const unsigned char* from = b.data() + kHeaderBytes + size_t{i} * kStageEntryBytes;
+    unsigned char* to = out.data() + kHeaderBytes + size_t{i} * kStageEntryBytes;
+    std::copy(from, from + kStageEntryBytes, to);
+    put64(to, get64(from) - shift);
+  }
+  put32(out.data() + 76, 0);
+  put64(out.data() + 80, out.size());
+  reseal(out);
+  return out;
+}
+
+TEST(GrowingFormat, StageOffsetsDoNotDependOnTheStageCount) {
+  auto f = chain_with(6);
+  const auto six = bytes_of(*f, 6);
+  EXPECT_EQ(get32(six.data() + 76), kMaxStages);  // a place for every stage
+  EXPECT_EQ(chain_head_size(), kHeaderBytes + kMaxStages * kStageEntryBytes);
+  EXPECT_EQ(get64(six.data() + kHeaderBytes), chain_head_size());
+  for (uint32_t n = 1; n < 6; ++n) {
+    const auto b = bytes_of(*f, n);
+    ASSERT_EQ(read(b), Errc::ok) << n;
+    // A shorter chain is a prefix of the longer one but for its header and table: stage i sits
+    // at the same offset with the same bytes.
+    ASSERT_LE(b.size(), six.size());
+    for (uint32_t i = 0; i < n; ++i) {
+      EXPECT_EQ(get64(b.data() + kHeaderBytes + size_t{i} * kStageEntryBytes),
+                get64(six.data() + kHeaderBytes + size_t{i} * kStageEntryBytes));
+    }
+    EXPECT_TRUE(std::equal(b.begin() + static_cast<ptrdiff_t>(chain_head_size()), b.end(),
+                           six.begin() + static_cast<ptrdiff_t>(chain_head_size())))
+        << n;
+  }
+}
+
+TEST(GrowingFormat, TheFirstChainsFormIsStillRead) {
+  for (uint32_t n = 1; n <= 12; ++n) {
+    auto f = chain_with(n);
+    const auto today = bytes_of(*f, n);
+    const auto first = first_form_of(today);
+    ASSERT_LT(first.size(), today.size());
+    std::unique_ptr<GrowingFilter> g;
+    ASSERT_EQ(deserialize_chain(first.data(), first.size(), &g), Errc::ok) << n;
+    EXPECT_TRUE(g->equals(*f)) << n;
+    for (uint32_t i = 0; i < n; ++i) EXPECT_EQ(g->stage_keys(i), f->stage_keys(i));
+    EXPECT_EQ(bytes_of(*g, n), today) << n;  // written again in today's form
+    // In place too (64-byte aligned, as a mapping is).
+    AlignedBuffer aligned((first.size() + 7) / 8);
+    auto* at = reinterpret_cast<unsigned char*>(aligned.data());
+    std::copy(first.begin(), first.end(), at);
+    std::unique_ptr<GrowingFilter> v;
+    ASSERT_EQ(view_chain(at, first.size(), true, &v), Errc::ok) << n;
+    EXPECT_TRUE(v->equals(*f)) << n;
+  }
+}
+
+TEST(GrowingFormat, PlaceCountsOtherThanTheTwoFormsAreRefused) {
+  auto f = chain_with(3);
+  const auto good = bytes_of(*f, 3);
+  for (uint32_t places : {1u, 2u, 3u, 4u, 63u, 65u, 1000u, 0xFFFFFFFFu}) {
+    auto b = good;
+    put32(b.data() + 76, places);
+    reseal(b);
+    EXPECT_EQ(read(b), Errc::corrupt) << places;
+  }
+  // A byte in a place past the stage count (the table's checksum covers only the stages').
+  for (size_t off : {kHeaderBytes + 3 * kStageEntryBytes, kHeaderBytes + 40 * kStageEntryBytes + 7,
+                     chain_head_size() - 1}) {
+    auto b = good;
+    b[off] = 1;
+    reseal(b);
+    EXPECT_EQ(read(b), Errc::corrupt) << off;
+  }
+  // The first form with a byte in its padding, and cut inside its table.
+  auto first = first_form_of(good);
+  ASSERT_EQ(read(first), Errc::ok);
+  auto b = first;
+  b[kHeaderBytes + 3 * kStageEntryBytes + 1] = 1;
+  reseal(b);
+  EXPECT_EQ(read(b), Errc::corrupt);
+  b.assign(first.begin(), first.begin() + kHeaderBytes + 40);
+  EXPECT_NE(read(b), Errc::ok);
 }
 
 TEST(GrowingFormat, AFixedFilterIsNotAChain) {
@@ -178,8 +273,7 @@ TEST(GrowingFormat, DamagedChainsAreRefused) {
   EXPECT_EQ(read(b), Errc::corrupt);
 
   // Reserved fields of the header and of a table entry that are not zero.
-  for (size_t off :
-       {size_t{76}, size_t{88}, size_t{100}, size_t{112}, table + kStageEntryBytes + 24}) {
+  for (size_t off : {size_t{88}, size_t{100}, size_t{112}, table + kStageEntryBytes + 24}) {
     b = good;
     b[off] = 1;
     reseal(b);

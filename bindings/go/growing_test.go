@@ -758,8 +758,8 @@ func TestGrowingGoldenVector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(file) != 1984 {
-		t.Fatalf("%d bytes, README says 1984", len(file))
+	if len(file) != 3904 {
+		t.Fatalf("%d bytes, README says 3904", len(file))
 	}
 	keyLines := readLines(t, filepath.Join(vectorDir, name+".keys.txt"))
 	absentLines := readLines(t, filepath.Join(vectorDir, name+".absent.txt"))

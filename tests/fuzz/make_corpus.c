@@ -17,7 +17,10 @@
  *            body bits, and headers whose checksums are right but a field is out of range
  *            (kind, layout, hash id, k, shards, blocks, flags, reserved, bit count, body size,
  *            capacity, FPRs), one per validation rule of docs/FORMAT.md.
- * Everything is deterministic: rerunning writes the same bytes.
+ * Everything is deterministic: rerunning writes the same bytes. One file is not written here:
+ * valid-growing-first-form-3-stages.abloom, valid-growing-3-stages as the first chains were
+ * written (a stage table of exactly their stages, place count 0: docs/FORMAT.md), kept so that
+ * the reader of that form stays fuzzed.
  */
 #define XXH_INLINE_ALL
 #include <stdint.h>

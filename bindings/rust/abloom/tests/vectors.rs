@@ -369,7 +369,7 @@ fn growing_vector() -> Vector {
         seed: GROWING_SEED,
         k: 9,
         blocks_per_shard: 11,
-        file_bytes: 1984,
+        file_bytes: 3904,
         absent_positive: 1,
     }
 }
