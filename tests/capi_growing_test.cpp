@@ -471,3 +471,230 @@ TEST(CapiGrowing, TestAndAddManyAnswersAsOneKeyAtATime) {
             ABLOOM_ERR_READONLY);
   EXPECT_EQ(abloom_test(view.get(), &fresh_key, sizeof fresh_key), 0);
 }
+
+namespace {
+
+// A batch in the packed form: key i is buf[offsets[i] .. offsets[i + 1]).
+struct PackedBatch {
+  std::vector<unsigned char> buf;
+  std::vector<uint64_t> offsets{0};
+  void push(const void *key, size_t len) {
+    const auto *p = static_cast<const unsigned char *>(key);
+    buf.insert(buf.end(), p, p + len);
+    offsets.push_back(buf.size());
+  }
+  size_t size() const { return offsets.size() - 1; }
+  const void *key(size_t i) const { return buf.data() + offsets[i]; }
+  size_t len(size_t i) const { return offsets[i + 1] - offsets[i]; }
+};
+
+// Keys of 1 to 24 bytes (each integer's low bytes, its length varying), so that the batch takes
+// the packed form, not the one-length form.
+PackedBatch VaryingLengthBatch(const std::vector<uint64_t> &ints) {
+  PackedBatch b;
+  for (uint64_t k : ints) {
+    unsigned char bytes[24] = {};
+    for (size_t j = 0; j < 24; ++j) bytes[j] = static_cast<unsigned char>(k >> (8 * (j % 8)));
+    b.push(bytes, 1 + k % 24);
+  }
+  return b;
+}
+
+PackedBatch SameLengthBatch(const std::vector<uint64_t> &ints) {
+  PackedBatch b;
+  for (const uint64_t &k : ints) b.push(&k, sizeof k);
+  return b;
+}
+
+Filter CloneOf(const abloom_filter *f) {
+  abloom_filter *raw = nullptr;
+  EXPECT_EQ(abloom_clone(f, &raw), ABLOOM_OK);
+  return Filter(raw);
+}
+
+// abloom_test_and_add_packed on `batch` gives the answers, the count and the bits of n calls of
+// abloom_test_and_add on a copy of the filter; abloom_test_and_add_hashes of the keys' hashes does
+// too, on another copy.
+void ExpectPackedSameAsOneByOne(abloom_filter *f, const PackedBatch &batch) {
+  const Filter twin = CloneOf(f);
+  const Filter hashed = CloneOf(f);
+  const size_t n = batch.size();
+  std::vector<uint8_t> results(n, 7);
+  uint64_t added = 0;
+  ASSERT_EQ(abloom_test_and_add_packed(f, batch.buf.data(), batch.buf.size(), batch.offsets.data(),
+                                       n, results.data(), &added),
+            ABLOOM_OK);
+  std::vector<uint64_t> hashes(n);
+  for (size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(abloom_hash(f, batch.key(i), batch.len(i), &hashes[i]), ABLOOM_OK);
+  }
+  std::vector<uint8_t> hash_results(n, 7);
+  uint64_t hash_added = 0;
+  ASSERT_EQ(
+      abloom_test_and_add_hashes(hashed.get(), hashes.data(), n, hash_results.data(), &hash_added),
+      ABLOOM_OK);
+  uint64_t fresh = 0, repeats = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const int one = abloom_test_and_add(twin.get(), batch.key(i), batch.len(i));
+    ASSERT_EQ(results[i], one) << i;
+    ASSERT_EQ(hash_results[i], one) << i;
+    fresh += one == 0 ? 1 : 0;
+    repeats += one == 1 ? 1 : 0;
+  }
+  EXPECT_GT(fresh, 0u);
+  EXPECT_GT(repeats, 0u);
+  EXPECT_EQ(added, fresh);
+  EXPECT_EQ(hash_added, fresh);
+  EXPECT_EQ(abloom_equal(f, twin.get()), 1);
+  EXPECT_EQ(abloom_equal(hashed.get(), twin.get()), 1);
+  EXPECT_EQ(Info(f).keys, Info(twin.get()).keys);
+  EXPECT_EQ(Info(f).stages, Info(twin.get()).stages);
+}
+
+// A batch of 20 * kInitial keys: the last 500 of the 500 added before it, repeats of its own
+// earlier keys (every 7th key) and of the key just before it (every 11th).
+std::vector<uint64_t> BatchWithRepeats() {
+  std::vector<uint64_t> batch = IntegerKeys(20 * kInitial, 300);
+  for (size_t i = 0; i < batch.size(); i += 7) batch[i] = batch[i / 2];
+  for (size_t i = 1; i < batch.size(); i += 11) batch[i] = batch[i - 1];
+  return batch;
+}
+
+Filter NewFixed(uint64_t capacity) {
+  abloom_options o;
+  abloom_options_init(&o);
+  o.capacity = capacity;
+  o.fpr = 0.01;
+  o.seed = 11;
+  abloom_filter *raw = nullptr;
+  EXPECT_EQ(abloom_create(&o, &raw), ABLOOM_OK);
+  return Filter(raw);
+}
+
+}  // namespace
+
+// The packed and hash forms of test-and-add: as one key at a time, for a growing filter (the batch
+// crossing stage boundaries) and a fixed one, with keys of one length and of varying lengths.
+TEST(CapiGrowing, TestAndAddPackedAndHashesAnswerAsOneKeyAtATime) {
+  const std::vector<uint64_t> ints = BatchWithRepeats();
+  for (const bool same_length : {true, false}) {
+    SCOPED_TRACE(same_length ? "keys of one length" : "keys of varying lengths");
+    PackedBatch (*const make)(const std::vector<uint64_t> &) =
+        same_length ? SameLengthBatch : VaryingLengthBatch;
+    const PackedBatch batch = make(ints);
+    const PackedBatch before = make(IntegerKeys(500, 1));
+
+    Filter g = NewGrowing();
+    ASSERT_EQ(abloom_add_packed(g.get(), before.buf.data(), before.buf.size(),
+                                before.offsets.data(), before.size(), nullptr),
+              ABLOOM_OK);
+    const uint32_t stages = Info(g.get()).stages;
+    ExpectPackedSameAsOneByOne(g.get(), batch);
+    EXPECT_GT(Info(g.get()).stages, stages + 2) << "the batch crossed stage boundaries";
+    // A second batch: a key of the first and a new one.
+    ExpectPackedSameAsOneByOne(g.get(), make({ints[0], uint64_t{5'000'000}}));
+
+    Filter fixed = NewFixed(20 * kInitial);
+    ASSERT_EQ(abloom_add_packed(fixed.get(), before.buf.data(), before.buf.size(),
+                                before.offsets.data(), before.size(), nullptr),
+              ABLOOM_OK);
+    ExpectPackedSameAsOneByOne(fixed.get(), batch);
+  }
+}
+
+// A stage boundary inside a small batch: a growing filter one key short of its first stage's
+// capacity takes a batch whose keys go on into the next stage, its last keys repeating ones that
+// went to each stage.
+TEST(CapiGrowing, TestAndAddPackedAcrossOneStageBoundary) {
+  Filter g = NewGrowing(0.01, 100);
+  uint64_t added = 0;
+  const PackedBatch first = SameLengthBatch(IntegerKeys(99, 1));
+  ASSERT_EQ(abloom_add_packed(g.get(), first.buf.data(), first.buf.size(), first.offsets.data(),
+                              first.size(), &added),
+            ABLOOM_OK);
+  ASSERT_EQ(Info(g.get()).stages, 1u);
+  std::vector<uint64_t> ints = IntegerKeys(40, 1000);
+  for (const uint64_t k : {uint64_t{1000}, uint64_t{1039}, uint64_t{50}, uint64_t{1001}}) {
+    ints.push_back(k);
+  }
+  ExpectPackedSameAsOneByOne(g.get(), SameLengthBatch(ints));
+  EXPECT_EQ(Info(g.get()).stages, 2u);
+}
+
+// Errors of the packed and hash forms: each leaves the filter as it was.
+TEST(CapiGrowing, TestAndAddPackedAndHashesRefuseBadArgumentsAndAddNothing) {
+  for (const bool growing : {true, false}) {
+    SCOPED_TRACE(growing ? "growing" : "fixed");
+    Filter f = growing ? NewGrowing() : NewFixed(kInitial);
+    AddIntegerKeys(f.get(), IntegerKeys(10, 1));
+    const Filter snapshot = CloneOf(f.get());
+    const unsigned char buf[19] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};
+    const uint64_t offsets[] = {0, 5, 9, 19};
+    const uint64_t hashes[] = {1, 2, 3};
+    uint8_t results[3] = {7, 7, 7};
+    uint64_t added = 99;
+    abloom_filter *h = f.get();
+
+    EXPECT_EQ(abloom_test_and_add_packed(nullptr, buf, 19, offsets, 3, results, &added),
+              ABLOOM_ERR_NULL);
+    EXPECT_EQ(abloom_test_and_add_packed(h, buf, 19, offsets, 3, nullptr, &added), ABLOOM_ERR_NULL);
+    EXPECT_EQ(abloom_test_and_add_packed(h, nullptr, 19, offsets, 3, results, &added),
+              ABLOOM_ERR_NULL);
+    EXPECT_EQ(abloom_test_and_add_packed(h, buf, 19, nullptr, 3, results, &added), ABLOOM_ERR_NULL);
+    const uint64_t decreasing[] = {0, 9, 5, 19};
+    EXPECT_EQ(abloom_test_and_add_packed(h, buf, 19, decreasing, 3, results, &added),
+              ABLOOM_ERR_INVALID);
+    EXPECT_EQ(abloom_test_and_add_packed(h, buf, 18, offsets, 3, results, &added),
+              ABLOOM_ERR_INVALID);
+    const uint64_t same_length_past_end[] = {4, 9, 14, 19, 24};
+    EXPECT_EQ(abloom_test_and_add_packed(h, buf, 19, same_length_past_end, 4, results, &added),
+              ABLOOM_ERR_INVALID);
+    EXPECT_EQ(abloom_test_and_add_hashes(nullptr, hashes, 3, results, &added), ABLOOM_ERR_NULL);
+    EXPECT_EQ(abloom_test_and_add_hashes(h, nullptr, 3, results, &added), ABLOOM_ERR_NULL);
+    EXPECT_EQ(abloom_test_and_add_hashes(h, hashes, 3, nullptr, &added), ABLOOM_ERR_NULL);
+    EXPECT_EQ(added, 99u) << "no count written on error";
+    EXPECT_EQ(results[0], 7);
+    EXPECT_EQ(abloom_equal(h, snapshot.get()), 1) << "nothing added";
+    EXPECT_EQ(Info(h).keys, Info(snapshot.get()).keys);
+
+    // n == 0: every array may be NULL; the count is 0.
+    EXPECT_EQ(abloom_test_and_add_packed(h, nullptr, 0, nullptr, 0, nullptr, &added), ABLOOM_OK);
+    EXPECT_EQ(added, 0u);
+    added = 99;
+    EXPECT_EQ(abloom_test_and_add_hashes(h, nullptr, 0, nullptr, &added), ABLOOM_OK);
+    EXPECT_EQ(added, 0u);
+    // added may be NULL.
+    EXPECT_EQ(abloom_test_and_add_packed(h, buf, 19, offsets, 3, results, nullptr), ABLOOM_OK);
+    EXPECT_EQ(abloom_test(h, buf + 5, 4), 1);
+  }
+}
+
+// A read-only filter (a view of serialized bytes) refuses both forms, and nothing is added.
+TEST(CapiGrowing, TestAndAddPackedAndHashesOnAReadOnlyFilter) {
+  for (const bool growing : {true, false}) {
+    SCOPED_TRACE(growing ? "growing" : "fixed");
+    Filter f = growing ? NewGrowing() : NewFixed(kInitial);
+    AddIntegerKeys(f.get(), IntegerKeys(10, 1));
+    uint64_t size = 0;
+    ASSERT_EQ(abloom_serialized_size(f.get(), &size), ABLOOM_OK);
+    AlignedBytes bytes(size);
+    ASSERT_EQ(abloom_serialize(f.get(), bytes.data(), size, nullptr), ABLOOM_OK);
+    abloom_filter *raw = nullptr;
+    ASSERT_EQ(abloom_view(bytes.data(), size, 0, &raw), ABLOOM_OK);
+    const Filter view(raw);
+    const PackedBatch batch = SameLengthBatch({~uint64_t{0}, 1});
+    uint8_t results[2] = {7, 7};
+    uint64_t added = 99;
+    EXPECT_EQ(abloom_test_and_add_packed(view.get(), batch.buf.data(), batch.buf.size(),
+                                         batch.offsets.data(), 2, results, &added),
+              ABLOOM_ERR_READONLY);
+    uint64_t hash = 0;
+    ASSERT_EQ(abloom_hash(view.get(), batch.key(0), batch.len(0), &hash), ABLOOM_OK);
+    EXPECT_EQ(abloom_test_and_add_hashes(view.get(), &hash, 1, results, &added),
+              ABLOOM_ERR_READONLY);
+    EXPECT_EQ(added, 99u);
+    EXPECT_EQ(results[0], 7);
+    EXPECT_EQ(abloom_test(view.get(), batch.key(0), batch.len(0)), 0);
+    EXPECT_EQ(abloom_equal(view.get(), f.get()), 1);
+  }
+}

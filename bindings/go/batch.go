@@ -68,6 +68,27 @@ func (f *Filter) addPacked(op string, p *packed, n int) (int, error) {
 	return int(added), nil
 }
 
+// testAndAddPacked is addPacked with an answer per key (see TestAndAddBatch).
+func (f *Filter) testAndAddPacked(op string, p *packed, n int, results []bool) (int, error) {
+	ref := f.acquire()
+	if ref == nil {
+		return 0, errClosed(op)
+	}
+	if len(results) < n { // checked once open, as in testPacked
+		ref.release()
+		runtime.KeepAlive(f)
+		return 0, &Error{Op: op, Code: codeInvalid}
+	}
+	added, rc := capi.TestAndAddPacked(f.h, p.buf, p.offs, n, unsafe.Pointer(unsafe.SliceData(results)))
+	f.afterAdding()
+	ref.release()
+	runtime.KeepAlive(f)
+	if rc != 0 {
+		return 0, newError(op, rc)
+	}
+	return int(added), nil
+}
+
 func (f *Filter) testPacked(op string, p *packed, n int, results []bool) (int, error) {
 	ref := f.acquire()
 	if ref == nil {
@@ -117,4 +138,25 @@ func (f *Filter) TestBatchStrings(keys []string, results []bool) (int, error) {
 	p := pack(keys)
 	defer putPacked(p)
 	return f.testPacked("TestBatchStrings", p, len(keys), results)
+}
+
+// TestAndAddBatch is TestAndAdd for every key, in order, in one call into the C library: it sets
+// results[i] to whether keys[i] was already present (added before, by an earlier key of this
+// batch, or a false positive) and returns how many keys were new (the false answers). Answers
+// and bits are those of one TestAndAdd per key; the batch is tested in bulk first (its blocks
+// prefetched), then only the keys not found are added, so deduplicating a stream of mostly
+// repeated keys costs about what TestBatch does. results must be at least as long as keys (else
+// ErrInvalid); elements past len(keys) are left alone. Nothing is added on error (ErrReadOnly
+// for a file opened read-only).
+func (f *Filter) TestAndAddBatch(keys [][]byte, results []bool) (int, error) {
+	p := pack(keys)
+	defer putPacked(p)
+	return f.testAndAddPacked("TestAndAddBatch", p, len(keys), results)
+}
+
+// TestAndAddBatchStrings is TestAndAddBatch for string keys.
+func (f *Filter) TestAndAddBatchStrings(keys []string, results []bool) (int, error) {
+	p := pack(keys)
+	defer putPacked(p)
+	return f.testAndAddPacked("TestAndAddBatchStrings", p, len(keys), results)
 }

@@ -110,6 +110,22 @@ var closedCalls = []closedCall{
 		}
 		return err
 	}},
+	{method: "TestAndAddBatch", call: func(t *testing.T, f, _ *Filter) error {
+		res := []bool{false, true}
+		n, err := f.TestAndAddBatch([][]byte{[]byte("a"), []byte("b")}, res)
+		if n != 0 || res[0] || !res[1] {
+			t.Errorf("TestAndAddBatch on a closed filter: %d, results written %v", n, res)
+		}
+		return err
+	}},
+	{method: "TestAndAddBatchStrings", call: func(t *testing.T, f, _ *Filter) error {
+		res := []bool{false, true}
+		n, err := f.TestAndAddBatchStrings([]string{"a", "b"}, res)
+		if n != 0 || res[0] || !res[1] {
+			t.Errorf("TestAndAddBatchStrings on a closed filter: %d, results written %v", n, res)
+		}
+		return err
+	}},
 	{method: "Union", call: func(t *testing.T, f, other *Filter) error { return f.Union(other) }},
 	{method: "Intersect", call: func(t *testing.T, f, other *Filter) error { return f.Intersect(other) }},
 	{method: "Clear", call: func(t *testing.T, f, _ *Filter) error { return f.Clear() }},
@@ -178,6 +194,14 @@ var closedCalls = []closedCall{
 	}},
 	{method: "TestBatchStrings", call: func(t *testing.T, f, _ *Filter) error {
 		_, err := f.TestBatchStrings([]string{"a"}, nil)
+		return err
+	}},
+	{method: "TestAndAddBatch", call: func(t *testing.T, f, _ *Filter) error {
+		_, err := f.TestAndAddBatch([][]byte{[]byte("a")}, nil)
+		return err
+	}},
+	{method: "TestAndAddBatchStrings", call: func(t *testing.T, f, _ *Filter) error {
+		_, err := f.TestAndAddBatchStrings([]string{"a"}, nil)
 		return err
 	}},
 	{method: "SetWriterMode", call: func(t *testing.T, f, _ *Filter) error { return f.SetWriterMode(WriterMode(99)) }},

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import abloom
 from abloom import BloomFilter
 
 
@@ -185,3 +186,77 @@ def test_bytes_object_is_iterated_like_a_set_would() -> None:
     f = BloomFilter(100)
     f.update(b"ab")  # set().update(b"ab") adds 97 and 98
     assert 97 in f and 98 in f and b"ab" not in f
+
+
+def dedupe_keys(n: int, old: list[bytes]) -> list[Any]:
+    """Mixed types and lengths with repeats of earlier keys of the batch and of `old`."""
+    out: list[Any] = []
+    for i in range(n):
+        if i % 7 == 3:
+            out.append(out[i // 2])
+        elif i % 11 == 5:
+            out.append(out[i - 1])
+        elif i % 13 == 0:
+            out.append(old[i % len(old)])
+        elif i % 3 == 0:
+            out.append(i)
+        else:
+            out.append(f"d{i}" * (i % 5))
+    return out
+
+
+@pytest.mark.parametrize("growing", [False, True])
+def test_test_and_add_many_answers_as_one_test_and_add_per_key(growing: bool) -> None:
+    def new() -> BloomFilter:
+        f = BloomFilter(seed=3, capacity=1000, growth=2) if growing else BloomFilter(20_000, seed=3)
+        f.add_many(old)
+        return f
+
+    old = keys(300, "old")
+    ks = dedupe_keys(20_000, old)  # across batches of 4096 keys and, growing, several stages
+    batched, single = new(), new()
+    stages = batched.info.stages
+    answers = batched.test_and_add_many(ks)
+    expected = [single.test_and_add(k) for k in ks]
+    assert answers == expected
+    assert answers.count(True) > 0 and answers.count(False) > 0
+    assert batched == single
+    assert batched.info.keys == single.info.keys
+    if growing:
+        assert batched.info.stages >= stages + 2
+    # Any iterable, in order; every key is present now.
+    assert batched.test_and_add_many(iter(ks[:5000])) == [True] * 5000
+    assert batched.test_and_add_many(()) == []
+    assert batched == single
+
+
+def test_test_and_add_many_of_int_arrays() -> None:
+    ints = np.arange(100_000, dtype=np.uint64) % 70_000  # repeats within the array
+    a, b, c = (BloomFilter(100_000, seed=9) for _ in range(3))
+    expected = [b.test_and_add(int(k)) for k in ints]
+    got = a.test_and_add_many(ints)
+    assert isinstance(got, np.ndarray) and got.dtype == np.bool_
+    assert got.tolist() == expected
+    assert c.test_and_add_many(array.array("Q", ints.tolist())) == expected
+    assert a == b == c
+
+
+def test_test_and_add_many_errors_add_nothing(tmp_path: Any) -> None:
+    f = BloomFilter(1000, seed=1)
+    f.add("k")
+    with pytest.raises(TypeError):
+        f.test_and_add_many(["a", 1.5])  # type: ignore[list-item]  # fails before "a" is added
+    assert "a" not in f
+    with pytest.raises(TypeError):
+        f.test_and_add_many(np.zeros(3, dtype=np.float64))
+    path = tmp_path / "f.abloom"
+    f.save(path)
+    ro = BloomFilter.open(path)
+    with pytest.raises(abloom.ReadOnlyError):
+        ro.test_and_add_many(["x", "k"])
+    with pytest.raises(abloom.ReadOnlyError):
+        ro.test_and_add_many(np.arange(3, dtype=np.uint64))
+    assert "x" not in ro and "k" in ro
+    ro.close()
+    with pytest.raises(abloom.ClosedError):
+        ro.test_and_add_many(["x"])

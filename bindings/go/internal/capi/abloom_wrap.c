@@ -1505,6 +1505,35 @@ intgo _wrap_abloom_test_packed_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, 
 }
 
 
+intgo _wrap_abloom_test_and_add_packed_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+  abloom_filter *arg1 = (abloom_filter *) 0 ;
+  void *arg2 = (void *) 0 ;
+  size_t arg3 ;
+  uint64_t *arg4 = (uint64_t *) 0 ;
+  size_t arg5 ;
+  uint8_t *arg6 = (uint8_t *) 0 ;
+  uint64_t *arg7 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (abloom_filter *)_swig_go_0; 
+  
+  arg2 = (void *)_swig_go_1.array;
+  arg3 = (size_t)_swig_go_1.len;
+  
+  arg4 = (uint64_t *)_swig_go_2.array; 
+  arg5 = (size_t)_swig_go_3; 
+  arg6 = (uint8_t *)_swig_go_4.array; 
+  
+  arg7 = _swig_go_5.len > 0 ? (uint64_t *)_swig_go_5.array : NULL;
+  
+  
+  result = (int)abloom_test_and_add_packed(arg1,(void const *)arg2,arg3,(uint64_t const *)arg4,arg5,arg6,arg7);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
 intgo _wrap_abloom_add_hashes_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
@@ -1544,6 +1573,29 @@ intgo _wrap_abloom_test_hashes_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, 
   
   
   result = (int)abloom_test_hashes((struct abloom_filter const *)arg1,(uint64_t const *)arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_abloom_test_and_add_hashes_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+  abloom_filter *arg1 = (abloom_filter *) 0 ;
+  uint64_t *arg2 = (uint64_t *) 0 ;
+  size_t arg3 ;
+  uint8_t *arg4 = (uint8_t *) 0 ;
+  uint64_t *arg5 = (uint64_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (abloom_filter *)_swig_go_0; 
+  arg2 = (uint64_t *)_swig_go_1.array; 
+  arg3 = (size_t)_swig_go_2; 
+  arg4 = (uint8_t *)_swig_go_3.array; 
+  
+  arg5 = _swig_go_4.len > 0 ? (uint64_t *)_swig_go_4.array : NULL;
+  
+  
+  result = (int)abloom_test_and_add_hashes(arg1,(uint64_t const *)arg2,arg3,arg4,arg5);
   _swig_go_result = result; 
   return _swig_go_result;
 }

@@ -74,41 +74,50 @@ typedef long long swig_type_44;
 typedef _goslice_ swig_type_45;
 typedef _goslice_ swig_type_46;
 typedef _goslice_ swig_type_47;
-typedef long long swig_type_48;
-typedef _goslice_ swig_type_49;
+typedef _goslice_ swig_type_48;
+typedef long long swig_type_49;
 typedef _goslice_ swig_type_50;
-typedef long long swig_type_51;
+typedef _goslice_ swig_type_51;
 typedef _goslice_ swig_type_52;
-typedef _goslice_ swig_type_53;
-typedef long long swig_type_54;
-typedef long long swig_type_55;
+typedef long long swig_type_53;
+typedef _goslice_ swig_type_54;
+typedef _goslice_ swig_type_55;
 typedef long long swig_type_56;
-typedef long long swig_type_57;
-typedef long long swig_type_58;
-typedef long long swig_type_59;
+typedef _goslice_ swig_type_57;
+typedef _goslice_ swig_type_58;
+typedef _goslice_ swig_type_59;
 typedef long long swig_type_60;
-typedef long long swig_type_61;
-typedef long long swig_type_62;
+typedef _goslice_ swig_type_61;
+typedef _goslice_ swig_type_62;
 typedef long long swig_type_63;
 typedef long long swig_type_64;
 typedef long long swig_type_65;
 typedef long long swig_type_66;
 typedef long long swig_type_67;
-typedef _goslice_ swig_type_68;
-typedef _goslice_ swig_type_69;
-typedef _goslice_ swig_type_70;
-typedef _goslice_ swig_type_71;
-typedef _goslice_ swig_type_72;
-typedef _goslice_ swig_type_73;
-typedef _goslice_ swig_type_74;
-typedef _goslice_ swig_type_75;
-typedef _goslice_ swig_type_76;
-typedef _gostring_ swig_type_77;
-typedef _gostring_ swig_type_78;
+typedef long long swig_type_68;
+typedef long long swig_type_69;
+typedef long long swig_type_70;
+typedef long long swig_type_71;
+typedef long long swig_type_72;
+typedef long long swig_type_73;
+typedef long long swig_type_74;
+typedef long long swig_type_75;
+typedef long long swig_type_76;
+typedef _goslice_ swig_type_77;
+typedef _goslice_ swig_type_78;
 typedef _goslice_ swig_type_79;
-typedef _gostring_ swig_type_80;
-typedef long long swig_type_81;
-typedef long long swig_type_82;
+typedef _goslice_ swig_type_80;
+typedef _goslice_ swig_type_81;
+typedef _goslice_ swig_type_82;
+typedef _goslice_ swig_type_83;
+typedef _goslice_ swig_type_84;
+typedef _goslice_ swig_type_85;
+typedef _gostring_ swig_type_86;
+typedef _gostring_ swig_type_87;
+typedef _goslice_ swig_type_88;
+typedef _gostring_ swig_type_89;
+typedef long long swig_type_90;
+typedef long long swig_type_91;
 extern void _wrap_Swig_free_capi_d890433903fe4e8d(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_d890433903fe4e8d(swig_intgo arg1);
 extern swig_intgo _wrap_ABLOOM_VERSION_NUMBER_capi_d890433903fe4e8d(void);
@@ -205,14 +214,16 @@ extern swig_intgo _wrap_abloom_test_and_add_hash_capi_d890433903fe4e8d(uintptr_t
 extern swig_intgo _wrap_abloom_test_and_add_many_capi_d890433903fe4e8d(uintptr_t arg1, swig_voidp arg2, swig_voidp arg3, swig_type_35 arg4, swig_type_36 arg5, swig_type_37 arg6);
 extern swig_intgo _wrap_abloom_add_packed_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_38 arg2, swig_type_39 arg3, swig_type_40 arg4, swig_type_41 arg5);
 extern swig_intgo _wrap_abloom_test_packed_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_42 arg2, swig_type_43 arg3, swig_type_44 arg4, swig_type_45 arg5, swig_type_46 arg6);
-extern swig_intgo _wrap_abloom_add_hashes_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_47 arg2, swig_type_48 arg3, swig_type_49 arg4);
-extern swig_intgo _wrap_abloom_test_hashes_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_50 arg2, swig_type_51 arg3, swig_type_52 arg4, swig_type_53 arg5);
+extern swig_intgo _wrap_abloom_test_and_add_packed_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_47 arg2, swig_type_48 arg3, swig_type_49 arg4, swig_type_50 arg5, swig_type_51 arg6);
+extern swig_intgo _wrap_abloom_add_hashes_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_52 arg2, swig_type_53 arg3, swig_type_54 arg4);
+extern swig_intgo _wrap_abloom_test_hashes_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_55 arg2, swig_type_56 arg3, swig_type_57 arg4, swig_type_58 arg5);
+extern swig_intgo _wrap_abloom_test_and_add_hashes_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_59 arg2, swig_type_60 arg3, swig_type_61 arg4, swig_type_62 arg5);
 extern swig_intgo _wrap_abloom_union_capi_d890433903fe4e8d(uintptr_t arg1, uintptr_t arg2);
 extern swig_intgo _wrap_abloom_intersect_capi_d890433903fe4e8d(uintptr_t arg1, uintptr_t arg2);
 extern swig_intgo _wrap_abloom_clear_capi_d890433903fe4e8d(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_equal_capi_d890433903fe4e8d(uintptr_t arg1, uintptr_t arg2);
-extern void _wrap_abloom_info_struct_size_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_54 arg2);
-extern swig_type_55 _wrap_abloom_info_struct_size_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_info_struct_size_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_63 arg2);
+extern swig_type_64 _wrap_abloom_info_struct_size_get_capi_d890433903fe4e8d(uintptr_t arg1);
 extern void _wrap_abloom_info_kind_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_abloom_info_kind_get_capi_d890433903fe4e8d(uintptr_t arg1);
 extern void _wrap_abloom_info_k_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
@@ -221,16 +232,16 @@ extern void _wrap_abloom_info_shards_set_capi_d890433903fe4e8d(uintptr_t arg1, s
 extern swig_intgo _wrap_abloom_info_shards_get_capi_d890433903fe4e8d(uintptr_t arg1);
 extern void _wrap_abloom_info_layout_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
 extern swig_intgo _wrap_abloom_info_layout_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_info_blocks_per_shard_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_56 arg2);
-extern swig_type_57 _wrap_abloom_info_blocks_per_shard_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_info_bits_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_58 arg2);
-extern swig_type_59 _wrap_abloom_info_bits_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_info_bytes_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_60 arg2);
-extern swig_type_61 _wrap_abloom_info_bytes_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_info_capacity_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_62 arg2);
-extern swig_type_63 _wrap_abloom_info_capacity_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_info_seed_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_64 arg2);
-extern swig_type_65 _wrap_abloom_info_seed_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_info_blocks_per_shard_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_65 arg2);
+extern swig_type_66 _wrap_abloom_info_blocks_per_shard_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_info_bits_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_67 arg2);
+extern swig_type_68 _wrap_abloom_info_bits_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_info_bytes_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_69 arg2);
+extern swig_type_70 _wrap_abloom_info_bytes_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_info_capacity_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_71 arg2);
+extern swig_type_72 _wrap_abloom_info_capacity_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_info_seed_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_73 arg2);
+extern swig_type_74 _wrap_abloom_info_seed_get_capi_d890433903fe4e8d(uintptr_t arg1);
 extern void _wrap_abloom_info_target_fpr_set_capi_d890433903fe4e8d(uintptr_t arg1, double arg2);
 extern double _wrap_abloom_info_target_fpr_get_capi_d890433903fe4e8d(uintptr_t arg1);
 extern void _wrap_abloom_info_expected_fpr_set_capi_d890433903fe4e8d(uintptr_t arg1, double arg2);
@@ -247,8 +258,8 @@ extern void _wrap_abloom_info_growth_failed_set_capi_d890433903fe4e8d(uintptr_t 
 extern swig_intgo _wrap_abloom_info_growth_failed_get_capi_d890433903fe4e8d(uintptr_t arg1);
 extern void _wrap_abloom_info_growth_set_capi_d890433903fe4e8d(uintptr_t arg1, double arg2);
 extern double _wrap_abloom_info_growth_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_info_keys_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_66 arg2);
-extern swig_type_67 _wrap_abloom_info_keys_get_capi_d890433903fe4e8d(uintptr_t arg1);
+extern void _wrap_abloom_info_keys_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_75 arg2);
+extern swig_type_76 _wrap_abloom_info_keys_get_capi_d890433903fe4e8d(uintptr_t arg1);
 extern uintptr_t _wrap_new_abloom_info_capi_d890433903fe4e8d(void);
 extern void _wrap_delete_abloom_info_capi_d890433903fe4e8d(uintptr_t arg1);
 extern swig_intgo _wrap_ABLOOM_STORAGE_OWNED_capi_d890433903fe4e8d(void);
@@ -257,19 +268,19 @@ extern swig_intgo _wrap_ABLOOM_STORAGE_MAPPED_capi_d890433903fe4e8d(void);
 extern swig_intgo _wrap_abloom_info_init_capi_d890433903fe4e8d(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_get_info_capi_d890433903fe4e8d(uintptr_t arg1, uintptr_t arg2);
 extern swig_intgo _wrap_abloom_get_stage_info_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2, uintptr_t arg3);
-extern swig_intgo _wrap_abloom_estimate_count_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_68 arg2);
-extern swig_intgo _wrap_abloom_estimate_fpr_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_69 arg2);
-extern swig_intgo _wrap_abloom_serialized_size_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_70 arg2);
-extern swig_intgo _wrap_abloom_serialize_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_71 arg2, swig_type_72 arg3);
-extern swig_intgo _wrap_abloom_deserialize_capi_d890433903fe4e8d(swig_type_73 arg1, swig_type_74 arg2);
-extern swig_intgo _wrap_abloom_view_capi_d890433903fe4e8d(swig_type_75 arg1, swig_intgo arg2, swig_type_76 arg3);
-extern swig_intgo _wrap_abloom_save_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_77 arg2);
-extern swig_intgo _wrap_abloom_open_capi_d890433903fe4e8d(swig_type_78 arg1, swig_intgo arg2, swig_type_79 arg3);
+extern swig_intgo _wrap_abloom_estimate_count_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_77 arg2);
+extern swig_intgo _wrap_abloom_estimate_fpr_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_78 arg2);
+extern swig_intgo _wrap_abloom_serialized_size_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_79 arg2);
+extern swig_intgo _wrap_abloom_serialize_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_80 arg2, swig_type_81 arg3);
+extern swig_intgo _wrap_abloom_deserialize_capi_d890433903fe4e8d(swig_type_82 arg1, swig_type_83 arg2);
+extern swig_intgo _wrap_abloom_view_capi_d890433903fe4e8d(swig_type_84 arg1, swig_intgo arg2, swig_type_85 arg3);
+extern swig_intgo _wrap_abloom_save_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_86 arg2);
+extern swig_intgo _wrap_abloom_open_capi_d890433903fe4e8d(swig_type_87 arg1, swig_intgo arg2, swig_type_88 arg3);
 extern swig_intgo _wrap_abloom_sync_capi_d890433903fe4e8d(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_sync_last_capi_d890433903fe4e8d(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_seal_capi_d890433903fe4e8d(swig_type_80 arg1);
-extern swig_type_81 _wrap_SIZEOF_INFO_capi_d890433903fe4e8d(void);
-extern swig_type_82 _wrap_SIZEOF_PLAN_capi_d890433903fe4e8d(void);
+extern swig_intgo _wrap_abloom_seal_capi_d890433903fe4e8d(swig_type_89 arg1);
+extern swig_type_90 _wrap_SIZEOF_INFO_capi_d890433903fe4e8d(void);
+extern swig_type_91 _wrap_SIZEOF_PLAN_capi_d890433903fe4e8d(void);
 #undef intgo
 */
 import "C"
@@ -1171,13 +1182,37 @@ func Abloom_test_packed(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 int64, ar
 	return swig_r
 }
 
+func Abloom_test_and_add_packed(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 int64, arg5 []byte, arg6 []uint64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	swig_r = (int)(C._wrap_abloom_test_and_add_packed_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_2)), C.swig_type_49(_swig_i_3), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_51)(unsafe.Pointer(&_swig_i_5))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg6
+	}
+	return swig_r
+}
+
 func Abloom_add_hashes(arg1 uintptr, arg2 []uint64, arg3 int64, arg4 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_abloom_add_hashes_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_1)), C.swig_type_48(_swig_i_2), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_abloom_add_hashes_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), C.swig_type_53(_swig_i_2), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1194,7 +1229,27 @@ func Abloom_test_hashes(arg1 uintptr, arg2 []uint64, arg3 int64, arg4 []byte, ar
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_abloom_test_hashes_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_1)), C.swig_type_51(_swig_i_2), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_abloom_test_hashes_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_1)), C.swig_type_56(_swig_i_2), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_4))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	return swig_r
+}
+
+func Abloom_test_and_add_hashes(arg1 uintptr, arg2 []uint64, arg3 int64, arg4 []byte, arg5 []uint64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	swig_r = (int)(C._wrap_abloom_test_and_add_hashes_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1)), C.swig_type_60(_swig_i_2), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1250,7 +1305,7 @@ func (p SwigcptrAbloom_info) SwigIsAbloom_info() {
 func (arg1 SwigcptrAbloom_info) SetStruct_size(arg2 int64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_struct_size_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_54(_swig_i_1))
+	C._wrap_abloom_info_struct_size_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_63(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetStruct_size() (_swig_ret int64) {
@@ -1315,7 +1370,7 @@ func (arg1 SwigcptrAbloom_info) GetLayout() (_swig_ret uint) {
 func (arg1 SwigcptrAbloom_info) SetBlocks_per_shard(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_blocks_per_shard_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_56(_swig_i_1))
+	C._wrap_abloom_info_blocks_per_shard_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_65(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetBlocks_per_shard() (_swig_ret uint64) {
@@ -1328,7 +1383,7 @@ func (arg1 SwigcptrAbloom_info) GetBlocks_per_shard() (_swig_ret uint64) {
 func (arg1 SwigcptrAbloom_info) SetBits(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_bits_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_58(_swig_i_1))
+	C._wrap_abloom_info_bits_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_67(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetBits() (_swig_ret uint64) {
@@ -1341,7 +1396,7 @@ func (arg1 SwigcptrAbloom_info) GetBits() (_swig_ret uint64) {
 func (arg1 SwigcptrAbloom_info) SetBytes(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_bytes_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_60(_swig_i_1))
+	C._wrap_abloom_info_bytes_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_69(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetBytes() (_swig_ret uint64) {
@@ -1354,7 +1409,7 @@ func (arg1 SwigcptrAbloom_info) GetBytes() (_swig_ret uint64) {
 func (arg1 SwigcptrAbloom_info) SetCapacity(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_capacity_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_62(_swig_i_1))
+	C._wrap_abloom_info_capacity_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_71(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetCapacity() (_swig_ret uint64) {
@@ -1367,7 +1422,7 @@ func (arg1 SwigcptrAbloom_info) GetCapacity() (_swig_ret uint64) {
 func (arg1 SwigcptrAbloom_info) SetSeed(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_seed_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_64(_swig_i_1))
+	C._wrap_abloom_info_seed_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_73(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetSeed() (_swig_ret uint64) {
@@ -1484,7 +1539,7 @@ func (arg1 SwigcptrAbloom_info) GetGrowth() (_swig_ret float64) {
 func (arg1 SwigcptrAbloom_info) SetKeys(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_keys_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_66(_swig_i_1))
+	C._wrap_abloom_info_keys_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_75(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetKeys() (_swig_ret uint64) {
@@ -1602,7 +1657,7 @@ func Abloom_estimate_count(arg1 uintptr, arg2 []float64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_estimate_count_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_estimate_count_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1613,7 +1668,7 @@ func Abloom_estimate_fpr(arg1 uintptr, arg2 []float64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_estimate_fpr_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_estimate_fpr_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1626,7 +1681,7 @@ func Abloom_serialized_size(arg1 uintptr, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_serialized_size_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_serialized_size_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1638,7 +1693,7 @@ func Abloom_serialize(arg1 uintptr, arg2 []byte, arg3 []uint64) (_swig_ret int) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_serialize_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_serialize_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_80)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1652,7 +1707,7 @@ func Abloom_deserialize(arg1 []byte, arg2 []uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_deserialize_capi_d890433903fe4e8d(*(*C.swig_type_73)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_deserialize_capi_d890433903fe4e8d(*(*C.swig_type_82)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1671,7 +1726,7 @@ func Abloom_view(arg1 []byte, arg2 uint, arg3 []uintptr) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_view_capi_d890433903fe4e8d(*(*C.swig_type_75)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_view_capi_d890433903fe4e8d(*(*C.swig_type_84)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1685,7 +1740,7 @@ func Abloom_save(arg1 uintptr, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_save_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_save_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1697,7 +1752,7 @@ func Abloom_open(arg1 string, arg2 uint, arg3 []uintptr) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_open_capi_d890433903fe4e8d(*(*C.swig_type_78)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_open_capi_d890433903fe4e8d(*(*C.swig_type_87)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1724,7 +1779,7 @@ func Abloom_sync_last(arg1 uintptr) (_swig_ret int) {
 func Abloom_seal(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_abloom_seal_capi_d890433903fe4e8d(*(*C.swig_type_80)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_abloom_seal_capi_d890433903fe4e8d(*(*C.swig_type_89)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}

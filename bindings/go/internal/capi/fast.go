@@ -22,6 +22,8 @@ package capi
 #cgo nocallback abloomgo_add_packed
 #cgo noescape abloomgo_test_packed
 #cgo nocallback abloomgo_test_packed
+#cgo noescape abloomgo_test_and_add_packed
+#cgo nocallback abloomgo_test_and_add_packed
 #cgo nocallback abloomgo_save
 #cgo nocallback abloomgo_open
 #include <abloom.h>
@@ -70,6 +72,11 @@ static inline int abloomgo_test_packed(uintptr_t f, const void *buf, size_t buf_
                                        const uint64_t *offsets, size_t n, uint8_t *results,
                                        uint64_t *found) {
   return abloom_test_packed((const abloom_filter *)f, buf, buf_len, offsets, n, results, found);
+}
+static inline int abloomgo_test_and_add_packed(uintptr_t f, const void *buf, size_t buf_len,
+                                               const uint64_t *offsets, size_t n,
+                                               uint8_t *results, uint64_t *added) {
+  return abloom_test_and_add_packed((abloom_filter *)f, buf, buf_len, offsets, n, results, added);
 }
 // errno is reset so that a stale value never reaches the Go error.
 static int abloomgo_save(uintptr_t f, const char *path, int *err) {
@@ -216,6 +223,19 @@ func TestPacked(f uintptr, buf []byte, offs []uint64, n int, results unsafe.Poin
 		(*C.uint64_t)(unsafe.Pointer(unsafe.SliceData(offs))), C.size_t(n),
 		(*C.uint8_t)(results), (*C.uint64_t)(unsafe.Pointer(&found))))
 	return found, rc
+}
+
+// TestAndAddPacked is abloom_test_and_add_packed: results must point at n writable bytes, each
+// set to 1 (the key was present) or 0 (new), so a *bool of a []bool works. The caller guarantees
+// len(offs) > n.
+func TestAndAddPacked(f uintptr, buf []byte, offs []uint64, n int, results unsafe.Pointer) (added uint64, rc int) {
+	if n == 0 {
+		return 0, int(C.abloomgo_test_and_add_packed(C.uintptr_t(f), nil, 0, nil, 0, nil, nil))
+	}
+	rc = int(C.abloomgo_test_and_add_packed(C.uintptr_t(f), bytesPtr(buf), C.size_t(len(buf)),
+		(*C.uint64_t)(unsafe.Pointer(unsafe.SliceData(offs))), C.size_t(n),
+		(*C.uint8_t)(results), (*C.uint64_t)(unsafe.Pointer(&added))))
+	return added, rc
 }
 
 // Save is abloom_save; errno is the system error behind ABLOOM_ERR_IO (0 otherwise).

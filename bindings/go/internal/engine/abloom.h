@@ -527,6 +527,17 @@ ABLOOM_API int abloom_test_packed(const abloom_filter *filter, const void *buf, 
                                   const uint64_t *offsets, size_t n, uint8_t *results,
                                   uint64_t *found);
 
+/**
+ * abloom_test_and_add_many for n keys packed as for abloom_add_packed (the form the bindings
+ * pass): results[i] = 1 if key i was already present, 0 if it was new, in batch order; the number
+ * of new keys to *added when added is not NULL. Errors: ABLOOM_ERR_NULL (filter, or results with
+ * n > 0, or buf and offsets as abloom_add_packed), ABLOOM_ERR_INVALID (offsets as
+ * abloom_add_packed), ABLOOM_ERR_READONLY; nothing is added then.
+ */
+ABLOOM_API int abloom_test_and_add_packed(abloom_filter *filter, const void *buf, size_t buf_len,
+                                          const uint64_t *offsets, size_t n, uint8_t *results,
+                                          uint64_t *added);
+
 /** Add n precomputed hashes (see abloom_hash). */
 ABLOOM_API int abloom_add_hashes(abloom_filter *filter, const uint64_t *hashes, size_t n,
                                  uint64_t *added);
@@ -534,6 +545,13 @@ ABLOOM_API int abloom_add_hashes(abloom_filter *filter, const uint64_t *hashes, 
 /** Test n precomputed hashes. */
 ABLOOM_API int abloom_test_hashes(const abloom_filter *filter, const uint64_t *hashes, size_t n,
                                   uint8_t *results, uint64_t *found);
+
+/** abloom_test_and_add_many for n precomputed hashes: results[i] = 1 if key i was already
+ *  present, 0 if it was new; the number of new keys to *added when added is not NULL. Errors:
+ *  ABLOOM_ERR_NULL (filter, or hashes or results with n > 0), ABLOOM_ERR_READONLY; nothing is
+ *  added then. */
+ABLOOM_API int abloom_test_and_add_hashes(abloom_filter *filter, const uint64_t *hashes, size_t n,
+                                          uint8_t *results, uint64_t *added);
 
 /* ---- Set operations ------------------------------------------------------------------------ */
 /*

@@ -7426,6 +7426,13 @@ uint64_t test_many_of(const abloom_filter* filter, const Keys& keys, size_t n,
                        : filter->impl->test_many(keys, n, results);
 }
 
+// Test-and-add of a batch in order (abloom_test_and_add_many and its packed and hash forms).
+uint64_t test_and_add_many_of(abloom_filter* filter, const abloom::KeySource& keys, size_t n,
+                              uint8_t* results) noexcept {
+  return filter->chain ? filter->chain->test_and_add_many(keys, n, results)
+                       : filter->impl->test_and_add_many(keys, n, results);
+}
+
 // Runs fixed(filter) or growing(chain), whichever the handle holds.
 template <class H, class Fixed, class Growing>
 auto dispatch(H* filter, Fixed fixed, Growing growing) {
@@ -7751,9 +7758,8 @@ int abloom_test_and_add_many(abloom_filter* filter, const void* const* keys, con
   if (filter == nullptr || (n > 0 && results == nullptr)) return ABLOOM_ERR_NULL;
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
   if (int rc = check_key_arrays(keys, lens, n); rc != ABLOOM_OK) return rc;
-  const auto source = abloom::KeySource::of_arrays(keys, lens);
-  set_out(added, filter->chain ? filter->chain->test_and_add_many(source, n, results)
-                               : filter->impl->test_and_add_many(source, n, results));
+  set_out(added,
+          test_and_add_many_of(filter, abloom::KeySource::of_arrays(keys, lens), n, results));
   return ABLOOM_OK;
 }
 
@@ -7776,6 +7782,17 @@ int abloom_test_packed(const abloom_filter* filter, const void* buf, size_t buf_
   return ABLOOM_OK;
 }
 
+int abloom_test_and_add_packed(abloom_filter* filter, const void* buf, size_t buf_len,
+                               const uint64_t* offsets, size_t n, uint8_t* results,
+                               uint64_t* added) {
+  if (filter == nullptr || (n > 0 && results == nullptr)) return ABLOOM_ERR_NULL;
+  if (read_only(filter)) return ABLOOM_ERR_READONLY;
+  abloom::KeySource keys;
+  if (int rc = check_packed(buf, buf_len, offsets, n, &keys); rc != ABLOOM_OK) return rc;
+  set_out(added, test_and_add_many_of(filter, keys, n, results));
+  return ABLOOM_OK;
+}
+
 int abloom_add_hashes(abloom_filter* filter, const uint64_t* hashes, size_t n, uint64_t* added) {
   if (filter == nullptr || (n > 0 && hashes == nullptr)) return ABLOOM_ERR_NULL;
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
@@ -7789,6 +7806,16 @@ int abloom_test_hashes(const abloom_filter* filter, const uint64_t* hashes, size
     return ABLOOM_ERR_NULL;
   }
   set_out(found, test_many_of(filter, hashes, n, results));
+  return ABLOOM_OK;
+}
+
+int abloom_test_and_add_hashes(abloom_filter* filter, const uint64_t* hashes, size_t n,
+                               uint8_t* results, uint64_t* added) {
+  if (filter == nullptr || (n > 0 && (hashes == nullptr || results == nullptr))) {
+    return ABLOOM_ERR_NULL;
+  }
+  if (read_only(filter)) return ABLOOM_ERR_READONLY;
+  set_out(added, test_and_add_many_of(filter, abloom::KeySource::of_hashes(hashes), n, results));
   return ABLOOM_OK;
 }
 

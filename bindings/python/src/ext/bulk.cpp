@@ -43,26 +43,59 @@ void check(int rc, const char *what) {
   if (rc < 0) throw CodeError{rc, 0, what, {}};
 }
 
+// What a batch does with its keys: add them, test them, or test-and-add them in order.
+enum class Op { add, test, test_and_add };
+
+const char *op_name(Op op) {
+  switch (op) {
+    case Op::add:
+      return "add_many";
+    case Op::test:
+      return "contains_many";
+    case Op::test_and_add:
+      break;
+  }
+  return "test_and_add_many";
+}
+
+// One engine call over n hashes: `results` unused by adds, `added` by tests.
+int call_hashes(Op op, abloom_filter *h, const uint64_t *hashes, size_t n, uint8_t *results,
+                uint64_t *added) {
+  switch (op) {
+    case Op::add:
+      return abloom_add_hashes(h, hashes, n, added);
+    case Op::test:
+      return abloom_test_hashes(h, hashes, n, results, nullptr);
+    case Op::test_and_add:
+      break;
+  }
+  return abloom_test_and_add_hashes(h, hashes, n, results, added);
+}
+
+// Runs fn(handle) under a use of the filter: a write (WriteUse) for adds and test-and-adds, a
+// read (Use) for tests.
+template <class Fn>
+int with_use(Filter &f, Op op, Fn &&fn) {
+  if (op == Op::test) {
+    Use use(f);
+    return fn(use.handle());
+  }
+  WriteUse use(f);
+  return fn(use.handle());
+}
+
 // The hash call for a HashBatch, GIL released when worth it (its deferred keys are hashed then).
-// `results` may be null for adds.
-void run_batch(Filter &f, HashBatch &b, uint8_t *results, uint64_t *added) {
-  int rc;
+void run_batch(Filter &f, Op op, HashBatch &b, uint8_t *results, uint64_t *added) {
   const size_t n = b.size();
   const bool release = n >= kReleaseGilFrom || !b.deferred_empty();
-  if (results == nullptr) {
-    WriteUse use(f);
+  const int rc = with_use(f, op, [&](abloom_filter *h) {
     PyThreadState *ts = release ? PyEval_SaveThread() : nullptr;
     b.hash_deferred();
-    rc = abloom_add_hashes(use.handle(), b.hashes(), n, added);
+    const int r = call_hashes(op, h, b.hashes(), n, results, added);
     if (release) PyEval_RestoreThread(ts);
-  } else {
-    Use use(f);
-    PyThreadState *ts = release ? PyEval_SaveThread() : nullptr;
-    b.hash_deferred();
-    rc = abloom_test_hashes(use.handle(), b.hashes(), n, results, nullptr);
-    if (release) PyEval_RestoreThread(ts);
-  }
-  check(rc, results == nullptr ? "add_many" : "contains_many");
+    return r;
+  });
+  check(rc, op_name(op));
 }
 
 // The seed of the filter's hash, which HashBatch computes as abloom_hash does. The library knows
@@ -77,8 +110,9 @@ uint64_t hash_seed(Filter &f) {
 // n 8-byte keys at buf, hashed here with the GIL released (the buffer export holds the array),
 // hashes_per_call() at a time (a small array that stays in cache, or a whole kChunk when the
 // filter has bulk threads) for the hash calls. Each kChunk keys are one use of the filter, so that
-// a second writer waits for one chunk at most (filter.hpp). `results` may be null for adds.
-void run_int_keys(Filter &f, const char *buf, size_t n, uint8_t *results, uint64_t *added) {
+// a second writer waits for one chunk at most (filter.hpp). `results` is null for adds, `added`
+// may be for the others.
+void run_int_keys(Filter &f, Op op, const char *buf, size_t n, uint8_t *results, uint64_t *added) {
   const uint64_t seed = hash_seed(f);
   const size_t per_call = n >= kSplitFrom ? hashes_per_call(f) : kHashesPerCall;
   uint64_t small[kHashesPerCall];
@@ -87,38 +121,23 @@ void run_int_keys(Filter &f, const char *buf, size_t n, uint8_t *results, uint64
   for (size_t at = 0; at < n; at += kChunk) {
     const size_t m = std::min(kChunk, n - at);
     const bool release = m >= kReleaseGilFrom;
-    auto each = [&](auto &&call) {
-      int rc = 0;
-      for (size_t i = 0; i < m && rc >= 0; i += per_call) {
+    uint64_t total = 0;
+    const int rc = with_use(f, op, [&](abloom_filter *h) {
+      PyThreadState *ts = release ? PyEval_SaveThread() : nullptr;
+      int r = 0;
+      for (size_t i = 0; i < m && r >= 0; i += per_call) {
         const size_t c = std::min(per_call, m - i);
         const char *p = buf + 8 * (at + i);
         for (size_t j = 0; j < c; j++) hashes[j] = key_hash(seed, p + 8 * j, 8);
-        rc = call(at + i, c);
-      }
-      return rc;
-    };
-    int rc;
-    if (results == nullptr) {
-      WriteUse use(f);
-      uint64_t total = 0;
-      PyThreadState *ts = release ? PyEval_SaveThread() : nullptr;
-      rc = each([&](size_t, size_t c) {
         uint64_t a = 0;
-        const int r = abloom_add_hashes(use.handle(), hashes, c, &a);
+        r = call_hashes(op, h, hashes, c, results == nullptr ? nullptr : results + at + i, &a);
         total += a;
-        return r;
-      });
+      }
       if (release) PyEval_RestoreThread(ts);
-      *added += total;
-    } else {
-      Use use(f);
-      PyThreadState *ts = release ? PyEval_SaveThread() : nullptr;
-      rc = each([&](size_t from, size_t c) {
-        return abloom_test_hashes(use.handle(), hashes, c, results + from, nullptr);
-      });
-      if (release) PyEval_RestoreThread(ts);
-    }
-    check(rc, results == nullptr ? "add_many" : "contains_many");
+      return r;
+    });
+    if (added != nullptr) *added += total;
+    check(rc, op_name(op));
   }
 }
 
@@ -229,18 +248,22 @@ uint64_t add_keys(Filter &f, nb::handle keys) {
   IntArray arr;
   uint64_t added = 0;
   if (arr.open(keys)) {
-    run_int_keys(f, arr.data(), arr.size(), nullptr, &added);
+    run_int_keys(f, Op::add, arr.data(), arr.size(), nullptr, &added);
     return added;
   }
   for_chunks(f, keys, [&](HashBatch &b) {
     uint64_t a = 0;
-    run_batch(f, b, nullptr, &a);
+    run_batch(f, Op::add, b, nullptr, &a);
     added += a;
   });
   return added;
 }
 
-nb::object test_keys(Filter &f, nb::handle keys) {
+namespace {
+
+// An answer per key (contains_many, test_and_add_many): a NumPy bool array for a NumPy array,
+// else a list of bools.
+nb::object answer_keys(Filter &f, Op op, nb::handle keys) {
   IntArray arr;
   if (arr.open(keys)) {
     const size_t n = arr.size();
@@ -252,7 +275,7 @@ nb::object test_keys(Filter &f, nb::handle keys) {
       if (PyObject_GetBuffer(out.ptr(), &ob, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) != 0)
         throw nb::python_error();
       try {
-        run_int_keys(f, arr.data(), n, static_cast<uint8_t *>(ob.buf), nullptr);
+        run_int_keys(f, op, arr.data(), n, static_cast<uint8_t *>(ob.buf), nullptr);
       } catch (...) {
         PyBuffer_Release(&ob);
         throw;
@@ -261,7 +284,7 @@ nb::object test_keys(Filter &f, nb::handle keys) {
       return out;
     }
     std::vector<uint8_t> res(n);
-    run_int_keys(f, arr.data(), n, res.data(), nullptr);
+    run_int_keys(f, op, arr.data(), n, res.data(), nullptr);
     nb::list out;
     for (uint8_t r : res) out.append(nb::bool_(r != 0));
     return out;
@@ -270,11 +293,19 @@ nb::object test_keys(Filter &f, nb::handle keys) {
   for_chunks(f, keys, [&](HashBatch &b) {
     const size_t at = res.size();
     res.resize(at + b.size());
-    run_batch(f, b, res.data() + at, nullptr);
+    run_batch(f, op, b, res.data() + at, nullptr);
   });
   PyObject *list = bool_list(res.data(), res.size());
   if (list == nullptr) throw nb::python_error();
   return nb::steal(list);
+}
+
+}  // namespace
+
+nb::object test_keys(Filter &f, nb::handle keys) { return answer_keys(f, Op::test, keys); }
+
+nb::object test_and_add_keys(Filter &f, nb::handle keys) {
+  return answer_keys(f, Op::test_and_add, keys);
 }
 
 }  // namespace abloom_py

@@ -18,4 +18,9 @@ uint64_t add_keys(Filter &f, nanobind::handle keys);
 // bools.
 nanobind::object test_keys(Filter &f, nanobind::handle keys);
 
+// Test-and-adds every key of `keys` (as add_keys) in order, as one abloom_test_and_add each: True
+// where a key was already present (added before, by an earlier key of the batch, or a false
+// positive), False where it was new; a NumPy bool array for a NumPy array, else a list of bools.
+nanobind::object test_and_add_keys(Filter &f, nanobind::handle keys);
+
 }  // namespace abloom_py

@@ -447,6 +447,16 @@ NB_MODULE(_abloom, m) {
       .def(
           "contains_many", [](Filter &f, nb::handle keys) { return abloom_py::test_keys(f, keys); },
           "keys"_a, "Test the keys: a list of bools, or a NumPy bool array for a NumPy array.")
+      .def(
+          "test_and_add_many",
+          [](Filter &f, nb::handle keys) { return abloom_py::test_and_add_keys(f, keys); },
+          "keys"_a,
+          "test_and_add of every key, in order (batches of keys per C call, GIL released): a "
+          "list of bools,\nor a NumPy bool array for a NumPy uint64/int64 array. True where the "
+          "key was already present\n(added before, by an earlier key of the batch, or a false "
+          "positive), False where it was new;\nthe answers and bits are those of one "
+          "test_and_add per key. For dedup of a stream:\n`new = [k for k, seen in zip(keys, "
+          "f.test_and_add_many(keys)) if not seen]`.")
       .def("__or__", [](Filter &a, nb::handle b) { return combine(a, b, abloom_union, "|"); })
       .def("__and__", [](Filter &a, nb::handle b) { return combine(a, b, abloom_intersect, "&"); })
       .def("__ior__",

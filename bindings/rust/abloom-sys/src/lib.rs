@@ -454,6 +454,16 @@ extern "C" {
         results: *mut u8,
         found: *mut u64,
     ) -> c_int;
+    /// [`abloom_test_and_add_many`] for n keys packed in `buf` with n+1 offsets.
+    pub fn abloom_test_and_add_packed(
+        filter: *mut abloom_filter,
+        buf: *const c_void,
+        buf_len: usize,
+        offsets: *const u64,
+        n: usize,
+        results: *mut u8,
+        added: *mut u64,
+    ) -> c_int;
     /// Add n precomputed hashes.
     pub fn abloom_add_hashes(
         filter: *mut abloom_filter,
@@ -468,6 +478,14 @@ extern "C" {
         n: usize,
         results: *mut u8,
         found: *mut u64,
+    ) -> c_int;
+    /// [`abloom_test_and_add_many`] for n precomputed hashes.
+    pub fn abloom_test_and_add_hashes(
+        filter: *mut abloom_filter,
+        hashes: *const u64,
+        n: usize,
+        results: *mut u8,
+        added: *mut u64,
     ) -> c_int;
 
     /// `dst |= src`.

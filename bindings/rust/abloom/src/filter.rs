@@ -586,6 +586,64 @@ impl BloomFilter {
         found as usize
     }
 
+    /// [`insert_checked`](Self::insert_checked) for every key of `keys`, in order, through the
+    /// C library's batch call: `out[i]` is `true` when `keys[i]` was already present (inserted
+    /// before, by an earlier key of this batch, or a false positive), `false` when it was new;
+    /// the answers and the bits are those of one `insert_checked` per key. The batch is tested
+    /// in bulk first (prefetching its blocks), then only the keys not found are inserted, so a
+    /// stream of mostly repeated keys deduplicates at the speed of
+    /// [`contains_batch`](Self::contains_batch). Returns how many keys were new (the `false`
+    /// answers).
+    ///
+    /// ```
+    /// let f = abloom::BloomFilter::new(1000, 0.01)?;
+    /// f.insert("a")?;
+    /// let mut seen = [false; 4];
+    /// assert_eq!(f.insert_checked_batch(&["a", "b", "c", "b"], &mut seen)?, 2);
+    /// assert_eq!(seen, [true, false, false, true]);
+    /// # Ok::<(), abloom::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::ReadOnly`] for a read-only filter (nothing is inserted, `out` is untouched).
+    ///
+    /// # Panics
+    /// If `out.len() != keys.len()`.
+    pub fn insert_checked_batch<K: AsRef<[u8]>>(
+        &self,
+        keys: &[K],
+        out: &mut [bool],
+    ) -> Result<u64, Error> {
+        assert_eq!(
+            out.len(),
+            keys.len(),
+            "insert_checked_batch: out and keys differ in length"
+        );
+        let mut added = 0u64;
+        let mut done = 0usize;
+        self.for_chunks(keys, |ptrs, lens| {
+            let n = ptrs.len();
+            let mut a = 0u64;
+            let dst = &mut out[done..done + n];
+            // SAFETY: ptrs/lens hold n entries pointing into `keys`; dst has n bools, and the C
+            // library writes only 0 or 1 to each, valid bool values.
+            check(unsafe {
+                sys::abloom_test_and_add_many(
+                    self.mut_ptr(),
+                    ptrs.as_ptr(),
+                    lens.as_ptr(),
+                    n,
+                    dst.as_mut_ptr().cast::<u8>(),
+                    &mut a,
+                )
+            })?;
+            added += a;
+            done += n;
+            Ok(())
+        })?;
+        Ok(added)
+    }
+
     /// Calls `call` with pointer and length arrays covering `keys`, in order. A filter with
     /// bulk threads gets large batches whole (the C library splits them across threads);
     /// otherwise the keys go in chunks of [`CHUNK`] keys through arrays on the stack, which
@@ -684,6 +742,52 @@ impl BloomFilter {
         Ok(found as usize)
     }
 
+    /// [`insert_checked_batch`](Self::insert_checked_batch) for keys packed as for
+    /// [`insert_packed`](Self::insert_packed), in one call: `out[i]` is `true` when key `i` was
+    /// already present, `false` when it was new. Returns how many keys were new.
+    ///
+    /// ```
+    /// let f = abloom::BloomFilter::new(1000, 0.01)?;
+    /// let mut seen = [false; 3];
+    /// assert_eq!(f.insert_checked_packed(b"pearfigpear", &[0, 4, 7, 11], &mut seen)?, 2);
+    /// assert_eq!(seen, [false, false, true]);
+    /// # Ok::<(), abloom::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when `offsets` is empty, decreases, or ends past `buf`;
+    /// [`Error::ReadOnly`]. Nothing is inserted on error, and `out` is untouched.
+    ///
+    /// # Panics
+    /// If `out.len() + 1 != offsets.len()` (with `offsets` non-empty).
+    pub fn insert_checked_packed(
+        &self,
+        buf: &[u8],
+        offsets: &[u64],
+        out: &mut [bool],
+    ) -> Result<u64, Error> {
+        let n = offsets.len().checked_sub(1).ok_or(Error::Invalid)?;
+        assert_eq!(
+            out.len(),
+            n,
+            "insert_checked_packed: out must have offsets.len() - 1 entries"
+        );
+        let mut added = 0u64;
+        // SAFETY: as insert_packed; out has n bools and receives only 0 or 1.
+        check(unsafe {
+            sys::abloom_test_and_add_packed(
+                self.mut_ptr(),
+                buf.as_ptr().cast(),
+                buf.len(),
+                offsets.as_ptr(),
+                n,
+                out.as_mut_ptr().cast::<u8>(),
+                &mut added,
+            )
+        })?;
+        Ok(added)
+    }
+
     /// Inserts precomputed hashes (see [`hash`](Self::hash)). Returns how many were new.
     ///
     /// # Errors
@@ -716,6 +820,35 @@ impl BloomFilter {
         };
         debug_assert_eq!(rc, sys::ABLOOM_OK);
         found as usize
+    }
+
+    /// [`insert_checked_batch`](Self::insert_checked_batch) for precomputed hashes (see
+    /// [`hash`](Self::hash)): `out[i]` is `true` when hash `i` was already present, `false`
+    /// when it was new. Returns how many were new.
+    ///
+    /// # Errors
+    /// [`Error::ReadOnly`] for a read-only filter (nothing is inserted, `out` is untouched).
+    ///
+    /// # Panics
+    /// If `out.len() != hashes.len()`.
+    pub fn insert_checked_hashes(&self, hashes: &[u64], out: &mut [bool]) -> Result<u64, Error> {
+        assert_eq!(
+            out.len(),
+            hashes.len(),
+            "insert_checked_hashes: lengths differ"
+        );
+        let mut added = 0u64;
+        // SAFETY: hashes and out are valid for hashes.len() entries; only 0/1 is written.
+        check(unsafe {
+            sys::abloom_test_and_add_hashes(
+                self.mut_ptr(),
+                hashes.as_ptr(),
+                hashes.len(),
+                out.as_mut_ptr().cast::<u8>(),
+                &mut added,
+            )
+        })?;
+        Ok(added)
     }
 
     // ---- Set operations ---------------------------------------------------------------------

@@ -713,3 +713,156 @@ fn stale_file_and_seal() {
         Err(Error::Io(e)) if e.kind() == std::io::ErrorKind::NotFound
     ));
 }
+
+/// A batch of keys of 0 to 16 bytes with repeats of its own earlier keys (every 7th), of the key
+/// before it (every 11th) and of `old` (every 13th).
+fn dedupe_keys(n: usize, old: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let mut out: Vec<Vec<u8>> = Vec::with_capacity(n);
+    for i in 0..n {
+        let k = if i % 7 == 3 {
+            out[i / 2].clone()
+        } else if i % 11 == 5 {
+            out[i - 1].clone()
+        } else if i % 13 == 0 {
+            old[i % old.len()].clone()
+        } else {
+            let b = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).to_le_bytes();
+            [b, b][0..2].concat()[..i % 17].to_vec()
+        };
+        out.push(k);
+    }
+    out
+}
+
+/// insert_checked_batch, insert_checked_packed and insert_checked_hashes answer, count and set
+/// bits as one insert_checked per key, on a fixed filter and on a growing one that the batch
+/// takes across stage boundaries.
+#[test]
+fn insert_checked_batches_answer_as_one_insert_checked_per_key() {
+    let old: Vec<Vec<u8>> = (0..300u64).map(|i| i.to_le_bytes().to_vec()).collect();
+    let keys = dedupe_keys(20_000, &old);
+    let mut buf = Vec::new();
+    let mut offsets = vec![0u64];
+    for k in &keys {
+        buf.extend_from_slice(k);
+        offsets.push(buf.len() as u64);
+    }
+    for growing in [false, true] {
+        let new = || {
+            let b = Builder::new(if growing { 1000 } else { 20_000 })
+                .fpr(0.01)
+                .seed(17);
+            let f = if growing { b.growth(2.0) } else { b }.build().unwrap();
+            f.insert_batch(&old).unwrap();
+            f
+        };
+        let (single, batch, packed, hashed) = (new(), new(), new(), new());
+        let stages = batch.info().stages;
+        let want: Vec<bool> = keys
+            .iter()
+            .map(|k| single.insert_checked(k).unwrap())
+            .collect();
+        let fresh = want.iter().filter(|&&seen| !seen).count() as u64;
+        assert!(fresh > 0 && fresh < keys.len() as u64);
+
+        let mut out = vec![false; keys.len()];
+        assert_eq!(batch.insert_checked_batch(&keys, &mut out).unwrap(), fresh);
+        assert_eq!(out, want, "insert_checked_batch, growing {growing}");
+        let mut out = vec![false; keys.len()];
+        assert_eq!(
+            packed
+                .insert_checked_packed(&buf, &offsets, &mut out)
+                .unwrap(),
+            fresh
+        );
+        assert_eq!(out, want, "insert_checked_packed, growing {growing}");
+        let hashes: Vec<u64> = keys.iter().map(|k| hashed.hash(k)).collect();
+        let mut out = vec![false; keys.len()];
+        assert_eq!(
+            hashed.insert_checked_hashes(&hashes, &mut out).unwrap(),
+            fresh
+        );
+        assert_eq!(out, want, "insert_checked_hashes, growing {growing}");
+
+        for f in [&batch, &packed, &hashed] {
+            assert!(*f == single);
+            assert_eq!(f.info().keys, single.info().keys);
+        }
+        if growing {
+            assert!(
+                batch.info().stages >= stages + 2,
+                "crossed stage boundaries"
+            );
+        }
+        // Again: every key present now, none new.
+        let mut out = vec![false; 100];
+        assert_eq!(
+            batch.insert_checked_batch(&keys[..100], &mut out).unwrap(),
+            0
+        );
+        assert_eq!(out, vec![true; 100]);
+    }
+}
+
+#[test]
+fn insert_checked_batches_refuse_bad_arguments_and_read_only_filters() {
+    let f = BloomFilter::new(1000, 0.01).unwrap();
+    let mut none: [bool; 0] = [];
+    assert_eq!(f.insert_checked_batch::<&str>(&[], &mut none).unwrap(), 0);
+    assert_eq!(f.insert_checked_packed(&[], &[0], &mut none).unwrap(), 0);
+    assert_eq!(f.insert_checked_hashes(&[], &mut none).unwrap(), 0);
+    let mut out = [true; 2];
+    assert!(matches!(
+        f.insert_checked_packed(b"abc", &[], &mut none),
+        Err(Error::Invalid)
+    ));
+    assert!(matches!(
+        f.insert_checked_packed(b"abc", &[0, 2, 1], &mut out),
+        Err(Error::Invalid)
+    ));
+    assert!(matches!(
+        f.insert_checked_packed(b"abc", &[0, 2, 4], &mut out),
+        Err(Error::Invalid)
+    ));
+    assert_eq!(out, [true; 2], "out untouched on error");
+    assert!(!f.contains("ab") && !f.contains("a") && f.info().keys == 0);
+
+    f.insert("key").unwrap();
+    let bytes = AlignedBytes::from(f.to_bytes().as_slice());
+    let view = BloomFilter::view(&bytes, true).unwrap();
+    assert!(matches!(
+        view.insert_checked_batch(&["x", "key"], &mut out),
+        Err(Error::ReadOnly)
+    ));
+    assert!(matches!(
+        view.insert_checked_packed(b"xkey", &[0, 1, 4], &mut out),
+        Err(Error::ReadOnly)
+    ));
+    assert!(matches!(
+        view.insert_checked_hashes(&[view.hash("x"), view.hash("key")], &mut out),
+        Err(Error::ReadOnly)
+    ));
+    assert_eq!(out, [true; 2]);
+    assert!(!view.contains("x") && view.contains("key"));
+}
+
+#[test]
+#[should_panic(expected = "insert_checked_batch")]
+fn insert_checked_batch_panics_on_a_short_output() {
+    let f = BloomFilter::new(100, 0.01).unwrap();
+    let _ = f.insert_checked_batch(&["a", "b"], &mut [false; 1]);
+}
+
+#[test]
+#[should_panic(expected = "insert_checked_packed")]
+fn insert_checked_packed_panics_on_a_short_output() {
+    let f = BloomFilter::new(100, 0.01).unwrap();
+    let _ = f.insert_checked_packed(b"ab", &[0, 1, 2], &mut [false; 1]);
+}
+
+#[test]
+#[should_panic(expected = "insert_checked_hashes")]
+fn insert_checked_hashes_panics_on_a_short_output() {
+    let f = BloomFilter::new(100, 0.01).unwrap();
+    let _ = f.insert_checked_hashes(&[1, 2], &mut [false; 1]);
+}

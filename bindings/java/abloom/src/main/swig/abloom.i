@@ -360,6 +360,23 @@ static int jab_test_longs_chunk(void *ctx, long long start, int m, uint64_t *off
   return abloom_test_packed(b->cf, keys, (size_t)m * 8u, offs, (size_t)m, b->found + start, count);
 }
 
+/* The C library's test-and-add answers (1: present) turned into Java's (true: the key was new,
+ * as put and putIfAbsent answer). */
+static void jab_flip(unsigned char *answers, int m) {
+  int i;
+  for (i = 0; i < m; ++i) answers[i] ^= 1u;
+}
+
+static int jab_test_and_add_longs_chunk(void *ctx, long long start, int m, uint64_t *offs,
+                                        unsigned char *bytes, uint64_t *count) {
+  const struct jab_batch *b = (const struct jab_batch *)ctx;
+  const void *keys = jab_pack_longs(b->keys64 + start, m, bytes, offs);
+  int rc = abloom_test_and_add_packed(b->f, keys, (size_t)m * 8u, offs, (size_t)m,
+                                      b->found + start, count);
+  if (rc == ABLOOM_OK) jab_flip(b->found + start, m);
+  return rc;
+}
+
 %}
 
 %inline %{
@@ -548,6 +565,22 @@ static long long jab_test_packed(const abloom_filter *f, const signed char *IN_B
   return rc == ABLOOM_OK ? (long long)found : rc;
 }
 
+/* Test-and-add of packed keys in order (abloom_test_and_add_packed): OUT_BOOLS[i] = 1 where key i
+ * was new (Java's put answer), 0 where it was already present. Return: the keys that were new, or
+ * a negative error code (nothing added, OUT_BOOLS untouched). */
+static long long jab_test_and_add_packed(abloom_filter *f, const signed char *IN_BYTES,
+                                         long long buf_len, const long long *IN_LONGS, int n,
+                                         unsigned char *OUT_BOOLS) {
+  uint64_t added = 0;
+  int rc;
+  if (!IN_BYTES || !IN_LONGS || !OUT_BOOLS) return ABLOOM_ERR_NOMEM;
+  rc = abloom_test_and_add_packed(f, IN_BYTES, (size_t)buf_len, (const uint64_t *)IN_LONGS,
+                                  (size_t)n, OUT_BOOLS, &added);
+  if (rc != ABLOOM_OK) return rc;
+  jab_flip(OUT_BOOLS, n);
+  return (long long)added;
+}
+
 /* ---- batches: direct ByteBuffer (keys at base + pos + offsets[i]) + long[] offsets ---- */
 
 static long long jab_add_packed_direct(abloom_filter *f, void *DIRECT, long long pos,
@@ -623,6 +656,17 @@ static long long jab_test_longs(const abloom_filter *f, const long long *IN_LONG
   b.keys64 = IN_LONGS;
   b.found = OUT_BOOLS;
   return jab_chunked(f, n, 1, jab_test_longs_chunk, &b);
+}
+
+/* Test-and-add of long keys in order, as jab_test_and_add_packed answers. */
+static long long jab_test_and_add_longs(abloom_filter *f, const long long *IN_LONGS, int n,
+                                        unsigned char *OUT_BOOLS) {
+  struct jab_batch b = {0};
+  if (!IN_LONGS || !OUT_BOOLS) return ABLOOM_ERR_NOMEM;
+  b.f = f;
+  b.keys64 = IN_LONGS;
+  b.found = OUT_BOOLS;
+  return jab_chunked(f, n, 1, jab_test_and_add_longs_chunk, &b);
 }
 
 /* ---- serialization ---- */

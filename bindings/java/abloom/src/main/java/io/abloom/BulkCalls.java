@@ -240,6 +240,83 @@ abstract class BulkCalls extends FilterCore {
     return results;
   }
 
+  /**
+   * {@link #putIfAbsent(byte[])} of n packed keys (as {@link #putAll(byte[], long[])}), in order,
+   * in one native call: answer i is true where key i was definitely absent before (new, now
+   * added), false where it was already there (added before, by an earlier key of this batch, or a
+   * false positive). The answers and the bits are those of n calls of putIfAbsent; the batch is
+   * tested in bulk first (its blocks prefetched), then only the keys not found are added, so
+   * deduplicating a stream of mostly repeated keys costs about what {@link
+   * #mightContainAll(byte[], long[])} does.
+   *
+   * @param packed the keys' bytes, back to back
+   * @param offsets n + 1 non-decreasing offsets into {@code packed}
+   * @return n answers: true where a key was new
+   * @throws IllegalArgumentException if the offsets are empty, decrease or leave the array (then
+   *     nothing is added)
+   * @throws UnsupportedOperationException if the filter is read-only
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean[] putAllIfAbsent(byte[] packed, long[] offsets) {
+    boolean[] results = new boolean[batchSize(offsets.length)];
+    putAllIfAbsent(packed, offsets, results);
+    return results;
+  }
+
+  /**
+   * {@link #putAllIfAbsent(byte[], long[])} into a caller's array (no allocation).
+   *
+   * @param packed the keys' bytes, back to back
+   * @param offsets n + 1 non-decreasing offsets into {@code packed}
+   * @param results receives answer i (true: key i was new) at index i; at least n long; left
+   *     alone on error
+   * @return how many of the keys were new (the number of true answers)
+   * @throws IllegalArgumentException if the offsets are bad or {@code results} is too short (then
+   *     nothing is added)
+   * @throws UnsupportedOperationException if the filter is read-only
+   * @throws IllegalStateException if the filter is closed
+   */
+  public long putAllIfAbsent(byte[] packed, long[] offsets, boolean[] results) {
+    int n = batchSize(offsets.length);
+    results(results, n);
+    return counted(
+        callAdding(
+            h -> AbloomNative.jab_test_and_add_packed(h, packed, packed.length, offsets, n, results)),
+        "putAllIfAbsent");
+  }
+
+  /**
+   * {@link #putAllIfAbsent(byte[], long[])} for every key of a list (the keys are first copied
+   * into one packed array).
+   *
+   * @param keys the keys; no element may be null; at most 2 GiB in all
+   * @return one answer per key, in list order: true where the key was new
+   * @throws IllegalArgumentException if the keys total more than 2 GiB
+   * @throws UnsupportedOperationException if the filter is read-only
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean[] putAllIfAbsent(List<byte[]> keys) {
+    Packed p = Packed.of(keys);
+    return putAllIfAbsent(p.bytes, p.offsets);
+  }
+
+  /**
+   * {@link #putAllIfAbsent(byte[], long[])} for long keys (each its 8 little-endian bytes, as
+   * {@link #putIfAbsent(long)}).
+   *
+   * @param keys the keys
+   * @return one answer per key: true where the key was new
+   * @throws UnsupportedOperationException if the filter is read-only
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean[] putAllIfAbsent(long[] keys) {
+    boolean[] results = new boolean[keys.length];
+    counted(
+        callAdding(h -> AbloomNative.jab_test_and_add_longs(h, keys, keys.length, results)),
+        "putAllIfAbsent");
+    return results;
+  }
+
   static void requireDirect(ByteBuffer buffer) {
     if (!buffer.isDirect()) {
       throw new IllegalArgumentException("abloom: the buffer must be direct");

@@ -96,6 +96,13 @@ class ExceptionsTest {
       assertThrows(NullPointerException.class, () -> f.putAll((byte[]) null, new long[] {0}));
       assertThrows(NullPointerException.class, () -> f.putAll(new byte[1], (long[]) null));
       assertThrows(NullPointerException.class, () -> f.putAll((BloomFilter) null));
+      assertThrows(NullPointerException.class, () -> f.putAllIfAbsent((List<byte[]>) null));
+      assertThrows(
+          NullPointerException.class, () -> f.putAllIfAbsent(Arrays.asList(new byte[1], null)));
+      assertThrows(
+          NullPointerException.class, () -> f.putAllIfAbsent((byte[]) null, new long[] {0}));
+      assertThrows(NullPointerException.class, () -> f.putAllIfAbsent(new byte[1], null));
+      assertThrows(NullPointerException.class, () -> f.putAllIfAbsent((long[]) null));
       assertThrows(IndexOutOfBoundsException.class, () -> f.put(new byte[4], 2, 3));
       assertThrows(IndexOutOfBoundsException.class, () -> f.put(new byte[4], -1, 1));
       assertThrows(IndexOutOfBoundsException.class, () -> f.mightContain(new byte[4], 0, 5));
@@ -362,6 +369,13 @@ class ExceptionsTest {
     calls.put("putAll(List)", () -> f.putAll(List.of(new byte[1])));
     calls.put("putAll(long[])", () -> f.putAll(new long[] {1, 2}));
     calls.put("putAll(BloomFilter)", () -> f.putAll(other));
+    calls.put(
+        "putAllIfAbsent(byte[],long[])", () -> f.putAllIfAbsent(new byte[2], new long[] {0, 1, 2}));
+    calls.put(
+        "putAllIfAbsent(byte[],long[],boolean[])",
+        () -> f.putAllIfAbsent(new byte[2], new long[] {0, 1, 2}, new boolean[2]));
+    calls.put("putAllIfAbsent(List)", () -> f.putAllIfAbsent(List.of(new byte[1])));
+    calls.put("putAllIfAbsent(long[])", () -> f.putAllIfAbsent(new long[] {1, 2}));
     calls.put(
         "mightContainAll(byte[],long[])", () -> f.mightContainAll(new byte[2], new long[] {0, 1, 2}));
     calls.put(
