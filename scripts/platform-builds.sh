@@ -118,6 +118,7 @@ check_macho_exports() { # DYLIB
 # and the like), which zig rejects: it takes its own -target spelling, which the wrapper passes
 # instead. Everything else goes through unchanged. Rewritten only when the text changes, so
 # cargo's fingerprints (which include CC/CXX's paths, not their contents) stay valid.
+# zig_release_flags comes first: the cc crate's own -O (-O0 for tests) still wins for compiles.
 rust_wrappers() {
   local dir=$1 target=$2 tool content
   mkdir -p "$dir/zig-bin"
@@ -129,7 +130,7 @@ for a in \"\$@\"; do
   shift
   case \$a in --target=*) ;; *) set -- \"\$@\" \"\$a\" ;; esac
 done
-exec '$ZIG' $tool -target $target \"\$@\"
+exec '$ZIG' $tool -target $target $ZIG_RELEASE_FLAGS \"\$@\"
 "
     if [[ ! -f "$dir/zig-bin/rust-zig-$tool" || "$(cat "$dir/zig-bin/rust-zig-$tool")"$'\n' != "$content" ]]; then
       printf '%s' "$content" >"$dir/zig-bin/rust-zig-$tool"
@@ -158,8 +159,8 @@ target_macos() { # ZIG_TARGET (x86_64-macos | aarch64-macos)
   check_macho_exports "$lib"
   [[ -x "$engine/examples/abloom_demo" ]] || { echo "no demo in $engine/examples" && return 1; }
   echo "-- C99 header test, linked against the dylib"
-  "$engine/zig-bin/zig-cc" -std=c99 -pedantic -Wall -Wextra -Werror -Icapi -Icore -I"$INC/xxhash" \
-    tests/c99/header_test.c "$lib" -lm -o "$dir/abloom_c99_header_test"
+  "$engine/zig-bin/zig-cc" $ZIG_RELEASE_FLAGS -std=c99 -pedantic -Wall -Wextra -Werror -Icapi -Icore \
+    -I"$INC/xxhash" tests/c99/header_test.c "$lib" -lm -o "$dir/abloom_c99_header_test"
   file "$lib" | sed 's/^/   /'
 }
 
@@ -281,8 +282,9 @@ target_windows() { # ZIG_TARGET (x86_64-windows-gnu | aarch64-windows-gnu)
   file "$dll" | sed 's/^/   /'
   check_windows_dll "$dll"
   echo "-- C99 header test, linked against the import library"
-  "$engine/zig-bin/zig-cc" -std=c99 -pedantic -Wall -Wextra -Werror -Icapi -Icore -I"$INC/xxhash" \
-    tests/c99/header_test.c "$engine/capi/abloom.lib" -o "$engine/bin/abloom_c99_header_test.exe"
+  "$engine/zig-bin/zig-cc" $ZIG_RELEASE_FLAGS -std=c99 -pedantic -Wall -Wextra -Werror -Icapi -Icore \
+    -I"$INC/xxhash" tests/c99/header_test.c "$engine/capi/abloom.lib" \
+    -o "$engine/bin/abloom_c99_header_test.exe"
   if [[ $target == x86_64-* ]]; then
     use_wine
     echo "-- under wine: the demo and the C99 header test"
@@ -417,7 +419,7 @@ for a in \"\$@\"; do
   *) set -- \"\$@\" \"\$a\" ;;
   esac
 done
-exec '$ZIG' cc -target x86_64-windows-gnu \"\$@\"
+exec '$ZIG' cc -target x86_64-windows-gnu $ZIG_RELEASE_FLAGS \"\$@\"
 "
   windows_rust_tool "$dir/zig-bin/rust-zig-ar" "#!/bin/sh
 exec '$ZIG' ar \"\$@\"

@@ -8,6 +8,17 @@
 # The venv is reused when it already has this version, so a warm machine pays nothing.
 ZIG_VERSION=0.17.0
 
+# Flags for a zig cc/c++ run that gives no -O of its own: links above all (rustc's, the JNI
+# libraries', the C99 header tests'). Without an -O zig works in Debug mode, where C gets
+# -fsanitize=undefined and a link gets a UBSan runtime and a Debug compiler-rt, each built from
+# source for its target (about 12 CPU s for x86_64-windows-gnu here, more for C++ links; eight
+# UBSan runtimes in one cold CI run) and linked in (a JNI library: 1.30 -> 0.95 MB, the same
+# exports). With these, links take the ReleaseFast runtime that the engine trees built already; a
+# compile's own -O (the cc crate's -O0 for tests) comes later and wins, without UBSan's checks
+# (the asan-* stages run those).
+# shellcheck disable=SC2034  # used by the scripts that source this file
+ZIG_RELEASE_FLAGS="-O2 -fno-sanitize=undefined"
+
 ensure_zig() {
   local venv=${1:?ensure_zig VENV}
   # (importlib.metadata, not `pip show | grep -q`: pip is slow to start, and grep -q's early exit

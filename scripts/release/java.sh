@@ -155,7 +155,8 @@ build_native() {
     strip=(--strip-debug)
     ;;
   esac
-  "$ZIG" c++ -target "$target" -shared $pic -o "$lib" "$REL/abloom_wrap-$target.o" "$dir/capi/libabloom.a" ${link[@]+"${link[@]}"}
+  "$ZIG" c++ -target "$target" -shared $pic $ZIG_RELEASE_FLAGS -o "$lib" "$REL/abloom_wrap-$target.o" \
+    "$dir/capi/libabloom.a" ${link[@]+"${link[@]}"}
   llvm-strip "${strip[@]}" "$lib"
   [[ $target != *-windows-* ]] || cp "$lib" "$natives/$platform/abloom_jni.dll"
 }
