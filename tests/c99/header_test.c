@@ -205,6 +205,22 @@ int main(void) {
   for (i = 0; i < NKEYS; ++i) CHECK(results[i] == 1);
   CHECK(abloom_equal(g, c) == 1);
 
+  /* Test-and-add in order, in its three forms: every key new the first time, present after. */
+  CHECK_OK(abloom_clear(c));
+  memset(results, 0xEE, sizeof results);
+  CHECK_OK(abloom_test_and_add_packed(c, packed, packed_len, offsets, NKEYS, results, &added));
+  CHECK(added == NKEYS);
+  for (i = 0; i < NKEYS; ++i) CHECK(results[i] == 0);
+  memset(results, 0xEE, sizeof results);
+  CHECK_OK(abloom_test_and_add_hashes(c, hashes, NKEYS, results, &added));
+  CHECK(added == 0);
+  for (i = 0; i < NKEYS; ++i) CHECK(results[i] == 1);
+  memset(results, 0xEE, sizeof results);
+  CHECK_OK(abloom_test_and_add_many(c, keys, lens, NKEYS, results, &added));
+  CHECK(added == 0);
+  for (i = 0; i < NKEYS; ++i) CHECK(results[i] == 1);
+  CHECK(abloom_equal(g, c) == 1);
+
   /* Set operations. */
   CHECK_OK(abloom_clear(h));
   CHECK_OK(abloom_add(h, "only in h", 9));
