@@ -793,8 +793,17 @@ ABLOOM_API int abloom_get_writable_shards(abloom_filter *filter, uint64_t *const
  * (a snapshot of the stages there are when it starts, while other threads add), and checks the
  * chain header, the table (stages in order, inside the bytes, each the stage the options give
  * its place) and each stage as it checks a filter. Exceptions: abloom_open with
- * ABLOOM_OPEN_READ_WRITE returns ABLOOM_ERR_UNSUPPORTED for a growing filter's file (open it
- * copy-on-write, and save it), and abloom_seal for one (it is never left stale).
+ * A growing filter's file opens read-write too (abloom_open): its stages are mapped in place and
+ * a stage the chain appends goes to the file's end (the file grows first, durably; then the
+ * chain's header and table name the new stage: nothing else moves). abloom_sync, abloom_sync_last,
+ * abloom_free and abloom_seal do for every stage what they do for a filter, and rewrite the
+ * chain's header and table. One exception: a chain file written before the stage table had a
+ * place for every stage (docs/FORMAT.md, "table places" 0) opens read-write with
+ * ABLOOM_ERR_UNSUPPORTED, untouched; save it again (abloom_save writes today's form). Two
+ * windows remain while a stage is appended, between the file's growth and the header that names
+ * the stage: another process that opens the file then gets ABLOOM_ERR_CORRUPT (open it again),
+ * and a writer killed then leaves a file that abloom_seal refuses as ABLOOM_ERR_CORRUPT (its
+ * bytes up to the header's total size are the chain as it was).
  */
 
 /** Bytes of the serialized header; the body starts right after it, 64-byte aligned. */
@@ -825,8 +834,8 @@ ABLOOM_API int abloom_deserialize(const void *buf, size_t len, abloom_filter **o
 #define ABLOOM_VERIFY_CHECKSUM 0x1u
 /** abloom_open: map privately and writably: adds work but never reach the file. */
 #define ABLOOM_OPEN_COPY_ON_WRITE 0x2u
-/** abloom_open: map shared and writably: adds persist to the file (not for a growing filter's
- *  file: ABLOOM_ERR_UNSUPPORTED). The header is marked stale
+/** abloom_open: map shared and writably: adds persist to the file (a growing filter's file grows
+ *  with its chain: see above). The header (a chain's: each stage's) is marked stale
  *  while the handle may write (abloom_sync keeps the mark), and sealed by abloom_free; a writer
  *  killed before that leaves the file stale (ABLOOM_ERR_STALE, abloom_seal). */
 #define ABLOOM_OPEN_READ_WRITE 0x4u
@@ -935,6 +944,9 @@ ABLOOM_API int abloom_sync_last(abloom_filter *filter);
  *    from a running one; the caller must know.
  *  - A stale file must be writable (it is mapped read-write, as abloom_sync's writer did);
  *    one that is not stale need only be readable.
+ *  - A growing filter's file: its chain header, table and every stage are checked as abloom_open
+ *    checks them, then each stage is sealed as above and the table rewritten (the fill check
+ *    against stored estimates is not made for a chain's stages).
  * Errors: ABLOOM_ERR_NULL, ABLOOM_ERR_IO (errno tells why, as for abloom_open),
  * ABLOOM_ERR_BAD_MAGIC, ABLOOM_ERR_VERSION, ABLOOM_ERR_UNSUPPORTED, ABLOOM_ERR_TRUNCATED,
  * ABLOOM_ERR_CORRUPT, ABLOOM_ERR_CHECKSUM.

@@ -22,8 +22,10 @@ struct abloom_filter {
   explicit abloom_filter(std::unique_ptr<abloom::Filter> f) noexcept : impl(std::move(f)) {}
   explicit abloom_filter(std::unique_ptr<abloom::GrowingFilter> g) noexcept : chain(std::move(g)) {}
   ~abloom_filter() {
-    // Best effort: a read-write mapping rewrites its header, sealed (abloom_sync).
+    // Best effort: a read-write mapping rewrites its header (a chain's: every stage's and its
+    // head), sealed (abloom_sync).
     if (impl) (void)impl->sync(true);
+    if (chain) (void)chain->sync(true);
   }
   abloom_filter(const abloom_filter&) = delete;
   abloom_filter& operator=(const abloom_filter&) = delete;
@@ -941,15 +943,16 @@ int abloom_open(const char* path, uint32_t flags, abloom_filter** out) {
 
 int abloom_sync(abloom_filter* filter) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
-  if (filter->chain) return ABLOOM_OK;  // never mapped read-write: nothing to flush
+  if (filter->chain) return to_code(filter->chain->sync(false));
   return to_code(filter->impl->sync(false));
 }
 
 int abloom_sync_last(abloom_filter* filter) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
   if (filter->chain) {
+    const abloom::Errc e = filter->chain->sync(true);
     filter->chain->make_read_only();
-    return ABLOOM_OK;
+    return to_code(e);
   }
   return to_code(filter->impl->sync_last());
 }

@@ -59,7 +59,14 @@ class MappedFile final : public ExternalMemory {
   // file: the open file where platform::sync_mapping needs it, else none.
   MappedFile(unsigned char* base, size_t len, bool shared_writable, File file)
       : base_(base), len_(len), shared_writable_(shared_writable), file_(std::move(file)) {}
-  ~MappedFile() override { platform::unmap_file(base_, len_); }
+  ~MappedFile() override {
+    if (base_ != nullptr) platform::unmap_file(base_, len_);
+  }
+  // Hands the mapping (base(), size()) and the file over: the caller unmaps it from now on.
+  File release() noexcept {
+    base_ = nullptr;
+    return std::move(file_);
+  }
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
 
@@ -100,6 +107,159 @@ class MappedFile final : public ExternalMemory {
   size_t len_;
   bool shared_writable_;
   File file_;
+};
+
+// ---- A growing filter's file, read-write
+// ---------------------------------------------------------
+//
+// The chain's stages are mapped in place, as a filter's body is, and each stage's header is kept
+// stale while the handle may write (so a writer killed at any point leaves stages that read as
+// stale, never as corrupt: abloom_seal seals them). A stage appended to the chain goes to the
+// file's end: the file grows first (durably), the new stage's header is written there, marked
+// stale, and only then do the chain's header and table name it. The table has a place for every
+// stage (docs/FORMAT.md), so nothing else moves. sync() rewrites every stage's header and the
+// chain's head, and flushes every mapping.
+class ChainFile final : public ExternalMemory {
+ public:
+  ChainFile(unsigned char* base, size_t len, File file) : file_(std::move(file)) {
+    ranges_.push_back({base, len});
+    base_ = base;
+  }
+  ~ChainFile() override {
+    for (const platform::MappedRange& r : ranges_) platform::unmap_file(r.base, r.len);
+  }
+  ChainFile(const ChainFile&) = delete;
+  ChainFile& operator=(const ChainFile&) = delete;
+
+  // Stage i's bytes (its header first); the stages the file had when opened, then each appended.
+  void add_stage(unsigned char* at) { stages_.push_back(at); }
+  unsigned char* stage_at(uint32_t i) const noexcept { return stages_[i]; }
+
+  // Marks stage i's header stale (in the mapping; flushed with the next sync_headers).
+  void mark_stale(uint32_t i, const Filter& stage) noexcept {
+    Header h = header_for(stage);
+    h.flags |= kFlagChecksumStale;
+    unsigned char header[kHeaderBytes];
+    encode_header(h, header);
+    std::memcpy(stages_[i], header, kHeaderBytes);  // one copy (MappedFile::sync says why)
+  }
+
+  // The chain's head (header and table) for the stages `chain` has now, into the mapping.
+  void write_head(const GrowingFilter& chain) {
+    std::vector<unsigned char> head(static_cast<size_t>(chain_head_size()));
+    encode_chain_head(chain, chain.stages(), head.data());
+    std::memcpy(base_, head.data(), head.size());
+  }
+
+  // Stage n appended: the file grown, the range mapped, an empty stage's header written there
+  // (stale). `keep` becomes the stage's memory (what keeps this file alive).
+  Errc append(const GrowingFilter& chain, uint32_t n, const Shape& shape,
+              const FilterParams& params, std::unique_ptr<ExternalMemory> keep,
+              std::unique_ptr<Filter>* out) {
+    const uint64_t offset = chain_stage_offset(chain, n);
+    const uint64_t size = serialized_size(shape);
+    if (!platform::extend_file(file_, offset + size)) return Errc::io;
+    platform::MappedRange range;
+    unsigned char* at = nullptr;
+    if (size > SIZE_MAX || !platform::map_file_range(file_, offset, static_cast<size_t>(size),
+                                                     platform::MapMode::read_write, &range, &at)) {
+      return Errc::io;
+    }
+    ranges_.push_back(range);
+    ExternalShards ext;
+    ext.shards = shards_in(at + kHeaderBytes, shape);
+    ext.memory = std::move(keep);
+    ext.storage = Storage::mapped;
+    ext.read_only = false;
+    auto stage = std::make_unique<Filter>(shape, params, std::move(ext));
+    stages_.push_back(at);
+    mark_stale(n, *stage);
+    *out = std::move(stage);
+    return Errc::ok;
+  }
+
+  // Every stage's header (estimate and checksums, the stale mark cleared) and the chain's head,
+  // then every mapping flushed durably; unless `last`, the stages are marked stale again at once
+  // and that flushed too (as MappedFile::sync does for a filter).
+  Errc sync_chain(const GrowingFilter& chain, bool last) noexcept {
+    try {
+      const uint32_t n = chain.stages();
+      for (uint32_t i = 0; i < n; ++i) {
+        const Filter& stage = chain.stage(i);
+        Header h = header_for(stage);
+        unsigned char header[kHeaderBytes];
+        encode_header(h, header);
+        h.checksum = checksum_with_body(header, stages_[i] + kHeaderBytes, h.body_bytes());
+        encode_header(h, header);
+        std::memcpy(stages_[i], header, kHeaderBytes);
+      }
+      write_head(chain);
+      if (!flush()) return Errc::io;
+      if (last) return Errc::ok;
+      for (uint32_t i = 0; i < n; ++i) mark_stale(i, chain.stage(i));
+      return flush() ? Errc::ok : Errc::io;
+    } catch (const std::bad_alloc&) {
+      errno = ENOMEM;
+      return Errc::io;
+    }
+  }
+
+  // Every mapping written back to the file, durably.
+  bool flush() const noexcept {
+    for (const platform::MappedRange& r : ranges_) {
+      if (!platform::sync_mapping(r.base, r.len, file_)) return false;
+    }
+    return true;
+  }
+
+ private:
+  File file_;
+  unsigned char* base_ = nullptr;
+  std::vector<platform::MappedRange> ranges_;  // the whole file as opened, then each append
+  std::vector<unsigned char*> stages_;
+};
+
+// Keeps a chain's file alive for one stage (each stage's memory), and a stage's sync a no-op:
+// the chain syncs its stages together (GrowingFilter::sync).
+class ChainFileRef final : public ExternalMemory {
+ public:
+  explicit ChainFileRef(std::shared_ptr<ChainFile> file) noexcept : file_(std::move(file)) {}
+
+ private:
+  std::shared_ptr<ChainFile> file_;
+};
+
+// The StageStore of a chain opened read-write.
+class ChainFileStore final : public StageStore {
+ public:
+  explicit ChainFileStore(std::shared_ptr<ChainFile> file) noexcept : file_(std::move(file)) {}
+
+  std::unique_ptr<Filter> append_stage(const GrowingFilter& chain, uint32_t n, const Shape& shape,
+                                       const FilterParams& params) noexcept override {
+    try {
+      std::unique_ptr<Filter> stage;
+      if (file_->append(chain, n, shape, params, std::make_unique<ChainFileRef>(file_), &stage) !=
+          Errc::ok) {
+        return nullptr;
+      }
+      return stage;
+    } catch (const std::bad_alloc&) {
+      return nullptr;
+    }
+  }
+  void stage_published(const GrowingFilter& chain) noexcept override {
+    try {
+      file_->write_head(chain);
+    } catch (const std::bad_alloc&) {
+      // The next sync writes it (it allocates the same buffer; it reports nomem there).
+    }
+  }
+  Errc sync(const GrowingFilter& chain, bool last) noexcept override {
+    return file_->sync_chain(chain, last);
+  }
+
+ private:
+  std::shared_ptr<ChainFile> file_;
 };
 
 // ---- Saving -------------------------------------------------------------------------------------
@@ -270,7 +430,9 @@ Errc map_path(const char* path, OpenMode mode, std::unique_ptr<MappedFile>* mapp
   const auto len = static_cast<size_t>(size);
   void* p = platform::map_file(file, len, map_mode);
   if (p == nullptr) return Errc::io;
-  if (!(writable && platform::mapping_sync_needs_file())) file = File();
+  // A read-write mapping keeps its file: a durable sync may need it, and a growing filter's
+  // grows through it.
+  if (!writable) file = File();
   *mapping =
       std::make_unique<MappedFile>(static_cast<unsigned char*>(p), len, writable, std::move(file));
   return Errc::ok;
@@ -306,6 +468,36 @@ Errc map_filter(const char* path, OpenMode mode, std::unique_ptr<Filter>* out,
   return Errc::ok;
 }
 
+// A growing filter's file mapped read-write (ChainFile): its stages in place and writable, each
+// marked stale (flushed) before the handle is given out, new stages appended to the file.
+Errc open_chain_read_write(std::unique_ptr<MappedFile> mapping, bool verify,
+                           std::unique_ptr<GrowingFilter>* out) {
+  unsigned char* base = mapping->base();
+  const size_t len = mapping->size();
+  auto file = std::make_shared<ChainFile>(base, len, mapping->release());
+  mapping.reset();
+  ChainLoad how;
+  how.in_place = true;
+  how.verify = verify;
+  how.memory = file;
+  how.storage = Storage::mapped;
+  how.read_only = false;
+  std::unique_ptr<GrowingFilter> chain;
+  if (Errc e = load_chain(base, len, how, &chain); e != Errc::ok) return e;
+  if constexpr (std::endian::native == std::endian::big) return Errc::unsupported;
+  // The first chains' table (place count 0) has no place for another stage: such a file is read,
+  // copy-on-write or read-only, and saved again (abloom_save writes today's form).
+  if (chain_places(base) == 0) return Errc::unsupported;
+  for (uint32_t i = 0; i < chain->stages(); ++i) {
+    file->add_stage(base + chain_stage_offset(*chain, i));
+    file->mark_stale(i, chain->stage(i));
+  }
+  if (!file->flush()) return Errc::io;
+  chain->set_store(std::make_unique<ChainFileStore>(file));
+  *out = std::move(chain);
+  return Errc::ok;
+}
+
 }  // namespace
 
 Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Filter>* out) {
@@ -318,6 +510,9 @@ Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Fil
   if (Errc e = map_path(path, mode, &mapping); e != Errc::ok) return e;
   MappedFile* raw = mapping.get();
   if (chain_out != nullptr && is_chain(raw->base(), raw->size())) {
+    if (mode == OpenMode::read_write) {
+      return open_chain_read_write(std::move(mapping), verify, chain_out);
+    }
     ChainLoad how;
     how.in_place = true;
     how.verify = verify;
@@ -326,9 +521,6 @@ Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Fil
     how.read_only = mode != OpenMode::copy_on_write;
     std::unique_ptr<GrowingFilter> chain;
     if (Errc e = load_chain(raw->base(), raw->size(), how, &chain); e != Errc::ok) return e;
-    // A read-write chain would need its file to grow with it: not yet (abloom.h says so). The
-    // file was checked first, so that a bad one gets its own error.
-    if (mode == OpenMode::read_write) return Errc::unsupported;
     *chain_out = std::move(chain);
     return Errc::ok;
   }
@@ -345,7 +537,33 @@ Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Fil
   return Errc::ok;
 }
 
+namespace {
+
+// seal_file for a growing filter's file: a chain that verifies needs nothing; a stale one is
+// opened read-write (every structural check made) and synced for the last time, which rewrites
+// every stage's header (estimate, checksums, the stale mark cleared) and the chain's head.
+Errc seal_chain(const char* path) {
+  std::unique_ptr<Filter> f;
+  std::unique_ptr<GrowingFilter> chain;
+  const Errc checked = open_file(path, OpenMode::read_only, true, &f, &chain);
+  if (checked != Errc::stale) return checked;
+  chain.reset();
+  if (Errc e = open_file(path, OpenMode::read_write, false, &f, &chain); e != Errc::ok) return e;
+  return chain->sync(true);
+}
+
+// Whether the file at `path` holds a growing filter (its first bytes say so); false when it
+// cannot be read (seal_file's own open then reports why).
+bool is_chain_file(const char* path) {
+  std::unique_ptr<MappedFile> mapping;
+  if (map_path(path, OpenMode::read_only, &mapping) != Errc::ok) return false;
+  return is_chain(mapping->base(), mapping->size());
+}
+
+}  // namespace
+
 Errc seal_file(const char* path) {
+  if (is_chain_file(path)) return seal_chain(path);
   std::unique_ptr<Filter> f;
   const unsigned char* base = nullptr;
   Header h;

@@ -75,6 +75,7 @@ bool GrowingFilter::grow(uint32_t n) noexcept {
     growth_failed_.store(true, std::memory_order_relaxed);
     return false;
   }
+  if (store_) return grow_in_store(n);
   const auto mode = static_cast<WriterMode>(writer_mode_.load(std::memory_order_relaxed));
   Plan plan;
   Filter* next = nullptr;
@@ -100,6 +101,34 @@ bool GrowingFilter::grow(uint32_t n) noexcept {
   // count back from a later stage.
   uint32_t published = n;
   count_.compare_exchange_strong(published, n + 1, std::memory_order_acq_rel);
+  return true;
+}
+
+// grow for a chain with a store: the stage's bytes are the store's (a file's end), made once,
+// so the appends are serialised instead of raced and the losers' stages freed.
+bool GrowingFilter::grow_in_store(uint32_t n) noexcept {
+  const std::lock_guard<std::mutex> lock(store_growth_);
+  if (count_.load(std::memory_order_acquire) != n) return true;  // appended while we waited
+  Plan plan;
+  std::unique_ptr<Filter> next;
+  if (plan_stage(req_, n, &plan) == Errc::ok) {
+    FilterParams params;
+    params.capacity = capacity_[n];
+    params.target_fpr = req_.fpr * stage_fpr_share(n);
+    params.expected_fpr = plan.expected_fpr;
+    params.threads = threads();
+    next = store_->append_stage(*this, n, plan.shape(seed_), params);
+  }
+  if (!next) {  // the limits, no memory, or the file could not grow
+    growth_failed_.store(true, std::memory_order_relaxed);
+    return false;
+  }
+  next->set_writer_mode(static_cast<WriterMode>(writer_mode_.load(std::memory_order_relaxed)));
+  slots_[n].store(next.release(), std::memory_order_release);
+  count_.store(n + 1, std::memory_order_release);
+  // The file's header and table now name the stage: a crash leaves it part of the chain (empty
+  // or holding what reached the disk), never bytes past the chain's end.
+  store_->stage_published(*this);
   return true;
 }
 

@@ -18,6 +18,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "errc.hpp"
@@ -25,6 +26,26 @@
 #include "growth.hpp"
 
 namespace abloom {
+
+class GrowingFilter;
+
+// Where a chain's new stages go when its stages live in a file opened read-write
+// (file_io.cpp): not owned memory, but the file's end. Set once, before the chain is shared.
+class StageStore {
+ public:
+  virtual ~StageStore() = default;
+  // Stage n of `chain` (planned as `plan`, with these params), empty, appended to the store and
+  // written there as the stage n the chain's file names; nullptr when it cannot be (errno). Runs
+  // under the chain's growth lock: one at a time, stage n not yet published.
+  virtual std::unique_ptr<Filter> append_stage(const GrowingFilter& chain, uint32_t n,
+                                               const Shape& shape,
+                                               const FilterParams& params) noexcept = 0;
+  // After a stage was published: the store's own record of the chain (its header and table)
+  // names every stage there is now.
+  virtual void stage_published(const GrowingFilter& chain) noexcept = 0;
+  // Makes the store hold every stage's bits and counts (Filter::sync's meaning, for the chain).
+  virtual Errc sync(const GrowingFilter& chain, bool last) noexcept = 0;
+};
 
 class GrowingFilter {
  public:
@@ -99,6 +120,13 @@ class GrowingFilter {
   // Refuses every write from now on (abloom_sync_last): each stage becomes read-only.
   void make_read_only() noexcept;
 
+  // A chain whose stages live in a file opened read-write: new stages go to `store` (under a
+  // lock: growth is rare; adds and tests stay lock-free), and sync reaches it. Before the chain is
+  // shared with other threads.
+  void set_store(std::unique_ptr<StageStore> store) noexcept { store_ = std::move(store); }
+  // The store's sync (Filter::sync's meaning): ok when there is none.
+  Errc sync(bool last) const noexcept { return store_ ? store_->sync(*this, last) : Errc::ok; }
+
   // A deep copy into owned memory (every stage published now, and its count). Throws
   // std::bad_alloc.
   std::unique_ptr<GrowingFilter> copy() const;
@@ -139,6 +167,7 @@ class GrowingFilter {
   bool test_and_add_from(uint32_t first, uint64_t h) noexcept;
   // Appends stage `n` if the chain still has n stages; false when it cannot.
   bool grow(uint32_t n) noexcept;
+  bool grow_in_store(uint32_t n) noexcept;
   // Counts `fresh` new keys into stage n, growing when that fills it.
   void count_new(uint32_t n, uint64_t fresh) noexcept;
 
@@ -152,6 +181,8 @@ class GrowingFilter {
   std::atomic<bool> growth_failed_{false};
   std::atomic<uint32_t> writer_mode_{static_cast<uint32_t>(WriterMode::shared)};
   std::atomic<uint32_t> threads_{1};
+  std::unique_ptr<StageStore> store_;  // none: new stages are owned
+  std::mutex store_growth_;            // with a store: one append at a time
 };
 
 }  // namespace abloom

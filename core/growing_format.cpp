@@ -57,6 +57,8 @@ uint64_t chain_serialized_size(const GrowingFilter& f, uint32_t stages) noexcept
   return chain_stage_offset(f, last) + serialized_size(f.stage(last).shape());
 }
 
+uint32_t chain_places(const unsigned char* data) noexcept { return get32(data + kCOffPlaces); }
+
 uint64_t chain_head_size() noexcept { return table_end(kWrittenPlaces); }
 
 void encode_chain_head(const GrowingFilter& f, uint32_t stages, unsigned char* out) noexcept {

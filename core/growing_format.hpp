@@ -31,6 +31,10 @@ uint64_t chain_head_size() noexcept;
 void encode_chain_head(const GrowingFilter& f, uint32_t stages, unsigned char* out) noexcept;
 uint64_t chain_stage_offset(const GrowingFilter& f, uint32_t stage) noexcept;
 
+// The table's place count of a chain's bytes that load_chain accepted: kMaxStages, or 0 for the
+// first chains' form (a table of exactly their stages, with no place to append one).
+uint32_t chain_places(const unsigned char* data) noexcept;
+
 // The bytes of the first `stages` stages of `f` serialized (a snapshot: stages appended later
 // are not in it).
 uint64_t chain_serialized_size(const GrowingFilter& f, uint32_t stages) noexcept;

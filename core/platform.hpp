@@ -149,6 +149,21 @@ File open_for_mapping(const char* path, MapMode mode, uint64_t* size) noexcept;
 void* map_file(const File& file, size_t len, MapMode mode) noexcept;
 void unmap_file(void* base, size_t len) noexcept;
 
+// Grows `file` (opened for read_write) to `size` bytes, the new bytes zeros, and makes the new
+// size durable before returning (a read-write chain appends a stage so: its header names the
+// stage only once the bytes are there). Never shrinks: a smaller size fails with EINVAL.
+bool extend_file(const File& file, uint64_t size) noexcept;
+
+// A mapping of bytes [offset, offset + len) of `file` (len > 0), at any offset: it starts at the
+// system's mapping boundary below `offset` (a page; 64 KiB on Windows). *at is byte `offset`;
+// base and len are what unmap_file takes. false with errno.
+struct MappedRange {
+  void* base = nullptr;
+  size_t len = 0;
+};
+bool map_file_range(const File& file, uint64_t offset, size_t len, MapMode mode, MappedRange* range,
+                    unsigned char** at) noexcept;
+
 // Whether a read-write mapping needs its File kept open to be synced durably (sync_mapping's
 // `file`); when false, sync_mapping ignores it and the File may be closed once mapped.
 bool mapping_sync_needs_file() noexcept;

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -254,6 +256,40 @@ void* map_file(const File& file, size_t len, MapMode mode) noexcept {
 }
 
 void unmap_file(void* base, size_t len) noexcept { ::munmap(base, len); }
+
+bool extend_file(const File& file, uint64_t size) noexcept {
+  struct stat st;
+  if (::fstat(fd_of(file), &st) != 0) return false;
+  if (size < static_cast<uint64_t>(st.st_size) ||
+      size > static_cast<uint64_t>(std::numeric_limits<off_t>::max())) {
+    errno = EINVAL;
+    return false;
+  }
+  int rc;
+  do {
+    rc = ::ftruncate(fd_of(file), static_cast<off_t>(size));
+  } while (rc != 0 && errno == EINTR);
+  return rc == 0 && sync_durably(file);
+}
+
+bool map_file_range(const File& file, uint64_t offset, size_t len, MapMode mode, MappedRange* range,
+                    unsigned char** at) noexcept {
+  const auto page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t start = offset - offset % page;
+  const auto skip = static_cast<size_t>(offset - start);
+  if (len > SIZE_MAX - skip || start > static_cast<uint64_t>(std::numeric_limits<off_t>::max())) {
+    errno = EINVAL;
+    return false;
+  }
+  const int prot = mode == MapMode::read_only ? PROT_READ : PROT_READ | PROT_WRITE;
+  const int share = mode == MapMode::copy_on_write ? MAP_PRIVATE : MAP_SHARED;
+  void* p = ::mmap(nullptr, len + skip, prot, share, fd_of(file), static_cast<off_t>(start));
+  if (p == MAP_FAILED) return false;
+  range->base = p;
+  range->len = len + skip;
+  *at = static_cast<unsigned char*>(p) + skip;
+  return true;
+}
 
 bool mapping_sync_needs_file() noexcept {
 #if defined(ABLOOM_HAVE_F_FULLFSYNC)

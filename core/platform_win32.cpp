@@ -508,6 +508,57 @@ void unmap_file(void* base, size_t len) noexcept {
   UnmapViewOfFile(base);
 }
 
+// The file grows through a section of the new size (CreateFileMapping extends a file to its
+// maximum size): SetEndOfFile is documented to need every view of the file unmapped first, and
+// a read-write chain keeps its stages mapped while it appends one.
+bool extend_file(const File& file, uint64_t size) noexcept {
+  LARGE_INTEGER now;
+  if (!GetFileSizeEx(handle_of(file), &now)) return fail();
+  if (size < static_cast<uint64_t>(now.QuadPart)) {
+    errno = EINVAL;
+    return false;
+  }
+  if (size == static_cast<uint64_t>(now.QuadPart)) return sync_durably(file);
+  HANDLE section =
+      CreateFileMappingW(handle_of(file), nullptr, PAGE_READWRITE, static_cast<DWORD>(size >> 32),
+                         static_cast<DWORD>(size & 0xFFFFFFFFu), nullptr);
+  if (section == nullptr) return fail();
+  CloseHandle(section);
+  return sync_durably(file);
+}
+
+bool map_file_range(const File& file, uint64_t offset, size_t len, MapMode mode, MappedRange* range,
+                    unsigned char** at) noexcept {
+  SYSTEM_INFO info;
+  GetSystemInfo(&info);
+  const uint64_t granularity = info.dwAllocationGranularity;
+  const uint64_t start = offset - offset % granularity;
+  const auto skip = static_cast<size_t>(offset - start);
+  if (len > SIZE_MAX - skip) {
+    errno = EINVAL;
+    return false;
+  }
+  const DWORD protect = mode == MapMode::read_only       ? PAGE_READONLY
+                        : mode == MapMode::copy_on_write ? PAGE_WRITECOPY
+                                                         : PAGE_READWRITE;
+  const DWORD access = mode == MapMode::read_only       ? FILE_MAP_READ
+                       : mode == MapMode::copy_on_write ? FILE_MAP_COPY
+                                                        : FILE_MAP_WRITE;
+  HANDLE section = CreateFileMappingW(handle_of(file), nullptr, protect, 0, 0, nullptr);
+  if (section == nullptr) return fail();
+  void* view = MapViewOfFile(section, access, static_cast<DWORD>(start >> 32),
+                             static_cast<DWORD>(start & 0xFFFFFFFFu), len + skip);
+  if (view == nullptr) fail();
+  const int saved = errno;
+  CloseHandle(section);  // the view keeps the section alive
+  errno = saved;
+  if (view == nullptr) return false;
+  range->base = view;
+  range->len = len + skip;
+  *at = static_cast<unsigned char*>(view) + skip;
+  return true;
+}
+
 bool mapping_sync_needs_file() noexcept { return true; }
 
 bool sync_mapping(void* base, size_t len, const File& file) noexcept {

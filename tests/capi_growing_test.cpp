@@ -177,10 +177,148 @@ TEST(CapiGrowing, SerializeViewSaveAndOpenKeepEveryStage) {
   ASSERT_EQ(abloom_open(path.c_str(), 0, &raw), ABLOOM_OK);
   Filter again(raw);
   EXPECT_EQ(abloom_equal(again.get(), f.get()), 1);
-  // Read-write is not there yet for chains: a clear error, the file untouched.
-  EXPECT_EQ(abloom_open(path.c_str(), ABLOOM_OPEN_READ_WRITE, &raw), ABLOOM_ERR_UNSUPPORTED);
+  // A sealed chain needs no seal: its checksums verify, nothing is written.
+  EXPECT_EQ(abloom_seal(path.c_str()), ABLOOM_OK);
   EXPECT_EQ(capi_test::ReadAll(path).size(), size);
-  EXPECT_EQ(abloom_seal(path.c_str()), ABLOOM_ERR_UNSUPPORTED);
+}
+
+// The stages of a chain built in memory from the same keys, in the same order: the bytes a
+// read-write file must hold once sealed.
+capi_test::Bytes BytesOfChainWith(const std::vector<std::vector<uint64_t>> &runs) {
+  Filter ref = NewGrowing();
+  for (const auto &run : runs) AddIntegerKeys(ref.get(), run);
+  uint64_t size = 0;
+  EXPECT_EQ(abloom_serialized_size(ref.get(), &size), ABLOOM_OK);
+  capi_test::Bytes b(size);
+  EXPECT_EQ(abloom_serialize(ref.get(), b.data(), b.size(), nullptr), ABLOOM_OK);
+  return b;
+}
+
+TEST(CapiGrowing, ReadWriteOpenGrowsTheFileInPlace) {
+  const std::vector<uint64_t> first = IntegerKeys(2 * kInitial, 1);
+  const std::vector<uint64_t> more = IntegerKeys(40 * kInitial, 1u << 30);
+  capi_test::TempDir dir;
+  const std::string path = dir / "g.abloom";
+  {
+    Filter f = NewGrowing();
+    AddIntegerKeys(f.get(), first);
+    ASSERT_EQ(abloom_save(f.get(), path.c_str()), ABLOOM_OK);
+  }
+  const uint32_t saved_stages = 2;  // 2000 keys: stages of 1000 and 2000
+  abloom_filter *raw = nullptr;
+  ASSERT_EQ(abloom_open(path.c_str(), ABLOOM_OPEN_READ_WRITE | ABLOOM_VERIFY_CHECKSUM, &raw),
+            ABLOOM_OK);
+  {
+    Filter rw(raw);
+    EXPECT_EQ(Info(rw.get()).stages, saved_stages);
+    EXPECT_EQ(Info(rw.get()).storage, static_cast<uint32_t>(ABLOOM_STORAGE_MAPPED));
+    EXPECT_EQ(Info(rw.get()).read_only, 0u);
+    // While the handle may write, the file is stale: a verifying reader says so.
+    EXPECT_EQ(abloom_open(path.c_str(), ABLOOM_VERIFY_CHECKSUM, &raw), ABLOOM_ERR_STALE);
+    AddIntegerKeys(rw.get(), more);
+    const uint32_t grown = Info(rw.get()).stages;
+    EXPECT_GE(grown, 6u);  // 42,000 keys: 1000 + 2000 + ... + 32000 = 63,000 >= 42,000 > 31,000
+    ExpectIntegerKeysPresent(rw.get(), first);
+    ExpectIntegerKeysPresent(rw.get(), more);
+    ASSERT_EQ(abloom_sync(rw.get()), ABLOOM_OK);
+    // Another handle on the file sees every stage the writer appended, and every key.
+    ASSERT_EQ(abloom_open(path.c_str(), 0, &raw), ABLOOM_OK);
+    Filter reader(raw);
+    EXPECT_EQ(Info(reader.get()).stages, grown);
+    EXPECT_EQ(abloom_equal(reader.get(), rw.get()), 1);
+    ExpectIntegerKeysPresent(reader.get(), more);
+    EXPECT_EQ(abloom_open(path.c_str(), ABLOOM_VERIFY_CHECKSUM, &raw), ABLOOM_ERR_STALE);
+  }
+  // Freed: sealed, and byte for byte the chain the same keys make in memory.
+  ASSERT_EQ(abloom_open(path.c_str(), ABLOOM_VERIFY_CHECKSUM, &raw), ABLOOM_OK);
+  Filter sealed(raw);
+  ExpectIntegerKeysPresent(sealed.get(), first);
+  ExpectIntegerKeysPresent(sealed.get(), more);
+  EXPECT_TRUE(capi_test::ReadAll(path) == BytesOfChainWith({first, more}));
+}
+
+// What a writer killed after a sync leaves: every stage stale, the chain whole. abloom_seal
+// seals it, and every key added before the sync is there; so is every key added after it
+// that reached the file (here all: a copy of the file taken while the writer still runs).
+TEST(CapiGrowing, AStaleChainIsSealed) {
+  const std::vector<uint64_t> first = IntegerKeys(kInitial, 1);
+  const std::vector<uint64_t> synced = IntegerKeys(6 * kInitial, 1u << 30);
+  const std::vector<uint64_t> after = IntegerKeys(10 * kInitial, 1u << 31);
+  capi_test::TempDir dir;
+  const std::string path = dir / "g.abloom", left = dir / "left.abloom",
+                    later = dir / "later.abloom";
+  {
+    Filter f = NewGrowing();
+    AddIntegerKeys(f.get(), first);
+    ASSERT_EQ(abloom_save(f.get(), path.c_str()), ABLOOM_OK);
+  }
+  abloom_filter *raw = nullptr;
+  ASSERT_EQ(abloom_open(path.c_str(), ABLOOM_OPEN_READ_WRITE, &raw), ABLOOM_OK);
+  Filter rw(raw);
+  AddIntegerKeys(rw.get(), synced);
+  ASSERT_EQ(abloom_sync(rw.get()), ABLOOM_OK);
+  capi_test::WriteFile(left, capi_test::ReadAll(path));
+  AddIntegerKeys(rw.get(), after);  // appends stages past the sync
+  capi_test::WriteFile(later, capi_test::ReadAll(path));
+  for (const std::string &p : {left, later}) {
+    SCOPED_TRACE(p);
+    EXPECT_EQ(abloom_open(p.c_str(), ABLOOM_VERIFY_CHECKSUM, &raw), ABLOOM_ERR_STALE);
+    ASSERT_EQ(abloom_open(p.c_str(), 0, &raw), ABLOOM_OK);  // readable without the check
+    abloom_free(raw);
+    ASSERT_EQ(abloom_seal(p.c_str()), ABLOOM_OK);
+    ASSERT_EQ(abloom_open(p.c_str(), ABLOOM_VERIFY_CHECKSUM, &raw), ABLOOM_OK);
+    Filter sealed(raw);
+    ExpectIntegerKeysPresent(sealed.get(), first);
+    ExpectIntegerKeysPresent(sealed.get(), synced);
+    if (p == later) ExpectIntegerKeysPresent(sealed.get(), after);
+  }
+  EXPECT_TRUE(capi_test::ReadAll(left) == BytesOfChainWith({first, synced}));
+}
+
+TEST(CapiGrowing, ReadWriteOpenOfTheFirstFormIsRefused) {
+  // The first chains' table has no place for another stage: refused, the file untouched.
+  capi_test::TempDir dir;
+  const std::string path = dir / "first.abloom";
+  const capi_test::Bytes first =
+      capi_test::ReadAll(std::string(ABLOOM_VECTORS_DIR) + "/first-written/growing_s1.abloom");
+  capi_test::WriteFile(path, first);
+  abloom_filter *raw = nullptr;
+  EXPECT_EQ(abloom_open(path.c_str(), ABLOOM_OPEN_READ_WRITE, &raw), ABLOOM_ERR_UNSUPPORTED);
+  EXPECT_TRUE(capi_test::ReadAll(path) == first);
+  ASSERT_EQ(abloom_open(path.c_str(), ABLOOM_VERIFY_CHECKSUM, &raw), ABLOOM_OK);
+  abloom_free(raw);
+}
+
+TEST(CapiGrowing, EightThreadsGrowAReadWriteFile) {
+  capi_test::TempDir dir;
+  const std::string path = dir / "g.abloom";
+  {
+    Filter f = NewGrowing(0.01, 256);
+    ASSERT_EQ(abloom_save(f.get(), path.c_str()), ABLOOM_OK);
+  }
+  constexpr int kThreads = 8;
+  constexpr uint64_t kPerThread = 4000;
+  abloom_filter *raw = nullptr;
+  ASSERT_EQ(abloom_open(path.c_str(), ABLOOM_OPEN_READ_WRITE, &raw), ABLOOM_OK);
+  {
+    Filter rw(raw);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&rw, t] {
+        for (uint64_t k : IntegerKeys(kPerThread, (uint64_t{1} << 32) * (t + 1))) {
+          EXPECT_EQ(abloom_add(rw.get(), &k, sizeof k), ABLOOM_OK);
+          EXPECT_EQ(abloom_test(rw.get(), &k, sizeof k), 1);
+        }
+      });
+    }
+    for (std::thread &t : threads) t.join();
+    EXPECT_GE(Info(rw.get()).stages, 7u);  // 256 * (2^7 - 1) < 32000 keys
+  }
+  ASSERT_EQ(abloom_open(path.c_str(), ABLOOM_VERIFY_CHECKSUM, &raw), ABLOOM_OK);
+  Filter sealed(raw);
+  EXPECT_GE(Info(sealed.get()).stages, 7u);
+  for (int t = 0; t < kThreads; ++t)
+    ExpectIntegerKeysPresent(sealed.get(), IntegerKeys(kPerThread, (uint64_t{1} << 32) * (t + 1)));
 }
 
 TEST(CapiGrowing, DamagedChainsAreRefused) {

@@ -1822,6 +1822,7 @@ std::vector<uint64_t*> shards_in(unsigned char* body, const Shape& shape);
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "errc.hpp"
@@ -1835,6 +1836,26 @@ std::vector<uint64_t*> shards_in(unsigned char* body, const Shape& shape);
 #include "abloom_engine.hpp"
 
 namespace abloom {
+
+class GrowingFilter;
+
+// Where a chain's new stages go when its stages live in a file opened read-write
+// (file_io.cpp): not owned memory, but the file's end. Set once, before the chain is shared.
+class StageStore {
+ public:
+  virtual ~StageStore() = default;
+  // Stage n of `chain` (planned as `plan`, with these params), empty, appended to the store and
+  // written there as the stage n the chain's file names; nullptr when it cannot be (errno). Runs
+  // under the chain's growth lock: one at a time, stage n not yet published.
+  virtual std::unique_ptr<Filter> append_stage(const GrowingFilter& chain, uint32_t n,
+                                               const Shape& shape,
+                                               const FilterParams& params) noexcept = 0;
+  // After a stage was published: the store's own record of the chain (its header and table)
+  // names every stage there is now.
+  virtual void stage_published(const GrowingFilter& chain) noexcept = 0;
+  // Makes the store hold every stage's bits and counts (Filter::sync's meaning, for the chain).
+  virtual Errc sync(const GrowingFilter& chain, bool last) noexcept = 0;
+};
 
 class GrowingFilter {
  public:
@@ -1909,6 +1930,13 @@ class GrowingFilter {
   // Refuses every write from now on (abloom_sync_last): each stage becomes read-only.
   void make_read_only() noexcept;
 
+  // A chain whose stages live in a file opened read-write: new stages go to `store` (under a
+  // lock: growth is rare; adds and tests stay lock-free), and sync reaches it. Before the chain is
+  // shared with other threads.
+  void set_store(std::unique_ptr<StageStore> store) noexcept { store_ = std::move(store); }
+  // The store's sync (Filter::sync's meaning): ok when there is none.
+  Errc sync(bool last) const noexcept { return store_ ? store_->sync(*this, last) : Errc::ok; }
+
   // A deep copy into owned memory (every stage published now, and its count). Throws
   // std::bad_alloc.
   std::unique_ptr<GrowingFilter> copy() const;
@@ -1949,6 +1977,7 @@ class GrowingFilter {
   bool test_and_add_from(uint32_t first, uint64_t h) noexcept;
   // Appends stage `n` if the chain still has n stages; false when it cannot.
   bool grow(uint32_t n) noexcept;
+  bool grow_in_store(uint32_t n) noexcept;
   // Counts `fresh` new keys into stage n, growing when that fills it.
   void count_new(uint32_t n, uint64_t fresh) noexcept;
 
@@ -1962,6 +1991,8 @@ class GrowingFilter {
   std::atomic<bool> growth_failed_{false};
   std::atomic<uint32_t> writer_mode_{static_cast<uint32_t>(WriterMode::shared)};
   std::atomic<uint32_t> threads_{1};
+  std::unique_ptr<StageStore> store_;  // none: new stages are owned
+  std::mutex store_growth_;            // with a store: one append at a time
 };
 
 }  // namespace abloom
@@ -2005,6 +2036,10 @@ bool is_chain(const unsigned char* data, size_t len) noexcept;
 uint64_t chain_head_size() noexcept;
 void encode_chain_head(const GrowingFilter& f, uint32_t stages, unsigned char* out) noexcept;
 uint64_t chain_stage_offset(const GrowingFilter& f, uint32_t stage) noexcept;
+
+// The table's place count of a chain's bytes that load_chain accepted: kMaxStages, or 0 for the
+// first chains' form (a table of exactly their stages, with no place to append one).
+uint32_t chain_places(const unsigned char* data) noexcept;
 
 // The bytes of the first `stages` stages of `f` serialized (a snapshot: stages appended later
 // are not in it).
@@ -2601,6 +2636,21 @@ File open_for_mapping(const char* path, MapMode mode, uint64_t* size) noexcept;
 // nullptr with errno.
 void* map_file(const File& file, size_t len, MapMode mode) noexcept;
 void unmap_file(void* base, size_t len) noexcept;
+
+// Grows `file` (opened for read_write) to `size` bytes, the new bytes zeros, and makes the new
+// size durable before returning (a read-write chain appends a stage so: its header names the
+// stage only once the bytes are there). Never shrinks: a smaller size fails with EINVAL.
+bool extend_file(const File& file, uint64_t size) noexcept;
+
+// A mapping of bytes [offset, offset + len) of `file` (len > 0), at any offset: it starts at the
+// system's mapping boundary below `offset` (a page; 64 KiB on Windows). *at is byte `offset`;
+// base and len are what unmap_file takes. false with errno.
+struct MappedRange {
+  void* base = nullptr;
+  size_t len = 0;
+};
+bool map_file_range(const File& file, uint64_t offset, size_t len, MapMode mode, MappedRange* range,
+                    unsigned char** at) noexcept;
 
 // Whether a read-write mapping needs its File kept open to be synced durably (sync_mapping's
 // `file`); when false, sync_mapping ignores it and the File may be closed once mapped.
@@ -3869,7 +3919,14 @@ class MappedFile final : public ExternalMemory {
   // file: the open file where platform::sync_mapping needs it, else none.
   MappedFile(unsigned char* base, size_t len, bool shared_writable, File file)
       : base_(base), len_(len), shared_writable_(shared_writable), file_(std::move(file)) {}
-  ~MappedFile() override { platform::unmap_file(base_, len_); }
+  ~MappedFile() override {
+    if (base_ != nullptr) platform::unmap_file(base_, len_);
+  }
+  // Hands the mapping (base(), size()) and the file over: the caller unmaps it from now on.
+  File release() noexcept {
+    base_ = nullptr;
+    return std::move(file_);
+  }
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
 
@@ -3910,6 +3967,159 @@ class MappedFile final : public ExternalMemory {
   size_t len_;
   bool shared_writable_;
   File file_;
+};
+
+// ---- A growing filter's file, read-write
+// ---------------------------------------------------------
+//
+// The chain's stages are mapped in place, as a filter's body is, and each stage's header is kept
+// stale while the handle may write (so a writer killed at any point leaves stages that read as
+// stale, never as corrupt: abloom_seal seals them). A stage appended to the chain goes to the
+// file's end: the file grows first (durably), the new stage's header is written there, marked
+// stale, and only then do the chain's header and table name it. The table has a place for every
+// stage (docs/FORMAT.md), so nothing else moves. sync() rewrites every stage's header and the
+// chain's head, and flushes every mapping.
+class ChainFile final : public ExternalMemory {
+ public:
+  ChainFile(unsigned char* base, size_t len, File file) : file_(std::move(file)) {
+    ranges_.push_back({base, len});
+    base_ = base;
+  }
+  ~ChainFile() override {
+    for (const platform::MappedRange& r : ranges_) platform::unmap_file(r.base, r.len);
+  }
+  ChainFile(const ChainFile&) = delete;
+  ChainFile& operator=(const ChainFile&) = delete;
+
+  // Stage i's bytes (its header first); the stages the file had when opened, then each appended.
+  void add_stage(unsigned char* at) { stages_.push_back(at); }
+  unsigned char* stage_at(uint32_t i) const noexcept { return stages_[i]; }
+
+  // Marks stage i's header stale (in the mapping; flushed with the next sync_headers).
+  void mark_stale(uint32_t i, const Filter& stage) noexcept {
+    Header h = header_for(stage);
+    h.flags |= kFlagChecksumStale;
+    unsigned char header[kHeaderBytes];
+    encode_header(h, header);
+    std::memcpy(stages_[i], header, kHeaderBytes);  // one copy (MappedFile::sync says why)
+  }
+
+  // The chain's head (header and table) for the stages `chain` has now, into the mapping.
+  void write_head(const GrowingFilter& chain) {
+    std::vector<unsigned char> head(static_cast<size_t>(chain_head_size()));
+    encode_chain_head(chain, chain.stages(), head.data());
+    std::memcpy(base_, head.data(), head.size());
+  }
+
+  // Stage n appended: the file grown, the range mapped, an empty stage's header written there
+  // (stale). `keep` becomes the stage's memory (what keeps this file alive).
+  Errc append(const GrowingFilter& chain, uint32_t n, const Shape& shape,
+              const FilterParams& params, std::unique_ptr<ExternalMemory> keep,
+              std::unique_ptr<Filter>* out) {
+    const uint64_t offset = chain_stage_offset(chain, n);
+    const uint64_t size = serialized_size(shape);
+    if (!platform::extend_file(file_, offset + size)) return Errc::io;
+    platform::MappedRange range;
+    unsigned char* at = nullptr;
+    if (size > SIZE_MAX || !platform::map_file_range(file_, offset, static_cast<size_t>(size),
+                                                     platform::MapMode::read_write, &range, &at)) {
+      return Errc::io;
+    }
+    ranges_.push_back(range);
+    ExternalShards ext;
+    ext.shards = shards_in(at + kHeaderBytes, shape);
+    ext.memory = std::move(keep);
+    ext.storage = Storage::mapped;
+    ext.read_only = false;
+    auto stage = std::make_unique<Filter>(shape, params, std::move(ext));
+    stages_.push_back(at);
+    mark_stale(n, *stage);
+    *out = std::move(stage);
+    return Errc::ok;
+  }
+
+  // Every stage's header (estimate and checksums, the stale mark cleared) and the chain's head,
+  // then every mapping flushed durably; unless `last`, the stages are marked stale again at once
+  // and that flushed too (as MappedFile::sync does for a filter).
+  Errc sync_chain(const GrowingFilter& chain, bool last) noexcept {
+    try {
+      const uint32_t n = chain.stages();
+      for (uint32_t i = 0; i < n; ++i) {
+        const Filter& stage = chain.stage(i);
+        Header h = header_for(stage);
+        unsigned char header[kHeaderBytes];
+        encode_header(h, header);
+        h.checksum = checksum_with_body(header, stages_[i] + kHeaderBytes, h.body_bytes());
+        encode_header(h, header);
+        std::memcpy(stages_[i], header, kHeaderBytes);
+      }
+      write_head(chain);
+      if (!flush()) return Errc::io;
+      if (last) return Errc::ok;
+      for (uint32_t i = 0; i < n; ++i) mark_stale(i, chain.stage(i));
+      return flush() ? Errc::ok : Errc::io;
+    } catch (const std::bad_alloc&) {
+      errno = ENOMEM;
+      return Errc::io;
+    }
+  }
+
+  // Every mapping written back to the file, durably.
+  bool flush() const noexcept {
+    for (const platform::MappedRange& r : ranges_) {
+      if (!platform::sync_mapping(r.base, r.len, file_)) return false;
+    }
+    return true;
+  }
+
+ private:
+  File file_;
+  unsigned char* base_ = nullptr;
+  std::vector<platform::MappedRange> ranges_;  // the whole file as opened, then each append
+  std::vector<unsigned char*> stages_;
+};
+
+// Keeps a chain's file alive for one stage (each stage's memory), and a stage's sync a no-op:
+// the chain syncs its stages together (GrowingFilter::sync).
+class ChainFileRef final : public ExternalMemory {
+ public:
+  explicit ChainFileRef(std::shared_ptr<ChainFile> file) noexcept : file_(std::move(file)) {}
+
+ private:
+  std::shared_ptr<ChainFile> file_;
+};
+
+// The StageStore of a chain opened read-write.
+class ChainFileStore final : public StageStore {
+ public:
+  explicit ChainFileStore(std::shared_ptr<ChainFile> file) noexcept : file_(std::move(file)) {}
+
+  std::unique_ptr<Filter> append_stage(const GrowingFilter& chain, uint32_t n, const Shape& shape,
+                                       const FilterParams& params) noexcept override {
+    try {
+      std::unique_ptr<Filter> stage;
+      if (file_->append(chain, n, shape, params, std::make_unique<ChainFileRef>(file_), &stage) !=
+          Errc::ok) {
+        return nullptr;
+      }
+      return stage;
+    } catch (const std::bad_alloc&) {
+      return nullptr;
+    }
+  }
+  void stage_published(const GrowingFilter& chain) noexcept override {
+    try {
+      file_->write_head(chain);
+    } catch (const std::bad_alloc&) {
+      // The next sync writes it (it allocates the same buffer; it reports nomem there).
+    }
+  }
+  Errc sync(const GrowingFilter& chain, bool last) noexcept override {
+    return file_->sync_chain(chain, last);
+  }
+
+ private:
+  std::shared_ptr<ChainFile> file_;
 };
 
 // ---- Saving -------------------------------------------------------------------------------------
@@ -4080,7 +4290,9 @@ Errc map_path(const char* path, OpenMode mode, std::unique_ptr<MappedFile>* mapp
   const auto len = static_cast<size_t>(size);
   void* p = platform::map_file(file, len, map_mode);
   if (p == nullptr) return Errc::io;
-  if (!(writable && platform::mapping_sync_needs_file())) file = File();
+  // A read-write mapping keeps its file: a durable sync may need it, and a growing filter's
+  // grows through it.
+  if (!writable) file = File();
   *mapping =
       std::make_unique<MappedFile>(static_cast<unsigned char*>(p), len, writable, std::move(file));
   return Errc::ok;
@@ -4116,6 +4328,36 @@ Errc map_filter(const char* path, OpenMode mode, std::unique_ptr<Filter>* out,
   return Errc::ok;
 }
 
+// A growing filter's file mapped read-write (ChainFile): its stages in place and writable, each
+// marked stale (flushed) before the handle is given out, new stages appended to the file.
+Errc open_chain_read_write(std::unique_ptr<MappedFile> mapping, bool verify,
+                           std::unique_ptr<GrowingFilter>* out) {
+  unsigned char* base = mapping->base();
+  const size_t len = mapping->size();
+  auto file = std::make_shared<ChainFile>(base, len, mapping->release());
+  mapping.reset();
+  ChainLoad how;
+  how.in_place = true;
+  how.verify = verify;
+  how.memory = file;
+  how.storage = Storage::mapped;
+  how.read_only = false;
+  std::unique_ptr<GrowingFilter> chain;
+  if (Errc e = load_chain(base, len, how, &chain); e != Errc::ok) return e;
+  if constexpr (std::endian::native == std::endian::big) return Errc::unsupported;
+  // The first chains' table (place count 0) has no place for another stage: such a file is read,
+  // copy-on-write or read-only, and saved again (abloom_save writes today's form).
+  if (chain_places(base) == 0) return Errc::unsupported;
+  for (uint32_t i = 0; i < chain->stages(); ++i) {
+    file->add_stage(base + chain_stage_offset(*chain, i));
+    file->mark_stale(i, chain->stage(i));
+  }
+  if (!file->flush()) return Errc::io;
+  chain->set_store(std::make_unique<ChainFileStore>(file));
+  *out = std::move(chain);
+  return Errc::ok;
+}
+
 }  // namespace
 
 Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Filter>* out) {
@@ -4128,6 +4370,9 @@ Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Fil
   if (Errc e = map_path(path, mode, &mapping); e != Errc::ok) return e;
   MappedFile* raw = mapping.get();
   if (chain_out != nullptr && is_chain(raw->base(), raw->size())) {
+    if (mode == OpenMode::read_write) {
+      return open_chain_read_write(std::move(mapping), verify, chain_out);
+    }
     ChainLoad how;
     how.in_place = true;
     how.verify = verify;
@@ -4136,9 +4381,6 @@ Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Fil
     how.read_only = mode != OpenMode::copy_on_write;
     std::unique_ptr<GrowingFilter> chain;
     if (Errc e = load_chain(raw->base(), raw->size(), how, &chain); e != Errc::ok) return e;
-    // A read-write chain would need its file to grow with it: not yet (abloom.h says so). The
-    // file was checked first, so that a bad one gets its own error.
-    if (mode == OpenMode::read_write) return Errc::unsupported;
     *chain_out = std::move(chain);
     return Errc::ok;
   }
@@ -4155,7 +4397,33 @@ Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Fil
   return Errc::ok;
 }
 
+namespace {
+
+// seal_file for a growing filter's file: a chain that verifies needs nothing; a stale one is
+// opened read-write (every structural check made) and synced for the last time, which rewrites
+// every stage's header (estimate, checksums, the stale mark cleared) and the chain's head.
+Errc seal_chain(const char* path) {
+  std::unique_ptr<Filter> f;
+  std::unique_ptr<GrowingFilter> chain;
+  const Errc checked = open_file(path, OpenMode::read_only, true, &f, &chain);
+  if (checked != Errc::stale) return checked;
+  chain.reset();
+  if (Errc e = open_file(path, OpenMode::read_write, false, &f, &chain); e != Errc::ok) return e;
+  return chain->sync(true);
+}
+
+// Whether the file at `path` holds a growing filter (its first bytes say so); false when it
+// cannot be read (seal_file's own open then reports why).
+bool is_chain_file(const char* path) {
+  std::unique_ptr<MappedFile> mapping;
+  if (map_path(path, OpenMode::read_only, &mapping) != Errc::ok) return false;
+  return is_chain(mapping->base(), mapping->size());
+}
+
+}  // namespace
+
 Errc seal_file(const char* path) {
+  if (is_chain_file(path)) return seal_chain(path);
   std::unique_ptr<Filter> f;
   const unsigned char* base = nullptr;
   Header h;
@@ -4816,6 +5084,7 @@ bool GrowingFilter::grow(uint32_t n) noexcept {
     growth_failed_.store(true, std::memory_order_relaxed);
     return false;
   }
+  if (store_) return grow_in_store(n);
   const auto mode = static_cast<WriterMode>(writer_mode_.load(std::memory_order_relaxed));
   Plan plan;
   Filter* next = nullptr;
@@ -4841,6 +5110,34 @@ bool GrowingFilter::grow(uint32_t n) noexcept {
   // count back from a later stage.
   uint32_t published = n;
   count_.compare_exchange_strong(published, n + 1, std::memory_order_acq_rel);
+  return true;
+}
+
+// grow for a chain with a store: the stage's bytes are the store's (a file's end), made once,
+// so the appends are serialised instead of raced and the losers' stages freed.
+bool GrowingFilter::grow_in_store(uint32_t n) noexcept {
+  const std::lock_guard<std::mutex> lock(store_growth_);
+  if (count_.load(std::memory_order_acquire) != n) return true;  // appended while we waited
+  Plan plan;
+  std::unique_ptr<Filter> next;
+  if (plan_stage(req_, n, &plan) == Errc::ok) {
+    FilterParams params;
+    params.capacity = capacity_[n];
+    params.target_fpr = req_.fpr * stage_fpr_share(n);
+    params.expected_fpr = plan.expected_fpr;
+    params.threads = threads();
+    next = store_->append_stage(*this, n, plan.shape(seed_), params);
+  }
+  if (!next) {  // the limits, no memory, or the file could not grow
+    growth_failed_.store(true, std::memory_order_relaxed);
+    return false;
+  }
+  next->set_writer_mode(static_cast<WriterMode>(writer_mode_.load(std::memory_order_relaxed)));
+  slots_[n].store(next.release(), std::memory_order_release);
+  count_.store(n + 1, std::memory_order_release);
+  // The file's header and table now name the stage: a crash leaves it part of the chain (empty
+  // or holding what reached the disk), never bytes past the chain's end.
+  store_->stage_published(*this);
   return true;
 }
 
@@ -5226,6 +5523,8 @@ uint64_t chain_serialized_size(const GrowingFilter& f, uint32_t stages) noexcept
   const uint32_t last = stages - 1;
   return chain_stage_offset(f, last) + serialized_size(f.stage(last).shape());
 }
+
+uint32_t chain_places(const unsigned char* data) noexcept { return get32(data + kCOffPlaces); }
 
 uint64_t chain_head_size() noexcept { return table_end(kWrittenPlaces); }
 
@@ -5869,6 +6168,8 @@ Errc isa_force(Isa isa) noexcept {
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -6115,6 +6416,40 @@ void* map_file(const File& file, size_t len, MapMode mode) noexcept {
 }
 
 void unmap_file(void* base, size_t len) noexcept { ::munmap(base, len); }
+
+bool extend_file(const File& file, uint64_t size) noexcept {
+  struct stat st;
+  if (::fstat(fd_of(file), &st) != 0) return false;
+  if (size < static_cast<uint64_t>(st.st_size) ||
+      size > static_cast<uint64_t>(std::numeric_limits<off_t>::max())) {
+    errno = EINVAL;
+    return false;
+  }
+  int rc;
+  do {
+    rc = ::ftruncate(fd_of(file), static_cast<off_t>(size));
+  } while (rc != 0 && errno == EINTR);
+  return rc == 0 && sync_durably(file);
+}
+
+bool map_file_range(const File& file, uint64_t offset, size_t len, MapMode mode, MappedRange* range,
+                    unsigned char** at) noexcept {
+  const auto page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t start = offset - offset % page;
+  const auto skip = static_cast<size_t>(offset - start);
+  if (len > SIZE_MAX - skip || start > static_cast<uint64_t>(std::numeric_limits<off_t>::max())) {
+    errno = EINVAL;
+    return false;
+  }
+  const int prot = mode == MapMode::read_only ? PROT_READ : PROT_READ | PROT_WRITE;
+  const int share = mode == MapMode::copy_on_write ? MAP_PRIVATE : MAP_SHARED;
+  void* p = ::mmap(nullptr, len + skip, prot, share, fd_of(file), static_cast<off_t>(start));
+  if (p == MAP_FAILED) return false;
+  range->base = p;
+  range->len = len + skip;
+  *at = static_cast<unsigned char*>(p) + skip;
+  return true;
+}
 
 bool mapping_sync_needs_file() noexcept {
 #if defined(ABLOOM_HAVE_F_FULLFSYNC)
@@ -6672,6 +7007,57 @@ void unmap_file(void* base, size_t len) noexcept {
   UnmapViewOfFile(base);
 }
 
+// The file grows through a section of the new size (CreateFileMapping extends a file to its
+// maximum size): SetEndOfFile is documented to need every view of the file unmapped first, and
+// a read-write chain keeps its stages mapped while it appends one.
+bool extend_file(const File& file, uint64_t size) noexcept {
+  LARGE_INTEGER now;
+  if (!GetFileSizeEx(handle_of(file), &now)) return fail();
+  if (size < static_cast<uint64_t>(now.QuadPart)) {
+    errno = EINVAL;
+    return false;
+  }
+  if (size == static_cast<uint64_t>(now.QuadPart)) return sync_durably(file);
+  HANDLE section =
+      CreateFileMappingW(handle_of(file), nullptr, PAGE_READWRITE, static_cast<DWORD>(size >> 32),
+                         static_cast<DWORD>(size & 0xFFFFFFFFu), nullptr);
+  if (section == nullptr) return fail();
+  CloseHandle(section);
+  return sync_durably(file);
+}
+
+bool map_file_range(const File& file, uint64_t offset, size_t len, MapMode mode, MappedRange* range,
+                    unsigned char** at) noexcept {
+  SYSTEM_INFO info;
+  GetSystemInfo(&info);
+  const uint64_t granularity = info.dwAllocationGranularity;
+  const uint64_t start = offset - offset % granularity;
+  const auto skip = static_cast<size_t>(offset - start);
+  if (len > SIZE_MAX - skip) {
+    errno = EINVAL;
+    return false;
+  }
+  const DWORD protect = mode == MapMode::read_only       ? PAGE_READONLY
+                        : mode == MapMode::copy_on_write ? PAGE_WRITECOPY
+                                                         : PAGE_READWRITE;
+  const DWORD access = mode == MapMode::read_only       ? FILE_MAP_READ
+                       : mode == MapMode::copy_on_write ? FILE_MAP_COPY
+                                                        : FILE_MAP_WRITE;
+  HANDLE section = CreateFileMappingW(handle_of(file), nullptr, protect, 0, 0, nullptr);
+  if (section == nullptr) return fail();
+  void* view = MapViewOfFile(section, access, static_cast<DWORD>(start >> 32),
+                             static_cast<DWORD>(start & 0xFFFFFFFFu), len + skip);
+  if (view == nullptr) fail();
+  const int saved = errno;
+  CloseHandle(section);  // the view keeps the section alive
+  errno = saved;
+  if (view == nullptr) return false;
+  range->base = view;
+  range->len = len + skip;
+  *at = static_cast<unsigned char*>(view) + skip;
+  return true;
+}
+
 bool mapping_sync_needs_file() noexcept { return true; }
 
 bool sync_mapping(void* base, size_t len, const File& file) noexcept {
@@ -7166,8 +7552,10 @@ struct abloom_filter {
   explicit abloom_filter(std::unique_ptr<abloom::Filter> f) noexcept : impl(std::move(f)) {}
   explicit abloom_filter(std::unique_ptr<abloom::GrowingFilter> g) noexcept : chain(std::move(g)) {}
   ~abloom_filter() {
-    // Best effort: a read-write mapping rewrites its header, sealed (abloom_sync).
+    // Best effort: a read-write mapping rewrites its header (a chain's: every stage's and its
+    // head), sealed (abloom_sync).
     if (impl) (void)impl->sync(true);
+    if (chain) (void)chain->sync(true);
   }
   abloom_filter(const abloom_filter&) = delete;
   abloom_filter& operator=(const abloom_filter&) = delete;
@@ -8085,15 +8473,16 @@ int abloom_open(const char* path, uint32_t flags, abloom_filter** out) {
 
 int abloom_sync(abloom_filter* filter) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
-  if (filter->chain) return ABLOOM_OK;  // never mapped read-write: nothing to flush
+  if (filter->chain) return to_code(filter->chain->sync(false));
   return to_code(filter->impl->sync(false));
 }
 
 int abloom_sync_last(abloom_filter* filter) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
   if (filter->chain) {
+    const abloom::Errc e = filter->chain->sync(true);
     filter->chain->make_read_only();
-    return ABLOOM_OK;
+    return to_code(e);
   }
   return to_code(filter->impl->sync_last());
 }
