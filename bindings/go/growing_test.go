@@ -453,18 +453,59 @@ func TestGrowingUnsupportedCalls(t *testing.T) {
 	if after, _ := a.MarshalBinary(); !bytes.Equal(before, after) {
 		t.Fatal("a refused Intersect changed the filter")
 	}
+}
+
+// A growing filter's file opened read-write grows in place: stages appended to the file, every
+// key there after Close, the file sealed; Sync leaves it stale, and Seal seals a stale one.
+func TestGrowingReadWriteFile(t *testing.T) {
 	path := filepath.Join(testDir(t), "g.abloom")
+	a := mustGrowing(t, 0.01, WithInitialCapacity(100))
+	mustAddBatch(t, a, keys(0, 150))
 	if err := a.Save(path); err != nil {
 		t.Fatal(err)
 	}
-	if g, err := Open(path, OpenReadWrite); !errors.Is(err, ErrUnsupported) || g != nil {
-		t.Fatalf("Open(OpenReadWrite) of a growing file: %v", err)
+	w, err := Open(path, OpenReadWrite|VerifyChecksum)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := Seal(path); !errors.Is(err, ErrUnsupported) {
-		t.Fatalf("Seal of a growing file: %v", err)
+	more := keys(1000, 3000)
+	for _, k := range more {
+		if err := w.Add(k); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, before) {
-		t.Fatalf("a refused call changed the file (%v)", err)
+	if got := w.Info().Stages; got < 5 {
+		t.Fatalf("%d stages after 3150 keys from 100", got)
+	}
+	if err := w.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(path, VerifyChecksum); !errors.Is(err, ErrStale) {
+		t.Fatalf("a verifying open while the writer runs: %v", err)
+	}
+	stale := filepath.Join(testDir(t), "stale.abloom")
+	if b, err := os.ReadFile(path); err != nil || os.WriteFile(stale, b, 0o644) != nil {
+		t.Fatal("copying the stale file", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{path, stale} {
+		if p == stale {
+			if err := Seal(p); err != nil {
+				t.Fatalf("Seal of a stale growing file: %v", err)
+			}
+		}
+		g, err := Open(p, VerifyChecksum)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		for _, k := range append(keys(0, 150), more...) {
+			if !g.Test(k) {
+				t.Fatalf("%s: key %q lost", p, k)
+			}
+		}
+		g.Close()
 	}
 }
 

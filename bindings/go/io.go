@@ -197,9 +197,9 @@ const (
 	// OpenCopyOnWrite maps the file privately and writably: adds work but never reach the file.
 	OpenCopyOnWrite OpenFlag = 0x2
 	// OpenReadWrite maps the file shared and writably: adds persist; Sync or Close rewrites
-	// the header's checksums. Not for a growing filter's file (ErrUnsupported): its adds may
-	// append stages, which a mapping of the file cannot hold; open it with OpenCopyOnWrite and
-	// Save it instead.
+	// the header's checksums. A growing filter's file grows with it: the stages its adds append
+	// go to the file's end (ErrUnsupported only for a chain file of the first form, whose table
+	// has no place for another stage: open it with OpenCopyOnWrite and Save it again).
 	OpenReadWrite OpenFlag = 0x4
 )
 
@@ -245,8 +245,7 @@ func Open(path string, flags ...OpenFlag) (*Filter, error) {
 // Do not seal a file that a writer still has open with OpenReadWrite: the stale mark cannot
 // tell a killed writer from a running one, and that writer's later adds would go unmarked.
 //
-// A growing filter's file is never left stale (it cannot be opened with OpenReadWrite): Seal
-// refuses it with ErrUnsupported.
+// A growing filter's file is sealed stage by stage, and its table rewritten.
 func Seal(path string) error {
 	rc, errno := capi.Seal(path)
 	if rc != 0 {

@@ -54,10 +54,18 @@ def test_files_and_bytes_keep_every_stage(tmp_path: Path) -> None:
         assert all(f"key-{i}" in opened for i in range(20_000))
         with pytest.raises(abloom.ReadOnlyError):
             opened.add("x")
-    # A growing file cannot be mapped read-write yet: a clear error, the file untouched.
-    with pytest.raises(abloom.UnsupportedFormatError, match="growing filters"):
-        BloomFilter.open(path, "r+")
-    assert path.read_bytes() == data
+    # Mapped read-write, a growing file grows in place: every key there once it is closed.
+    with BloomFilter.open(path, "r+", verify=True) as rw:
+        stages = rw.info.stages
+        rw.update(f"more-{i}" for i in range(60_000))
+        assert rw.info.stages > stages
+        rw.sync()
+        with pytest.raises(abloom.StaleError):
+            BloomFilter.open(path, verify=True)
+    with BloomFilter.open(path, verify=True) as sealed:
+        assert sealed.info.stages > stages
+        assert all(f"key-{i}" in sealed for i in range(20_000))
+        assert all(f"more-{i}" in sealed for i in range(60_000))
     # A damaged stage is refused.
     bad = bytearray(data)
     bad[-1] ^= 1

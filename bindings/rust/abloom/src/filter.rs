@@ -211,8 +211,10 @@ impl OpenOptions {
     /// [`Error::Io`] (missing file, permissions, ...), and for bad contents
     /// [`Error::BadMagic`], [`Error::Version`], [`Error::Unsupported`], [`Error::Truncated`],
     /// [`Error::Corrupt`], [`Error::Checksum`]; with the checksum check, [`Error::Stale`] for a
-    /// file a read-write writer left unsynced (see [`seal`](crate::seal));
-    /// [`Error::Unsupported`] for a growing filter's file with [`OpenMode::ReadWrite`].
+    /// file a read-write writer left unsynced (see [`seal`](crate::seal)). A growing filter's
+    /// file opens read-write too: the stages it appends go to the file's end; a chain file of
+    /// the first form (saved before the stage table had a place for every stage) gives
+    /// [`Error::Unsupported`] there: save it again.
     pub fn open<P: AsRef<Path>>(&self, path: P) -> Result<BloomFilter, Error> {
         let c_path = path_to_cstring(path.as_ref())?;
         let mut flags = match self.mode {
@@ -305,8 +307,8 @@ fn path_to_cstring(path: &Path) -> Result<CString, Error> {
 /// keys, batches, threads, [`into_exclusive`](Self::into_exclusive), union of filters made with
 /// the same options, clone, clear, equality, estimates, bytes, views, files, serde), except
 /// what the C library refuses for chains, with [`Error::Unsupported`]:
-/// [`intersect`](Self::intersect),
-/// [`OpenMode::ReadWrite`] and [`seal`]. [`info`](Self::info) describes the chain,
+/// [`intersect`](Self::intersect). [`OpenMode::ReadWrite`] maps the chain's file and appends
+/// the stages it grows to the file. [`info`](Self::info) describes the chain,
 /// [`stage_info`](Self::stage_info) each stage.
 ///
 /// ```
@@ -1252,8 +1254,8 @@ impl BloomFilter {
     /// inserted-key estimate) and flushes the mapping to the file, so that it holds every key
     /// inserted so far, durably. The filter may still insert, so the file stays marked stale
     /// (checked reads give [`Error::Stale`]) until [`close`](Self::close) or drop seals it: a
-    /// writer killed at any time leaves a stale file, never a corrupt one. Other filters
-    /// (growing filters among them, which are never mapped read-write): nothing to do. Needs
+    /// writer killed at any time leaves a stale file, never a corrupt one (a growing filter's
+    /// file: every stage, and the chain's table). Other filters: nothing to do. Needs
     /// `&mut self`: it must not race with inserts.
     ///
     /// # Errors
@@ -1348,8 +1350,7 @@ impl fmt::Debug for BloomFilter {
 /// not stale is only verified, never written: `Ok(())`, or [`Error::Checksum`] (corruption is
 /// never sealed over). Do not seal a file that a writer still has open read-write.
 ///
-/// A growing filter's file is never left stale (it cannot be opened read-write):
-/// [`Error::Unsupported`].
+/// A growing filter's file is sealed stage by stage, its table rewritten.
 ///
 /// # Errors
 /// [`Error::Io`] (missing file, permissions, ...), [`Error::Checksum`] (not stale, corrupt),

@@ -530,20 +530,58 @@ fn calls_a_chain_refuses_say_unsupported() {
     assert_eq!(e.code(), abloom::sys::ABLOOM_ERR_UNSUPPORTED);
     assert!(e.to_string().contains("growing filters"), "{e}");
 
-    // A growing file cannot be mapped read-write, nor sealed; the file stays as it was.
-    let path = tmp("refused");
+    // sync and close have nothing to do for a growing filter in memory or mapped read-only.
+    let path = tmp("growing-sync");
     g.save(&path).unwrap();
     let before = std::fs::read(&path).unwrap();
-    let rw = OpenOptions::new().mode(OpenMode::ReadWrite).open(&path);
-    assert!(matches!(rw, Err(Error::Unsupported)), "{rw:?}");
-    assert!(matches!(abloom::seal(&path), Err(Error::Unsupported)));
-    assert!(std::fs::read(&path).unwrap() == before);
-    // sync and close have nothing to do for a growing filter (opened or not).
     let mut opened = BloomFilter::open(&path).unwrap();
     opened.sync().unwrap();
     opened.close().unwrap();
     g.sync().unwrap();
+    assert!(std::fs::read(&path).unwrap() == before);
+    // A sealed growing file needs no seal.
+    abloom::seal(&path).unwrap();
+    assert!(std::fs::read(&path).unwrap() == before);
     std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn a_growing_file_grows_in_place_read_write() {
+    let path = tmp("growing-rw");
+    let g = BloomFilter::builder(100)
+        .fpr(0.01)
+        .growth(2.0)
+        .build()
+        .unwrap();
+    for i in 0..150u64 {
+        g.insert(&i.to_le_bytes()).unwrap();
+    }
+    g.save(&path).unwrap();
+    let mut rw = OpenOptions::new()
+        .mode(OpenMode::ReadWrite)
+        .verify_checksum(true)
+        .open(&path)
+        .unwrap();
+    for i in 1000..4000u64 {
+        rw.insert(&i.to_le_bytes()).unwrap();
+    }
+    assert!(rw.stages() >= 5, "{} stages", rw.stages());
+    rw.sync().unwrap();
+    // A verifying reader sees the writer's file as stale; a copy is what a kill would leave.
+    let stale = OpenOptions::new().verify_checksum(true).open(&path);
+    assert!(matches!(stale, Err(Error::Stale)), "{stale:?}");
+    let copy = tmp("growing-rw-stale");
+    std::fs::copy(&path, &copy).unwrap();
+    rw.close().unwrap();
+    abloom::seal(&copy).unwrap();
+    for p in [&path, &copy] {
+        let sealed = OpenOptions::new().verify_checksum(true).open(p).unwrap();
+        for i in (0..150u64).chain(1000..4000) {
+            assert!(sealed.contains(&i.to_le_bytes()), "{p:?}: key {i} lost");
+        }
+    }
+    std::fs::remove_file(&path).unwrap();
+    std::fs::remove_file(&copy).unwrap();
 }
 
 #[test]

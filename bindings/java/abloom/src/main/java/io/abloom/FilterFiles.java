@@ -143,9 +143,6 @@ final class FilterFiles {
   static void seal(Path path) throws IOException {
     byte[] name = nativePath(path);
     int rc = AbloomNative.jab_seal(name);
-    if (rc == AbloomError.UNSUPPORTED.code()) {
-      refuseGrowing(name, path, "seal");
-    }
     if (rc != 0) {
       throw Errors.checked(rc, "seal", path.toString());
     }
@@ -153,7 +150,8 @@ final class FilterFiles {
 
   /**
    * After the engine refused a file as UNSUPPORTED for {@code what}: if the file is a growing
-   * filter's (it opens read-only), the refusal is the call's, not the file's, so throws an
+   * filter's (it opens read-only), the refusal is the call's, not the file's (a chain file of the
+   * first form, whose table has no place for another stage), so throws an
    * UnsupportedOperationException that says so; otherwise returns (the file's own error stands).
    */
   private static void refuseGrowing(byte[] name, Path path, String what) {
@@ -171,8 +169,9 @@ final class FilterFiles {
               + what
               + ": "
               + path
-              + ": not supported for growing filters' files (their stages cannot grow in place,"
-              + " and they are never left stale): open it COPY_ON_WRITE, add, and save it");
+              + ": a growing filter's file of the first form (its stage table has no place for"
+              + " another stage, so it cannot grow in place): open it COPY_ON_WRITE and save it"
+              + " again");
     }
   }
 

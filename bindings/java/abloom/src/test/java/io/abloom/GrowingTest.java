@@ -281,20 +281,54 @@ class GrowingTest {
         assertTrue(a.mightContain(i), "intersect left a unchanged");
       }
     }
-    byte[] before = Files.readAllBytes(path);
+    // A chain file of the first form (no place in its table for another stage) cannot grow in
+    // place: refused, untouched.
+    Path first = dir.resolve("first.abloom");
+    Files.copy(TestSupport.vectors().resolve("first-written/growing_s1.abloom"), first);
+    byte[] before = Files.readAllBytes(first);
     UnsupportedOperationException e =
         assertThrows(
             UnsupportedOperationException.class,
-            () -> BloomFilter.open(path, BloomFilter.OpenMode.READ_WRITE, false));
+            () -> BloomFilter.open(first, BloomFilter.OpenMode.READ_WRITE, false));
     assertTrue(e.getMessage().contains("COPY_ON_WRITE"), e.getMessage());
-    assertThrows(UnsupportedOperationException.class, () -> BloomFilter.seal(path));
-    assertArrayEquals(before, Files.readAllBytes(path), "the file untouched");
+    assertArrayEquals(before, Files.readAllBytes(first), "the file untouched");
     // a file the engine refuses for itself keeps its format error
     Path junk = dir.resolve("junk.abloom");
     Files.write(junk, new byte[200]);
     assertThrows(
         AbloomFormatException.class,
         () -> BloomFilter.open(junk, BloomFilter.OpenMode.READ_WRITE, false));
+  }
+
+  @Test
+  void aGrowingFileGrowsInPlaceReadWrite() throws IOException {
+    Path path = dir.resolve("rw.abloom");
+    try (BloomFilter a = BloomFilter.builder().growth(2.0).initialCapacity(100).fpp(0.01).build()) {
+      a.putAll(range(0, 150));
+      a.save(path);
+    }
+    Path copy = dir.resolve("stale.abloom");
+    try (BloomFilter rw = BloomFilter.open(path, BloomFilter.OpenMode.READ_WRITE, true)) {
+      rw.putAll(range(1000, 4000));
+      assertTrue(rw.stageCount() >= 5, "stages: " + rw.stageCount());
+      rw.sync();
+      // a verifying reader sees the writer's file as stale; a copy is what a kill would leave
+      assertThrows(
+          AbloomStaleException.class,
+          () -> BloomFilter.open(path, BloomFilter.OpenMode.READ_ONLY, true));
+      Files.copy(path, copy);
+    }
+    BloomFilter.seal(copy);
+    for (Path p : List.of(path, copy)) {
+      try (BloomFilter sealed = BloomFilter.open(p, BloomFilter.OpenMode.READ_ONLY, true)) {
+        for (int i = 0; i < 150; i++) {
+          assertTrue(sealed.mightContain(i), p + ": key " + i);
+        }
+        for (int i = 1000; i < 4000; i++) {
+          assertTrue(sealed.mightContain(i), p + ": key " + i);
+        }
+      }
+    }
   }
 
   @Test
