@@ -285,8 +285,8 @@ int cmd_build(const std::string& output, const Shape& shape, const Inputs& in) {
 int cmd_add(const std::string& filter_path, const Inputs& in) {
   // A growing filter's keys go into a copy in memory, saved over the file at the end through a
   // temporary file and a rename, so that an interrupted add leaves the old file whole (a
-  // read-write mapping would grow the file in place, but an add cut short would leave it stale). The copy, not the mapping: Windows
-  // refuses to replace a file that this process has mapped.
+  // read-write mapping would grow the file in place, but an add cut short would leave it stale).
+  // The copy, not the mapping: Windows refuses to replace a file that this process has mapped.
   Filter growing;
   {
     abloom_filter* f = nullptr;
