@@ -1402,8 +1402,9 @@ Errc save_file(const GrowingFilter& chain, const char* path,
 // Maps `path` and validates its header (and, when verify, its checksum).
 Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Filter>* out);
 // The same, and a growing filter's file into *chain_out (its stages mapped in place, load_chain's
-// checks; Errc::unsupported for OpenMode::read_write, which a chain does not have yet): one of
-// *out and *chain_out is set.
+// checks; read-write, new stages are appended to the file: file_io.cpp, "A growing filter's file,
+// read-write"; Errc::unsupported there for the first chains' form, with no place to append): one
+// of *out and *chain_out is set.
 Errc open_file(const char* path, OpenMode mode, bool verify, std::unique_ptr<Filter>* out,
                std::unique_ptr<GrowingFilter>* chain_out);
 
