@@ -3913,6 +3913,28 @@ struct SaveSource {
   }
 };
 
+// A filter's header rewritten sealed (its estimate and both checksums, over the body after
+// `at`) at `at`, in one copy: encode_header zeroes its output first, and a writer killed in
+// between (tests/cli/kill_test.sh kills them at random) would leave a header of zeros. Returns it.
+Header write_sealed_header(const Filter& filter, unsigned char* at) noexcept {
+  Header h = header_for(filter);
+  unsigned char header[kHeaderBytes];
+  encode_header(h, header);
+  h.checksum = checksum_with_body(header, at + kHeaderBytes, h.body_bytes());
+  encode_header(h, header);
+  std::memcpy(at, header, kHeaderBytes);
+  return h;
+}
+
+// `h` with the stale mark, written at `at` in one copy (as write_sealed_header): the body will
+// change under the checksum.
+void write_stale_header(Header h, unsigned char* at) noexcept {
+  h.flags |= kFlagChecksumStale;
+  unsigned char header[kHeaderBytes];
+  encode_header(h, header);
+  std::memcpy(at, header, kHeaderBytes);
+}
+
 // A mapped file, unmapped (and its File closed) with the filter. For read-write mappings it owns
 // the header: marked stale at open and after each sync but the last, rewritten by sync().
 class MappedFile final : public ExternalMemory {
@@ -3933,14 +3955,7 @@ class MappedFile final : public ExternalMemory {
 
   Errc sync(const Filter& filter, bool last) noexcept override {
     if (!shared_writable_) return Errc::ok;
-    Header h = header_for(filter);
-    unsigned char header[kHeaderBytes];
-    encode_header(h, header);
-    h.checksum = checksum_with_body(header, base_ + kHeaderBytes, h.body_bytes());
-    encode_header(h, header);
-    // One copy into the file: encode_header zeroes its output first, and a writer killed in
-    // between (tests/cli/kill_test.sh kills them at random) would leave a header of zeros.
-    std::memcpy(base_, header, kHeaderBytes);
+    const Header h = write_sealed_header(filter, base_);
     if (!platform::sync_mapping(base_, len_, file_)) return Errc::io;
     // The handle may still write: its next add would change the body under the checksum just
     // written, with nothing to say so, and a writer killed after it would leave a file that reads
@@ -3955,11 +3970,7 @@ class MappedFile final : public ExternalMemory {
 
   // Marks the header stale: the body will change under the checksum.
   Errc mark_stale(const Header& parsed) noexcept {
-    Header h = parsed;
-    h.flags |= kFlagChecksumStale;
-    unsigned char header[kHeaderBytes];
-    encode_header(h, header);
-    std::memcpy(base_, header, kHeaderBytes);  // one copy, as in sync()
+    write_stale_header(parsed, base_);
     return platform::sync_mapping(base_, kHeaderBytes, file_) ? Errc::ok : Errc::io;
   }
 
@@ -3994,15 +4005,10 @@ class ChainFile final : public ExternalMemory {
 
   // Stage i's bytes (its header first); the stages the file had when opened, then each appended.
   void add_stage(unsigned char* at) { stages_.push_back(at); }
-  unsigned char* stage_at(uint32_t i) const noexcept { return stages_[i]; }
 
-  // Marks stage i's header stale (in the mapping; flushed with the next sync_headers).
+  // Marks stage i's header stale (in the mapping; flushed by the caller's flush()).
   void mark_stale(uint32_t i, const Filter& stage) noexcept {
-    Header h = header_for(stage);
-    h.flags |= kFlagChecksumStale;
-    unsigned char header[kHeaderBytes];
-    encode_header(h, header);
-    std::memcpy(stages_[i], header, kHeaderBytes);  // one copy (MappedFile::sync says why)
+    write_stale_header(header_for(stage), stages_[i]);
   }
 
   // The chain's head (header and table) for the stages `chain` has now, into the mapping.
@@ -4045,15 +4051,7 @@ class ChainFile final : public ExternalMemory {
   Errc sync_chain(const GrowingFilter& chain, bool last) noexcept {
     try {
       const uint32_t n = chain.stages();
-      for (uint32_t i = 0; i < n; ++i) {
-        const Filter& stage = chain.stage(i);
-        Header h = header_for(stage);
-        unsigned char header[kHeaderBytes];
-        encode_header(h, header);
-        h.checksum = checksum_with_body(header, stages_[i] + kHeaderBytes, h.body_bytes());
-        encode_header(h, header);
-        std::memcpy(stages_[i], header, kHeaderBytes);
-      }
+      for (uint32_t i = 0; i < n; ++i) (void)write_sealed_header(chain.stage(i), stages_[i]);
       write_head(chain);
       if (!flush()) return Errc::io;
       if (last) return Errc::ok;
