@@ -249,10 +249,9 @@ File open_for_mapping(const char* path, MapMode mode, uint64_t* size) noexcept {
 }
 
 void* map_file(const File& file, size_t len, MapMode mode) noexcept {
-  const int prot = mode == MapMode::read_only ? PROT_READ : PROT_READ | PROT_WRITE;
-  const int share = mode == MapMode::copy_on_write ? MAP_PRIVATE : MAP_SHARED;
-  void* p = ::mmap(nullptr, len, prot, share, fd_of(file), 0);
-  return p == MAP_FAILED ? nullptr : p;
+  MappedRange range;
+  unsigned char* at = nullptr;
+  return map_file_range(file, 0, len, mode, &range, &at) ? range.base : nullptr;
 }
 
 void unmap_file(void* base, size_t len) noexcept { ::munmap(base, len); }

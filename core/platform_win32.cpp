@@ -484,23 +484,9 @@ File open_for_mapping(const char* path, MapMode mode, uint64_t* size) noexcept {
 }
 
 void* map_file(const File& file, size_t len, MapMode mode) noexcept {
-  const DWORD protect = mode == MapMode::read_only       ? PAGE_READONLY
-                        : mode == MapMode::copy_on_write ? PAGE_WRITECOPY
-                                                         : PAGE_READWRITE;
-  const DWORD access = mode == MapMode::read_only       ? FILE_MAP_READ
-                       : mode == MapMode::copy_on_write ? FILE_MAP_COPY
-                                                        : FILE_MAP_WRITE;
-  HANDLE section = CreateFileMappingW(handle_of(file), nullptr, protect, 0, 0, nullptr);
-  if (section == nullptr) {
-    fail();
-    return nullptr;
-  }
-  void* view = MapViewOfFile(section, access, 0, 0, len);
-  if (view == nullptr) fail();
-  const int saved = errno;
-  CloseHandle(section);  // the view keeps the section alive
-  errno = saved;
-  return view;
+  MappedRange range;
+  unsigned char* at = nullptr;
+  return map_file_range(file, 0, len, mode, &range, &at) ? range.base : nullptr;
 }
 
 void unmap_file(void* base, size_t len) noexcept {
