@@ -5016,16 +5016,23 @@ Errc view(const unsigned char* data, size_t len, bool verify, std::unique_ptr<Fi
 namespace abloom {
 namespace {
 
-// Stage `i` of `req`, built to its plan: throws std::bad_alloc.
-std::unique_ptr<Filter> build_stage(const GrowthRequest& req, uint32_t i, const Plan& plan,
-                                    uint64_t capacity, uint64_t seed, WriterMode mode,
-                                    uint32_t threads) {
+// What stage `i` of `req`, planned as `plan`, records of itself (in memory or in a file).
+FilterParams stage_params(const GrowthRequest& req, uint32_t i, const Plan& plan, uint64_t capacity,
+                          uint32_t threads) noexcept {
   FilterParams params;
   params.capacity = capacity;
   params.target_fpr = req.fpr * stage_fpr_share(i);
   params.expected_fpr = plan.expected_fpr;
   params.threads = threads;
-  auto f = std::make_unique<Filter>(plan.shape(seed), params);
+  return params;
+}
+
+// Stage `i` of `req`, built to its plan: throws std::bad_alloc.
+std::unique_ptr<Filter> build_stage(const GrowthRequest& req, uint32_t i, const Plan& plan,
+                                    uint64_t capacity, uint64_t seed, WriterMode mode,
+                                    uint32_t threads) {
+  auto f =
+      std::make_unique<Filter>(plan.shape(seed), stage_params(req, i, plan, capacity, threads));
   f->set_writer_mode(mode);
   return f;
 }
@@ -5120,12 +5127,8 @@ bool GrowingFilter::grow_in_store(uint32_t n) noexcept {
   Plan plan;
   std::unique_ptr<Filter> next;
   if (plan_stage(req_, n, &plan) == Errc::ok) {
-    FilterParams params;
-    params.capacity = capacity_[n];
-    params.target_fpr = req_.fpr * stage_fpr_share(n);
-    params.expected_fpr = plan.expected_fpr;
-    params.threads = threads();
-    next = store_->append_stage(*this, n, plan.shape(seed_), params);
+    next = store_->append_stage(*this, n, plan.shape(seed_),
+                                stage_params(req_, n, plan, capacity_[n], threads()));
   }
   if (!next) {  // the limits, no memory, or the file could not grow
     growth_failed_.store(true, std::memory_order_relaxed);
