@@ -127,12 +127,17 @@ class MappedFile final : public ExternalMemory {
 // stale while the handle may write (so a writer killed at any point leaves stages that read as
 // stale, never as corrupt: abloom_seal seals them). A stage appended to the chain goes to the
 // file's end: the file grows first (durably), the new stage's header is written there, marked
-// stale, and only then do the chain's header and table name it. The table has a place for every
-// stage (docs/FORMAT.md), so nothing else moves. sync() rewrites every stage's header and the
-// chain's head, and flushes every mapping.
+// stale, and then the chain's header and table name it, before any key reaches it. A writer
+// killed between the growth and the naming leaves the file one empty stage longer than its header
+// says: readers take the chain the header names (growing_format.cpp), and a read-write open,
+// abloom_seal's among them, adopts the stage. The table has a place for every stage
+// (docs/FORMAT.md), so nothing else moves. sync() rewrites every stage's header and the chain's
+// head, and flushes every mapping.
 class ChainFile final : public ExternalMemory {
  public:
-  ChainFile(unsigned char* base, size_t len, File file) : file_(std::move(file)) {
+  // Throws std::bad_alloc (the head's buffer: made here, so that naming a stage never fails).
+  ChainFile(unsigned char* base, size_t len, File file)
+      : file_(std::move(file)), head_(static_cast<size_t>(chain_head_size())) {
     ranges_.push_back({base, len});
     base_ = base;
   }
@@ -150,11 +155,10 @@ class ChainFile final : public ExternalMemory {
     write_stale_header(header_for(stage), stages_[i]);
   }
 
-  // The chain's head (header and table) for the stages `chain` has now, into the mapping.
-  void write_head(const GrowingFilter& chain) {
-    std::vector<unsigned char> head(static_cast<size_t>(chain_head_size()));
-    encode_chain_head(chain, chain.stages(), head.data());
-    std::memcpy(base_, head.data(), head.size());
+  // The chain's head (header and table) naming its first `stages` stages, into the mapping.
+  void write_head(const GrowingFilter& chain, uint32_t stages) noexcept {
+    encode_chain_head(chain, stages, head_.data());
+    std::memcpy(base_, head_.data(), head_.size());
   }
 
   // Stage n appended: the file grown, the range mapped, an empty stage's header written there
@@ -191,7 +195,7 @@ class ChainFile final : public ExternalMemory {
     try {
       const uint32_t n = chain.stages();
       for (uint32_t i = 0; i < n; ++i) (void)write_sealed_header(chain.stage(i), stages_[i]);
-      write_head(chain);
+      write_head(chain, n);
       if (!flush()) return Errc::io;
       if (last) return Errc::ok;
       for (uint32_t i = 0; i < n; ++i) mark_stale(i, chain.stage(i));
@@ -213,6 +217,7 @@ class ChainFile final : public ExternalMemory {
  private:
   File file_;
   unsigned char* base_ = nullptr;
+  std::vector<unsigned char> head_;  // write_head's encoding, then one copy into the mapping
   std::vector<platform::MappedRange> ranges_;  // the whole file as opened, then each append
   std::vector<unsigned char*> stages_;
 };
@@ -245,12 +250,8 @@ class ChainFileStore final : public StageStore {
       return nullptr;
     }
   }
-  void stage_published(const GrowingFilter& chain) noexcept override {
-    try {
-      file_->write_head(chain);
-    } catch (const std::bad_alloc&) {
-      // The next sync writes it (it allocates the same buffer; it reports nomem there).
-    }
+  void stage_named(const GrowingFilter& chain, uint32_t stages) noexcept override {
+    file_->write_head(chain, stages);
   }
   Errc sync(const GrowingFilter& chain, bool last) noexcept override {
     return file_->sync_chain(chain, last);
@@ -474,12 +475,14 @@ Errc open_chain_read_write(std::unique_ptr<MappedFile> mapping, bool verify,
   const size_t len = mapping->size();
   auto file = std::make_shared<ChainFile>(base, len, mapping->release());
   mapping.reset();
+  bool append_pending = false;
   ChainLoad how;
   how.in_place = true;
   how.verify = verify;
   how.memory = file;
   how.storage = Storage::mapped;
   how.read_only = false;
+  how.append_pending = &append_pending;
   std::unique_ptr<GrowingFilter> chain;
   if (Errc e = load_chain(base, len, how, &chain); e != Errc::ok) return e;
   if constexpr (std::endian::native == std::endian::big) return Errc::unsupported;
@@ -490,8 +493,11 @@ Errc open_chain_read_write(std::unique_ptr<MappedFile> mapping, bool verify,
     file->add_stage(base + chain_stage_offset(*chain, i));
     file->mark_stale(i, chain->stage(i));
   }
-  if (!file->flush()) return Errc::io;
   chain->set_store(std::make_unique<ChainFileStore>(file));
+  // The stage a killed writer had begun to append (the file already has its bytes, all empty):
+  // appended again in its place, so that the file is the chain its header names.
+  if (append_pending && !chain->grow_now()) return Errc::io;
+  if (!file->flush()) return Errc::io;
   *out = std::move(chain);
   return Errc::ok;
 }

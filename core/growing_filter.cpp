@@ -128,11 +128,18 @@ bool GrowingFilter::grow_in_store(uint32_t n) noexcept {
   }
   next->set_writer_mode(static_cast<WriterMode>(writer_mode_.load(std::memory_order_relaxed)));
   slots_[n].store(next.release(), std::memory_order_release);
+  // The file's header and table name the stage before any key can reach it: a writer killed
+  // before this leaves the stage's bytes empty past the chain's end (readers take the chain as
+  // named, and a read-write open adopts them); killed after, the stage is part of the chain.
+  store_->stage_named(*this, n + 1);
   count_.store(n + 1, std::memory_order_release);
-  // The file's header and table now name the stage: a crash leaves it part of the chain (empty
-  // or holding what reached the disk), never bytes past the chain's end.
-  store_->stage_published(*this);
   return true;
+}
+
+Errc GrowingFilter::sync(bool last) const noexcept {
+  if (!store_) return Errc::ok;
+  const std::lock_guard<std::mutex> lock(store_growth_);
+  return store_->sync(*this, last);
 }
 
 void GrowingFilter::count_new(uint32_t n, uint64_t fresh) noexcept {

@@ -40,9 +40,10 @@ class StageStore {
   virtual std::unique_ptr<Filter> append_stage(const GrowingFilter& chain, uint32_t n,
                                                const Shape& shape,
                                                const FilterParams& params) noexcept = 0;
-  // After a stage was published: the store's own record of the chain (its header and table)
-  // names every stage there is now.
-  virtual void stage_published(const GrowingFilter& chain) noexcept = 0;
+  // Before stage `stages - 1`, just appended, is published: the store's own record of the chain
+  // (its header and table) names the first `stages` stages. No key reaches a stage before the
+  // store names it, so a store whose writer dies before this has nothing in the new stage's bytes.
+  virtual void stage_named(const GrowingFilter& chain, uint32_t stages) noexcept = 0;
   // Makes the store hold every stage's bits and counts (Filter::sync's meaning, for the chain).
   virtual Errc sync(const GrowingFilter& chain, bool last) noexcept = 0;
 };
@@ -124,8 +125,12 @@ class GrowingFilter {
   // lock: growth is rare; adds and tests stay lock-free), and sync reaches it. Before the chain is
   // shared with other threads.
   void set_store(std::unique_ptr<StageStore> store) noexcept { store_ = std::move(store); }
-  // The store's sync (Filter::sync's meaning): ok when there is none.
-  Errc sync(bool last) const noexcept { return store_ ? store_->sync(*this, last) : Errc::ok; }
+  // The store's sync (Filter::sync's meaning): ok when there is none. Under the growth lock, so
+  // that no stage is appended while the store writes its record of the stages.
+  Errc sync(bool last) const noexcept;
+  // Appends the next stage now, as a full newest stage would (a chain opened read-write adopts
+  // the stage a killed writer had begun to append: file_io.cpp). false when it cannot.
+  bool grow_now() noexcept { return grow(stages()); }
 
   // A deep copy into owned memory (every stage published now, and its count). Throws
   // std::bad_alloc.
@@ -182,7 +187,7 @@ class GrowingFilter {
   std::atomic<uint32_t> writer_mode_{static_cast<uint32_t>(WriterMode::shared)};
   std::atomic<uint32_t> threads_{1};
   std::unique_ptr<StageStore> store_;  // none: new stages are owned
-  std::mutex store_growth_;            // with a store: one append at a time
+  mutable std::mutex store_growth_;    // with a store: one append or sync at a time
 };
 
 }  // namespace abloom

@@ -173,9 +173,10 @@ Errc load_chain(const unsigned char* data, size_t len, const ChainLoad& how,
   const uint32_t places_field = get32(data + kCOffPlaces);
   if (places_field != 0 && places_field != kWrittenPlaces) return Errc::corrupt;
   const uint32_t places = places_field == 0 ? stages : places_field;
-  if (get64(data + kCOffTotal) != len)
-    return len < get64(data + kCOffTotal) ? Errc::truncated : Errc::corrupt;
-  if (len < table_end(places)) return Errc::truncated;
+  // The bytes the chain's header names; any more are checked after the stages (an append).
+  const uint64_t total = get64(data + kCOffTotal);
+  if (len < total) return Errc::truncated;
+  if (total < table_end(places)) return Errc::corrupt;
   const unsigned char* table = data + kHeaderBytes;
   if (get64(data + kCOffTableChecksum) != XXH3_64bits(table, size_t{stages} * kStageEntryBytes)) {
     return Errc::corrupt;
@@ -196,12 +197,13 @@ Errc load_chain(const unsigned char* data, size_t len, const ChainLoad& how,
   std::vector<Span> spans;
   spans.reserve(stages);
   uint64_t at = table_end(places);
+  uint32_t newest_flags = 0;
   for (uint32_t i = 0; i < stages; ++i) {
     const unsigned char* entry = table + size_t{i} * kStageEntryBytes;
     const uint64_t offset = get64(entry), size = get64(entry + 8);
     if (get64(entry + 24) != 0) return Errc::corrupt;
     // In order, aligned, no gap but the alignment, inside the bytes.
-    if (offset != align64(at) || offset > len || size > len - offset) return Errc::corrupt;
+    if (offset != align64(at) || offset > total || size > total - offset) return Errc::corrupt;
     for (uint64_t pad = at; pad < offset; ++pad) {
       if (data[pad] != 0) return Errc::corrupt;
     }
@@ -222,8 +224,22 @@ Errc load_chain(const unsigned char* data, size_t len, const ChainLoad& how,
     }
     spans.push_back({offset, size});
     at = offset + size;
+    newest_flags = header.flags;
   }
-  if (at != len) return Errc::corrupt;
+  if (at != total) return Errc::corrupt;
+  if (len != total) {
+    // A stage being appended (file_io.cpp): its writer grew the file by exactly the next place's
+    // stage, and its header does not name that stage yet; or the writer was killed in between.
+    // No key reaches a stage before the header names it, so the chain is what the header names.
+    // Only a writer's file (its newest stage stale) and today's table (a place for the stage).
+    Plan next;
+    if (places_field != kWrittenPlaces || stages >= kMaxStages ||
+        (newest_flags & kFlagChecksumStale) == 0 || plan_stage(req, stages, &next) != Errc::ok ||
+        align64(total) > len || len - align64(total) != serialized_size(next.shape(seed))) {
+      return Errc::corrupt;
+    }
+    if (how.append_pending != nullptr) *how.append_pending = true;
+  }
 
   std::vector<std::unique_ptr<Filter>> filters;
   std::vector<uint64_t> keys;

@@ -45,7 +45,8 @@ void serialize_chain_into(const GrowingFilter& f, uint32_t stages, unsigned char
 
 // A copy (owned storage) from the bytes, every check made: the chain header (magic, version,
 // size, kind, checksum, the growth request), the table (its checksum, each stage 64-byte aligned,
-// in order, inside the bytes and not overlapping, the last ending at the end), then each stage
+// in order, inside the bytes and not overlapping, the last ending at the header's total: the end
+// of the bytes, or of all but one stage being appended, docs/FORMAT.md), then each stage
 // as deserialize checks a filter (its checksum among them) and against the schedule: stage i's
 // shape and capacity must be the ones the request gives stage i (so stages out of order are
 // refused). Errc as for a filter; Errc::corrupt for a table or a stage the schedule disowns.
@@ -65,6 +66,9 @@ struct ChainLoad {
   std::shared_ptr<ExternalMemory> memory;
   Storage storage = Storage::view;
   bool read_only = true;
+  // Set to true when the bytes end with a stage being appended that the header does not name
+  // yet (the chain read is the one named; a read-write open adopts that stage).
+  bool* append_pending = nullptr;
 };
 Errc load_chain(const unsigned char* data, size_t len, const ChainLoad& how,
                 std::unique_ptr<GrowingFilter>* out);

@@ -147,4 +147,95 @@ TEST(CapiCrash, KilledSavesLeaveOldOrNewFile) {
             1);
 }
 
+// Crash safety of a growing filter's file opened read-write (capi/abloom.h, "Serialization";
+// docs/FORMAT.md, "Growing filters"): a child process (grow_loop.cpp) adds keys 0, 1, 2, ... to
+// the file, appending stages as it goes, and is killed at a spread of fixed delays. After every
+// kill the file opens (its stages stale), holds every key the child had counted as added, seals,
+// and then verifies, one length with the chain its header names. The stages start small
+// (64 keys), so that the child spends much of its time appending.
+TEST(CapiCrash, KilledChainWritersLoseNothing) {
+  TempDir dir("abloom-chain-crash-test");
+  const std::string path = dir.path() + "/chain.abloom", empty = dir.path() + "/empty.abloom";
+  const std::string started = dir.path() + "/started", progress = dir.path() + "/progress";
+  {
+    abloom_options o;
+    ASSERT_EQ(abloom_options_init(&o), ABLOOM_OK);
+    o.capacity = 64;
+    o.fpr = 0.01;
+    o.growth = ABLOOM_DEFAULT_GROWTH;
+    abloom_filter *f = nullptr;
+    ASSERT_EQ(abloom_create(&o, &f), ABLOOM_OK);
+    Filter chain(f);
+    ASSERT_EQ(abloom_save(chain.get(), empty.c_str()), ABLOOM_OK);
+  }
+  const int kDelaysMs[] = {0, 1, 2, 3, 5, 8, 12, 17, 23, 30, 38, 47, 57, 68, 80, 93};
+  uint64_t most_stages = 0, most_keys = 0;
+  int appending = 0;  // kills that came while a stage was being appended
+  for (size_t i = 0; i < std::size(kDelaysMs); ++i) {
+    SCOPED_TRACE("kill " + std::to_string(i) + " after " + std::to_string(kDelaysMs[i]) + " ms");
+    std::filesystem::copy_file(test_files::PathOf(empty), test_files::PathOf(path),
+                               std::filesystem::copy_options::overwrite_existing);
+    std::filesystem::remove(test_files::PathOf(started));
+    std::filesystem::remove(test_files::PathOf(progress));
+    ChildProcess child(test_files::CommandFor(ABLOOM_TEST_GROW_LOOP, {path, started, progress}));
+    ASSERT_TRUE(test_files::WaitForFile(started)) << "the writer did not start";
+    std::this_thread::sleep_for(std::chrono::milliseconds(kDelaysMs[i]) +
+                                std::chrono::microseconds((i * 379) % 1000));
+    ASSERT_TRUE(child.Kill());
+    ASSERT_EQ(child.Wait(), ChildProcess::kKilled);
+
+    // Keys [0, added) were added before the kill (the child counts them after each add).
+    const capi_test::Bytes count = capi_test::ReadAll(progress);
+    uint64_t added = 0;
+    for (size_t b = 0; b < count.size() && b < 8; ++b) added |= uint64_t{count[b]} << (8 * b);
+    std::vector<uint64_t> keys(added), offsets(added + 1);
+    for (uint64_t k = 0; k <= added; ++k) {
+      if (k < added) keys[k] = k;
+      offsets[k] = k * sizeof(uint64_t);
+    }
+    const auto expect_every_key = [&keys, &offsets](const abloom_filter *f) {
+      if (keys.empty()) return;  // killed before its first count
+      std::vector<uint8_t> results(keys.size());
+      uint64_t found = 0;
+      ASSERT_EQ(abloom_test_packed(f, keys.data(), keys.size() * sizeof(uint64_t), offsets.data(),
+                                   keys.size(), results.data(), &found),
+                ABLOOM_OK);
+      EXPECT_EQ(found, keys.size()) << "keys added before the kill are missing";
+    };
+
+    abloom_filter *raw = nullptr;
+    ASSERT_EQ(abloom_open(path.c_str(), ABLOOM_VERIFY_CHECKSUM, &raw), ABLOOM_ERR_STALE);
+    int rc = abloom_open(path.c_str(), 0, &raw);
+    ASSERT_EQ(rc, ABLOOM_OK) << abloom_strerror(rc);
+    Filter opened(raw);
+    expect_every_key(opened.get());
+    uint64_t named = 0;
+    ASSERT_EQ(abloom_serialized_size(opened.get(), &named), ABLOOM_OK);
+    appending += std::filesystem::file_size(test_files::PathOf(path)) > named;
+    opened.reset();
+
+    rc = abloom_seal(path.c_str());
+    ASSERT_EQ(rc, ABLOOM_OK) << abloom_strerror(rc);
+    rc = abloom_open(path.c_str(), ABLOOM_VERIFY_CHECKSUM, &raw);
+    ASSERT_EQ(rc, ABLOOM_OK) << abloom_strerror(rc);
+    Filter sealed(raw);
+    expect_every_key(sealed.get());
+    uint64_t size = 0;
+    ASSERT_EQ(abloom_serialized_size(sealed.get(), &size), ABLOOM_OK);
+    EXPECT_EQ(std::filesystem::file_size(test_files::PathOf(path)), size);
+    abloom_info info;
+    ASSERT_EQ(abloom_info_init(&info), ABLOOM_OK);
+    ASSERT_EQ(abloom_get_info(sealed.get(), &info), ABLOOM_OK);
+    most_stages = std::max<uint64_t>(most_stages, info.stages);
+    most_keys = std::max(most_keys, added);
+  }
+  std::printf(
+      "[ crash    ] %zu kills of a chain's writer: up to %llu keys in %llu stages; %d during an "
+      "append\n",
+      std::size(kDelaysMs), static_cast<unsigned long long>(most_keys),
+      static_cast<unsigned long long>(most_stages), appending);
+  // Evidence that the child appended stages before some kill (a stage holds 64 keys, then 128...).
+  EXPECT_GE(most_stages, 4u);
+}
+
 }  // namespace

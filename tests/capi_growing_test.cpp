@@ -275,6 +275,116 @@ TEST(CapiGrowing, AStaleChainIsSealed) {
   EXPECT_TRUE(capi_test::ReadAll(left) == BytesOfChainWith({first, synced}));
 }
 
+abloom_info StageInfo(const abloom_filter *f, uint32_t stage) {
+  abloom_info info;
+  abloom_info_init(&info);
+  EXPECT_EQ(abloom_get_stage_info(f, stage, &info), ABLOOM_OK);
+  return info;
+}
+
+capi_test::Bytes Joined(const capi_test::Bytes &head, const capi_test::Bytes &tail) {
+  capi_test::Bytes out = head;
+  out.insert(out.end(), tail.begin(), tail.end());
+  return out;
+}
+
+// What a writer killed while it appends a stage leaves (capi/abloom.h, "Serialization"): the file
+// one stage longer than its header says, that stage's bytes zeros (killed once the file grew) or
+// its stale header (killed once that was written), and no key in them. Readers take the chain
+// the header names; abloom_seal adopts the stage, and so does a read-write open, which then goes
+// on growing. Any other length is refused, and so is a sealed file with those bytes.
+TEST(CapiGrowing, AKilledAppendLeavesTheChainItsHeaderNames) {
+  capi_test::TempDir dir;
+  const std::string path = dir / "g.abloom", image = dir / "image.abloom";
+  {
+    Filter f = NewGrowing();
+    ASSERT_EQ(abloom_save(f.get(), path.c_str()), ABLOOM_OK);
+  }
+  abloom_filter *raw = nullptr;
+  ASSERT_EQ(abloom_open(path.c_str(), ABLOOM_OPEN_READ_WRITE, &raw), ABLOOM_OK);
+  Filter rw(raw);
+  // Stage 0 filled to one key short of its capacity (`before`: the file with one stage), then
+  // keys until one is new and the chain appends stage 1 (`after`: two stages, the second empty).
+  std::vector<uint64_t> keys;
+  uint64_t next = 1;
+  const uint64_t capacity = StageInfo(rw.get(), 0).capacity;
+  while (StageInfo(rw.get(), 0).keys + 1 < capacity) {
+    keys.push_back(next++);
+    ASSERT_EQ(abloom_add(rw.get(), &keys.back(), sizeof(uint64_t)), ABLOOM_OK);
+  }
+  const capi_test::Bytes before = capi_test::ReadAll(path);
+  while (Info(rw.get()).stages == 1) {
+    const uint64_t k = next++;
+    ASSERT_EQ(abloom_add(rw.get(), &k, sizeof k), ABLOOM_OK);
+  }
+  const capi_test::Bytes after = capi_test::ReadAll(path);
+  ASSERT_GT(after.size(), before.size());
+  const size_t stage_bytes = after.size() - before.size();
+  const capi_test::Bytes killed_after_growth = Joined(before, capi_test::Bytes(stage_bytes, 0));
+  const capi_test::Bytes killed_after_stage_header = Joined(
+      before,
+      capi_test::Bytes(after.begin() + static_cast<std::ptrdiff_t>(before.size()), after.end()));
+  ASSERT_TRUE(killed_after_stage_header != killed_after_growth);  // the stage's header is there
+
+  for (const capi_test::Bytes *left : {&killed_after_growth, &killed_after_stage_header}) {
+    SCOPED_TRACE(left == &killed_after_growth ? "killed after the growth"
+                                              : "killed after the stage's header");
+    capi_test::WriteFile(image, *left);
+    EXPECT_EQ(abloom_open(image.c_str(), ABLOOM_VERIFY_CHECKSUM, &raw), ABLOOM_ERR_STALE);
+    ASSERT_EQ(abloom_open(image.c_str(), 0, &raw), ABLOOM_OK);
+    {
+      Filter reader(raw);
+      EXPECT_EQ(Info(reader.get()).stages, 1u);
+      ExpectIntegerKeysPresent(reader.get(), keys);
+    }
+    ASSERT_EQ(abloom_seal(image.c_str()), ABLOOM_OK);
+    EXPECT_EQ(capi_test::ReadAll(image).size(), after.size());
+    ASSERT_EQ(abloom_open(image.c_str(), ABLOOM_VERIFY_CHECKSUM, &raw), ABLOOM_OK);
+    Filter sealed(raw);
+    EXPECT_EQ(Info(sealed.get()).stages, 2u);  // the stage adopted, empty
+    EXPECT_EQ(StageInfo(sealed.get(), 1).keys, 0u);
+    ExpectIntegerKeysPresent(sealed.get(), keys);
+  }
+
+  // A read-write open adopts the stage too, and the chain goes on growing from there.
+  capi_test::WriteFile(image, killed_after_growth);
+  const std::vector<uint64_t> more = IntegerKeys(20 * kInitial, uint64_t{1} << 32);
+  ASSERT_EQ(abloom_open(image.c_str(), ABLOOM_OPEN_READ_WRITE, &raw), ABLOOM_OK);
+  {
+    Filter adopted(raw);
+    EXPECT_EQ(Info(adopted.get()).stages, 2u);
+    EXPECT_EQ(capi_test::ReadAll(image).size(), after.size());
+    AddIntegerKeys(adopted.get(), more);
+    EXPECT_GE(Info(adopted.get()).stages, 5u);  // 1000 + 2000 + 4000 + 8000 < 21,000 keys
+  }
+  ASSERT_EQ(abloom_open(image.c_str(), ABLOOM_VERIFY_CHECKSUM, &raw), ABLOOM_OK);
+  {
+    Filter sealed(raw);
+    ExpectIntegerKeysPresent(sealed.get(), keys);
+    ExpectIntegerKeysPresent(sealed.get(), more);
+  }
+
+  // Any other length past the header's total is refused, and so are those bytes after a sealed
+  // chain (no writer's file), all without a change to the file.
+  capi_test::WriteFile(image, before);
+  ASSERT_EQ(abloom_seal(image.c_str()), ABLOOM_OK);
+  const capi_test::Bytes sealed_before = capi_test::ReadAll(image);
+  const capi_test::Bytes refused[] = {
+      Joined(before, capi_test::Bytes(stage_bytes - 64, 0)),
+      Joined(before, capi_test::Bytes(stage_bytes + 64, 0)),
+      Joined(before, capi_test::Bytes(1, 0)),
+      Joined(sealed_before, capi_test::Bytes(stage_bytes, 0)),
+  };
+  for (const capi_test::Bytes &bytes : refused) {
+    SCOPED_TRACE("length " + std::to_string(bytes.size()));
+    capi_test::WriteFile(image, bytes);
+    EXPECT_EQ(abloom_open(image.c_str(), 0, &raw), ABLOOM_ERR_CORRUPT);
+    EXPECT_EQ(abloom_seal(image.c_str()), ABLOOM_ERR_CORRUPT);
+    EXPECT_EQ(abloom_open(image.c_str(), ABLOOM_OPEN_READ_WRITE, &raw), ABLOOM_ERR_CORRUPT);
+    EXPECT_TRUE(capi_test::ReadAll(image) == bytes);
+  }
+}
+
 TEST(CapiGrowing, ReadWriteOpenOfTheFirstFormIsRefused) {
   // The first chains' table has no place for another stage: refused, the file untouched.
   capi_test::TempDir dir;

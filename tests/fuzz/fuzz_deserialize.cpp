@@ -95,6 +95,7 @@ constexpr size_t kChainOffGrowth = 56;
 constexpr size_t kChainOffTableChecksum = 104;
 constexpr size_t kChainEntryBytes = 32;
 constexpr size_t kChainOffPlaces = 76;
+constexpr size_t kChainOffTotal = 80;
 // Where a writer puts stage 0: after a table with a place for each of ABLOOM_MAX_STAGES.
 constexpr uint64_t kChainWrittenTableEnd =
     ABLOOM_HEADER_BYTES + ABLOOM_MAX_STAGES * kChainEntryBytes;
@@ -278,13 +279,16 @@ std::vector<uint8_t> ExerciseChain(const abloom_filter* f, const std::vector<uns
   CHECK_EQ(abloom_get_stage_info(f, info.stages, &past), ABLOOM_ERR_RANGE);
 
   // A chain in the first form (place count 0: a table of exactly its stages) is written in
-  // today's, its stages moved to after the full table (the same size otherwise).
+  // today's, its stages moved to after the full table (the same size otherwise). A writer's file
+  // that ends with a stage being appended reads as the chain its header's total names.
   uint64_t size = 0;
   CHECK_EQ(abloom_serialized_size(f, &size), ABLOOM_OK);
   const bool first_form = (Get64(in.data() + kChainOffPlaces) & 0xFFFFFFFFu) == 0;
   const uint64_t first_table_end =
       (ABLOOM_HEADER_BYTES + info.stages * kChainEntryBytes + 63) & ~uint64_t{63};
-  CHECK_EQ(size, in.size() + (first_form ? kChainWrittenTableEnd - first_table_end : 0));
+  const uint64_t total = Get64(in.data() + kChainOffTotal);
+  CHECK(total == in.size() || (total < in.size() && info.stale == 1 && !first_form));
+  CHECK_EQ(size, total + (first_form ? kChainWrittenTableEnd - first_table_end : 0));
   double count = 0, fpr = 0;
   CHECK_EQ(abloom_estimate_count(f, &count), ABLOOM_OK);
   CHECK(count >= 0 && !std::isnan(count));

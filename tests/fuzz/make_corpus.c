@@ -12,7 +12,8 @@
  *            read-write mapping (valid for views without the checksum check only);
  * valid-growing-*, invalid-growing-*: growing filters (chains of stages), valid ones and one per
  *            kind of damage (truncated, a stage's bit flipped, a stage count past the end,
- *            stages out of order).
+ *            stages out of order), and a writer's file while it appends a stage (stale, one
+ *            empty stage past the header's total).
  * invalid-*  truncated, trailing bytes, bad magic / version / header size, flipped header and
  *            body bits, and headers whose checksums are right but a field is out of range
  *            (kind, layout, hash id, k, shards, blocks, flags, reserved, bit count, body size,
@@ -193,6 +194,48 @@ static void stale_case(void) {
   unlink(path);
 }
 
+/* The bytes of the file at `path`, into buf (at most cap); their count. */
+static size_t read_file(const char *path, unsigned char *buf, size_t cap) {
+  size_t len;
+  FILE *in = fopen(path, "rb");
+  if (in == NULL) exit(1);
+  len = fread(buf, 1, cap, in);
+  fclose(in);
+  return len;
+}
+
+static abloom_filter *make_growing(uint64_t first, double growth, uint32_t shards, uint64_t n,
+                                   uint64_t seed);
+
+/* A growing filter's file opened read-write, as its writer leaves it while it appends a stage
+ * (docs/FORMAT.md, "Growing filters"): its stages stale, and the file one empty stage longer than
+ * its header says. The stage's size is the growth of the file when the writer appends it. */
+static void stale_appending_case(void) {
+  char path[4096];
+  static unsigned char before[1 << 16], after[1 << 16];
+  abloom_filter *rw = NULL;
+  abloom_info info;
+  size_t len, grown;
+  int rc;
+  snprintf(path, sizeof path, "%s/.stale-chain-work.abloom", g_dir);
+  rw = make_growing(100, 2, 1, 250, 12); /* two stages */
+  rc = abloom_save(rw, path);
+  if (rc != ABLOOM_OK) die("abloom_save (growing)", rc);
+  abloom_free(rw);
+  rc = abloom_open(path, ABLOOM_OPEN_READ_WRITE, &rw);
+  if (rc != ABLOOM_OK) die("abloom_open (growing)", rc);
+  len = read_file(path, before, sizeof before);
+  fill(rw, 250, 200); /* 100 + 200 < 450 keys: appends the third stage */
+  abloom_info_init(&info);
+  if (abloom_get_info(rw, &info) != ABLOOM_OK || info.stages != 3) die("a third stage", 0);
+  grown = read_file(path, after, sizeof after);
+  if (grown <= len || grown > sizeof before) die("the file's growth", 0);
+  memset(before + len, 0, grown - len);
+  expect_code("valid-growing-stale-appending.abloom", before, grown, ABLOOM_ERR_STALE);
+  abloom_free(rw);
+  unlink(path);
+}
+
 /* A growing filter (abloom_options.growth `growth`, first stage `first` keys, target 10%) holding
  * keys 0 .. n - 1. */
 static abloom_filter *make_growing(uint64_t first, double growth, uint32_t shards, uint64_t n,
@@ -313,6 +356,7 @@ int main(int argc, char **argv) {
   save_valid("valid-growing-1-stage-empty.abloom", make_growing(100, 2, 1, 0, 0));
   save_valid("valid-growing-3-stages.abloom", make_growing(100, 2, 1, 500, 9));
   save_valid("valid-growing-growth3-s2.abloom", make_growing(64, 3, 2, 400, 10));
+  stale_appending_case();
 
   /* ---- invalid ---- */
   growing_cases();

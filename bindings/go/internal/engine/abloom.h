@@ -793,18 +793,20 @@ ABLOOM_API int abloom_get_writable_shards(abloom_filter *filter, uint64_t *const
  * aligned with its own checksum, so that every stage maps in place. Every call below takes them
  * (a snapshot of the stages there are when it starts, while other threads add), and checks the
  * chain header, the table (stages in order, inside the bytes, each the stage the options give
- * its place) and each stage as it checks a filter. Exceptions: abloom_open with
+ * its place) and each stage as it checks a filter.
+ *
  * A growing filter's file opens read-write too (abloom_open): its stages are mapped in place and
- * a stage the chain appends goes to the file's end (the file grows first, durably; then the
- * chain's header and table name the new stage: nothing else moves). abloom_sync, abloom_sync_last,
- * abloom_free and abloom_seal do for every stage what they do for a filter, and rewrite the
- * chain's header and table. One exception: a chain file written before the stage table had a
- * place for every stage (docs/FORMAT.md, "table places" 0) opens read-write with
- * ABLOOM_ERR_UNSUPPORTED, untouched; save it again (abloom_save writes today's form). Two
- * windows remain while a stage is appended, between the file's growth and the header that names
- * the stage: another process that opens the file then gets ABLOOM_ERR_CORRUPT (open it again),
- * and a writer killed then leaves a file that abloom_seal refuses as ABLOOM_ERR_CORRUPT (its
- * bytes up to the header's total size are the chain as it was).
+ * a stage the chain appends goes to the file's end. The file grows first, durably; the chain's
+ * header and table then name the new stage before any key reaches it; nothing else moves. While
+ * that happens, or when its writer was killed in between, the file is exactly one empty stage
+ * longer than its header says: every reader takes the chain the header names (nothing added is
+ * missing from it), a verifying one says ABLOOM_ERR_STALE as for any writer's file, and a
+ * read-write open, abloom_seal's among them, adopts the empty stage, so that the file is again
+ * the chain its header names. abloom_sync, abloom_sync_last, abloom_free and abloom_seal do for
+ * every stage what they do for a filter, and rewrite the chain's header and table. One
+ * exception: a chain file written before the stage table had a place for every stage
+ * (docs/FORMAT.md, "table places" 0) opens read-write with ABLOOM_ERR_UNSUPPORTED, untouched;
+ * save it again (abloom_save writes today's form).
  */
 
 /** Bytes of the serialized header; the body starts right after it, 64-byte aligned. */

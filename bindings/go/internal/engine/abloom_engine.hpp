@@ -1851,9 +1851,10 @@ class StageStore {
   virtual std::unique_ptr<Filter> append_stage(const GrowingFilter& chain, uint32_t n,
                                                const Shape& shape,
                                                const FilterParams& params) noexcept = 0;
-  // After a stage was published: the store's own record of the chain (its header and table)
-  // names every stage there is now.
-  virtual void stage_published(const GrowingFilter& chain) noexcept = 0;
+  // Before stage `stages - 1`, just appended, is published: the store's own record of the chain
+  // (its header and table) names the first `stages` stages. No key reaches a stage before the
+  // store names it, so a store whose writer dies before this has nothing in the new stage's bytes.
+  virtual void stage_named(const GrowingFilter& chain, uint32_t stages) noexcept = 0;
   // Makes the store hold every stage's bits and counts (Filter::sync's meaning, for the chain).
   virtual Errc sync(const GrowingFilter& chain, bool last) noexcept = 0;
 };
@@ -1935,8 +1936,12 @@ class GrowingFilter {
   // lock: growth is rare; adds and tests stay lock-free), and sync reaches it. Before the chain is
   // shared with other threads.
   void set_store(std::unique_ptr<StageStore> store) noexcept { store_ = std::move(store); }
-  // The store's sync (Filter::sync's meaning): ok when there is none.
-  Errc sync(bool last) const noexcept { return store_ ? store_->sync(*this, last) : Errc::ok; }
+  // The store's sync (Filter::sync's meaning): ok when there is none. Under the growth lock, so
+  // that no stage is appended while the store writes its record of the stages.
+  Errc sync(bool last) const noexcept;
+  // Appends the next stage now, as a full newest stage would (a chain opened read-write adopts
+  // the stage a killed writer had begun to append: file_io.cpp). false when it cannot.
+  bool grow_now() noexcept { return grow(stages()); }
 
   // A deep copy into owned memory (every stage published now, and its count). Throws
   // std::bad_alloc.
@@ -1993,7 +1998,7 @@ class GrowingFilter {
   std::atomic<uint32_t> writer_mode_{static_cast<uint32_t>(WriterMode::shared)};
   std::atomic<uint32_t> threads_{1};
   std::unique_ptr<StageStore> store_;  // none: new stages are owned
-  std::mutex store_growth_;            // with a store: one append at a time
+  mutable std::mutex store_growth_;    // with a store: one append or sync at a time
 };
 
 }  // namespace abloom
@@ -2052,7 +2057,8 @@ void serialize_chain_into(const GrowingFilter& f, uint32_t stages, unsigned char
 
 // A copy (owned storage) from the bytes, every check made: the chain header (magic, version,
 // size, kind, checksum, the growth request), the table (its checksum, each stage 64-byte aligned,
-// in order, inside the bytes and not overlapping, the last ending at the end), then each stage
+// in order, inside the bytes and not overlapping, the last ending at the header's total: the end
+// of the bytes, or of all but one stage being appended, docs/FORMAT.md), then each stage
 // as deserialize checks a filter (its checksum among them) and against the schedule: stage i's
 // shape and capacity must be the ones the request gives stage i (so stages out of order are
 // refused). Errc as for a filter; Errc::corrupt for a table or a stage the schedule disowns.
@@ -2072,6 +2078,9 @@ struct ChainLoad {
   std::shared_ptr<ExternalMemory> memory;
   Storage storage = Storage::view;
   bool read_only = true;
+  // Set to true when the bytes end with a stage being appended that the header does not name
+  // yet (the chain read is the one named; a read-write open adopts that stage).
+  bool* append_pending = nullptr;
 };
 Errc load_chain(const unsigned char* data, size_t len, const ChainLoad& how,
                 std::unique_ptr<GrowingFilter>* out);
@@ -3988,12 +3997,17 @@ class MappedFile final : public ExternalMemory {
 // stale while the handle may write (so a writer killed at any point leaves stages that read as
 // stale, never as corrupt: abloom_seal seals them). A stage appended to the chain goes to the
 // file's end: the file grows first (durably), the new stage's header is written there, marked
-// stale, and only then do the chain's header and table name it. The table has a place for every
-// stage (docs/FORMAT.md), so nothing else moves. sync() rewrites every stage's header and the
-// chain's head, and flushes every mapping.
+// stale, and then the chain's header and table name it, before any key reaches it. A writer
+// killed between the growth and the naming leaves the file one empty stage longer than its header
+// says: readers take the chain the header names (growing_format.cpp), and a read-write open,
+// abloom_seal's among them, adopts the stage. The table has a place for every stage
+// (docs/FORMAT.md), so nothing else moves. sync() rewrites every stage's header and the chain's
+// head, and flushes every mapping.
 class ChainFile final : public ExternalMemory {
  public:
-  ChainFile(unsigned char* base, size_t len, File file) : file_(std::move(file)) {
+  // Throws std::bad_alloc (the head's buffer: made here, so that naming a stage never fails).
+  ChainFile(unsigned char* base, size_t len, File file)
+      : file_(std::move(file)), head_(static_cast<size_t>(chain_head_size())) {
     ranges_.push_back({base, len});
     base_ = base;
   }
@@ -4011,11 +4025,10 @@ class ChainFile final : public ExternalMemory {
     write_stale_header(header_for(stage), stages_[i]);
   }
 
-  // The chain's head (header and table) for the stages `chain` has now, into the mapping.
-  void write_head(const GrowingFilter& chain) {
-    std::vector<unsigned char> head(static_cast<size_t>(chain_head_size()));
-    encode_chain_head(chain, chain.stages(), head.data());
-    std::memcpy(base_, head.data(), head.size());
+  // The chain's head (header and table) naming its first `stages` stages, into the mapping.
+  void write_head(const GrowingFilter& chain, uint32_t stages) noexcept {
+    encode_chain_head(chain, stages, head_.data());
+    std::memcpy(base_, head_.data(), head_.size());
   }
 
   // Stage n appended: the file grown, the range mapped, an empty stage's header written there
@@ -4052,7 +4065,7 @@ class ChainFile final : public ExternalMemory {
     try {
       const uint32_t n = chain.stages();
       for (uint32_t i = 0; i < n; ++i) (void)write_sealed_header(chain.stage(i), stages_[i]);
-      write_head(chain);
+      write_head(chain, n);
       if (!flush()) return Errc::io;
       if (last) return Errc::ok;
       for (uint32_t i = 0; i < n; ++i) mark_stale(i, chain.stage(i));
@@ -4074,6 +4087,7 @@ class ChainFile final : public ExternalMemory {
  private:
   File file_;
   unsigned char* base_ = nullptr;
+  std::vector<unsigned char> head_;  // write_head's encoding, then one copy into the mapping
   std::vector<platform::MappedRange> ranges_;  // the whole file as opened, then each append
   std::vector<unsigned char*> stages_;
 };
@@ -4106,12 +4120,8 @@ class ChainFileStore final : public StageStore {
       return nullptr;
     }
   }
-  void stage_published(const GrowingFilter& chain) noexcept override {
-    try {
-      file_->write_head(chain);
-    } catch (const std::bad_alloc&) {
-      // The next sync writes it (it allocates the same buffer; it reports nomem there).
-    }
+  void stage_named(const GrowingFilter& chain, uint32_t stages) noexcept override {
+    file_->write_head(chain, stages);
   }
   Errc sync(const GrowingFilter& chain, bool last) noexcept override {
     return file_->sync_chain(chain, last);
@@ -4335,12 +4345,14 @@ Errc open_chain_read_write(std::unique_ptr<MappedFile> mapping, bool verify,
   const size_t len = mapping->size();
   auto file = std::make_shared<ChainFile>(base, len, mapping->release());
   mapping.reset();
+  bool append_pending = false;
   ChainLoad how;
   how.in_place = true;
   how.verify = verify;
   how.memory = file;
   how.storage = Storage::mapped;
   how.read_only = false;
+  how.append_pending = &append_pending;
   std::unique_ptr<GrowingFilter> chain;
   if (Errc e = load_chain(base, len, how, &chain); e != Errc::ok) return e;
   if constexpr (std::endian::native == std::endian::big) return Errc::unsupported;
@@ -4351,8 +4363,11 @@ Errc open_chain_read_write(std::unique_ptr<MappedFile> mapping, bool verify,
     file->add_stage(base + chain_stage_offset(*chain, i));
     file->mark_stale(i, chain->stage(i));
   }
-  if (!file->flush()) return Errc::io;
   chain->set_store(std::make_unique<ChainFileStore>(file));
+  // The stage a killed writer had begun to append (the file already has its bytes, all empty):
+  // appended again in its place, so that the file is the chain its header names.
+  if (append_pending && !chain->grow_now()) return Errc::io;
+  if (!file->flush()) return Errc::io;
   *out = std::move(chain);
   return Errc::ok;
 }
@@ -5136,11 +5151,18 @@ bool GrowingFilter::grow_in_store(uint32_t n) noexcept {
   }
   next->set_writer_mode(static_cast<WriterMode>(writer_mode_.load(std::memory_order_relaxed)));
   slots_[n].store(next.release(), std::memory_order_release);
+  // The file's header and table name the stage before any key can reach it: a writer killed
+  // before this leaves the stage's bytes empty past the chain's end (readers take the chain as
+  // named, and a read-write open adopts them); killed after, the stage is part of the chain.
+  store_->stage_named(*this, n + 1);
   count_.store(n + 1, std::memory_order_release);
-  // The file's header and table now name the stage: a crash leaves it part of the chain (empty
-  // or holding what reached the disk), never bytes past the chain's end.
-  store_->stage_published(*this);
   return true;
+}
+
+Errc GrowingFilter::sync(bool last) const noexcept {
+  if (!store_) return Errc::ok;
+  const std::lock_guard<std::mutex> lock(store_growth_);
+  return store_->sync(*this, last);
 }
 
 void GrowingFilter::count_new(uint32_t n, uint64_t fresh) noexcept {
@@ -5642,9 +5664,10 @@ Errc load_chain(const unsigned char* data, size_t len, const ChainLoad& how,
   const uint32_t places_field = get32(data + kCOffPlaces);
   if (places_field != 0 && places_field != kWrittenPlaces) return Errc::corrupt;
   const uint32_t places = places_field == 0 ? stages : places_field;
-  if (get64(data + kCOffTotal) != len)
-    return len < get64(data + kCOffTotal) ? Errc::truncated : Errc::corrupt;
-  if (len < table_end(places)) return Errc::truncated;
+  // The bytes the chain's header names; any more are checked after the stages (an append).
+  const uint64_t total = get64(data + kCOffTotal);
+  if (len < total) return Errc::truncated;
+  if (total < table_end(places)) return Errc::corrupt;
   const unsigned char* table = data + kHeaderBytes;
   if (get64(data + kCOffTableChecksum) != XXH3_64bits(table, size_t{stages} * kStageEntryBytes)) {
     return Errc::corrupt;
@@ -5665,12 +5688,13 @@ Errc load_chain(const unsigned char* data, size_t len, const ChainLoad& how,
   std::vector<Span> spans;
   spans.reserve(stages);
   uint64_t at = table_end(places);
+  uint32_t newest_flags = 0;
   for (uint32_t i = 0; i < stages; ++i) {
     const unsigned char* entry = table + size_t{i} * kStageEntryBytes;
     const uint64_t offset = get64(entry), size = get64(entry + 8);
     if (get64(entry + 24) != 0) return Errc::corrupt;
     // In order, aligned, no gap but the alignment, inside the bytes.
-    if (offset != align64(at) || offset > len || size > len - offset) return Errc::corrupt;
+    if (offset != align64(at) || offset > total || size > total - offset) return Errc::corrupt;
     for (uint64_t pad = at; pad < offset; ++pad) {
       if (data[pad] != 0) return Errc::corrupt;
     }
@@ -5691,8 +5715,22 @@ Errc load_chain(const unsigned char* data, size_t len, const ChainLoad& how,
     }
     spans.push_back({offset, size});
     at = offset + size;
+    newest_flags = header.flags;
   }
-  if (at != len) return Errc::corrupt;
+  if (at != total) return Errc::corrupt;
+  if (len != total) {
+    // A stage being appended (file_io.cpp): its writer grew the file by exactly the next place's
+    // stage, and its header does not name that stage yet; or the writer was killed in between.
+    // No key reaches a stage before the header names it, so the chain is what the header names.
+    // Only a writer's file (its newest stage stale) and today's table (a place for the stage).
+    Plan next;
+    if (places_field != kWrittenPlaces || stages >= kMaxStages ||
+        (newest_flags & kFlagChecksumStale) == 0 || plan_stage(req, stages, &next) != Errc::ok ||
+        align64(total) > len || len - align64(total) != serialized_size(next.shape(seed))) {
+      return Errc::corrupt;
+    }
+    if (how.append_pending != nullptr) *how.append_pending = true;
+  }
 
   std::vector<std::unique_ptr<Filter>> filters;
   std::vector<uint64_t> keys;
