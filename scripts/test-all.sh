@@ -85,6 +85,8 @@
 #     now once, in debian, on the release's packages, with the exchange files (arm64 too);
 #   - the aarch64 and s390x C tests: the same tests, each GoogleTest program run whole under
 #     qemu (not one start per test); s390x compiles only the sources of the tests it runs;
+#   - the jar's JUnit suite: was run by java, by release (on the release natives) and by
+#     windows-java (on the release jar under wine); release now builds the jar without it;
 #   - the sanitizer and cross trees build with line tables only (-g1), the sanitizer trees at
 #     -O1, as the sanitizers' documentation asks;
 #   - every compile goes through ccache (CMake trees, the cc crate) or zig's cache, under
@@ -369,10 +371,14 @@ stage_windows_java() {
 # Every prebuilt artifact, from scratch into a folder of its own (the Java natives link the engine
 # trees stage platforms built), then checked where it runs: the jar and the wheels here, the
 # Debian packages in stage debian.
+# The jar's JUnit suite is not run a third time here: stage java runs it on Linux x86-64, and
+# windows-java on the release jar itself under wine; the release's Linux natives run the consumer
+# program (check-java.sh: x86-64 glibc, aarch64 under qemu, both musl ones loaded).
 stage_release() {
   local out=$BUILD_ROOT/release
   rm -rf "$out"
-  ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS bash scripts/build-release.sh "$out"
+  ABLOOM_RELEASE_SKIP_TESTS=1 ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS \
+    bash scripts/build-release.sh "$out"
   ABLOOM_BUILD_ROOT=$BUILD_ROOT ABLOOM_JOBS=$JOBS bash scripts/release/check.sh "$out" java python
 }
 
