@@ -1,4 +1,4 @@
-// Sizing: the models agree with the reference oracle (shared/tools/fpr_model.py), plans are
+// Sizing: the models agree with the reference model (tests/tools/fpr_model.py), plans are
 // minimal, and every domain error is caught.
 #include <gtest/gtest.h>
 
@@ -13,8 +13,8 @@
 namespace abloom {
 namespace {
 
-// Reference values printed by `python3 fpr_model.py` (the oracle the project checks against):
-// fpr_blocked(c, k, 512) and fpr_classic(c, k).
+// Reference values of tests/tools/fpr_model.py (ctest abloom_fpr_model_check recomputes them):
+// fpr_blocked(c, k) with 512-bit blocks and fpr_classic(c, k).
 struct ModelPoint {
   double c;
   uint32_t k;
@@ -36,7 +36,7 @@ TEST(Sizing, ModelsMatchOracle) {
   }
 }
 
-// Bits per key and k needed per target, from the oracle's bits_needed().
+// Bits per key and k needed per target, from the reference model's bits_needed().
 struct Need {
   double p;
   double blocked_c;

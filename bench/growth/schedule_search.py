@@ -1,19 +1,21 @@
 #!/usr/bin/env python3
 """Searches FPR schedules for growing filters (bench/JOURNAL.md, "Growing filters: the FPR schedule").
 
-    PYTHONPATH=DIR python3 bench/growth/schedule_search.py
+    python3 bench/growth/schedule_search.py
 
-DIR holds a reference FPR model module, fpr_model.py, with fpr_blocked(c, k, block_bits) and
-bits_needed(fn, p) (the one the project checks its sizing against). For targets 1% and 0.1% and
+With the project's reference FPR model (tests/tools/fpr_model.py: its blocked-512 model and
+bits_needed, the ones the sizing is checked against). For targets 1% and 0.1% and
 growth 2, it prints the memory of a chain (bits over a fixed filter at the final count) at 10x to
 100,000x the initial capacity for the best ramp-and-tail schedules, geometric shares (r = 0.85)
 and RedisBloom's (r = 0.5). A few minutes.
 """
 import math
-from fpr_model import fpr_blocked, bits_needed
-fn = lambda c, k: fpr_blocked(c, k, 512)
+import os
+import sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "tools"))
+from fpr_model import MAX_K, bits_needed, fpr_blocked  # noqa: E402
 LP = [math.log(0.5) - j * 0.1 for j in range(170)]  # down to ~2e-8
-BT = [bits_needed(fn, math.exp(lp))[0] for lp in LP]  # bits per key, tabulated over log p
+BT = [bits_needed(fpr_blocked, math.exp(lp), MAX_K)[0] for lp in LP]  # bits per key, tabulated over log p
 def b(p):
     x = (math.log(0.5) - math.log(p)) / 0.1
     j = min(max(int(x), 0), len(BT) - 2); t = x - j
