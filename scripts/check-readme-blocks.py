@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Every fenced block of every README is either run by CI or plainly marked as not run.
+"""Every fenced block of every README, and of docs/*.md, is either run by CI or plainly marked as
+not run.
 
-    python3 scripts/check-readme-blocks.py [README ...]   # default: every tracked README.md
+    python3 scripts/check-readme-blocks.py [FILE ...]   # default: every tracked README.md and docs/*.md
 
 The line just before each opening fence must be one of these markers:
 
@@ -119,7 +120,7 @@ def check(block: Block) -> str | None:
 
 def tracked_readmes() -> list[Path]:
     out = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "*README.md"],
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "*README.md", "docs/*.md"],
         cwd=ROOT,
         check=True,
         capture_output=True,
@@ -144,7 +145,7 @@ def main(argv: list[str]) -> int:
     for p in problems:
         print(p)
     print(
-        f"check-readme-blocks: {len(readmes)} READMEs, {total} blocks, {tested} held by tests,"
+        f"check-readme-blocks: {len(readmes)} files, {total} blocks, {tested} held by tests,"
         f" {total - tested - len(problems)} marked untested, {len(problems)} problems"
     )
     return 1 if problems else 0

@@ -6,8 +6,9 @@
 #   ctest          the whole ctest suite in build/ci
 #   exports        tests/check_exports.sh on build/ci's libabloom.so
 #   install        tests/install/run_install_tests.sh build/ci (pkg-config and CMake consumers)
-#   format         clang-format --dry-run --Werror on the C/C++ sources; every README code block
-#                  is held by a test CI runs or marked untested (scripts/check-readme-blocks.py);
+#   format         clang-format --dry-run --Werror on the C/C++ sources; every code block of a README
+#                  or of docs/*.md is held by a test CI runs or marked untested
+#                  (scripts/check-readme-blocks.py);
 #                  no shell script pipes into grep -q (a random SIGPIPE under pipefail)
 #   tidy           clang-tidy (.clang-tidy) on core/, capi/ and cli/*.cpp, with build/ci's
 #                  compile_commands.json; a file whose exact input passed before is not checked

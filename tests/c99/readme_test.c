@@ -1,8 +1,8 @@
 /*
- * The C code blocks of README.md after the quick start (examples/hello.c is that one), line for
+ * The C code blocks of docs/GUIDE.md (README.md's quick start is examples/hello.c), line for
  * line, with the declarations they assume and checks of what they do in between:
- * scripts/check-readme-blocks.py fails when a README line is missing here. Strict C99 like
- * header_test.c. The README saves to a relative path, so ctest runs this in a directory of its
+ * scripts/check-readme-blocks.py fails when a line of theirs is missing here. Strict C99 like
+ * header_test.c. The guide saves to a relative path, so ctest runs this in a directory of its
  * own (tests/CMakeLists.txt), where it removes what it made. Exits non-zero, with a message on
  * stderr, on any failure.
  */

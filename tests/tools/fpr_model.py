@@ -19,7 +19,7 @@ Usage:
   fpr_model.py --bits C             the best k and its FPR at C bits per key, per layout
   fpr_model.py --check FILE...      checks the model values that FILEs quote against this model:
                                     tests/core_sizing_test.cpp's kOracle and kNeeds tables, and
-                                    the sizing table of a Markdown file (README.md); exits 1 with
+                                    the sizing table of a Markdown file (docs/GUIDE.md); exits 1 with
                                     one line per value that differs
 
 Standard library only. CI runs the --check form (tests/CMakeLists.txt: abloom_fpr_model_check).
