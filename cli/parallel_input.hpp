@@ -4,9 +4,9 @@
 // Why parts and not the library's own bulk threads: a bulk call that splits its keys between
 // threads starts them anew on each call, and they read keys that the reading thread's cache
 // holds, while everything before the call (reading, finding the record ends) stays on one thread.
-// Measured on 16 idle cores, 10M keys, every thread past the first made build and query slower
-// that way (bench/RESULTS.md, "The command's bulk threads"). Here each thread reads its own part
-// into its own buffer, so the keys it hashes are in its own cache, and every step runs on all
+// Measured on 16 idle cores, every thread past the first made build and query slower that way
+// (bench/JOURNAL.md, "The command's bulk threads on 16 idle cores"). Here each thread reads its own
+// part into its own buffer, so the keys it hashes are in its own cache, and every step runs on all
 // threads: a regular file's ranges are read at once (pread); only a stream's reads (FIFOs,
 // pipes, stdin) are taken in turn.
 #pragma once
