@@ -212,11 +212,11 @@ ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_add(uint64_t*
 
 // The key's mask: word w (lane w of the register) holds bit (h2 * C^(w+1)) >> 27 when w is one of
 // its k words: one multiply, one shift and one variable shift for the whole block, then the
-// window's lanes. Two ways to select them, each where it measured faster (100M keys, Zen 4):
-//  - kWindowLoad (tests): the lanes from split_window, one load. A single test of a present key
-//    went 55.6-57.2 -> 51.5-51.8 ns.
-//  - otherwise (adds): the window as a 16-bit rotate and a masked shift, with no load. A lock-free
-//    single add whose lanes came from the table ran 110-112 -> 133-137 ns.
+// window's lanes. Two ways to select them, each where it measured faster (100M keys; bench/
+// JOURNAL.md, "The window's lanes from a table"):
+//  - kWindowLoad (tests): the lanes from split_window, one load;
+//  - otherwise (adds): the window as a 16-bit rotate and a masked shift, with no load: a lock-free
+//    single add whose lanes came from the table was slower.
 template <bool kWindowLoad>
 ABLOOM_AVX512_FN inline __m512i avx512_split_mask(uint64_t h, uint32_t k) noexcept {
   const uint32_t h2 = probe_seed(h);

@@ -201,13 +201,12 @@ Errc isa_force(Isa isa) noexcept;
 //    empty asm keeps the compiler from turning the branch into a flag copy (setcc), which it
 //    otherwise does when both sides return a constant. With a branch, the CPU takes the predicted
 //    answer and goes on to the next key while the block is still in flight; with a flag copy,
-//    whatever uses the answer waits for the load. Measured on the split layout's single-key test
-//    at 100M keys (Zen 4, bench/JOURNAL.md): 54.2 -> 51.3 ns for absent keys, 60.7 -> 57.4 for
-//    present ones.
+//    whatever uses the answer waits for the load. Measured faster on the split layout's
+//    single-key test at 100M keys (bench/JOURNAL.md, "A test's answer as a branch").
 //  - flag (bulk loops): the answer as a value, with no branch. A bulk loop has prefetched the
 //    block, so nothing waits for it long; but a branch on the answer mispredicts whenever present
-//    and absent keys mix: 1M keys half present took 10.5 ns per key with the branch against 2.6
-//    all present (bench/JOURNAL.md).
+//    and absent keys mix, which made a half-present batch several times slower than an
+//    all-present one (bench/JOURNAL.md, "Bulk tests of mixed present and absent keys").
 enum class Answer { branch, flag };
 
 template <Answer kAnswer = Answer::branch>

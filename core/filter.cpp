@@ -251,7 +251,7 @@ double Filter::header_key_estimate() const noexcept {
                                ? shape_.k * dd::log1p(-1.0 / m).hi
                                : dd::log1p(-static_cast<double>(shape_.k) / kBlockBits).hi;
   // A block's term depends only on its set bits (0..512): each value computed once, on first use
-  // (a logarithm costs ~0.2 us, a million-block filter has a few hundred fills).
+  // (a logarithm per block would cost far more: a million-block filter has a few hundred fills).
   std::array<double, kBlockBits + 1> block_terms;
   block_terms.fill(-1);  // not computed yet (every term is >= 0)
   double n = 0;

@@ -42,8 +42,8 @@
 // (but for a growing filter's adds, which hash the key in Go and make one cgo call; its tests
 // probe its stages in Go):
 // they hash the key with XXH3 and read or atomically OR the filter's words in place, in the
-// memory the C library owns (a cgo call alone costs about 35 ns, more than a test of a cached
-// block). They set exactly the bits the C library sets, and mix freely with C calls on the same
+// memory the C library owns (a cgo call alone costs more than a test of a cached block:
+// bench/RESULTS.md, "Go binding against bits-and-blooms and a Go blocked filter"). They set exactly the bits the C library sets, and mix freely with C calls on the same
 // filter, from any goroutines. On amd64, the default layout's probe is AVX2 assembly whenever
 // the C library's kernel is AVX2 or AVX-512 (see ISA; ForceISA moves both). The batch calls
 // (TestBatch, AddBatch, ...) make one cgo call per batch, where the engine's SIMD kernels and

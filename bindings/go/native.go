@@ -1,7 +1,7 @@
 package abloom
 
-// Single-key Test and Add in Go, with no cgo call: a cgo call alone costs about 35 ns, more than
-// a whole test of a cached block. The C engine still owns the memory, the format, the batch
+// Single-key Test and Add in Go, with no cgo call: a cgo call alone costs more than a whole test
+// of a cached block. The C engine still owns the memory, the format, the batch
 // calls, the set operations and the files; this file reads and writes the filter's words in
 // place, where abloom_get_memory says they are, by the rules abloom.h gives for that:
 //
@@ -178,9 +178,9 @@ func (n *native) add(h uint64) (present, ok bool) {
 // testDistinct: the first k candidates all belong to the key's bits (its bits are the first k
 // distinct candidates), so a clear bit among them proves absence, and the test stops there: most
 // tested keys are absent, and half of them stop at the first bit. (Unlike the C kernels, which
-// test all k bits with no branch on the block, the early exit is faster here: at 100M keys 77
-// against 103-115 ns for absent keys, 123-129 against 114-117 for present ones, same run. In Go
-// the extra instructions of the full pass cost more than the mispredicted exits.) When they are
+// test all k bits with no branch on the block, the early exit measured faster here on absent
+// keys, and hardly slower on present ones: bench/JOURNAL.md, "Go: single keys without cgo". In
+// Go the extra instructions of the full pass cost more than the mispredicted exits.) When they are
 // all set, the key is present unless two of them are the same bit; the pass notes in maybeRepeat
 // whether two share a bit position mod 64 (a register-only check that also flags about a quarter
 // of the keys with no repeat at k = 7), and only then does presentDistinct look exactly.

@@ -375,11 +375,11 @@ ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_add(uint64_t*
 
 // The key's mask: word w (lane w of the register) holds bit (h2 * C^(w+1)) >> 27 when w is one of
 // its k words: one multiply, one shift and one variable shift for the whole block, then the
-// window's lanes. Two ways to select them, each where it measured faster (100M keys, Zen 4):
-//  - kWindowLoad (tests): the lanes from split_window, one load. A single test of a present key
-//    went 55.6-57.2 -> 51.5-51.8 ns.
-//  - otherwise (adds): the window as a 16-bit rotate and a masked shift, with no load. A lock-free
-//    single add whose lanes came from the table ran 110-112 -> 133-137 ns.
+// window's lanes. Two ways to select them, each where it measured faster (100M keys; bench/
+// JOURNAL.md, "The window's lanes from a table"):
+//  - kWindowLoad (tests): the lanes from split_window, one load;
+//  - otherwise (adds): the window as a 16-bit rotate and a masked shift, with no load: a lock-free
+//    single add whose lanes came from the table was slower.
 template <bool kWindowLoad>
 ABLOOM_AVX512_FN inline __m512i avx512_split_mask(uint64_t h, uint32_t k) noexcept {
   const uint32_t h2 = probe_seed(h);
@@ -670,13 +670,12 @@ Errc isa_force(Isa isa) noexcept;
 //    empty asm keeps the compiler from turning the branch into a flag copy (setcc), which it
 //    otherwise does when both sides return a constant. With a branch, the CPU takes the predicted
 //    answer and goes on to the next key while the block is still in flight; with a flag copy,
-//    whatever uses the answer waits for the load. Measured on the split layout's single-key test
-//    at 100M keys (Zen 4, bench/JOURNAL.md): 54.2 -> 51.3 ns for absent keys, 60.7 -> 57.4 for
-//    present ones.
+//    whatever uses the answer waits for the load. Measured faster on the split layout's
+//    single-key test at 100M keys (bench/JOURNAL.md, "A test's answer as a branch").
 //  - flag (bulk loops): the answer as a value, with no branch. A bulk loop has prefetched the
 //    block, so nothing waits for it long; but a branch on the answer mispredicts whenever present
-//    and absent keys mix: 1M keys half present took 10.5 ns per key with the branch against 2.6
-//    all present (bench/JOURNAL.md).
+//    and absent keys mix, which made a half-present batch several times slower than an
+//    all-present one (bench/JOURNAL.md, "Bulk tests of mixed present and absent keys").
 enum class Answer { branch, flag };
 
 template <Answer kAnswer = Answer::branch>
@@ -4731,7 +4730,7 @@ double Filter::header_key_estimate() const noexcept {
                                ? shape_.k * dd::log1p(-1.0 / m).hi
                                : dd::log1p(-static_cast<double>(shape_.k) / kBlockBits).hi;
   // A block's term depends only on its set bits (0..512): each value computed once, on first use
-  // (a logarithm costs ~0.2 us, a million-block filter has a few hundred fills).
+  // (a logarithm per block would cost far more: a million-block filter has a few hundred fills).
   std::array<double, kBlockBits + 1> block_terms;
   block_terms.fill(-1);  // not computed yet (every term is >= 0)
   double n = 0;

@@ -23,8 +23,8 @@ namespace {
 constexpr size_t kChunk = 1 << 16;
 // Hashes per engine call, for iterables of Python objects (HashBatch) and int arrays alike: 4096
 // hashes (32 KiB) stay in cache between the loop that computes them and the call that probes
-// them; update of 1M bytes keys took 8.1-8.4 ns per key in batches of 1024, 7.0-7.6 with 4096,
-// 7.4-7.7 with 16384 (NumPy add_many: 4.6-4.9, 4.3-4.7, 4.3-4.5).
+// them; 4096 measured faster than 1024 or 16384 for lists and NumPy arrays alike (bench/
+// JOURNAL.md, "Python: keys hashed as the batch walks them").
 constexpr size_t kHashesPerCall = 4096;
 // Below this many keys the GIL is kept: releasing and taking it back costs more than the work.
 constexpr size_t kReleaseGilFrom = 256;

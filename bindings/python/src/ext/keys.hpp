@@ -56,8 +56,9 @@ inline uint64_t key_hash(uint64_t seed, const void *p, size_t len) {
 // (XXH3-64 with the filter's seed, from xxHash: what abloom_hash computes), and keeps no
 // reference: walking a list of small keys is bound by reading the key objects from memory, and
 // hashing each one as it is read overlaps the two, where holding references (a count written in
-// every object, released after the call) and hashing in the C call did not: update of 1M 10-byte
-// keys took 12.3 ns per key that way, 7.0 this way (bench/JOURNAL.md, Python binding). Keys of
+// every object, released after the call) and hashing in the C call did not: update of small keys
+// measured much faster this way (bench/JOURNAL.md, "Python: keys hashed as the batch walks them").
+// Keys of
 // kGilFreeFrom bytes or more are hashed later, by hash_deferred() with the GIL released (hashlib's
 // rule for the same reason): the batch holds a reference to such a key (or a buffer export of a
 // bytearray or memoryview) until clear(), so no other thread can free or resize it meanwhile.

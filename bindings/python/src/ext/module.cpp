@@ -1,7 +1,8 @@
 // The extension module abloom._abloom: class BloomFilter over the C ABI (capi/abloom.h) with
 // nanobind. `key in f` and `f.add(key)` are raw CPython slots (sq_contains, a METH_O method):
-// they are the calls made once per key, and skipping nanobind's dispatch there saves about 10 ns a
-// call (bench/JOURNAL.md, "Python binding"). Everything else goes through nanobind.
+// they are the calls made once per key, and skipping nanobind's dispatch there measured faster
+// (bench/JOURNAL.md, "Choosing the generator: the cost of one call"). Everything else goes through
+// nanobind.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 

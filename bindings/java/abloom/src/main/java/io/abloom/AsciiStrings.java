@@ -15,7 +15,8 @@ import java.util.Objects;
  * class.
  *
  * <p>Why: a String key is hashed over its UTF-8 bytes, and reading them char by char into a
- * buffer cost about 11 ns of a 50 ns {@code mightContain(String)} (bench/JOURNAL.md, issue 32).
+ * buffer cost a fifth of a {@code mightContain(String)} (bench/JOURNAL.md, "Java: ASCII strings
+ * hashed in place").
  * A compact string (JDK 9+, JEP 254) whose coder is Latin-1 keeps one byte per char in its
  * {@code value} array; when every byte is below 0x80, those bytes are exactly its UTF-8
  * encoding, so they can be hashed where they lie.

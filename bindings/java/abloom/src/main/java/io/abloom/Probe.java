@@ -450,9 +450,9 @@ public final class Probe {
    * instructions per key, so more keys' misses overlap; bench/JOURNAL.md, "Java: the split test
    * unrolled over 32-bit lanes"). Branch-free: the lanes' clear bits are ORed and checked once.
    * Stopping at the first clear lane mispredicts on about half the absent keys, and each
-   * mispredict throws away the next keys' loads already in flight: at 1M keys the branch-free
-   * test took 28 ns per {@code mightContain(byte[])} against 35, at 100M the two were within
-   * the noise (bench/JOURNAL.md, "Java: the split test without early exits").
+   * mispredict throws away the next keys' loads already in flight: in cache the branch-free test
+   * measured faster, out of cache the two were within the noise (bench/JOURNAL.md, "Java: the
+   * split test without early exits").
    */
   @SuppressWarnings("fallthrough")
   private boolean testSplit(long base, ByteBuffer b, int block, int h2) {
