@@ -220,8 +220,8 @@ typedef enum abloom_kind {
 /** One bit in each of k <= ABLOOM_SPLIT_MAX_K consecutive 32-bit words of the block (layout id
  *  2): a key's bits are one vector shift with no repeat check, so adds run 1.5-1.9x faster in
  *  cache and 1.2-1.35x out of it (bulk and exclusive adds), for more bits at the same FPR (+2.3%
- *  at 1%, +1.6% at 0.1%); tests cost the same or less (bench/JOURNAL.md). Blocked kind only; its
- *  default. */
+ *  at 1%, +1.6% at 0.1%); tests cost the same or less (bench/JOURNAL.md, "Split becomes the
+ *  default layout"). Blocked kind only; its default. */
 #define ABLOOM_LAYOUT_SPLIT 2u
 /** The largest k of ABLOOM_LAYOUT_SPLIT (one bit per 32-bit word). */
 #define ABLOOM_SPLIT_MAX_K 16
@@ -396,7 +396,7 @@ ABLOOM_API int abloom_clone(const abloom_filter *filter, abloom_filter **out);
  * most: on x86 each is a full barrier that later loads wait for. A filter written by one thread at
  * a time (an offline build, one Spark partition, a bulk load before serving) can switch to plain
  * loads and stores, and adds then run 1.4-2x faster (measured with the AVX-512 kernel: 2x with the
- * filter in cache, 1.4x at 100M keys; bench/JOURNAL.md, issue 12).
+ * filter in cache, 1.4x at 100M keys; bench/JOURNAL.md, "Suite before and after").
  */
 
 /** Any number of threads may write at once (the default): lock-free atomic adds. */

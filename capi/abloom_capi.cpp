@@ -227,8 +227,9 @@ bool same_length_keys(const uint64_t* offsets, size_t n, uint64_t stride) noexce
 // Checks a packed batch and says how the core reads it. Keys all of one length (64-bit ids,
 // UUIDs, fixed-width records: the common batch) become KeySource::of_fixed: the bulk loop then
 // finds key i at i * length, with no offsets to load, and its hash's length test always goes the
-// same way (bench/JOURNAL.md). Their offsets are then offsets[0] + i * stride, so they are in
-// order exactly when that sum does not wrap around: one check instead of one per key.
+// same way (bench/JOURNAL.md, "Packed keys of one length"). Their offsets are then offsets[0] +
+// i * stride, so they are in order exactly when that sum does not wrap around: one check instead
+// of one per key.
 int check_packed(const void* buf, size_t buf_len, const uint64_t* offsets, size_t n,
                  abloom::KeySource* keys) noexcept {
   if (n == 0) return ABLOOM_OK;

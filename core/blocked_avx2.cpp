@@ -198,9 +198,10 @@ ABLOOM_AVX2 __attribute__((always_inline)) inline bool test_avx2(const uint64_t*
 // key's new bits) to `half`, or to a scratch half when nothing in it changes (a branch-free select
 // of the address, as in or_words_redirected). Two stores per key, where a word-by-word write takes
 // a store per touched word; with the block not yet in cache each of those holds the store queue (on
-// the AVX-512 kernel, one masked store made exclusive adds 2x faster: bench/JOURNAL.md). The store
-// is inline asm, a hardware store rather than a C++ data race with concurrent readers (allowed
-// alongside an exclusive writer), and each aligned 8-byte word is written whole.
+// the AVX-512 kernel, one masked store made exclusive adds 2x faster: bench/JOURNAL.md, "Suite
+// before and after"). The store is inline asm, a hardware store rather than a C++ data race with
+// concurrent readers (allowed alongside an exclusive writer), and each aligned 8-byte word is
+// written whole.
 ABLOOM_AVX2 inline void store_half_if_changed(uint64_t* half, __m256i value, __m256i new_bits,
                                               __m256i* scratch) noexcept {
   const uintptr_t keep =

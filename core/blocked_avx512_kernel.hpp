@@ -95,10 +95,10 @@ ABLOOM_AVX512_FN inline bool avx512_has_repeat_packed(__m512i candidates, uint16
 }
 
 // Which of the two the kernel uses. vpconflictd is a few cycles on AMD Zen 4 and the packed
-// compare was 1.2x slower there (bulk test of present keys, bench/JOURNAL.md); on Intel cores
-// vpconflictd on 16 lanes is microcoded into about twenty uops, and on Sapphire Rapids the kernel
-// with it lost to the AVX2 kernel, whose check is the packed one (issue 12). kernel_dispatch.cpp
-// picks per vendor.
+// compare was 1.2x slower there (bulk test of present keys: bench/JOURNAL.md, "The kernels side by
+// side"); on Intel cores vpconflictd on 16 lanes is microcoded into about twenty uops, and on
+// Sapphire Rapids the kernel with it lost to the AVX2 kernel, whose check is the packed one (issue
+// 12). kernel_dispatch.cpp picks per vendor.
 enum class RepeatCheck { conflict, packed };
 
 template <RepeatCheck kCheck>
@@ -150,10 +150,11 @@ ABLOOM_AVX512_FN inline __m512i avx512_key_mask(__m512i candidates, uint32_t k) 
 
 // An exclusive writer's store: the qwords of `value` selected by `lanes`, in one masked 64-byte
 // store (one store per key, where a word-by-word write costs a store per touched word: with the
-// block not yet in cache each of those holds the store queue, and adds ran 2.5-3x slower, bench/
-// JOURNAL.md). Each 8-byte word is written whole, so concurrent readers (allowed alongside an
-// exclusive writer) see it before or after. Native: inline asm, a hardware store rather than a
-// C++ data race, as for the loads; emulated: word by word.
+// block not yet in cache each of those holds the store queue, and adds ran 2.5-3x slower:
+// bench/JOURNAL.md, "What bounds a single-key call out of cache"). Each 8-byte word is written
+// whole, so concurrent readers (allowed alongside an exclusive writer) see it before or after.
+// Native: inline asm, a hardware store rather than a C++ data race, as for the loads; emulated:
+// word by word.
 ABLOOM_AVX512_FN inline void avx512_store_words(uint64_t* block, __m512i value,
                                                 uint8_t lanes) noexcept {
 #if ABLOOM_AVX512_ASM_LOAD

@@ -114,7 +114,7 @@ struct KeySource {
 // source's form (one switch per call, none per key). The accessors capture copies, not
 // references: after an out-of-line hash the compiler would otherwise reload them for every key.
 // They are always inlined: GCC left the lock-free bulk add's hash out of line, a call per key
-// (bench/JOURNAL.md).
+// (bench/JOURNAL.md, "Packed keys of one length").
 template <class Fn>
 inline auto for_each_form(const KeySource& src, uint64_t seed, Fn fn) {
   switch (src.form) {

@@ -33,7 +33,8 @@ namespace abloom {
 namespace {
 
 // Keys hashed and prefetched ahead of the key being probed. 32 lines in flight cover the memory
-// latency of a large filter (fewer measured slower; more, no faster: bench/JOURNAL.md).
+// latency of a large filter (fewer measured slower: bench/JOURNAL.md, "A/B of each step"; more,
+// no faster: bench/JOURNAL.md, "Bulk loops in two passes per group").
 inline constexpr size_t kPrefetchAhead = 32;
 
 // The k up to which the vector probes take one or two groups of candidates inline.
@@ -50,7 +51,8 @@ ABLOOM_KERNEL_FN bool pipeline_add(uint64_t* block, uint64_t h, uint32_t k) noex
 }
 
 // A single-key call is hash, block and probe with nothing else around them: out of cache, the
-// fewer instructions a key takes, the more keys' misses the CPU overlaps (bench/JOURNAL.md).
+// fewer instructions a key takes, the more keys' misses the CPU overlaps
+// (bench/JOURNAL.md, "What bounds a single-key call out of cache").
 // A key longer than kInlineHashMax bytes goes to a second function (a tail jump), whose call to
 // the out-of-line hash then needs a stack frame; the short keys' path needs none.
 template <class Probe>
@@ -88,8 +90,8 @@ ABLOOM_KERNEL_FN int pipeline_add_key(const BlockedView& v, const void* key, siz
 // Where a bulk loop finds a hash's block. A filter of one shard (every filter below 16 MiB by
 // default) needs only the shard's base and its block count: two registers instead of the view's
 // four fields, which the AVX-512 packed-key loop otherwise reloads from the stack for every key
-// (bulk calls at 1M keys 7-23% faster, bench/JOURNAL.md). Both give BlockedView::block_of's
-// block (shard_bits 0: shard 0, and h << 0 is h).
+// (bulk calls at 1M keys 7-23% faster: bench/JOURNAL.md, "Bulk loops of a one-shard filter").
+// Both give BlockedView::block_of's block (shard_bits 0: shard 0, and h << 0 is h).
 struct OneShardBlocks {
   uint64_t* base;
   uint64_t blocks;
@@ -101,10 +103,10 @@ struct OneShardBlocks {
 // The bulk loop: while key i is probed, key i + kPrefetchAhead is hashed and its block
 // prefetched, so up to kPrefetchAhead misses overlap. (kWrite asks for a write prefetch; the
 // kernels' targets leave out PRFCHW, so it compiles to the same `prefetcht0` as a read: a
-// `prefetchw` build measured no faster single-threaded, bench/JOURNAL.md.) One loop over a
-// ring of (block, hash) pairs: every key costs the same few instructions of bookkeeping, and
-// the hash of a later key fills the time the probe of this one waits on. `at` finds blocks: a
-// BlockedView, or OneShardBlocks.
+// `prefetchw` build measured no faster single-threaded: bench/JOURNAL.md, "Packed keys of one
+// length".) One loop over a ring of (block, hash) pairs: every key costs the same few
+// instructions of bookkeeping, and the hash of a later key fills the time the probe of this one
+// waits on. `at` finds blocks: a BlockedView, or OneShardBlocks.
 template <bool kWrite, class Blocks, class HashAt, class Step>
 ABLOOM_KERNEL_FN __attribute__((always_inline)) inline Step prefetched_loop(const Blocks at,
                                                                             HashAt hash_at,

@@ -186,7 +186,8 @@ size_t GrowingFilter::drop_held(uint32_t upto, uint64_t* keys, uint32_t* where, 
   // Each stage's bulk test runs over the keys still in play and marks what it finds. They are
   // compacted only when a stage found enough of them for the copy to pay: an absent key, the
   // common answer, meets every stage, and compacting after each then cost as much as the stages'
-  // probes together (bench/JOURNAL.md).
+  // probes together (bench/JOURNAL.md, "Growing filters: one pass over every stage is no
+  // faster").
   uint8_t* found = scratch;
   uint8_t* held = scratch + n;
   std::fill(held, held + n, uint8_t{0});

@@ -23,7 +23,8 @@
 // (doubling, as their capacities do, which is what minimising bits under a fixed FPR sum asks
 // for); the tail then decays like 1/j^2, not geometrically, so that a stage's extra bits per key
 // grow with log(i), not with i. Against RedisBloom's scheme (growth 2, each stage's FPR half the
-// last's) this needs fewer bits from 100x the initial capacity on (bench/JOURNAL.md, above).
+// last's) this needs fewer bits from 100x the initial capacity on (bench/JOURNAL.md, "Growing
+// filters: the FPR schedule").
 #pragma once
 
 #include <cstdint>

@@ -26,8 +26,8 @@ inline constexpr size_t kInlineHashMax = 16;
 // strings) take XXH3's short path inline, so a single-key call has no call and about 25
 // instructions for its hash. Every instruction counts there: out of cache, a single-key test is
 // bound by how many keys' misses the reorder buffer holds at once, i.e. by its instructions per
-// key (bench/JOURNAL.md, issue 12). Longer keys call out of line, where the hash itself costs more
-// than the call.
+// key (bench/JOURNAL.md, "What bounds a single-key call out of cache"). Longer keys call out of
+// line, where the hash itself costs more than the call.
 //
 // The short path is xxHash's own XXH3_len_0to16_64b with its default secret: the very function
 // XXH3_64bits_withSeed runs for these lengths, named directly because compilers will not inline

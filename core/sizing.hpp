@@ -23,7 +23,7 @@ double fpr_classic(double bits_per_key, uint32_t k) noexcept;
 // One-block-per-key filter with 512-bit blocks: keys fall into blocks by a Poisson law of mean
 // 512/c; a block holding i keys answers a foreign key positive with (1 - (1 - 1/512)^(ik))^k
 // (Putze, Sanders, Singler 2007). Measured on our layout (k distinct probes per key) it is
-// exact to within sampling error at k = 3..12 (bench/JOURNAL.md).
+// exact to within sampling error at k = 3..12 (bench/JOURNAL.md, "FPR of the default sizing").
 double fpr_blocked(double bits_per_key, uint32_t k) noexcept;
 // The blocked kind's split layout (layout.hpp), exactly: a block of 16 32-bit words holding a
 // Poisson(512/c) number of keys, each key one uniform bit in each of k consecutive words from a
@@ -32,7 +32,8 @@ double fpr_blocked(double bits_per_key, uint32_t k) noexcept;
 // inclusion-exclusion over subsets S of the query's words, with Poisson keys,
 //   FPR = sum_S (-1)^|S| exp(-(512/c) (1 - phi(S))),  phi(S) = mean over the 16 starts of
 //         q^|(that start's k words) & S|.
-// 2^k terms (k <= 16). Measured FPRs match it to within sampling error (bench/JOURNAL.md).
+// 2^k terms (k <= 16). Measured FPRs match it to within sampling error (bench/JOURNAL.md, "FPR:
+// the split layout's model against measurement").
 double fpr_split(double bits_per_key, uint32_t k) noexcept;
 double fpr_model(Kind kind, Layout layout, double bits_per_key, uint32_t k) noexcept;
 // The largest k a kind and layout allow (kMaxK; kSplitMaxK for the split layout).
@@ -91,8 +92,8 @@ Errc make_plan(const SizingRequest& req, Plan* out) noexcept;
 // bits at the same FPR, wherever its k (at most kSplitMaxK) is enough: an explicit k up to
 // kSplitMaxK, or a target whose best distinct k is no higher (targets down to about 1e-6).
 // Distinct for the classic kind, a larger explicit k, and lower targets, where split's capped k
-// would cost 3-14% more bits (bench/JOURNAL.md). An invalid request gets distinct, and make_plan
-// then reports the error.
+// would cost 3-14% more bits (bench/JOURNAL.md, "Split becomes the default layout"). An invalid
+// request gets distinct, and make_plan then reports the error.
 Layout default_layout(const SizingRequest& req) noexcept;
 
 }  // namespace abloom

@@ -302,8 +302,9 @@ TEST(GrowthChain, MeetsTheTargetAt10x100xAnd1000x) {
     const double sd = std::sqrt(m.bound * (1 - m.bound) / absent);
     EXPECT_LE(m.fpr, m.bound + 4 * sd) << c.f << " at " << c.times << "x";
     EXPECT_LT(m.bound, c.f);
-    // The full stages alone give this much (the model is exact for each; bench/JOURNAL.md): a
-    // chain that answered "no" to everything would fail here.
+    // The full stages alone give this much (the model is exact for each; bench/JOURNAL.md, "FPR:
+    // the split layout's model against measurement"): a chain that answered "no" to everything
+    // would fail here.
     const double sd_low = std::sqrt(m.full_stages_fpr * (1 - m.full_stages_fpr) / absent);
     EXPECT_GE(m.fpr, m.full_stages_fpr - 4 * sd_low) << c.f << " at " << c.times << "x";
   }

@@ -2,12 +2,12 @@
 // the blocked kind's bulk test and exclusive-writer add be with a "split" in-block layout, next
 // to today's layout (through the installed C API) and the random-access limit, in one process?
 //
-// The split layout studied (scheme b-rot of the in-block study, bench/JOURNAL.md): the 512-bit
-// block is 16 32-bit lanes; a key sets one bit in each of k consecutive lanes (mod 16) from a
-// start lane taken from the hash, the bit of lane L from the top 5 bits of h2 * C^(L+1). Its k
-// bits are distinct by construction (no repeat check), and its 512-bit mask is one masked
-// variable shift, so an exclusive add is a load, an OR and one masked store. Its FPR is 2-10%
-// above today's layout at equal bits per key (the study's table).
+// The split layout studied (scheme b-rot of the in-block study: bench/JOURNAL.md, "In-block
+// scheme choice"): the 512-bit block is 16 32-bit lanes; a key sets one bit in each of k
+// consecutive lanes (mod 16) from a start lane taken from the hash, the bit of lane L from the
+// top 5 bits of h2 * C^(L+1). Its k bits are distinct by construction (no repeat check), and its
+// 512-bit mask is one masked variable shift, so an exclusive add is a load, an OR and one masked
+// store. Its FPR is 2-10% above today's layout at equal bits per key (the study's table).
 //
 // Usage: split_layout_study [KEYS...]   (default 1000000 10000000; 10 bits per key, k = 7)
 // Prints, for the split layouts of 32-bit words (b-rot) and of 64-bit words (b64-rot, k <= 8),

@@ -183,11 +183,12 @@ type Filter struct {
 // handle is what the single-key calls use of an open filter: its shape and words (native.go).
 // Its reachability guards the C memory, so that a single-key call needs no atomic instruction
 // to keep Close from freeing the words under it (a pair of locked adds cost 35-60% of a test at
-// 100M keys, bench/JOURNAL.md): a call loads f.live once and holds the *handle until it is done
-// with the words (runtime.KeepAlive); Close swaps f.live to nil, so later calls fail; the C filter
-// is freed by a cleanup on the handle (runtime.AddCleanup), which runs only once no call holds
-// it. The calls into C are counted in and out as well (acquire), which a cgo call does not feel,
-// so that Close can sync a read-write mapping after the last of them.
+// 100M keys: bench/JOURNAL.md, "The Close guard: none on the single-key path"): a call loads
+// f.live once and holds the *handle until it is done with the words (runtime.KeepAlive); Close
+// swaps f.live to nil, so later calls fail; the C filter is freed by a cleanup on the handle
+// (runtime.AddCleanup), which runs only once no call holds it. The calls into C are counted in
+// and out as well (acquire), which a cgo call does not feel, so that Close can sync a read-write
+// mapping after the last of them.
 type handle struct {
 	nat native
 	// growing: a growing filter, whose tests probe its stages in Go (stages.go) and whose adds

@@ -258,10 +258,10 @@ ABLOOM_AVX512_FN inline bool avx512_has_repeat_packed(__m512i candidates, uint16
 }
 
 // Which of the two the kernel uses. vpconflictd is a few cycles on AMD Zen 4 and the packed
-// compare was 1.2x slower there (bulk test of present keys, bench/JOURNAL.md); on Intel cores
-// vpconflictd on 16 lanes is microcoded into about twenty uops, and on Sapphire Rapids the kernel
-// with it lost to the AVX2 kernel, whose check is the packed one (issue 12). kernel_dispatch.cpp
-// picks per vendor.
+// compare was 1.2x slower there (bulk test of present keys: bench/JOURNAL.md, "The kernels side by
+// side"); on Intel cores vpconflictd on 16 lanes is microcoded into about twenty uops, and on
+// Sapphire Rapids the kernel with it lost to the AVX2 kernel, whose check is the packed one (issue
+// 12). kernel_dispatch.cpp picks per vendor.
 enum class RepeatCheck { conflict, packed };
 
 template <RepeatCheck kCheck>
@@ -313,10 +313,11 @@ ABLOOM_AVX512_FN inline __m512i avx512_key_mask(__m512i candidates, uint32_t k) 
 
 // An exclusive writer's store: the qwords of `value` selected by `lanes`, in one masked 64-byte
 // store (one store per key, where a word-by-word write costs a store per touched word: with the
-// block not yet in cache each of those holds the store queue, and adds ran 2.5-3x slower, bench/
-// JOURNAL.md). Each 8-byte word is written whole, so concurrent readers (allowed alongside an
-// exclusive writer) see it before or after. Native: inline asm, a hardware store rather than a
-// C++ data race, as for the loads; emulated: word by word.
+// block not yet in cache each of those holds the store queue, and adds ran 2.5-3x slower:
+// bench/JOURNAL.md, "What bounds a single-key call out of cache"). Each 8-byte word is written
+// whole, so concurrent readers (allowed alongside an exclusive writer) see it before or after.
+// Native: inline asm, a hardware store rather than a C++ data race, as for the loads; emulated:
+// word by word.
 ABLOOM_AVX512_FN inline void avx512_store_words(uint64_t* block, __m512i value,
                                                 uint8_t lanes) noexcept {
 #if ABLOOM_AVX512_ASM_LOAD
@@ -583,7 +584,7 @@ struct KeySource {
 // source's form (one switch per call, none per key). The accessors capture copies, not
 // references: after an out-of-line hash the compiler would otherwise reload them for every key.
 // They are always inlined: GCC left the lock-free bulk add's hash out of line, a call per key
-// (bench/JOURNAL.md).
+// (bench/JOURNAL.md, "Packed keys of one length").
 template <class Fn>
 inline auto for_each_form(const KeySource& src, uint64_t seed, Fn fn) {
   switch (src.form) {
@@ -836,7 +837,8 @@ namespace abloom {
 namespace {
 
 // Keys hashed and prefetched ahead of the key being probed. 32 lines in flight cover the memory
-// latency of a large filter (fewer measured slower; more, no faster: bench/JOURNAL.md).
+// latency of a large filter (fewer measured slower: bench/JOURNAL.md, "A/B of each step"; more,
+// no faster: bench/JOURNAL.md, "Bulk loops in two passes per group").
 inline constexpr size_t kPrefetchAhead = 32;
 
 // The k up to which the vector probes take one or two groups of candidates inline.
@@ -853,7 +855,8 @@ ABLOOM_KERNEL_FN bool pipeline_add(uint64_t* block, uint64_t h, uint32_t k) noex
 }
 
 // A single-key call is hash, block and probe with nothing else around them: out of cache, the
-// fewer instructions a key takes, the more keys' misses the CPU overlaps (bench/JOURNAL.md).
+// fewer instructions a key takes, the more keys' misses the CPU overlaps
+// (bench/JOURNAL.md, "What bounds a single-key call out of cache").
 // A key longer than kInlineHashMax bytes goes to a second function (a tail jump), whose call to
 // the out-of-line hash then needs a stack frame; the short keys' path needs none.
 template <class Probe>
@@ -891,8 +894,8 @@ ABLOOM_KERNEL_FN int pipeline_add_key(const BlockedView& v, const void* key, siz
 // Where a bulk loop finds a hash's block. A filter of one shard (every filter below 16 MiB by
 // default) needs only the shard's base and its block count: two registers instead of the view's
 // four fields, which the AVX-512 packed-key loop otherwise reloads from the stack for every key
-// (bulk calls at 1M keys 7-23% faster, bench/JOURNAL.md). Both give BlockedView::block_of's
-// block (shard_bits 0: shard 0, and h << 0 is h).
+// (bulk calls at 1M keys 7-23% faster: bench/JOURNAL.md, "Bulk loops of a one-shard filter").
+// Both give BlockedView::block_of's block (shard_bits 0: shard 0, and h << 0 is h).
 struct OneShardBlocks {
   uint64_t* base;
   uint64_t blocks;
@@ -904,10 +907,10 @@ struct OneShardBlocks {
 // The bulk loop: while key i is probed, key i + kPrefetchAhead is hashed and its block
 // prefetched, so up to kPrefetchAhead misses overlap. (kWrite asks for a write prefetch; the
 // kernels' targets leave out PRFCHW, so it compiles to the same `prefetcht0` as a read: a
-// `prefetchw` build measured no faster single-threaded, bench/JOURNAL.md.) One loop over a
-// ring of (block, hash) pairs: every key costs the same few instructions of bookkeeping, and
-// the hash of a later key fills the time the probe of this one waits on. `at` finds blocks: a
-// BlockedView, or OneShardBlocks.
+// `prefetchw` build measured no faster single-threaded: bench/JOURNAL.md, "Packed keys of one
+// length".) One loop over a ring of (block, hash) pairs: every key costs the same few
+// instructions of bookkeeping, and the hash of a later key fills the time the probe of this one
+// waits on. `at` finds blocks: a BlockedView, or OneShardBlocks.
 template <bool kWrite, class Blocks, class HashAt, class Step>
 ABLOOM_KERNEL_FN __attribute__((always_inline)) inline Step prefetched_loop(const Blocks at,
                                                                             HashAt hash_at,
@@ -2115,7 +2118,8 @@ Errc load_chain(const unsigned char* data, size_t len, const ChainLoad& how,
 // (doubling, as their capacities do, which is what minimising bits under a fixed FPR sum asks
 // for); the tail then decays like 1/j^2, not geometrically, so that a stage's extra bits per key
 // grow with log(i), not with i. Against RedisBloom's scheme (growth 2, each stage's FPR half the
-// last's) this needs fewer bits from 100x the initial capacity on (bench/JOURNAL.md, above).
+// last's) this needs fewer bits from 100x the initial capacity on (bench/JOURNAL.md, "Growing
+// filters: the FPR schedule").
 
 #include <cstdint>
 
@@ -2207,8 +2211,8 @@ inline constexpr size_t kInlineHashMax = 16;
 // strings) take XXH3's short path inline, so a single-key call has no call and about 25
 // instructions for its hash. Every instruction counts there: out of cache, a single-key test is
 // bound by how many keys' misses the reorder buffer holds at once, i.e. by its instructions per
-// key (bench/JOURNAL.md, issue 12). Longer keys call out of line, where the hash itself costs more
-// than the call.
+// key (bench/JOURNAL.md, "What bounds a single-key call out of cache"). Longer keys call out of
+// line, where the hash itself costs more than the call.
 //
 // The short path is xxHash's own XXH3_len_0to16_64b with its default secret: the very function
 // XXH3_64bits_withSeed runs for these lengths, named directly because compilers will not inline
@@ -2710,7 +2714,7 @@ double fpr_classic(double bits_per_key, uint32_t k) noexcept;
 // One-block-per-key filter with 512-bit blocks: keys fall into blocks by a Poisson law of mean
 // 512/c; a block holding i keys answers a foreign key positive with (1 - (1 - 1/512)^(ik))^k
 // (Putze, Sanders, Singler 2007). Measured on our layout (k distinct probes per key) it is
-// exact to within sampling error at k = 3..12 (bench/JOURNAL.md).
+// exact to within sampling error at k = 3..12 (bench/JOURNAL.md, "FPR of the default sizing").
 double fpr_blocked(double bits_per_key, uint32_t k) noexcept;
 // The blocked kind's split layout (layout.hpp), exactly: a block of 16 32-bit words holding a
 // Poisson(512/c) number of keys, each key one uniform bit in each of k consecutive words from a
@@ -2719,7 +2723,8 @@ double fpr_blocked(double bits_per_key, uint32_t k) noexcept;
 // inclusion-exclusion over subsets S of the query's words, with Poisson keys,
 //   FPR = sum_S (-1)^|S| exp(-(512/c) (1 - phi(S))),  phi(S) = mean over the 16 starts of
 //         q^|(that start's k words) & S|.
-// 2^k terms (k <= 16). Measured FPRs match it to within sampling error (bench/JOURNAL.md).
+// 2^k terms (k <= 16). Measured FPRs match it to within sampling error (bench/JOURNAL.md, "FPR:
+// the split layout's model against measurement").
 double fpr_split(double bits_per_key, uint32_t k) noexcept;
 double fpr_model(Kind kind, Layout layout, double bits_per_key, uint32_t k) noexcept;
 // The largest k a kind and layout allow (kMaxK; kSplitMaxK for the split layout).
@@ -2778,8 +2783,8 @@ Errc make_plan(const SizingRequest& req, Plan* out) noexcept;
 // bits at the same FPR, wherever its k (at most kSplitMaxK) is enough: an explicit k up to
 // kSplitMaxK, or a target whose best distinct k is no higher (targets down to about 1e-6).
 // Distinct for the classic kind, a larger explicit k, and lower targets, where split's capped k
-// would cost 3-14% more bits (bench/JOURNAL.md). An invalid request gets distinct, and make_plan
-// then reports the error.
+// would cost 3-14% more bits (bench/JOURNAL.md, "Split becomes the default layout"). An invalid
+// request gets distinct, and make_plan then reports the error.
 Layout default_layout(const SizingRequest& req) noexcept;
 
 }  // namespace abloom
@@ -2994,9 +2999,10 @@ ABLOOM_AVX2 __attribute__((always_inline)) inline bool test_avx2(const uint64_t*
 // key's new bits) to `half`, or to a scratch half when nothing in it changes (a branch-free select
 // of the address, as in or_words_redirected). Two stores per key, where a word-by-word write takes
 // a store per touched word; with the block not yet in cache each of those holds the store queue (on
-// the AVX-512 kernel, one masked store made exclusive adds 2x faster: bench/JOURNAL.md). The store
-// is inline asm, a hardware store rather than a C++ data race with concurrent readers (allowed
-// alongside an exclusive writer), and each aligned 8-byte word is written whole.
+// the AVX-512 kernel, one masked store made exclusive adds 2x faster: bench/JOURNAL.md, "Suite
+// before and after"). The store is inline asm, a hardware store rather than a C++ data race with
+// concurrent readers (allowed alongside an exclusive writer), and each aligned 8-byte word is
+// written whole.
 ABLOOM_AVX2 inline void store_half_if_changed(uint64_t* half, __m256i value, __m256i new_bits,
                                               __m256i* scratch) noexcept {
   const uintptr_t keep =
@@ -5208,7 +5214,8 @@ size_t GrowingFilter::drop_held(uint32_t upto, uint64_t* keys, uint32_t* where, 
   // Each stage's bulk test runs over the keys still in play and marks what it finds. They are
   // compacted only when a stage found enough of them for the copy to pay: an absent key, the
   // common answer, meets every stage, and compacting after each then cost as much as the stages'
-  // probes together (bench/JOURNAL.md).
+  // probes together (bench/JOURNAL.md, "Growing filters: one pass over every stage is no
+  // faster").
   uint8_t* found = scratch;
   uint8_t* held = scratch + n;
   std::fill(held, held + n, uint8_t{0});
@@ -7781,8 +7788,9 @@ bool same_length_keys(const uint64_t* offsets, size_t n, uint64_t stride) noexce
 // Checks a packed batch and says how the core reads it. Keys all of one length (64-bit ids,
 // UUIDs, fixed-width records: the common batch) become KeySource::of_fixed: the bulk loop then
 // finds key i at i * length, with no offsets to load, and its hash's length test always goes the
-// same way (bench/JOURNAL.md). Their offsets are then offsets[0] + i * stride, so they are in
-// order exactly when that sum does not wrap around: one check instead of one per key.
+// same way (bench/JOURNAL.md, "Packed keys of one length"). Their offsets are then offsets[0] +
+// i * stride, so they are in order exactly when that sum does not wrap around: one check instead
+// of one per key.
 int check_packed(const void* buf, size_t buf_len, const uint64_t* offsets, size_t n,
                  abloom::KeySource* keys) noexcept {
   if (n == 0) return ABLOOM_OK;

@@ -304,12 +304,12 @@ public final class Probe {
    *
    * <p>Where the JDK allows it without a warning, by address ({@link #RAW_LOAD}): no bounds or
    * buffer-state check, which out of cache let more keys' misses overlap (the per-row SQL test
-   * measured 20% faster so, bench/JOURNAL.md). It is safe because every offset this class forms
-   * is inside its chunk by construction: a block below {@code blocks} of a shard below the shard
-   * count, in chunks whose sizes {@link #of} checked; and every public method keeps this probe,
-   * hence its buffers, reachable until its loads are done. Elsewhere, the little-endian buffer's
-   * own {@code getLong} (a single load; 1.7x faster than a {@link VarHandle} view, whose
-   * access-mode checks the JIT did not hoist).
+   * measured 20% faster so, bench/JOURNAL.md, "The per-row SQL function in Java"). It is safe
+   * because every offset this class forms is inside its chunk by construction: a block below
+   * {@code blocks} of a shard below the shard count, in chunks whose sizes {@link #of} checked;
+   * and every public method keeps this probe, hence its buffers, reachable until its loads are
+   * done. Elsewhere, the little-endian buffer's own {@code getLong} (a single load; 1.7x faster
+   * than a {@link VarHandle} view, whose access-mode checks the JIT did not hoist).
    */
   private long load(int c, int at) {
     return RAW_LOAD != null ? raw(addresses[c] + at) : chunks[c].getLong(at);
