@@ -122,7 +122,7 @@ step "system: bench: compile, and one tiny smoke run (not a measurement)"
 step "system: static link (ABLOOM_LIB_DIR=$PREFIX/lib ABLOOM_STATIC=1)"
 static_env=(env ABLOOM_LIB_DIR="$PREFIX/lib" ABLOOM_STATIC=1)
 "${static_env[@]}" cargo test --locked -q -p abloom-sys -p abloom --all-features \
-  --test header --test vectors --test threads --test api 2>&1 | grep -v '^$'
+  --test header --test vectors --test threads --test api --test files 2>&1 | grep -v '^$'
 mapfile -t exes < <(test_exes "${static_env[@]}" cargo test --locked -q -p abloom --all-features --test vectors)
 check_links static "${exes[@]}"
 
