@@ -12,8 +12,10 @@
  *            read-write mapping (valid for views without the checksum check only);
  * valid-growing-*, invalid-growing-*: growing filters (chains of stages), valid ones and one per
  *            kind of damage (truncated, a stage's bit flipped, a stage count past the end,
- *            stages out of order), and a writer's file while it appends a stage (stale, one
- *            empty stage past the header's total).
+ *            stages out of order).
+ * valid-stale-*: files a read-write writer left stale, read only without the checksum check: a
+ *            filter, and a growing filter's file while its writer appends a stage (one empty
+ *            stage past the header's total).
  * invalid-*  truncated, trailing bytes, bad magic / version / header size, flipped header and
  *            body bits, and headers whose checksums are right but a field is out of range
  *            (kind, layout, hash id, k, shards, blocks, flags, reserved, bit count, body size,
@@ -231,7 +233,7 @@ static void stale_appending_case(void) {
   grown = read_file(path, after, sizeof after);
   if (grown <= len || grown > sizeof before) die("the file's growth", 0);
   memset(before + len, 0, grown - len);
-  expect_code("valid-growing-stale-appending.abloom", before, grown, ABLOOM_ERR_STALE);
+  expect_code("valid-stale-growing-appending.abloom", before, grown, ABLOOM_ERR_STALE);
   abloom_free(rw);
   unlink(path);
 }
