@@ -147,6 +147,17 @@ TEST(CapiCrash, KilledSavesLeaveOldOrNewFile) {
             1);
 }
 
+// The count grow_loop.cpp last wrote to its PROGRESS file (8 bytes, little-endian); 0 before the
+// first.
+uint64_t AddedSoFar(const std::string &progress) {
+  std::error_code ec;
+  if (!std::filesystem::exists(test_files::PathOf(progress), ec)) return 0;
+  const capi_test::Bytes count = capi_test::ReadAll(progress);
+  uint64_t added = 0;
+  for (size_t b = 0; b < count.size() && b < 8; ++b) added |= uint64_t{count[b]} << (8 * b);
+  return added;
+}
+
 // Crash safety of a growing filter's file opened read-write (capi/abloom.h, "Serialization";
 // docs/FORMAT.md, "Growing filters"): a child process (grow_loop.cpp) adds keys 0, 1, 2, ... to
 // the file, appending stages as it goes, and is killed at a spread of fixed delays. After every
@@ -179,15 +190,22 @@ TEST(CapiCrash, KilledChainWritersLoseNothing) {
     std::filesystem::remove(test_files::PathOf(progress));
     ChildProcess child(test_files::CommandFor(ABLOOM_TEST_GROW_LOOP, {path, started, progress}));
     ASSERT_TRUE(test_files::WaitForFile(started)) << "the writer did not start";
+    // Kill i comes once the writer has added at least 256 i keys (a chain of up to 7 stages by
+    // the last), and then after a delay: so the kills fall at every stage count, however slowly
+    // the writer runs (under an emulator or a sanitizer), and at no fixed point of an append.
+    const uint64_t reached = 256 * i;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (AddedSoFar(progress) < reached && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ASSERT_GE(AddedSoFar(progress), reached) << "the writer made no progress";
     std::this_thread::sleep_for(std::chrono::milliseconds(kDelaysMs[i]) +
                                 std::chrono::microseconds((i * 379) % 1000));
     ASSERT_TRUE(child.Kill());
     ASSERT_EQ(child.Wait(), ChildProcess::kKilled);
 
     // Keys [0, added) were added before the kill (the child counts them after each add).
-    const capi_test::Bytes count = capi_test::ReadAll(progress);
-    uint64_t added = 0;
-    for (size_t b = 0; b < count.size() && b < 8; ++b) added |= uint64_t{count[b]} << (8 * b);
+    const uint64_t added = AddedSoFar(progress);
     std::vector<uint64_t> keys(added), offsets(added + 1);
     for (uint64_t k = 0; k <= added; ++k) {
       if (k < added) keys[k] = k;
@@ -234,8 +252,9 @@ TEST(CapiCrash, KilledChainWritersLoseNothing) {
       "append\n",
       std::size(kDelaysMs), static_cast<unsigned long long>(most_keys),
       static_cast<unsigned long long>(most_stages), appending);
-  // Evidence that the child appended stages before some kill (a stage holds 64 keys, then 128...).
-  EXPECT_GE(most_stages, 4u);
+  // The last kills came after 3840 keys: stages of 64, 128, ... 2048 hold 4032, so 6 stages at
+  // least (the check that the kills did fall during growth).
+  EXPECT_GE(most_stages, 6u);
 }
 
 }  // namespace
