@@ -62,9 +62,9 @@ clang-format --dry-run --Werror src/ext/*.cpp src/ext/*.hpp
 "$venv/ruff" check --output-format concise src tests bench
 "$venv/ruff" format --check src tests bench
 "$venv/mypy"
-# The stubs against the installed extension (run outside the checkout, so that `abloom` is the
+# The stubs against the installed extension (run outside the checkout, so that `pyabloom` is the
 # installed package): every public name on both sides.
-(cd "$work" && "$venv/python" -m mypy.stubtest abloom --allowlist "$here/stubtest-allowlist.txt")
+(cd "$work" && "$venv/python" -m mypy.stubtest pyabloom --allowlist "$here/stubtest-allowlist.txt")
 
 step "the C file reader (tests/install/deb/file_reader.c, static libabloom)"
 ABLOOM_C_FILE_READER=$(bash "$here/tests/build_c_reader.sh" "$build/c-reader")
@@ -72,7 +72,7 @@ export ABLOOM_C_FILE_READER
 
 step "pytest (installed from the checkout)"
 cd "$work"
-"$venv/python" -c 'import abloom, sys; assert abloom.__file__.startswith(sys.prefix), abloom.__file__'
+"$venv/python" -c 'import pyabloom, sys; assert pyabloom.__file__.startswith(sys.prefix), pyabloom.__file__'
 "$venv/python" -m pytest -q -p no:cacheprovider "$here/tests"
 
 step "done"

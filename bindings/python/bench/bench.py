@@ -24,7 +24,7 @@ import numpy as np
 import pybloom_live
 import rbloom
 
-import abloom
+import pyabloom as abloom
 
 FPR = 0.01
 

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-import abloom
-from abloom import BloomFilter
+import pyabloom as abloom
+from pyabloom import BloomFilter
 
 
 def keys(n: int, tag: str = "k") -> list[bytes]:

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-import abloom
-from abloom import BloomFilter, ClosedError
+import pyabloom as abloom
+from pyabloom import BloomFilter, ClosedError
 
 # Above the C library's threshold for splitting a call (65536 keys).
 N = 70_000

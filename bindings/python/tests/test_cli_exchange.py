@@ -8,7 +8,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-import abloom
+import pyabloom as abloom
 
 
 def run(cli: Path, stdin: str, *args: str) -> subprocess.CompletedProcess[str]:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-import abloom
-from abloom import BloomFilter
+import pyabloom as abloom
+from pyabloom import BloomFilter
 
 # tests/vectors/README.md: name -> (kind, shards, seed, layout, k, blocks per shard,
 # absent keys testing 1)

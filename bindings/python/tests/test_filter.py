@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-import abloom
-from abloom import BloomFilter
+import pyabloom as abloom
+from pyabloom import BloomFilter
 
 
 def test_add_and_contains_every_key_type() -> None:

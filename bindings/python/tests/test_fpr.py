@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from abloom import BloomFilter
+from pyabloom import BloomFilter
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-import abloom
-from abloom import BloomFilter
+import pyabloom as abloom
+from pyabloom import BloomFilter
 
 
 def test_no_capacity_gives_a_growing_filter_that_holds_its_fpr() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import platform
 
-import abloom
+import pyabloom as abloom
 
 
 def test_isa_is_a_kernel_of_this_architecture() -> None:

@@ -7,7 +7,7 @@ import enum
 import numpy as np
 import pytest
 
-from abloom import BloomFilter
+from pyabloom import BloomFilter
 
 
 def le8(v: int) -> bytes:

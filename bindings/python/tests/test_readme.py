@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-import abloom
-from abloom import BloomFilter
+import pyabloom
+from pyabloom import BloomFilter
 
 
 def test_quick_start(
@@ -38,7 +38,7 @@ def test_quick_start(
 def test_repository_readme() -> None:
     """The Python block of the repository's README.md ("Bindings")."""
     keys = [b"alice:bob", b"carol:dan"]
-    with abloom.BloomFilter(1_000_000, 0.01) as f:  # Python: pip install ./bindings/python
+    with pyabloom.BloomFilter(1_000_000, 0.01) as f:  # Python: pip install ./bindings/python
         f.add("alice:bob")
         maybe = "alice:bob" in f
         hits = f.contains_many(keys)  # one C call per 65536 keys, GIL released

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-import abloom
-from abloom import BloomFilter
+import pyabloom as abloom
+from pyabloom import BloomFilter
 
 KEYS = [f"key-{i}" for i in range(600)]
 

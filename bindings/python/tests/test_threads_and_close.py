@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-import abloom
-from abloom import BloomFilter
+import pyabloom as abloom
+from pyabloom import BloomFilter
 
 
 def run_threads(n: int, target: Callable[[int], None]) -> None:
@@ -126,7 +126,7 @@ def test_every_call_on_a_closed_filter_raises(tmp_path: Path) -> None:
         assert same is f and not f.closed
     assert f.closed
     f.close()  # twice is fine
-    assert repr(f) == "<abloom.BloomFilter (closed)>"
+    assert repr(f) == "<pyabloom.BloomFilter (closed)>"
     for call in calls:
         with pytest.raises(abloom.ClosedError, match="closed") as e:
             call()

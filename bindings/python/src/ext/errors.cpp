@@ -5,7 +5,7 @@
 namespace abloom_py {
 
 void set_code_error(const CodeError &e) {
-  PyObject *mod = PyImport_ImportModule("abloom._errors");
+  PyObject *mod = PyImport_ImportModule("pyabloom._errors");
   if (mod == nullptr) return;
   // The path as a bytes object passed with "N", not a "y#" format: the abi3 wheel is built
   // against CPython 3.13's headers, which call the plain (not _SizeT) function that CPython 3.12
@@ -24,7 +24,7 @@ void set_code_error(const CodeError &e) {
 }
 
 void set_closed_error() {
-  PyObject *mod = PyImport_ImportModule("abloom._errors");
+  PyObject *mod = PyImport_ImportModule("pyabloom._errors");
   if (mod == nullptr) return;
   PyObject *cls = PyObject_GetAttrString(mod, "ClosedError");
   Py_DECREF(mod);

@@ -1,4 +1,4 @@
-// The extension module abloom._abloom: class BloomFilter over the C ABI (capi/abloom.h) with
+// The extension module pyabloom._abloom: class BloomFilter over the C ABI (capi/abloom.h) with
 // nanobind. `key in f` and `f.add(key)` are raw CPython slots (sq_contains, a METH_O method):
 // they are the calls made once per key, and skipping nanobind's dispatch there measured faster
 // (bench/JOURNAL.md, "Choosing the generator: the cost of one call"). Everything else goes through
@@ -635,11 +635,11 @@ NB_MODULE(_abloom, m) {
       .def("__setstate__",
            [](Filter *self, nb::handle state) { new (self) Filter(from_buffer(state)); })
       .def("__repr__", [](Filter &f) -> nb::object {
-        if (f.closed) return nb::str("<abloom.BloomFilter (closed)>");
+        if (f.closed) return nb::str("<pyabloom.BloomFilter (closed)>");
         abloom_info i;
         abloom_info_init(&i);
         check(abloom_get_info(f.h, &i), "repr");
-        return nb::str("<abloom.BloomFilter {} capacity={} bits={} k={} shards={} {}>")
+        return nb::str("<pyabloom.BloomFilter {} capacity={} bits={} k={} shards={} {}>")
             .format(kind_name(i.kind), i.capacity, i.bits, i.k, i.shards, storage_name(i.storage));
       });
   cls.attr("__hash__") = nb::none();  // mutable, compared by content

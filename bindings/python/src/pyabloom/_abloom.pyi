@@ -1,4 +1,4 @@
-"""Type stubs of the extension module abloom._abloom (written by hand, checked by mypy --strict
+"""Type stubs of the extension module pyabloom._abloom (written by hand, checked by mypy --strict
 against the tests and benchmarks)."""
 
 import os

@@ -1,9 +1,9 @@
-"""abloom: lock-free, cache-line-blocked Bloom filters over the abloom C library.
+"""pyabloom: lock-free, cache-line-blocked Bloom filters over the abloom C library.
 
 A BloomFilter behaves like a set that may answer "yes" for a key never added (at the rate it was
 sized for) and never answers "no" for one that was:
 
-    >>> from abloom import BloomFilter
+    >>> from pyabloom import BloomFilter
     >>> f = BloomFilter(1_000_000, 0.01)
     >>> f.add("hello")
     >>> "hello" in f
