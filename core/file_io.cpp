@@ -192,18 +192,13 @@ class ChainFile final : public ExternalMemory {
   // then every mapping flushed durably; unless `last`, the stages are marked stale again at once
   // and that flushed too (as MappedFile::sync does for a filter).
   Errc sync_chain(const GrowingFilter& chain, bool last) noexcept {
-    try {
-      const uint32_t n = chain.stages();
-      for (uint32_t i = 0; i < n; ++i) (void)write_sealed_header(chain.stage(i), stages_[i]);
-      write_head(chain, n);
-      if (!flush()) return Errc::io;
-      if (last) return Errc::ok;
-      for (uint32_t i = 0; i < n; ++i) mark_stale(i, chain.stage(i));
-      return flush() ? Errc::ok : Errc::io;
-    } catch (const std::bad_alloc&) {
-      errno = ENOMEM;
-      return Errc::io;
-    }
+    const uint32_t n = chain.stages();
+    for (uint32_t i = 0; i < n; ++i) (void)write_sealed_header(chain.stage(i), stages_[i]);
+    write_head(chain, n);
+    if (!flush()) return Errc::io;
+    if (last) return Errc::ok;
+    for (uint32_t i = 0; i < n; ++i) mark_stale(i, chain.stage(i));
+    return flush() ? Errc::ok : Errc::io;
   }
 
   // Every mapping written back to the file, durably.
