@@ -352,8 +352,10 @@ void set_keys(benchmark::State& st, size_t keys_per_iter) {
   st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * keys_per_iter));
 }
 
-// Runs batch(off) on kBatch pool keys from `off` per iteration. With a target (adds): clears it
-// when it has taken its capacity and renews the pool when used up, both outside the timing.
+// Runs batch(off) on kBatch pool keys from `off` per iteration. Renews the pool when used up, and
+// with a target (adds) clears it when it has taken its capacity, both outside the timing. The
+// pool is renewed in tests too: else an add after a test that wrapped it would add keys its filter
+// already holds (the pool is shared by every benchmark).
 template <class Batch>
 void run(benchmark::State& st, AddTarget* target, Batch batch) {
   Pool& p = pool();
@@ -361,12 +363,12 @@ void run(benchmark::State& st, AddTarget* target, Batch batch) {
     bool wrapped = false;
     const size_t off = p.next(&wrapped);
     batch(off);
-    if (target == nullptr) continue;
-    target->pending += kBatch;
-    if (wrapped || target->pending >= target->capacity) {
+    if (target != nullptr) target->pending += kBatch;
+    const bool full = target != nullptr && target->pending >= target->capacity;
+    if (wrapped || full) {
       st.PauseTiming();
       if (wrapped) p.renew();
-      if (target->pending >= target->capacity) {
+      if (full) {
         target->clear();
         target->pending = 0;
       }
