@@ -294,7 +294,7 @@ uint32_t best_isa() {
 
 // Makes `isa` the active kernel if it is not. Not put back after each call: forcing AVX-512 runs
 // CPUID again (core/kernel_dispatch.cpp's avx512_variant asks cpu_is_intel, which is not cached),
-// 60 us a call in this project's VMs, so forcing and restoring around every 4096-key batch made
+// 70-80 us a call in this project's VMs, so forcing and restoring around every 4096-key batch made
 // the batches 3x slower. Each abloom filter sets its kernel only when the other had set another:
 // once per benchmark run.
 void use_isa(uint32_t isa) {

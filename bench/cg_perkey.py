@@ -42,7 +42,8 @@ def parse(path):
 def short_function(name):
     """The function's name without template arguments, parameters or a clone suffix."""
     out, depth, i = [], 0, 0
-    # Cut the parameter list: the first '(' at depth 0 that is not part of "(anonymous namespace)".
+    # Cut at the parameter list: the first '(' outside template arguments that does not open
+    # "(anonymous namespace)".
     while i < len(name):
         ch = name[i]
         if name.startswith("(anonymous namespace)", i):
@@ -51,8 +52,6 @@ def short_function(name):
             i += len("(anonymous namespace)")
             continue
         if ch == "<":
-            if name.startswith("<lambda", i) or name.startswith("<anonymous", i):
-                pass
             depth += 1
         elif ch == ">":
             depth -= 1
