@@ -54,12 +54,12 @@ grep -qE "Tests run: [0-9]+, Failures: 0, Errors: 0, Skipped: [0-9]+$" "$log_dir
   || die "no Surefire summary in the Maven log"
 
 # ---- mutation testing of the single-key probe: JavaPathTest must kill its mutants ----
-echo "java ci: mutation testing of io.abloom.Probe (PIT, profile mutation)"
+echo "java ci: mutation testing of io.abloom.Probe and its parts (PIT, profile mutation)"
 if ! mvn -B -ntp -Dabloom.prefix="$prefix" -Dstyle.color=never -Pmutation -pl abloom \
   test-compile org.pitest:pitest-maven:mutationCoverage >"$log_dir/pit.log" 2>&1; then
   grep -E "SURVIVED|Generated|Killed|threshold|ERROR" "$log_dir/pit.log" | head -60 || true
   tail -40 "$log_dir/pit.log"
-  die "mutation testing failed (a surviving mutant of io.abloom.Probe, or the run itself)"
+  die "mutation testing failed (surviving mutants of io.abloom.Probe and its parts, or the run itself)"
 fi
 grep -E "^>> (Generated|Ran)|KILLED|SURVIVED" "$log_dir/pit.log" | grep -vE "^\s*$" | head -20 || true
 

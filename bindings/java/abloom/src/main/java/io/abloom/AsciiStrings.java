@@ -23,7 +23,7 @@ import java.util.Objects;
  *
  * <p>How: the {@code value} and {@code coder} fields are read with {@code sun.misc.Unsafe}
  * (module jdk.unsupported, open to all; no {@code --add-opens} needed), where {@link
- * UnsafeHandles} says it is usable (as for {@link Probe}'s loads by address). At class
+ * UnsafeHandles} says it is usable (as for {@link ShardMemory}'s loads by address). At class
  * initialisation a self-check reads two strings whose coders and bytes are known (an ASCII one,
  * a UTF-16 one); any surprise, a missing field or a failed lookup turns the class off, and
  * {@link #asciiBytes} then answers null for every string: callers fall back to encoding. So a

@@ -8,7 +8,7 @@ import java.nio.ByteOrder;
 
 /**
  * {@code sun.misc.Unsafe}'s methods as method handles bound to its instance, on the JDKs where
- * they may be used: the one place that decides it, for {@link Probe} (loads by address) and
+ * they may be used: the one place that decides it, for {@link ShardMemory} (loads by address) and
  * {@link AsciiStrings} (a string's own bytes).
  *
  * <p>Usable on a little-endian JDK older than 24: JDK 24 warns on the first use of Unsafe's

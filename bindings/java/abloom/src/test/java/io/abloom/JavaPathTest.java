@@ -81,7 +81,7 @@ class JavaPathTest {
         Runtime.version().feature() < 24
             && java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN
             && !Boolean.getBoolean("abloom.probe.buffersOnly");
-    assertEquals(expected, Probe.loadsByAddress());
+    assertEquals(expected, ShardMemory.loadsByAddress());
   }
 
   /**
