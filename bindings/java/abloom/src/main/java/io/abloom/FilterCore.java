@@ -124,7 +124,7 @@ abstract class FilterCore {
     }
   }
 
-  /** The length of the array jab_info and jab_stage_info fill (abloom.i; they do not check it). */
+  /** The length of the array jab_info and jab_stage_info fill (abloom_filters.i; unchecked). */
   static final int INFO_LONGS = 18;
 
   /**
