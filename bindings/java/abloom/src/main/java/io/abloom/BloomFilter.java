@@ -2,10 +2,11 @@ package io.abloom;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.lang.ref.Cleaner;
-import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -74,7 +75,7 @@ import java.util.Objects;
  * bad data, and file calls throw {@link IOException} (such as {@link
  * java.nio.file.NoSuchFileException}).
  */
-public final class BloomFilter extends BulkCalls implements AutoCloseable {
+public final class BloomFilter implements AutoCloseable {
 
   /**
    * The most threads the native bulk calls of one filter may use ({@link Builder#threads}, {@link
@@ -240,9 +241,24 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
 
   private static final double DEFAULT_FPP = 0.03;
 
+  /**
+   * The filter's state: its native handle, shape and probes (the bodies of the shape accessors).
+   * This class holds the API and its documentation; every public instance method is a call
+   * into this object, {@link #keys}, {@link #bulk} or {@link FilterFiles}.
+   */
+  final FilterCore core;
+
+  /** The single-key calls and the writer mode. */
+  private final SingleKeys keys;
+
+  /** The calls into native code for many keys or the whole filter. */
+  private final BulkCalls bulk;
+
   /** Takes ownership of a native filter (freed here if anything fails). */
   private BloomFilter(long address, Object attachment) {
-    super(address, attachment);
+    this.core = new FilterCore(address, attachment);
+    this.keys = new SingleKeys(core);
+    this.bulk = new BulkCalls(core);
   }
 
   /** A new BloomFilter from a handle-or-code result of the JNI layer (unchecked errors). */
@@ -843,10 +859,7 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
     FilterFiles.seal(Objects.requireNonNull(path, "path"));
   }
 
-  // ---- linked from other types ------------------------------------------------------------------
-
-  // Here, not in FilterCore or BulkCalls: javadoc links to a member of a package-private
-  // superclass only from this class's own page (Layout, WriterMode, OpenMode link to these).
+  // ---- layout, compatibility, writer mode, threads, sync ----------------------------------------
 
   /**
    * The in-block layout, as the filter was created with (asked for, or chosen by the library
@@ -857,8 +870,7 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
    * @throws IllegalStateException if the filter is closed
    */
   public Layout layout() {
-    handle.checkOpen();
-    return layout;
+    return core.layout();
   }
 
   /**
@@ -872,7 +884,7 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
    * @throws IllegalStateException if this filter or {@code other} is closed
    */
   public boolean isCompatible(BloomFilter other) {
-    return compatible(other);
+    return core.compatible(other);
   }
 
   /**
@@ -888,12 +900,7 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
    * @throws IllegalStateException if the filter is closed
    */
   public void setWriterMode(WriterMode mode) {
-    Objects.requireNonNull(mode, "mode");
-    int rc = call(h -> AbloomNative.abloom_set_writer_mode(h, mode.code()));
-    if (rc != 0) {
-      throw Errors.unchecked(rc, "setWriterMode");
-    }
-    exclusive = mode == WriterMode.EXCLUSIVE;
+    keys.setWriterMode(mode);
   }
 
   /**
@@ -917,15 +924,7 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
    * @throws IllegalStateException if the filter is closed
    */
   public void setThreads(int threads) {
-    // Checked natively, after the closed check (a negative count is above the maximum there).
-    int rc = call(h -> AbloomNative.abloom_set_threads(h, Integer.toUnsignedLong(threads)));
-    if (rc == AbloomError.INVALID.code()) {
-      throw new IllegalArgumentException(
-          "abloom: setThreads: threads must be in 0.." + MAX_THREADS + ", got " + threads);
-    }
-    if (rc != 0) {
-      throw Errors.unchecked(rc, "setThreads");
-    }
+    bulk.setThreads(threads);
   }
 
   /**
@@ -935,7 +934,7 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
    * @throws IllegalStateException if the filter is closed
    */
   public int threads() {
-    return call(AbloomNative::abloom_threads);
+    return bulk.threads();
   }
 
   /**
@@ -947,11 +946,9 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
    * @throws IllegalStateException if the filter is closed
    */
   public void sync() throws IOException {
-    int rc = call(AbloomNative::abloom_sync);
-    if (rc != 0) {
-      throw Errors.checked(rc, "sync", "<mapped file>");
-    }
+    FilterFiles.sync(core);
   }
+
   // ---- Object -----------------------------------------------------------------------------------
 
   /**
@@ -970,33 +967,7 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
     if (!(obj instanceof BloomFilter)) {
       return false;
     }
-    BloomFilter other = (BloomFilter) obj;
-    if (!sameShape(other)) {
-      return false;
-    }
-    long h = handle.tryEnter();
-    if (h == 0) {
-      return false;
-    }
-    try {
-      long o = other.handle.tryEnter();
-      if (o == 0) {
-        return false;
-      }
-      try {
-        int rc = AbloomNative.abloom_equal(h, o);
-        if (rc < 0) {
-          throw Errors.unchecked(rc, "equals");
-        }
-        return rc != 0;
-      } finally {
-        other.handle.exit();
-        Reference.reachabilityFence(other);
-      }
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
+    return core.sameBits(((BloomFilter) obj).core);
   }
 
   /**
@@ -1009,7 +980,7 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
    */
   @Override
   public int hashCode() {
-    return Objects.hash(kind, layout, hashFunctions, shards, blocksPerShard, seed);
+    return core.shapeHash();
   }
 
   /**
@@ -1022,26 +993,7 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
    */
   @Override
   public String toString() {
-    return "BloomFilter{kind="
-        + kind
-        + ", layout="
-        + layout
-        + ", bits="
-        + bits
-        + ", k="
-        + hashFunctions
-        + ", shards="
-        + shards
-        + ", expectedInsertions="
-        + capacity
-        + ", targetFpp="
-        + targetFpp
-        + ", storage="
-        + storage
-        + (growing ? ", growth=" + growth + ", stages=" + stages.length : "")
-        + (readOnly ? ", readOnly" : "")
-        + (isClosed() ? ", closed" : "")
-        + "}";
+    return core.describe();
   }
 
   /**
@@ -1063,6 +1015,763 @@ public final class BloomFilter extends BulkCalls implements AutoCloseable {
    */
   @Override
   public void close() {
-    release();
+    core.release();
+  }
+
+  // ---- batches ----------------------------------------------------------------------------------
+
+  /**
+   * Adds n keys packed in one array, in one native call: key i is {@code
+   * packed[offsets[i] .. offsets[i+1])}. The offsets (n + 1 of them) must not decrease and must
+   * stay within the array; they are all checked before any key is added. The batch is hashed
+   * first and its blocks prefetched, so large filters add several times faster than key by key.
+   *
+   * @param packed the keys' bytes, back to back
+   * @param offsets n + 1 non-decreasing offsets into {@code packed}
+   * @return how many of the keys were new (as {@link #put(byte[])} counts them)
+   * @throws IllegalArgumentException if the offsets are empty, decrease or leave the array
+   * @throws IllegalStateException if the filter is closed
+   */
+  public long putAll(byte[] packed, long[] offsets) {
+    return bulk.putAll(packed, offsets);
+  }
+
+  /**
+   * {@link #putAll(byte[], long[])} with int offsets.
+   *
+   * @param packed the keys' bytes, back to back
+   * @param offsets n + 1 non-decreasing, non-negative offsets into {@code packed}
+   * @return how many of the keys were new
+   * @throws IllegalArgumentException if the offsets are empty, negative, decrease or leave the
+   *     array (then nothing is added)
+   * @throws IllegalStateException if the filter is closed
+   */
+  public long putAll(byte[] packed, int[] offsets) {
+    return bulk.putAll(packed, offsets);
+  }
+
+  /**
+   * Adds keys packed in a <b>direct</b> buffer, in one native call: key i is the buffer's bytes
+   * {@code position + offsets[i] .. position + offsets[i+1]}; {@code offsets[n]} must not exceed
+   * {@code remaining()}. The position is not changed.
+   *
+   * @param packed a direct buffer
+   * @param offsets n + 1 non-decreasing offsets, relative to the position
+   * @return how many of the keys were new
+   * @throws IllegalArgumentException if the buffer is not direct or the offsets are bad
+   * @throws IllegalStateException if the filter is closed
+   */
+  public long putAll(ByteBuffer packed, long[] offsets) {
+    return bulk.putAll(packed, offsets);
+  }
+
+  /**
+   * Adds every key of a list in one native call (the keys are first copied into one packed
+   * array).
+   *
+   * @param keys the keys; no element may be null; at most 2 GiB in all
+   * @return how many of the keys were new
+   * @throws IllegalArgumentException if the keys total more than 2 GiB
+   * @throws IllegalStateException if the filter is closed
+   */
+  public long putAll(List<byte[]> keys) {
+    return bulk.putAll(keys);
+  }
+
+  /**
+   * Adds long keys (each its 8 little-endian bytes, as {@link #put(long)}) in one native call.
+   *
+   * @param keys the keys
+   * @return how many of the keys were new
+   * @throws IllegalStateException if the filter is closed
+   */
+  public long putAll(long[] keys) {
+    return bulk.putAll(keys);
+  }
+
+  /**
+   * Tests n packed keys (as {@link #putAll(byte[], long[])}) in one native call.
+   *
+   * @param packed the keys' bytes, back to back
+   * @param offsets n + 1 non-decreasing offsets
+   * @return n answers: false where a key is definitely absent
+   * @throws IllegalArgumentException if the offsets are empty, decrease or leave the array
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean[] mightContainAll(byte[] packed, long[] offsets) {
+    return bulk.mightContainAll(packed, offsets);
+  }
+
+  /**
+   * Tests n packed keys into a caller's array (no allocation), in one native call.
+   *
+   * @param packed the keys' bytes, back to back
+   * @param offsets n + 1 non-decreasing offsets
+   * @param results receives answer i at index i; at least n long
+   * @return how many keys might be present (the number of true answers)
+   * @throws IllegalArgumentException if the offsets are bad or {@code results} is too short
+   * @throws IllegalStateException if the filter is closed
+   */
+  public long mightContainAll(byte[] packed, long[] offsets, boolean[] results) {
+    return bulk.mightContainAll(packed, offsets, results);
+  }
+
+  /**
+   * {@link #mightContainAll(byte[], long[])} with int offsets.
+   *
+   * @param packed the keys' bytes, back to back
+   * @param offsets n + 1 non-decreasing, non-negative offsets
+   * @return n answers
+   * @throws IllegalArgumentException if the offsets are bad
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean[] mightContainAll(byte[] packed, int[] offsets) {
+    return bulk.mightContainAll(packed, offsets);
+  }
+
+  /**
+   * {@link #mightContainAll(byte[], long[], boolean[])} with int offsets.
+   *
+   * @param packed the keys' bytes, back to back
+   * @param offsets n + 1 non-decreasing, non-negative offsets
+   * @param results receives the answers; at least n long
+   * @return how many keys might be present
+   * @throws IllegalArgumentException if the offsets are bad or {@code results} is too short
+   * @throws IllegalStateException if the filter is closed
+   */
+  public long mightContainAll(byte[] packed, int[] offsets, boolean[] results) {
+    return bulk.mightContainAll(packed, offsets, results);
+  }
+
+  /**
+   * Tests keys packed in a <b>direct</b> buffer (as {@link #putAll(ByteBuffer, long[])}).
+   *
+   * @param packed a direct buffer
+   * @param offsets n + 1 non-decreasing offsets, relative to the position
+   * @param results receives the answers; at least n long
+   * @return how many keys might be present
+   * @throws IllegalArgumentException if the buffer is not direct or the offsets are bad
+   * @throws IllegalStateException if the filter is closed
+   */
+  public long mightContainAll(ByteBuffer packed, long[] offsets, boolean[] results) {
+    return bulk.mightContainAll(packed, offsets, results);
+  }
+
+  /**
+   * Tests every key of a list in one native call.
+   *
+   * @param keys the keys; no element may be null
+   * @return one answer per key, in list order
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean[] mightContainAll(List<byte[]> keys) {
+    return bulk.mightContainAll(keys);
+  }
+
+  /**
+   * Tests long keys (each its 8 little-endian bytes) in one native call.
+   *
+   * @param keys the keys
+   * @return one answer per key
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean[] mightContainAll(long[] keys) {
+    return bulk.mightContainAll(keys);
+  }
+
+  /**
+   * {@link #putIfAbsent(byte[])} of n packed keys (as {@link #putAll(byte[], long[])}), in order,
+   * in one native call: answer i is true where key i was definitely absent before (new, now
+   * added), false where it was already there (added before, by an earlier key of this batch, or a
+   * false positive). The answers and the bits are those of n calls of putIfAbsent; the batch is
+   * tested in bulk first (its blocks prefetched), then only the keys not found are added, so
+   * deduplicating a stream of mostly repeated keys costs about what {@link
+   * #mightContainAll(byte[], long[])} does.
+   *
+   * @param packed the keys' bytes, back to back
+   * @param offsets n + 1 non-decreasing offsets into {@code packed}
+   * @return n answers: true where a key was new
+   * @throws IllegalArgumentException if the offsets are empty, decrease or leave the array (then
+   *     nothing is added)
+   * @throws UnsupportedOperationException if the filter is read-only
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean[] putAllIfAbsent(byte[] packed, long[] offsets) {
+    return bulk.putAllIfAbsent(packed, offsets);
+  }
+
+  /**
+   * {@link #putAllIfAbsent(byte[], long[])} into a caller's array (no allocation).
+   *
+   * @param packed the keys' bytes, back to back
+   * @param offsets n + 1 non-decreasing offsets into {@code packed}
+   * @param results receives answer i (true: key i was new) at index i; at least n long; left
+   *     alone on error
+   * @return how many of the keys were new (the number of true answers)
+   * @throws IllegalArgumentException if the offsets are bad or {@code results} is too short (then
+   *     nothing is added)
+   * @throws UnsupportedOperationException if the filter is read-only
+   * @throws IllegalStateException if the filter is closed
+   */
+  public long putAllIfAbsent(byte[] packed, long[] offsets, boolean[] results) {
+    return bulk.putAllIfAbsent(packed, offsets, results);
+  }
+
+  /**
+   * {@link #putAllIfAbsent(byte[], long[])} for every key of a list (the keys are first copied
+   * into one packed array).
+   *
+   * @param keys the keys; no element may be null; at most 2 GiB in all
+   * @return one answer per key, in list order: true where the key was new
+   * @throws IllegalArgumentException if the keys total more than 2 GiB
+   * @throws UnsupportedOperationException if the filter is read-only
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean[] putAllIfAbsent(List<byte[]> keys) {
+    return bulk.putAllIfAbsent(keys);
+  }
+
+  /**
+   * {@link #putAllIfAbsent(byte[], long[])} for long keys (each its 8 little-endian bytes, as
+   * {@link #putIfAbsent(long)}).
+   *
+   * @param keys the keys
+   * @return one answer per key: true where the key was new
+   * @throws UnsupportedOperationException if the filter is read-only
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean[] putAllIfAbsent(long[] keys) {
+    return bulk.putAllIfAbsent(keys);
+  }
+
+  // ---- set operations, the whole filter ---------------------------------------------------------
+
+  /**
+   * Union (Guava's {@code putAll(BloomFilter)}): afterwards this filter answers true for every
+   * key of either. Safe while other threads add to either filter.
+   *
+   * <p>Growing filters combine stage by stage, when both were made with the same options: this
+   * filter first grows to {@code other}'s stage count, then each stage takes the other's bits and
+   * count of keys. A stage may so end with more keys than its capacity, and the chain's fpp above
+   * its target ({@link #expectedFpp()} says by how much): growing filters meant to be combined
+   * should each hold fewer keys than the stages they share take, or be filled as one (threads of
+   * one process add to one growing filter at once rather than each to a copy).
+   *
+   * @param other a compatible filter (see {@link #isCompatible}); may be this filter
+   * @throws IllegalArgumentException if the shapes differ (also a growing filter and a fixed one,
+   *     or growing filters made with different options), or this growing filter cannot grow to
+   *     {@code other}'s stages
+   * @throws IllegalStateException if either filter is closed
+   */
+  public void putAll(BloomFilter other) {
+    bulk.union(other);
+  }
+
+  /**
+   * Intersection: this filter keeps only the bits set in both, an over-approximation of the keys
+   * in both (it may answer true for a key in only one of them). Not for growing filters: a key
+   * two chains hold may sit in different stages of each, and a stage-by-stage intersection would
+   * lose it (a false negative).
+   *
+   * @param other a compatible filter
+   * @throws IllegalArgumentException if the shapes differ
+   * @throws UnsupportedOperationException if either filter is growing
+   * @throws IllegalStateException if either filter is closed
+   */
+  public void intersect(BloomFilter other) {
+    bulk.intersect(other);
+  }
+
+  /**
+   * How this filter is written now (see {@link BloomFilter#setWriterMode(WriterMode)
+   * setWriterMode(io.abloom.WriterMode)}).
+   *
+   * @return the writer mode
+   * @throws IllegalStateException if the filter is closed
+   */
+  public WriterMode writerMode() {
+    return keys.writerMode();
+  }
+
+  /**
+   * Clears every bit: the filter is empty again, its shape unchanged.
+   *
+   * @throws UnsupportedOperationException if the filter is read-only
+   * @throws IllegalStateException if the filter is closed
+   */
+  public void clear() {
+    bulk.clear();
+  }
+
+  /**
+   * A deep copy in newly allocated native memory (writable even if this one is read-only).
+   *
+   * @return a new filter with the same shape and bits; close it when done
+   * @throws IllegalStateException if the filter is closed
+   */
+  public BloomFilter copy() {
+    return bulk.copy();
+  }
+
+  // ---- estimates --------------------------------------------------------------------------------
+
+  /**
+   * Estimates the number of distinct keys added, from the fraction of set bits (Swamidass and
+   * Baldi). Reads every bit: O(size).
+   *
+   * @return the estimate, rounded; {@code Long.MAX_VALUE} when every bit is set
+   * @throws IllegalStateException if the filter is closed
+   */
+  public long approximateElementCount() {
+    return bulk.approximateElementCount();
+  }
+
+  /**
+   * The probability that a key never added tests true now, from the current fill (Guava's
+   * {@code expectedFpp}). Grows as keys are added; compare with {@link #targetFpp()}. Reads
+   * every bit: O(size).
+   *
+   * @return a probability in [0, 1]
+   * @throws IllegalStateException if the filter is closed
+   */
+  public double expectedFpp() {
+    return bulk.expectedFpp();
+  }
+
+  // ---- serialization ----------------------------------------------------------------------------
+
+  /**
+   * The exact size of the serialized form ({@link #toByteArray}, {@link #writeTo}, {@link
+   * #save}): a 128-byte header plus bitSize / 8. For a growing filter, the chain's form now
+   * (docs/FORMAT.md, "Growing filters": a chain header, a table of the stages and each stage
+   * with its own header); it grows as stages are appended.
+   *
+   * @return bytes
+   * @throws IllegalStateException if the filter is closed
+   */
+  public long serializedSize() {
+    return FilterFiles.serializedSize(core);
+  }
+
+  /**
+   * The portable serialized form (docs/FORMAT.md), readable by every abloom binding. Safe while
+   * other threads add.
+   *
+   * @return a new array of {@link #serializedSize()} bytes
+   * @throws IllegalStateException if the filter is closed, or does not fit in a Java array (use
+   *     {@link #writeTo} or {@link #save})
+   */
+  public byte[] toByteArray() {
+    return FilterFiles.toByteArray(core);
+  }
+
+  /**
+   * Writes the serialized form to a stream (Guava's {@code writeTo}); the stream is not closed.
+   * Any size works (the bytes pass through a 1 MiB buffer). Safe while other threads add.
+   *
+   * @param out the stream
+   * @throws IOException if the stream fails
+   * @throws IllegalStateException if the filter is closed
+   */
+  public void writeTo(OutputStream out) throws IOException {
+    FilterFiles.writeTo(core, out);
+  }
+
+  /**
+   * Saves the filter to a file, crash-safely: a temporary file in the same directory, fsynced,
+   * renamed over {@code path}, the directory fsynced. A crash leaves the old file or the new one,
+   * complete. Safe while other threads add.
+   *
+   * @param path the file (default file system)
+   * @throws IOException if a file system call fails (e.g. {@link
+   *     java.nio.file.NoSuchFileException} for a missing directory)
+   * @throws IllegalStateException if the filter is closed
+   */
+  public void save(Path path) throws IOException {
+    FilterFiles.save(core, path);
+  }
+
+  // ---- single keys ------------------------------------------------------------------------------
+
+  /**
+   * Adds a key. Returns what Guava's {@code put} returns: whether the filter changed, which is
+   * whether the key was (definitely) new, read from the same atomic pass that sets its bits.
+   *
+   * @param key the key's bytes (not retained)
+   * @return true if some bit of the key was clear before (a new key); false if all were already
+   *     set (a repeat, or a false positive)
+   * @throws UnsupportedOperationException if the filter is read-only
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean put(byte[] key) {
+    return put(key, 0, key.length);
+  }
+
+  /**
+   * Adds the key {@code key[offset .. offset + length)}.
+   *
+   * @param key the array holding the key
+   * @param offset where the key starts
+   * @param length the key's length in bytes
+   * @return true if the key was new (see {@link #put(byte[])})
+   * @throws IndexOutOfBoundsException if the slice is outside the array
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean put(byte[] key, int offset, int length) {
+    return keys.put(key, offset, length);
+  }
+
+  /**
+   * Adds a string key: its UTF-8 bytes.
+   *
+   * @param key the key
+   * @return true if the key was new (see {@link #put(byte[])})
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean put(String key) {
+    return keys.put(key);
+  }
+
+  /**
+   * Adds a long key: its 8 bytes in <b>little-endian</b> order (as every abloom binding does),
+   * so {@code put(1L)} is {@code put(new byte[] {1, 0, 0, 0, 0, 0, 0, 0})}.
+   *
+   * @param key the key
+   * @return true if the key was new (see {@link #put(byte[])})
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean put(long key) {
+    return keys.put(key);
+  }
+
+  /**
+   * Adds the key made of the buffer's remaining bytes ({@code position} to {@code limit}); the
+   * buffer's position is not changed. Direct buffers are read in place.
+   *
+   * @param key the key
+   * @return true if the key was new (see {@link #put(byte[])})
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean put(ByteBuffer key) {
+    return keys.put(key);
+  }
+
+  /**
+   * Test-and-add, named for what it guarantees: adds the key and tells whether it was absent,
+   * from one atomic pass over its bits. When several threads putIfAbsent one new key at once,
+   * at least one of them gets true (unless the key was already a false positive). Same result
+   * as {@link #put(byte[])}.
+   *
+   * @param key the key's bytes
+   * @return true if the key was definitely absent before this call (and is now added)
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean putIfAbsent(byte[] key) {
+    return put(key, 0, key.length);
+  }
+
+  /**
+   * {@link #putIfAbsent(byte[])} for a string's UTF-8 bytes.
+   *
+   * @param key the key
+   * @return true if the key was definitely absent before this call
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean putIfAbsent(String key) {
+    return put(key);
+  }
+
+  /**
+   * {@link #putIfAbsent(byte[])} for a long's 8 little-endian bytes.
+   *
+   * @param key the key
+   * @return true if the key was definitely absent before this call
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean putIfAbsent(long key) {
+    return put(key);
+  }
+
+  /**
+   * Whether the key might have been added: false means it definitely was not; true means it
+   * was, or is a false positive.
+   *
+   * @param key the key's bytes
+   * @return false if the key is definitely absent
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean mightContain(byte[] key) {
+    return keys.mightContain(key);
+  }
+
+  /**
+   * {@link #mightContain(byte[])} for the key {@code key[offset .. offset + length)}.
+   *
+   * @param key the array holding the key
+   * @param offset where the key starts
+   * @param length the key's length in bytes
+   * @return false if the key is definitely absent
+   * @throws IndexOutOfBoundsException if the slice is outside the array
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean mightContain(byte[] key, int offset, int length) {
+    return keys.mightContain(key, offset, length);
+  }
+
+  /**
+   * {@link #mightContain(byte[])} for a string's UTF-8 bytes.
+   *
+   * @param key the key
+   * @return false if the key is definitely absent
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean mightContain(String key) {
+    return keys.mightContain(key);
+  }
+
+  /**
+   * {@link #mightContain(byte[])} for a long's 8 little-endian bytes.
+   *
+   * @param key the key
+   * @return false if the key is definitely absent
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean mightContain(long key) {
+    return keys.mightContain(key);
+  }
+
+  /**
+   * {@link #mightContain(byte[])} for the buffer's remaining bytes (position unchanged).
+   *
+   * @param key the key
+   * @return false if the key is definitely absent
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean mightContain(ByteBuffer key) {
+    return keys.mightContain(key);
+  }
+
+  // ---- shape ------------------------------------------------------------------------------------
+
+  /**
+   * The false-positive probability the filter was created for (0 when the layout was given
+   * explicitly). For a growing filter, the whole chain's target, which it holds at any count of
+   * keys.
+   *
+   * @return the target fpp
+   * @throws IllegalStateException if the filter is closed
+   */
+  public double targetFpp() {
+    return core.targetFpp();
+  }
+
+  /**
+   * The model's false-positive probability once {@link #expectedInsertions()} distinct keys are
+   * in: at most {@link #targetFpp()} for filters sized from it. For a growing filter, the bound
+   * on the chain's now: the sum of its stages' model fpps at their capacities.
+   *
+   * @return the model fpp at capacity
+   * @throws IllegalStateException if the filter is closed
+   */
+  public double modelFpp() {
+    return core.modelFpp();
+  }
+
+  /**
+   * The number of bits (Guava's {@code bitSize}); the native memory is bitSize / 8 bytes. For a
+   * growing filter, its stages' bits together now (it grows as stages are appended).
+   *
+   * @return total bits
+   * @throws IllegalStateException if the filter is closed
+   */
+  public long bitSize() {
+    return core.bitSize();
+  }
+
+  /**
+   * The capacity the filter was sized for. For a growing filter, the keys its stages now hold
+   * before the next is appended (their capacities together; it grows with them).
+   *
+   * @return expected insertions
+   * @throws IllegalStateException if the filter is closed
+   */
+  public long expectedInsertions() {
+    return core.expectedInsertions();
+  }
+
+  /**
+   * Probes (bits set) per key, k. For a growing filter, its newest stage's (each stage has its
+   * own: see {@link BloomFilter#stage}).
+   *
+   * @return 1..64
+   * @throws IllegalStateException if the filter is closed
+   */
+  public int hashFunctions() {
+    return core.hashFunctions();
+  }
+
+  // ---- growing filters -----------------------------------------------------------------------
+
+  /**
+   * Whether this is a growing filter ({@link BloomFilter#growing}, {@link
+   * BloomFilter.Builder#growth}): a chain of stages that holds its target fpp at any count of
+   * keys. Read from the bytes or file for a filter read or opened.
+   *
+   * @return true for a growing filter, false for a fixed one
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean isGrowing() {
+    return core.isGrowing();
+  }
+
+  /**
+   * A growing filter's growth: each stage's capacity over the last's.
+   *
+   * @return in (1, {@link BloomFilter#MAX_GROWTH}] for a growing filter; 0 for a fixed one
+   * @throws IllegalStateException if the filter is closed
+   */
+  public double growth() {
+    return core.growth();
+  }
+
+  /**
+   * The number of stages now: 1 for a fixed filter (its own one stage); for a growing filter,
+   * one more each time its newest stage has taken its capacity of new keys, up to {@link
+   * BloomFilter#MAX_STAGES}.
+   *
+   * @return 1..{@link BloomFilter#MAX_STAGES}
+   * @throws IllegalStateException if the filter is closed
+   */
+  public int stageCount() {
+    return core.stageCount();
+  }
+
+  /**
+   * Whether a growing filter could not append a stage when it had to ({@link
+   * BloomFilter#MAX_STAGES}, the size limits, or no memory): its newest stage then takes every
+   * key past its capacity, and the target fpp is no longer held. Always false for a fixed
+   * filter.
+   *
+   * @return true if growth failed
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean growthFailed() {
+    return core.growthFailed();
+  }
+
+  /**
+   * The keys a growing filter's stages counted as new: exact with one writer, at worst a little
+   * over with several at once (a key whose bits were all set already, a repeat or a false
+   * positive, is not counted). A fixed filter does not count its keys: 0 (see {@link
+   * BloomFilter#approximateElementCount}).
+   *
+   * @return keys counted as new; 0 for a fixed filter
+   * @throws IllegalStateException if the filter is closed
+   */
+  public long keyCount() {
+    return core.keyCount();
+  }
+
+  /**
+   * One stage of this filter, 0 the oldest, as a filter of its own: its shape, capacity, target
+   * and model fpp, and the keys it counted. A fixed filter is its own stage 0.
+   *
+   * @param index 0 .. {@link #stageCount()} - 1
+   * @return the stage
+   * @throws IndexOutOfBoundsException if there is no such stage
+   * @throws IllegalStateException if the filter is closed
+   */
+  public BloomFilter.Stage stage(int index) {
+    return core.stage(index);
+  }
+
+  /**
+   * Every stage now, oldest first ({@link #stage} of each).
+   *
+   * @return an unmodifiable list of {@link #stageCount()} stages
+   * @throws IllegalStateException if the filter is closed
+   */
+  public List<BloomFilter.Stage> stages() {
+    return core.stages();
+  }
+
+  // ---- kind, shards, seed, storage ---------------------------------------------------------------
+
+  /**
+   * The kind: how a key's bits spread over the filter.
+   *
+   * @return the kind
+   * @throws IllegalStateException if the filter is closed
+   */
+  public Kind kind() {
+    return core.kind();
+  }
+
+  /**
+   * The shard count.
+   *
+   * @return a power of two
+   * @throws IllegalStateException if the filter is closed
+   */
+  public int shards() {
+    return core.shards();
+  }
+
+  /**
+   * The hash seed.
+   *
+   * @return the seed
+   * @throws IllegalStateException if the filter is closed
+   */
+  public long seed() {
+    return core.seed();
+  }
+
+  /**
+   * Where the bits live.
+   *
+   * @return the storage
+   * @throws IllegalStateException if the filter is closed
+   */
+  public Storage storage() {
+    return core.storage();
+  }
+
+  /**
+   * Whether writes throw {@link UnsupportedOperationException} (a view, or a file opened
+   * read-only).
+   *
+   * @return true if read-only
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean isReadOnly() {
+    return core.isReadOnly();
+  }
+
+  /**
+   * Whether the file (or the bytes of {@link BloomFilter#wrap}) carried the stale mark when this
+   * filter was opened over it without {@code verifyChecksum}: a writer that opened it {@link
+   * BloomFilter.OpenMode#READ_WRITE} did not sync it (killed, or still running). The bits are
+   * valid and every call works, but a checked read of the file fails with {@link
+   * AbloomStaleException} until it is sealed ({@link BloomFilter#seal}). For a filter opened {@link
+   * BloomFilter.OpenMode#READ_WRITE}: whether the file was stale before this open marked it (its
+   * {@link BloomFilter#sync()} or {@link BloomFilter#close()} then seals it). Always false for a
+   * filter that was created, copied or read ({@link BloomFilter#fromByteArray(byte[])}, {@link
+   * BloomFilter#readFrom}: those refuse stale bytes). Read once, at the open: it does not change.
+   *
+   * @return true if the file was stale when opened
+   * @throws IllegalStateException if the filter is closed
+   */
+  public boolean isStale() {
+    return core.isStale();
+  }
+
+  /**
+   * Whether {@link BloomFilter#close() close()} has been called. Never throws.
+   *
+   * @return true once closed
+   */
+  public boolean isClosed() {
+    return core.isClosed();
   }
 }

@@ -2,7 +2,6 @@ package io.abloom;
 
 import io.abloom.BloomFilter.Kind;
 import io.abloom.BloomFilter.Storage;
-import java.lang.invoke.VarHandle;
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
@@ -13,15 +12,21 @@ import java.util.Objects;
 import java.util.function.LongFunction;
 
 /**
- * The state of a {@link BloomFilter} (its native handle and its shape, read once), the guard
- * around its native calls, its single-key calls and its shape accessors. {@link BloomFilter}
- * extends it through {@link BulkCalls}, so every public method here is a public method of
- * BloomFilter, documented as one (javadoc shows the public members of a package-private
- * superclass as the subclass's own, and javac gives the subclass public bridges to them, so
- * reflection finds them there too: as {@code StringBuilder} over {@code AbstractStringBuilder}).
- * The split keeps each source file readable; it is not a type of its own.
+ * The state of one {@link BloomFilter}: its native handle and the guard around its native calls,
+ * its shape and fixed facts (read once), and the Java probes of its stages. BloomFilter's public
+ * methods are one-line calls into this class (the shape accessors) and the helpers that share it:
+ * {@link SingleKeys} (the single-key calls, in Java), {@link BulkCalls} (the calls that cross into
+ * native code once for many keys or the whole filter) and {@link FilterFiles} (serialized forms
+ * and files).
+ *
+ * <p>The filter's {@link Cleaner} is registered on this object, not on the BloomFilter, which
+ * holds it: every call keeps this object reachable until it returns ({@link #call}, and the
+ * reachability fences of the single-key calls), so the Cleaner cannot free the native filter
+ * under a call. The accessors check that the filter is open; the fields, read by {@link
+ * BloomFilter#toString()}, {@link BloomFilter#equals} and {@link BloomFilter#hashCode} after
+ * close too, do not.
  */
-abstract class FilterCore {
+final class FilterCore {
   private static final Cleaner CLEANER = Cleaner.create();
   /** Whether close() unmaps read-only mappings at once (Windows: see {@link #guarded}). */
   static final boolean UNMAP_READ_ONLY_AT_CLOSE = NativeLoader.onWindows();
@@ -44,21 +49,21 @@ abstract class FilterCore {
   /** The file (or bytes) carried the stale mark when opened: see {@link #isStale()}. */
   final boolean stale;
   /**
-   * The single-key calls, in Java over the engine's own words (see "Single keys" below); for a
-   * growing filter, its first stage's (every stage hashes with the one seed, so it hashes keys
+   * The single-key calls' probe, in Java over the engine's own words (see {@link SingleKeys}); for
+   * a growing filter, its first stage's (every stage hashes with the one seed, so it hashes keys
    * for all of them).
    */
   final Probe probe;
-  /** A growing filter's growth ({@code abloom_options.growth}); 0 for a fixed filter. */
-  final double growth;
-  /** Whether this is a growing filter (a chain of stages, see {@link BloomFilter#growing}). */
-  final boolean growing;
   /**
    * A growing filter's stages as Java probes them, oldest first; null for a fixed filter. Only
    * ever replaced by a longer array (under {@link #stagesLock}), and written before any add that
    * appended a stage returns: see {@link #publishStages}.
    */
-  volatile Probe[] stages;
+  volatile Probe[] stageProbes;
+  /** A growing filter's growth ({@code abloom_options.growth}); 0 for a fixed filter. */
+  final double growth;
+  /** Whether this is a growing filter (a chain of stages, see {@link BloomFilter#growing}). */
+  final boolean growing;
   private final Object stagesLock = new Object();
   /**
    * Whether each single-key call registers with the close guard. A read-write mapping needs
@@ -76,9 +81,7 @@ abstract class FilterCore {
    * once per call in place of {@code guarded} alone, so a fixed filter's test costs one branch,
    * as it did before growing filters; everything else takes the other path.
    */
-  private final boolean plain;
-  /** The writer mode's Java side: plain stores in the single-key adds (setWriterMode). */
-  boolean exclusive;
+  final boolean plain;
 
   /** Takes ownership of a native filter (freed here if anything fails). */
   FilterCore(long address, Object attachment) {
@@ -115,7 +118,7 @@ abstract class FilterCore {
     try {
       this.probe = stageProbe(address, 0, Probe.MAX_CHUNK_SHIFT);
       if (growing) {
-        this.stages = new Probe[] {probe};
+        this.stageProbes = new Probe[] {probe};
         publishStages(address);
       }
     } catch (RuntimeException | Error e) {
@@ -179,9 +182,9 @@ abstract class FilterCore {
    * ever grow and never move, so the probes already published stay valid. Runs inside the
    * caller's close guard (or in the constructor).
    */
-  final void publishStages(long address) {
+  void publishStages(long address) {
     synchronized (stagesLock) {
-      Probe[] now = stages;
+      Probe[] now = stageProbes;
       int n = AbloomNative.jab_stages(address);
       if (n < 0) {
         throw Errors.unchecked(n, "abloom_get_stage_info");
@@ -193,12 +196,12 @@ abstract class FilterCore {
       for (int i = now.length; i < n; i++) {
         next[i] = stageProbe(address, i, Probe.MAX_CHUNK_SHIFT);
       }
-      stages = next;
+      stageProbes = next;
     }
   }
 
   /** {@link BloomFilter#close()}: marks the handle closed, waits for calls in flight, releases. */
-  final void release() {
+  void release() {
     if (handle.markClosed()) {
       handle.awaitQuiescent();
       if (guarded) {
@@ -215,7 +218,7 @@ abstract class FilterCore {
    * The filter stays reachable until the call returns, so its Cleaner cannot free the pointer
    * under it. The single-key calls do not come here: they must not pay for a lambda per key.
    */
-  final <R> R call(LongFunction<R> call) {
+  <R> R call(LongFunction<R> call) {
     long h = handle.enter();
     try {
       return call.apply(h);
@@ -230,7 +233,7 @@ abstract class FilterCore {
    * new stages are published to the single-key tests before it returns, also when it fails part
    * way (some keys may be in by then).
    */
-  final <R> R callAdding(LongFunction<R> call) {
+  <R> R callAdding(LongFunction<R> call) {
     if (!growing) {
       return call(call);
     }
@@ -247,349 +250,9 @@ abstract class FilterCore {
     }
   }
 
-  // ---- single keys ------------------------------------------------------------------------------
-
-  // Single-key calls run in Java (Probe), over the engine's words: no JNI call per key. The hash
-  // needs nothing of the filter's state; the memory access is what close() must not race:
-  //  - Unguarded filters (all but writable mappings, and on Windows read-only ones too): close()
-  //    never frees or unmaps memory a
-  //    call can still reach. It gives an owned filter's pages back (they then read as zeros)
-  //    and leaves the free to the Cleaner, which runs only once this object is unreachable, and
-  //    every call keeps it reachable to its end. A call checks `closed` before its loads and
-  //    again after them (a load-load fence between): an answer read from released pages is
-  //    never returned, an IllegalStateException is thrown instead. No atomic write per call.
-  //  - Guarded filters register with the handle's in-flight counter, as JNI calls do.
-
-  //  - Growing filters test their stages in Java too, newest first (see publishStages), but add
-  //    through the engine: only it counts a stage's new keys and appends the next stage.
-
-  private boolean testHash(long hash) {
-    if (!plain) {
-      return testHashGuardedOrGrowing(hash);
-    }
-    handle.checkOpen();
-    boolean found = probe.test(hash);
-    VarHandle.loadLoadFence();
-    handle.checkOpen();
-    Reference.reachabilityFence(this);
-    return found;
-  }
-
-  private boolean testHashGuardedOrGrowing(long hash) {
-    if (guarded) {
-      handle.enter();
-      try {
-        return growing ? testStages(hash) : probe.test(hash);
-      } finally {
-        handle.exit();
-        Reference.reachabilityFence(this);
-      }
-    }
-    handle.checkOpen();
-    boolean found = testStages(hash);
-    VarHandle.loadLoadFence();
-    handle.checkOpen();
-    Reference.reachabilityFence(this);
-    return found;
-  }
-
-  /** A growing filter's test: in any stage published, newest (the largest, most keys) first. */
-  private boolean testStages(long hash) {
-    Probe[] all = stages;
-    for (int i = all.length - 1; i >= 0; i--) {
-      if (all[i].test(hash)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /**
-   * A growing filter's add: the engine's test-and-add of the hash, which returns the stage count
-   * it read after the add; stages appended since the last publication are published before this
-   * returns.
-   */
-  private boolean addToStages(long hash) {
-    long h = handle.enter();
-    try {
-      long rc = AbloomNative.jab_grow_add_hash(h, hash);
-      if (rc < 0) {
-        throw Errors.unchecked(rc, "put");
-      }
-      if ((rc >>> 1) > stages.length) {
-        publishStages(h);
-      }
-      return (rc & 1) != 0;
-    } finally {
-      handle.exit();
-      Reference.reachabilityFence(this);
-    }
-  }
-
-  /** Adds a hash; true if it was definitely new. */
-  private boolean addHash(long hash) {
-    if (readOnly) {
-      handle.checkOpen();
-      throw Errors.unchecked(AbloomError.READONLY.code(), "put");
-    }
-    if (!plain) {
-      if (growing) {
-        return addToStages(hash);
-      }
-      handle.enter();
-      try {
-        return probe.add(hash, exclusive);
-      } finally {
-        handle.exit();
-        Reference.reachabilityFence(this);
-      }
-    }
-    handle.checkOpen();
-    boolean fresh = probe.add(hash, exclusive);
-    VarHandle.loadLoadFence();
-    handle.checkOpen();
-    Reference.reachabilityFence(this);
-    return fresh;
-  }
-
-  /**
-   * Adds a key. Returns what Guava's {@code put} returns: whether the filter changed, which is
-   * whether the key was (definitely) new, read from the same atomic pass that sets its bits.
-   *
-   * @param key the key's bytes (not retained)
-   * @return true if some bit of the key was clear before (a new key); false if all were already
-   *     set (a repeat, or a false positive)
-   * @throws UnsupportedOperationException if the filter is read-only
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean put(byte[] key) {
-    return put(key, 0, key.length);
-  }
-
-  /**
-   * Adds the key {@code key[offset .. offset + length)}.
-   *
-   * @param key the array holding the key
-   * @param offset where the key starts
-   * @param length the key's length in bytes
-   * @return true if the key was new (see {@link #put(byte[])})
-   * @throws IndexOutOfBoundsException if the slice is outside the array
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean put(byte[] key, int offset, int length) {
-    Objects.checkFromIndexSize(offset, length, key.length);
-    return addHash(probe.hash(key, offset, length));
-  }
-
-  /**
-   * Adds a string key: its UTF-8 bytes.
-   *
-   * @param key the key
-   * @return true if the key was new (see {@link #put(byte[])})
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean put(String key) {
-    return addHash(probe.hash(key));
-  }
-
-  /**
-   * Adds a long key: its 8 bytes in <b>little-endian</b> order (as every abloom binding does),
-   * so {@code put(1L)} is {@code put(new byte[] {1, 0, 0, 0, 0, 0, 0, 0})}.
-   *
-   * @param key the key
-   * @return true if the key was new (see {@link #put(byte[])})
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean put(long key) {
-    return addHash(probe.hash(key));
-  }
-
-  /**
-   * Adds the key made of the buffer's remaining bytes ({@code position} to {@code limit}); the
-   * buffer's position is not changed. Direct buffers are read in place.
-   *
-   * @param key the key
-   * @return true if the key was new (see {@link #put(byte[])})
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean put(ByteBuffer key) {
-    return addHash(probe.hash(key));
-  }
-
-  /**
-   * Test-and-add, named for what it guarantees: adds the key and tells whether it was absent,
-   * from one atomic pass over its bits. When several threads putIfAbsent one new key at once,
-   * at least one of them gets true (unless the key was already a false positive). Same result
-   * as {@link #put(byte[])}.
-   *
-   * @param key the key's bytes
-   * @return true if the key was definitely absent before this call (and is now added)
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean putIfAbsent(byte[] key) {
-    return put(key, 0, key.length);
-  }
-
-  /**
-   * {@link #putIfAbsent(byte[])} for a string's UTF-8 bytes.
-   *
-   * @param key the key
-   * @return true if the key was definitely absent before this call
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean putIfAbsent(String key) {
-    return put(key);
-  }
-
-  /**
-   * {@link #putIfAbsent(byte[])} for a long's 8 little-endian bytes.
-   *
-   * @param key the key
-   * @return true if the key was definitely absent before this call
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean putIfAbsent(long key) {
-    return put(key);
-  }
-
-  /**
-   * Whether the key might have been added: false means it definitely was not; true means it
-   * was, or is a false positive.
-   *
-   * @param key the key's bytes
-   * @return false if the key is definitely absent
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean mightContain(byte[] key) {
-    return testHash(probe.hash(key, 0, key.length));
-  }
-
-  /**
-   * {@link #mightContain(byte[])} for the key {@code key[offset .. offset + length)}.
-   *
-   * @param key the array holding the key
-   * @param offset where the key starts
-   * @param length the key's length in bytes
-   * @return false if the key is definitely absent
-   * @throws IndexOutOfBoundsException if the slice is outside the array
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean mightContain(byte[] key, int offset, int length) {
-    Objects.checkFromIndexSize(offset, length, key.length);
-    return testHash(probe.hash(key, offset, length));
-  }
-
-  /**
-   * {@link #mightContain(byte[])} for a string's UTF-8 bytes.
-   *
-   * @param key the key
-   * @return false if the key is definitely absent
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean mightContain(String key) {
-    return testHash(probe.hash(key));
-  }
-
-  /**
-   * {@link #mightContain(byte[])} for a long's 8 little-endian bytes.
-   *
-   * @param key the key
-   * @return false if the key is definitely absent
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean mightContain(long key) {
-    return testHash(probe.hash(key));
-  }
-
-  /**
-   * {@link #mightContain(byte[])} for the buffer's remaining bytes (position unchanged).
-   *
-   * @param key the key
-   * @return false if the key is definitely absent
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean mightContain(ByteBuffer key) {
-    return testHash(probe.hash(key));
-  }
-
-  // ---- shape ------------------------------------------------------------------------------------
-
-  /**
-   * The false-positive probability the filter was created for (0 when the layout was given
-   * explicitly). For a growing filter, the whole chain's target, which it holds at any count of
-   * keys.
-   *
-   * @return the target fpp
-   * @throws IllegalStateException if the filter is closed
-   */
-  public double targetFpp() {
-    handle.checkOpen();
-    return targetFpp;
-  }
-
-  /**
-   * The model's false-positive probability once {@link #expectedInsertions()} distinct keys are
-   * in: at most {@link #targetFpp()} for filters sized from it. For a growing filter, the bound
-   * on the chain's now: the sum of its stages' model fpps at their capacities.
-   *
-   * @return the model fpp at capacity
-   * @throws IllegalStateException if the filter is closed
-   */
-  public double modelFpp() {
-    if (growing) {
-      return Double.longBitsToDouble(info(-1)[9]);
-    }
-    handle.checkOpen();
-    return modelFpp;
-  }
-
-  /**
-   * The number of bits (Guava's {@code bitSize}); the native memory is bitSize / 8 bytes. For a
-   * growing filter, its stages' bits together now (it grows as stages are appended).
-   *
-   * @return total bits
-   * @throws IllegalStateException if the filter is closed
-   */
-  public long bitSize() {
-    if (growing) {
-      return info(-1)[4];
-    }
-    handle.checkOpen();
-    return bits;
-  }
-
-  /**
-   * The capacity the filter was sized for. For a growing filter, the keys its stages now hold
-   * before the next is appended (their capacities together; it grows with them).
-   *
-   * @return expected insertions
-   * @throws IllegalStateException if the filter is closed
-   */
-  public long expectedInsertions() {
-    if (growing) {
-      return info(-1)[6];
-    }
-    handle.checkOpen();
-    return capacity;
-  }
-
-  /**
-   * Probes (bits set) per key, k. For a growing filter, its newest stage's (each stage has its
-   * own: see {@link BloomFilter#stage}).
-   *
-   * @return 1..64
-   * @throws IllegalStateException if the filter is closed
-   */
-  public int hashFunctions() {
-    if (growing) {
-      return (int) info(-1)[1];
-    }
-    handle.checkOpen();
-    return hashFunctions;
-  }
 
   /** The engine's info of the whole filter (stage &lt; 0) or of one stage, under the guard. */
-  final long[] info(int stage) {
+  long[] info(int stage) {
     long[] out = new long[INFO_LONGS];
     int rc = call(h -> AbloomNative.jab_stage_info(h, stage, out));
     if (rc == AbloomError.RANGE.code()) {
@@ -602,41 +265,97 @@ abstract class FilterCore {
     return out;
   }
 
-  // ---- growing filters -----------------------------------------------------------------------
+  // ---- shape: the bodies of BloomFilter's accessors ---------------------------------------------
 
-  /**
-   * Whether this is a growing filter ({@link BloomFilter#growing}, {@link
-   * BloomFilter.Builder#growth}): a chain of stages that holds its target fpp at any count of
-   * keys. Read from the bytes or file for a filter read or opened.
-   *
-   * @return true for a growing filter, false for a fixed one
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean isGrowing() {
+  double targetFpp() {
+    handle.checkOpen();
+    return targetFpp;
+  }
+
+  double modelFpp() {
+    if (growing) {
+      return Double.longBitsToDouble(info(-1)[9]);
+    }
+    handle.checkOpen();
+    return modelFpp;
+  }
+
+  long bitSize() {
+    if (growing) {
+      return info(-1)[4];
+    }
+    handle.checkOpen();
+    return bits;
+  }
+
+  long expectedInsertions() {
+    if (growing) {
+      return info(-1)[6];
+    }
+    handle.checkOpen();
+    return capacity;
+  }
+
+  int hashFunctions() {
+    if (growing) {
+      return (int) info(-1)[1];
+    }
+    handle.checkOpen();
+    return hashFunctions;
+  }
+
+  Layout layout() {
+    handle.checkOpen();
+    return layout;
+  }
+
+  Kind kind() {
+    handle.checkOpen();
+    return kind;
+  }
+
+  int shards() {
+    handle.checkOpen();
+    return shards;
+  }
+
+  long seed() {
+    handle.checkOpen();
+    return seed;
+  }
+
+  Storage storage() {
+    handle.checkOpen();
+    return storage;
+  }
+
+  boolean isReadOnly() {
+    handle.checkOpen();
+    return readOnly;
+  }
+
+  boolean isStale() {
+    handle.checkOpen();
+    return stale;
+  }
+
+  boolean isClosed() {
+    return handle.isClosed();
+  }
+
+  // ---- growing filters: the bodies of BloomFilter's accessors -----------------------------------
+
+  boolean isGrowing() {
     handle.checkOpen();
     return growing;
   }
 
-  /**
-   * A growing filter's growth: each stage's capacity over the last's.
-   *
-   * @return in (1, {@link BloomFilter#MAX_GROWTH}] for a growing filter; 0 for a fixed one
-   * @throws IllegalStateException if the filter is closed
-   */
-  public double growth() {
+  double growth() {
     handle.checkOpen();
     return growth;
   }
 
-  /**
-   * The number of stages now: 1 for a fixed filter (its own one stage); for a growing filter,
-   * one more each time its newest stage has taken its capacity of new keys, up to {@link
-   * BloomFilter#MAX_STAGES}.
-   *
-   * @return 1..{@link BloomFilter#MAX_STAGES}
-   * @throws IllegalStateException if the filter is closed
-   */
-  public int stageCount() {
+  int stageCount() {
     int n = call(AbloomNative::jab_stages);
     if (n < 0) {
       throw Errors.unchecked(n, "stageCount");
@@ -644,42 +363,15 @@ abstract class FilterCore {
     return n;
   }
 
-  /**
-   * Whether a growing filter could not append a stage when it had to ({@link
-   * BloomFilter#MAX_STAGES}, the size limits, or no memory): its newest stage then takes every
-   * key past its capacity, and the target fpp is no longer held. Always false for a fixed
-   * filter.
-   *
-   * @return true if growth failed
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean growthFailed() {
+  boolean growthFailed() {
     return info(-1)[15] != 0;
   }
 
-  /**
-   * The keys a growing filter's stages counted as new: exact with one writer, at worst a little
-   * over with several at once (a key whose bits were all set already, a repeat or a false
-   * positive, is not counted). A fixed filter does not count its keys: 0 (see {@link
-   * BloomFilter#approximateElementCount}).
-   *
-   * @return keys counted as new; 0 for a fixed filter
-   * @throws IllegalStateException if the filter is closed
-   */
-  public long keyCount() {
+  long keyCount() {
     return info(-1)[17];
   }
 
-  /**
-   * One stage of this filter, 0 the oldest, as a filter of its own: its shape, capacity, target
-   * and model fpp, and the keys it counted. A fixed filter is its own stage 0.
-   *
-   * @param index 0 .. {@link #stageCount()} - 1
-   * @return the stage
-   * @throws IndexOutOfBoundsException if there is no such stage
-   * @throws IllegalStateException if the filter is closed
-   */
-  public BloomFilter.Stage stage(int index) {
+  BloomFilter.Stage stage(int index) {
     if (index < 0) {
       handle.checkOpen();
       throw new IndexOutOfBoundsException("abloom: stage " + index + " (stages count from 0)");
@@ -687,13 +379,7 @@ abstract class FilterCore {
     return BloomFilter.Stage.of(index, info(index));
   }
 
-  /**
-   * Every stage now, oldest first ({@link #stage} of each).
-   *
-   * @return an unmodifiable list of {@link #stageCount()} stages
-   * @throws IllegalStateException if the filter is closed
-   */
-  public List<BloomFilter.Stage> stages() {
+  List<BloomFilter.Stage> stages() {
     int n = stageCount();
     List<BloomFilter.Stage> out = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
@@ -702,95 +388,17 @@ abstract class FilterCore {
     return List.copyOf(out);
   }
 
-  /**
-   * The kind: how a key's bits spread over the filter.
-   *
-   * @return the kind
-   * @throws IllegalStateException if the filter is closed
-   */
-  public Kind kind() {
-    handle.checkOpen();
-    return kind;
-  }
+  // ---- comparing filters ------------------------------------------------------------------------
 
   /**
-   * The shard count.
-   *
-   * @return a power of two
-   * @throws IllegalStateException if the filter is closed
+   * {@link BloomFilter#isCompatible}: both filters open and of one shape. This filter's closed
+   * check comes first, then {@code other}'s (a null {@code other} throws there).
    */
-  public int shards() {
+  boolean compatible(BloomFilter other) {
     handle.checkOpen();
-    return shards;
-  }
-
-  /**
-   * The hash seed.
-   *
-   * @return the seed
-   * @throws IllegalStateException if the filter is closed
-   */
-  public long seed() {
-    handle.checkOpen();
-    return seed;
-  }
-
-  /**
-   * Where the bits live.
-   *
-   * @return the storage
-   * @throws IllegalStateException if the filter is closed
-   */
-  public Storage storage() {
-    handle.checkOpen();
-    return storage;
-  }
-
-  /**
-   * Whether writes throw {@link UnsupportedOperationException} (a view, or a file opened
-   * read-only).
-   *
-   * @return true if read-only
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean isReadOnly() {
-    handle.checkOpen();
-    return readOnly;
-  }
-
-  /**
-   * Whether the file (or the bytes of {@link BloomFilter#wrap}) carried the stale mark when this
-   * filter was opened over it without {@code verifyChecksum}: a writer that opened it {@link
-   * BloomFilter.OpenMode#READ_WRITE} did not sync it (killed, or still running). The bits are
-   * valid and every call works, but a checked read of the file fails with {@link
-   * AbloomStaleException} until it is sealed ({@link BloomFilter#seal}). For a filter opened {@link
-   * BloomFilter.OpenMode#READ_WRITE}: whether the file was stale before this open marked it (its
-   * {@link BloomFilter#sync()} or {@link BloomFilter#close()} then seals it). Always false for a
-   * filter that was created, copied or read ({@link BloomFilter#fromByteArray(byte[])}, {@link
-   * BloomFilter#readFrom}: those refuse stale bytes). Read once, at the open: it does not change.
-   *
-   * @return true if the file was stale when opened
-   * @throws IllegalStateException if the filter is closed
-   */
-  public boolean isStale() {
-    handle.checkOpen();
-    return stale;
-  }
-
-  /**
-   * Whether {@link BloomFilter#close() close()} has been called. Never throws.
-   *
-   * @return true once closed
-   */
-  public boolean isClosed() {
-    return handle.isClosed();
-  }
-
-  /** {@link BloomFilter#isCompatible}: both filters open and of one shape. */
-  final boolean compatible(FilterCore other) {
-    handle.checkOpen();
-    other.handle.checkOpen();
-    return sameShape(other);
+    FilterCore o = other.core;
+    o.handle.checkOpen();
+    return sameShape(o);
   }
 
   /**
@@ -799,7 +407,7 @@ abstract class FilterCore {
    * the growth, first capacity and target: so every stage has the same shape as the other's);
    * never a growing filter and a fixed one.
    */
-  final boolean sameShape(FilterCore other) {
+  boolean sameShape(FilterCore other) {
     return kind == other.kind
         && layout == other.layout
         && hashFunctions == other.hashFunctions
@@ -811,7 +419,46 @@ abstract class FilterCore {
             || capacity == other.capacity && Double.compare(targetFpp, other.targetFpp) == 0);
   }
 
-  final String shape() {
+  /**
+   * {@link BloomFilter#equals} of two distinct filters: the same shape and the same bits, both
+   * open (a closed filter equals no other). Never throws for a closed filter.
+   */
+  boolean sameBits(FilterCore other) {
+    if (!sameShape(other)) {
+      return false;
+    }
+    long h = handle.tryEnter();
+    if (h == 0) {
+      return false;
+    }
+    try {
+      long o = other.handle.tryEnter();
+      if (o == 0) {
+        return false;
+      }
+      try {
+        int rc = AbloomNative.abloom_equal(h, o);
+        if (rc < 0) {
+          throw Errors.unchecked(rc, "equals");
+        }
+        return rc != 0;
+      } finally {
+        other.handle.exit();
+        Reference.reachabilityFence(other);
+      }
+    } finally {
+      handle.exit();
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /** {@link BloomFilter#hashCode}: of the shape only (the fields, so also after close). */
+  int shapeHash() {
+    return Objects.hash(kind, layout, hashFunctions, shards, blocksPerShard, seed);
+  }
+
+  /** The shape, for the message of a failed combination (set operations). */
+  String shape() {
     if (growing) {
       return "{growing, growth="
           + growth
@@ -841,6 +488,30 @@ abstract class FilterCore {
         + hashFunctions
         + ", seed="
         + seed
+        + "}";
+  }
+
+  /** {@link BloomFilter#toString}: never throws (the fields, and the published stages). */
+  String describe() {
+    return "BloomFilter{kind="
+        + kind
+        + ", layout="
+        + layout
+        + ", bits="
+        + bits
+        + ", k="
+        + hashFunctions
+        + ", shards="
+        + shards
+        + ", expectedInsertions="
+        + capacity
+        + ", targetFpp="
+        + targetFpp
+        + ", storage="
+        + storage
+        + (growing ? ", growth=" + growth + ", stages=" + stageProbes.length : "")
+        + (readOnly ? ", readOnly" : "")
+        + (isClosed() ? ", closed" : "")
         + "}";
   }
 }

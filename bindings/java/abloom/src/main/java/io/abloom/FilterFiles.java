@@ -13,9 +13,10 @@ import java.nio.file.Path;
 import java.util.Objects;
 
 /**
- * How {@link BloomFilter}'s serialized forms and files are read and written: streams through a
- * native buffer, byte arrays, wrapped buffers, mapped files and the native form of a path. The
- * public methods with their documentation are BloomFilter's; these are their bodies.
+ * How {@link BloomFilter}'s serialized forms and files are read and written: its size, byte
+ * arrays, streams through a native buffer, wrapped buffers, mapped files (open, sync, seal),
+ * crash-safe saves and the native form of a path. The public methods with their documentation are
+ * BloomFilter's; these are their bodies (over the filter's {@link FilterCore}).
  */
 final class FilterFiles {
   static final int VERIFY_CHECKSUM = 0x1;
@@ -23,7 +24,36 @@ final class FilterFiles {
 
   private FilterFiles() {}
 
-  static void writeTo(BulkCalls filter, OutputStream out) throws IOException {
+  static long serializedSize(FilterCore filter) {
+    if (filter.growing) {
+      long n = filter.call(AbloomNative::jab_serialized_size);
+      if (n < 0) {
+        throw Errors.unchecked(n, "serializedSize");
+      }
+      return n;
+    }
+    filter.handle.checkOpen();
+    return 128 + filter.bits / 8;
+  }
+
+  static byte[] toByteArray(FilterCore filter) {
+    long size = serializedSize(filter);
+    if (size > Packed.MAX_ARRAY) {
+      throw new IllegalStateException(
+          "abloom: " + size + " bytes do not fit in a Java array; use writeTo or save");
+    }
+    byte[] out = new byte[(int) size];
+    long rc = filter.call(h -> AbloomNative.jab_serialize(h, out, out.length));
+    if (filter.growing && rc == AbloomError.TOO_SMALL.code()) {
+      return toByteArray(filter); // another thread appended a stage since the size was read
+    }
+    if (rc != size) {
+      throw Errors.unchecked(rc < 0 ? rc : AbloomError.INTERNAL.code(), "toByteArray");
+    }
+    return out;
+  }
+
+  static void writeTo(FilterCore filter, OutputStream out) throws IOException {
     Objects.requireNonNull(out, "out");
     // A growing filter may gain a stage between the size and the copy (another thread adding):
     // the copy then finds the buffer too small, and is tried again at the new size.
@@ -31,8 +61,8 @@ final class FilterFiles {
   }
 
   /** One try of {@link #writeTo}: false, with nothing written, if the filter outgrew the size. */
-  private static boolean writeOnce(BulkCalls filter, OutputStream out) throws IOException {
-    long size = filter.serializedSize();
+  private static boolean writeOnce(FilterCore filter, OutputStream out) throws IOException {
+    long size = serializedSize(filter);
     long mem = AbloomNative.jab_malloc(size);
     if (mem == 0) {
       throw new OutOfMemoryError("abloom: cannot allocate " + size + " bytes to serialize");
@@ -55,6 +85,21 @@ final class FilterFiles {
       return true;
     } finally {
       AbloomNative.jab_mfree(mem);
+    }
+  }
+
+  static void save(FilterCore filter, Path path) throws IOException {
+    byte[] name = nativePath(path);
+    int rc = filter.call(h -> AbloomNative.jab_save(h, name));
+    if (rc != 0) {
+      throw Errors.checked(rc, "save", path.toString());
+    }
+  }
+
+  static void sync(FilterCore filter) throws IOException {
+    int rc = filter.call(AbloomNative::abloom_sync);
+    if (rc != 0) {
+      throw Errors.checked(rc, "sync", "<mapped file>");
     }
   }
 

@@ -135,7 +135,7 @@ class GrowingConcurrencyTest {
       }
       int stages = f.stageCount();
       assertTrue(stages >= 10, "stages: " + stages);
-      assertEquals(stages, f.stages.length, "every stage published");
+      assertEquals(stages, f.core.stageProbes.length, "every stage published");
       for (int w = 0; w < WRITERS; w++) {
         for (int i = 0; i < KEYS_PER_WRITER; i++) {
           boolean found =
@@ -154,8 +154,8 @@ class GrowingConcurrencyTest {
       for (long i = 0; i < 40_000; i++) {
         f.put(i);
         assertTrue(f.mightContain(i), "key " + i);
-        if (f.stages.length != seen) {
-          seen = f.stages.length;
+        if (f.core.stageProbes.length != seen) {
+          seen = f.core.stageProbes.length;
           for (long j = 0; j <= i; j++) { // a new stage: every earlier key still found
             assertTrue(f.mightContain(j), "key " + j + " at stage " + seen);
           }

@@ -128,21 +128,21 @@ class GrowingTest {
         int positives = 0;
         for (int i = 0; i < 6000; i++) {
           byte[] k = TestSupport.utf8("k" + i);
-          assertEquals(1, (int) f.<Integer>call(h -> AbloomNative.jab_test_key(h, k, k.length)));
+          assertEquals(1, (int) f.core.<Integer>call(h -> AbloomNative.jab_test_key(h, k, k.length)));
           assertTrue(f.mightContain(k));
         }
         for (int i = 0; i < 30_000; i++) {
           byte[] k = TestSupport.utf8("absent" + i);
-          boolean engine = (int) f.<Integer>call(h -> AbloomNative.jab_test_key(h, k, k.length)) == 1;
+          boolean engine = (int) f.core.<Integer>call(h -> AbloomNative.jab_test_key(h, k, k.length)) == 1;
           assertEquals(engine, f.mightContain(k), f + ": absent" + i);
-          long hash = f.probe.hash(k, 0, k.length);
-          assertEquals(engine ? 1 : 0, (int) f.<Integer>call(h -> AbloomNative.jab_test_hash(h, hash)));
+          long hash = f.core.probe.hash(k, 0, k.length);
+          assertEquals(engine ? 1 : 0, (int) f.core.<Integer>call(h -> AbloomNative.jab_test_hash(h, hash)));
           positives += engine ? 1 : 0;
         }
         assertTrue(positives > 0 && positives < 30_000 / 10, positives + " " + f);
         // every stage is probed where the engine says it lies, and no stage answers for all
         for (int s = 0; s < f.stageCount(); s++) {
-          Probe p = f.stageProbe(s, 12);
+          Probe p = f.core.stageProbe(s, 12);
           int hits = 0;
           for (int i = 0; i < 1000; i++) {
             hits += p.test(p.hash(TestSupport.utf8("absent" + i), 0, ("absent" + i).length())) ? 1 : 0;
@@ -251,10 +251,10 @@ class GrowingTest {
       // the engine's own check, should the Java one be passed: ABLOOM_ERR_MISMATCH
       assertEquals(
           AbloomError.MISMATCH.code(),
-          (int) a.<Integer>call(h -> fixed.call(o -> AbloomNative.abloom_union(h, o))));
+          (int) a.core.<Integer>call(h -> fixed.core.call(o -> AbloomNative.abloom_union(h, o))));
       assertEquals(
           AbloomError.MISMATCH.code(),
-          (int) a.<Integer>call(h -> otherGrowth.call(o -> AbloomNative.abloom_union(h, o))));
+          (int) a.core.<Integer>call(h -> otherGrowth.core.call(o -> AbloomNative.abloom_union(h, o))));
     }
   }
 
@@ -273,7 +273,7 @@ class GrowingTest {
       assertThrows(UnsupportedOperationException.class, () -> a.intersect(fixed));
       assertEquals(
           AbloomError.UNSUPPORTED.code(),
-          (int) a.<Integer>call(h -> b.call(o -> AbloomNative.abloom_intersect(h, o))));
+          (int) a.core.<Integer>call(h -> b.core.call(o -> AbloomNative.abloom_intersect(h, o))));
       assertThrows(
           UnsupportedOperationException.class,
           () -> Probe.over(new ByteBuffer[0], Probe.MAX_CHUNK_SHIFT, a));

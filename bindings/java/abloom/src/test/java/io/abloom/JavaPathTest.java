@@ -155,7 +155,7 @@ class JavaPathTest {
     BloomFilter.Builder b = BloomFilter.builder().expectedInsertions(20_000).fpp(0.01).seed(5);
     try (BloomFilter java = b.build();
         BloomFilter engine = b.build()) {
-      Probe probe = java.probe(12);
+      Probe probe = java.core.probe(12);
       List<byte[]> utf8 = new ArrayList<>();
       for (int n = 0; n <= 300; n++) {
         for (int kind = 0; kind <= 4; kind++) {
@@ -284,7 +284,7 @@ class JavaPathTest {
             }
           }
           // The other overloads and the chunked probe, on the owned filter.
-          Probe chunked = f.probe(12);
+          Probe chunked = f.core.probe(12);
           for (int i = 0; i < n; i++) {
             byte[] k = other[i];
             assertEquals(want[i], chunked.test(chunked.hash(k, 0, k.length)), "chunked " + i);
@@ -396,7 +396,7 @@ class JavaPathTest {
     assertThrows(IllegalArgumentException.class, () -> Probe.chunksPerShard(0, 12));
     assertThrows(IllegalArgumentException.class, () -> Probe.chunksPerShard(1L << 40, 6));
     try (BloomFilter f = BloomFilter.create(10_000, 0.01)) {
-      assertThrows(IllegalArgumentException.class, () -> f.probe(5));
+      assertThrows(IllegalArgumentException.class, () -> f.core.probe(5));
       ByteBuffer heap = ByteBuffer.allocate((int) (f.bitSize() / 8));
       assertThrows(
           IllegalArgumentException.class,

@@ -66,7 +66,7 @@ public class ProbeSteps {
       }
       filter.putAll(m == chunk.length ? chunk : java.util.Arrays.copyOf(chunk, m));
     }
-    probe = filter.probe(Probe.MAX_CHUNK_SHIFT);
+    probe = filter.core.probe(Probe.MAX_CHUNK_SHIFT);
     pool = new long[POOL];
     strings = new String[POOL];
     for (int q = 0; q < POOL; q++) {
