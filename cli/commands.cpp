@@ -27,9 +27,9 @@ namespace abloom_cli {
 namespace {
 
 // Keys per bulk call: build and add take a part's keys (parallel_input.hpp) in one or two calls.
-// query and dedupe test 4096 keys a call: query --count ran 11% slower on one thread with 65536
-// than with 4096 (10M keys, 2 vCPUs; bench/RESULTS.md), the answers of a smaller call stay in
-// the L1 cache until they are looked at.
+// query and dedupe test 4096 keys a call: query --count ran slower on one thread with 65536 than
+// with 4096 (bench/RESULTS.md, "The `abloom` command against wc -l, awk and sort -u"): the
+// answers of a smaller call stay in the L1 cache until they are looked at.
 constexpr size_t kBulkBatch = 65536;
 constexpr size_t kPrintBatch = 4096;
 

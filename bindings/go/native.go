@@ -299,10 +299,9 @@ var wordBit = [blockWords]uint32{1, 2, 4, 8, 16, 32, 64, 128}
 // the window wraps: always between two 64-bit words, since 16 is even. Only the first and last
 // 64-bit words can hold a half outside the window (the first one's low half when s is odd, the
 // last one's high half when the window ends mid-word): those masks are made once, not per word.
-// (Against a table load of C^(w+1) and an arithmetic half mask per word, this made present-key
-// tests about 15% faster and absent ones 4-10%: bench/JOURNAL.md, "Go: the split probe word by
-// word". Plain values, not a walker struct with methods: that kept its fields in memory and cost
-// 60%.)
+// (Against a table load of C^(w+1) and an arithmetic half mask per word, this made tests faster:
+// bench/JOURNAL.md, "Go: the split probe word by word". Plain values, not a walker struct with
+// methods: that kept its fields in memory, and was slower still.)
 //
 // splitStart returns x for the first word, h2 * C (x after a wrap), the first 64-bit word, how
 // many words the window covers, and the masks of the halves in the window in the first word

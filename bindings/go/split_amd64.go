@@ -4,9 +4,10 @@ package abloom
 
 // The split layout's probe in AVX2 assembly (split_amd64.s): all 16 32-bit words of the block
 // at once, with no loop and no branch on the key. The Go probe (testSplit, addSplit in
-// native.go) is a loop of about 35 instructions per 64-bit word, and at 1M keys its length,
-// not the memory, decided the time: a present key cost 158 instructions in testSplit, so the
-// out-of-order core held barely one key's cache miss at a time.
+// native.go) is a loop over the block's 64-bit words, and at 1M keys its length, not the
+// memory, decided the time: a present key's instructions in testSplit were so many that the
+// out-of-order core held barely one key's cache miss at a time (bench/JOURNAL.md, "Go: the
+// split probe in AVX2 assembly, and a Close guard with no instruction").
 //
 // The assembly also finds the key's block (n.block's arithmetic, on n.shards to test and on
 // n.writable to add), so a call passes only the filter and the hash. Computed in Go, the block

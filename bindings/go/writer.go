@@ -14,12 +14,11 @@ const (
 	// bits with atomic read-modify-writes, which never lose a bit.
 	SharedWriters WriterMode = WriterMode(capi.ABLOOM_WRITER_SHARED)
 	// ExclusiveWriter: one goroutine at a time calls Add, AddString, TestAndAdd, the AddBatch
-	// calls and Union; they use plain loads and stores, which makes adds 1.4-2x faster
-	// (measured on a CPU with AVX-512; see the C library's bench/JOURNAL.md, "Suite before and
-	// after"). Any number of goroutines may still call Test and the other read-only methods
-	// meanwhile. It is unsafe with concurrent
-	// writers: two goroutines adding at once can lose each other's bits, which gives false
-	// negatives. For a filter one goroutine fills: an offline build, a bulk load before serving.
+	// calls and Union; they use plain loads and stores, which makes adds faster (see the C
+	// library's bench/RESULTS.md, "C library: bulk calls"). Any number of goroutines may still
+	// call Test and the other read-only methods meanwhile. It is unsafe with concurrent writers:
+	// two goroutines adding at once can lose each other's bits, which gives false negatives. For
+	// a filter one goroutine fills: an offline build, a bulk load before serving.
 	ExclusiveWriter WriterMode = WriterMode(capi.ABLOOM_WRITER_EXCLUSIVE)
 )
 

@@ -119,11 +119,12 @@ func bytesPtr(key []byte) unsafe.Pointer {
 
 // Single-key calls pass the key's address as a C integer, not as a pointer. A pointer
 // argument makes the runtime's cgocheck walk it before every call (to prove the memory holds
-// no Go pointers); that walk cost ~30 ns per call here, twice the C library's own Test, and a
-// byte key can never hold Go pointers. The rules cgocheck enforces still hold: the bytes hold no
-// Go pointers, C does not keep the address, and the key is kept alive past the call with
-// runtime.KeepAlive. Go never moves heap memory, and a goroutine's stack is neither grown nor
-// shrunk while it is inside a C call, so the address stays valid for the call.
+// no Go pointers); that walk cost more than the C library's own Test (bench/JOURNAL.md, "Go
+// binding (issue 5)"), and a byte key can never hold Go pointers. The rules cgocheck enforces
+// still hold: the bytes hold no Go pointers, C does not keep the address, and the key is kept
+// alive past the call with runtime.KeepAlive. Go never moves heap memory, and a goroutine's
+// stack is neither grown nor shrunk while it is inside a C call, so the address stays valid for
+// the call.
 func keyAddr(key []byte) C.uintptr_t {
 	if len(key) == 0 {
 		return 0

@@ -16,9 +16,9 @@
 // writer_mode "auto" (the default): exclusive while every write so far came from one thread,
 // then shared, for good, from the first write of a second thread (before_write). One writing
 // thread is what most programs have (a script, a loader, one worker), and plain stores make its
-// adds 1.4-2x faster; a second writer waits at most for the first one's batch chunk in flight,
-// then all writers run lock-free side by side. A file mapped read-write ('r+') is never
-// exclusive: another process may be writing it.
+// adds faster (bench/RESULTS.md, "C library: bulk calls"); a second writer waits at most for the
+// first one's batch chunk in flight, then all writers run lock-free side by side. A file mapped
+// read-write ('r+') is never exclusive: another process may be writing it.
 #pragma once
 
 #define PY_SSIZE_T_CLEAN

@@ -8,9 +8,8 @@ use crate::{sys, BloomFilter, Error, Info};
 
 /// A [`BloomFilter`] in the C library's exclusive-writer mode (`ABLOOM_WRITER_EXCLUSIVE`): its
 /// inserts set bits with plain loads and stores instead of atomic read-modify-writes, which
-/// makes them 1.4-2x faster (measured on a CPU with AVX-512: bench/JOURNAL.md, "Suite before and
-/// after"), for filters that one thread fills: an offline build, one partition of a job, a bulk
-/// load before serving.
+/// makes them faster (the C library's bench/RESULTS.md, "C library: bulk calls"), for filters
+/// that one thread fills: an offline build, one partition of a job, a bulk load before serving.
 ///
 /// Two threads inserting at once in this mode could lose each other's bits (false negatives),
 /// so the type makes that impossible rather than documenting it: it owns the filter, every

@@ -37,7 +37,7 @@
 //! - **Threads**: [`BloomFilter`] is `Send + Sync` and inserts and lookups take `&self`; share
 //!   one through an `Arc` with no lock (see the type's docs for the rules).
 //! - **One writer**: [`BloomFilter::into_exclusive`] gives an [`ExclusiveFilter`], whose inserts
-//!   use plain stores instead of atomic ones (1.4-2x faster) for a filter one thread fills.
+//!   use plain stores instead of atomic ones (faster) for a filter one thread fills.
 //! - **Batches**: [`BloomFilter::insert_batch`] and [`BloomFilter::contains_batch`] hand a
 //!   whole slice to the C library in one call, which hashes it, prefetches every block, then
 //!   probes: much faster than a loop of single calls on large filters. With

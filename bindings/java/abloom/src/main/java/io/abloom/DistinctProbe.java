@@ -19,7 +19,7 @@ final class DistinctProbe {
    * int)}).
    *
    * <p>The first k candidates are all among the key's bits, so a clear one proves absence and the
-   * test stops there: out of cache that measured 1.5x faster than testing all k with one branch
+   * test stops there: out of cache that measured faster than testing all k with one branch
    * at the end, as the C kernels do (bench/JOURNAL.md, "The per-row SQL function in Java", where
    * the loop read 64-bit words; the classic test stops early too, the unrolled split test no
    * longer does: see {@link SplitProbe#test}). When all are set the key is present unless two of

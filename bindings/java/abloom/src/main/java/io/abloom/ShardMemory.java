@@ -125,13 +125,13 @@ final class ShardMemory {
    *
    * <p>Where the JDK allows it without a warning, by address ({@link #RAW_LOAD}): no bounds or
    * buffer-state check, which out of cache let more keys' misses overlap (the per-row SQL test
-   * measured 20% faster so, bench/JOURNAL.md, "The per-row SQL function in Java"). It is safe
+   * measured faster so, bench/JOURNAL.md, "The per-row SQL function in Java"). It is safe
    * because every offset the probes form is inside its chunk by construction: a block below
    * {@code blocks} of a shard below the shard count, in chunks whose sizes {@link #of} checked;
    * and every public method of {@link Probe} keeps the probe, hence this memory and its buffers,
    * reachable until its loads are done. Elsewhere, the little-endian buffer's own {@code getLong}
-   * (a single load; 1.7x faster than a {@link VarHandle} view, whose access-mode checks the JIT
-   * did not hoist).
+   * (a single load; faster than a {@link VarHandle} view, whose access-mode checks the JIT did
+   * not hoist).
    */
   long load(int c, int at) {
     return RAW_LOAD != null ? raw(addresses[c] + at) : chunks[c].getLong(at);

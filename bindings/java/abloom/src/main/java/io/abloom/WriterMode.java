@@ -11,7 +11,7 @@ public enum WriterMode {
   SHARED(0),
   /**
    * One thread adds at a time ({@code put}, {@code putIfAbsent}, {@code putAll}): adds use plain
-   * loads and stores, which makes them 1.4-2x faster (measured on a CPU with AVX-512). Any number of
+   * loads and stores, which makes them faster (bench/RESULTS.md in the repository). Any number of
    * threads may still call {@code mightContain} and the other read-only methods meanwhile.
    * <b>Unsafe with concurrent writers</b>: two threads adding at once can lose each other's bits,
    * which gives false negatives.
