@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "growing_filter.hpp"
-#include "sizing.hpp"
+#include "filter/growing_filter.hpp"
+#include "model/sizing.hpp"
 
 namespace {
 

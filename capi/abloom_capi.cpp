@@ -7,14 +7,14 @@
 #include <new>
 
 #include "abloom.h"
-#include "blocked_kernels.hpp"
-#include "file_io.hpp"
-#include "filter.hpp"
-#include "format.hpp"
-#include "growing_filter.hpp"
-#include "growing_format.hpp"
-#include "isa.hpp"
-#include "sizing.hpp"
+#include "filter/filter.hpp"
+#include "filter/growing_filter.hpp"
+#include "kernels/blocked_kernels.hpp"
+#include "kernels/isa.hpp"
+#include "model/sizing.hpp"
+#include "storage/file_io.hpp"
+#include "storage/format.hpp"
+#include "storage/growing_format.hpp"
 
 // The handle the C API hands out; C sees only the incomplete type. It holds a fixed filter
 // (impl) or a growing one (chain): exactly one of the two.

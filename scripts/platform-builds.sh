@@ -159,7 +159,7 @@ target_macos() { # ZIG_TARGET (x86_64-macos | aarch64-macos)
   check_macho_exports "$lib"
   [[ -x "$engine/examples/abloom_demo" ]] || { echo "no demo in $engine/examples" && return 1; }
   echo "-- C99 header test, linked against the dylib"
-  "$engine/zig-bin/zig-cc" $ZIG_RELEASE_FLAGS -std=c99 -pedantic -Wall -Wextra -Werror -Icapi -Icore \
+  "$engine/zig-bin/zig-cc" $ZIG_RELEASE_FLAGS -std=c99 -pedantic -Wall -Wextra -Werror -Icapi \
     -I"$INC/xxhash" tests/c99/header_test.c "$lib" -lm -o "$dir/abloom_c99_header_test"
   file "$lib" | sed 's/^/   /'
 }
@@ -282,7 +282,7 @@ target_windows() { # ZIG_TARGET (x86_64-windows-gnu | aarch64-windows-gnu)
   file "$dll" | sed 's/^/   /'
   check_windows_dll "$dll"
   echo "-- C99 header test, linked against the import library"
-  "$engine/zig-bin/zig-cc" $ZIG_RELEASE_FLAGS -std=c99 -pedantic -Wall -Wextra -Werror -Icapi -Icore \
+  "$engine/zig-bin/zig-cc" $ZIG_RELEASE_FLAGS -std=c99 -pedantic -Wall -Wextra -Werror -Icapi \
     -I"$INC/xxhash" tests/c99/header_test.c "$engine/capi/abloom.lib" \
     -o "$engine/bin/abloom_c99_header_test.exe"
   if [[ $target == x86_64-* ]]; then

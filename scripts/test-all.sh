@@ -10,7 +10,7 @@
 #                  or of docs/*.md is held by a test CI runs or marked untested
 #                  (scripts/check-readme-blocks.py);
 #                  no shell script pipes into grep -q (a random SIGPIPE under pipefail)
-#   tidy           clang-tidy (.clang-tidy) on core/, capi/ and cli/*.cpp, with build/ci's
+#   tidy           clang-tidy (.clang-tidy) on core/**/*.cpp, capi/ and cli/*.cpp, with build/ci's
 #                  compile_commands.json; a file whose exact input passed before is not checked
 #                  again (scripts/lib/tidy-cached.sh)
 #   asan-build     build/asan: -DABLOOM_SANITIZE=address,undefined, RelWithDebInfo at -O1 -g1;
@@ -250,8 +250,8 @@ stage_format() {
 
 stage_tidy() {
   local files
-  mapfile -t files < <(ls core/*.cpp capi/*.cpp cli/*.cpp 2>/dev/null)
-  [[ ${#files[@]} -gt 0 ]] || { echo "no core/*.cpp or capi/*.cpp" && return 1; }
+  mapfile -t files < <(find core -name '*.cpp' | sort && ls capi/*.cpp cli/*.cpp 2>/dev/null)
+  [[ ${#files[@]} -gt 0 ]] || { echo "no core/**/*.cpp or capi/*.cpp" && return 1; }
   [[ -f "$CI_DIR/compile_commands.json" ]] || { echo "no $CI_DIR/compile_commands.json" && return 1; }
   echo "clang-tidy $(clang-tidy --version | grep -o '[0-9][0-9.]*' | head -n1): ${files[*]}"
   # -Wno-error: compiler warnings are the -Werror gcc build's job; clang's own warning set (and
@@ -441,7 +441,7 @@ stage_bundled() {
   for cxx in c++ aarch64-linux-gnu-g++; do
     command -v "$cxx" >/dev/null || continue
     n=0
-    for src in core/*.cpp capi/abloom_capi.cpp; do
+    for src in $(find core -name '*.cpp' | sort) capi/abloom_capi.cpp; do
       tu=$engine/abloom_engine_$(basename "$src")
       [[ -f "$tu" ]] || { echo "no $tu for $src" && rm -rf "$xx" && return 1; }
       cmp -s <("$cxx" -std=c++20 -DNDEBUG -DABLOOM_STATIC_DEFINE -E -P -I"$xx" -Icore -Icapi "$src" | grep -v '^\s*$') \

@@ -8,7 +8,7 @@
 #define ABLOOM_AVX512_ASM_LOAD 0
 #define ABLOOM_AVX512_WIDE kBlockedScalar[0]
 #include "avx512_emulated.hpp"
-#include "blocked_avx512_kernel.hpp"
+#include "kernels/blocked_avx512_kernel.hpp"
 
 namespace abloom::testing {
 

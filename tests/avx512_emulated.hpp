@@ -3,7 +3,7 @@
 // scalar reference even where the hardware lacks AVX-512 (where the native build is skipped).
 #pragma once
 
-#include "blocked_kernels.hpp"
+#include "kernels/blocked_kernels.hpp"
 
 namespace abloom::testing {
 

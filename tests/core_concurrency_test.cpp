@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "filter.hpp"
+#include "filter/filter.hpp"
 #include "test_keys.hpp"
 
 namespace abloom {

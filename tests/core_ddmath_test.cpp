@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "ddmath.hpp"
+#include "model/ddmath.hpp"
 
 namespace abloom {
 namespace {

@@ -12,8 +12,8 @@
 #include <string>
 #include <thread>
 
-#include "file_io.hpp"
-#include "filter.hpp"
+#include "filter/filter.hpp"
+#include "storage/file_io.hpp"
 #include "test_files.hpp"
 
 namespace abloom {

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <vector>
 
-#include "filter.hpp"
+#include "filter/filter.hpp"
 #include "test_keys.hpp"
 
 namespace abloom {

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "growing_filter.hpp"
+#include "filter/growing_filter.hpp"
 #include "test_keys.hpp"
 
 namespace abloom {

@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "aligned_buffer.hpp"
-#include "format.hpp"
-#include "growing_format.hpp"
+#include "filter/aligned_buffer.hpp"
+#include "storage/format.hpp"
+#include "storage/growing_format.hpp"
 #include "test_keys.hpp"
 #include "xxhash.h"
 

@@ -9,8 +9,8 @@
 #include <memory>
 #include <vector>
 
-#include "filter.hpp"
-#include "growth.hpp"
+#include "filter/filter.hpp"
+#include "model/growth.hpp"
 
 namespace abloom {
 namespace {

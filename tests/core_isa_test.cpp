@@ -13,12 +13,12 @@
 #include <vector>
 
 #include "avx512_emulated.hpp"
-#include "blocked_kernels.hpp"
-#include "filter.hpp"
-#include "format.hpp"
-#include "hash.hpp"
-#include "isa.hpp"
-#include "layout.hpp"
+#include "filter/filter.hpp"
+#include "kernels/blocked_kernels.hpp"
+#include "kernels/isa.hpp"
+#include "layout/hash.hpp"
+#include "layout/layout.hpp"
+#include "storage/format.hpp"
 #include "test_keys.hpp"
 
 namespace abloom {

@@ -17,7 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "sizing.hpp"
+#include "model/sizing.hpp"
 
 namespace abloom {
 namespace {

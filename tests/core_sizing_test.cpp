@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "sizing.hpp"
+#include "model/sizing.hpp"
 
 namespace abloom {
 namespace {

@@ -14,8 +14,8 @@
 #include <memory>
 
 #if defined(ABLOOM_SAVE_LOOP_CORE)
-#include "file_io.hpp"
-#include "filter.hpp"
+#include "filter/filter.hpp"
+#include "storage/file_io.hpp"
 #else
 #include <abloom.h>
 #endif

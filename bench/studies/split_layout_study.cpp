@@ -31,8 +31,8 @@
 #include <immintrin.h>
 
 #include "abloom.h"
-#include "hash.hpp"  // core/: XXH3 as the library includes it (XXH_INLINE_ALL)
 #include "key_stream.hpp"
+#include "layout/hash.hpp"  // core/: XXH3 as the library includes it (XXH_INLINE_ALL)
 #include "peers.hpp"
 
 namespace {

@@ -3,10 +3,11 @@
 # packaged crate needs and the repository commits only once, so that the .crate files are
 # self-contained (as zstd-sys carries zstd):
 #
-#   abloom-sys/bundled/          the engine: core/*.cpp, core/*.hpp, capi/abloom_capi.cpp,
-#                                capi/abloom.h, capi/abloom_layout.h, xxHash's xxhash.h (pinned
-#                                0.8.1) and its license (scripts/bundle-engine.sh --engine-to);
-#                                build.rs compiles it when the crate is not in a checkout
+#   abloom-sys/bundled/          the engine at its repository paths: core/ (every .cpp and .hpp,
+#                                in their rooms), capi/abloom_capi.cpp, capi/abloom.h,
+#                                capi/abloom_layout.h; and xxHash's xxhash.h (pinned 0.8.1) and
+#                                its license (scripts/bundle-engine.sh --engine-to); build.rs
+#                                compiles it when the crate is not in a checkout
 #   abloom/tests/data/vectors/   the golden vectors of tests/vectors/, byte for byte
 #                                (scripts/bundle-engine.sh --vectors-to), for tests/vectors.rs
 #

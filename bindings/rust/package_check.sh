@@ -10,7 +10,7 @@
 # 1. `cargo package --workspace --no-verify`, through package.sh (which copies the engine and the
 #    golden vectors into the crates first: nothing of them is committed there), packages
 #    abloom-sys and abloom (into the temporary directory); the -sys crate must hold the bundled
-#    engine (bundled/*.cpp, *.hpp, abloom.h, xxhash.h, LICENSE.xxhash), the abloom crate the
+#    engine (bundled/core/, bundled/capi/, xxhash.h, LICENSE.xxhash), the abloom crate the
 #    golden vectors its tests read (tests/data/vectors/, identical to tests/vectors/), and both
 #    crates LICENSE and README.md.
 # 2. consumer "path": `abloom = { path = ".../bindings/rust/abloom" }` (the README's path form),
@@ -106,12 +106,12 @@ for crate in abloom-sys abloom; do
   echo "   $crate-0.1.0.crate: $(tar -tzf "$file" | wc -l) files, $(wc -c <"$file") bytes"
 done
 sys="$WORK/crates/abloom-sys-0.1.0"
-for f in abloom.h xxhash.h LICENSE.xxhash abloom_capi.cpp filter.hpp; do
+for f in capi/abloom.h capi/abloom_layout.h capi/abloom_capi.cpp xxhash.h LICENSE.xxhash; do
   [[ -s "$sys/bundled/$f" ]] || die "abloom-sys-0.1.0.crate lacks bundled/$f"
 done
-for f in "$ROOT"/core/*.cpp "$ROOT"/core/*.hpp; do
-  [[ -s "$sys/bundled/$(basename "$f")" ]] || die "abloom-sys-0.1.0.crate lacks bundled/$(basename "$f") (core/$(basename "$f"))"
-done
+while IFS= read -r f; do
+  [[ -s "$sys/bundled/$f" ]] || die "abloom-sys-0.1.0.crate lacks bundled/$f"
+done < <(cd "$ROOT" && find core \( -name '*.cpp' -o -name '*.hpp' \))
 grep -q '^license = "MIT AND BSD-2-Clause"' "$sys/Cargo.toml" || die "abloom-sys: not licensed MIT AND BSD-2-Clause (the engine, xxHash) in Cargo.toml"
 grep -q '^links = "abloom"' "$sys/Cargo.toml" || die "abloom-sys: no links in Cargo.toml"
 # The golden vectors the abloom crate's tests read (tests/vectors.rs), byte for byte.

@@ -81,7 +81,7 @@ installed_files_ok() {
     fi
   done
   [[ -L "$LIBDIR/libabloom.so.0" ]] || { echo "libabloom.so.0 is not a symlink" && ok=1; }
-  for f in capi/abloom.h capi/abloom_inline.h core/abloom_layout.h; do
+  for f in capi/abloom.h capi/abloom_inline.h capi/abloom_layout.h; do
     cmp -s "$PREFIX/include/$(basename "$f")" "$HERE/../../$f" ||
       { echo "installed $(basename "$f") differs from $f" && ok=1; }
   done

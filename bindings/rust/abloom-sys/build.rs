@@ -6,8 +6,9 @@
 //!   static library, and links it with the C++ runtime. In a checkout the sources are the
 //!   repository's `core/` and `capi/`, with the pinned xxHash 0.8.1 header the Go module commits
 //!   (`bindings/go/internal/engine/xxhash.h`; `XXHASH_H` names another); in a packaged crate they
-//!   are `bundled/`, a copy of the same files and xxHash's header that `bindings/rust/package.sh`
-//!   makes before `cargo package` (`scripts/bundle-engine.sh --engine-to`; never committed).
+//!   are `bundled/`, a copy of the same files at the same paths (`bundled/core/`, `bundled/capi/`)
+//!   and xxHash's header that `bindings/rust/package.sh` makes before `cargo package`
+//!   (`scripts/bundle-engine.sh --engine-to`; never committed).
 //!   Needs a C++20 compiler, nothing else. The engine is always compiled with `-O3
 //!   -DNDEBUG` (as CMake's Release build), whatever the cargo profile: it is a library, not code
 //!   under development, and a `-O0` engine would make debug builds of its users needlessly slow.
@@ -26,9 +27,9 @@
 //! the bundled engine whatever the features say. With neither feature, the system library is used.
 //!
 //! For dependents' build scripts this exports `DEP_ABLOOM_MODE` (`bundled` or `system`),
-//! `DEP_ABLOOM_INCLUDE` (the header directory: `capi/` or `bundled/`, or the system one, empty when
-//! the header is in a system directory) and `DEP_ABLOOM_LIB_DIR` (the directory of the library
-//! linked: the bundled build's `libabloom.a`, or the system one, likewise).
+//! `DEP_ABLOOM_INCLUDE` (the header directory: `capi/` or `bundled/capi/`, or the system one,
+//! empty when the header is in a system directory) and `DEP_ABLOOM_LIB_DIR` (the directory of the
+//! library linked: the bundled build's `libabloom.a`, or the system one, likewise).
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -92,8 +93,8 @@ fn main() {
 }
 
 /// Where the engine's sources are: the repository's `core/` and `capi/` in a checkout (this
-/// crate at `bindings/rust/abloom-sys`), or `bundled/` in a packaged crate (filled by
-/// `bindings/rust/package.sh` before `cargo package`, as zstd-sys carries zstd).
+/// crate at `bindings/rust/abloom-sys`), or `bundled/core/` and `bundled/capi/` in a packaged
+/// crate (filled by `bindings/rust/package.sh` before `cargo package`, as zstd-sys carries zstd).
 struct EngineSources {
     /// The `.cpp` files, in file-name order.
     sources: Vec<PathBuf>,
@@ -104,14 +105,20 @@ struct EngineSources {
     header_dir: PathBuf,
 }
 
-/// The `.cpp` files of `dir`. Cargo reruns the script when any file in `dir` changes.
+/// The `.cpp` files of `dir` and of its subfolders (core/'s rooms). Cargo reruns the script when
+/// any file in `dir` changes.
 fn cpp_files(dir: &Path) -> Vec<PathBuf> {
     println!("cargo:rerun-if-changed={}", dir.display());
-    std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|entry| entry.expect("reading the engine's sources").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "cpp"))
-        .collect()
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.expect("reading the engine's sources").path();
+        if path.is_dir() {
+            found.extend(cpp_files(&path));
+        } else if path.extension().is_some_and(|e| e == "cpp") {
+            found.push(path);
+        }
+    }
+    found
 }
 
 fn engine_sources() -> EngineSources {
@@ -119,12 +126,16 @@ fn engine_sources() -> EngineSources {
     let root = manifest.join("../../..");
     let root = root.canonicalize().unwrap_or(root);
     let (core, capi) = (root.join("core"), root.join("capi"));
-    let mut found = if core.join("filter.hpp").is_file() && capi.join("abloom_capi.cpp").is_file() {
+    let checkout = |core: &Path, capi: &Path| {
+        core.join("filter/filter.hpp").is_file() && capi.join("abloom_capi.cpp").is_file()
+    };
+    // The engine's files include each other by their paths under core/ ("kernels/isa.hpp"), and
+    // capi/'s abloom.h and abloom_layout.h, the two public headers the engine includes.
+    let mut found = if checkout(&core, &capi) {
         // A checkout: the engine's own files, and the pinned xxHash header the repository
         // commits once (with the Go module's engine), copied alone into a folder of its own.
         let mut sources = cpp_files(&core);
         sources.push(capi.join("abloom_capi.cpp"));
-        // core/ holds abloom_layout.h and capi/ abloom.h, the two headers the engine includes.
         println!("cargo:rerun-if-changed={}", capi.display());
         EngineSources {
             sources,
@@ -133,7 +144,8 @@ fn engine_sources() -> EngineSources {
         }
     } else {
         let dir = manifest.join("bundled");
-        if !dir.is_dir() {
+        let (bundled_core, bundled_capi) = (dir.join("core"), dir.join("capi"));
+        if !checkout(&bundled_core, &bundled_capi) {
             panic!(
                 "the engine's sources are missing: neither a checkout ({} and {}) nor a \
                  packaged crate ({}; bindings/rust/package.sh fills it before cargo package)",
@@ -142,10 +154,14 @@ fn engine_sources() -> EngineSources {
                 dir.display()
             );
         }
+        let mut sources = cpp_files(&bundled_core);
+        sources.push(bundled_capi.join("abloom_capi.cpp"));
+        println!("cargo:rerun-if-changed={}", bundled_capi.display());
         EngineSources {
-            sources: cpp_files(&dir),
-            includes: vec![dir.clone()],
-            header_dir: dir,
+            sources,
+            // xxhash.h lies in bundled/ itself.
+            includes: vec![dir, bundled_core, bundled_capi.clone()],
+            header_dir: bundled_capi,
         }
     };
     found
@@ -208,9 +224,9 @@ fn pinned_xxhash(root: &Path) -> PathBuf {
     dir
 }
 
-/// Compiles the engine (`core/*.cpp` and `capi/abloom_capi.cpp` in a checkout, `bundled/*.cpp`
-/// in a packaged crate) into `$OUT_DIR/libabloom.a` and links it statically. Returns the include
-/// and library directories.
+/// Compiles the engine (`core/**/*.cpp` and `capi/abloom_capi.cpp` in a checkout, the same under
+/// `bundled/` in a packaged crate) into `$OUT_DIR/libabloom.a` and links it statically. Returns
+/// the include and library directories.
 fn bundled_engine() -> (PathBuf, PathBuf) {
     let engine = engine_sources();
     let sources = engine.sources;

@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "hash.hpp"  // core/hash.hpp: the engine's own key hash
+#include "layout/hash.hpp"  // core/hash.hpp: the engine's own key hash
 #include "pyapi.hpp"
 
 namespace abloom_py {
