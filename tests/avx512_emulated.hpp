@@ -3,7 +3,7 @@
 // scalar reference even where the hardware lacks AVX-512 (where the native build is skipped).
 #pragma once
 
-#include "kernels/blocked_kernels.hpp"
+#include "kernels/kernel_table.hpp"
 
 namespace abloom::testing {
 

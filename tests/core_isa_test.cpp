@@ -14,8 +14,11 @@
 
 #include "avx512_emulated.hpp"
 #include "filter/filter.hpp"
-#include "kernels/blocked_kernels.hpp"
+#include "kernels/blocked_scalar.hpp"
+#include "kernels/blocked_view.hpp"
 #include "kernels/isa.hpp"
+#include "kernels/kernel_table.hpp"
+#include "kernels/key_source.hpp"
 #include "layout/hash.hpp"
 #include "layout/layout.hpp"
 #include "storage/format.hpp"

@@ -14,7 +14,8 @@
 #include <vector>
 
 #include "filter/filter.hpp"
-#include "kernels/blocked_kernels.hpp"
+#include "kernels/kernel_table.hpp"
+#include "kernels/key_source.hpp"
 
 namespace abloom {
 namespace {

@@ -6,7 +6,7 @@
 #include <limits>
 #include <utility>
 
-#include "kernels/blocked_kernels.hpp"
+#include "kernels/kernel_table.hpp"
 #include "layout/atomic_bits.hpp"
 
 // The doubles computed here go into files: no fused multiply-add (see there).

@@ -13,7 +13,10 @@
 
 #include "errc.hpp"
 #include "filter/aligned_buffer.hpp"
-#include "kernels/blocked_kernels.hpp"
+#include "kernels/blocked_view.hpp"
+#include "kernels/kernel_table.hpp"
+#include "kernels/key_source.hpp"
+#include "layout/atomic_bits.hpp"
 #include "layout/hash.hpp"
 #include "layout/layout.hpp"
 #include "model/sizing.hpp"

@@ -12,7 +12,7 @@
 // Bit b of the block is bit b & 31 of 32-bit lane b >> 5 (little-endian words): candidate c picks
 // lane (c >> 5) & 7 of the low (c < 256) or high register, bit c & 31 of it. With p = h2 * C^j and
 // c = p >> 23, lane = p >> 28 (the permute ignores bit 3) and the half is p's sign bit.
-#include "kernels/blocked_kernels.hpp"
+#include "kernels/kernel_table.hpp"
 
 #if defined(__x86_64__)
 
@@ -22,6 +22,10 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/blocked_scalar.hpp"
+#include "kernels/probe_modes.hpp"
+#include "kernels/write_step.hpp"
+#include "layout/atomic_bits.hpp"
 #include "layout/layout.hpp"
 
 #define ABLOOM_AVX2 __attribute__((target("avx2,bmi,bmi2")))

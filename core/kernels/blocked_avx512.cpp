@@ -2,7 +2,7 @@
 // AVX-512 F and CD enabled for its functions only (target attributes, no -mavx512f), so nothing
 // else in the library uses AVX-512 instructions. kernel_dispatch.cpp calls into this table only
 // when the CPU and the OS support AVX-512 F and CD (plus AVX2 and BMI2, which every such CPU has).
-#include "kernels/blocked_kernels.hpp"
+#include "kernels/kernel_table.hpp"
 
 #if defined(__x86_64__)
 

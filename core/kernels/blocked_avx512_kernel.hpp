@@ -33,7 +33,11 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "kernels/blocked_kernels.hpp"
+#include "kernels/blocked_scalar.hpp"
+#include "kernels/kernel_table.hpp"
+#include "kernels/probe_modes.hpp"
+#include "kernels/write_step.hpp"
+#include "layout/atomic_bits.hpp"
 #include "layout/layout.hpp"
 
 #define ABLOOM_REPEATS_FN ABLOOM_AVX512_FN

@@ -12,7 +12,7 @@
 //
 // Split layout: the key's 16 x 32-bit mask is four products shifted into one-hot lanes
 // (vshlq_u32) and ANDed with the window lanes of split_window(): no repeat check, no table.
-#include "kernels/blocked_kernels.hpp"
+#include "kernels/kernel_table.hpp"
 
 #if defined(__aarch64__)
 
@@ -21,6 +21,9 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/blocked_scalar.hpp"
+#include "kernels/probe_modes.hpp"
+#include "kernels/write_step.hpp"
 #include "layout/atomic_bits.hpp"
 #include "layout/layout.hpp"
 

@@ -1,7 +1,8 @@
-// The blocked kind's whole single-key calls and bulk loops, written once over an instruction
-// set's probe and compiled into that set's file (blocked_scalar.cpp, blocked_avx2.cpp,
-// blocked_avx512.cpp, and the SIMDe-emulated test build), so the probe and XXH3's short-key path
-// inline into every loop instead of being called per key.
+// The blocked kind's whole single-key calls and bulk loops, written once over a probe. A header,
+// not a file compiled once, because the loops must be compiled with the probe they call: each
+// kernel's file includes it after its probe, so that its copy is built for that file's
+// instruction set and the probe and XXH3's short-key path inline into every loop instead of
+// being called per key.
 //
 // The including file defines ABLOOM_KERNEL_FN (its target attribute, or nothing) and a probe
 // class with
@@ -25,9 +26,14 @@
 #include <cstdint>
 #include <cstring>
 
-#include "kernels/blocked_kernels.hpp"
+#include "kernels/blocked_view.hpp"
+#include "kernels/isa.hpp"
+#include "kernels/kernel_table.hpp"
+#include "kernels/key_source.hpp"
+#include "kernels/probe_modes.hpp"
 #include "layout/atomic_bits.hpp"
 #include "layout/hash.hpp"
+#include "layout/layout.hpp"
 
 namespace abloom {
 namespace {

@@ -1,6 +1,9 @@
 // The blocked kind's scalar kernel: the reference the vector kernels must match bit for bit, and
 // the path of CPUs without AVX2 (or of ABLOOM_ISA=scalar).
-#include "kernels/blocked_kernels.hpp"
+#include "kernels/blocked_scalar.hpp"
+
+#include "kernels/kernel_table.hpp"
+#include "kernels/probe_modes.hpp"
 #include "layout/atomic_bits.hpp"
 #include "layout/layout.hpp"
 

@@ -6,7 +6,7 @@
 // the layout (layout.hpp) is the definition and the scalar kernel its reference implementation.
 //
 // This file knows the CPU only; which kernel table runs, and isa_active() and isa_force(), are
-// the kernels' dispatch (blocked_kernels.hpp, kernel_dispatch.cpp).
+// the kernels' dispatch (kernel_table.hpp, kernel_dispatch.cpp).
 #pragma once
 
 #include <cstdint>

@@ -1,15 +1,17 @@
 // Which kernel table the blocked kind's calls use: the table of each instruction set (and the
 // AVX-512 variant per vendor), the choice at first use from the CPU (isa.cpp) and ABLOOM_ISA, and
 // the active-table pointer that isa_force() swaps. Apart from isa.cpp so that CPU detection knows
-// nothing of the kernels: blocked_kernels.hpp includes isa.hpp, never the other way round.
+// nothing of the kernels: kernel_table.hpp includes isa.hpp, never the other way round.
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
 #include "errc.hpp"
-#include "kernels/blocked_kernels.hpp"
+#include "kernels/blocked_view.hpp"
 #include "kernels/isa.hpp"
+#include "kernels/kernel_table.hpp"
+#include "kernels/key_source.hpp"
 
 namespace abloom {
 namespace {

@@ -56,4 +56,8 @@ struct ExclusiveWriter {
   static void or_word(uint64_t* p, uint64_t mask) noexcept { store_word(p, load_word(p) | mask); }
 };
 
+// Which of the two policies an add uses, as a value: a filter's mode (abloom_set_writer_mode),
+// passed to the kernels' bulk adds, which pick the policy once per call.
+enum class WriterMode : uint32_t { shared = 0, exclusive = 1 };
+
 }  // namespace abloom

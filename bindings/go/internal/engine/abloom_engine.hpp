@@ -53,7 +53,7 @@ enum class Errc {
 #include <utility>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "platform/platform.hpp"
-#define ABLOOM_ENGINE_HEADER 17
+#define ABLOOM_ENGINE_HEADER 22
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -140,17 +140,26 @@ class AlignedBuffer {
 #undef ABLOOM_ENGINE_HEADER  // #include "filter/aligned_buffer.hpp"
 #define ABLOOM_ENGINE_HEADER 2
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_kernels.hpp"
-#define ABLOOM_ENGINE_HEADER 6
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_view.hpp"
+#define ABLOOM_ENGINE_HEADER 9
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "layout/hash.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/kernel_table.hpp"
 #define ABLOOM_ENGINE_HEADER 11
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "layout/layout.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/key_source.hpp"
 #define ABLOOM_ENGINE_HEADER 12
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "model/sizing.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
+#define ABLOOM_ENGINE_HEADER 15
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "layout/hash.hpp"
 #define ABLOOM_ENGINE_HEADER 16
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "layout/layout.hpp"
+#define ABLOOM_ENGINE_HEADER 17
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "model/sizing.hpp"
+#define ABLOOM_ENGINE_HEADER 21
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -387,7 +396,7 @@ class Filter {
 #define ABLOOM_ENGINE_HEADER 3
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "model/growth.hpp"
-#define ABLOOM_ENGINE_HEADER 14
+#define ABLOOM_ENGINE_HEADER 19
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -595,16 +604,28 @@ class GrowingFilter {
 #include <cstdint>
 #include <type_traits>
 
-#undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_kernels.hpp"
-#define ABLOOM_ENGINE_HEADER 6
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_scalar.hpp"
+#define ABLOOM_ENGINE_HEADER 8
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/kernel_table.hpp"
+#define ABLOOM_ENGINE_HEADER 11
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/probe_modes.hpp"
+#define ABLOOM_ENGINE_HEADER 13
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/write_step.hpp"
+#define ABLOOM_ENGINE_HEADER 14
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
+#define ABLOOM_ENGINE_HEADER 15
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout/layout.hpp"
-#define ABLOOM_ENGINE_HEADER 12
+#define ABLOOM_ENGINE_HEADER 17
 #include "abloom_engine.hpp"
 
 #define ABLOOM_REPEATS_FN ABLOOM_AVX512_FN
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_repeats16.hpp"
-#define ABLOOM_ENGINE_HEADER 8
+#define ABLOOM_ENGINE_HEADER 7
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -839,7 +860,7 @@ struct Avx512Probe {
 
 #define ABLOOM_KERNEL_FN ABLOOM_AVX512_FN
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_pipeline.hpp"
-#define ABLOOM_ENGINE_HEADER 7
+#define ABLOOM_ENGINE_HEADER 6
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -861,351 +882,14 @@ inline constexpr BlockedKernels kAvx512PackedKernels[kLayouts] = {
 }  // namespace abloom
 #endif  // core/kernels/blocked_avx512_kernel.hpp
 
-// ---- from core/kernels/blocked_kernels.hpp
+// ---- from core/kernels/blocked_pipeline.hpp
 #if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 6 && !defined(ABLOOM_ENGINE_HAVE_6)
 #define ABLOOM_ENGINE_HAVE_6
-// The blocked kind's hot paths, one implementation per instruction set, behind one table.
-//
-// Each instruction set provides a probe (blocked_scalar.cpp, blocked_avx2.cpp,
-// blocked_avx512_kernel.hpp, blocked_neon.cpp): test and add for one key whose hash and 64-byte
-// block are known. blocked_pipeline.hpp builds the rest of the table over it, compiled in the same
-// file so the probe inlines everywhere: whole single-key calls (hash, block, probe) and the bulk
-// loops (hash a key, prefetch its block a fixed distance ahead, probe). Every kernel sets and tests
-// exactly the bits layout.hpp defines (tests/core_isa_test.cpp proves it); they differ only in how
-// fast they get there.
-
-#include <atomic>
-#include <bit>
-#include <cstddef>
-#include <cstdint>
-#include <vector>
-
-#undef ABLOOM_ENGINE_HEADER  // #include "errc.hpp"
-#define ABLOOM_ENGINE_HEADER 1
-#include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "kernels/isa.hpp"
-#define ABLOOM_ENGINE_HEADER 9
-#include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
-#define ABLOOM_ENGINE_HEADER 10
-#include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "layout/hash.hpp"
-#define ABLOOM_ENGINE_HEADER 11
-#include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "layout/layout.hpp"
-#define ABLOOM_ENGINE_HEADER 12
-#include "abloom_engine.hpp"
-
-namespace abloom {
-
-// What the blocked kind's hot paths need of a filter: where its shards are and how a hash picks a
-// block. Filter keeps one up to date; it is passed by reference so a call reads only these fields.
-struct BlockedView {
-  uint64_t* const* shards = nullptr;  // shard base pointers
-  uint64_t blocks_per_shard = 0;
-  uint64_t seed = 0;
-  uint32_t shard_shift = 63;  // 63 - shard_bits (Shape::shard_of, precomputed)
-  uint32_t shard_bits = 0;
-  uint32_t k = 0;
-
-  BlockedView() = default;
-  BlockedView(const Shape& shape, uint64_t* const* shard_ptrs) noexcept
-      : shards(shard_ptrs),
-        blocks_per_shard(shape.blocks_per_shard),
-        seed(shape.seed),
-        shard_shift(63 - shape.shard_bits),
-        shard_bits(shape.shard_bits),
-        k(shape.k) {}
-
-  // The first word of h's block (Shape::shard_of and Shape::block_word_offset).
-  uint64_t* block_of(uint64_t h) const noexcept {
-    return shards[abloom_layout_shard(h, shard_shift)] +
-           abloom_layout_block_index(h, shard_bits, blocks_per_shard) * kBlockWords;
-  }
-};
-
-// The keys of a bulk call, in one of the three forms the C API takes, or a fourth the C API
-// makes of a packed batch whose keys all have one length (fixed: no offsets to read). Key i is
-// hashed by for_each_form's accessor; advanced() drops the first keys (threads take sub-ranges).
-struct KeySource {
-  enum class Form : uint32_t { hashes, arrays, packed, fixed };
-  Form form = Form::hashes;
-  const uint64_t* hashes = nullptr;    // Form::hashes
-  const void* const* keys = nullptr;   // Form::arrays: keys[i], lens[i] bytes
-  const size_t* lens = nullptr;        //
-  const unsigned char* buf = nullptr;  // Form::packed: buf[offsets[i] .. offsets[i + 1])
-  const uint64_t* offsets = nullptr;   //
-  size_t key_len = 0;                  // Form::fixed: buf[i * key_len .. (i + 1) * key_len)
-
-  static KeySource of_hashes(const uint64_t* h) noexcept {
-    KeySource s;
-    s.hashes = h;
-    return s;
-  }
-  static KeySource of_arrays(const void* const* k, const size_t* l) noexcept {
-    KeySource s;
-    s.form = Form::arrays;
-    s.keys = k;
-    s.lens = l;
-    return s;
-  }
-  static KeySource of_packed(const unsigned char* b, const uint64_t* o) noexcept {
-    KeySource s;
-    s.form = Form::packed;
-    s.buf = b;
-    s.offsets = o;
-    return s;
-  }
-  static KeySource of_fixed(const unsigned char* b, size_t len) noexcept {
-    KeySource s;
-    s.form = Form::fixed;
-    s.buf = b;
-    s.key_len = len;
-    return s;
-  }
-  // The same keys from key `first` on.
-  KeySource advanced(size_t first) const noexcept {
-    KeySource s = *this;
-    switch (form) {
-      case Form::hashes:
-        s.hashes += first;
-        break;
-      case Form::arrays:
-        s.keys += first;
-        s.lens += first;
-        break;
-      case Form::packed:
-        s.offsets += first;
-        break;
-      case Form::fixed:
-        s.buf += first * key_len;
-        break;
-    }
-    return s;
-  }
-};
-
-// Calls fn(hash_at) once, with hash_at(i) = the hash of key i under `seed`, specialised for the
-// source's form (one switch per call, none per key). The accessors capture copies, not
-// references: after an out-of-line hash the compiler would otherwise reload them for every key.
-// They are always inlined: GCC left the lock-free bulk add's hash out of line, a call per key
-// (bench/JOURNAL.md, "Packed keys of one length").
-template <class Fn>
-inline auto for_each_form(const KeySource& src, uint64_t seed, Fn fn) {
-  switch (src.form) {
-    case KeySource::Form::arrays:
-      return fn([ k = src.keys, l = src.lens, seed ](size_t i)
-                    __attribute__((always_inline)) { return hash_key(seed, k[i], l[i]); });
-    case KeySource::Form::packed:
-      return fn([ b = src.buf, o = src.offsets, seed ](size_t i) __attribute__((always_inline)) {
-        return hash_key(seed, b + o[i], o[i + 1] - o[i]);
-      });
-    case KeySource::Form::fixed:
-      return fn([ b = src.buf, l = src.key_len, seed ](size_t i)
-                    __attribute__((always_inline)) { return hash_key(seed, b + i * l, l); });
-    case KeySource::Form::hashes:
-      break;
-  }
-  return fn([h = src.hashes](size_t i) __attribute__((always_inline)) { return h[i]; });
-}
-
-// Which writer policy (atomic_bits.hpp) an add uses.
-enum class WriterMode : uint32_t { shared = 0, exclusive = 1 };
-
-struct BlockedKernels {
-  Isa isa;
-  const char* name;  // the instruction set, and the variant where a set has two ("avx512-packed")
-  Layout layout;
-  // One key whose hash and block are known. test: whether all of its k bits are set (reads
-  // only). add: sets them and returns whether they were all set before (Arrival::on_demand).
-  bool (*test)(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
-  bool (*add)(uint64_t* block, uint64_t hash, uint32_t k) noexcept;            // SharedWriter
-  bool (*add_exclusive)(uint64_t* block, uint64_t hash, uint32_t k) noexcept;  // ExclusiveWriter
-  // Whole single-key calls: hash, block and probe in one function. They answer 1 or 0 as an int
-  // (test: present; add: all bits were set before), the C API's own answer, so abloom_test can
-  // tail-call them.
-  int (*test_key)(const BlockedView& view, const void* key, size_t len) noexcept;
-  int (*add_key)(const BlockedView& view, const void* key, size_t len) noexcept;
-  int (*add_key_exclusive)(const BlockedView& view, const void* key, size_t len) noexcept;
-  // Bulk: n keys, blocks prefetched ahead. test_many writes results[i] = 0/1 and returns how many
-  // tested 1; add_many returns how many keys had a bit that was not set before.
-  uint64_t (*test_many)(const BlockedView& view, const KeySource& keys, size_t n,
-                        uint8_t* results) noexcept;
-  uint64_t (*add_many)(const BlockedView& view, const KeySource& keys, size_t n,
-                       WriterMode mode) noexcept;
-  // Set bits, for the estimates and the file's inserted-key estimate, which read every word of a
-  // filter (either kind): block_bits writes the set bits of each 64-byte block of
-  // words[0 .. blocks * kBlockWords) to out[b] (0..512); half_word_bits those of each 32-bit half
-  // of words[0 .. n) to out[2i] (low half) and out[2i + 1] (high half). Compiled for the set:
-  // the x86-64 baseline has no population count instruction, and std::popcount there is a
-  // libgcc call of about 15 instructions per word.
-  void (*block_bits)(const uint64_t* words, uint64_t blocks, uint16_t* out) noexcept;
-  void (*half_word_bits)(const uint64_t* words, uint64_t n, uint8_t* out) noexcept;
-};
-
-// Every instruction set has one table per layout, in an array indexed by layout_index.
-inline constexpr size_t kLayouts = 2;
-// (The layouts' ids are 1 and 2: one subtraction, which folds into the table's address, where a
-// compare took four instructions of every single-key call.)
-constexpr size_t layout_index(Layout layout) noexcept { return static_cast<size_t>(layout) - 1; }
-static_assert(layout_index(Layout::distinct) == 0 && layout_index(Layout::split) == 1);
-
-namespace detail {
-// The active tables (an array of kLayouts). Until first use they are kBlockedFirstUse, whose
-// entries pick the real tables (init_kernels: from the CPU and ABLOOM_ISA, kernel_dispatch.cpp)
-// and forward the call, so the hot paths read the pointer with no test for "not chosen yet".
-extern std::atomic<const BlockedKernels*> active_kernels;
-extern const BlockedKernels kBlockedFirstUse[kLayouts];
-const BlockedKernels* init_kernels() noexcept;
-}  // namespace detail
-
-// The active instruction set's kernels for `layout`. Inline: it is on every key's path.
-inline const BlockedKernels& blocked_kernels(Layout layout = Layout::distinct) noexcept {
-  return detail::active_kernels.load(std::memory_order_acquire)[layout_index(layout)];
-}
-// The tables (kLayouts of them) of one set, or nullptr when this CPU cannot run them.
-const BlockedKernels* blocked_kernels_for(Isa isa) noexcept;
-// The set in use now.
-Isa isa_active() noexcept;
-// Uses `isa` from now on, process-wide (calls already running finish on the old one). Errc::invalid
-// for an unknown value, Errc::unsupported when the CPU lacks it (nothing changes then).
-Errc isa_force(Isa isa) noexcept;
-
-// How a probe's test gives its answer.
-//  - branch (single-key calls): false when any of the key's bits is missing, as a branch. The
-//    empty asm keeps the compiler from turning the branch into a flag copy (setcc), which it
-//    otherwise does when both sides return a constant. With a branch, the CPU takes the predicted
-//    answer and goes on to the next key while the block is still in flight; with a flag copy,
-//    whatever uses the answer waits for the load. Measured faster on the split layout's
-//    single-key test at 100M keys (bench/JOURNAL.md, "A test's answer as a branch").
-//  - flag (bulk loops): the answer as a value, with no branch. A bulk loop has prefetched the
-//    block, so nothing waits for it long; but a branch on the answer mispredicts whenever present
-//    and absent keys mix, which made a half-present batch several times slower than an
-//    all-present one (bench/JOURNAL.md, "Bulk tests of mixed present and absent keys").
-enum class Answer { branch, flag };
-
-template <Answer kAnswer = Answer::branch>
-inline bool present_unless(bool missing) noexcept {
-  if constexpr (kAnswer == Answer::flag) {
-    return !missing;
-  } else {
-    if (missing) [[likely]]
-      return false;
-    asm volatile("");
-    return true;
-  }
-}
-
-// Where an add's block comes from, which decides how the shared writer's write step may branch.
-//  - on_demand (single-key calls): the probe's own load fetches the block. Out of cache, a branch
-//    on its bits resolves only when it arrives, and a mispredicted one keeps the next keys' misses
-//    from starting until then (a single add ran 1.3x slower so). The step exits early when no bit
-//    is missing (predictable in a run of new keys or a run of repeats), then writes the words the
-//    hash alone selects: every word a candidate falls in, a word with nothing missing into a
-//    scratch word instead.
-//  - prefetched (bulk loops): the block is on its way already, so branching on its bits costs a
-//    mispredict at worst, and the step writes only the words with a missing bit: repeats then
-//    cost no atomic OR at all (bulk adds of keys already present took half the time).
-enum class Arrival { on_demand, prefetched };
-
-// ORs words[w] into block word w for each bit w of `which` (one bit per word).
-template <class Writer>
-inline void or_words(uint64_t* block, const uint64_t* words, uint32_t which) noexcept {
-  for (; which != 0; which &= which - 1) {
-    const int w = std::countr_zero(which);
-    Writer::or_word(block + w, words[w]);
-  }
-}
-
-// The same with loop control independent of the block's contents: `touched` comes from the hash
-// alone, and a word whose words[w] is 0 is ORed into a local scratch word instead (a branch-free
-// select of the address), so it stays clean in the cache.
-template <class Writer>
-inline void or_words_redirected(uint64_t* block, const uint64_t* words, uint32_t touched) noexcept {
-  uint64_t scratch = 0;
-  for (; touched != 0; touched &= touched - 1) {
-    const int w = std::countr_zero(touched);
-    Writer::or_word(abloom_layout_or_target(block + w, words[w], &scratch), words[w]);
-  }
-}
-
-// The write step of an add whose candidates and missing bits are known (a vector probe): the
-// missing bits merged per 64-bit word (`words`), the words the candidates fall in (`touched`) and
-// those with a missing bit (`changed`), written as `kArrival` says. Merging saves about one atomic
-// OR in five at k = 7 and one in three at k = 11 over an OR per bit.
-//
-// The caller reports the key new because its probe saw these bits clear: of concurrent adds of one
-// new key, at least one reports it new (abloom.h's promise), since bits only ever go from 0 to 1
-// and some add must have probed before any of them wrote.
-template <class Writer, Arrival kArrival>
-inline void write_words(uint64_t* block, const uint64_t* words, uint32_t touched,
-                        uint32_t changed) noexcept {
-  if constexpr (kArrival == Arrival::prefetched) {
-    or_words<Writer>(block, words, changed);
-  } else {
-    if (changed == 0) return;
-    or_words_redirected<Writer>(block, words, touched);
-  }
-}
-
-// write_words for the candidates candidates[j], j < k, of which those with bit j of `missing` set
-// were clear: merges them per word first (a fixed-count loop, no branch).
-template <class Writer, Arrival kArrival>
-inline void set_missing_bits(uint64_t* block, const uint32_t* candidates, uint32_t k,
-                             uint32_t missing) noexcept {
-  uint64_t words[8] = {};
-  uint32_t touched = 0, changed = 0;
-  for (uint32_t j = 0; j < k; ++j) {
-    const uint32_t c = candidates[j];
-    const uint32_t miss = missing >> j & 1;
-    words[c >> 6] |= static_cast<uint64_t>(miss) << (c & 63);
-    touched |= uint32_t{1} << (c >> 6);
-    changed |= miss << (c >> 6);
-  }
-  write_words<Writer, kArrival>(block, words, touched, changed);
-}
-
-// The scalar reference: also the fallback the vector kernels take for rare keys (k > 32, or a
-// repeat among the first k candidates).
-bool blocked_test_scalar(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
-// The same for the split layout.
-bool split_test_scalar(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
-template <class Writer>
-bool split_add_scalar(uint64_t* block, uint64_t hash, uint32_t k) noexcept;
-extern template bool split_add_scalar<SharedWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
-extern template bool split_add_scalar<ExclusiveWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
-template <class Writer>
-bool blocked_add_scalar(uint64_t* block, uint64_t hash, uint32_t k) noexcept;
-extern template bool blocked_add_scalar<SharedWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
-extern template bool blocked_add_scalar<ExclusiveWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
-// test for a key known to repeat a candidate among its first k: walks its distinct candidates.
-bool blocked_test_distinct(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
-
-// The tables (kLayouts each) of every kernel this CPU can run (variants included), for tests and
-// benchmarks.
-std::vector<const BlockedKernels*> blocked_kernels_runnable();
-
-extern const BlockedKernels kBlockedScalar[kLayouts];
-// Only defined on x86-64, and only run where isa_runs(avx2, isa_supported()).
-extern const BlockedKernels kBlockedAvx2[kLayouts];
-// Only defined on x86-64, and only run where isa_runs(avx512, isa_supported()). Two variants that
-// differ in their repeat check (blocked_avx512_kernel.hpp): vpconflictd, and a packed compare;
-// kernel_dispatch.cpp picks one per vendor.
-extern const BlockedKernels kBlockedAvx512[kLayouts];
-extern const BlockedKernels kBlockedAvx512Packed[kLayouts];
-// Only defined on aarch64 (blocked_neon.cpp), where every CPU runs it.
-extern const BlockedKernels kBlockedNeon[kLayouts];
-
-}  // namespace abloom
-#endif  // core/kernels/blocked_kernels.hpp
-
-// ---- from core/kernels/blocked_pipeline.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 7 && !defined(ABLOOM_ENGINE_HAVE_7)
-#define ABLOOM_ENGINE_HAVE_7
-// The blocked kind's whole single-key calls and bulk loops, written once over an instruction
-// set's probe and compiled into that set's file (blocked_scalar.cpp, blocked_avx2.cpp,
-// blocked_avx512.cpp, and the SIMDe-emulated test build), so the probe and XXH3's short-key path
-// inline into every loop instead of being called per key.
+// The blocked kind's whole single-key calls and bulk loops, written once over a probe. A header,
+// not a file compiled once, because the loops must be compiled with the probe they call: each
+// kernel's file includes it after its probe, so that its copy is built for that file's
+// instruction set and the probe and XXH3's short-key path inline into every loop instead of
+// being called per key.
 //
 // The including file defines ABLOOM_KERNEL_FN (its target attribute, or nothing) and a probe
 // class with
@@ -1228,14 +912,29 @@ extern const BlockedKernels kBlockedNeon[kLayouts];
 #include <cstdint>
 #include <cstring>
 
-#undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_kernels.hpp"
-#define ABLOOM_ENGINE_HEADER 6
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_view.hpp"
+#define ABLOOM_ENGINE_HEADER 9
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/isa.hpp"
 #define ABLOOM_ENGINE_HEADER 10
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "layout/hash.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/kernel_table.hpp"
 #define ABLOOM_ENGINE_HEADER 11
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/key_source.hpp"
+#define ABLOOM_ENGINE_HEADER 12
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/probe_modes.hpp"
+#define ABLOOM_ENGINE_HEADER 13
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
+#define ABLOOM_ENGINE_HEADER 15
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "layout/hash.hpp"
+#define ABLOOM_ENGINE_HEADER 16
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "layout/layout.hpp"
+#define ABLOOM_ENGINE_HEADER 17
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -1472,8 +1171,8 @@ constexpr BlockedKernels make_blocked_kernels(Isa isa, const char* name, Layout 
 #endif  // core/kernels/blocked_pipeline.hpp
 
 // ---- from core/kernels/blocked_repeats16.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 8 && !defined(ABLOOM_ENGINE_HAVE_8)
-#define ABLOOM_ENGINE_HAVE_8
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 7 && !defined(ABLOOM_ENGINE_HAVE_7)
+#define ABLOOM_ENGINE_HAVE_7
 // The packed repeat check, shared by the AVX2 kernel (blocked_avx2.cpp) and the AVX-512 kernel's
 // variant for Intel cores (blocked_avx512_kernel.hpp): candidates are 9-bit values, so 16 of them
 // fit one 256-bit register as 16-bit lanes, and comparing it with its rotations compares every
@@ -1504,9 +1203,85 @@ ABLOOM_REPEATS_FN inline __m256i repeats16(__m256i v) noexcept {
 }  // namespace abloom
 #endif  // core/kernels/blocked_repeats16.hpp
 
-// ---- from core/kernels/isa.hpp
+// ---- from core/kernels/blocked_scalar.hpp
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 8 && !defined(ABLOOM_ENGINE_HAVE_8)
+#define ABLOOM_ENGINE_HAVE_8
+// The scalar kernel's probes (blocked_scalar.cpp): the reference every vector kernel must match
+// bit for bit, and the fallback the vector kernels take for rare keys (k > 32, or a repeat among
+// the first k candidates).
+
+#include <cstdint>
+
+#undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
+#define ABLOOM_ENGINE_HEADER 15
+#include "abloom_engine.hpp"
+
+namespace abloom {
+
+// The distinct layout's test.
+bool blocked_test_scalar(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
+// The same for the split layout.
+bool split_test_scalar(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
+template <class Writer>
+bool split_add_scalar(uint64_t* block, uint64_t hash, uint32_t k) noexcept;
+extern template bool split_add_scalar<SharedWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
+extern template bool split_add_scalar<ExclusiveWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
+template <class Writer>
+bool blocked_add_scalar(uint64_t* block, uint64_t hash, uint32_t k) noexcept;
+extern template bool blocked_add_scalar<SharedWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
+extern template bool blocked_add_scalar<ExclusiveWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
+// test for a key known to repeat a candidate among its first k: walks its distinct candidates.
+bool blocked_test_distinct(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
+
+}  // namespace abloom
+#endif  // core/kernels/blocked_scalar.hpp
+
+// ---- from core/kernels/blocked_view.hpp
 #if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 9 && !defined(ABLOOM_ENGINE_HAVE_9)
 #define ABLOOM_ENGINE_HAVE_9
+// A filter as the blocked kind's kernels see it (every call of kernel_table.hpp takes one): the
+// few fields they read, not the whole Filter (filter/filter.hpp).
+
+#include <cstdint>
+
+#undef ABLOOM_ENGINE_HEADER  // #include "layout/layout.hpp"
+#define ABLOOM_ENGINE_HEADER 17
+#include "abloom_engine.hpp"
+
+namespace abloom {
+
+// What the blocked kind's hot paths need of a filter: where its shards are and how a hash picks a
+// block. Filter keeps one up to date; it is passed by reference so a call reads only these fields.
+struct BlockedView {
+  uint64_t* const* shards = nullptr;  // shard base pointers
+  uint64_t blocks_per_shard = 0;
+  uint64_t seed = 0;
+  uint32_t shard_shift = 63;  // 63 - shard_bits (Shape::shard_of, precomputed)
+  uint32_t shard_bits = 0;
+  uint32_t k = 0;
+
+  BlockedView() = default;
+  BlockedView(const Shape& shape, uint64_t* const* shard_ptrs) noexcept
+      : shards(shard_ptrs),
+        blocks_per_shard(shape.blocks_per_shard),
+        seed(shape.seed),
+        shard_shift(63 - shape.shard_bits),
+        shard_bits(shape.shard_bits),
+        k(shape.k) {}
+
+  // The first word of h's block (Shape::shard_of and Shape::block_word_offset).
+  uint64_t* block_of(uint64_t h) const noexcept {
+    return shards[abloom_layout_shard(h, shard_shift)] +
+           abloom_layout_block_index(h, shard_bits, blocks_per_shard) * kBlockWords;
+  }
+};
+
+}  // namespace abloom
+#endif  // core/kernels/blocked_view.hpp
+
+// ---- from core/kernels/isa.hpp
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 10 && !defined(ABLOOM_ENGINE_HAVE_10)
+#define ABLOOM_ENGINE_HAVE_10
 // Which instruction set the blocked kind's hot loops use. Chosen at run time, never at compile
 // time, so one shared library runs on any x86-64 (scalar, AVX2 or AVX-512) or any aarch64 (scalar
 // or NEON, which every aarch64 CPU has): the best set the CPU (and the OS, for the wider x86
@@ -1515,7 +1290,7 @@ ABLOOM_REPEATS_FN inline __m256i repeats16(__m256i v) noexcept {
 // the layout (layout.hpp) is the definition and the scalar kernel its reference implementation.
 //
 // This file knows the CPU only; which kernel table runs, and isa_active() and isa_force(), are
-// the kernels' dispatch (blocked_kernels.hpp, kernel_dispatch.cpp).
+// the kernels' dispatch (kernel_table.hpp, kernel_dispatch.cpp).
 
 #include <cstdint>
 
@@ -1552,9 +1327,358 @@ bool isa_parse(const char* text, Isa best, Isa* out) noexcept;
 }  // namespace abloom
 #endif  // core/kernels/isa.hpp
 
+// ---- from core/kernels/kernel_table.hpp
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 11 && !defined(ABLOOM_ENGINE_HAVE_11)
+#define ABLOOM_ENGINE_HAVE_11
+// The blocked kind's hot paths, one implementation per instruction set, behind one table.
+//
+// Each instruction set provides a probe (blocked_scalar.cpp, blocked_avx2.cpp,
+// blocked_avx512_kernel.hpp, blocked_neon.cpp): test and add for one key whose hash and 64-byte
+// block are known. blocked_pipeline.hpp builds the rest of the table over it, compiled in the same
+// file so the probe inlines everywhere: whole single-key calls (hash, block, probe) and the bulk
+// loops (hash a key, prefetch its block a fixed distance ahead, probe). Every kernel sets and tests
+// exactly the bits layout/layout.hpp defines (tests/core_isa_test.cpp proves it); they differ only
+// in how fast they get there. kernel_dispatch.cpp chooses the active table.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#undef ABLOOM_ENGINE_HEADER  // #include "errc.hpp"
+#define ABLOOM_ENGINE_HEADER 1
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_view.hpp"
+#define ABLOOM_ENGINE_HEADER 9
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/isa.hpp"
+#define ABLOOM_ENGINE_HEADER 10
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/key_source.hpp"
+#define ABLOOM_ENGINE_HEADER 12
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
+#define ABLOOM_ENGINE_HEADER 15
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "layout/layout.hpp"
+#define ABLOOM_ENGINE_HEADER 17
+#include "abloom_engine.hpp"
+
+namespace abloom {
+
+struct BlockedKernels {
+  Isa isa;
+  const char* name;  // the instruction set, and the variant where a set has two ("avx512-packed")
+  Layout layout;
+  // One key whose hash and block are known. test: whether all of its k bits are set (reads
+  // only). add: sets them and returns whether they were all set before (Arrival::on_demand).
+  bool (*test)(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
+  bool (*add)(uint64_t* block, uint64_t hash, uint32_t k) noexcept;            // SharedWriter
+  bool (*add_exclusive)(uint64_t* block, uint64_t hash, uint32_t k) noexcept;  // ExclusiveWriter
+  // Whole single-key calls: hash, block and probe in one function. They answer 1 or 0 as an int
+  // (test: present; add: all bits were set before), the C API's own answer, so abloom_test can
+  // tail-call them.
+  int (*test_key)(const BlockedView& view, const void* key, size_t len) noexcept;
+  int (*add_key)(const BlockedView& view, const void* key, size_t len) noexcept;
+  int (*add_key_exclusive)(const BlockedView& view, const void* key, size_t len) noexcept;
+  // Bulk: n keys, blocks prefetched ahead. test_many writes results[i] = 0/1 and returns how many
+  // tested 1; add_many returns how many keys had a bit that was not set before.
+  uint64_t (*test_many)(const BlockedView& view, const KeySource& keys, size_t n,
+                        uint8_t* results) noexcept;
+  uint64_t (*add_many)(const BlockedView& view, const KeySource& keys, size_t n,
+                       WriterMode mode) noexcept;
+  // Set bits, for the estimates and the file's inserted-key estimate, which read every word of a
+  // filter (either kind): block_bits writes the set bits of each 64-byte block of
+  // words[0 .. blocks * kBlockWords) to out[b] (0..512); half_word_bits those of each 32-bit half
+  // of words[0 .. n) to out[2i] (low half) and out[2i + 1] (high half). Compiled for the set:
+  // the x86-64 baseline has no population count instruction, and std::popcount there is a
+  // libgcc call of about 15 instructions per word.
+  void (*block_bits)(const uint64_t* words, uint64_t blocks, uint16_t* out) noexcept;
+  void (*half_word_bits)(const uint64_t* words, uint64_t n, uint8_t* out) noexcept;
+};
+
+// Every instruction set has one table per layout, in an array indexed by layout_index.
+inline constexpr size_t kLayouts = 2;
+// (The layouts' ids are 1 and 2: one subtraction, which folds into the table's address, where a
+// compare took four instructions of every single-key call.)
+constexpr size_t layout_index(Layout layout) noexcept { return static_cast<size_t>(layout) - 1; }
+static_assert(layout_index(Layout::distinct) == 0 && layout_index(Layout::split) == 1);
+
+namespace detail {
+// The active tables (an array of kLayouts). Until first use they are kBlockedFirstUse, whose
+// entries pick the real tables (init_kernels: from the CPU and ABLOOM_ISA, kernel_dispatch.cpp)
+// and forward the call, so the hot paths read the pointer with no test for "not chosen yet".
+extern std::atomic<const BlockedKernels*> active_kernels;
+extern const BlockedKernels kBlockedFirstUse[kLayouts];
+const BlockedKernels* init_kernels() noexcept;
+}  // namespace detail
+
+// The active instruction set's kernels for `layout`. Inline: it is on every key's path.
+inline const BlockedKernels& blocked_kernels(Layout layout = Layout::distinct) noexcept {
+  return detail::active_kernels.load(std::memory_order_acquire)[layout_index(layout)];
+}
+// The tables (kLayouts of them) of one set, or nullptr when this CPU cannot run them.
+const BlockedKernels* blocked_kernels_for(Isa isa) noexcept;
+// The set in use now.
+Isa isa_active() noexcept;
+// Uses `isa` from now on, process-wide (calls already running finish on the old one). Errc::invalid
+// for an unknown value, Errc::unsupported when the CPU lacks it (nothing changes then).
+Errc isa_force(Isa isa) noexcept;
+
+// The tables (kLayouts each) of every kernel this CPU can run (variants included), for tests and
+// benchmarks.
+std::vector<const BlockedKernels*> blocked_kernels_runnable();
+
+extern const BlockedKernels kBlockedScalar[kLayouts];
+// Only defined on x86-64, and only run where isa_runs(avx2, isa_supported()).
+extern const BlockedKernels kBlockedAvx2[kLayouts];
+// Only defined on x86-64, and only run where isa_runs(avx512, isa_supported()). Two variants that
+// differ in their repeat check (blocked_avx512_kernel.hpp): vpconflictd, and a packed compare;
+// kernel_dispatch.cpp picks one per vendor.
+extern const BlockedKernels kBlockedAvx512[kLayouts];
+extern const BlockedKernels kBlockedAvx512Packed[kLayouts];
+// Only defined on aarch64 (blocked_neon.cpp), where every CPU runs it.
+extern const BlockedKernels kBlockedNeon[kLayouts];
+
+}  // namespace abloom
+#endif  // core/kernels/kernel_table.hpp
+
+// ---- from core/kernels/key_source.hpp
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 12 && !defined(ABLOOM_ENGINE_HAVE_12)
+#define ABLOOM_ENGINE_HAVE_12
+// The keys of a bulk call, as the kernels' bulk loops read them: the C API describes its arrays
+// as a KeySource (capi/abloom_capi.cpp), the filter splits it across threads (filter/bulk.cpp),
+// and a bulk loop hashes key i through for_each_form's accessor (blocked_pipeline.hpp).
+
+#include <cstddef>
+#include <cstdint>
+
+#undef ABLOOM_ENGINE_HEADER  // #include "layout/hash.hpp"
+#define ABLOOM_ENGINE_HEADER 16
+#include "abloom_engine.hpp"
+
+namespace abloom {
+
+// The keys of a bulk call, in one of the three forms the C API takes, or a fourth the C API
+// makes of a packed batch whose keys all have one length (fixed: no offsets to read). Key i is
+// hashed by for_each_form's accessor; advanced() drops the first keys (threads take sub-ranges).
+struct KeySource {
+  enum class Form : uint32_t { hashes, arrays, packed, fixed };
+  Form form = Form::hashes;
+  const uint64_t* hashes = nullptr;    // Form::hashes
+  const void* const* keys = nullptr;   // Form::arrays: keys[i], lens[i] bytes
+  const size_t* lens = nullptr;        //
+  const unsigned char* buf = nullptr;  // Form::packed: buf[offsets[i] .. offsets[i + 1])
+  const uint64_t* offsets = nullptr;   //
+  size_t key_len = 0;                  // Form::fixed: buf[i * key_len .. (i + 1) * key_len)
+
+  static KeySource of_hashes(const uint64_t* h) noexcept {
+    KeySource s;
+    s.hashes = h;
+    return s;
+  }
+  static KeySource of_arrays(const void* const* k, const size_t* l) noexcept {
+    KeySource s;
+    s.form = Form::arrays;
+    s.keys = k;
+    s.lens = l;
+    return s;
+  }
+  static KeySource of_packed(const unsigned char* b, const uint64_t* o) noexcept {
+    KeySource s;
+    s.form = Form::packed;
+    s.buf = b;
+    s.offsets = o;
+    return s;
+  }
+  static KeySource of_fixed(const unsigned char* b, size_t len) noexcept {
+    KeySource s;
+    s.form = Form::fixed;
+    s.buf = b;
+    s.key_len = len;
+    return s;
+  }
+  // The same keys from key `first` on.
+  KeySource advanced(size_t first) const noexcept {
+    KeySource s = *this;
+    switch (form) {
+      case Form::hashes:
+        s.hashes += first;
+        break;
+      case Form::arrays:
+        s.keys += first;
+        s.lens += first;
+        break;
+      case Form::packed:
+        s.offsets += first;
+        break;
+      case Form::fixed:
+        s.buf += first * key_len;
+        break;
+    }
+    return s;
+  }
+};
+
+// Calls fn(hash_at) once, with hash_at(i) = the hash of key i under `seed`, specialised for the
+// source's form (one switch per call, none per key). The accessors capture copies, not
+// references: after an out-of-line hash the compiler would otherwise reload them for every key.
+// They are always inlined: GCC left the lock-free bulk add's hash out of line, a call per key
+// (bench/JOURNAL.md, "Packed keys of one length").
+template <class Fn>
+inline auto for_each_form(const KeySource& src, uint64_t seed, Fn fn) {
+  switch (src.form) {
+    case KeySource::Form::arrays:
+      return fn([ k = src.keys, l = src.lens, seed ](size_t i)
+                    __attribute__((always_inline)) { return hash_key(seed, k[i], l[i]); });
+    case KeySource::Form::packed:
+      return fn([ b = src.buf, o = src.offsets, seed ](size_t i) __attribute__((always_inline)) {
+        return hash_key(seed, b + o[i], o[i + 1] - o[i]);
+      });
+    case KeySource::Form::fixed:
+      return fn([ b = src.buf, l = src.key_len, seed ](size_t i)
+                    __attribute__((always_inline)) { return hash_key(seed, b + i * l, l); });
+    case KeySource::Form::hashes:
+      break;
+  }
+  return fn([h = src.hashes](size_t i) __attribute__((always_inline)) { return h[i]; });
+}
+
+}  // namespace abloom
+#endif  // core/kernels/key_source.hpp
+
+// ---- from core/kernels/probe_modes.hpp
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 13 && !defined(ABLOOM_ENGINE_HAVE_13)
+#define ABLOOM_ENGINE_HAVE_13
+// The two things a single-key call and a bulk loop ask differently of one probe: how its test
+// gives the answer (Answer) and where its add's block comes from (Arrival). Every probe takes
+// both as template arguments; blocked_pipeline.hpp picks them for each call it builds.
+
+namespace abloom {
+
+// How a probe's test gives its answer.
+//  - branch (single-key calls): false when any of the key's bits is missing, as a branch. The
+//    empty asm keeps the compiler from turning the branch into a flag copy (setcc), which it
+//    otherwise does when both sides return a constant. With a branch, the CPU takes the predicted
+//    answer and goes on to the next key while the block is still in flight; with a flag copy,
+//    whatever uses the answer waits for the load. Measured faster on the split layout's
+//    single-key test at 100M keys (bench/JOURNAL.md, "A test's answer as a branch").
+//  - flag (bulk loops): the answer as a value, with no branch. A bulk loop has prefetched the
+//    block, so nothing waits for it long; but a branch on the answer mispredicts whenever present
+//    and absent keys mix, which made a half-present batch several times slower than an
+//    all-present one (bench/JOURNAL.md, "Bulk tests of mixed present and absent keys").
+enum class Answer { branch, flag };
+
+template <Answer kAnswer = Answer::branch>
+inline bool present_unless(bool missing) noexcept {
+  if constexpr (kAnswer == Answer::flag) {
+    return !missing;
+  } else {
+    if (missing) [[likely]]
+      return false;
+    asm volatile("");
+    return true;
+  }
+}
+
+// Where an add's block comes from, which decides how the shared writer's write step may branch
+// (write_step.hpp).
+//  - on_demand (single-key calls): the probe's own load fetches the block. Out of cache, a branch
+//    on its bits resolves only when it arrives, and a mispredicted one keeps the next keys' misses
+//    from starting until then (a single add ran 1.3x slower so). The step exits early when no bit
+//    is missing (predictable in a run of new keys or a run of repeats), then writes the words the
+//    hash alone selects: every word a candidate falls in, a word with nothing missing into a
+//    scratch word instead.
+//  - prefetched (bulk loops): the block is on its way already, so branching on its bits costs a
+//    mispredict at worst, and the step writes only the words with a missing bit: repeats then
+//    cost no atomic OR at all (bulk adds of keys already present took half the time).
+enum class Arrival { on_demand, prefetched };
+
+}  // namespace abloom
+#endif  // core/kernels/probe_modes.hpp
+
+// ---- from core/kernels/write_step.hpp
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 14 && !defined(ABLOOM_ENGINE_HAVE_14)
+#define ABLOOM_ENGINE_HAVE_14
+// The write step of the vector probes' adds: the key's missing bits, once the probe has found
+// them, written into the block with as few atomic ORs as the words they fall in, in the way the
+// block's Arrival (probe_modes.hpp) allows.
+
+#include <bit>
+#include <cstdint>
+
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/probe_modes.hpp"
+#define ABLOOM_ENGINE_HEADER 13
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "layout/layout.hpp"
+#define ABLOOM_ENGINE_HEADER 17
+#include "abloom_engine.hpp"
+
+namespace abloom {
+
+// ORs words[w] into block word w for each bit w of `which` (one bit per word).
+template <class Writer>
+inline void or_words(uint64_t* block, const uint64_t* words, uint32_t which) noexcept {
+  for (; which != 0; which &= which - 1) {
+    const int w = std::countr_zero(which);
+    Writer::or_word(block + w, words[w]);
+  }
+}
+
+// The same with loop control independent of the block's contents: `touched` comes from the hash
+// alone, and a word whose words[w] is 0 is ORed into a local scratch word instead (a branch-free
+// select of the address), so it stays clean in the cache.
+template <class Writer>
+inline void or_words_redirected(uint64_t* block, const uint64_t* words, uint32_t touched) noexcept {
+  uint64_t scratch = 0;
+  for (; touched != 0; touched &= touched - 1) {
+    const int w = std::countr_zero(touched);
+    Writer::or_word(abloom_layout_or_target(block + w, words[w], &scratch), words[w]);
+  }
+}
+
+// The write step of an add whose candidates and missing bits are known (a vector probe): the
+// missing bits merged per 64-bit word (`words`), the words the candidates fall in (`touched`) and
+// those with a missing bit (`changed`), written as `kArrival` says. Merging saves about one atomic
+// OR in five at k = 7 and one in three at k = 11 over an OR per bit.
+//
+// The caller reports the key new because its probe saw these bits clear: of concurrent adds of one
+// new key, at least one reports it new (abloom.h's promise), since bits only ever go from 0 to 1
+// and some add must have probed before any of them wrote.
+template <class Writer, Arrival kArrival>
+inline void write_words(uint64_t* block, const uint64_t* words, uint32_t touched,
+                        uint32_t changed) noexcept {
+  if constexpr (kArrival == Arrival::prefetched) {
+    or_words<Writer>(block, words, changed);
+  } else {
+    if (changed == 0) return;
+    or_words_redirected<Writer>(block, words, touched);
+  }
+}
+
+// write_words for the candidates candidates[j], j < k, of which those with bit j of `missing` set
+// were clear: merges them per word first (a fixed-count loop, no branch).
+template <class Writer, Arrival kArrival>
+inline void set_missing_bits(uint64_t* block, const uint32_t* candidates, uint32_t k,
+                             uint32_t missing) noexcept {
+  uint64_t words[8] = {};
+  uint32_t touched = 0, changed = 0;
+  for (uint32_t j = 0; j < k; ++j) {
+    const uint32_t c = candidates[j];
+    const uint32_t miss = missing >> j & 1;
+    words[c >> 6] |= static_cast<uint64_t>(miss) << (c & 63);
+    touched |= uint32_t{1} << (c >> 6);
+    changed |= miss << (c >> 6);
+  }
+  write_words<Writer, kArrival>(block, words, touched, changed);
+}
+
+}  // namespace abloom
+#endif  // core/kernels/write_step.hpp
+
 // ---- from core/layout/atomic_bits.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 10 && !defined(ABLOOM_ENGINE_HAVE_10)
-#define ABLOOM_ENGINE_HAVE_10
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 15 && !defined(ABLOOM_ENGINE_HAVE_15)
+#define ABLOOM_ENGINE_HAVE_15
 // Relaxed atomic access to the filter's 64-bit words. Relaxed is enough: bits only ever go from
 // 0 to 1 during adds, each word is its own atomic object, and readers need no ordering with
 // other memory, only coherence (a test ordered after an add sees its bits).
@@ -1612,12 +1736,16 @@ struct ExclusiveWriter {
   static void or_word(uint64_t* p, uint64_t mask) noexcept { store_word(p, load_word(p) | mask); }
 };
 
+// Which of the two policies an add uses, as a value: a filter's mode (abloom_set_writer_mode),
+// passed to the kernels' bulk adds, which pick the policy once per call.
+enum class WriterMode : uint32_t { shared = 0, exclusive = 1 };
+
 }  // namespace abloom
 #endif  // core/layout/atomic_bits.hpp
 
 // ---- from core/layout/hash.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 11 && !defined(ABLOOM_ENGINE_HAVE_11)
-#define ABLOOM_ENGINE_HAVE_11
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 16 && !defined(ABLOOM_ENGINE_HAVE_16)
+#define ABLOOM_ENGINE_HAVE_16
 // The one hash per key: XXH3-64 with a per-filter seed, from the system's xxHash used header-only.
 
 #include <cstddef>
@@ -1664,8 +1792,8 @@ inline constexpr size_t kInlineHashMax = 16;
 #endif  // core/layout/hash.hpp
 
 // ---- from core/layout/layout.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 12 && !defined(ABLOOM_ENGINE_HAVE_12)
-#define ABLOOM_ENGINE_HAVE_12
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 17 && !defined(ABLOOM_ENGINE_HAVE_17)
+#define ABLOOM_ENGINE_HAVE_17
 // The bit layout: how one 64-bit key hash becomes a shard, a block and k bit positions.
 //
 // This is frozen by the file format: changing any constant or step here changes which bits a key
@@ -1862,8 +1990,8 @@ class ClassicProbes {
 #endif  // core/layout/layout.hpp
 
 // ---- from core/model/ddmath.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 13 && !defined(ABLOOM_ENGINE_HAVE_13)
-#define ABLOOM_ENGINE_HAVE_13
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 18 && !defined(ABLOOM_ENGINE_HAVE_18)
+#define ABLOOM_ENGINE_HAVE_18
 // Double-double arithmetic and the few elementary functions the model needs (exp, expm1, log,
 // log1p, whole powers), in plain IEEE binary64 operations (+ - * /, floor, frexp, ldexp: each
 // exactly specified by IEEE 754 and C, so the same on every conforming machine), for the values
@@ -1889,7 +2017,7 @@ class ClassicProbes {
 #include <cstdint>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "model/no_fp_contract.hpp"
-#define ABLOOM_ENGINE_HEADER 15
+#define ABLOOM_ENGINE_HEADER 20
 #include "abloom_engine.hpp"
 
 namespace abloom::dd {
@@ -2099,8 +2227,8 @@ inline DD pow(double x, uint32_t k) noexcept { return pow(DD{x, 0}, k); }
 #endif  // core/model/ddmath.hpp
 
 // ---- from core/model/growth.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 14 && !defined(ABLOOM_ENGINE_HAVE_14)
-#define ABLOOM_ENGINE_HAVE_14
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 19 && !defined(ABLOOM_ENGINE_HAVE_19)
+#define ABLOOM_ENGINE_HAVE_19
 // Growing filters' schedule: the capacity and the FPR target of each stage of a chain of blocked
 // filters, so that a filter needs no capacity up front and still meets the FPR it was asked for.
 //
@@ -2135,7 +2263,7 @@ inline DD pow(double x, uint32_t k) noexcept { return pow(DD{x, 0}, k); }
 #define ABLOOM_ENGINE_HEADER 1
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "model/sizing.hpp"
-#define ABLOOM_ENGINE_HEADER 16
+#define ABLOOM_ENGINE_HEADER 21
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -2190,8 +2318,8 @@ Errc growth_footprint(const GrowthRequest& req, uint64_t keys, GrowthFootprint* 
 #endif  // core/model/growth.hpp
 
 // ---- from core/model/no_fp_contract.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 15 && !defined(ABLOOM_ENGINE_HAVE_15)
-#define ABLOOM_ENGINE_HAVE_15
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 20 && !defined(ABLOOM_ENGINE_HAVE_20)
+#define ABLOOM_ENGINE_HAVE_20
 // No fused multiply-add in the rest of the file that includes this (see core/CMakeLists.txt): the
 // header of a file holds doubles computed by the sizing model and the filter (the expected FPR,
 // the inserted-key estimate), which must be the same bits on every machine, and ddmath.hpp's error
@@ -2212,8 +2340,8 @@ Errc growth_footprint(const GrowthRequest& req, uint64_t keys, GrowthFootprint* 
 #endif  // core/model/no_fp_contract.hpp
 
 // ---- from core/model/sizing.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 16 && !defined(ABLOOM_ENGINE_HAVE_16)
-#define ABLOOM_ENGINE_HAVE_16
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 21 && !defined(ABLOOM_ENGINE_HAVE_21)
+#define ABLOOM_ENGINE_HAVE_21
 // Honest sizing: exact FPR models of each kind, and the plan (bits, k, shards) that meets a
 // target FPR at a capacity with the fewest bits.
 
@@ -2223,7 +2351,7 @@ Errc growth_footprint(const GrowthRequest& req, uint64_t keys, GrowthFootprint* 
 #define ABLOOM_ENGINE_HEADER 1
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout/layout.hpp"
-#define ABLOOM_ENGINE_HEADER 12
+#define ABLOOM_ENGINE_HEADER 17
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -2319,8 +2447,8 @@ Layout default_layout(const SizingRequest& req) noexcept;
 #endif  // core/model/sizing.hpp
 
 // ---- from core/platform/platform.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 17 && !defined(ABLOOM_ENGINE_HAVE_17)
-#define ABLOOM_ENGINE_HAVE_17
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 22 && !defined(ABLOOM_ENGINE_HAVE_22)
+#define ABLOOM_ENGINE_HAVE_22
 // Every operating-system call of the engine: files, mappings, directories, processes and
 // anonymous memory. Two implementations, one per family of systems:
 //  - platform_posix.cpp: Linux (glibc and musl), macOS, the BSDs;
@@ -2505,8 +2633,8 @@ void unmap_zeroed(void* p, size_t bytes) noexcept;
 #endif  // core/platform/platform.hpp
 
 // ---- from core/storage/file_io.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 18 && !defined(ABLOOM_ENGINE_HAVE_18)
-#define ABLOOM_ENGINE_HAVE_18
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 23 && !defined(ABLOOM_ENGINE_HAVE_23)
+#define ABLOOM_ENGINE_HAVE_23
 // Files: crash-safe save (temporary file, fsync, rename, directory fsync) and O(1) open by mmap.
 
 #include <cstdint>
@@ -2560,8 +2688,8 @@ Errc seal_file(const char* path);
 #endif  // core/storage/file_io.hpp
 
 // ---- from core/storage/format.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 19 && !defined(ABLOOM_ENGINE_HAVE_19)
-#define ABLOOM_ENGINE_HAVE_19
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 24 && !defined(ABLOOM_ENGINE_HAVE_24)
+#define ABLOOM_ENGINE_HAVE_24
 // The portable serialized form of a filter (docs/FORMAT.md): a 128-byte little-endian header,
 // then the body (every shard's words, little-endian, shard after shard), 64-byte aligned.
 
@@ -2577,7 +2705,7 @@ Errc seal_file(const char* path);
 #define ABLOOM_ENGINE_HEADER 3
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
-#define ABLOOM_ENGINE_HEADER 10
+#define ABLOOM_ENGINE_HEADER 15
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -2707,8 +2835,8 @@ std::vector<uint64_t*> shards_in(unsigned char* body, const Shape& shape);
 #endif  // core/storage/format.hpp
 
 // ---- from core/storage/growing_format.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 20 && !defined(ABLOOM_ENGINE_HAVE_20)
-#define ABLOOM_ENGINE_HAVE_20
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 25 && !defined(ABLOOM_ENGINE_HAVE_25)
+#define ABLOOM_ENGINE_HAVE_25
 // The serialized form of a growing filter (docs/FORMAT.md, "Growing filters"): a 128-byte chain
 // header (kind 2), a table of the stages (offset, size and new keys of each), then every stage
 // in the single filter's own form (header and body), each starting 64-byte aligned, so that a
@@ -2811,8 +2939,11 @@ Errc load_chain(const unsigned char* data, size_t len, const ChainLoad& how,
 #undef ABLOOM_ENGINE_HEADER  // #include "filter/filter.hpp"
 #define ABLOOM_ENGINE_HEADER 3
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_kernels.hpp"
-#define ABLOOM_ENGINE_HEADER 6
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/kernel_table.hpp"
+#define ABLOOM_ENGINE_HEADER 11
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/key_source.hpp"
+#define ABLOOM_ENGINE_HEADER 12
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -3006,19 +3137,19 @@ uint64_t Filter::test_and_add_many(const KeySource& keys, size_t n, uint8_t* res
 #include <limits>
 #include <utility>
 
-#undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_kernels.hpp"
-#define ABLOOM_ENGINE_HEADER 6
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/kernel_table.hpp"
+#define ABLOOM_ENGINE_HEADER 11
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
-#define ABLOOM_ENGINE_HEADER 10
+#define ABLOOM_ENGINE_HEADER 15
 #include "abloom_engine.hpp"
 
 // The doubles computed here go into files: no fused multiply-add (see there).
 #undef ABLOOM_ENGINE_HEADER  // #include "model/ddmath.hpp"
-#define ABLOOM_ENGINE_HEADER 13
+#define ABLOOM_ENGINE_HEADER 18
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "model/no_fp_contract.hpp"
-#define ABLOOM_ENGINE_HEADER 15
+#define ABLOOM_ENGINE_HEADER 20
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -3797,8 +3928,8 @@ uint64_t GrowingFilter::test_and_add_many(const KeySource& keys, size_t n,
 // Bit b of the block is bit b & 31 of 32-bit lane b >> 5 (little-endian words): candidate c picks
 // lane (c >> 5) & 7 of the low (c < 256) or high register, bit c & 31 of it. With p = h2 * C^j and
 // c = p >> 23, lane = p >> 28 (the permute ignores bit 3) and the half is p's sign bit.
-#undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_kernels.hpp"
-#define ABLOOM_ENGINE_HEADER 6
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/kernel_table.hpp"
+#define ABLOOM_ENGINE_HEADER 11
 #include "abloom_engine.hpp"
 
 #if defined(__x86_64__)
@@ -3809,14 +3940,26 @@ uint64_t GrowingFilter::test_and_add_many(const KeySource& keys, size_t n,
 #include <cstdint>
 #include <type_traits>
 
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_scalar.hpp"
+#define ABLOOM_ENGINE_HEADER 8
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/probe_modes.hpp"
+#define ABLOOM_ENGINE_HEADER 13
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/write_step.hpp"
+#define ABLOOM_ENGINE_HEADER 14
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
+#define ABLOOM_ENGINE_HEADER 15
+#include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout/layout.hpp"
-#define ABLOOM_ENGINE_HEADER 12
+#define ABLOOM_ENGINE_HEADER 17
 #include "abloom_engine.hpp"
 
 #define ABLOOM_AVX2 __attribute__((target("avx2,bmi,bmi2")))
 #define ABLOOM_REPEATS_FN ABLOOM_AVX2
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_repeats16.hpp"
-#define ABLOOM_ENGINE_HEADER 8
+#define ABLOOM_ENGINE_HEADER 7
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -4112,7 +4255,7 @@ struct Avx2Probe {
 
 #define ABLOOM_KERNEL_FN ABLOOM_AVX2
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_pipeline.hpp"
-#define ABLOOM_ENGINE_HEADER 7
+#define ABLOOM_ENGINE_HEADER 6
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -4133,8 +4276,8 @@ const BlockedKernels kBlockedAvx2[kLayouts] = {
 // AVX-512 F and CD enabled for its functions only (target attributes, no -mavx512f), so nothing
 // else in the library uses AVX-512 instructions. kernel_dispatch.cpp calls into this table only
 // when the CPU and the OS support AVX-512 F and CD (plus AVX2 and BMI2, which every such CPU has).
-#undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_kernels.hpp"
-#define ABLOOM_ENGINE_HEADER 6
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/kernel_table.hpp"
+#define ABLOOM_ENGINE_HEADER 11
 #include "abloom_engine.hpp"
 
 #if defined(__x86_64__)
@@ -4184,8 +4327,8 @@ const BlockedKernels kBlockedAvx512Packed[kLayouts] = {kAvx512PackedKernels[0],
 //
 // Split layout: the key's 16 x 32-bit mask is four products shifted into one-hot lanes
 // (vshlq_u32) and ANDed with the window lanes of split_window(): no repeat check, no table.
-#undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_kernels.hpp"
-#define ABLOOM_ENGINE_HEADER 6
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/kernel_table.hpp"
+#define ABLOOM_ENGINE_HEADER 11
 #include "abloom_engine.hpp"
 
 #if defined(__aarch64__)
@@ -4195,11 +4338,20 @@ const BlockedKernels kBlockedAvx512Packed[kLayouts] = {kAvx512PackedKernels[0],
 #include <cstdint>
 #include <type_traits>
 
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_scalar.hpp"
+#define ABLOOM_ENGINE_HEADER 8
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/probe_modes.hpp"
+#define ABLOOM_ENGINE_HEADER 13
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/write_step.hpp"
+#define ABLOOM_ENGINE_HEADER 14
+#include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
-#define ABLOOM_ENGINE_HEADER 10
+#define ABLOOM_ENGINE_HEADER 15
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout/layout.hpp"
-#define ABLOOM_ENGINE_HEADER 12
+#define ABLOOM_ENGINE_HEADER 17
 #include "abloom_engine.hpp"
 
 // The helpers are inlined into the single-key calls and the bulk loops at every optimisation
@@ -4505,7 +4657,7 @@ struct NeonSplitProbe {
 
 #define ABLOOM_KERNEL_FN
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_pipeline.hpp"
-#define ABLOOM_ENGINE_HEADER 7
+#define ABLOOM_ENGINE_HEADER 6
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -4524,14 +4676,21 @@ const BlockedKernels kBlockedNeon[kLayouts] = {
 #define ABLOOM_ENGINE_TU_STARTED
 // The blocked kind's scalar kernel: the reference the vector kernels must match bit for bit, and
 // the path of CPUs without AVX2 (or of ABLOOM_ISA=scalar).
-#undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_kernels.hpp"
-#define ABLOOM_ENGINE_HEADER 6
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_scalar.hpp"
+#define ABLOOM_ENGINE_HEADER 8
+#include "abloom_engine.hpp"
+
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/kernel_table.hpp"
+#define ABLOOM_ENGINE_HEADER 11
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/probe_modes.hpp"
+#define ABLOOM_ENGINE_HEADER 13
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
-#define ABLOOM_ENGINE_HEADER 10
+#define ABLOOM_ENGINE_HEADER 15
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout/layout.hpp"
-#define ABLOOM_ENGINE_HEADER 12
+#define ABLOOM_ENGINE_HEADER 17
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -4612,7 +4771,7 @@ template bool split_add_scalar<ExclusiveWriter>(uint64_t*, uint64_t, uint32_t) n
 
 #define ABLOOM_KERNEL_FN
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_pipeline.hpp"
-#define ABLOOM_ENGINE_HEADER 7
+#define ABLOOM_ENGINE_HEADER 6
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -4653,7 +4812,7 @@ const BlockedKernels kBlockedScalar[kLayouts] = {
 #if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 8 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/isa.hpp"
-#define ABLOOM_ENGINE_HEADER 9
+#define ABLOOM_ENGINE_HEADER 10
 #include "abloom_engine.hpp"
 
 #if defined(__x86_64__)
@@ -4763,7 +4922,7 @@ bool isa_parse(const char* text, Isa best, Isa* out) noexcept {
 // Which kernel table the blocked kind's calls use: the table of each instruction set (and the
 // AVX-512 variant per vendor), the choice at first use from the CPU (isa.cpp) and ABLOOM_ISA, and
 // the active-table pointer that isa_force() swaps. Apart from isa.cpp so that CPU detection knows
-// nothing of the kernels: blocked_kernels.hpp includes isa.hpp, never the other way round.
+// nothing of the kernels: kernel_table.hpp includes isa.hpp, never the other way round.
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -4772,11 +4931,17 @@ bool isa_parse(const char* text, Isa best, Isa* out) noexcept {
 #undef ABLOOM_ENGINE_HEADER  // #include "errc.hpp"
 #define ABLOOM_ENGINE_HEADER 1
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_kernels.hpp"
-#define ABLOOM_ENGINE_HEADER 6
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_view.hpp"
+#define ABLOOM_ENGINE_HEADER 9
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/isa.hpp"
-#define ABLOOM_ENGINE_HEADER 9
+#define ABLOOM_ENGINE_HEADER 10
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/kernel_table.hpp"
+#define ABLOOM_ENGINE_HEADER 11
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/key_source.hpp"
+#define ABLOOM_ENGINE_HEADER 12
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -4962,7 +5127,7 @@ Errc isa_force(Isa isa) noexcept {
 #if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 10 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 #undef ABLOOM_ENGINE_HEADER  // #include "layout/hash.hpp"
-#define ABLOOM_ENGINE_HEADER 11
+#define ABLOOM_ENGINE_HEADER 16
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -4978,7 +5143,7 @@ uint64_t hash_key_long(uint64_t seed, const void* key, size_t len) noexcept {
 #if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 11 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 #undef ABLOOM_ENGINE_HEADER  // #include "model/growth.hpp"
-#define ABLOOM_ENGINE_HEADER 14
+#define ABLOOM_ENGINE_HEADER 19
 #include "abloom_engine.hpp"
 
 #include <cmath>
@@ -4986,7 +5151,7 @@ uint64_t hash_key_long(uint64_t seed, const void* key, size_t len) noexcept {
 // Stage targets and capacities go into files (each stage's plan): the same doubles on every
 // machine, so no multiply-add is fused (see there).
 #undef ABLOOM_ENGINE_HEADER  // #include "model/no_fp_contract.hpp"
-#define ABLOOM_ENGINE_HEADER 15
+#define ABLOOM_ENGINE_HEADER 20
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -5090,7 +5255,7 @@ Errc growth_footprint(const GrowthRequest& req, uint64_t keys, GrowthFootprint* 
 #if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 12 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 #undef ABLOOM_ENGINE_HEADER  // #include "model/sizing.hpp"
-#define ABLOOM_ENGINE_HEADER 16
+#define ABLOOM_ENGINE_HEADER 21
 #include "abloom_engine.hpp"
 
 #include <array>
@@ -5103,10 +5268,10 @@ Errc growth_footprint(const GrowthRequest& req, uint64_t keys, GrowthFootprint* 
 
 // The doubles computed here go into files: no fused multiply-add (see there).
 #undef ABLOOM_ENGINE_HEADER  // #include "model/ddmath.hpp"
-#define ABLOOM_ENGINE_HEADER 13
+#define ABLOOM_ENGINE_HEADER 18
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "model/no_fp_contract.hpp"
-#define ABLOOM_ENGINE_HEADER 15
+#define ABLOOM_ENGINE_HEADER 20
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -5535,7 +5700,7 @@ Layout default_layout(const SizingRequest& req) noexcept {
 #include <vector>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "platform/platform.hpp"
-#define ABLOOM_ENGINE_HEADER 17
+#define ABLOOM_ENGINE_HEADER 22
 #include "abloom_engine.hpp"
 
 // Which calls exist. ABLOOM_PORTABLE_PLATFORM turns every one off (platform.hpp).
@@ -5893,7 +6058,7 @@ void unmap_zeroed(void* p, size_t bytes) noexcept { ::munmap(p, bytes); }
 #include <vector>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "platform/platform.hpp"
-#define ABLOOM_ENGINE_HEADER 17
+#define ABLOOM_ENGINE_HEADER 22
 #include "abloom_engine.hpp"
 
 namespace abloom::platform {
@@ -6431,7 +6596,7 @@ void unmap_zeroed(void* p, size_t bytes) noexcept {
 #if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 15 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 #undef ABLOOM_ENGINE_HEADER  // #include "storage/file_io.hpp"
-#define ABLOOM_ENGINE_HEADER 18
+#define ABLOOM_ENGINE_HEADER 23
 #include "abloom_engine.hpp"
 
 #include <atomic>
@@ -6443,13 +6608,13 @@ void unmap_zeroed(void* p, size_t bytes) noexcept {
 #include <vector>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "platform/platform.hpp"
-#define ABLOOM_ENGINE_HEADER 17
+#define ABLOOM_ENGINE_HEADER 22
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "storage/format.hpp"
-#define ABLOOM_ENGINE_HEADER 19
+#define ABLOOM_ENGINE_HEADER 24
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "storage/growing_format.hpp"
-#define ABLOOM_ENGINE_HEADER 20
+#define ABLOOM_ENGINE_HEADER 25
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -7034,7 +7199,7 @@ Errc seal_file(const char* path) {
 #if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 16 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 #undef ABLOOM_ENGINE_HEADER  // #include "storage/format.hpp"
-#define ABLOOM_ENGINE_HEADER 19
+#define ABLOOM_ENGINE_HEADER 24
 #include "abloom_engine.hpp"
 
 #include <bit>
@@ -7265,7 +7430,7 @@ Errc view(const unsigned char* data, size_t len, bool verify, std::unique_ptr<Fi
 #if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 17 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 #undef ABLOOM_ENGINE_HEADER  // #include "storage/growing_format.hpp"
-#define ABLOOM_ENGINE_HEADER 20
+#define ABLOOM_ENGINE_HEADER 25
 #include "abloom_engine.hpp"
 
 #include <bit>
@@ -7273,7 +7438,7 @@ Errc view(const unsigned char* data, size_t len, bool verify, std::unique_ptr<Fi
 #include <vector>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "storage/format.hpp"
-#define ABLOOM_ENGINE_HEADER 19
+#define ABLOOM_ENGINE_HEADER 24
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -7553,23 +7718,26 @@ Errc load_chain(const unsigned char* data, size_t len, const ChainLoad& how,
 #undef ABLOOM_ENGINE_HEADER  // #include "filter/growing_filter.hpp"
 #define ABLOOM_ENGINE_HEADER 4
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_kernels.hpp"
-#define ABLOOM_ENGINE_HEADER 6
-#include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/isa.hpp"
-#define ABLOOM_ENGINE_HEADER 9
+#define ABLOOM_ENGINE_HEADER 10
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/kernel_table.hpp"
+#define ABLOOM_ENGINE_HEADER 11
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/key_source.hpp"
+#define ABLOOM_ENGINE_HEADER 12
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "model/sizing.hpp"
-#define ABLOOM_ENGINE_HEADER 16
+#define ABLOOM_ENGINE_HEADER 21
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "storage/file_io.hpp"
-#define ABLOOM_ENGINE_HEADER 18
+#define ABLOOM_ENGINE_HEADER 23
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "storage/format.hpp"
-#define ABLOOM_ENGINE_HEADER 19
+#define ABLOOM_ENGINE_HEADER 24
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "storage/growing_format.hpp"
-#define ABLOOM_ENGINE_HEADER 20
+#define ABLOOM_ENGINE_HEADER 25
 #include "abloom_engine.hpp"
 
 // The handle the C API hands out; C sees only the incomplete type. It holds a fixed filter

@@ -1,0 +1,46 @@
+// The two things a single-key call and a bulk loop ask differently of one probe: how its test
+// gives the answer (Answer) and where its add's block comes from (Arrival). Every probe takes
+// both as template arguments; blocked_pipeline.hpp picks them for each call it builds.
+#pragma once
+
+namespace abloom {
+
+// How a probe's test gives its answer.
+//  - branch (single-key calls): false when any of the key's bits is missing, as a branch. The
+//    empty asm keeps the compiler from turning the branch into a flag copy (setcc), which it
+//    otherwise does when both sides return a constant. With a branch, the CPU takes the predicted
+//    answer and goes on to the next key while the block is still in flight; with a flag copy,
+//    whatever uses the answer waits for the load. Measured faster on the split layout's
+//    single-key test at 100M keys (bench/JOURNAL.md, "A test's answer as a branch").
+//  - flag (bulk loops): the answer as a value, with no branch. A bulk loop has prefetched the
+//    block, so nothing waits for it long; but a branch on the answer mispredicts whenever present
+//    and absent keys mix, which made a half-present batch several times slower than an
+//    all-present one (bench/JOURNAL.md, "Bulk tests of mixed present and absent keys").
+enum class Answer { branch, flag };
+
+template <Answer kAnswer = Answer::branch>
+inline bool present_unless(bool missing) noexcept {
+  if constexpr (kAnswer == Answer::flag) {
+    return !missing;
+  } else {
+    if (missing) [[likely]]
+      return false;
+    asm volatile("");
+    return true;
+  }
+}
+
+// Where an add's block comes from, which decides how the shared writer's write step may branch
+// (write_step.hpp).
+//  - on_demand (single-key calls): the probe's own load fetches the block. Out of cache, a branch
+//    on its bits resolves only when it arrives, and a mispredicted one keeps the next keys' misses
+//    from starting until then (a single add ran 1.3x slower so). The step exits early when no bit
+//    is missing (predictable in a run of new keys or a run of repeats), then writes the words the
+//    hash alone selects: every word a candidate falls in, a word with nothing missing into a
+//    scratch word instead.
+//  - prefetched (bulk loops): the block is on its way already, so branching on its bits costs a
+//    mispredict at worst, and the step writes only the words with a missing bit: repeats then
+//    cost no atomic OR at all (bulk adds of keys already present took half the time).
+enum class Arrival { on_demand, prefetched };
+
+}  // namespace abloom
