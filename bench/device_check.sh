@@ -10,8 +10,9 @@
 #   4. threads concurrent abloom_add from 1 to 16 threads on one filter (mt_add: mutex, atomic,
 #              sharded);
 #   5. variants the AVX-512 kernel with each repeat check (ABLOOM_ISA=avx512-conflict and
-#              avx512-packed): which one the vendor rule in core/kernel_dispatch.cpp should pick
-#              on this CPU (issue 12 chose packed for Intel without an Intel machine to measure);
+#              avx512-packed): which one the vendor rule in core/kernels/kernel_dispatch.cpp
+#              should pick on this CPU (issue 12 chose packed for Intel without an Intel machine
+#              to measure);
 #   6. layouts the blocked kind's grid in each in-block layout (abloom_bench --layout=distinct and
 #              --layout=split), against the same run's limits: whether split can be the default;
 #   7. limits  bench/studies/single_key_limits (what bounds a single-key call out of cache).

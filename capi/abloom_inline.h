@@ -58,7 +58,7 @@
 #include <string.h>
 
 #include "abloom.h"
-#include "abloom_layout.h" /* the layout's steps: the library's own (core/layout.hpp) */
+#include "abloom_layout.h" /* the layout's steps: the library's own (core/layout/layout.hpp) */
 
 #ifndef XXH_INLINE_ALL
 #define XXH_INLINE_ALL
@@ -197,9 +197,9 @@ __attribute__((target("avx2,bmi2"))) static inline int abloom_inline_priv_test_a
   return _mm256_testz_si256(missing, missing);
 }
 
-/* The shared writer's write step, as the library's single-key adds take it (core/
- * blocked_kernels.hpp, or_words_redirected): one atomic OR per 64-bit word the key's bits fall
- * in (`touched`, from the hash alone, so the loop does not wait for the block), a word with no
+/* The shared writer's write step, as the library's single-key adds take it
+ * (core/kernels/write_step.hpp, or_words_redirected): one atomic OR per 64-bit word the key's bits
+ * fall in (`touched`, from the hash alone, so the loop does not wait for the block), a word with no
  * missing bit ORed into a local scratch word instead (a branch-free select of the address).
  * `missing[w]` holds the key's bits that were clear in word w. */
 static inline void abloom_inline_priv_or_words(uint64_t *block, const uint64_t *missing,

@@ -1,7 +1,7 @@
 // cli/system.hpp on Windows. Paths arrive as UTF-8 and go to the UCRT's wide-character calls as
 // UTF-16; errno is the UCRT's, which those calls set.
-// Compiled everywhere, empty but on Windows (as core/platform_win32.cpp), so that one list of
-// sources serves every system and clang-tidy's run on Linux has a compile command for it.
+// Compiled everywhere, empty but on Windows (as core/platform/platform_win32.cpp), so that one list
+// of sources serves every system and clang-tidy's run on Linux has a compile command for it.
 #if defined(_WIN32)
 
 #ifndef WIN32_LEAN_AND_MEAN

@@ -17,8 +17,8 @@
 #                under ABLOOM_TEST_RUNNER.
 #   go-s390x     GOARCH=s390x go test ./... (big-endian), as go-arm64; not by default, and it
 #                FAILS today, for a known reason: the engine refuses to map a file on a
-#                big-endian machine (core/file_io.cpp: Errc::unsupported, the body's words are
-#                little-endian), so the 9 tests that Open a file (the golden vectors among them)
+#                big-endian machine (core/storage/file_io.cpp: Errc::unsupported, the body's words
+#                are little-endian), so the 9 tests that Open a file (the golden vectors among them)
 #                fail with ErrUnsupported; everything else passes, the Go-native probe against
 #                the C engine included (about 30 s of tests under qemu-s390x, 95 s with the
 #                engine's compile). Kept as a target for whoever makes those tests big-endian

@@ -1,6 +1,6 @@
-// The AVX-512 kernel (core/blocked_avx512_kernel.hpp) compiled against SIMDe's portable versions
-// of the AVX-512 intrinsics: it runs on any CPU, so the kernel's logic is checked against the
-// scalar reference even where the hardware lacks AVX-512 (where the native build is skipped).
+// The AVX-512 kernel (core/kernels/blocked_avx512_kernel.hpp) compiled against SIMDe's portable
+// versions of the AVX-512 intrinsics: it runs on any CPU, so the kernel's logic is checked against
+// the scalar reference even where the hardware lacks AVX-512 (where the native build is skipped).
 #pragma once
 
 #include "kernels/kernel_table.hpp"

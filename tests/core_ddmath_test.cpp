@@ -1,4 +1,4 @@
-// core/ddmath.hpp against a 300-bit reference (tests/tools/ddmath_reference.py, mpmath): the
+// core/model/ddmath.hpp against a 300-bit reference (tests/tools/ddmath_reference.py, mpmath): the
 // model's stored doubles are these functions' results, so they must be the correctly rounded value
 // (hi; the reference skips inputs within 2^-90 of a midpoint) with a double-double remainder (lo)
 // as accurate as ddmath.hpp says. Plain IEEE operations, so the same on every machine: CI runs this

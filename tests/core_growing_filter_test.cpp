@@ -1,7 +1,7 @@
-// The engine's growing filter (core/growing_filter.hpp): stages appear as the newest fills, one
-// writer fills each to its capacity exactly, no key is ever lost across stage boundaries (single
-// keys and bulk, one thread and eight), bulk answers equal single ones, and the FPR stays below
-// the target.
+// The engine's growing filter (core/filter/growing_filter.hpp): stages appear as the newest fills,
+// one writer fills each to its capacity exactly, no key is ever lost across stage boundaries
+// (single keys and bulk, one thread and eight), bulk answers equal single ones, and the FPR stays
+// below the target.
 #include <gtest/gtest.h>
 
 #include <atomic>

@@ -1,6 +1,6 @@
-// A growing filter's serialized form (core/growing_format.hpp): written and read back equal, byte
-// for byte, at every stage count from 1 to 12; every damaged or hostile chain refused with the
-// right error (a stage count past the end, stages out of order or overlapping, one stage's
+// A growing filter's serialized form (core/storage/growing_format.hpp): written and read back
+// equal, byte for byte, at every stage count from 1 to 12; every damaged or hostile chain refused
+// with the right error (a stage count past the end, stages out of order or overlapping, one stage's
 // checksum bad, truncations, trailing bytes, bad header fields), never a crash.
 #include <gtest/gtest.h>
 

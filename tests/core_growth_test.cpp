@@ -1,4 +1,4 @@
-// The growing filters' schedule (core/growth.hpp): the shares of the FPR sum below 1 at every
+// The growing filters' schedule (core/model/growth.hpp): the shares of the FPR sum below 1 at every
 // stage count, the capacities grow as documented and stop at the limits, every domain error is
 // caught, and a chain built to the schedule from real filters meets the FPR asked for at 10x,
 // 100x and 1000x its initial capacity, in fewer bits than RedisBloom's scheme.

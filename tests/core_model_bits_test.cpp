@@ -2,8 +2,8 @@
 // and its comparisons pick the plan (blocks, k): the same request must give the same bits on every
 // machine, compiler and libm. These are the exact 64-bit patterns of fpr_model over a grid of
 // kinds, layouts, bits per key and k, and of make_plan for a few requests. The model calls no libm
-// function (core/ddmath.hpp), so the table holds with every compiler and C library: CI checks it
-// with GCC and glibc on x86-64 and on aarch64 under qemu (scripts/cross-test.sh), and with zig's
+// function (core/model/ddmath.hpp), so the table holds with every compiler and C library: CI checks
+// it with GCC and glibc on x86-64 and on aarch64 under qemu (scripts/cross-test.sh), and with zig's
 // clang and musl (scripts/platform-builds.sh).
 //
 // To regenerate after an intended change of the model (a format-visible change of the stored

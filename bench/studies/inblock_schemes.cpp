@@ -8,7 +8,7 @@
 //   a    multiply-shift probes (RocksDB FastLocalBloom): probe i sets bit (h2 * C^(i+1)) >> 23,
 //        C = 0x9E3779B9 (mod 2^32); bits may collide within a key.
 //   a-dist  as a, but the key's bits are the first k DISTINCT candidates (h2 forced odd): the
-//        layout core/layout.hpp chose.
+//        layout core/layout/layout.hpp chose.
 //   b    split-block words (Parquet SBBF / Boost fast_multiblock32): the block is 16 32-bit words;
 //        probe i sets one bit, (h2 * salt_i) >> 27, in word i (i < k <= 16). For k < 16 the
 //        words k..15 stay empty: this is the literal SBBF layout stretched to 64 bytes.
@@ -240,16 +240,16 @@ struct MulShift {
   LazyTable table;
 };
 
-// (a-dist) the layout of core/layout.hpp: as (a), from h2 = low 32 bits | 1, candidate j = 1, 2,
-// ... is bit (h2 * C^j) >> 23, and the key's bits are the first k DISTINCT candidates (at most
-// 4k + 64 candidates are looked at).
+// (a-dist) the layout of core/layout/layout.hpp: as (a), from h2 = low 32 bits | 1, candidate
+// j = 1, 2, ... is bit (h2 * C^j) >> 23, and the key's bits are the first k DISTINCT candidates
+// (at most 4k + 64 candidates are looked at).
 struct MulShiftDistinct {
   static constexpr int kMaxKOf = kMaxK;
   using Word = uint64_t;
   uint32_t k;
   explicit MulShiftDistinct(uint32_t k_) : k(k_) {}
   static const char* name() { return "a-dist"; }
-  // Same algorithm as core/layout.hpp's block_mask: the first k candidates as independent
+  // Same algorithm as core/layout/layout.hpp's block_mask: the first k candidates as independent
   // multiplies by precomputed powers C^j (fixed trip count), then further candidates only in the
   // rare case of repeats.
   void mask(uint64_t h, uint64_t* m) const {

@@ -27,7 +27,7 @@
 // 100M keys at 10 bits/key), plus the usual --benchmark_* ones.
 #include <benchmark/benchmark.h>
 // GCC 12's AVX-512 intrinsics trip its own -Wmaybe-uninitialized (GCC bug 105593, fixed in 13;
-// as in core/blocked_avx512.cpp).
+// as in core/kernels/blocked_avx512.cpp).
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif

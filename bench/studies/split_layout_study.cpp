@@ -63,8 +63,8 @@ struct SplitFilter {
   ~SplitFilter() { ::munmap(words, bytes); }
 };
 
-// Key i of a packed batch hashed as the library does it (core/hash.hpp): the length is read from
-// the offsets at run time, and keys of up to 16 bytes take XXH3's short path inline.
+// Key i of a packed batch hashed as the library does it (core/layout/hash.hpp): the length is read
+// from the offsets at run time, and keys of up to 16 bytes take XXH3's short path inline.
 inline uint64_t hash_packed(const unsigned char* buf, const uint64_t* offsets, size_t i) {
   const size_t len = offsets[i + 1] - offsets[i];
   if (len <= 16) return XXH3_len_0to16_64b(buf + offsets[i], len, XXH3_kSecret, 0);

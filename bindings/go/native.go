@@ -7,7 +7,7 @@ package abloom
 //
 //   - hash: XXH3-64 with the filter's seed (github.com/zeebo/xxh3, which native_test.go checks
 //     against the C library's abloom_hash for every key length from 0 to 1024);
-//   - where a key's bits go: core/abloom_layout.h, the specification this port follows (its
+//   - where a key's bits go: capi/abloom_layout.h, the specification this port follows (its
 //     steps and constants; docs/FORMAT.md, "Body", says the same in words);
 //   - reads: one atomic 64-bit load per word (a plain MOV on amd64 and arm64);
 //   - writes: an atomic OR per 64-bit word (LOCK OR), the C engine's own shared writes, so Go and
@@ -25,7 +25,7 @@ import (
 	"github.com/abloom/abloom/bindings/go/internal/capi"
 )
 
-// The constants of the layout (core/abloom_layout.h, the specification; docs/FORMAT.md).
+// The constants of the layout (capi/abloom_layout.h, the specification; docs/FORMAT.md).
 const (
 	probeMul32 = 0x9E3779B9         // C: candidate j of a blocked key is (h2 * C^j) >> 23
 	golden64   = 0x9E3779B97F4A7C15 // G: the classic kind's double-hashing step

@@ -11,7 +11,7 @@
 // So with every lane holding h2: bits = 1 << ((h2 * splitMul) >> 27), kept in the lanes w with
 // (w - s) & 15 < k. The block's 16 words are its two 32-byte halves, lanes 0-7 and 8-15.
 
-// splitMul: lane w holds C^(w+1) mod 2^32 (C = 0x9E3779B9, core/abloom_layout.h).
+// splitMul: lane w holds C^(w+1) mod 2^32 (C = 0x9E3779B9, capi/abloom_layout.h).
 DATA splitMul<>+0(SB)/4, $0x9e3779b9 // C^1
 DATA splitMul<>+4(SB)/4, $0xe35e67b1 // C^2
 DATA splitMul<>+8(SB)/4, $0x734297e9 // C^3

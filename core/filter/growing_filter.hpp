@@ -1,6 +1,6 @@
 // A growing filter: a chain of ordinary filters (stages) that needs no capacity up front. Stage i
-// has the capacity and the FPR target that core/growth.hpp gives it; a new stage is appended when
-// the newest one's count of new keys reaches its capacity, so the chain's FPR stays below the
+// has the capacity and the FPR target that core/model/growth.hpp gives it; a new stage is appended
+// when the newest one's count of new keys reaches its capacity, so the chain's FPR stays below the
 // target at any count (the bound is in growth.hpp).
 //
 // Concurrency, as for one Filter: any number of threads add and test at once, lock-free. The

@@ -1,5 +1,5 @@
 // The blocked kind's AVX-512 kernel, written once and compiled twice:
-//   - core/blocked_avx512.cpp: natively (target attributes, <immintrin.h>), the kernel the
+//   - core/kernels/blocked_avx512.cpp: natively (target attributes, <immintrin.h>), the kernel the
 //     library runs on CPUs with AVX-512 F and CD;
 //   - tests/avx512_emulated.cpp: through SIMDe's portable versions of the same intrinsics, so the
 //     kernel's logic is checked against the scalar reference on every machine, AVX-512 or not.

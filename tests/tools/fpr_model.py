@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The reference false-positive-rate model that abloom's sizing (core/sizing.cpp) is checked
+"""The reference false-positive-rate model that abloom's sizing (core/model/sizing.cpp) is checked
 against: the same formulas, written independently in plain Python floats, with no code shared
 with the engine.
 
@@ -37,8 +37,8 @@ from collections.abc import Callable
 BLOCK_BITS = 512
 SPLIT_WORDS = 16
 SPLIT_WORD_BITS = 32
-MAX_K = 64  # core/sizing.hpp kMaxK
-SPLIT_MAX_K = 16  # core/abloom_layout.h: one probe per word at most
+MAX_K = 64  # core/model/sizing.hpp kMaxK
+SPLIT_MAX_K = 16  # capi/abloom_layout.h: one probe per word at most
 
 Model = Callable[[float, int], float]
 

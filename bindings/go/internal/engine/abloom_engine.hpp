@@ -368,8 +368,8 @@ class Filter {
 #if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 4 && !defined(ABLOOM_ENGINE_HAVE_4)
 #define ABLOOM_ENGINE_HAVE_4
 // A growing filter: a chain of ordinary filters (stages) that needs no capacity up front. Stage i
-// has the capacity and the FPR target that core/growth.hpp gives it; a new stage is appended when
-// the newest one's count of new keys reaches its capacity, so the chain's FPR stays below the
+// has the capacity and the FPR target that core/model/growth.hpp gives it; a new stage is appended
+// when the newest one's count of new keys reaches its capacity, so the chain's FPR stays below the
 // target at any count (the bound is in growth.hpp).
 //
 // Concurrency, as for one Filter: any number of threads add and test at once, lock-free. The
@@ -571,7 +571,7 @@ class GrowingFilter {
 #if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 5 && !defined(ABLOOM_ENGINE_HAVE_5)
 #define ABLOOM_ENGINE_HAVE_5
 // The blocked kind's AVX-512 kernel, written once and compiled twice:
-//   - core/blocked_avx512.cpp: natively (target attributes, <immintrin.h>), the kernel the
+//   - core/kernels/blocked_avx512.cpp: natively (target attributes, <immintrin.h>), the kernel the
 //     library runs on CPUs with AVX-512 F and CD;
 //   - tests/avx512_emulated.cpp: through SIMDe's portable versions of the same intrinsics, so the
 //     kernel's logic is checked against the scalar reference on every machine, AVX-512 or not.

@@ -3,11 +3,11 @@
 // Package engine compiles abloom's C++ engine into the Go program, so that the binding needs no
 // installed C library: cgo compiles every .cpp file of this directory and the program is
 // linked with the objects. scripts/bundle-engine.sh generates them: abloom_engine.hpp holds the
-// engine (core/*.hpp, core/*.cpp and capi/abloom_capi.cpp) once, as an amalgamation, and each
-// abloom_engine_NAME.cpp compiles core/NAME.cpp's translation unit from it, the same as CMake's,
-// token for token (each kernel keeps its own target attributes, filter.cpp and sizing.cpp their
-// fused-multiply-add pragma); abloom.h, abloom_layout.h and xxHash's xxhash.h are copies. Package capi imports
-// this package for that alone and calls the C API (abloom_*) itself: the symbols resolve when
+// engine (core/**/*.hpp, core/**/*.cpp and capi/abloom_capi.cpp) once, as an amalgamation, and
+// each abloom_engine_NAME.cpp compiles core/ROOM/NAME.cpp's translation unit from it, the same as
+// CMake's, token for token (each kernel keeps its own target attributes, filter.cpp, growth.cpp
+// and sizing.cpp their fused-multiply-add pragma); abloom.h, abloom_layout.h and xxHash's
+// xxhash.h are copies. Package capi imports this package for that alone and calls the C API (abloom_*) itself: the symbols resolve when
 // the program is linked.
 //
 // With the build tag abloom_system this file is left out, so nothing here is compiled, and

@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "layout/hash.hpp"  // core/hash.hpp: the engine's own key hash
+#include "layout/hash.hpp"  // core/layout/hash.hpp: the engine's own key hash
 #include "pyapi.hpp"
 
 namespace abloom_py {
@@ -43,9 +43,9 @@ class Key {
 bool int_key_bytes(PyObject *o, unsigned char out[8]);
 
 // A key's hash as the library computes it (abloom_hash): the engine's own abloom::hash_key
-// (core/hash.hpp, XXH3-64 with the filter's seed, short keys inline), not a second copy of it.
-// Compiled here rather than called through abloom_hash because a call per key is a large part of
-// a batch walk (tests/test_batch.py: filters filled by batches equal filters filled key by key
+// (core/layout/hash.hpp, XXH3-64 with the filter's seed, short keys inline), not a second copy of
+// it. Compiled here rather than called through abloom_hash because a call per key is a large part
+// of a batch walk (tests/test_batch.py: filters filled by batches equal filters filled key by key
 // through abloom_add, for every key type, lengths 0 to 100000 and 3 seeds).
 inline uint64_t key_hash(uint64_t seed, const void *p, size_t len) {
   return abloom::hash_key(seed, p, len);

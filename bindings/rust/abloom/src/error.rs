@@ -222,7 +222,8 @@ fn last_errno() -> io::Error {
 /// MinGW-w64's headers share): the error Windows gives for the same cause, whose
 /// [`io::ErrorKind`] is the one POSIX systems give for the `errno` (`ENOENT`: `NotFound`,
 /// `EACCES`: `PermissionDenied`, `EBUSY`: `ResourceBusy`, ...). The library's Windows layer
-/// (`core/platform_win32.cpp`) maps Windows errors to these `errno` values; this is the way back.
+/// (`core/platform/platform_win32.cpp`) maps Windows errors to these `errno` values; this is the
+/// way back.
 #[cfg(windows)]
 fn windows_error_of_errno(errno: i32) -> Option<i32> {
     Some(match errno {

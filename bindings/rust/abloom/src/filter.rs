@@ -207,7 +207,7 @@ unsafe impl Send for BloomFilter {}
 // abloom_hash, abloom_union, the estimate and info calls, and abloom_serialize/abloom_save
 // ("safe while other threads add"), and abloom_set_threads and abloom_threads (a relaxed atomic
 // of the handle, "may run beside any other"); abloom_clone and abloom_equal read the bits with
-// the same relaxed atomic loads as the tests (core/filter.cpp). The calls the header says must not race
+// the same relaxed atomic loads as the tests (core/filter/filter.cpp). The calls the header says must not race
 // (abloom_intersect and abloom_clear, which could drop concurrent inserts, abloom_sync, and
 // abloom_free) are reached only through `&mut self` or by value (drop, close).
 unsafe impl Sync for BloomFilter {}

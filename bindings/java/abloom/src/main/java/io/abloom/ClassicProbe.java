@@ -3,7 +3,7 @@ package io.abloom;
 /**
  * The classic kind, for {@link Probe}: k bits over the whole shard by enhanced double hashing, bit
  * i at mulhi64(x_i, bitsPerShard) with x_0 = h &lt;&lt; shardBits, x_(i+1) = x_i + y_i, y_0 = h *
- * G, y_(i+1) = y_i + (i + 1) * G (core/layout.hpp).
+ * G, y_(i+1) = y_i + (i + 1) * G (core/layout/layout.hpp).
  */
 final class ClassicProbe {
   private ClassicProbe() {}

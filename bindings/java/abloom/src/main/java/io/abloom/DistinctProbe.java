@@ -5,7 +5,7 @@ import java.nio.ByteBuffer;
 /**
  * The blocked kind's distinct layout, for {@link Probe}: a key's bits are the first k distinct
  * candidates {@code (h2 * C^j) >>> 23} (j = 1, 2, ...) of its 512-bit block, h2 the key hash's low
- * 32 bits with bit 0 set (core/abloom_layout.h).
+ * 32 bits with bit 0 set (capi/abloom_layout.h).
  */
 final class DistinctProbe {
   private DistinctProbe() {}
@@ -53,7 +53,8 @@ final class DistinctProbe {
 
   /**
    * The blocked key's 512-bit mask, word by word: its first k distinct candidates (at most 4k +
-   * 64 candidates are looked at), as abloom_layout.h defines them (core/layout.hpp's block_mask).
+   * 64 candidates are looked at), as abloom_layout.h defines them (core/layout/layout.hpp's
+   * block_mask).
    */
   static long[] mask(int h2, int k) {
     long[] m = new long[8];

@@ -5,7 +5,7 @@ import java.nio.ByteBuffer;
 /**
  * The blocked kind's split layout, for {@link Probe}: one bit in each of k consecutive 32-bit
  * words (lanes) of the key's 512-bit block, from a hashed start s: lane s + j (mod 16) holds bit
- * {@code (h2 * C^(lane + 1)) >>> 27}, and s is {@code (h2 * C^17) >>> 28} (core/abloom_layout.h;
+ * {@code (h2 * C^(lane + 1)) >>> 27}, and s is {@code (h2 * C^17) >>> 28} (capi/abloom_layout.h;
  * C is {@link DistinctProbe#PROBE_MUL}).
  */
 final class SplitProbe {
