@@ -1799,7 +1799,7 @@ inline constexpr size_t kInlineHashMax = 16;
 // This is frozen by the file format: changing any constant or step here changes which bits a key
 // sets, so files written before would answer wrongly. Every path (scalar, bulk, SIMD) must derive
 // positions from these functions only. The blocked kind's steps are defined once, in C99, by
-// core/abloom_layout.h (THE specification, which abloom_inline.h shares); the helpers here are
+// capi/abloom_layout.h (THE specification, which abloom_inline.h shares); the helpers here are
 // thin C++ wrappers over it, plus the kernels' constant tables.
 //
 //   shard  = top `shard_bits` bits of h                       (independent of everything below)

@@ -3,7 +3,7 @@
  * abloom_layout.h - THE specification of abloom's frozen in-block layout: how one 64-bit key hash
  * becomes a shard, a block and the bits the key sets in it.
  *
- * This header is the definition, not a description of one. The library's kernels (core/layout.hpp
+ * This header is the definition, not a description of one. The kernels (core/layout/layout.hpp
  * includes it), the single-key fast path compiled into callers (abloom_inline.h) and, by name, the
  * Go and Java ports (bindings/go/native.go and split_amd64.s, bindings/java/.../Probe.java) follow
  * it. It is frozen by the file format: changing any constant or step here changes which bits a
@@ -40,7 +40,7 @@
  *     a writer that ORs every touched word without waiting for the block redirects the OR of a
  *     word with no missing bit to a scratch word (abloom_layout_or_target), a branch-free select.
  *
- *   The classic kind (not blocked) is not in this header: core/layout.hpp, ClassicProbes.
+ *   The classic kind (not blocked) is not in this header: core/layout/layout.hpp, ClassicProbes.
  */
 #ifndef ABLOOM_LAYOUT_H
 #define ABLOOM_LAYOUT_H
