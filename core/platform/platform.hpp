@@ -2,7 +2,7 @@
 // anonymous memory. Two implementations, one per family of systems:
 //  - platform_posix.cpp: Linux (glibc and musl), macOS, the BSDs;
 //  - platform_win32.cpp: Windows.
-// Both files are in every build (the bindings compile core/*.cpp as one set), and each compiles
+// Both files are in every build (the bindings compile core/**/*.cpp as one set), and each compiles
 // to nothing on the other family, so no build system chooses between them. The rest of core/
 // calls only what this header declares, and has no #ifdef for a system.
 //

@@ -85,7 +85,7 @@ TOOLS=$WORK/tools-venv/bin
 # ---- 1. what OUT holds -------------------------------------------------------------------------
 sdists=("$OUT"/pyabloom-*.tar.gz)
 [[ ${#sdists[@]} -eq 1 && -f ${sdists[0]} ]] || die "no single pyabloom-*.tar.gz in $OUT"
-tar -tzf "${sdists[0]}" | grep '/engine/abloom_capi.cpp$' >/dev/null || die "the sdist carries no engine"
+tar -tzf "${sdists[0]}" | grep '/engine/capi/abloom_capi.cpp$' >/dev/null || die "the sdist carries no engine"
 declare -A WHEEL=()
 for flavour in cp311-cp311 cp312-abi3; do
   for arch in x86_64 aarch64; do
