@@ -210,8 +210,8 @@ int check_key_arrays(const void* const* keys, const size_t* lens, size_t n) noex
 }
 
 // Whether every key of a packed batch is `stride` bytes long: offsets[i + 1] - offsets[i] ==
-// stride for all i < n, taken 8 keys at a time with no branch inside (about 4 instructions a key;
-// a batch of keys of varying length usually stops at its first 8).
+// stride for all i < n, taken 8 keys at a time with no branch inside (a few instructions a key; a
+// batch of keys of varying length usually stops at its first 8).
 bool same_length_keys(const uint64_t* offsets, size_t n, uint64_t stride) noexcept {
   constexpr size_t kChunk = 8;
   size_t i = 0;

@@ -176,7 +176,7 @@ ABLOOM_AVX2 __attribute__((noinline)) bool add_wide_avx2(uint64_t* block, uint64
 }
 
 // Inlined into the bulk loops at every optimisation level (at -O2 GCC called it per key, which
-// made bulk tests 12-22% slower).
+// made bulk tests slower: bench/JOURNAL.md, "AVX-512 kernel, merged atomic ORs, -O2 inlining").
 template <bool kNarrow>
 ABLOOM_AVX2 __attribute__((always_inline)) inline bool test_avx2(const uint64_t* block, uint64_t h,
                                                                  uint32_t k) noexcept {
@@ -202,7 +202,7 @@ ABLOOM_AVX2 __attribute__((always_inline)) inline bool test_avx2(const uint64_t*
 // key's new bits) to `half`, or to a scratch half when nothing in it changes (a branch-free select
 // of the address, as in or_words_redirected). Two stores per key, where a word-by-word write takes
 // a store per touched word; with the block not yet in cache each of those holds the store queue (on
-// the AVX-512 kernel, one masked store made exclusive adds 2x faster: bench/JOURNAL.md, "Suite
+// the AVX-512 kernel, one masked store made exclusive adds much faster: bench/JOURNAL.md, "Suite
 // before and after"). The store is inline asm, a hardware store rather than a C++ data race with
 // concurrent readers (allowed alongside an exclusive writer), and each aligned 8-byte word is
 // written whole.

@@ -15,7 +15,7 @@
 // Why AVX-512 pays here: one 512-bit register holds the whole 64-byte block, so one `vpermd`
 // fetches each of 16 candidates' words (AVX2 needs two permutes and a blend, for 8), a rotate
 // brings each candidate's bit to bit 0 and one `vptestmd` gives the 16 answers as a mask: k <= 16
-// bits in about 8 instructions, where AVX2 needs about 12 per 8. And `vpconflictd` finds a
+// bits in fewer instructions than AVX2 needs for 8. And `vpconflictd` finds a
 // repeat among the first k candidates in one instruction, where AVX2 compares the candidates
 // packed as 16-bit lanes with their rotations (4 for k <= 8, 8 for k <= 16, about 14 and 24
 // instructions): a test pays that only for present keys, an add for every key. (On Intel cores
@@ -99,7 +99,7 @@ ABLOOM_AVX512_FN inline bool avx512_has_repeat_packed(__m512i candidates, uint16
 }
 
 // Which of the two the kernel uses. vpconflictd is a few cycles on AMD Zen 4 and the packed
-// compare was 1.2x slower there (bulk test of present keys: bench/JOURNAL.md, "The kernels side by
+// compare was slower there (bulk test of present keys: bench/JOURNAL.md, "The kernels side by
 // side"); on Intel cores vpconflictd on 16 lanes is microcoded into about twenty uops, and on
 // Sapphire Rapids the kernel with it lost to the AVX2 kernel, whose check is the packed one (issue
 // 12). kernel_dispatch.cpp picks per vendor.
@@ -154,7 +154,7 @@ ABLOOM_AVX512_FN inline __m512i avx512_key_mask(__m512i candidates, uint32_t k) 
 
 // An exclusive writer's store: the qwords of `value` selected by `lanes`, in one masked 64-byte
 // store (one store per key, where a word-by-word write costs a store per touched word: with the
-// block not yet in cache each of those holds the store queue, and adds ran 2.5-3x slower:
+// block not yet in cache each of those holds the store queue, and adds ran slower so:
 // bench/JOURNAL.md, "What bounds a single-key call out of cache"). Each 8-byte word is written
 // whole, so concurrent readers (allowed alongside an exclusive writer) see it before or after.
 // Native: inline asm, a hardware store rather than a C++ data race, as for the loads; emulated:

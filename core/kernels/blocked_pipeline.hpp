@@ -96,7 +96,7 @@ ABLOOM_KERNEL_FN int pipeline_add_key(const BlockedView& v, const void* key, siz
 // Where a bulk loop finds a hash's block. A filter of one shard (every filter below 16 MiB by
 // default) needs only the shard's base and its block count: two registers instead of the view's
 // four fields, which the AVX-512 packed-key loop otherwise reloads from the stack for every key
-// (bulk calls at 1M keys 7-23% faster: bench/JOURNAL.md, "Bulk loops of a one-shard filter").
+// (bulk calls at 1M keys ran faster so: bench/JOURNAL.md, "Bulk loops of a one-shard filter").
 // Both give BlockedView::block_of's block (shard_bits 0: shard 0, and h << 0 is h).
 struct OneShardBlocks {
   uint64_t* base;

@@ -49,7 +49,7 @@ struct BlockedKernels {
   // words[0 .. blocks * kBlockWords) to out[b] (0..512); half_word_bits those of each 32-bit half
   // of words[0 .. n) to out[2i] (low half) and out[2i + 1] (high half). Compiled for the set:
   // the x86-64 baseline has no population count instruction, and std::popcount there is a
-  // libgcc call of about 15 instructions per word.
+  // libgcc call per word.
   void (*block_bits)(const uint64_t* words, uint64_t blocks, uint16_t* out) noexcept;
   void (*half_word_bits)(const uint64_t* words, uint64_t n, uint8_t* out) noexcept;
 };

@@ -34,7 +34,8 @@ inline bool present_unless(bool missing) noexcept {
 // (write_step.hpp).
 //  - on_demand (single-key calls): the probe's own load fetches the block. Out of cache, a branch
 //    on its bits resolves only when it arrives, and a mispredicted one keeps the next keys' misses
-//    from starting until then (a single add ran 1.3x slower so). The step exits early when no bit
+//    from starting until then (a single add ran slower so: bench/JOURNAL.md, "What bounds a
+//    single-key call out of cache"). The step exits early when no bit
 //    is missing (predictable in a run of new keys or a run of repeats), then writes the words the
 //    hash alone selects: every word a candidate falls in, a word with nothing missing into a
 //    scratch word instead.

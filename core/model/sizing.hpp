@@ -88,12 +88,13 @@ Errc check_kind_layout_shards(Kind kind, Layout layout, uint32_t shards) noexcep
 Errc make_plan(const SizingRequest& req, Plan* out) noexcept;
 
 // The library's choice of layout for a request whose caller left it to us (req.layout ignored).
-// Split, whose adds are 1.5-1.9x faster (no repeat check, fewer words touched) for 1-2.3% more
-// bits at the same FPR, wherever its k (at most kSplitMaxK) is enough: an explicit k up to
-// kSplitMaxK, or a target whose best distinct k is no higher (targets down to about 1e-6).
-// Distinct for the classic kind, a larger explicit k, and lower targets, where split's capped k
-// would cost 3-14% more bits (bench/JOURNAL.md, "Split becomes the default layout"). An invalid
-// request gets distinct, and make_plan then reports the error.
+// Split, whose adds are faster (no repeat check, fewer words touched; bench/RESULTS.md, "C
+// library: the distinct layout and the classic kind") for 1-2.3% more bits at the same FPR,
+// wherever its k (at most kSplitMaxK) is enough: an explicit k up to kSplitMaxK, or a target whose
+// best distinct k is no higher (targets down to about 1e-6). Distinct for the classic kind, a
+// larger explicit k, and lower targets, where split's capped k would cost 3-14% more bits
+// (bench/JOURNAL.md, "Split becomes the default layout"). An invalid request gets distinct, and
+// make_plan then reports the error.
 Layout default_layout(const SizingRequest& req) noexcept;
 
 }  // namespace abloom

@@ -587,7 +587,7 @@ class GrowingFilter {
 // Why AVX-512 pays here: one 512-bit register holds the whole 64-byte block, so one `vpermd`
 // fetches each of 16 candidates' words (AVX2 needs two permutes and a blend, for 8), a rotate
 // brings each candidate's bit to bit 0 and one `vptestmd` gives the 16 answers as a mask: k <= 16
-// bits in about 8 instructions, where AVX2 needs about 12 per 8. And `vpconflictd` finds a
+// bits in fewer instructions than AVX2 needs for 8. And `vpconflictd` finds a
 // repeat among the first k candidates in one instruction, where AVX2 compares the candidates
 // packed as 16-bit lanes with their rotations (4 for k <= 8, 8 for k <= 16, about 14 and 24
 // instructions): a test pays that only for present keys, an add for every key. (On Intel cores
@@ -684,7 +684,7 @@ ABLOOM_AVX512_FN inline bool avx512_has_repeat_packed(__m512i candidates, uint16
 }
 
 // Which of the two the kernel uses. vpconflictd is a few cycles on AMD Zen 4 and the packed
-// compare was 1.2x slower there (bulk test of present keys: bench/JOURNAL.md, "The kernels side by
+// compare was slower there (bulk test of present keys: bench/JOURNAL.md, "The kernels side by
 // side"); on Intel cores vpconflictd on 16 lanes is microcoded into about twenty uops, and on
 // Sapphire Rapids the kernel with it lost to the AVX2 kernel, whose check is the packed one (issue
 // 12). kernel_dispatch.cpp picks per vendor.
@@ -739,7 +739,7 @@ ABLOOM_AVX512_FN inline __m512i avx512_key_mask(__m512i candidates, uint32_t k) 
 
 // An exclusive writer's store: the qwords of `value` selected by `lanes`, in one masked 64-byte
 // store (one store per key, where a word-by-word write costs a store per touched word: with the
-// block not yet in cache each of those holds the store queue, and adds ran 2.5-3x slower:
+// block not yet in cache each of those holds the store queue, and adds ran slower so:
 // bench/JOURNAL.md, "What bounds a single-key call out of cache"). Each 8-byte word is written
 // whole, so concurrent readers (allowed alongside an exclusive writer) see it before or after.
 // Native: inline asm, a hardware store rather than a C++ data race, as for the loads; emulated:
@@ -998,7 +998,7 @@ ABLOOM_KERNEL_FN int pipeline_add_key(const BlockedView& v, const void* key, siz
 // Where a bulk loop finds a hash's block. A filter of one shard (every filter below 16 MiB by
 // default) needs only the shard's base and its block count: two registers instead of the view's
 // four fields, which the AVX-512 packed-key loop otherwise reloads from the stack for every key
-// (bulk calls at 1M keys 7-23% faster: bench/JOURNAL.md, "Bulk loops of a one-shard filter").
+// (bulk calls at 1M keys ran faster so: bench/JOURNAL.md, "Bulk loops of a one-shard filter").
 // Both give BlockedView::block_of's block (shard_bits 0: shard 0, and h << 0 is h).
 struct OneShardBlocks {
   uint64_t* base;
@@ -1392,7 +1392,7 @@ struct BlockedKernels {
   // words[0 .. blocks * kBlockWords) to out[b] (0..512); half_word_bits those of each 32-bit half
   // of words[0 .. n) to out[2i] (low half) and out[2i + 1] (high half). Compiled for the set:
   // the x86-64 baseline has no population count instruction, and std::popcount there is a
-  // libgcc call of about 15 instructions per word.
+  // libgcc call per word.
   void (*block_bits)(const uint64_t* words, uint64_t blocks, uint16_t* out) noexcept;
   void (*half_word_bits)(const uint64_t* words, uint64_t n, uint8_t* out) noexcept;
 };
@@ -1585,7 +1585,8 @@ inline bool present_unless(bool missing) noexcept {
 // (write_step.hpp).
 //  - on_demand (single-key calls): the probe's own load fetches the block. Out of cache, a branch
 //    on its bits resolves only when it arrives, and a mispredicted one keeps the next keys' misses
-//    from starting until then (a single add ran 1.3x slower so). The step exits early when no bit
+//    from starting until then (a single add ran slower so: bench/JOURNAL.md, "What bounds a
+//    single-key call out of cache"). The step exits early when no bit
 //    is missing (predictable in a run of new keys or a run of repeats), then writes the words the
 //    hash alone selects: every word a candidate falls in, a word with nothing missing into a
 //    scratch word instead.
@@ -2435,12 +2436,13 @@ Errc check_kind_layout_shards(Kind kind, Layout layout, uint32_t shards) noexcep
 Errc make_plan(const SizingRequest& req, Plan* out) noexcept;
 
 // The library's choice of layout for a request whose caller left it to us (req.layout ignored).
-// Split, whose adds are 1.5-1.9x faster (no repeat check, fewer words touched) for 1-2.3% more
-// bits at the same FPR, wherever its k (at most kSplitMaxK) is enough: an explicit k up to
-// kSplitMaxK, or a target whose best distinct k is no higher (targets down to about 1e-6).
-// Distinct for the classic kind, a larger explicit k, and lower targets, where split's capped k
-// would cost 3-14% more bits (bench/JOURNAL.md, "Split becomes the default layout"). An invalid
-// request gets distinct, and make_plan then reports the error.
+// Split, whose adds are faster (no repeat check, fewer words touched; bench/RESULTS.md, "C
+// library: the distinct layout and the classic kind") for 1-2.3% more bits at the same FPR,
+// wherever its k (at most kSplitMaxK) is enough: an explicit k up to kSplitMaxK, or a target whose
+// best distinct k is no higher (targets down to about 1e-6). Distinct for the classic kind, a
+// larger explicit k, and lower targets, where split's capped k would cost 3-14% more bits
+// (bench/JOURNAL.md, "Split becomes the default layout"). An invalid request gets distinct, and
+// make_plan then reports the error.
 Layout default_layout(const SizingRequest& req) noexcept;
 
 }  // namespace abloom
@@ -4106,7 +4108,7 @@ ABLOOM_AVX2 __attribute__((noinline)) bool add_wide_avx2(uint64_t* block, uint64
 }
 
 // Inlined into the bulk loops at every optimisation level (at -O2 GCC called it per key, which
-// made bulk tests 12-22% slower).
+// made bulk tests slower: bench/JOURNAL.md, "AVX-512 kernel, merged atomic ORs, -O2 inlining").
 template <bool kNarrow>
 ABLOOM_AVX2 __attribute__((always_inline)) inline bool test_avx2(const uint64_t* block, uint64_t h,
                                                                  uint32_t k) noexcept {
@@ -4132,7 +4134,7 @@ ABLOOM_AVX2 __attribute__((always_inline)) inline bool test_avx2(const uint64_t*
 // key's new bits) to `half`, or to a scratch half when nothing in it changes (a branch-free select
 // of the address, as in or_words_redirected). Two stores per key, where a word-by-word write takes
 // a store per touched word; with the block not yet in cache each of those holds the store queue (on
-// the AVX-512 kernel, one masked store made exclusive adds 2x faster: bench/JOURNAL.md, "Suite
+// the AVX-512 kernel, one masked store made exclusive adds much faster: bench/JOURNAL.md, "Suite
 // before and after"). The store is inline asm, a hardware store rather than a C++ data race with
 // concurrent readers (allowed alongside an exclusive writer), and each aligned 8-byte word is
 // written whole.
@@ -7933,8 +7935,8 @@ int check_key_arrays(const void* const* keys, const size_t* lens, size_t n) noex
 }
 
 // Whether every key of a packed batch is `stride` bytes long: offsets[i + 1] - offsets[i] ==
-// stride for all i < n, taken 8 keys at a time with no branch inside (about 4 instructions a key;
-// a batch of keys of varying length usually stops at its first 8).
+// stride for all i < n, taken 8 keys at a time with no branch inside (a few instructions a key; a
+// batch of keys of varying length usually stops at its first 8).
 bool same_length_keys(const uint64_t* offsets, size_t n, uint64_t stride) noexcept {
   constexpr size_t kChunk = 8;
   size_t i = 0;
