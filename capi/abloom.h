@@ -223,7 +223,9 @@ typedef enum abloom_kind {
  *  at 1%, +1.6% at 0.1%); tests cost the same or less (bench/JOURNAL.md, "Split becomes the
  *  default layout"). Blocked kind only; its default. */
 #define ABLOOM_LAYOUT_SPLIT 2u
-/** The largest k of ABLOOM_LAYOUT_SPLIT (one bit per 32-bit word). */
+/** The largest k of ABLOOM_LAYOUT_SPLIT: one bit per 32-bit word, so the layout's word count,
+ *  ABLOOM_SPEC_SPLIT_WORDS in abloom_layout.h (the library and abloom_inline.h check at compile
+ *  time that the two are equal). */
 #define ABLOOM_SPLIT_MAX_K 16
 
 /**

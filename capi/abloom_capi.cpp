@@ -48,7 +48,7 @@ static_assert(ABLOOM_ISA_AVX512 == static_cast<uint32_t>(abloom::Isa::avx512));
 static_assert(ABLOOM_ISA_NEON == static_cast<uint32_t>(abloom::Isa::neon));
 static_assert(ABLOOM_LAYOUT_DISTINCT == static_cast<uint32_t>(abloom::Layout::distinct));
 static_assert(ABLOOM_LAYOUT_SPLIT == static_cast<uint32_t>(abloom::Layout::split));
-static_assert(ABLOOM_SPLIT_MAX_K == abloom::kSplitMaxK);
+static_assert(ABLOOM_SPLIT_MAX_K == abloom::kSplitMaxK);  // = ABLOOM_SPEC_SPLIT_WORDS
 
 int to_code(abloom::Errc e) noexcept {
   switch (e) {

@@ -60,6 +60,10 @@
 #include "abloom.h"
 #include "abloom_layout.h" /* the layout's steps: the library's own (core/layout/layout.hpp) */
 
+#if ABLOOM_SPLIT_MAX_K != ABLOOM_SPEC_SPLIT_WORDS
+#error "abloom.h and abloom_layout.h disagree on the split layout's largest k"
+#endif
+
 #ifndef XXH_INLINE_ALL
 #define XXH_INLINE_ALL
 #endif
@@ -116,15 +120,14 @@ typedef struct abloom_inline {
 #if ABLOOM_INLINE_X86
 /* The first word of the 64-byte block of hash h (abloom_layout.h). */
 static inline const uint64_t *abloom_inline_priv_block(const abloom_inline *in, uint64_t h) {
-  return in->shard_words[abloom_layout_shard(h, in->shard_shift)] +
-         abloom_layout_block_index(h, in->shard_bits, in->blocks_per_shard) *
-             ABLOOM_LAYOUT_BLOCK_WORDS;
+  return in->shard_words[abloom_spec_shard(h, in->shard_shift)] +
+         abloom_spec_block_index(h, in->shard_bits, in->blocks_per_shard) * ABLOOM_SPEC_BLOCK_WORDS;
 }
 
-/* The k lanes of the key's window, from word abloom_layout_split_start on (mod 16). */
+/* The k lanes of the key's window, from word abloom_spec_split_start on (mod 16). */
 static inline const uint32_t *abloom_inline_priv_window(const abloom_inline *in, uint32_t h2) {
-  return &in->window_lanes[ABLOOM_LAYOUT_SPLIT_WORDS -
-                           abloom_layout_split_start(h2, in->start_multiplier)];
+  return &in->window_lanes[ABLOOM_SPEC_SPLIT_WORDS -
+                           abloom_spec_split_start(h2, in->start_multiplier)];
 }
 
 /* The probes, one per instruction set: the key's mask (h2 = (uint32_t)h | 1: bit
@@ -179,7 +182,7 @@ ABLOOM_INLINE_PRIV_AVX2 static inline __m256i abloom_inline_priv_load_avx2(const
 /* 1 when every bit of the key of hash h is set, else 0. */
 __attribute__((target("avx512f,avx2,bmi2"))) static inline int abloom_inline_priv_test_avx512(
     const abloom_inline *in, uint64_t h) {
-  const __m512i mask = abloom_inline_priv_mask_avx512(in, abloom_layout_probe_seed(h));
+  const __m512i mask = abloom_inline_priv_mask_avx512(in, abloom_spec_probe_seed(h));
   const __m512i have =
       _mm512_and_si512(mask, abloom_inline_priv_load_avx512(abloom_inline_priv_block(in, h)));
   return _mm512_cmpneq_epi32_mask(have, mask) == 0 ? 1 : 0;
@@ -188,7 +191,7 @@ __attribute__((target("avx512f,avx2,bmi2"))) static inline int abloom_inline_pri
 __attribute__((target("avx2,bmi2"))) static inline int abloom_inline_priv_test_avx2(
     const abloom_inline *in, uint64_t h) {
   const uint64_t *block = abloom_inline_priv_block(in, h);
-  const uint32_t h2 = abloom_layout_probe_seed(h);
+  const uint32_t h2 = abloom_spec_probe_seed(h);
   const __m256i missing =
       _mm256_or_si256(_mm256_andnot_si256(abloom_inline_priv_load_avx2(block, 0),
                                           abloom_inline_priv_mask_avx2(in, h2, 0)),
@@ -207,7 +210,7 @@ static inline void abloom_inline_priv_or_words(uint64_t *block, const uint64_t *
   uint64_t scratch = 0;
   for (; touched != 0; touched &= touched - 1) {
     const int w = __builtin_ctz(touched);
-    __atomic_fetch_or(abloom_layout_or_target(block + w, missing[w], &scratch), missing[w],
+    __atomic_fetch_or(abloom_spec_or_target(block + w, missing[w], &scratch), missing[w],
                       __ATOMIC_RELAXED);
   }
 }
@@ -223,7 +226,7 @@ static inline uint64_t *abloom_inline_priv_writable_block(const abloom_inline *i
 __attribute__((target("avx512f,avx2,bmi2"))) static inline int abloom_inline_priv_add_avx512(
     const abloom_inline *in, uint64_t h) {
   uint64_t *block = abloom_inline_priv_writable_block(in, h);
-  const __m512i mask = abloom_inline_priv_mask_avx512(in, abloom_layout_probe_seed(h));
+  const __m512i mask = abloom_inline_priv_mask_avx512(in, abloom_spec_probe_seed(h));
   const __m512i missing =
       _mm512_xor_si512(mask, _mm512_and_si512(mask, abloom_inline_priv_load_avx512(block)));
   __attribute__((aligned(64))) uint64_t words[8];
@@ -242,7 +245,7 @@ ABLOOM_INLINE_PRIV_AVX2 static inline uint32_t abloom_inline_priv_nonzero_avx2(_
 __attribute__((target("avx2,bmi2"))) static inline int abloom_inline_priv_add_avx2(
     const abloom_inline *in, uint64_t h) {
   uint64_t *block = abloom_inline_priv_writable_block(in, h);
-  const uint32_t h2 = abloom_layout_probe_seed(h);
+  const uint32_t h2 = abloom_spec_probe_seed(h);
   const __m256i lo = abloom_inline_priv_mask_avx2(in, h2, 0);
   const __m256i hi = abloom_inline_priv_mask_avx2(in, h2, 1);
   const __m256i missing_lo = _mm256_andnot_si256(abloom_inline_priv_load_avx2(block, 0), lo);
@@ -283,9 +286,9 @@ static inline int abloom_inline_init(abloom_inline *in, const abloom_filter *fil
   in->seed = mem.seed;
   in->shard_words = mem.shard_words;
   /* abloom_layout.h's powers of C: the bit multipliers C^1 .. C^16, the start's C^17. */
-  for (i = 0; i < 16; ++i) in->bit_multipliers[i] = abloom_layout_power(i + 1);
-  in->start_multiplier = abloom_layout_power(ABLOOM_LAYOUT_SPLIT_START_POWER);
-  for (i = 0; i < 32; ++i) in->window_lanes[i] = abloom_layout_split_lane(i, mem.k);
+  for (i = 0; i < 16; ++i) in->bit_multipliers[i] = abloom_spec_power(i + 1);
+  in->start_multiplier = abloom_spec_power(ABLOOM_SPEC_SPLIT_START_POWER);
+  for (i = 0; i < 32; ++i) in->window_lanes[i] = abloom_spec_split_lane(i, mem.k);
 #if ABLOOM_INLINE_X86
   if (mem.kind == ABLOOM_KIND_BLOCKED && mem.layout == ABLOOM_LAYOUT_SPLIT && mem.hash_id == 1 &&
       mem.k >= 1 && mem.k <= 16) {

@@ -395,7 +395,7 @@ func setBits(p *uint64, mask uint64, exclusive bool) bool {
 }
 
 // The classic kind: k bits over the whole shard, by enhanced double hashing in 64-bit fixed
-// point.
+// point (abloom_spec_classic_start and abloom_spec_classic_next in core/abloom_layout.h).
 func (n *native) testClassic(base unsafe.Pointer, h uint64) bool {
 	x, y := h<<n.shardBits, h*golden64
 	words := unsafe.Slice((*uint64)(base), n.blocks*blockWords)

@@ -62,9 +62,10 @@ template <class Writer>
 bool Filter::add_classic(uint64_t h) noexcept {
   bool present = true;
   uint64_t* base = shard_ptrs_[shape_.shard_of(h)];
-  ClassicProbes probes(h, shape_.shard_bits, shape_.bits_per_shard());
+  abloom_spec_classic probes =
+      abloom_spec_classic_start(h, shape_.shard_bits, shape_.bits_per_shard());
   for (uint32_t i = 0; i < shape_.k; ++i) {
-    const uint64_t pos = probes.next();
+    const uint64_t pos = abloom_spec_classic_next(&probes);
     const uint64_t bit = uint64_t{1} << (pos & 63);
     present &= Writer::set_bits(base + (pos >> 6), bit) != 0;
   }
@@ -84,9 +85,10 @@ int Filter::classic_add_key(const void* key, size_t len) noexcept {
 
 bool Filter::test_classic(uint64_t h) const noexcept {
   const uint64_t* base = shard_ptrs_[shape_.shard_of(h)];
-  ClassicProbes probes(h, shape_.shard_bits, shape_.bits_per_shard());
+  abloom_spec_classic probes =
+      abloom_spec_classic_start(h, shape_.shard_bits, shape_.bits_per_shard());
   for (uint32_t i = 0; i < shape_.k; ++i) {
-    const uint64_t pos = probes.next();
+    const uint64_t pos = abloom_spec_classic_next(&probes);
     if ((load_word(base + (pos >> 6)) & (uint64_t{1} << (pos & 63))) == 0) return false;
   }
   return true;
@@ -94,8 +96,10 @@ bool Filter::test_classic(uint64_t h) const noexcept {
 
 void Filter::prefetch_classic(uint64_t h) const noexcept {
   const uint64_t* base = shard_ptrs_[shape_.shard_of(h)];
-  ClassicProbes probes(h, shape_.shard_bits, shape_.bits_per_shard());
-  for (uint32_t i = 0; i < shape_.k; ++i) __builtin_prefetch(base + (probes.next() >> 6), 0, 3);
+  abloom_spec_classic probes =
+      abloom_spec_classic_start(h, shape_.shard_bits, shape_.bits_per_shard());
+  for (uint32_t i = 0; i < shape_.k; ++i)
+    __builtin_prefetch(base + (abloom_spec_classic_next(&probes) >> 6), 0, 3);
 }
 
 template <class Fn>

@@ -29,8 +29,8 @@ struct BlockedView {
 
   // The first word of h's block (Shape::shard_of and Shape::block_word_offset).
   uint64_t* block_of(uint64_t h) const noexcept {
-    return shards[abloom_layout_shard(h, shard_shift)] +
-           abloom_layout_block_index(h, shard_bits, blocks_per_shard) * kBlockWords;
+    return shards[abloom_spec_shard(h, shard_shift)] +
+           abloom_spec_block_index(h, shard_bits, blocks_per_shard) * kBlockWords;
   }
 };
 

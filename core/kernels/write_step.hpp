@@ -28,7 +28,7 @@ inline void or_words_redirected(uint64_t* block, const uint64_t* words, uint32_t
   uint64_t scratch = 0;
   for (; touched != 0; touched &= touched - 1) {
     const int w = std::countr_zero(touched);
-    Writer::or_word(abloom_layout_or_target(block + w, words[w], &scratch), words[w]);
+    Writer::or_word(abloom_spec_or_target(block + w, words[w], &scratch), words[w]);
   }
 }
 

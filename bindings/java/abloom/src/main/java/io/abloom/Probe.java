@@ -10,9 +10,9 @@ import java.util.Objects;
  * runs its single-key calls through it over the engine's own memory (no JNI call per key), and
  * the Spark module over a mapped file; applications need not use it.
  *
- * <p><b>The specification it follows</b> is capi/abloom_layout.h, the blocked layouts' one
- * definition, which the engine's kernels include (docs/FORMAT.md, "Body", in words; the classic
- * kind in core/layout/layout.hpp): shard = top shard_bits bits of h = XXH3-64(key, seed); block =
+ * <p><b>The specification it follows</b> is capi/abloom_layout.h, the one definition of every
+ * kind and layout, which the engine includes (docs/FORMAT.md, "Body", says it in words, and
+ * tests/vectors/ pins it): shard = top shard_bits bits of h = XXH3-64(key, seed); block =
  * mulhi64(h &lt;&lt; shard_bits, blocks); the blocked kind's candidates (h2 * C^j) &gt;&gt;&gt; 23
  * of the block (the first k distinct ones), the split layout's one bit in each of k consecutive
  * 32-bit words, the classic kind's enhanced double hashing over the shard. Tests check every
