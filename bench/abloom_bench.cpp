@@ -30,7 +30,7 @@
 //     (in cache): blocked test and test_packed, libbloom test, and xxh3 (the hash alone).
 //   isa/<kernel>/<op>/keys:<n>/bpk:<b>   the blocked kind's add, test, test_present, add_packed
 //     and test_packed (as in grid/blocked/) under each kernel this CPU supports (scalar, avx2,
-//     avx512), forced with abloom_isa_force for the benchmark's duration.
+//     avx512), forced with abloom_set_isa for the benchmark's duration.
 //   grid/<kind>/<op> and isa/<kernel>/<op> for estimate_count, estimate_fpr and serialize: one
 //     pass over the whole filter holding n keys per iteration, in ns per 64-byte block (the set
 //     bits are counted by the kernel's population count).
@@ -396,10 +396,10 @@ bool g_isa_section = true;
 
 class IsaScope {
  public:
-  explicit IsaScope(uint32_t isa) : saved_(abloom_isa_active()) {
-    if (abloom_isa_force(isa) != ABLOOM_OK) std::abort();  // only supported kernels are registered
+  explicit IsaScope(uint32_t isa) : saved_(abloom_get_isa()) {
+    if (abloom_set_isa(isa) != ABLOOM_OK) std::abort();  // only supported kernels are registered
   }
-  ~IsaScope() { (void)abloom_isa_force(saved_); }
+  ~IsaScope() { (void)abloom_set_isa(saved_); }
   IsaScope(const IsaScope&) = delete;
   IsaScope& operator=(const IsaScope&) = delete;
 
@@ -410,9 +410,9 @@ class IsaScope {
 // Whether this CPU runs kernel `isa` (x86-64: scalar and AVX2/AVX-512 up to its best; aarch64:
 // scalar and NEON): tried, then the active kernel put back.
 bool isa_runnable(uint32_t isa) {
-  const uint32_t saved = abloom_isa_active();
-  const bool ok = abloom_isa_force(isa) == ABLOOM_OK;
-  (void)abloom_isa_force(saved);
+  const uint32_t saved = abloom_get_isa();
+  const bool ok = abloom_set_isa(isa) == ABLOOM_OK;
+  (void)abloom_set_isa(saved);
   return ok;
 }
 

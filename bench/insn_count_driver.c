@@ -42,7 +42,7 @@ int main(int argc, char **argv) {
   if (n > kMaxN) die("n too large");
   op = argv[4];
   single = strcmp(argv[5], "single") == 0;
-  if (abloom_isa_force(strcmp(argv[1], "neon") == 0 ? ABLOOM_ISA_NEON : ABLOOM_ISA_SCALAR) !=
+  if (abloom_set_isa(strcmp(argv[1], "neon") == 0 ? ABLOOM_ISA_NEON : ABLOOM_ISA_SCALAR) !=
       ABLOOM_OK) {
     die("kernel not supported here");
   }

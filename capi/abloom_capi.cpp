@@ -359,11 +359,11 @@ const char* abloom_version_string(void) { return ABLOOM_VERSION_STRING; }
 
 uint32_t abloom_isa_supported(void) { return static_cast<uint32_t>(abloom::isa_supported()); }
 
-uint32_t abloom_isa_active(void) { return static_cast<uint32_t>(abloom::isa_active()); }
+uint32_t abloom_get_isa(void) { return static_cast<uint32_t>(abloom::isa_active()); }
 
 // Isa has a fixed uint32_t underlying type, so any value converts; the core refuses (isa_force)
 // or names as "unknown" (isa_name) those outside the enumeration.
-int abloom_isa_force(uint32_t isa) {
+int abloom_set_isa(uint32_t isa) {
   return to_code(abloom::isa_force(static_cast<abloom::Isa>(isa)));
 }
 
@@ -518,7 +518,7 @@ int abloom_set_writer_mode(abloom_filter* filter, uint32_t mode) {
   return ABLOOM_OK;
 }
 
-int abloom_writer_mode(const abloom_filter* filter) {
+int abloom_get_writer_mode(const abloom_filter* filter) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
   return static_cast<int>(filter->chain ? filter->chain->writer_mode()
                                         : filter->impl->writer_mode());
@@ -533,7 +533,7 @@ int abloom_set_threads(abloom_filter* filter, uint32_t threads) {
   return ABLOOM_OK;
 }
 
-int abloom_threads(const abloom_filter* filter) {
+int abloom_get_threads(const abloom_filter* filter) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
   return static_cast<int>(filter->chain ? filter->chain->threads() : filter->impl->threads());
 }
@@ -963,5 +963,15 @@ int abloom_seal(const char* path) {
   if (path == nullptr) return ABLOOM_ERR_NULL;
   return guarded([&] { return to_code(abloom::seal_file(path)); });
 }
+
+// ---- Deprecated names (abloom.h's last section): exported still, each its new name's call ----
+
+uint32_t abloom_isa_active(void) { return abloom_get_isa(); }
+
+int abloom_isa_force(uint32_t isa) { return abloom_set_isa(isa); }
+
+int abloom_writer_mode(const abloom_filter* filter) { return abloom_get_writer_mode(filter); }
+
+int abloom_threads(const abloom_filter* filter) { return abloom_get_threads(filter); }
 
 }  // extern "C"

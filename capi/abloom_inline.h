@@ -30,7 +30,7 @@
  *   abloom_inline_add(&w, &id, sizeof id);
  *
  * Which filters take the fast path: the blocked kind in the default layout (ABLOOM_LAYOUT_SPLIT),
- * when the library's active kernel (abloom_isa_active(), at init) is AVX2 or AVX-512; the probe
+ * when the library's active kernel (abloom_get_isa(), at init) is AVX2 or AVX-512; the probe
  * is then that instruction set's, compiled here with a target attribute (or inlined whole when
  * the caller is built for it, e.g. -march=x86-64-v3). Adds take it too on a writable filter in
  * the default writer mode (see abloom_inline_init_writer). Every other filter (the classic kind,
@@ -46,7 +46,7 @@
  *    join, a mutex, an atomic flag), all of its bits. Adds set bits with atomic ORs.
  *  - The abloom_inline reads the filter's memory directly: it is valid until abloom_free of its
  *    filter, and only then. Nothing else moves the bits.
- *  - abloom_isa_force after init does not change an existing abloom_inline's path; initialise
+ *  - abloom_set_isa after init does not change an existing abloom_inline's path; initialise
  *    it again to follow.
  *  - Its fields are private to this header: set them only with the init calls.
  */
@@ -292,7 +292,7 @@ static inline int abloom_inline_init(abloom_inline *in, const abloom_filter *fil
 #if ABLOOM_INLINE_X86
   if (mem.kind == ABLOOM_KIND_BLOCKED && mem.layout == ABLOOM_LAYOUT_SPLIT && mem.hash_id == 1 &&
       mem.k >= 1 && mem.k <= 16) {
-    const uint32_t isa = abloom_isa_active();
+    const uint32_t isa = abloom_get_isa();
     if (isa == ABLOOM_ISA_AVX512) {
       in->path = ABLOOM_INLINE_PATH_AVX512;
     } else if (isa == ABLOOM_ISA_AVX2) {
@@ -339,7 +339,7 @@ static inline int abloom_inline_init_writer(abloom_inline *in, abloom_filter *fi
   if (rc != ABLOOM_OK) return rc;
   in->writer = filter;
   if (abloom_get_writable_shards(filter, &writable) == ABLOOM_OK &&
-      abloom_writer_mode(filter) == (int)ABLOOM_WRITER_SHARED) {
+      abloom_get_writer_mode(filter) == (int)ABLOOM_WRITER_SHARED) {
     in->add_path = in->path;
   }
   return ABLOOM_OK;

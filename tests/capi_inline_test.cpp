@@ -116,7 +116,7 @@ TEST(CapiInline, AnswersAsAbloomTestForEveryShapeAndKernel) {
     for (uint32_t isa : RunnableIsas()) {
       SCOPED_TRACE(Describe(s, isa));
       const IsaRestore restore;
-      ASSERT_EQ(abloom_isa_force(isa), ABLOOM_OK);
+      ASSERT_EQ(abloom_set_isa(isa), ABLOOM_OK);
       abloom_inline in;
       ASSERT_EQ(abloom_inline_init(&in, f.get()), ABLOOM_OK);
       EXPECT_EQ(in.path, ExpectedPath(s.kind, LayoutOf(f.get()), isa));
@@ -134,7 +134,7 @@ TEST(CapiInline, DefaultFiltersAndMappedFilesTakeTheFastPath) {
   const std::vector<std::string> others = DistinctKeys(20000, 4);
   abloom_inline in;
   ASSERT_EQ(abloom_inline_init(&in, f.get()), ABLOOM_OK);
-  EXPECT_EQ(in.path, ExpectedPath(ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, abloom_isa_active()));
+  EXPECT_EQ(in.path, ExpectedPath(ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, abloom_get_isa()));
   ExpectSameAnswers(f.get(), in, added, others);
 
   const capi_test::TempDir dir("abloom-inline");
@@ -186,7 +186,7 @@ TEST(CapiInline, AddsSetTheLibrarysBitsAndAnswerAsItDoes) {
     for (uint32_t isa : RunnableIsas()) {
       SCOPED_TRACE(Describe(s, isa));
       const IsaRestore restore;
-      ASSERT_EQ(abloom_isa_force(isa), ABLOOM_OK);
+      ASSERT_EQ(abloom_set_isa(isa), ABLOOM_OK);
       Filter by_library = MakeShape(s);
       Filter by_header = MakeShape(s);
       abloom_inline in;
@@ -236,7 +236,7 @@ TEST(CapiInline, AnExclusiveWriterKeepsTheLibrarysAdd) {
   ASSERT_EQ(abloom_inline_init_writer(&exclusive, f.get()), ABLOOM_OK);
   EXPECT_EQ(exclusive.add_path, static_cast<uint32_t>(ABLOOM_INLINE_PATH_CALL));
   EXPECT_EQ(exclusive.path,
-            ExpectedPath(ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, abloom_isa_active()));
+            ExpectedPath(ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, abloom_get_isa()));
   const std::vector<std::string> keys = DistinctKeys(3000, 7);
   for (size_t i = 0; i < 1000; ++i) {
     ASSERT_EQ(abloom_inline_add(&exclusive, keys[i].data(), keys[i].size()), ABLOOM_OK);

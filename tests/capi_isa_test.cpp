@@ -26,14 +26,14 @@ TEST(CapiIsa, ReportsAndForces) {
   ASSERT_FALSE(runnable.empty());
   EXPECT_EQ(runnable.front(), ABLOOM_ISA_SCALAR);
   EXPECT_EQ(runnable.back(), best) << "the best is the widest set the CPU runs";
-  EXPECT_EQ(abloom_isa_active(), best) << "nothing forced yet: the best runs";
-  EXPECT_EQ(abloom_isa_force(ABLOOM_ISA_SCALAR), ABLOOM_OK);
-  EXPECT_EQ(abloom_isa_active(), ABLOOM_ISA_SCALAR);
-  EXPECT_EQ(abloom_isa_force(best), ABLOOM_OK);
-  EXPECT_EQ(abloom_isa_active(), best);
-  EXPECT_EQ(abloom_isa_force(ABLOOM_ISA_NEON + 1), ABLOOM_ERR_INVALID);
-  EXPECT_EQ(abloom_isa_force(7), ABLOOM_ERR_INVALID);
-  EXPECT_EQ(abloom_isa_force(UINT32_MAX), ABLOOM_ERR_INVALID);
+  EXPECT_EQ(abloom_get_isa(), best) << "nothing forced yet: the best runs";
+  EXPECT_EQ(abloom_set_isa(ABLOOM_ISA_SCALAR), ABLOOM_OK);
+  EXPECT_EQ(abloom_get_isa(), ABLOOM_ISA_SCALAR);
+  EXPECT_EQ(abloom_set_isa(best), ABLOOM_OK);
+  EXPECT_EQ(abloom_get_isa(), best);
+  EXPECT_EQ(abloom_set_isa(ABLOOM_ISA_NEON + 1), ABLOOM_ERR_INVALID);
+  EXPECT_EQ(abloom_set_isa(7), ABLOOM_ERR_INVALID);
+  EXPECT_EQ(abloom_set_isa(UINT32_MAX), ABLOOM_ERR_INVALID);
   // Each architecture runs its own sets only.
 #if defined(__aarch64__)
   EXPECT_EQ(best, ABLOOM_ISA_NEON) << "every aarch64 CPU has NEON";
@@ -50,11 +50,11 @@ TEST(CapiIsa, ReportsAndForces) {
   const std::vector<uint32_t> refused = {ABLOOM_ISA_AVX2, ABLOOM_ISA_AVX512, ABLOOM_ISA_NEON};
 #endif
   for (uint32_t isa : refused) {
-    EXPECT_EQ(abloom_isa_force(isa), ABLOOM_ERR_UNSUPPORTED) << abloom_isa_name(isa);
+    EXPECT_EQ(abloom_set_isa(isa), ABLOOM_ERR_UNSUPPORTED) << abloom_isa_name(isa);
     EXPECT_EQ(std::count(runnable.begin(), runnable.end(), isa), 0) << abloom_isa_name(isa);
   }
   EXPECT_EQ(runnable.size() + refused.size(), 4u) << "every ABLOOM_ISA_* is one or the other";
-  EXPECT_EQ(abloom_isa_active(), best) << "refused forces change nothing";
+  EXPECT_EQ(abloom_get_isa(), best) << "refused forces change nothing";
   EXPECT_STREQ(abloom_isa_name(ABLOOM_ISA_SCALAR), "scalar");
   EXPECT_STREQ(abloom_isa_name(ABLOOM_ISA_AVX2), "avx2");
   EXPECT_STREQ(abloom_isa_name(ABLOOM_ISA_AVX512), "avx512");
@@ -67,7 +67,7 @@ std::vector<unsigned char> build_and_serialize(uint32_t isa, double fpr, uint32_
                                                const std::vector<std::string> &keys,
                                                const std::vector<std::string> &absent,
                                                std::vector<uint8_t> *answers) {
-  EXPECT_EQ(abloom_isa_force(isa), ABLOOM_OK);
+  EXPECT_EQ(abloom_set_isa(isa), ABLOOM_OK);
   Filter f = Make(Options(keys.size(), fpr, ABLOOM_KIND_BLOCKED, shards, 0x5EED));
   const size_t half = keys.size() / 2;
   for (size_t i = 0; i < half; ++i) {
@@ -157,7 +157,7 @@ TEST(CapiIsa, EveryKernelGivesTheSameEstimates) {
         ASSERT_EQ(abloom_add(f.get(), &next, sizeof next), ABLOOM_OK);
       }
       double ref_count = -1, ref_fpr = -1;
-      ASSERT_EQ(abloom_isa_force(ABLOOM_ISA_SCALAR), ABLOOM_OK);
+      ASSERT_EQ(abloom_set_isa(ABLOOM_ISA_SCALAR), ABLOOM_OK);
       ASSERT_EQ(abloom_estimate_count(f.get(), &ref_count), ABLOOM_OK);
       ASSERT_EQ(abloom_estimate_fpr(f.get(), &ref_fpr), ABLOOM_OK);
       if (fill == 0) {
@@ -169,7 +169,7 @@ TEST(CapiIsa, EveryKernelGivesTheSameEstimates) {
       }
       for (uint32_t isa : runnable) {
         double count = -1, fpr = -1;
-        ASSERT_EQ(abloom_isa_force(isa), ABLOOM_OK);
+        ASSERT_EQ(abloom_set_isa(isa), ABLOOM_OK);
         ASSERT_EQ(abloom_estimate_count(f.get(), &count), ABLOOM_OK);
         ASSERT_EQ(abloom_estimate_fpr(f.get(), &fpr), ABLOOM_OK);
         EXPECT_EQ(count, ref_count) << abloom_isa_name(isa) << " kind " << c.kind << " layout "

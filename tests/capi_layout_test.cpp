@@ -273,7 +273,7 @@ TEST(CapiLayout, SplitFilesAreTheSameUnderEveryKernel) {
   std::vector<std::vector<uint8_t>> answers;
   const std::vector<uint32_t> isas = capi_test::RunnableIsas();
   for (uint32_t isa : isas) {
-    ASSERT_EQ(abloom_isa_force(isa), ABLOOM_OK);
+    ASSERT_EQ(abloom_set_isa(isa), ABLOOM_OK);
     Filter f = Make(SplitOptions(30000, 0.01, 2, 11));
     AddAll(f.get(), std::vector<std::string>(keys.begin(), keys.begin() + 10000));
     const Batch b(std::vector<std::string>(keys.begin() + 10000, keys.end()));

@@ -36,11 +36,11 @@ inline const char *KindName(uint32_t kind) {
 }
 
 // Restores, at scope exit, the kernel that was active at its construction (for tests that force
-// one with abloom_isa_force).
+// one with abloom_set_isa).
 class IsaRestore {
  public:
-  IsaRestore() : saved_(abloom_isa_active()) {}
-  ~IsaRestore() { EXPECT_EQ(abloom_isa_force(saved_), ABLOOM_OK); }
+  IsaRestore() : saved_(abloom_get_isa()) {}
+  ~IsaRestore() { EXPECT_EQ(abloom_set_isa(saved_), ABLOOM_OK); }
   IsaRestore(const IsaRestore &) = delete;
   IsaRestore &operator=(const IsaRestore &) = delete;
 
@@ -48,14 +48,14 @@ class IsaRestore {
   uint32_t saved_;
 };
 
-// The kernels this CPU can run, scalar first: every ABLOOM_ISA_* that abloom_isa_force accepts.
+// The kernels this CPU can run, scalar first: every ABLOOM_ISA_* that abloom_set_isa accepts.
 // Each value is tried (they are names, not an order: x86-64 runs scalar, avx2, avx512 up to its
 // best, aarch64 scalar and neon). The active kernel is restored.
 inline std::vector<uint32_t> RunnableIsas() {
   const IsaRestore restore;
   std::vector<uint32_t> out;
   for (uint32_t isa = ABLOOM_ISA_SCALAR; isa <= ABLOOM_ISA_NEON; ++isa) {
-    if (abloom_isa_force(isa) == ABLOOM_OK) out.push_back(isa);
+    if (abloom_set_isa(isa) == ABLOOM_OK) out.push_back(isa);
   }
   return out;
 }

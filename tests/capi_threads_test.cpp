@@ -1,5 +1,5 @@
-// The bulk threads of a handle (abloom_set_threads, abloom_threads): arguments, the count each way
-// of making a handle starts with, the same answers, bits and added counts with 1 and with 4
+// The bulk threads of a handle (abloom_set_threads, abloom_get_threads): arguments, the count each
+// way of making a handle starts with, the same answers, bits and added counts with 1 and with 4
 // threads on filters that were opened, viewed or deserialized (batches of 65536 keys or more, the
 // size from which bulk calls split), and the count changed while other threads run bulk calls.
 // Every test name here contains "Thread", so CI also runs them under ThreadSanitizer.
@@ -33,12 +33,12 @@ using capi_test::TempDir;
 
 constexpr size_t kBig = 70000;  // above the bulk calls' threshold for threads (65536)
 
-int ThreadsOf(const abloom_filter *f) { return abloom_threads(f); }
+int ThreadsOf(const abloom_filter *f) { return abloom_get_threads(f); }
 
 TEST(CapiBulkThreadsErrors, NullAndOutOfRange) {
   EXPECT_EQ(abloom_set_threads(nullptr, 2), ABLOOM_ERR_NULL);
   EXPECT_EQ(abloom_set_threads(nullptr, 0), ABLOOM_ERR_NULL);
-  EXPECT_EQ(abloom_threads(nullptr), ABLOOM_ERR_NULL);
+  EXPECT_EQ(abloom_get_threads(nullptr), ABLOOM_ERR_NULL);
   abloom_options o = Options(1000);
   o.threads = 3;
   Filter f = Make(o);
@@ -308,7 +308,7 @@ TEST(CapiBulkThreadsConcurrency, CountChangesWhileBulkCallsRun) {
       uint32_t n = 0;
       while (!stop.load(std::memory_order_relaxed)) {
         if (abloom_set_threads(loaded.get(), n % 9) != ABLOOM_OK) failed = true;
-        const int now = abloom_threads(loaded.get());
+        const int now = abloom_get_threads(loaded.get());
         if (now < 1 || now > 8) failed = true;
         ++n;
         std::this_thread::yield();

@@ -32,16 +32,16 @@ using capi_test::TestMany;
 
 TEST(CapiWriterErrors, NullAndUnknownModes) {
   EXPECT_EQ(abloom_set_writer_mode(nullptr, ABLOOM_WRITER_EXCLUSIVE), ABLOOM_ERR_NULL);
-  EXPECT_EQ(abloom_writer_mode(nullptr), ABLOOM_ERR_NULL);
+  EXPECT_EQ(abloom_get_writer_mode(nullptr), ABLOOM_ERR_NULL);
   Filter f = Make(Options(1000));
   ASSERT_EQ(abloom_set_writer_mode(f.get(), ABLOOM_WRITER_EXCLUSIVE), ABLOOM_OK);
   for (uint32_t bad : {2u, 3u, 0x80000000u, 0xFFFFFFFFu}) {
     EXPECT_EQ(abloom_set_writer_mode(f.get(), bad), ABLOOM_ERR_INVALID) << bad;
-    EXPECT_EQ(abloom_writer_mode(f.get()), static_cast<int>(ABLOOM_WRITER_EXCLUSIVE))
+    EXPECT_EQ(abloom_get_writer_mode(f.get()), static_cast<int>(ABLOOM_WRITER_EXCLUSIVE))
         << "a refused mode changes nothing";
   }
   ASSERT_EQ(abloom_set_writer_mode(f.get(), ABLOOM_WRITER_SHARED), ABLOOM_OK);
-  EXPECT_EQ(abloom_writer_mode(f.get()), static_cast<int>(ABLOOM_WRITER_SHARED));
+  EXPECT_EQ(abloom_get_writer_mode(f.get()), static_cast<int>(ABLOOM_WRITER_SHARED));
 }
 
 // Every way of getting a handle starts SHARED; the mode belongs to the handle (a clone of an
@@ -49,11 +49,11 @@ TEST(CapiWriterErrors, NullAndUnknownModes) {
 TEST(CapiWriter, EveryNewHandleStartsShared) {
   const int shared = static_cast<int>(ABLOOM_WRITER_SHARED);
   Filter f = Make(Options(5000));
-  EXPECT_EQ(abloom_writer_mode(f.get()), shared);
+  EXPECT_EQ(abloom_get_writer_mode(f.get()), shared);
   abloom_filter *raw = nullptr;
   ASSERT_EQ(abloom_new(100, 0.01, &raw), ABLOOM_OK);
   Filter made_by_new(raw);
-  EXPECT_EQ(abloom_writer_mode(made_by_new.get()), shared);
+  EXPECT_EQ(abloom_get_writer_mode(made_by_new.get()), shared);
 
   AddAll(f.get(), DistinctKeys(1000, 1));
   const std::vector<unsigned char> shared_bytes = Serialize(f.get());
@@ -63,7 +63,7 @@ TEST(CapiWriter, EveryNewHandleStartsShared) {
   raw = nullptr;
   ASSERT_EQ(abloom_clone(f.get(), &raw), ABLOOM_OK);
   Filter clone(raw);
-  EXPECT_EQ(abloom_writer_mode(clone.get()), shared);
+  EXPECT_EQ(abloom_get_writer_mode(clone.get()), shared);
 
   Filter loaded;
   ASSERT_EQ(LoadInto(
@@ -72,7 +72,7 @@ TEST(CapiWriter, EveryNewHandleStartsShared) {
                 },
                 &loaded),
             ABLOOM_OK);
-  EXPECT_EQ(abloom_writer_mode(loaded.get()), shared);
+  EXPECT_EQ(abloom_get_writer_mode(loaded.get()), shared);
 
   TempDir dir;
   const std::string path = dir / "f.abloom";
@@ -82,7 +82,7 @@ TEST(CapiWriter, EveryNewHandleStartsShared) {
     ASSERT_EQ(LoadInto([&](abloom_filter **out) { return abloom_open(path.c_str(), flags, out); },
                        &opened),
               ABLOOM_OK);
-    EXPECT_EQ(abloom_writer_mode(opened.get()), shared) << "open flags " << flags;
+    EXPECT_EQ(abloom_get_writer_mode(opened.get()), shared) << "open flags " << flags;
   }
 }
 

@@ -22,11 +22,11 @@ int main(int argc, char **argv) {
          : strcmp(argv[1], "avx512") == 0 ? ABLOOM_ISA_AVX512
          : strcmp(argv[1], "avx2") == 0   ? ABLOOM_ISA_AVX2
                                           : ABLOOM_ISA_SCALAR;
-  got = abloom_isa_active();
+  got = abloom_get_isa();
   /* Asked for a set this CPU cannot run (an x86-64 CPU without AVX-512): the best runs. The
    * values are names, not an order, so the library is asked. Read the active kernel first: a
    * successful force changes it. */
-  if (abloom_isa_force(want) != ABLOOM_OK) want = abloom_isa_supported();
+  if (abloom_set_isa(want) != ABLOOM_OK) want = abloom_isa_supported();
   printf("ABLOOM_ISA asks %s: active %s (supported %s)\n", argv[1], abloom_isa_name(got),
          abloom_isa_name(abloom_isa_supported()));
   return got == want ? 0 : 1;

@@ -242,7 +242,7 @@ int main(int argc, char** argv) {
     if (avx512) reg("masked_store", masked_store);
     reg("abloom_test", abloom_test_loop);
     reg("abloom_inline_test", inline_test_loop);
-    if (avx512 && abloom_isa_active() == ABLOOM_ISA_AVX512) {
+    if (avx512 && abloom_get_isa() == ABLOOM_ISA_AVX512) {
       reg("abloom_inline_test/avx512_caller", inline_test_avx512_caller);
     }
   }

@@ -43,7 +43,7 @@ func (i ISA) String() string {
 func SupportedISA() ISA { return ISA(capi.Abloom_isa_supported()) }
 
 // ActiveISA returns the kernel in use now (process-wide).
-func ActiveISA() ISA { return ISA(capi.Abloom_isa_active()) }
+func ActiveISA() ISA { return ISA(capi.Abloom_get_isa()) }
 
 // ForceISA makes every filter in the process use kernel isa from now on, in the C library's
 // batch calls and in the single-key calls made in Go (on amd64, ISAAVX2 and ISAAVX512 run the
@@ -51,7 +51,7 @@ func ActiveISA() ISA { return ISA(capi.Abloom_isa_active()) }
 // matching [ErrUnsupported] when this CPU cannot run it, and [ErrInvalid] for an unknown value;
 // nothing changes then.
 func ForceISA(isa ISA) error {
-	if rc := capi.Abloom_isa_force(uint(isa)); rc != 0 {
+	if rc := capi.Abloom_set_isa(uint(isa)); rc != 0 {
 		return newError("ForceISA", rc)
 	}
 	splitAsm.Store(splitAsmFor(isa)) // the Go-native probe follows (native.go)

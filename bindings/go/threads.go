@@ -39,7 +39,7 @@ func (f *Filter) Threads() uint32 {
 	if ref == nil {
 		panicClosed("Threads")
 	}
-	rc := capi.Abloom_threads(f.h)
+	rc := capi.Abloom_get_threads(f.h)
 	ref.release()
 	runtime.KeepAlive(f)
 	return uint32(rc)

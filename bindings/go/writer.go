@@ -61,7 +61,7 @@ func (f *Filter) WriterMode() WriterMode {
 	if ref == nil {
 		panicClosed("WriterMode")
 	}
-	rc := capi.Abloom_writer_mode(f.h)
+	rc := capi.Abloom_get_writer_mode(f.h)
 	ref.release()
 	runtime.KeepAlive(f)
 	return WriterMode(rc)

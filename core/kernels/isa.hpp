@@ -2,7 +2,7 @@
 // time, so one shared library runs on any x86-64 (scalar, AVX2 or AVX-512) or any aarch64 (scalar
 // or NEON, which every aarch64 CPU has): the best set the CPU (and the OS, for the wider x86
 // registers) supports, unless the ABLOOM_ISA environment variable (read once, at first use) or
-// isa_force() (abloom_isa_force in the C API) asks for less. Every set computes the identical bits:
+// isa_force() (abloom_set_isa in the C API) asks for less. Every set computes the identical bits:
 // the layout (layout.hpp) is the definition and the scalar kernel its reference implementation.
 //
 // This file knows the CPU only; which kernel table runs, and isa_active() and isa_force(), are

@@ -257,7 +257,7 @@ int main(void) {
   static const uint32_t split_k[] = {1, 5, 8, 16};
   static const uint32_t classic_k[] = {1, 2, 7, 16, 23, 64};
   static const uint32_t shard_counts[] = {1, 4};
-  const uint32_t best = abloom_isa_active();
+  const uint32_t best = abloom_get_isa();
   uint32_t isa;
   size_t i, j;
   check_mulhi();
@@ -266,8 +266,8 @@ int main(void) {
   /* Every kernel this CPU runs (the SIMD kernels compute the steps in vectors, from the header's
    * constants and tables): each must set and test exactly the header's bits. */
   for (isa = ABLOOM_ISA_SCALAR; isa <= ABLOOM_ISA_NEON; ++isa) {
-    if (abloom_isa_force(isa) != ABLOOM_OK) continue;
-    printf("layout_test: kernel %s\n", abloom_isa_name(abloom_isa_active()));
+    if (abloom_set_isa(isa) != ABLOOM_OK) continue;
+    printf("layout_test: kernel %s\n", abloom_isa_name(abloom_get_isa()));
     for (j = 0; j < 2; ++j) {
       for (i = 0; i < sizeof distinct_k / sizeof distinct_k[0]; ++i) {
         check_against_library(ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_DISTINCT, distinct_k[i],
@@ -279,7 +279,7 @@ int main(void) {
       }
     }
   }
-  CHECK(abloom_isa_force(best) == ABLOOM_OK);
+  CHECK(abloom_set_isa(best) == ABLOOM_OK);
   /* The classic kind (no kernel table: one path whatever the kernel). */
   for (j = 0; j < 2; ++j) {
     for (i = 0; i < sizeof classic_k / sizeof classic_k[0]; ++i) {

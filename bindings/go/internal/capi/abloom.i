@@ -91,6 +91,11 @@ ABLOOM_OUT(size_t, uint64, size_t *written)
 %ignore abloom_get_memory;
 %ignore abloom_get_stage_memory;
 %ignore abloom_get_writable_shards;
+// abloom.h's deprecated names: the Go side calls the new ones (abloom_get_isa, abloom_set_isa, ...).
+%ignore abloom_isa_active;
+%ignore abloom_isa_force;
+%ignore abloom_writer_mode;
+%ignore abloom_threads;
 
 #define ABLOOM_API
 %include <abloom.h>

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_d890433903fe4e8d(const char*);
+  void cgo_panic__capi_d86cb4ad9481163d(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_d890433903fe4e8d(p);
+  cgo_panic__capi_d86cb4ad9481163d(p);
 }
 
 
@@ -189,7 +189,7 @@ static void* Swig_malloc(int c) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_d890433903fe4e8d(void *_swig_go_0) {
+void _wrap_Swig_free_capi_d86cb4ad9481163d(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -199,7 +199,7 @@ void _wrap_Swig_free_capi_d890433903fe4e8d(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_d890433903fe4e8d(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_d86cb4ad9481163d(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -212,7 +212,7 @@ void *_wrap_Swig_malloc_capi_d890433903fe4e8d(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ABLOOM_VERSION_NUMBER_capi_d890433903fe4e8d() {
+intgo _wrap_ABLOOM_VERSION_NUMBER_capi_d86cb4ad9481163d() {
   int result;
   intgo _swig_go_result;
   
@@ -223,7 +223,7 @@ intgo _wrap_ABLOOM_VERSION_NUMBER_capi_d890433903fe4e8d() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_NULL_capi_d890433903fe4e8d() {
+intgo _wrap_ABLOOM_ERR_NULL_capi_d86cb4ad9481163d() {
   int result;
   intgo _swig_go_result;
   
@@ -234,7 +234,7 @@ intgo _wrap_ABLOOM_ERR_NULL_capi_d890433903fe4e8d() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_INVALID_capi_d890433903fe4e8d() {
+intgo _wrap_ABLOOM_ERR_INVALID_capi_d86cb4ad9481163d() {
   int result;
   intgo _swig_go_result;
   
@@ -245,7 +245,7 @@ intgo _wrap_ABLOOM_ERR_INVALID_capi_d890433903fe4e8d() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_RANGE_capi_d890433903fe4e8d() {
+intgo _wrap_ABLOOM_ERR_RANGE_capi_d86cb4ad9481163d() {
   int result;
   intgo _swig_go_result;
   
@@ -256,7 +256,7 @@ intgo _wrap_ABLOOM_ERR_RANGE_capi_d890433903fe4e8d() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_NOMEM_capi_d890433903fe4e8d() {
+intgo _wrap_ABLOOM_ERR_NOMEM_capi_d86cb4ad9481163d() {
   int result;
   intgo _swig_go_result;
   
@@ -267,7 +267,7 @@ intgo _wrap_ABLOOM_ERR_NOMEM_capi_d890433903fe4e8d() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_MISMATCH_capi_d890433903fe4e8d() {
+intgo _wrap_ABLOOM_ERR_MISMATCH_capi_d86cb4ad9481163d() {
   int result;
   intgo _swig_go_result;
   
@@ -278,7 +278,7 @@ intgo _wrap_ABLOOM_ERR_MISMATCH_capi_d890433903fe4e8d() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_INTERNAL_capi_d890433903fe4e8d() {
+intgo _wrap_ABLOOM_ERR_INTERNAL_capi_d86cb4ad9481163d() {
   int result;
   intgo _swig_go_result;
   
@@ -289,7 +289,7 @@ intgo _wrap_ABLOOM_ERR_INTERNAL_capi_d890433903fe4e8d() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_READONLY_capi_d890433903fe4e8d() {
+intgo _wrap_ABLOOM_ERR_READONLY_capi_d86cb4ad9481163d() {
   int result;
   intgo _swig_go_result;
   
@@ -300,7 +300,7 @@ intgo _wrap_ABLOOM_ERR_READONLY_capi_d890433903fe4e8d() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_BAD_MAGIC_capi_d890433903fe4e8d() {
+intgo _wrap_ABLOOM_ERR_BAD_MAGIC_capi_d86cb4ad9481163d() {
   int result;
   intgo _swig_go_result;
   
@@ -311,7 +311,7 @@ intgo _wrap_ABLOOM_ERR_BAD_MAGIC_capi_d890433903fe4e8d() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_VERSION_capi_d890433903fe4e8d() {
+intgo _wrap_ABLOOM_ERR_VERSION_capi_d86cb4ad9481163d() {
   int result;
   intgo _swig_go_result;
   
@@ -322,7 +322,7 @@ intgo _wrap_ABLOOM_ERR_VERSION_capi_d890433903fe4e8d() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_UNSUPPORTED_capi_d890433903fe4e8d() {
+intgo _wrap_ABLOOM_ERR_UNSUPPORTED_capi_d86cb4ad9481163d() {
   int result;
   intgo _swig_go_result;
   
@@ -333,7 +333,7 @@ intgo _wrap_ABLOOM_ERR_UNSUPPORTED_capi_d890433903fe4e8d() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_TRUNCATED_capi_d890433903fe4e8d() {
+intgo _wrap_ABLOOM_ERR_TRUNCATED_capi_d86cb4ad9481163d() {
   int result;
   intgo _swig_go_result;
   
@@ -344,7 +344,7 @@ intgo _wrap_ABLOOM_ERR_TRUNCATED_capi_d890433903fe4e8d() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_CORRUPT_capi_d890433903fe4e8d() {
+intgo _wrap_ABLOOM_ERR_CORRUPT_capi_d86cb4ad9481163d() {
   int result;
   intgo _swig_go_result;
   
@@ -355,7 +355,7 @@ intgo _wrap_ABLOOM_ERR_CORRUPT_capi_d890433903fe4e8d() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_CHECKSUM_capi_d890433903fe4e8d() {
+intgo _wrap_ABLOOM_ERR_CHECKSUM_capi_d86cb4ad9481163d() {
   int result;
   intgo _swig_go_result;
   
@@ -366,7 +366,7 @@ intgo _wrap_ABLOOM_ERR_CHECKSUM_capi_d890433903fe4e8d() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_ALIGNMENT_capi_d890433903fe4e8d() {
+intgo _wrap_ABLOOM_ERR_ALIGNMENT_capi_d86cb4ad9481163d() {
   int result;
   intgo _swig_go_result;
   
@@ -377,7 +377,7 @@ intgo _wrap_ABLOOM_ERR_ALIGNMENT_capi_d890433903fe4e8d() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_IO_capi_d890433903fe4e8d() {
+intgo _wrap_ABLOOM_ERR_IO_capi_d86cb4ad9481163d() {
   int result;
   intgo _swig_go_result;
   
@@ -388,7 +388,7 @@ intgo _wrap_ABLOOM_ERR_IO_capi_d890433903fe4e8d() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_TOO_SMALL_capi_d890433903fe4e8d() {
+intgo _wrap_ABLOOM_ERR_TOO_SMALL_capi_d86cb4ad9481163d() {
   int result;
   intgo _swig_go_result;
   
@@ -399,7 +399,7 @@ intgo _wrap_ABLOOM_ERR_TOO_SMALL_capi_d890433903fe4e8d() {
 }
 
 
-intgo _wrap_ABLOOM_ERR_STALE_capi_d890433903fe4e8d() {
+intgo _wrap_ABLOOM_ERR_STALE_capi_d86cb4ad9481163d() {
   int result;
   intgo _swig_go_result;
   
@@ -410,7 +410,7 @@ intgo _wrap_ABLOOM_ERR_STALE_capi_d890433903fe4e8d() {
 }
 
 
-intgo _wrap_abloom_version_number_capi_d890433903fe4e8d() {
+intgo _wrap_abloom_version_number_capi_d86cb4ad9481163d() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -421,7 +421,31 @@ intgo _wrap_abloom_version_number_capi_d890433903fe4e8d() {
 }
 
 
-intgo _wrap_abloom_isa_supported_capi_d890433903fe4e8d() {
+intgo _wrap_abloom_get_isa_capi_d86cb4ad9481163d() {
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  
+  result = abloom_get_isa();
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_abloom_set_isa_capi_d86cb4ad9481163d(intgo _swig_go_0) {
+  uint32_t arg1 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (uint32_t)_swig_go_0; 
+  
+  result = (int)abloom_set_isa(arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_abloom_isa_supported_capi_d86cb4ad9481163d() {
   uint32_t result;
   intgo _swig_go_result;
   
@@ -432,31 +456,7 @@ intgo _wrap_abloom_isa_supported_capi_d890433903fe4e8d() {
 }
 
 
-intgo _wrap_abloom_isa_active_capi_d890433903fe4e8d() {
-  uint32_t result;
-  intgo _swig_go_result;
-  
-  
-  result = abloom_isa_active();
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_abloom_isa_force_capi_d890433903fe4e8d(intgo _swig_go_0) {
-  uint32_t arg1 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (uint32_t)_swig_go_0; 
-  
-  result = (int)abloom_isa_force(arg1);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_ABLOOM_KIND_BLOCKED_capi_d890433903fe4e8d() {
+intgo _wrap_ABLOOM_KIND_BLOCKED_capi_d86cb4ad9481163d() {
   enum abloom_kind result;
   intgo _swig_go_result;
   
@@ -468,7 +468,7 @@ intgo _wrap_ABLOOM_KIND_BLOCKED_capi_d890433903fe4e8d() {
 }
 
 
-intgo _wrap_ABLOOM_KIND_CLASSIC_capi_d890433903fe4e8d() {
+intgo _wrap_ABLOOM_KIND_CLASSIC_capi_d86cb4ad9481163d() {
   enum abloom_kind result;
   intgo _swig_go_result;
   
@@ -480,7 +480,7 @@ intgo _wrap_ABLOOM_KIND_CLASSIC_capi_d890433903fe4e8d() {
 }
 
 
-void _wrap_abloom_options_struct_size_set_capi_d890433903fe4e8d(struct abloom_options *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_options_struct_size_set_capi_d86cb4ad9481163d(struct abloom_options *_swig_go_0, long long _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   size_t arg2 ;
   
@@ -492,7 +492,7 @@ void _wrap_abloom_options_struct_size_set_capi_d890433903fe4e8d(struct abloom_op
 }
 
 
-long long _wrap_abloom_options_struct_size_get_capi_d890433903fe4e8d(struct abloom_options *_swig_go_0) {
+long long _wrap_abloom_options_struct_size_get_capi_d86cb4ad9481163d(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -505,7 +505,7 @@ long long _wrap_abloom_options_struct_size_get_capi_d890433903fe4e8d(struct ablo
 }
 
 
-void _wrap_abloom_options_capacity_set_capi_d890433903fe4e8d(struct abloom_options *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_options_capacity_set_capi_d86cb4ad9481163d(struct abloom_options *_swig_go_0, long long _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint64_t arg2 ;
   
@@ -517,7 +517,7 @@ void _wrap_abloom_options_capacity_set_capi_d890433903fe4e8d(struct abloom_optio
 }
 
 
-long long _wrap_abloom_options_capacity_get_capi_d890433903fe4e8d(struct abloom_options *_swig_go_0) {
+long long _wrap_abloom_options_capacity_get_capi_d86cb4ad9481163d(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -530,7 +530,7 @@ long long _wrap_abloom_options_capacity_get_capi_d890433903fe4e8d(struct abloom_
 }
 
 
-void _wrap_abloom_options_fpr_set_capi_d890433903fe4e8d(struct abloom_options *_swig_go_0, double _swig_go_1) {
+void _wrap_abloom_options_fpr_set_capi_d86cb4ad9481163d(struct abloom_options *_swig_go_0, double _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   double arg2 ;
   
@@ -542,7 +542,7 @@ void _wrap_abloom_options_fpr_set_capi_d890433903fe4e8d(struct abloom_options *_
 }
 
 
-double _wrap_abloom_options_fpr_get_capi_d890433903fe4e8d(struct abloom_options *_swig_go_0) {
+double _wrap_abloom_options_fpr_get_capi_d86cb4ad9481163d(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   double result;
   double _swig_go_result;
@@ -555,7 +555,7 @@ double _wrap_abloom_options_fpr_get_capi_d890433903fe4e8d(struct abloom_options 
 }
 
 
-void _wrap_abloom_options_kind_set_capi_d890433903fe4e8d(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_options_kind_set_capi_d86cb4ad9481163d(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t arg2 ;
   
@@ -567,7 +567,7 @@ void _wrap_abloom_options_kind_set_capi_d890433903fe4e8d(struct abloom_options *
 }
 
 
-intgo _wrap_abloom_options_kind_get_capi_d890433903fe4e8d(struct abloom_options *_swig_go_0) {
+intgo _wrap_abloom_options_kind_get_capi_d86cb4ad9481163d(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -580,7 +580,7 @@ intgo _wrap_abloom_options_kind_get_capi_d890433903fe4e8d(struct abloom_options 
 }
 
 
-void _wrap_abloom_options_shards_set_capi_d890433903fe4e8d(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_options_shards_set_capi_d86cb4ad9481163d(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t arg2 ;
   
@@ -592,7 +592,7 @@ void _wrap_abloom_options_shards_set_capi_d890433903fe4e8d(struct abloom_options
 }
 
 
-intgo _wrap_abloom_options_shards_get_capi_d890433903fe4e8d(struct abloom_options *_swig_go_0) {
+intgo _wrap_abloom_options_shards_get_capi_d86cb4ad9481163d(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -605,7 +605,7 @@ intgo _wrap_abloom_options_shards_get_capi_d890433903fe4e8d(struct abloom_option
 }
 
 
-void _wrap_abloom_options_seed_set_capi_d890433903fe4e8d(struct abloom_options *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_options_seed_set_capi_d86cb4ad9481163d(struct abloom_options *_swig_go_0, long long _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint64_t arg2 ;
   
@@ -617,7 +617,7 @@ void _wrap_abloom_options_seed_set_capi_d890433903fe4e8d(struct abloom_options *
 }
 
 
-long long _wrap_abloom_options_seed_get_capi_d890433903fe4e8d(struct abloom_options *_swig_go_0) {
+long long _wrap_abloom_options_seed_get_capi_d86cb4ad9481163d(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -630,7 +630,7 @@ long long _wrap_abloom_options_seed_get_capi_d890433903fe4e8d(struct abloom_opti
 }
 
 
-void _wrap_abloom_options_bits_set_capi_d890433903fe4e8d(struct abloom_options *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_options_bits_set_capi_d86cb4ad9481163d(struct abloom_options *_swig_go_0, long long _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint64_t arg2 ;
   
@@ -642,7 +642,7 @@ void _wrap_abloom_options_bits_set_capi_d890433903fe4e8d(struct abloom_options *
 }
 
 
-long long _wrap_abloom_options_bits_get_capi_d890433903fe4e8d(struct abloom_options *_swig_go_0) {
+long long _wrap_abloom_options_bits_get_capi_d86cb4ad9481163d(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -655,7 +655,7 @@ long long _wrap_abloom_options_bits_get_capi_d890433903fe4e8d(struct abloom_opti
 }
 
 
-void _wrap_abloom_options_k_set_capi_d890433903fe4e8d(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_options_k_set_capi_d86cb4ad9481163d(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t arg2 ;
   
@@ -667,7 +667,7 @@ void _wrap_abloom_options_k_set_capi_d890433903fe4e8d(struct abloom_options *_sw
 }
 
 
-intgo _wrap_abloom_options_k_get_capi_d890433903fe4e8d(struct abloom_options *_swig_go_0) {
+intgo _wrap_abloom_options_k_get_capi_d86cb4ad9481163d(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -680,7 +680,7 @@ intgo _wrap_abloom_options_k_get_capi_d890433903fe4e8d(struct abloom_options *_s
 }
 
 
-void _wrap_abloom_options_threads_set_capi_d890433903fe4e8d(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_options_threads_set_capi_d86cb4ad9481163d(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t arg2 ;
   
@@ -692,7 +692,7 @@ void _wrap_abloom_options_threads_set_capi_d890433903fe4e8d(struct abloom_option
 }
 
 
-intgo _wrap_abloom_options_threads_get_capi_d890433903fe4e8d(struct abloom_options *_swig_go_0) {
+intgo _wrap_abloom_options_threads_get_capi_d86cb4ad9481163d(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -705,7 +705,7 @@ intgo _wrap_abloom_options_threads_get_capi_d890433903fe4e8d(struct abloom_optio
 }
 
 
-void _wrap_abloom_options_layout_set_capi_d890433903fe4e8d(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_options_layout_set_capi_d86cb4ad9481163d(struct abloom_options *_swig_go_0, intgo _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t arg2 ;
   
@@ -717,7 +717,7 @@ void _wrap_abloom_options_layout_set_capi_d890433903fe4e8d(struct abloom_options
 }
 
 
-intgo _wrap_abloom_options_layout_get_capi_d890433903fe4e8d(struct abloom_options *_swig_go_0) {
+intgo _wrap_abloom_options_layout_get_capi_d86cb4ad9481163d(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -730,7 +730,7 @@ intgo _wrap_abloom_options_layout_get_capi_d890433903fe4e8d(struct abloom_option
 }
 
 
-void _wrap_abloom_options_growth_set_capi_d890433903fe4e8d(struct abloom_options *_swig_go_0, double _swig_go_1) {
+void _wrap_abloom_options_growth_set_capi_d86cb4ad9481163d(struct abloom_options *_swig_go_0, double _swig_go_1) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   double arg2 ;
   
@@ -742,7 +742,7 @@ void _wrap_abloom_options_growth_set_capi_d890433903fe4e8d(struct abloom_options
 }
 
 
-double _wrap_abloom_options_growth_get_capi_d890433903fe4e8d(struct abloom_options *_swig_go_0) {
+double _wrap_abloom_options_growth_get_capi_d86cb4ad9481163d(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   double result;
   double _swig_go_result;
@@ -755,7 +755,7 @@ double _wrap_abloom_options_growth_get_capi_d890433903fe4e8d(struct abloom_optio
 }
 
 
-struct abloom_options *_wrap_new_abloom_options_capi_d890433903fe4e8d() {
+struct abloom_options *_wrap_new_abloom_options_capi_d86cb4ad9481163d() {
   struct abloom_options *result = 0 ;
   struct abloom_options *_swig_go_result;
   
@@ -766,7 +766,7 @@ struct abloom_options *_wrap_new_abloom_options_capi_d890433903fe4e8d() {
 }
 
 
-void _wrap_delete_abloom_options_capi_d890433903fe4e8d(struct abloom_options *_swig_go_0) {
+void _wrap_delete_abloom_options_capi_d86cb4ad9481163d(struct abloom_options *_swig_go_0) {
   struct abloom_options *arg1 = (struct abloom_options *) 0 ;
   
   arg1 = *(struct abloom_options **)&_swig_go_0; 
@@ -776,7 +776,7 @@ void _wrap_delete_abloom_options_capi_d890433903fe4e8d(struct abloom_options *_s
 }
 
 
-intgo _wrap_abloom_options_init_capi_d890433903fe4e8d(struct abloom_options *_swig_go_0) {
+intgo _wrap_abloom_options_init_capi_d86cb4ad9481163d(struct abloom_options *_swig_go_0) {
   abloom_options *arg1 = (abloom_options *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -789,7 +789,7 @@ intgo _wrap_abloom_options_init_capi_d890433903fe4e8d(struct abloom_options *_sw
 }
 
 
-void _wrap_abloom_plan_struct_size_set_capi_d890433903fe4e8d(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_plan_struct_size_set_capi_d86cb4ad9481163d(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   size_t arg2 ;
   
@@ -801,7 +801,7 @@ void _wrap_abloom_plan_struct_size_set_capi_d890433903fe4e8d(struct abloom_plan 
 }
 
 
-long long _wrap_abloom_plan_struct_size_get_capi_d890433903fe4e8d(struct abloom_plan *_swig_go_0) {
+long long _wrap_abloom_plan_struct_size_get_capi_d86cb4ad9481163d(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -814,7 +814,7 @@ long long _wrap_abloom_plan_struct_size_get_capi_d890433903fe4e8d(struct abloom_
 }
 
 
-void _wrap_abloom_plan_kind_set_capi_d890433903fe4e8d(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_plan_kind_set_capi_d86cb4ad9481163d(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t arg2 ;
   
@@ -826,7 +826,7 @@ void _wrap_abloom_plan_kind_set_capi_d890433903fe4e8d(struct abloom_plan *_swig_
 }
 
 
-intgo _wrap_abloom_plan_kind_get_capi_d890433903fe4e8d(struct abloom_plan *_swig_go_0) {
+intgo _wrap_abloom_plan_kind_get_capi_d86cb4ad9481163d(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -839,7 +839,7 @@ intgo _wrap_abloom_plan_kind_get_capi_d890433903fe4e8d(struct abloom_plan *_swig
 }
 
 
-void _wrap_abloom_plan_k_set_capi_d890433903fe4e8d(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_plan_k_set_capi_d86cb4ad9481163d(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t arg2 ;
   
@@ -851,7 +851,7 @@ void _wrap_abloom_plan_k_set_capi_d890433903fe4e8d(struct abloom_plan *_swig_go_
 }
 
 
-intgo _wrap_abloom_plan_k_get_capi_d890433903fe4e8d(struct abloom_plan *_swig_go_0) {
+intgo _wrap_abloom_plan_k_get_capi_d86cb4ad9481163d(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -864,7 +864,7 @@ intgo _wrap_abloom_plan_k_get_capi_d890433903fe4e8d(struct abloom_plan *_swig_go
 }
 
 
-void _wrap_abloom_plan_shards_set_capi_d890433903fe4e8d(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_plan_shards_set_capi_d86cb4ad9481163d(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t arg2 ;
   
@@ -876,7 +876,7 @@ void _wrap_abloom_plan_shards_set_capi_d890433903fe4e8d(struct abloom_plan *_swi
 }
 
 
-intgo _wrap_abloom_plan_shards_get_capi_d890433903fe4e8d(struct abloom_plan *_swig_go_0) {
+intgo _wrap_abloom_plan_shards_get_capi_d86cb4ad9481163d(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -889,7 +889,7 @@ intgo _wrap_abloom_plan_shards_get_capi_d890433903fe4e8d(struct abloom_plan *_sw
 }
 
 
-void _wrap_abloom_plan_layout_set_capi_d890433903fe4e8d(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_plan_layout_set_capi_d86cb4ad9481163d(struct abloom_plan *_swig_go_0, intgo _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t arg2 ;
   
@@ -901,7 +901,7 @@ void _wrap_abloom_plan_layout_set_capi_d890433903fe4e8d(struct abloom_plan *_swi
 }
 
 
-intgo _wrap_abloom_plan_layout_get_capi_d890433903fe4e8d(struct abloom_plan *_swig_go_0) {
+intgo _wrap_abloom_plan_layout_get_capi_d86cb4ad9481163d(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -914,7 +914,7 @@ intgo _wrap_abloom_plan_layout_get_capi_d890433903fe4e8d(struct abloom_plan *_sw
 }
 
 
-void _wrap_abloom_plan_blocks_per_shard_set_capi_d890433903fe4e8d(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_plan_blocks_per_shard_set_capi_d86cb4ad9481163d(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint64_t arg2 ;
   
@@ -926,7 +926,7 @@ void _wrap_abloom_plan_blocks_per_shard_set_capi_d890433903fe4e8d(struct abloom_
 }
 
 
-long long _wrap_abloom_plan_blocks_per_shard_get_capi_d890433903fe4e8d(struct abloom_plan *_swig_go_0) {
+long long _wrap_abloom_plan_blocks_per_shard_get_capi_d86cb4ad9481163d(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -939,7 +939,7 @@ long long _wrap_abloom_plan_blocks_per_shard_get_capi_d890433903fe4e8d(struct ab
 }
 
 
-void _wrap_abloom_plan_bits_set_capi_d890433903fe4e8d(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_plan_bits_set_capi_d86cb4ad9481163d(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint64_t arg2 ;
   
@@ -951,7 +951,7 @@ void _wrap_abloom_plan_bits_set_capi_d890433903fe4e8d(struct abloom_plan *_swig_
 }
 
 
-long long _wrap_abloom_plan_bits_get_capi_d890433903fe4e8d(struct abloom_plan *_swig_go_0) {
+long long _wrap_abloom_plan_bits_get_capi_d86cb4ad9481163d(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -964,7 +964,7 @@ long long _wrap_abloom_plan_bits_get_capi_d890433903fe4e8d(struct abloom_plan *_
 }
 
 
-void _wrap_abloom_plan_bytes_set_capi_d890433903fe4e8d(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_plan_bytes_set_capi_d86cb4ad9481163d(struct abloom_plan *_swig_go_0, long long _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint64_t arg2 ;
   
@@ -976,7 +976,7 @@ void _wrap_abloom_plan_bytes_set_capi_d890433903fe4e8d(struct abloom_plan *_swig
 }
 
 
-long long _wrap_abloom_plan_bytes_get_capi_d890433903fe4e8d(struct abloom_plan *_swig_go_0) {
+long long _wrap_abloom_plan_bytes_get_capi_d86cb4ad9481163d(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -989,7 +989,7 @@ long long _wrap_abloom_plan_bytes_get_capi_d890433903fe4e8d(struct abloom_plan *
 }
 
 
-void _wrap_abloom_plan_bits_per_key_set_capi_d890433903fe4e8d(struct abloom_plan *_swig_go_0, double _swig_go_1) {
+void _wrap_abloom_plan_bits_per_key_set_capi_d86cb4ad9481163d(struct abloom_plan *_swig_go_0, double _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   double arg2 ;
   
@@ -1001,7 +1001,7 @@ void _wrap_abloom_plan_bits_per_key_set_capi_d890433903fe4e8d(struct abloom_plan
 }
 
 
-double _wrap_abloom_plan_bits_per_key_get_capi_d890433903fe4e8d(struct abloom_plan *_swig_go_0) {
+double _wrap_abloom_plan_bits_per_key_get_capi_d86cb4ad9481163d(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   double result;
   double _swig_go_result;
@@ -1014,7 +1014,7 @@ double _wrap_abloom_plan_bits_per_key_get_capi_d890433903fe4e8d(struct abloom_pl
 }
 
 
-void _wrap_abloom_plan_expected_fpr_set_capi_d890433903fe4e8d(struct abloom_plan *_swig_go_0, double _swig_go_1) {
+void _wrap_abloom_plan_expected_fpr_set_capi_d86cb4ad9481163d(struct abloom_plan *_swig_go_0, double _swig_go_1) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   double arg2 ;
   
@@ -1026,7 +1026,7 @@ void _wrap_abloom_plan_expected_fpr_set_capi_d890433903fe4e8d(struct abloom_plan
 }
 
 
-double _wrap_abloom_plan_expected_fpr_get_capi_d890433903fe4e8d(struct abloom_plan *_swig_go_0) {
+double _wrap_abloom_plan_expected_fpr_get_capi_d86cb4ad9481163d(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   double result;
   double _swig_go_result;
@@ -1039,7 +1039,7 @@ double _wrap_abloom_plan_expected_fpr_get_capi_d890433903fe4e8d(struct abloom_pl
 }
 
 
-struct abloom_plan *_wrap_new_abloom_plan_capi_d890433903fe4e8d() {
+struct abloom_plan *_wrap_new_abloom_plan_capi_d86cb4ad9481163d() {
   struct abloom_plan *result = 0 ;
   struct abloom_plan *_swig_go_result;
   
@@ -1050,7 +1050,7 @@ struct abloom_plan *_wrap_new_abloom_plan_capi_d890433903fe4e8d() {
 }
 
 
-void _wrap_delete_abloom_plan_capi_d890433903fe4e8d(struct abloom_plan *_swig_go_0) {
+void _wrap_delete_abloom_plan_capi_d86cb4ad9481163d(struct abloom_plan *_swig_go_0) {
   struct abloom_plan *arg1 = (struct abloom_plan *) 0 ;
   
   arg1 = *(struct abloom_plan **)&_swig_go_0; 
@@ -1060,7 +1060,7 @@ void _wrap_delete_abloom_plan_capi_d890433903fe4e8d(struct abloom_plan *_swig_go
 }
 
 
-intgo _wrap_abloom_plan_init_capi_d890433903fe4e8d(struct abloom_plan *_swig_go_0) {
+intgo _wrap_abloom_plan_init_capi_d86cb4ad9481163d(struct abloom_plan *_swig_go_0) {
   abloom_plan *arg1 = (abloom_plan *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1073,7 +1073,7 @@ intgo _wrap_abloom_plan_init_capi_d890433903fe4e8d(struct abloom_plan *_swig_go_
 }
 
 
-intgo _wrap_abloom_plan_compute_capi_d890433903fe4e8d(struct abloom_options *_swig_go_0, struct abloom_plan *_swig_go_1) {
+intgo _wrap_abloom_plan_compute_capi_d86cb4ad9481163d(struct abloom_options *_swig_go_0, struct abloom_plan *_swig_go_1) {
   abloom_options *arg1 = (abloom_options *) 0 ;
   abloom_plan *arg2 = (abloom_plan *) 0 ;
   int result;
@@ -1088,7 +1088,7 @@ intgo _wrap_abloom_plan_compute_capi_d890433903fe4e8d(struct abloom_options *_sw
 }
 
 
-intgo _wrap_abloom_growth_footprint_capi_d890433903fe4e8d(struct abloom_options *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_abloom_growth_footprint_capi_d86cb4ad9481163d(struct abloom_options *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   abloom_options *arg1 = (abloom_options *) 0 ;
   uint64_t arg2 ;
   uint32_t *arg3 = (uint32_t *) 0 ;
@@ -1115,7 +1115,7 @@ intgo _wrap_abloom_growth_footprint_capi_d890433903fe4e8d(struct abloom_options 
 }
 
 
-intgo _wrap_abloom_model_fpr_capi_d890433903fe4e8d(intgo _swig_go_0, double _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_abloom_model_fpr_capi_d86cb4ad9481163d(intgo _swig_go_0, double _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
   uint32_t arg1 ;
   double arg2 ;
   uint32_t arg3 ;
@@ -1136,7 +1136,7 @@ intgo _wrap_abloom_model_fpr_capi_d890433903fe4e8d(intgo _swig_go_0, double _swi
 }
 
 
-intgo _wrap_abloom_layout_model_fpr_capi_d890433903fe4e8d(intgo _swig_go_0, intgo _swig_go_1, double _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_abloom_layout_model_fpr_capi_d86cb4ad9481163d(intgo _swig_go_0, intgo _swig_go_1, double _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   uint32_t arg1 ;
   uint32_t arg2 ;
   double arg3 ;
@@ -1159,7 +1159,7 @@ intgo _wrap_abloom_layout_model_fpr_capi_d890433903fe4e8d(intgo _swig_go_0, intg
 }
 
 
-intgo _wrap_abloom_create_capi_d890433903fe4e8d(struct abloom_options *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_create_capi_d86cb4ad9481163d(struct abloom_options *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_options *arg1 = (abloom_options *) 0 ;
   abloom_filter **arg2 = (abloom_filter **) 0 ;
   abloom_filter *temp2 = NULL ;
@@ -1183,7 +1183,7 @@ intgo _wrap_abloom_create_capi_d890433903fe4e8d(struct abloom_options *_swig_go_
 }
 
 
-intgo _wrap_abloom_new_capi_d890433903fe4e8d(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_abloom_new_capi_d86cb4ad9481163d(long long _swig_go_0, double _swig_go_1, _goslice_ _swig_go_2) {
   uint64_t arg1 ;
   double arg2 ;
   abloom_filter **arg3 = (abloom_filter **) 0 ;
@@ -1209,7 +1209,7 @@ intgo _wrap_abloom_new_capi_d890433903fe4e8d(long long _swig_go_0, double _swig_
 }
 
 
-void _wrap_abloom_free_capi_d890433903fe4e8d(abloom_filter *_swig_go_0) {
+void _wrap_abloom_free_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   
   arg1 = (abloom_filter *)_swig_go_0; 
@@ -1219,7 +1219,7 @@ void _wrap_abloom_free_capi_d890433903fe4e8d(abloom_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_abloom_clone_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_clone_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   abloom_filter **arg2 = (abloom_filter **) 0 ;
   abloom_filter *temp2 = NULL ;
@@ -1243,7 +1243,7 @@ intgo _wrap_abloom_clone_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, _gosli
 }
 
 
-intgo _wrap_abloom_set_writer_mode_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, intgo _swig_go_1) {
+intgo _wrap_abloom_set_writer_mode_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, intgo _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint32_t arg2 ;
   int result;
@@ -1258,20 +1258,20 @@ intgo _wrap_abloom_set_writer_mode_capi_d890433903fe4e8d(abloom_filter *_swig_go
 }
 
 
-intgo _wrap_abloom_writer_mode_capi_d890433903fe4e8d(abloom_filter *_swig_go_0) {
+intgo _wrap_abloom_get_writer_mode_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   int result;
   intgo _swig_go_result;
   
   arg1 = (abloom_filter *)_swig_go_0; 
   
-  result = (int)abloom_writer_mode((struct abloom_filter const *)arg1);
+  result = (int)abloom_get_writer_mode((struct abloom_filter const *)arg1);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_abloom_set_threads_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, intgo _swig_go_1) {
+intgo _wrap_abloom_set_threads_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, intgo _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint32_t arg2 ;
   int result;
@@ -1286,20 +1286,20 @@ intgo _wrap_abloom_set_threads_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, 
 }
 
 
-intgo _wrap_abloom_threads_capi_d890433903fe4e8d(abloom_filter *_swig_go_0) {
+intgo _wrap_abloom_get_threads_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   int result;
   intgo _swig_go_result;
   
   arg1 = (abloom_filter *)_swig_go_0; 
   
-  result = (int)abloom_threads((struct abloom_filter const *)arg1);
+  result = (int)abloom_get_threads((struct abloom_filter const *)arg1);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_abloom_add_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_add_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1318,7 +1318,7 @@ intgo _wrap_abloom_add_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, _goslice
 }
 
 
-intgo _wrap_abloom_test_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_test_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1337,7 +1337,7 @@ intgo _wrap_abloom_test_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, _goslic
 }
 
 
-intgo _wrap_abloom_test_and_add_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_test_and_add_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1356,7 +1356,7 @@ intgo _wrap_abloom_test_and_add_capi_d890433903fe4e8d(abloom_filter *_swig_go_0,
 }
 
 
-intgo _wrap_abloom_hash_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_abloom_hash_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1379,7 +1379,7 @@ intgo _wrap_abloom_hash_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, _goslic
 }
 
 
-intgo _wrap_abloom_add_hash_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_abloom_add_hash_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, long long _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint64_t arg2 ;
   int result;
@@ -1394,7 +1394,7 @@ intgo _wrap_abloom_add_hash_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, lon
 }
 
 
-intgo _wrap_abloom_test_hash_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_abloom_test_hash_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, long long _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint64_t arg2 ;
   int result;
@@ -1409,7 +1409,7 @@ intgo _wrap_abloom_test_hash_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, lo
 }
 
 
-intgo _wrap_abloom_test_and_add_hash_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_abloom_test_and_add_hash_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, long long _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint64_t arg2 ;
   int result;
@@ -1424,7 +1424,7 @@ intgo _wrap_abloom_test_and_add_hash_capi_d890433903fe4e8d(abloom_filter *_swig_
 }
 
 
-intgo _wrap_abloom_test_and_add_many_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, void **_swig_go_1, long long *_swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_abloom_test_and_add_many_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, void **_swig_go_1, long long *_swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void **arg2 = (void **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -1449,7 +1449,7 @@ intgo _wrap_abloom_test_and_add_many_capi_d890433903fe4e8d(abloom_filter *_swig_
 }
 
 
-intgo _wrap_abloom_add_packed_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_abloom_add_packed_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1476,7 +1476,7 @@ intgo _wrap_abloom_add_packed_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, _
 }
 
 
-intgo _wrap_abloom_test_packed_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_abloom_test_packed_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1505,7 +1505,7 @@ intgo _wrap_abloom_test_packed_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, 
 }
 
 
-intgo _wrap_abloom_test_and_add_packed_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_abloom_test_and_add_packed_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -1534,7 +1534,7 @@ intgo _wrap_abloom_test_and_add_packed_capi_d890433903fe4e8d(abloom_filter *_swi
 }
 
 
-intgo _wrap_abloom_add_hashes_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_abloom_add_hashes_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1555,7 +1555,7 @@ intgo _wrap_abloom_add_hashes_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, _
 }
 
 
-intgo _wrap_abloom_test_hashes_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_abloom_test_hashes_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1578,7 +1578,7 @@ intgo _wrap_abloom_test_hashes_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, 
 }
 
 
-intgo _wrap_abloom_test_and_add_hashes_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_abloom_test_and_add_hashes_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1601,7 +1601,7 @@ intgo _wrap_abloom_test_and_add_hashes_capi_d890433903fe4e8d(abloom_filter *_swi
 }
 
 
-intgo _wrap_abloom_union_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, abloom_filter *_swig_go_1) {
+intgo _wrap_abloom_union_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, abloom_filter *_swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   abloom_filter *arg2 = (abloom_filter *) 0 ;
   int result;
@@ -1616,7 +1616,7 @@ intgo _wrap_abloom_union_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, abloom
 }
 
 
-intgo _wrap_abloom_intersect_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, abloom_filter *_swig_go_1) {
+intgo _wrap_abloom_intersect_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, abloom_filter *_swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   abloom_filter *arg2 = (abloom_filter *) 0 ;
   int result;
@@ -1631,7 +1631,7 @@ intgo _wrap_abloom_intersect_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, ab
 }
 
 
-intgo _wrap_abloom_clear_capi_d890433903fe4e8d(abloom_filter *_swig_go_0) {
+intgo _wrap_abloom_clear_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1644,7 +1644,7 @@ intgo _wrap_abloom_clear_capi_d890433903fe4e8d(abloom_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_abloom_equal_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, abloom_filter *_swig_go_1) {
+intgo _wrap_abloom_equal_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, abloom_filter *_swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   abloom_filter *arg2 = (abloom_filter *) 0 ;
   int result;
@@ -1659,7 +1659,7 @@ intgo _wrap_abloom_equal_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, abloom
 }
 
 
-void _wrap_abloom_info_struct_size_set_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_info_struct_size_set_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0, long long _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   size_t arg2 ;
   
@@ -1671,7 +1671,7 @@ void _wrap_abloom_info_struct_size_set_capi_d890433903fe4e8d(struct abloom_info 
 }
 
 
-long long _wrap_abloom_info_struct_size_get_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0) {
+long long _wrap_abloom_info_struct_size_get_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1684,7 +1684,7 @@ long long _wrap_abloom_info_struct_size_get_capi_d890433903fe4e8d(struct abloom_
 }
 
 
-void _wrap_abloom_info_kind_set_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_kind_set_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1696,7 +1696,7 @@ void _wrap_abloom_info_kind_set_capi_d890433903fe4e8d(struct abloom_info *_swig_
 }
 
 
-intgo _wrap_abloom_info_kind_get_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_kind_get_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1709,7 +1709,7 @@ intgo _wrap_abloom_info_kind_get_capi_d890433903fe4e8d(struct abloom_info *_swig
 }
 
 
-void _wrap_abloom_info_k_set_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_k_set_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1721,7 +1721,7 @@ void _wrap_abloom_info_k_set_capi_d890433903fe4e8d(struct abloom_info *_swig_go_
 }
 
 
-intgo _wrap_abloom_info_k_get_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_k_get_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1734,7 +1734,7 @@ intgo _wrap_abloom_info_k_get_capi_d890433903fe4e8d(struct abloom_info *_swig_go
 }
 
 
-void _wrap_abloom_info_shards_set_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_shards_set_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1746,7 +1746,7 @@ void _wrap_abloom_info_shards_set_capi_d890433903fe4e8d(struct abloom_info *_swi
 }
 
 
-intgo _wrap_abloom_info_shards_get_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_shards_get_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1759,7 +1759,7 @@ intgo _wrap_abloom_info_shards_get_capi_d890433903fe4e8d(struct abloom_info *_sw
 }
 
 
-void _wrap_abloom_info_layout_set_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_layout_set_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1771,7 +1771,7 @@ void _wrap_abloom_info_layout_set_capi_d890433903fe4e8d(struct abloom_info *_swi
 }
 
 
-intgo _wrap_abloom_info_layout_get_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_layout_get_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1784,7 +1784,7 @@ intgo _wrap_abloom_info_layout_get_capi_d890433903fe4e8d(struct abloom_info *_sw
 }
 
 
-void _wrap_abloom_info_blocks_per_shard_set_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_info_blocks_per_shard_set_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0, long long _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1796,7 +1796,7 @@ void _wrap_abloom_info_blocks_per_shard_set_capi_d890433903fe4e8d(struct abloom_
 }
 
 
-long long _wrap_abloom_info_blocks_per_shard_get_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0) {
+long long _wrap_abloom_info_blocks_per_shard_get_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1809,7 +1809,7 @@ long long _wrap_abloom_info_blocks_per_shard_get_capi_d890433903fe4e8d(struct ab
 }
 
 
-void _wrap_abloom_info_bits_set_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_info_bits_set_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0, long long _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1821,7 +1821,7 @@ void _wrap_abloom_info_bits_set_capi_d890433903fe4e8d(struct abloom_info *_swig_
 }
 
 
-long long _wrap_abloom_info_bits_get_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0) {
+long long _wrap_abloom_info_bits_get_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1834,7 +1834,7 @@ long long _wrap_abloom_info_bits_get_capi_d890433903fe4e8d(struct abloom_info *_
 }
 
 
-void _wrap_abloom_info_bytes_set_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_info_bytes_set_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0, long long _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1846,7 +1846,7 @@ void _wrap_abloom_info_bytes_set_capi_d890433903fe4e8d(struct abloom_info *_swig
 }
 
 
-long long _wrap_abloom_info_bytes_get_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0) {
+long long _wrap_abloom_info_bytes_get_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1859,7 +1859,7 @@ long long _wrap_abloom_info_bytes_get_capi_d890433903fe4e8d(struct abloom_info *
 }
 
 
-void _wrap_abloom_info_capacity_set_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_info_capacity_set_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0, long long _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1871,7 +1871,7 @@ void _wrap_abloom_info_capacity_set_capi_d890433903fe4e8d(struct abloom_info *_s
 }
 
 
-long long _wrap_abloom_info_capacity_get_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0) {
+long long _wrap_abloom_info_capacity_get_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1884,7 +1884,7 @@ long long _wrap_abloom_info_capacity_get_capi_d890433903fe4e8d(struct abloom_inf
 }
 
 
-void _wrap_abloom_info_seed_set_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_info_seed_set_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0, long long _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t arg2 ;
   
@@ -1896,7 +1896,7 @@ void _wrap_abloom_info_seed_set_capi_d890433903fe4e8d(struct abloom_info *_swig_
 }
 
 
-long long _wrap_abloom_info_seed_get_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0) {
+long long _wrap_abloom_info_seed_get_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1909,7 +1909,7 @@ long long _wrap_abloom_info_seed_get_capi_d890433903fe4e8d(struct abloom_info *_
 }
 
 
-void _wrap_abloom_info_target_fpr_set_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0, double _swig_go_1) {
+void _wrap_abloom_info_target_fpr_set_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0, double _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   double arg2 ;
   
@@ -1921,7 +1921,7 @@ void _wrap_abloom_info_target_fpr_set_capi_d890433903fe4e8d(struct abloom_info *
 }
 
 
-double _wrap_abloom_info_target_fpr_get_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0) {
+double _wrap_abloom_info_target_fpr_get_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   double result;
   double _swig_go_result;
@@ -1934,7 +1934,7 @@ double _wrap_abloom_info_target_fpr_get_capi_d890433903fe4e8d(struct abloom_info
 }
 
 
-void _wrap_abloom_info_expected_fpr_set_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0, double _swig_go_1) {
+void _wrap_abloom_info_expected_fpr_set_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0, double _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   double arg2 ;
   
@@ -1946,7 +1946,7 @@ void _wrap_abloom_info_expected_fpr_set_capi_d890433903fe4e8d(struct abloom_info
 }
 
 
-double _wrap_abloom_info_expected_fpr_get_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0) {
+double _wrap_abloom_info_expected_fpr_get_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   double result;
   double _swig_go_result;
@@ -1959,7 +1959,7 @@ double _wrap_abloom_info_expected_fpr_get_capi_d890433903fe4e8d(struct abloom_in
 }
 
 
-void _wrap_abloom_info_storage_set_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_storage_set_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1971,7 +1971,7 @@ void _wrap_abloom_info_storage_set_capi_d890433903fe4e8d(struct abloom_info *_sw
 }
 
 
-intgo _wrap_abloom_info_storage_get_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_storage_get_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -1984,7 +1984,7 @@ intgo _wrap_abloom_info_storage_get_capi_d890433903fe4e8d(struct abloom_info *_s
 }
 
 
-void _wrap_abloom_info_read_only_set_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_read_only_set_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
@@ -1996,7 +1996,7 @@ void _wrap_abloom_info_read_only_set_capi_d890433903fe4e8d(struct abloom_info *_
 }
 
 
-intgo _wrap_abloom_info_read_only_get_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_read_only_get_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2009,7 +2009,7 @@ intgo _wrap_abloom_info_read_only_get_capi_d890433903fe4e8d(struct abloom_info *
 }
 
 
-void _wrap_abloom_info_stale_set_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_stale_set_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
@@ -2021,7 +2021,7 @@ void _wrap_abloom_info_stale_set_capi_d890433903fe4e8d(struct abloom_info *_swig
 }
 
 
-intgo _wrap_abloom_info_stale_get_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_stale_get_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2034,7 +2034,7 @@ intgo _wrap_abloom_info_stale_get_capi_d890433903fe4e8d(struct abloom_info *_swi
 }
 
 
-void _wrap_abloom_info_stages_set_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_stages_set_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
@@ -2046,7 +2046,7 @@ void _wrap_abloom_info_stages_set_capi_d890433903fe4e8d(struct abloom_info *_swi
 }
 
 
-intgo _wrap_abloom_info_stages_get_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_stages_get_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2059,7 +2059,7 @@ intgo _wrap_abloom_info_stages_get_capi_d890433903fe4e8d(struct abloom_info *_sw
 }
 
 
-void _wrap_abloom_info_growth_failed_set_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
+void _wrap_abloom_info_growth_failed_set_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0, intgo _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t arg2 ;
   
@@ -2071,7 +2071,7 @@ void _wrap_abloom_info_growth_failed_set_capi_d890433903fe4e8d(struct abloom_inf
 }
 
 
-intgo _wrap_abloom_info_growth_failed_get_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_growth_failed_get_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -2084,7 +2084,7 @@ intgo _wrap_abloom_info_growth_failed_get_capi_d890433903fe4e8d(struct abloom_in
 }
 
 
-void _wrap_abloom_info_growth_set_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0, double _swig_go_1) {
+void _wrap_abloom_info_growth_set_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0, double _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   double arg2 ;
   
@@ -2096,7 +2096,7 @@ void _wrap_abloom_info_growth_set_capi_d890433903fe4e8d(struct abloom_info *_swi
 }
 
 
-double _wrap_abloom_info_growth_get_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0) {
+double _wrap_abloom_info_growth_get_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   double result;
   double _swig_go_result;
@@ -2109,7 +2109,7 @@ double _wrap_abloom_info_growth_get_capi_d890433903fe4e8d(struct abloom_info *_s
 }
 
 
-void _wrap_abloom_info_keys_set_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0, long long _swig_go_1) {
+void _wrap_abloom_info_keys_set_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0, long long _swig_go_1) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t arg2 ;
   
@@ -2121,7 +2121,7 @@ void _wrap_abloom_info_keys_set_capi_d890433903fe4e8d(struct abloom_info *_swig_
 }
 
 
-long long _wrap_abloom_info_keys_get_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0) {
+long long _wrap_abloom_info_keys_get_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2134,7 +2134,7 @@ long long _wrap_abloom_info_keys_get_capi_d890433903fe4e8d(struct abloom_info *_
 }
 
 
-struct abloom_info *_wrap_new_abloom_info_capi_d890433903fe4e8d() {
+struct abloom_info *_wrap_new_abloom_info_capi_d86cb4ad9481163d() {
   struct abloom_info *result = 0 ;
   struct abloom_info *_swig_go_result;
   
@@ -2145,7 +2145,7 @@ struct abloom_info *_wrap_new_abloom_info_capi_d890433903fe4e8d() {
 }
 
 
-void _wrap_delete_abloom_info_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0) {
+void _wrap_delete_abloom_info_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0) {
   struct abloom_info *arg1 = (struct abloom_info *) 0 ;
   
   arg1 = *(struct abloom_info **)&_swig_go_0; 
@@ -2155,7 +2155,7 @@ void _wrap_delete_abloom_info_capi_d890433903fe4e8d(struct abloom_info *_swig_go
 }
 
 
-intgo _wrap_ABLOOM_STORAGE_OWNED_capi_d890433903fe4e8d() {
+intgo _wrap_ABLOOM_STORAGE_OWNED_capi_d86cb4ad9481163d() {
   enum abloom_storage result;
   intgo _swig_go_result;
   
@@ -2167,7 +2167,7 @@ intgo _wrap_ABLOOM_STORAGE_OWNED_capi_d890433903fe4e8d() {
 }
 
 
-intgo _wrap_ABLOOM_STORAGE_VIEW_capi_d890433903fe4e8d() {
+intgo _wrap_ABLOOM_STORAGE_VIEW_capi_d86cb4ad9481163d() {
   enum abloom_storage result;
   intgo _swig_go_result;
   
@@ -2179,7 +2179,7 @@ intgo _wrap_ABLOOM_STORAGE_VIEW_capi_d890433903fe4e8d() {
 }
 
 
-intgo _wrap_ABLOOM_STORAGE_MAPPED_capi_d890433903fe4e8d() {
+intgo _wrap_ABLOOM_STORAGE_MAPPED_capi_d86cb4ad9481163d() {
   enum abloom_storage result;
   intgo _swig_go_result;
   
@@ -2191,7 +2191,7 @@ intgo _wrap_ABLOOM_STORAGE_MAPPED_capi_d890433903fe4e8d() {
 }
 
 
-intgo _wrap_abloom_info_init_capi_d890433903fe4e8d(struct abloom_info *_swig_go_0) {
+intgo _wrap_abloom_info_init_capi_d86cb4ad9481163d(struct abloom_info *_swig_go_0) {
   abloom_info *arg1 = (abloom_info *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2204,7 +2204,7 @@ intgo _wrap_abloom_info_init_capi_d890433903fe4e8d(struct abloom_info *_swig_go_
 }
 
 
-intgo _wrap_abloom_get_info_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, struct abloom_info *_swig_go_1) {
+intgo _wrap_abloom_get_info_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, struct abloom_info *_swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   abloom_info *arg2 = (abloom_info *) 0 ;
   int result;
@@ -2219,7 +2219,7 @@ intgo _wrap_abloom_get_info_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, str
 }
 
 
-intgo _wrap_abloom_get_stage_info_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, intgo _swig_go_1, struct abloom_info *_swig_go_2) {
+intgo _wrap_abloom_get_stage_info_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, intgo _swig_go_1, struct abloom_info *_swig_go_2) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint32_t arg2 ;
   abloom_info *arg3 = (abloom_info *) 0 ;
@@ -2236,7 +2236,7 @@ intgo _wrap_abloom_get_stage_info_capi_d890433903fe4e8d(abloom_filter *_swig_go_
 }
 
 
-intgo _wrap_abloom_estimate_count_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_estimate_count_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   double *arg2 = (double *) 0 ;
   int result;
@@ -2253,7 +2253,7 @@ intgo _wrap_abloom_estimate_count_capi_d890433903fe4e8d(abloom_filter *_swig_go_
 }
 
 
-intgo _wrap_abloom_estimate_fpr_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_estimate_fpr_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   double *arg2 = (double *) 0 ;
   int result;
@@ -2270,7 +2270,7 @@ intgo _wrap_abloom_estimate_fpr_capi_d890433903fe4e8d(abloom_filter *_swig_go_0,
 }
 
 
-intgo _wrap_abloom_serialized_size_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_serialized_size_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   int result;
@@ -2287,7 +2287,7 @@ intgo _wrap_abloom_serialized_size_capi_d890433903fe4e8d(abloom_filter *_swig_go
 }
 
 
-intgo _wrap_abloom_serialize_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_abloom_serialize_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -2310,7 +2310,7 @@ intgo _wrap_abloom_serialize_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, _g
 }
 
 
-intgo _wrap_abloom_deserialize_capi_d890433903fe4e8d(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_abloom_deserialize_capi_d86cb4ad9481163d(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   abloom_filter **arg3 = (abloom_filter **) 0 ;
@@ -2338,7 +2338,7 @@ intgo _wrap_abloom_deserialize_capi_d890433903fe4e8d(_goslice_ _swig_go_0, _gosl
 }
 
 
-intgo _wrap_abloom_view_capi_d890433903fe4e8d(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_abloom_view_capi_d86cb4ad9481163d(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   uint32_t arg3 ;
@@ -2368,7 +2368,7 @@ intgo _wrap_abloom_view_capi_d890433903fe4e8d(_goslice_ _swig_go_0, intgo _swig_
 }
 
 
-intgo _wrap_abloom_save_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_abloom_save_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, _gostring_ _swig_go_1) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2388,7 +2388,7 @@ intgo _wrap_abloom_save_capi_d890433903fe4e8d(abloom_filter *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_abloom_open_capi_d890433903fe4e8d(_gostring_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_abloom_open_capi_d86cb4ad9481163d(_gostring_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   char *arg1 = (char *) 0 ;
   uint32_t arg2 ;
   abloom_filter **arg3 = (abloom_filter **) 0 ;
@@ -2419,7 +2419,7 @@ intgo _wrap_abloom_open_capi_d890433903fe4e8d(_gostring_ _swig_go_0, intgo _swig
 }
 
 
-intgo _wrap_abloom_sync_capi_d890433903fe4e8d(abloom_filter *_swig_go_0) {
+intgo _wrap_abloom_sync_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2432,7 +2432,7 @@ intgo _wrap_abloom_sync_capi_d890433903fe4e8d(abloom_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_abloom_sync_last_capi_d890433903fe4e8d(abloom_filter *_swig_go_0) {
+intgo _wrap_abloom_sync_last_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0) {
   abloom_filter *arg1 = (abloom_filter *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2445,7 +2445,7 @@ intgo _wrap_abloom_sync_last_capi_d890433903fe4e8d(abloom_filter *_swig_go_0) {
 }
 
 
-intgo _wrap_abloom_seal_capi_d890433903fe4e8d(_gostring_ _swig_go_0) {
+intgo _wrap_abloom_seal_capi_d86cb4ad9481163d(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2463,7 +2463,7 @@ intgo _wrap_abloom_seal_capi_d890433903fe4e8d(_gostring_ _swig_go_0) {
 }
 
 
-long long _wrap_SIZEOF_INFO_capi_d890433903fe4e8d() {
+long long _wrap_SIZEOF_INFO_capi_d86cb4ad9481163d() {
   size_t result;
   long long _swig_go_result;
   
@@ -2474,7 +2474,7 @@ long long _wrap_SIZEOF_INFO_capi_d890433903fe4e8d() {
 }
 
 
-long long _wrap_SIZEOF_PLAN_capi_d890433903fe4e8d() {
+long long _wrap_SIZEOF_PLAN_capi_d86cb4ad9481163d() {
   size_t result;
   long long _swig_go_result;
   

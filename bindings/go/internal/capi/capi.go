@@ -118,169 +118,169 @@ typedef _goslice_ swig_type_88;
 typedef _gostring_ swig_type_89;
 typedef long long swig_type_90;
 typedef long long swig_type_91;
-extern void _wrap_Swig_free_capi_d890433903fe4e8d(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_d890433903fe4e8d(swig_intgo arg1);
-extern swig_intgo _wrap_ABLOOM_VERSION_NUMBER_capi_d890433903fe4e8d(void);
-extern swig_intgo _wrap_ABLOOM_ERR_NULL_capi_d890433903fe4e8d(void);
-extern swig_intgo _wrap_ABLOOM_ERR_INVALID_capi_d890433903fe4e8d(void);
-extern swig_intgo _wrap_ABLOOM_ERR_RANGE_capi_d890433903fe4e8d(void);
-extern swig_intgo _wrap_ABLOOM_ERR_NOMEM_capi_d890433903fe4e8d(void);
-extern swig_intgo _wrap_ABLOOM_ERR_MISMATCH_capi_d890433903fe4e8d(void);
-extern swig_intgo _wrap_ABLOOM_ERR_INTERNAL_capi_d890433903fe4e8d(void);
-extern swig_intgo _wrap_ABLOOM_ERR_READONLY_capi_d890433903fe4e8d(void);
-extern swig_intgo _wrap_ABLOOM_ERR_BAD_MAGIC_capi_d890433903fe4e8d(void);
-extern swig_intgo _wrap_ABLOOM_ERR_VERSION_capi_d890433903fe4e8d(void);
-extern swig_intgo _wrap_ABLOOM_ERR_UNSUPPORTED_capi_d890433903fe4e8d(void);
-extern swig_intgo _wrap_ABLOOM_ERR_TRUNCATED_capi_d890433903fe4e8d(void);
-extern swig_intgo _wrap_ABLOOM_ERR_CORRUPT_capi_d890433903fe4e8d(void);
-extern swig_intgo _wrap_ABLOOM_ERR_CHECKSUM_capi_d890433903fe4e8d(void);
-extern swig_intgo _wrap_ABLOOM_ERR_ALIGNMENT_capi_d890433903fe4e8d(void);
-extern swig_intgo _wrap_ABLOOM_ERR_IO_capi_d890433903fe4e8d(void);
-extern swig_intgo _wrap_ABLOOM_ERR_TOO_SMALL_capi_d890433903fe4e8d(void);
-extern swig_intgo _wrap_ABLOOM_ERR_STALE_capi_d890433903fe4e8d(void);
-extern swig_intgo _wrap_abloom_version_number_capi_d890433903fe4e8d(void);
-extern swig_intgo _wrap_abloom_isa_supported_capi_d890433903fe4e8d(void);
-extern swig_intgo _wrap_abloom_isa_active_capi_d890433903fe4e8d(void);
-extern swig_intgo _wrap_abloom_isa_force_capi_d890433903fe4e8d(swig_intgo arg1);
-extern swig_intgo _wrap_ABLOOM_KIND_BLOCKED_capi_d890433903fe4e8d(void);
-extern swig_intgo _wrap_ABLOOM_KIND_CLASSIC_capi_d890433903fe4e8d(void);
-extern void _wrap_abloom_options_struct_size_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_1 arg2);
-extern swig_type_2 _wrap_abloom_options_struct_size_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_options_capacity_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_3 arg2);
-extern swig_type_4 _wrap_abloom_options_capacity_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_options_fpr_set_capi_d890433903fe4e8d(uintptr_t arg1, double arg2);
-extern double _wrap_abloom_options_fpr_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_options_kind_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_options_kind_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_options_shards_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_options_shards_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_options_seed_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_5 arg2);
-extern swig_type_6 _wrap_abloom_options_seed_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_options_bits_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_7 arg2);
-extern swig_type_8 _wrap_abloom_options_bits_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_options_k_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_options_k_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_options_threads_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_options_threads_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_options_layout_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_options_layout_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_options_growth_set_capi_d890433903fe4e8d(uintptr_t arg1, double arg2);
-extern double _wrap_abloom_options_growth_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern uintptr_t _wrap_new_abloom_options_capi_d890433903fe4e8d(void);
-extern void _wrap_delete_abloom_options_capi_d890433903fe4e8d(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_options_init_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_plan_struct_size_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_9 arg2);
-extern swig_type_10 _wrap_abloom_plan_struct_size_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_plan_kind_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_plan_kind_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_plan_k_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_plan_k_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_plan_shards_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_plan_shards_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_plan_layout_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_plan_layout_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_plan_blocks_per_shard_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_11 arg2);
-extern swig_type_12 _wrap_abloom_plan_blocks_per_shard_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_plan_bits_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_13 arg2);
-extern swig_type_14 _wrap_abloom_plan_bits_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_plan_bytes_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_15 arg2);
-extern swig_type_16 _wrap_abloom_plan_bytes_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_plan_bits_per_key_set_capi_d890433903fe4e8d(uintptr_t arg1, double arg2);
-extern double _wrap_abloom_plan_bits_per_key_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_plan_expected_fpr_set_capi_d890433903fe4e8d(uintptr_t arg1, double arg2);
-extern double _wrap_abloom_plan_expected_fpr_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern uintptr_t _wrap_new_abloom_plan_capi_d890433903fe4e8d(void);
-extern void _wrap_delete_abloom_plan_capi_d890433903fe4e8d(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_plan_init_capi_d890433903fe4e8d(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_plan_compute_capi_d890433903fe4e8d(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_abloom_growth_footprint_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_17 arg2, swig_type_18 arg3, swig_type_19 arg4, swig_type_20 arg5);
-extern swig_intgo _wrap_abloom_model_fpr_capi_d890433903fe4e8d(swig_intgo arg1, double arg2, swig_intgo arg3, swig_type_21 arg4);
-extern swig_intgo _wrap_abloom_layout_model_fpr_capi_d890433903fe4e8d(swig_intgo arg1, swig_intgo arg2, double arg3, swig_intgo arg4, swig_type_22 arg5);
-extern swig_intgo _wrap_abloom_create_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_23 arg2);
-extern swig_intgo _wrap_abloom_new_capi_d890433903fe4e8d(swig_type_24 arg1, double arg2, swig_type_25 arg3);
-extern void _wrap_abloom_free_capi_d890433903fe4e8d(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_clone_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_26 arg2);
-extern swig_intgo _wrap_abloom_set_writer_mode_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_writer_mode_capi_d890433903fe4e8d(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_set_threads_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_threads_capi_d890433903fe4e8d(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_add_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_27 arg2);
-extern swig_intgo _wrap_abloom_test_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_28 arg2);
-extern swig_intgo _wrap_abloom_test_and_add_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_29 arg2);
-extern swig_intgo _wrap_abloom_hash_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3);
-extern swig_intgo _wrap_abloom_add_hash_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_32 arg2);
-extern swig_intgo _wrap_abloom_test_hash_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_33 arg2);
-extern swig_intgo _wrap_abloom_test_and_add_hash_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_34 arg2);
-extern swig_intgo _wrap_abloom_test_and_add_many_capi_d890433903fe4e8d(uintptr_t arg1, swig_voidp arg2, swig_voidp arg3, swig_type_35 arg4, swig_type_36 arg5, swig_type_37 arg6);
-extern swig_intgo _wrap_abloom_add_packed_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_38 arg2, swig_type_39 arg3, swig_type_40 arg4, swig_type_41 arg5);
-extern swig_intgo _wrap_abloom_test_packed_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_42 arg2, swig_type_43 arg3, swig_type_44 arg4, swig_type_45 arg5, swig_type_46 arg6);
-extern swig_intgo _wrap_abloom_test_and_add_packed_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_47 arg2, swig_type_48 arg3, swig_type_49 arg4, swig_type_50 arg5, swig_type_51 arg6);
-extern swig_intgo _wrap_abloom_add_hashes_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_52 arg2, swig_type_53 arg3, swig_type_54 arg4);
-extern swig_intgo _wrap_abloom_test_hashes_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_55 arg2, swig_type_56 arg3, swig_type_57 arg4, swig_type_58 arg5);
-extern swig_intgo _wrap_abloom_test_and_add_hashes_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_59 arg2, swig_type_60 arg3, swig_type_61 arg4, swig_type_62 arg5);
-extern swig_intgo _wrap_abloom_union_capi_d890433903fe4e8d(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_abloom_intersect_capi_d890433903fe4e8d(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_abloom_clear_capi_d890433903fe4e8d(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_equal_capi_d890433903fe4e8d(uintptr_t arg1, uintptr_t arg2);
-extern void _wrap_abloom_info_struct_size_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_63 arg2);
-extern swig_type_64 _wrap_abloom_info_struct_size_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_info_kind_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_info_kind_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_info_k_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_info_k_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_info_shards_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_info_shards_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_info_layout_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_info_layout_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_info_blocks_per_shard_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_65 arg2);
-extern swig_type_66 _wrap_abloom_info_blocks_per_shard_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_info_bits_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_67 arg2);
-extern swig_type_68 _wrap_abloom_info_bits_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_info_bytes_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_69 arg2);
-extern swig_type_70 _wrap_abloom_info_bytes_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_info_capacity_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_71 arg2);
-extern swig_type_72 _wrap_abloom_info_capacity_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_info_seed_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_73 arg2);
-extern swig_type_74 _wrap_abloom_info_seed_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_info_target_fpr_set_capi_d890433903fe4e8d(uintptr_t arg1, double arg2);
-extern double _wrap_abloom_info_target_fpr_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_info_expected_fpr_set_capi_d890433903fe4e8d(uintptr_t arg1, double arg2);
-extern double _wrap_abloom_info_expected_fpr_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_info_storage_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_info_storage_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_info_read_only_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_info_read_only_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_info_stale_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_info_stale_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_info_stages_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_info_stages_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_info_growth_failed_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_info_growth_failed_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_info_growth_set_capi_d890433903fe4e8d(uintptr_t arg1, double arg2);
-extern double _wrap_abloom_info_growth_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern void _wrap_abloom_info_keys_set_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_75 arg2);
-extern swig_type_76 _wrap_abloom_info_keys_get_capi_d890433903fe4e8d(uintptr_t arg1);
-extern uintptr_t _wrap_new_abloom_info_capi_d890433903fe4e8d(void);
-extern void _wrap_delete_abloom_info_capi_d890433903fe4e8d(uintptr_t arg1);
-extern swig_intgo _wrap_ABLOOM_STORAGE_OWNED_capi_d890433903fe4e8d(void);
-extern swig_intgo _wrap_ABLOOM_STORAGE_VIEW_capi_d890433903fe4e8d(void);
-extern swig_intgo _wrap_ABLOOM_STORAGE_MAPPED_capi_d890433903fe4e8d(void);
-extern swig_intgo _wrap_abloom_info_init_capi_d890433903fe4e8d(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_get_info_capi_d890433903fe4e8d(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_abloom_get_stage_info_capi_d890433903fe4e8d(uintptr_t arg1, swig_intgo arg2, uintptr_t arg3);
-extern swig_intgo _wrap_abloom_estimate_count_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_77 arg2);
-extern swig_intgo _wrap_abloom_estimate_fpr_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_78 arg2);
-extern swig_intgo _wrap_abloom_serialized_size_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_79 arg2);
-extern swig_intgo _wrap_abloom_serialize_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_80 arg2, swig_type_81 arg3);
-extern swig_intgo _wrap_abloom_deserialize_capi_d890433903fe4e8d(swig_type_82 arg1, swig_type_83 arg2);
-extern swig_intgo _wrap_abloom_view_capi_d890433903fe4e8d(swig_type_84 arg1, swig_intgo arg2, swig_type_85 arg3);
-extern swig_intgo _wrap_abloom_save_capi_d890433903fe4e8d(uintptr_t arg1, swig_type_86 arg2);
-extern swig_intgo _wrap_abloom_open_capi_d890433903fe4e8d(swig_type_87 arg1, swig_intgo arg2, swig_type_88 arg3);
-extern swig_intgo _wrap_abloom_sync_capi_d890433903fe4e8d(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_sync_last_capi_d890433903fe4e8d(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_seal_capi_d890433903fe4e8d(swig_type_89 arg1);
-extern swig_type_90 _wrap_SIZEOF_INFO_capi_d890433903fe4e8d(void);
-extern swig_type_91 _wrap_SIZEOF_PLAN_capi_d890433903fe4e8d(void);
+extern void _wrap_Swig_free_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_d86cb4ad9481163d(swig_intgo arg1);
+extern swig_intgo _wrap_ABLOOM_VERSION_NUMBER_capi_d86cb4ad9481163d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_NULL_capi_d86cb4ad9481163d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_INVALID_capi_d86cb4ad9481163d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_RANGE_capi_d86cb4ad9481163d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_NOMEM_capi_d86cb4ad9481163d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_MISMATCH_capi_d86cb4ad9481163d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_INTERNAL_capi_d86cb4ad9481163d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_READONLY_capi_d86cb4ad9481163d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_BAD_MAGIC_capi_d86cb4ad9481163d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_VERSION_capi_d86cb4ad9481163d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_UNSUPPORTED_capi_d86cb4ad9481163d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_TRUNCATED_capi_d86cb4ad9481163d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_CORRUPT_capi_d86cb4ad9481163d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_CHECKSUM_capi_d86cb4ad9481163d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_ALIGNMENT_capi_d86cb4ad9481163d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_IO_capi_d86cb4ad9481163d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_TOO_SMALL_capi_d86cb4ad9481163d(void);
+extern swig_intgo _wrap_ABLOOM_ERR_STALE_capi_d86cb4ad9481163d(void);
+extern swig_intgo _wrap_abloom_version_number_capi_d86cb4ad9481163d(void);
+extern swig_intgo _wrap_abloom_get_isa_capi_d86cb4ad9481163d(void);
+extern swig_intgo _wrap_abloom_set_isa_capi_d86cb4ad9481163d(swig_intgo arg1);
+extern swig_intgo _wrap_abloom_isa_supported_capi_d86cb4ad9481163d(void);
+extern swig_intgo _wrap_ABLOOM_KIND_BLOCKED_capi_d86cb4ad9481163d(void);
+extern swig_intgo _wrap_ABLOOM_KIND_CLASSIC_capi_d86cb4ad9481163d(void);
+extern void _wrap_abloom_options_struct_size_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_1 arg2);
+extern swig_type_2 _wrap_abloom_options_struct_size_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_options_capacity_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_3 arg2);
+extern swig_type_4 _wrap_abloom_options_capacity_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_options_fpr_set_capi_d86cb4ad9481163d(uintptr_t arg1, double arg2);
+extern double _wrap_abloom_options_fpr_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_options_kind_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_options_kind_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_options_shards_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_options_shards_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_options_seed_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_5 arg2);
+extern swig_type_6 _wrap_abloom_options_seed_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_options_bits_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_7 arg2);
+extern swig_type_8 _wrap_abloom_options_bits_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_options_k_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_options_k_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_options_threads_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_options_threads_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_options_layout_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_options_layout_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_options_growth_set_capi_d86cb4ad9481163d(uintptr_t arg1, double arg2);
+extern double _wrap_abloom_options_growth_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern uintptr_t _wrap_new_abloom_options_capi_d86cb4ad9481163d(void);
+extern void _wrap_delete_abloom_options_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern swig_intgo _wrap_abloom_options_init_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_plan_struct_size_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_9 arg2);
+extern swig_type_10 _wrap_abloom_plan_struct_size_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_plan_kind_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_plan_kind_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_plan_k_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_plan_k_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_plan_shards_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_plan_shards_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_plan_layout_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_plan_layout_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_plan_blocks_per_shard_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_11 arg2);
+extern swig_type_12 _wrap_abloom_plan_blocks_per_shard_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_plan_bits_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_13 arg2);
+extern swig_type_14 _wrap_abloom_plan_bits_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_plan_bytes_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_15 arg2);
+extern swig_type_16 _wrap_abloom_plan_bytes_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_plan_bits_per_key_set_capi_d86cb4ad9481163d(uintptr_t arg1, double arg2);
+extern double _wrap_abloom_plan_bits_per_key_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_plan_expected_fpr_set_capi_d86cb4ad9481163d(uintptr_t arg1, double arg2);
+extern double _wrap_abloom_plan_expected_fpr_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern uintptr_t _wrap_new_abloom_plan_capi_d86cb4ad9481163d(void);
+extern void _wrap_delete_abloom_plan_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern swig_intgo _wrap_abloom_plan_init_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern swig_intgo _wrap_abloom_plan_compute_capi_d86cb4ad9481163d(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_abloom_growth_footprint_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_17 arg2, swig_type_18 arg3, swig_type_19 arg4, swig_type_20 arg5);
+extern swig_intgo _wrap_abloom_model_fpr_capi_d86cb4ad9481163d(swig_intgo arg1, double arg2, swig_intgo arg3, swig_type_21 arg4);
+extern swig_intgo _wrap_abloom_layout_model_fpr_capi_d86cb4ad9481163d(swig_intgo arg1, swig_intgo arg2, double arg3, swig_intgo arg4, swig_type_22 arg5);
+extern swig_intgo _wrap_abloom_create_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_23 arg2);
+extern swig_intgo _wrap_abloom_new_capi_d86cb4ad9481163d(swig_type_24 arg1, double arg2, swig_type_25 arg3);
+extern void _wrap_abloom_free_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern swig_intgo _wrap_abloom_clone_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_26 arg2);
+extern swig_intgo _wrap_abloom_set_writer_mode_capi_d86cb4ad9481163d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_get_writer_mode_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern swig_intgo _wrap_abloom_set_threads_capi_d86cb4ad9481163d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_get_threads_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern swig_intgo _wrap_abloom_add_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_27 arg2);
+extern swig_intgo _wrap_abloom_test_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_28 arg2);
+extern swig_intgo _wrap_abloom_test_and_add_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_29 arg2);
+extern swig_intgo _wrap_abloom_hash_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3);
+extern swig_intgo _wrap_abloom_add_hash_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_32 arg2);
+extern swig_intgo _wrap_abloom_test_hash_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_33 arg2);
+extern swig_intgo _wrap_abloom_test_and_add_hash_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_34 arg2);
+extern swig_intgo _wrap_abloom_test_and_add_many_capi_d86cb4ad9481163d(uintptr_t arg1, swig_voidp arg2, swig_voidp arg3, swig_type_35 arg4, swig_type_36 arg5, swig_type_37 arg6);
+extern swig_intgo _wrap_abloom_add_packed_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_38 arg2, swig_type_39 arg3, swig_type_40 arg4, swig_type_41 arg5);
+extern swig_intgo _wrap_abloom_test_packed_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_42 arg2, swig_type_43 arg3, swig_type_44 arg4, swig_type_45 arg5, swig_type_46 arg6);
+extern swig_intgo _wrap_abloom_test_and_add_packed_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_47 arg2, swig_type_48 arg3, swig_type_49 arg4, swig_type_50 arg5, swig_type_51 arg6);
+extern swig_intgo _wrap_abloom_add_hashes_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_52 arg2, swig_type_53 arg3, swig_type_54 arg4);
+extern swig_intgo _wrap_abloom_test_hashes_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_55 arg2, swig_type_56 arg3, swig_type_57 arg4, swig_type_58 arg5);
+extern swig_intgo _wrap_abloom_test_and_add_hashes_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_59 arg2, swig_type_60 arg3, swig_type_61 arg4, swig_type_62 arg5);
+extern swig_intgo _wrap_abloom_union_capi_d86cb4ad9481163d(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_abloom_intersect_capi_d86cb4ad9481163d(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_abloom_clear_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern swig_intgo _wrap_abloom_equal_capi_d86cb4ad9481163d(uintptr_t arg1, uintptr_t arg2);
+extern void _wrap_abloom_info_struct_size_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_63 arg2);
+extern swig_type_64 _wrap_abloom_info_struct_size_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_info_kind_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_info_kind_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_info_k_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_info_k_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_info_shards_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_info_shards_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_info_layout_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_info_layout_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_info_blocks_per_shard_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_65 arg2);
+extern swig_type_66 _wrap_abloom_info_blocks_per_shard_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_info_bits_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_67 arg2);
+extern swig_type_68 _wrap_abloom_info_bits_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_info_bytes_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_69 arg2);
+extern swig_type_70 _wrap_abloom_info_bytes_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_info_capacity_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_71 arg2);
+extern swig_type_72 _wrap_abloom_info_capacity_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_info_seed_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_73 arg2);
+extern swig_type_74 _wrap_abloom_info_seed_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_info_target_fpr_set_capi_d86cb4ad9481163d(uintptr_t arg1, double arg2);
+extern double _wrap_abloom_info_target_fpr_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_info_expected_fpr_set_capi_d86cb4ad9481163d(uintptr_t arg1, double arg2);
+extern double _wrap_abloom_info_expected_fpr_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_info_storage_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_info_storage_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_info_read_only_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_info_read_only_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_info_stale_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_info_stale_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_info_stages_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_info_stages_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_info_growth_failed_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_info_growth_failed_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_info_growth_set_capi_d86cb4ad9481163d(uintptr_t arg1, double arg2);
+extern double _wrap_abloom_info_growth_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern void _wrap_abloom_info_keys_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_75 arg2);
+extern swig_type_76 _wrap_abloom_info_keys_get_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern uintptr_t _wrap_new_abloom_info_capi_d86cb4ad9481163d(void);
+extern void _wrap_delete_abloom_info_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern swig_intgo _wrap_ABLOOM_STORAGE_OWNED_capi_d86cb4ad9481163d(void);
+extern swig_intgo _wrap_ABLOOM_STORAGE_VIEW_capi_d86cb4ad9481163d(void);
+extern swig_intgo _wrap_ABLOOM_STORAGE_MAPPED_capi_d86cb4ad9481163d(void);
+extern swig_intgo _wrap_abloom_info_init_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern swig_intgo _wrap_abloom_get_info_capi_d86cb4ad9481163d(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_abloom_get_stage_info_capi_d86cb4ad9481163d(uintptr_t arg1, swig_intgo arg2, uintptr_t arg3);
+extern swig_intgo _wrap_abloom_estimate_count_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_77 arg2);
+extern swig_intgo _wrap_abloom_estimate_fpr_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_78 arg2);
+extern swig_intgo _wrap_abloom_serialized_size_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_79 arg2);
+extern swig_intgo _wrap_abloom_serialize_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_80 arg2, swig_type_81 arg3);
+extern swig_intgo _wrap_abloom_deserialize_capi_d86cb4ad9481163d(swig_type_82 arg1, swig_type_83 arg2);
+extern swig_intgo _wrap_abloom_view_capi_d86cb4ad9481163d(swig_type_84 arg1, swig_intgo arg2, swig_type_85 arg3);
+extern swig_intgo _wrap_abloom_save_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_86 arg2);
+extern swig_intgo _wrap_abloom_open_capi_d86cb4ad9481163d(swig_type_87 arg1, swig_intgo arg2, swig_type_88 arg3);
+extern swig_intgo _wrap_abloom_sync_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern swig_intgo _wrap_abloom_sync_last_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern swig_intgo _wrap_abloom_seal_capi_d86cb4ad9481163d(swig_type_89 arg1);
+extern swig_type_90 _wrap_SIZEOF_INFO_capi_d86cb4ad9481163d(void);
+extern swig_type_91 _wrap_SIZEOF_PLAN_capi_d86cb4ad9481163d(void);
 #undef intgo
 */
 import "C"
@@ -306,8 +306,8 @@ func getSwigcptr(v interface{ Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__capi_d890433903fe4e8d
-func cgo_panic__capi_d890433903fe4e8d(p *byte) {
+//export cgo_panic__capi_d86cb4ad9481163d
+func cgo_panic__capi_d86cb4ad9481163d(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -319,13 +319,13 @@ func cgo_panic__capi_d890433903fe4e8d(p *byte) {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_d890433903fe4e8d(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_d86cb4ad9481163d(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -335,7 +335,7 @@ const ABLOOM_VERSION_PATCH int = 0
 
 func _swig_getABLOOM_VERSION_NUMBER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_VERSION_NUMBER_capi_d890433903fe4e8d())
+	swig_r = (int)(C._wrap_ABLOOM_VERSION_NUMBER_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
@@ -346,7 +346,7 @@ const ABLOOM_OK int = 0
 
 func _swig_getABLOOM_ERR_NULL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_NULL_capi_d890433903fe4e8d())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_NULL_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
@@ -354,7 +354,7 @@ var ABLOOM_ERR_NULL int = _swig_getABLOOM_ERR_NULL()
 
 func _swig_getABLOOM_ERR_INVALID() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_INVALID_capi_d890433903fe4e8d())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_INVALID_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
@@ -362,7 +362,7 @@ var ABLOOM_ERR_INVALID int = _swig_getABLOOM_ERR_INVALID()
 
 func _swig_getABLOOM_ERR_RANGE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_RANGE_capi_d890433903fe4e8d())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_RANGE_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
@@ -370,7 +370,7 @@ var ABLOOM_ERR_RANGE int = _swig_getABLOOM_ERR_RANGE()
 
 func _swig_getABLOOM_ERR_NOMEM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_NOMEM_capi_d890433903fe4e8d())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_NOMEM_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
@@ -378,7 +378,7 @@ var ABLOOM_ERR_NOMEM int = _swig_getABLOOM_ERR_NOMEM()
 
 func _swig_getABLOOM_ERR_MISMATCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_MISMATCH_capi_d890433903fe4e8d())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_MISMATCH_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
@@ -386,7 +386,7 @@ var ABLOOM_ERR_MISMATCH int = _swig_getABLOOM_ERR_MISMATCH()
 
 func _swig_getABLOOM_ERR_INTERNAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_INTERNAL_capi_d890433903fe4e8d())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_INTERNAL_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
@@ -394,7 +394,7 @@ var ABLOOM_ERR_INTERNAL int = _swig_getABLOOM_ERR_INTERNAL()
 
 func _swig_getABLOOM_ERR_READONLY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_READONLY_capi_d890433903fe4e8d())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_READONLY_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
@@ -402,7 +402,7 @@ var ABLOOM_ERR_READONLY int = _swig_getABLOOM_ERR_READONLY()
 
 func _swig_getABLOOM_ERR_BAD_MAGIC() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_BAD_MAGIC_capi_d890433903fe4e8d())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_BAD_MAGIC_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
@@ -410,7 +410,7 @@ var ABLOOM_ERR_BAD_MAGIC int = _swig_getABLOOM_ERR_BAD_MAGIC()
 
 func _swig_getABLOOM_ERR_VERSION() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_VERSION_capi_d890433903fe4e8d())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_VERSION_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
@@ -418,7 +418,7 @@ var ABLOOM_ERR_VERSION int = _swig_getABLOOM_ERR_VERSION()
 
 func _swig_getABLOOM_ERR_UNSUPPORTED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_UNSUPPORTED_capi_d890433903fe4e8d())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_UNSUPPORTED_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
@@ -426,7 +426,7 @@ var ABLOOM_ERR_UNSUPPORTED int = _swig_getABLOOM_ERR_UNSUPPORTED()
 
 func _swig_getABLOOM_ERR_TRUNCATED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_TRUNCATED_capi_d890433903fe4e8d())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_TRUNCATED_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
@@ -434,7 +434,7 @@ var ABLOOM_ERR_TRUNCATED int = _swig_getABLOOM_ERR_TRUNCATED()
 
 func _swig_getABLOOM_ERR_CORRUPT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_CORRUPT_capi_d890433903fe4e8d())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_CORRUPT_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
@@ -442,7 +442,7 @@ var ABLOOM_ERR_CORRUPT int = _swig_getABLOOM_ERR_CORRUPT()
 
 func _swig_getABLOOM_ERR_CHECKSUM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_CHECKSUM_capi_d890433903fe4e8d())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_CHECKSUM_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
@@ -450,7 +450,7 @@ var ABLOOM_ERR_CHECKSUM int = _swig_getABLOOM_ERR_CHECKSUM()
 
 func _swig_getABLOOM_ERR_ALIGNMENT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_ALIGNMENT_capi_d890433903fe4e8d())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_ALIGNMENT_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
@@ -458,7 +458,7 @@ var ABLOOM_ERR_ALIGNMENT int = _swig_getABLOOM_ERR_ALIGNMENT()
 
 func _swig_getABLOOM_ERR_IO() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_IO_capi_d890433903fe4e8d())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_IO_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
@@ -466,7 +466,7 @@ var ABLOOM_ERR_IO int = _swig_getABLOOM_ERR_IO()
 
 func _swig_getABLOOM_ERR_TOO_SMALL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_TOO_SMALL_capi_d890433903fe4e8d())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_TOO_SMALL_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
@@ -474,7 +474,7 @@ var ABLOOM_ERR_TOO_SMALL int = _swig_getABLOOM_ERR_TOO_SMALL()
 
 func _swig_getABLOOM_ERR_STALE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ABLOOM_ERR_STALE_capi_d890433903fe4e8d())
+	swig_r = (int)(C._wrap_ABLOOM_ERR_STALE_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
@@ -482,7 +482,7 @@ var ABLOOM_ERR_STALE int = _swig_getABLOOM_ERR_STALE()
 
 func Abloom_version_number() (_swig_ret uint) {
 	var swig_r uint
-	swig_r = (uint)(C._wrap_abloom_version_number_capi_d890433903fe4e8d())
+	swig_r = (uint)(C._wrap_abloom_version_number_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
@@ -491,22 +491,22 @@ const ABLOOM_ISA_AVX2 uint = 1
 const ABLOOM_ISA_AVX512 uint = 2
 const ABLOOM_ISA_NEON uint = 3
 
-func Abloom_isa_supported() (_swig_ret uint) {
+func Abloom_get_isa() (_swig_ret uint) {
 	var swig_r uint
-	swig_r = (uint)(C._wrap_abloom_isa_supported_capi_d890433903fe4e8d())
+	swig_r = (uint)(C._wrap_abloom_get_isa_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
-func Abloom_isa_active() (_swig_ret uint) {
-	var swig_r uint
-	swig_r = (uint)(C._wrap_abloom_isa_active_capi_d890433903fe4e8d())
-	return swig_r
-}
-
-func Abloom_isa_force(arg1 uint) (_swig_ret int) {
+func Abloom_set_isa(arg1 uint) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_abloom_isa_force_capi_d890433903fe4e8d(C.swig_intgo(_swig_i_0)))
+	swig_r = (int)(C._wrap_abloom_set_isa_capi_d86cb4ad9481163d(C.swig_intgo(_swig_i_0)))
+	return swig_r
+}
+
+func Abloom_isa_supported() (_swig_ret uint) {
+	var swig_r uint
+	swig_r = (uint)(C._wrap_abloom_isa_supported_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
@@ -518,7 +518,7 @@ type Enum_SS_abloom_kind int
 
 func _swig_getABLOOM_KIND_BLOCKED() (_swig_ret Enum_SS_abloom_kind) {
 	var swig_r Enum_SS_abloom_kind
-	swig_r = (Enum_SS_abloom_kind)(C._wrap_ABLOOM_KIND_BLOCKED_capi_d890433903fe4e8d())
+	swig_r = (Enum_SS_abloom_kind)(C._wrap_ABLOOM_KIND_BLOCKED_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
@@ -526,7 +526,7 @@ var ABLOOM_KIND_BLOCKED Enum_SS_abloom_kind = _swig_getABLOOM_KIND_BLOCKED()
 
 func _swig_getABLOOM_KIND_CLASSIC() (_swig_ret Enum_SS_abloom_kind) {
 	var swig_r Enum_SS_abloom_kind
-	swig_r = (Enum_SS_abloom_kind)(C._wrap_ABLOOM_KIND_CLASSIC_capi_d890433903fe4e8d())
+	swig_r = (Enum_SS_abloom_kind)(C._wrap_ABLOOM_KIND_CLASSIC_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
@@ -549,155 +549,155 @@ func (p SwigcptrAbloom_options) SwigIsAbloom_options() {
 func (arg1 SwigcptrAbloom_options) SetStruct_size(arg2 int64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_options_struct_size_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_1(_swig_i_1))
+	C._wrap_abloom_options_struct_size_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_type_1(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_options) GetStruct_size() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_abloom_options_struct_size_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_abloom_options_struct_size_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_options) SetCapacity(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_options_capacity_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_3(_swig_i_1))
+	C._wrap_abloom_options_capacity_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_type_3(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_options) GetCapacity() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_abloom_options_capacity_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_abloom_options_capacity_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_options) SetFpr(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_options_fpr_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_abloom_options_fpr_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_options) GetFpr() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_abloom_options_fpr_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_abloom_options_fpr_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_options) SetKind(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_options_kind_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_options_kind_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_options) GetKind() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_options_kind_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_options_kind_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_options) SetShards(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_options_shards_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_options_shards_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_options) GetShards() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_options_shards_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_options_shards_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_options) SetSeed(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_options_seed_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_5(_swig_i_1))
+	C._wrap_abloom_options_seed_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_type_5(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_options) GetSeed() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_abloom_options_seed_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_abloom_options_seed_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_options) SetBits(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_options_bits_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_7(_swig_i_1))
+	C._wrap_abloom_options_bits_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_type_7(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_options) GetBits() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_abloom_options_bits_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_abloom_options_bits_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_options) SetK(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_options_k_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_options_k_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_options) GetK() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_options_k_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_options_k_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_options) SetThreads(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_options_threads_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_options_threads_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_options) GetThreads() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_options_threads_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_options_threads_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_options) SetLayout(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_options_layout_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_options_layout_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_options) GetLayout() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_options_layout_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_options_layout_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_options) SetGrowth(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_options_growth_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_abloom_options_growth_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_options) GetGrowth() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_abloom_options_growth_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_abloom_options_growth_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewAbloom_options() (_swig_ret Abloom_options) {
 	var swig_r Abloom_options
-	swig_r = (Abloom_options)(SwigcptrAbloom_options(C._wrap_new_abloom_options_capi_d890433903fe4e8d()))
+	swig_r = (Abloom_options)(SwigcptrAbloom_options(C._wrap_new_abloom_options_capi_d86cb4ad9481163d()))
 	return swig_r
 }
 
 func DeleteAbloom_options(arg1 Abloom_options) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_abloom_options_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_abloom_options_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0))
 }
 
 type Abloom_options interface {
@@ -735,7 +735,7 @@ const ABLOOM_MAX_STAGES uint = 64
 func Abloom_options_init(arg1 Abloom_options) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_abloom_options_init_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_abloom_options_init_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -751,142 +751,142 @@ func (p SwigcptrAbloom_plan) SwigIsAbloom_plan() {
 func (arg1 SwigcptrAbloom_plan) SetStruct_size(arg2 int64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_plan_struct_size_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_9(_swig_i_1))
+	C._wrap_abloom_plan_struct_size_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_type_9(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_plan) GetStruct_size() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_abloom_plan_struct_size_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_abloom_plan_struct_size_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_plan) SetKind(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_plan_kind_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_plan_kind_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_plan) GetKind() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_plan_kind_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_plan_kind_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_plan) SetK(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_plan_k_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_plan_k_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_plan) GetK() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_plan_k_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_plan_k_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_plan) SetShards(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_plan_shards_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_plan_shards_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_plan) GetShards() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_plan_shards_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_plan_shards_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_plan) SetLayout(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_plan_layout_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_plan_layout_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_plan) GetLayout() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_plan_layout_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_plan_layout_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_plan) SetBlocks_per_shard(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_plan_blocks_per_shard_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_11(_swig_i_1))
+	C._wrap_abloom_plan_blocks_per_shard_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_type_11(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_plan) GetBlocks_per_shard() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_abloom_plan_blocks_per_shard_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_abloom_plan_blocks_per_shard_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_plan) SetBits(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_plan_bits_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_13(_swig_i_1))
+	C._wrap_abloom_plan_bits_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_type_13(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_plan) GetBits() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_abloom_plan_bits_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_abloom_plan_bits_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_plan) SetBytes(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_plan_bytes_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1))
+	C._wrap_abloom_plan_bytes_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_plan) GetBytes() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_abloom_plan_bytes_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_abloom_plan_bytes_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_plan) SetBits_per_key(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_plan_bits_per_key_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_abloom_plan_bits_per_key_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_plan) GetBits_per_key() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_abloom_plan_bits_per_key_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_abloom_plan_bits_per_key_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_plan) SetExpected_fpr(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_plan_expected_fpr_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_abloom_plan_expected_fpr_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_plan) GetExpected_fpr() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_abloom_plan_expected_fpr_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_abloom_plan_expected_fpr_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewAbloom_plan() (_swig_ret Abloom_plan) {
 	var swig_r Abloom_plan
-	swig_r = (Abloom_plan)(SwigcptrAbloom_plan(C._wrap_new_abloom_plan_capi_d890433903fe4e8d()))
+	swig_r = (Abloom_plan)(SwigcptrAbloom_plan(C._wrap_new_abloom_plan_capi_d86cb4ad9481163d()))
 	return swig_r
 }
 
 func DeleteAbloom_plan(arg1 Abloom_plan) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_abloom_plan_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_abloom_plan_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0))
 }
 
 type Abloom_plan interface {
@@ -917,7 +917,7 @@ type Abloom_plan interface {
 func Abloom_plan_init(arg1 Abloom_plan) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_abloom_plan_init_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_abloom_plan_init_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -925,7 +925,7 @@ func Abloom_plan_compute(arg1 Abloom_options, arg2 Abloom_plan) (_swig_ret int) 
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_abloom_plan_compute_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_abloom_plan_compute_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -936,7 +936,7 @@ func Abloom_growth_footprint(arg1 Abloom_options, arg2 uint64, arg3 []uint32, ar
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_abloom_growth_footprint_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_17(_swig_i_1), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_abloom_growth_footprint_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_type_17(_swig_i_1), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -955,7 +955,7 @@ func Abloom_model_fpr(arg1 uint, arg2 float64, arg3 uint, arg4 []float64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_abloom_model_fpr_capi_d890433903fe4e8d(C.swig_intgo(_swig_i_0), C.double(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_abloom_model_fpr_capi_d86cb4ad9481163d(C.swig_intgo(_swig_i_0), C.double(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
 	}
@@ -969,7 +969,7 @@ func Abloom_layout_model_fpr(arg1 uint, arg2 uint, arg3 float64, arg4 uint, arg5
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_abloom_layout_model_fpr_capi_d890433903fe4e8d(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_abloom_layout_model_fpr_capi_d86cb4ad9481163d(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg5
 	}
@@ -980,7 +980,7 @@ func Abloom_create(arg1 Abloom_options, arg2 []uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_create_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_create_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -992,7 +992,7 @@ func Abloom_new(arg1 uint64, arg2 float64, arg3 []uintptr) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_new_capi_d890433903fe4e8d(C.swig_type_24(_swig_i_0), C.double(_swig_i_1), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_new_capi_d86cb4ad9481163d(C.swig_type_24(_swig_i_0), C.double(_swig_i_1), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1001,14 +1001,14 @@ func Abloom_new(arg1 uint64, arg2 float64, arg3 []uintptr) (_swig_ret int) {
 
 func Abloom_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_abloom_free_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0))
+	C._wrap_abloom_free_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0))
 }
 
 func Abloom_clone(arg1 uintptr, arg2 []uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_clone_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_clone_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1022,14 +1022,14 @@ func Abloom_set_writer_mode(arg1 uintptr, arg2 uint) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_set_writer_mode_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1)))
+	swig_r = (int)(C._wrap_abloom_set_writer_mode_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1)))
 	return swig_r
 }
 
-func Abloom_writer_mode(arg1 uintptr) (_swig_ret int) {
+func Abloom_get_writer_mode(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_abloom_writer_mode_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_abloom_get_writer_mode_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1037,14 +1037,14 @@ func Abloom_set_threads(arg1 uintptr, arg2 uint) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_set_threads_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1)))
+	swig_r = (int)(C._wrap_abloom_set_threads_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1)))
 	return swig_r
 }
 
-func Abloom_threads(arg1 uintptr) (_swig_ret int) {
+func Abloom_get_threads(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_abloom_threads_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_abloom_get_threads_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1052,7 +1052,7 @@ func Abloom_add(arg1 uintptr, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_add_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_add_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1063,7 +1063,7 @@ func Abloom_test(arg1 uintptr, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_test_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_test_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1074,7 +1074,7 @@ func Abloom_test_and_add(arg1 uintptr, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_test_and_add_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_test_and_add_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1086,7 +1086,7 @@ func Abloom_hash(arg1 uintptr, arg2 []byte, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_hash_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_hash_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1100,7 +1100,7 @@ func Abloom_add_hash(arg1 uintptr, arg2 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_add_hash_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_32(_swig_i_1)))
+	swig_r = (int)(C._wrap_abloom_add_hash_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_type_32(_swig_i_1)))
 	return swig_r
 }
 
@@ -1108,7 +1108,7 @@ func Abloom_test_hash(arg1 uintptr, arg2 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_test_hash_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_33(_swig_i_1)))
+	swig_r = (int)(C._wrap_abloom_test_hash_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_type_33(_swig_i_1)))
 	return swig_r
 }
 
@@ -1116,7 +1116,7 @@ func Abloom_test_and_add_hash(arg1 uintptr, arg2 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_test_and_add_hash_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_34(_swig_i_1)))
+	swig_r = (int)(C._wrap_abloom_test_and_add_hash_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_type_34(_swig_i_1)))
 	return swig_r
 }
 
@@ -1128,7 +1128,7 @@ func Abloom_test_and_add_many(arg1 uintptr, arg2 *uintptr, arg3 *int64, arg4 int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_abloom_test_and_add_many_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_35(_swig_i_3), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_abloom_test_and_add_many_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_35(_swig_i_3), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg5
 	}
@@ -1145,7 +1145,7 @@ func Abloom_add_packed(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 int64, arg
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_abloom_add_packed_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_2)), C.swig_type_40(_swig_i_3), *(*C.swig_type_41)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_abloom_add_packed_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_2)), C.swig_type_40(_swig_i_3), *(*C.swig_type_41)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1166,7 +1166,7 @@ func Abloom_test_packed(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 int64, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_abloom_test_packed_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_2)), C.swig_type_44(_swig_i_3), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_abloom_test_packed_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_2)), C.swig_type_44(_swig_i_3), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1190,7 +1190,7 @@ func Abloom_test_and_add_packed(arg1 uintptr, arg2 []byte, arg3 []uint64, arg4 i
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_abloom_test_and_add_packed_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_2)), C.swig_type_49(_swig_i_3), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_51)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_abloom_test_and_add_packed_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_2)), C.swig_type_49(_swig_i_3), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_51)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1212,7 +1212,7 @@ func Abloom_add_hashes(arg1 uintptr, arg2 []uint64, arg3 int64, arg4 []uint64) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_abloom_add_hashes_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), C.swig_type_53(_swig_i_2), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_abloom_add_hashes_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), C.swig_type_53(_swig_i_2), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1229,7 +1229,7 @@ func Abloom_test_hashes(arg1 uintptr, arg2 []uint64, arg3 int64, arg4 []byte, ar
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_abloom_test_hashes_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_1)), C.swig_type_56(_swig_i_2), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_abloom_test_hashes_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_1)), C.swig_type_56(_swig_i_2), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1249,7 +1249,7 @@ func Abloom_test_and_add_hashes(arg1 uintptr, arg2 []uint64, arg3 int64, arg4 []
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_abloom_test_and_add_hashes_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1)), C.swig_type_60(_swig_i_2), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_abloom_test_and_add_hashes_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1)), C.swig_type_60(_swig_i_2), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1266,7 +1266,7 @@ func Abloom_union(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_union_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_abloom_union_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -1274,14 +1274,14 @@ func Abloom_intersect(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_intersect_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_abloom_intersect_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
 func Abloom_clear(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_abloom_clear_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_abloom_clear_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1289,7 +1289,7 @@ func Abloom_equal(arg1 uintptr, arg2 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_equal_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_abloom_equal_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -1305,259 +1305,259 @@ func (p SwigcptrAbloom_info) SwigIsAbloom_info() {
 func (arg1 SwigcptrAbloom_info) SetStruct_size(arg2 int64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_struct_size_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_63(_swig_i_1))
+	C._wrap_abloom_info_struct_size_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_type_63(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetStruct_size() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_abloom_info_struct_size_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_abloom_info_struct_size_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetKind(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_kind_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_info_kind_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetKind() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_info_kind_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_info_kind_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetK(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_k_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_info_k_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetK() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_info_k_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_info_k_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetShards(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_shards_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_info_shards_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetShards() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_info_shards_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_info_shards_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetLayout(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_layout_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_info_layout_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetLayout() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_info_layout_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_info_layout_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetBlocks_per_shard(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_blocks_per_shard_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_65(_swig_i_1))
+	C._wrap_abloom_info_blocks_per_shard_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_type_65(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetBlocks_per_shard() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_abloom_info_blocks_per_shard_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_abloom_info_blocks_per_shard_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetBits(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_bits_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_67(_swig_i_1))
+	C._wrap_abloom_info_bits_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_type_67(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetBits() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_abloom_info_bits_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_abloom_info_bits_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetBytes(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_bytes_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_69(_swig_i_1))
+	C._wrap_abloom_info_bytes_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_type_69(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetBytes() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_abloom_info_bytes_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_abloom_info_bytes_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetCapacity(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_capacity_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_71(_swig_i_1))
+	C._wrap_abloom_info_capacity_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_type_71(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetCapacity() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_abloom_info_capacity_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_abloom_info_capacity_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetSeed(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_seed_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_73(_swig_i_1))
+	C._wrap_abloom_info_seed_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_type_73(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetSeed() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_abloom_info_seed_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_abloom_info_seed_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetTarget_fpr(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_target_fpr_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_abloom_info_target_fpr_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetTarget_fpr() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_abloom_info_target_fpr_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_abloom_info_target_fpr_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetExpected_fpr(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_expected_fpr_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_abloom_info_expected_fpr_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetExpected_fpr() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_abloom_info_expected_fpr_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_abloom_info_expected_fpr_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetStorage(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_storage_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_info_storage_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetStorage() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_info_storage_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_info_storage_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetRead_only(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_read_only_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_info_read_only_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetRead_only() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_info_read_only_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_info_read_only_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetStale(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_stale_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_info_stale_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetStale() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_info_stale_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_info_stale_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetStages(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_stages_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_info_stages_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetStages() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_info_stages_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_info_stages_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetGrowth_failed(arg2 uint) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_growth_failed_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	C._wrap_abloom_info_growth_failed_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetGrowth_failed() (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := arg1
-	swig_r = (uint)(C._wrap_abloom_info_growth_failed_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_abloom_info_growth_failed_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetGrowth(arg2 float64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_growth_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	C._wrap_abloom_info_growth_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetGrowth() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_abloom_info_growth_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_abloom_info_growth_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrAbloom_info) SetKeys(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_abloom_info_keys_set_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_type_75(_swig_i_1))
+	C._wrap_abloom_info_keys_set_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_type_75(_swig_i_1))
 }
 
 func (arg1 SwigcptrAbloom_info) GetKeys() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_abloom_info_keys_get_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_abloom_info_keys_get_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewAbloom_info() (_swig_ret Abloom_info) {
 	var swig_r Abloom_info
-	swig_r = (Abloom_info)(SwigcptrAbloom_info(C._wrap_new_abloom_info_capi_d890433903fe4e8d()))
+	swig_r = (Abloom_info)(SwigcptrAbloom_info(C._wrap_new_abloom_info_capi_d86cb4ad9481163d()))
 	return swig_r
 }
 
 func DeleteAbloom_info(arg1 Abloom_info) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_abloom_info_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_abloom_info_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0))
 }
 
 type Abloom_info interface {
@@ -1607,7 +1607,7 @@ type Enum_SS_abloom_storage int
 
 func _swig_getABLOOM_STORAGE_OWNED() (_swig_ret Enum_SS_abloom_storage) {
 	var swig_r Enum_SS_abloom_storage
-	swig_r = (Enum_SS_abloom_storage)(C._wrap_ABLOOM_STORAGE_OWNED_capi_d890433903fe4e8d())
+	swig_r = (Enum_SS_abloom_storage)(C._wrap_ABLOOM_STORAGE_OWNED_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
@@ -1615,7 +1615,7 @@ var ABLOOM_STORAGE_OWNED Enum_SS_abloom_storage = _swig_getABLOOM_STORAGE_OWNED(
 
 func _swig_getABLOOM_STORAGE_VIEW() (_swig_ret Enum_SS_abloom_storage) {
 	var swig_r Enum_SS_abloom_storage
-	swig_r = (Enum_SS_abloom_storage)(C._wrap_ABLOOM_STORAGE_VIEW_capi_d890433903fe4e8d())
+	swig_r = (Enum_SS_abloom_storage)(C._wrap_ABLOOM_STORAGE_VIEW_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
@@ -1623,7 +1623,7 @@ var ABLOOM_STORAGE_VIEW Enum_SS_abloom_storage = _swig_getABLOOM_STORAGE_VIEW()
 
 func _swig_getABLOOM_STORAGE_MAPPED() (_swig_ret Enum_SS_abloom_storage) {
 	var swig_r Enum_SS_abloom_storage
-	swig_r = (Enum_SS_abloom_storage)(C._wrap_ABLOOM_STORAGE_MAPPED_capi_d890433903fe4e8d())
+	swig_r = (Enum_SS_abloom_storage)(C._wrap_ABLOOM_STORAGE_MAPPED_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
@@ -1632,7 +1632,7 @@ var ABLOOM_STORAGE_MAPPED Enum_SS_abloom_storage = _swig_getABLOOM_STORAGE_MAPPE
 func Abloom_info_init(arg1 Abloom_info) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_abloom_info_init_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_abloom_info_init_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1640,7 +1640,7 @@ func Abloom_get_info(arg1 uintptr, arg2 Abloom_info) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_abloom_get_info_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_abloom_get_info_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -1649,7 +1649,7 @@ func Abloom_get_stage_info(arg1 uintptr, arg2 uint, arg3 Abloom_info) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r = (int)(C._wrap_abloom_get_stage_info_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2)))
+	swig_r = (int)(C._wrap_abloom_get_stage_info_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2)))
 	return swig_r
 }
 
@@ -1657,7 +1657,7 @@ func Abloom_estimate_count(arg1 uintptr, arg2 []float64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_estimate_count_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_estimate_count_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1668,7 +1668,7 @@ func Abloom_estimate_fpr(arg1 uintptr, arg2 []float64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_estimate_fpr_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_estimate_fpr_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1681,7 +1681,7 @@ func Abloom_serialized_size(arg1 uintptr, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_serialized_size_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_serialized_size_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1693,7 +1693,7 @@ func Abloom_serialize(arg1 uintptr, arg2 []byte, arg3 []uint64) (_swig_ret int) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_serialize_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_80)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_serialize_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), *(*C.swig_type_80)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1707,7 +1707,7 @@ func Abloom_deserialize(arg1 []byte, arg2 []uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_deserialize_capi_d890433903fe4e8d(*(*C.swig_type_82)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_deserialize_capi_d86cb4ad9481163d(*(*C.swig_type_82)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1726,7 +1726,7 @@ func Abloom_view(arg1 []byte, arg2 uint, arg3 []uintptr) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_view_capi_d890433903fe4e8d(*(*C.swig_type_84)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_view_capi_d86cb4ad9481163d(*(*C.swig_type_84)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1740,7 +1740,7 @@ func Abloom_save(arg1 uintptr, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_save_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_abloom_save_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1752,7 +1752,7 @@ func Abloom_open(arg1 string, arg2 uint, arg3 []uintptr) (_swig_ret int) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_abloom_open_capi_d890433903fe4e8d(*(*C.swig_type_87)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_abloom_open_capi_d86cb4ad9481163d(*(*C.swig_type_87)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1765,21 +1765,21 @@ func Abloom_open(arg1 string, arg2 uint, arg3 []uintptr) (_swig_ret int) {
 func Abloom_sync(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_abloom_sync_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_abloom_sync_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Abloom_sync_last(arg1 uintptr) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_abloom_sync_last_capi_d890433903fe4e8d(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_abloom_sync_last_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Abloom_seal(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_abloom_seal_capi_d890433903fe4e8d(*(*C.swig_type_89)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_abloom_seal_capi_d86cb4ad9481163d(*(*C.swig_type_89)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1788,7 +1788,7 @@ func Abloom_seal(arg1 string) (_swig_ret int) {
 
 func _swig_getSIZEOF_INFO() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_SIZEOF_INFO_capi_d890433903fe4e8d())
+	swig_r = (int64)(C._wrap_SIZEOF_INFO_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
@@ -1796,7 +1796,7 @@ var SIZEOF_INFO int64 = _swig_getSIZEOF_INFO()
 
 func _swig_getSIZEOF_PLAN() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_SIZEOF_PLAN_capi_d890433903fe4e8d())
+	swig_r = (int64)(C._wrap_SIZEOF_PLAN_capi_d86cb4ad9481163d())
 	return swig_r
 }
 

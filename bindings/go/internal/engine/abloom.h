@@ -67,6 +67,21 @@
 #define ABLOOM_API
 #endif
 
+/*
+ * ABLOOM_DEPRECATED(message) marks the old names kept as aliases (the last section): GCC, Clang
+ * and MSVC warn where a program uses one, in C and C++. Define ABLOOM_NO_DEPRECATION_WARNINGS
+ * before including this header to silence them (the names keep working either way).
+ */
+#if defined(ABLOOM_NO_DEPRECATION_WARNINGS) || defined(SWIG)
+#define ABLOOM_DEPRECATED(message)
+#elif defined(__GNUC__) || defined(__clang__)
+#define ABLOOM_DEPRECATED(message) __attribute__((deprecated(message)))
+#elif defined(_MSC_VER)
+#define ABLOOM_DEPRECATED(message) __declspec(deprecated(message))
+#else
+#define ABLOOM_DEPRECATED(message)
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -140,9 +155,9 @@ ABLOOM_API const char *abloom_version_string(void);
  * the CPU supports at run time (one binary runs on any x86-64: scalar, AVX2 or AVX-512; and one on
  * any aarch64: NEON, which every aarch64 CPU has, or scalar), unless the environment variable
  * ABLOOM_ISA ("scalar", "avx2", "avx512", "neon", "auto", in any case; read once, at the first call
- * that needs a kernel) or abloom_isa_force() asks for less. An unknown value, or one this CPU
+ * that needs a kernel) or abloom_set_isa() asks for less. An unknown value, or one this CPU
  * cannot run (another architecture's, or a wider x86 set than it has: "avx512" on an AVX2 CPU runs
- * AVX2), is ignored: the best kernel runs, as with "auto" (abloom_isa_active() tells which one
+ * AVX2), is ignored: the best kernel runs, as with "auto" (abloom_get_isa() tells which one
  * does). The values are names, not an order: compare them for equality only. Every kernel sets
  * and tests exactly the same bits, so the choice changes speed only: filters, files and answers
  * are identical. The AVX-512 kernel checks a key's candidates for repeats with vpconflictd, or on
@@ -163,18 +178,27 @@ ABLOOM_API const char *abloom_version_string(void);
  * x86 kernels are never supported on aarch64. */
 #define ABLOOM_ISA_NEON 3u
 
-/** The best ABLOOM_ISA_* this CPU can run. */
-ABLOOM_API uint32_t abloom_isa_supported(void);
+/*
+ * abloom_get_isa and abloom_set_isa read and set the library's kernel, as abloom_get_threads and
+ * abloom_set_threads do a handle's threads. abloom_isa_supported and abloom_isa_name keep the
+ * section's plain prefix: they state facts (what this CPU can run, what a value is called), not a
+ * setting anything could change.
+ */
 
-/** The ABLOOM_ISA_* in use now (process-wide). */
-ABLOOM_API uint32_t abloom_isa_active(void);
+/** The ABLOOM_ISA_* in use now (process-wide). (Formerly abloom_isa_active, still exported: see
+ *  the last section.) */
+ABLOOM_API uint32_t abloom_get_isa(void);
 
 /**
  * Uses kernel `isa` from now on, process-wide and thread-safe (calls already running finish on
  * the previous kernel). ABLOOM_ERR_INVALID for an unknown value; ABLOOM_ERR_UNSUPPORTED when this
- * CPU cannot run it (nothing changes then). Forcing ABLOOM_ISA_SCALAR always succeeds.
+ * CPU cannot run it (nothing changes then). Setting ABLOOM_ISA_SCALAR always succeeds. (Formerly
+ * abloom_isa_force, still exported: see the last section.)
  */
-ABLOOM_API int abloom_isa_force(uint32_t isa);
+ABLOOM_API int abloom_set_isa(uint32_t isa);
+
+/** The best ABLOOM_ISA_* this CPU can run. */
+ABLOOM_API uint32_t abloom_isa_supported(void);
 
 /** "scalar", "avx2", "avx512", "neon", or "unknown" (static storage). */
 ABLOOM_API const char *abloom_isa_name(uint32_t isa);
@@ -426,8 +450,8 @@ ABLOOM_API int abloom_clone(const abloom_filter *filter, abloom_filter **out);
 ABLOOM_API int abloom_set_writer_mode(abloom_filter *filter, uint32_t mode);
 
 /** The writer mode of `filter` (ABLOOM_WRITER_SHARED or ABLOOM_WRITER_EXCLUSIVE), or
- *  ABLOOM_ERR_NULL. */
-ABLOOM_API int abloom_writer_mode(const abloom_filter *filter);
+ *  ABLOOM_ERR_NULL. (Formerly abloom_writer_mode, still exported: see the last section.) */
+ABLOOM_API int abloom_get_writer_mode(const abloom_filter *filter);
 
 /* ---- Bulk threads -------------------------------------------------------------------------- */
 
@@ -446,8 +470,8 @@ ABLOOM_API int abloom_writer_mode(const abloom_filter *filter);
 ABLOOM_API int abloom_set_threads(abloom_filter *filter, uint32_t threads);
 
 /** The threads bulk calls on `filter` may use (1 .. ABLOOM_MAX_THREADS; 1 after a set of 0), or
- *  ABLOOM_ERR_NULL. */
-ABLOOM_API int abloom_threads(const abloom_filter *filter);
+ *  ABLOOM_ERR_NULL. (Formerly abloom_threads, still exported: see the last section.) */
+ABLOOM_API int abloom_get_threads(const abloom_filter *filter);
 
 /* ---- Single keys --------------------------------------------------------------------------- */
 
@@ -957,6 +981,28 @@ ABLOOM_API int abloom_sync_last(abloom_filter *filter);
  * ABLOOM_ERR_CORRUPT, ABLOOM_ERR_CHECKSUM.
  */
 ABLOOM_API int abloom_seal(const char *path);
+
+/* ---- Deprecated names ---------------------------------------------------------------------- */
+/*
+ * The first names of four calls, from before abloom.h named its getters and setters
+ * abloom_get_* and abloom_set_*. Each is still exported and does exactly what its new name does,
+ * so programs built or written against it keep working; new code should use the new names. A use
+ * draws a compiler warning (ABLOOM_DEPRECATED; ABLOOM_NO_DEPRECATION_WARNINGS silences it).
+ */
+
+/** Deprecated: abloom_get_isa. */
+ABLOOM_DEPRECATED("use abloom_get_isa") ABLOOM_API uint32_t abloom_isa_active(void);
+
+/** Deprecated: abloom_set_isa. */
+ABLOOM_DEPRECATED("use abloom_set_isa") ABLOOM_API int abloom_isa_force(uint32_t isa);
+
+/** Deprecated: abloom_get_writer_mode. */
+ABLOOM_DEPRECATED("use abloom_get_writer_mode")
+ABLOOM_API int abloom_writer_mode(const abloom_filter *filter);
+
+/** Deprecated: abloom_get_threads. */
+ABLOOM_DEPRECATED("use abloom_get_threads")
+ABLOOM_API int abloom_threads(const abloom_filter *filter);
 
 #ifdef __cplusplus
 }

@@ -1286,7 +1286,7 @@ struct BlockedView {
 // time, so one shared library runs on any x86-64 (scalar, AVX2 or AVX-512) or any aarch64 (scalar
 // or NEON, which every aarch64 CPU has): the best set the CPU (and the OS, for the wider x86
 // registers) supports, unless the ABLOOM_ISA environment variable (read once, at first use) or
-// isa_force() (abloom_isa_force in the C API) asks for less. Every set computes the identical bits:
+// isa_force() (abloom_set_isa in the C API) asks for less. Every set computes the identical bits:
 // the layout (layout.hpp) is the definition and the scalar kernel its reference implementation.
 //
 // This file knows the CPU only; which kernel table runs, and isa_active() and isa_force(), are
@@ -8051,11 +8051,11 @@ const char* abloom_version_string(void) { return ABLOOM_VERSION_STRING; }
 
 uint32_t abloom_isa_supported(void) { return static_cast<uint32_t>(abloom::isa_supported()); }
 
-uint32_t abloom_isa_active(void) { return static_cast<uint32_t>(abloom::isa_active()); }
+uint32_t abloom_get_isa(void) { return static_cast<uint32_t>(abloom::isa_active()); }
 
 // Isa has a fixed uint32_t underlying type, so any value converts; the core refuses (isa_force)
 // or names as "unknown" (isa_name) those outside the enumeration.
-int abloom_isa_force(uint32_t isa) {
+int abloom_set_isa(uint32_t isa) {
   return to_code(abloom::isa_force(static_cast<abloom::Isa>(isa)));
 }
 
@@ -8210,7 +8210,7 @@ int abloom_set_writer_mode(abloom_filter* filter, uint32_t mode) {
   return ABLOOM_OK;
 }
 
-int abloom_writer_mode(const abloom_filter* filter) {
+int abloom_get_writer_mode(const abloom_filter* filter) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
   return static_cast<int>(filter->chain ? filter->chain->writer_mode()
                                         : filter->impl->writer_mode());
@@ -8225,7 +8225,7 @@ int abloom_set_threads(abloom_filter* filter, uint32_t threads) {
   return ABLOOM_OK;
 }
 
-int abloom_threads(const abloom_filter* filter) {
+int abloom_get_threads(const abloom_filter* filter) {
   if (filter == nullptr) return ABLOOM_ERR_NULL;
   return static_cast<int>(filter->chain ? filter->chain->threads() : filter->impl->threads());
 }
@@ -8655,6 +8655,16 @@ int abloom_seal(const char* path) {
   if (path == nullptr) return ABLOOM_ERR_NULL;
   return guarded([&] { return to_code(abloom::seal_file(path)); });
 }
+
+// ---- Deprecated names (abloom.h's last section): exported still, each its new name's call ----
+
+uint32_t abloom_isa_active(void) { return abloom_get_isa(); }
+
+int abloom_isa_force(uint32_t isa) { return abloom_set_isa(isa); }
+
+int abloom_writer_mode(const abloom_filter* filter) { return abloom_get_writer_mode(filter); }
+
+int abloom_threads(const abloom_filter* filter) { return abloom_get_threads(filter); }
 
 }  // extern "C"
 #endif  // capi/abloom_capi.cpp

@@ -36,7 +36,7 @@ static_assert(kChunk >= kSplitFrom, "an int array's chunk is one splittable call
 // Hashes per engine call: kHashesPerCall, which stay in cache, or, for a filter with bulk
 // threads, kSplitFrom, so that the engine can split each call across them. Read once per batch.
 size_t hashes_per_call(Filter &f) {
-  return abloom_threads(f.get()) > 1 ? kSplitFrom : kHashesPerCall;
+  return abloom_get_threads(f.get()) > 1 ? kSplitFrom : kHashesPerCall;
 }
 
 void check(int rc, const char *what) {

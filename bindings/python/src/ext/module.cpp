@@ -336,7 +336,7 @@ NB_MODULE(_abloom, m) {
       "only verified, never written (ChecksumError if corrupt). Never seal a file a writer "
       "still has open.");
   m.def(
-      "isa", [] { return abloom_isa_name(abloom_isa_active()); },
+      "isa", [] { return abloom_isa_name(abloom_get_isa()); },
       "The SIMD kernel the library uses: 'scalar', 'avx2', 'avx512' (x86-64) or 'neon' (aarch64).");
 
   nb::class_<abloom_plan>(m, "Plan", "What BloomFilter(...) would allocate (BloomFilter.plan).")
@@ -598,7 +598,7 @@ NB_MODULE(_abloom, m) {
           "faster adds; the binding then runs one write at a time, so it stays safe with "
           "threads).")
       .def_prop_rw(
-          "threads", [](Filter &f) { return abloom_threads(f.get()); },
+          "threads", [](Filter &f) { return abloom_get_threads(f.get()); },
           [](Filter &f, nb::handle n) {
             abloom_filter *h = f.get();
             const uint64_t v = to_u64(n, "threads");

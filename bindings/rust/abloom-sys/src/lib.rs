@@ -345,9 +345,9 @@ extern "C" {
     /// The best `ABLOOM_ISA_*` kernel this CPU can run.
     pub fn abloom_isa_supported() -> u32;
     /// The `ABLOOM_ISA_*` kernel in use now (process-wide).
-    pub fn abloom_isa_active() -> u32;
+    pub fn abloom_get_isa() -> u32;
     /// Use kernel `isa` from now on, process-wide.
-    pub fn abloom_isa_force(isa: u32) -> c_int;
+    pub fn abloom_set_isa(isa: u32) -> c_int;
     /// `"scalar"`, `"avx2"`, `"avx512"`, `"neon"` or `"unknown"` (static storage).
     pub fn abloom_isa_name(isa: u32) -> *const c_char;
 
@@ -372,11 +372,11 @@ extern "C" {
     /// Set how `filter` is written from now on (`ABLOOM_WRITER_*`).
     pub fn abloom_set_writer_mode(filter: *mut abloom_filter, mode: u32) -> c_int;
     /// The writer mode of `filter`, or a negative error.
-    pub fn abloom_writer_mode(filter: *const abloom_filter) -> c_int;
+    pub fn abloom_get_writer_mode(filter: *const abloom_filter) -> c_int;
     /// Set the threads bulk calls on `filter` may use from now on (0 or 1: the caller's only).
     pub fn abloom_set_threads(filter: *mut abloom_filter, threads: u32) -> c_int;
     /// The threads bulk calls on `filter` may use, or a negative error.
-    pub fn abloom_threads(filter: *const abloom_filter) -> c_int;
+    pub fn abloom_get_threads(filter: *const abloom_filter) -> c_int;
 
     /// Create a filter from options.
     pub fn abloom_create(opts: *const abloom_options, out: *mut *mut abloom_filter) -> c_int;
@@ -568,4 +568,19 @@ extern "C" {
     pub fn abloom_sync_last(filter: *mut abloom_filter) -> c_int;
     /// Check and seal a file a read-write writer left stale.
     pub fn abloom_seal(path: *const c_char) -> c_int;
+
+    // Deprecated names (abloom.h's last section): still exported, each its new name's call.
+
+    /// Deprecated: [`abloom_get_isa`].
+    #[deprecated(note = "use abloom_get_isa")]
+    pub fn abloom_isa_active() -> u32;
+    /// Deprecated: [`abloom_set_isa`].
+    #[deprecated(note = "use abloom_set_isa")]
+    pub fn abloom_isa_force(isa: u32) -> c_int;
+    /// Deprecated: [`abloom_get_writer_mode`].
+    #[deprecated(note = "use abloom_get_writer_mode")]
+    pub fn abloom_writer_mode(filter: *const abloom_filter) -> c_int;
+    /// Deprecated: [`abloom_get_threads`].
+    #[deprecated(note = "use abloom_get_threads")]
+    pub fn abloom_threads(filter: *const abloom_filter) -> c_int;
 }

@@ -68,7 +68,18 @@ struct Header {
 }
 
 fn parse_header(text: &str) -> Header {
-    let code = strip_c_comments(text);
+    // A deprecated name's declaration starts with its attribute, `ABLOOM_DEPRECATED("...")`, on
+    // its line or the one before: dropped here, so that `ABLOOM_API` starts the line.
+    let code = strip_c_comments(text)
+        .lines()
+        .map(|l| match l.strip_prefix("ABLOOM_DEPRECATED(") {
+            Some(rest) => rest
+                .split_once(')')
+                .map_or("", |(_, decl)| decl.trim_start()),
+            None => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
     let mut functions = BTreeSet::new();
     for (i, _) in code.match_indices("\nABLOOM_API ") {
         let decl = &code[i..];
@@ -152,7 +163,7 @@ fn parse_rust_fns() -> Vec<RustFn> {
     let end = RUST_SOURCE.rfind('}').unwrap();
     let block: String = RUST_SOURCE[start..end]
         .lines()
-        .filter(|l| !l.trim_start().starts_with("//"))
+        .filter(|l| !l.trim_start().starts_with("//") && !l.trim_start().starts_with("#["))
         .collect::<Vec<_>>()
         .join(" ");
     let mut fns = Vec::new();
@@ -447,9 +458,11 @@ fn declarations_match_the_header() {
         assert_eq!(fields, &rust_names, "fields of {name}");
     }
 
-    // The C program: signatures by _Generic, values and layouts printed.
+    // The C program: signatures by _Generic, values and layouts printed. It names the deprecated
+    // functions too, without their warnings.
     let mut c = String::from(
-        "#include <stddef.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <abloom.h>\n",
+        "#define ABLOOM_NO_DEPRECATION_WARNINGS\n#include <stddef.h>\n#include <stdint.h>\n\
+         #include <stdio.h>\n#include <abloom.h>\n",
     );
     for f in &rust_fns {
         let params = if f.params.is_empty() {

@@ -237,7 +237,7 @@ mod tests {
 
     fn mode(f: &BloomFilter) -> i32 {
         // SAFETY: the handle is live for the call.
-        unsafe { sys::abloom_writer_mode(f.as_raw()) }
+        unsafe { sys::abloom_get_writer_mode(f.as_raw()) }
     }
 
     #[test]

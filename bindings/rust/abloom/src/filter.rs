@@ -205,7 +205,7 @@ unsafe impl Send for BloomFilter {}
 // SAFETY: (Sync) every method taking `&self` calls only C functions that abloom.h documents as
 // safe to run concurrently on one filter: abloom_add*, abloom_test*, abloom_test_and_add*,
 // abloom_hash, abloom_union, the estimate and info calls, and abloom_serialize/abloom_save
-// ("safe while other threads add"), and abloom_set_threads and abloom_threads (a relaxed atomic
+// ("safe while other threads add"), and abloom_set_threads and abloom_get_threads (a relaxed atomic
 // of the handle, "may run beside any other"); abloom_clone and abloom_equal read the bits with
 // the same relaxed atomic loads as the tests (core/filter/filter.cpp). The calls the header says must not race
 // (abloom_intersect and abloom_clear, which could drop concurrent inserts, abloom_sync, and
@@ -499,8 +499,8 @@ impl BloomFilter {
     /// after `set_threads(0)`). See [`set_threads`](Self::set_threads).
     pub fn threads(&self) -> u32 {
         // SAFETY: the handle is live.
-        let n = unsafe { sys::abloom_threads(self.ptr()) };
-        u32::try_from(n).expect("abloom_threads failed on a live handle")
+        let n = unsafe { sys::abloom_get_threads(self.ptr()) };
+        u32::try_from(n).expect("abloom_get_threads failed on a live handle")
     }
 
     // ---- Introspection ----------------------------------------------------------------------

@@ -69,14 +69,14 @@ pub fn supported() -> Isa {
 /// The kernel in use now (process-wide).
 pub fn active() -> Isa {
     // SAFETY: no arguments, no preconditions.
-    Isa::from_raw(unsafe { sys::abloom_isa_active() })
+    Isa::from_raw(unsafe { sys::abloom_get_isa() })
 }
 
 /// Uses `isa` from now on, process-wide; [`Error::Unsupported`] when this CPU cannot run it
 /// (nothing changes then).
 pub fn force(isa: Isa) -> Result<(), Error> {
     // SAFETY: any value is accepted; unknown ones are refused with an error code.
-    check(unsafe { sys::abloom_isa_force(isa.raw()) }).map(|_| ())
+    check(unsafe { sys::abloom_set_isa(isa.raw()) }).map(|_| ())
 }
 
 #[cfg(test)]

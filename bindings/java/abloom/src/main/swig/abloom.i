@@ -72,13 +72,13 @@ const char *abloom_strerror(int code);
 const char *abloom_version_string(void);
 /* uint32_t is unsigned int on every platform the binding builds for (SWIG maps it to long). */
 unsigned int abloom_isa_supported(void);
-unsigned int abloom_isa_active(void);
-int abloom_isa_force(unsigned int isa);
+unsigned int abloom_get_isa(void);
+int abloom_set_isa(unsigned int isa);
 const char *abloom_isa_name(unsigned int isa);
 int abloom_set_writer_mode(abloom_filter *filter, unsigned int mode);
-int abloom_writer_mode(const abloom_filter *filter);
+int abloom_get_writer_mode(const abloom_filter *filter);
 int abloom_set_threads(abloom_filter *filter, unsigned int threads);
-int abloom_threads(const abloom_filter *filter);
+int abloom_get_threads(const abloom_filter *filter);
 void abloom_free(abloom_filter *filter);
 int abloom_union(abloom_filter *dst, const abloom_filter *src);
 int abloom_intersect(abloom_filter *dst, const abloom_filter *src);

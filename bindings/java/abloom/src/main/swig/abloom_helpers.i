@@ -83,7 +83,7 @@ static const void *jab_pack_longs(const long long *keys, int m, unsigned char *b
  * when the stack arrays do); 0 when that allocation fails. */
 static int jab_per_call(const abloom_filter *f, int n, uint64_t **heap) {
   *heap = NULL;
-  if (n < JAB_SPLIT_FROM || abloom_threads(f) <= 1) return JAB_CHUNK;
+  if (n < JAB_SPLIT_FROM || abloom_get_threads(f) <= 1) return JAB_CHUNK;
   *heap = (uint64_t *)malloc(sizeof(uint64_t) * (JAB_SPLIT_FROM + 1));
   return *heap ? JAB_SPLIT_FROM : 0;
 }

@@ -247,7 +247,7 @@ final class BulkCalls {
   }
 
   int threads() {
-    return core.call(AbloomNative::abloom_threads);
+    return core.call(AbloomNative::abloom_get_threads);
   }
 
   // ---- estimates --------------------------------------------------------------------------------

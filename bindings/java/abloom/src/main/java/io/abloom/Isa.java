@@ -51,7 +51,7 @@ public enum Isa {
    * @return the kernel
    */
   public static Isa active() {
-    return of(AbloomNative.abloom_isa_active());
+    return of(AbloomNative.abloom_get_isa());
   }
 
   /**
@@ -61,7 +61,7 @@ public enum Isa {
    * @throws UnsupportedOperationException if this CPU cannot run it (nothing changes then)
    */
   public static void force(Isa isa) {
-    int rc = AbloomNative.abloom_isa_force(isa.code);
+    int rc = AbloomNative.abloom_set_isa(isa.code);
     if (rc != 0) {
       throw new UnsupportedOperationException(
           "abloom: kernel " + isa.nativeName() + ": " + AbloomNative.abloom_strerror(rc));

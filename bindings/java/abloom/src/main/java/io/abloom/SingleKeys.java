@@ -95,7 +95,7 @@ final class SingleKeys {
 
   /** {@link BloomFilter#writerMode()}: the engine's. */
   WriterMode writerMode() {
-    return WriterMode.of(core.call(AbloomNative::abloom_writer_mode));
+    return WriterMode.of(core.call(AbloomNative::abloom_get_writer_mode));
   }
 
   /** {@link BloomFilter#setWriterMode}: the engine's, then this class's adds. */
