@@ -421,41 +421,6 @@ intgo _wrap_abloom_version_number_capi_d86cb4ad9481163d() {
 }
 
 
-intgo _wrap_abloom_get_isa_capi_d86cb4ad9481163d() {
-  uint32_t result;
-  intgo _swig_go_result;
-  
-  
-  result = abloom_get_isa();
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_abloom_set_isa_capi_d86cb4ad9481163d(intgo _swig_go_0) {
-  uint32_t arg1 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (uint32_t)_swig_go_0; 
-  
-  result = (int)abloom_set_isa(arg1);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_abloom_isa_supported_capi_d86cb4ad9481163d() {
-  uint32_t result;
-  intgo _swig_go_result;
-  
-  
-  result = abloom_isa_supported();
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
 intgo _wrap_ABLOOM_KIND_BLOCKED_capi_d86cb4ad9481163d() {
   enum abloom_kind result;
   intgo _swig_go_result;
@@ -1239,62 +1204,6 @@ intgo _wrap_abloom_clone_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, _gosli
   
   ((uintptr_t *)_swig_go_1.array)[0] = (uintptr_t)temp2;
   
-  return _swig_go_result;
-}
-
-
-intgo _wrap_abloom_set_writer_mode_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, intgo _swig_go_1) {
-  abloom_filter *arg1 = (abloom_filter *) 0 ;
-  uint32_t arg2 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (abloom_filter *)_swig_go_0; 
-  arg2 = (uint32_t)_swig_go_1; 
-  
-  result = (int)abloom_set_writer_mode(arg1,arg2);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_abloom_get_writer_mode_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0) {
-  abloom_filter *arg1 = (abloom_filter *) 0 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (abloom_filter *)_swig_go_0; 
-  
-  result = (int)abloom_get_writer_mode((struct abloom_filter const *)arg1);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_abloom_set_threads_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, intgo _swig_go_1) {
-  abloom_filter *arg1 = (abloom_filter *) 0 ;
-  uint32_t arg2 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (abloom_filter *)_swig_go_0; 
-  arg2 = (uint32_t)_swig_go_1; 
-  
-  result = (int)abloom_set_threads(arg1,arg2);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_abloom_get_threads_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0) {
-  abloom_filter *arg1 = (abloom_filter *) 0 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = (abloom_filter *)_swig_go_0; 
-  
-  result = (int)abloom_get_threads((struct abloom_filter const *)arg1);
-  _swig_go_result = result; 
   return _swig_go_result;
 }
 
@@ -2459,6 +2368,97 @@ intgo _wrap_abloom_seal_capi_d86cb4ad9481163d(_gostring_ _swig_go_0) {
   result = (int)abloom_seal((char const *)arg1);
   _swig_go_result = result; 
   free(arg1); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_abloom_set_threads_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, intgo _swig_go_1) {
+  abloom_filter *arg1 = (abloom_filter *) 0 ;
+  uint32_t arg2 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (abloom_filter *)_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  
+  result = (int)abloom_set_threads(arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_abloom_get_threads_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0) {
+  abloom_filter *arg1 = (abloom_filter *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (abloom_filter *)_swig_go_0; 
+  
+  result = (int)abloom_get_threads((struct abloom_filter const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_abloom_set_writer_mode_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0, intgo _swig_go_1) {
+  abloom_filter *arg1 = (abloom_filter *) 0 ;
+  uint32_t arg2 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (abloom_filter *)_swig_go_0; 
+  arg2 = (uint32_t)_swig_go_1; 
+  
+  result = (int)abloom_set_writer_mode(arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_abloom_get_writer_mode_capi_d86cb4ad9481163d(abloom_filter *_swig_go_0) {
+  abloom_filter *arg1 = (abloom_filter *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (abloom_filter *)_swig_go_0; 
+  
+  result = (int)abloom_get_writer_mode((struct abloom_filter const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_abloom_get_isa_capi_d86cb4ad9481163d() {
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  
+  result = abloom_get_isa();
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_abloom_set_isa_capi_d86cb4ad9481163d(intgo _swig_go_0) {
+  uint32_t arg1 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (uint32_t)_swig_go_0; 
+  
+  result = (int)abloom_set_isa(arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_abloom_isa_supported_capi_d86cb4ad9481163d() {
+  uint32_t result;
+  intgo _swig_go_result;
+  
+  
+  result = abloom_isa_supported();
+  _swig_go_result = result; 
   return _swig_go_result;
 }
 

@@ -139,9 +139,6 @@ extern swig_intgo _wrap_ABLOOM_ERR_IO_capi_d86cb4ad9481163d(void);
 extern swig_intgo _wrap_ABLOOM_ERR_TOO_SMALL_capi_d86cb4ad9481163d(void);
 extern swig_intgo _wrap_ABLOOM_ERR_STALE_capi_d86cb4ad9481163d(void);
 extern swig_intgo _wrap_abloom_version_number_capi_d86cb4ad9481163d(void);
-extern swig_intgo _wrap_abloom_get_isa_capi_d86cb4ad9481163d(void);
-extern swig_intgo _wrap_abloom_set_isa_capi_d86cb4ad9481163d(swig_intgo arg1);
-extern swig_intgo _wrap_abloom_isa_supported_capi_d86cb4ad9481163d(void);
 extern swig_intgo _wrap_ABLOOM_KIND_BLOCKED_capi_d86cb4ad9481163d(void);
 extern swig_intgo _wrap_ABLOOM_KIND_CLASSIC_capi_d86cb4ad9481163d(void);
 extern void _wrap_abloom_options_struct_size_set_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_1 arg2);
@@ -200,10 +197,6 @@ extern swig_intgo _wrap_abloom_create_capi_d86cb4ad9481163d(uintptr_t arg1, swig
 extern swig_intgo _wrap_abloom_new_capi_d86cb4ad9481163d(swig_type_24 arg1, double arg2, swig_type_25 arg3);
 extern void _wrap_abloom_free_capi_d86cb4ad9481163d(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_clone_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_26 arg2);
-extern swig_intgo _wrap_abloom_set_writer_mode_capi_d86cb4ad9481163d(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_get_writer_mode_capi_d86cb4ad9481163d(uintptr_t arg1);
-extern swig_intgo _wrap_abloom_set_threads_capi_d86cb4ad9481163d(uintptr_t arg1, swig_intgo arg2);
-extern swig_intgo _wrap_abloom_get_threads_capi_d86cb4ad9481163d(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_add_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_27 arg2);
 extern swig_intgo _wrap_abloom_test_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_28 arg2);
 extern swig_intgo _wrap_abloom_test_and_add_capi_d86cb4ad9481163d(uintptr_t arg1, swig_type_29 arg2);
@@ -279,6 +272,13 @@ extern swig_intgo _wrap_abloom_open_capi_d86cb4ad9481163d(swig_type_87 arg1, swi
 extern swig_intgo _wrap_abloom_sync_capi_d86cb4ad9481163d(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_sync_last_capi_d86cb4ad9481163d(uintptr_t arg1);
 extern swig_intgo _wrap_abloom_seal_capi_d86cb4ad9481163d(swig_type_89 arg1);
+extern swig_intgo _wrap_abloom_set_threads_capi_d86cb4ad9481163d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_get_threads_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern swig_intgo _wrap_abloom_set_writer_mode_capi_d86cb4ad9481163d(uintptr_t arg1, swig_intgo arg2);
+extern swig_intgo _wrap_abloom_get_writer_mode_capi_d86cb4ad9481163d(uintptr_t arg1);
+extern swig_intgo _wrap_abloom_get_isa_capi_d86cb4ad9481163d(void);
+extern swig_intgo _wrap_abloom_set_isa_capi_d86cb4ad9481163d(swig_intgo arg1);
+extern swig_intgo _wrap_abloom_isa_supported_capi_d86cb4ad9481163d(void);
 extern swig_type_90 _wrap_SIZEOF_INFO_capi_d86cb4ad9481163d(void);
 extern swig_type_91 _wrap_SIZEOF_PLAN_capi_d86cb4ad9481163d(void);
 #undef intgo
@@ -483,30 +483,6 @@ var ABLOOM_ERR_STALE int = _swig_getABLOOM_ERR_STALE()
 func Abloom_version_number() (_swig_ret uint) {
 	var swig_r uint
 	swig_r = (uint)(C._wrap_abloom_version_number_capi_d86cb4ad9481163d())
-	return swig_r
-}
-
-const ABLOOM_ISA_SCALAR uint = 0
-const ABLOOM_ISA_AVX2 uint = 1
-const ABLOOM_ISA_AVX512 uint = 2
-const ABLOOM_ISA_NEON uint = 3
-
-func Abloom_get_isa() (_swig_ret uint) {
-	var swig_r uint
-	swig_r = (uint)(C._wrap_abloom_get_isa_capi_d86cb4ad9481163d())
-	return swig_r
-}
-
-func Abloom_set_isa(arg1 uint) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_abloom_set_isa_capi_d86cb4ad9481163d(C.swig_intgo(_swig_i_0)))
-	return swig_r
-}
-
-func Abloom_isa_supported() (_swig_ret uint) {
-	var swig_r uint
-	swig_r = (uint)(C._wrap_abloom_isa_supported_capi_d86cb4ad9481163d())
 	return swig_r
 }
 
@@ -1012,39 +988,6 @@ func Abloom_clone(arg1 uintptr, arg2 []uintptr) (_swig_ret int) {
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
-	return swig_r
-}
-
-const ABLOOM_WRITER_SHARED uint = 0
-const ABLOOM_WRITER_EXCLUSIVE uint = 1
-
-func Abloom_set_writer_mode(arg1 uintptr, arg2 uint) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_set_writer_mode_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1)))
-	return swig_r
-}
-
-func Abloom_get_writer_mode(arg1 uintptr) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_abloom_get_writer_mode_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
-	return swig_r
-}
-
-func Abloom_set_threads(arg1 uintptr, arg2 uint) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_abloom_set_threads_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1)))
-	return swig_r
-}
-
-func Abloom_get_threads(arg1 uintptr) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_abloom_get_threads_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1783,6 +1726,63 @@ func Abloom_seal(arg1 string) (_swig_ret int) {
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
+	return swig_r
+}
+
+func Abloom_set_threads(arg1 uintptr, arg2 uint) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r = (int)(C._wrap_abloom_set_threads_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1)))
+	return swig_r
+}
+
+func Abloom_get_threads(arg1 uintptr) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	swig_r = (int)(C._wrap_abloom_get_threads_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+const ABLOOM_WRITER_SHARED uint = 0
+const ABLOOM_WRITER_EXCLUSIVE uint = 1
+
+func Abloom_set_writer_mode(arg1 uintptr, arg2 uint) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r = (int)(C._wrap_abloom_set_writer_mode_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1)))
+	return swig_r
+}
+
+func Abloom_get_writer_mode(arg1 uintptr) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	swig_r = (int)(C._wrap_abloom_get_writer_mode_capi_d86cb4ad9481163d(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+const ABLOOM_ISA_SCALAR uint = 0
+const ABLOOM_ISA_AVX2 uint = 1
+const ABLOOM_ISA_AVX512 uint = 2
+const ABLOOM_ISA_NEON uint = 3
+
+func Abloom_get_isa() (_swig_ret uint) {
+	var swig_r uint
+	swig_r = (uint)(C._wrap_abloom_get_isa_capi_d86cb4ad9481163d())
+	return swig_r
+}
+
+func Abloom_set_isa(arg1 uint) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := arg1
+	swig_r = (int)(C._wrap_abloom_set_isa_capi_d86cb4ad9481163d(C.swig_intgo(_swig_i_0)))
+	return swig_r
+}
+
+func Abloom_isa_supported() (_swig_ret uint) {
+	var swig_r uint
+	swig_r = (uint)(C._wrap_abloom_isa_supported_capi_d86cb4ad9481163d())
 	return swig_r
 }
 

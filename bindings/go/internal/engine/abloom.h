@@ -4,6 +4,14 @@
  *
  * Valid C99 and C++. Every exported symbol starts with `abloom_`; filters are opaque handles.
  *
+ * Where to start: abloom_new (or abloom_options_init, then abloom_create) makes a filter,
+ * abloom_add and abloom_test take one key, abloom_free ends it; examples/hello.c is a whole
+ * program, docs/GUIDE.md a tour of the API by area. The sections below come in the order a program
+ * meets them: version and errors; creating a filter; single keys; bulk calls; set operations;
+ * information and estimates; files and bytes. Then, for advanced use: bulk threads, the writer
+ * mode, the instruction set and direct access to the bits; last, the deprecated names. Settings
+ * are read with abloom_get_* and changed with abloom_set_*.
+ *
  * Conventions (they hold for every function below unless its comment says otherwise):
  *  - Functions that can fail return an `int`: ABLOOM_OK (0) on success or a negative
  *    ABLOOM_ERR_* code. Queries that answer yes/no return 1 or 0, or a negative error code.
@@ -86,7 +94,7 @@
 extern "C" {
 #endif
 
-/* ---- Error codes --------------------------------------------------------------------------- */
+/* ---- Errors and the runtime version -------------------------------------------------------- */
 
 /** Success. */
 #define ABLOOM_OK 0
@@ -148,62 +156,7 @@ ABLOOM_API unsigned abloom_version_number(void);
 /** The library's runtime version as "MAJOR.MINOR.PATCH" (static storage). */
 ABLOOM_API const char *abloom_version_string(void);
 
-/* ---- Instruction set ----------------------------------------------------------------------- */
-
-/*
- * The blocked kind's hot loops have one kernel per instruction set. The library picks the best one
- * the CPU supports at run time (one binary runs on any x86-64: scalar, AVX2 or AVX-512; and one on
- * any aarch64: NEON, which every aarch64 CPU has, or scalar), unless the environment variable
- * ABLOOM_ISA ("scalar", "avx2", "avx512", "neon", "auto", in any case; read once, at the first call
- * that needs a kernel) or abloom_set_isa() asks for less. An unknown value, or one this CPU
- * cannot run (another architecture's, or a wider x86 set than it has: "avx512" on an AVX2 CPU runs
- * AVX2), is ignored: the best kernel runs, as with "auto" (abloom_get_isa() tells which one
- * does). The values are names, not an order: compare them for equality only. Every kernel sets
- * and tests exactly the same bits, so the choice changes speed only: filters, files and answers
- * are identical. The AVX-512 kernel checks a key's candidates for repeats with vpconflictd, or on
- * Intel CPUs (where that instruction is slow) with a packed compare; ABLOOM_ISA=avx512-conflict or
- * avx512-packed asks for one of the two whatever the CPU, to measure both (both are
- * ABLOOM_ISA_AVX512 to the calls below).
- */
-
-/** Portable scalar kernel: every CPU. */
-#define ABLOOM_ISA_SCALAR 0u
-/** AVX2 (with BMI2) kernel: x86-64 CPUs since about 2013-2015. */
-#define ABLOOM_ISA_AVX2 1u
-/** AVX-512 F and CD kernel (the whole 64-byte block in one register): x86-64 server CPUs since
- * about 2017 (Intel Skylake-SP and later), desktop Intel Ice Lake to Rocket Lake, AMD Zen 4 and
- * later. */
-#define ABLOOM_ISA_AVX512 2u
-/** NEON (Advanced SIMD) kernel: every aarch64 CPU (64-bit Arm). Never supported on x86-64, as the
- * x86 kernels are never supported on aarch64. */
-#define ABLOOM_ISA_NEON 3u
-
-/*
- * abloom_get_isa and abloom_set_isa read and set the library's kernel, as abloom_get_threads and
- * abloom_set_threads do a handle's threads. abloom_isa_supported and abloom_isa_name keep the
- * section's plain prefix: they state facts (what this CPU can run, what a value is called), not a
- * setting anything could change.
- */
-
-/** The ABLOOM_ISA_* in use now (process-wide). (Formerly abloom_isa_active, still exported: see
- *  the last section.) */
-ABLOOM_API uint32_t abloom_get_isa(void);
-
-/**
- * Uses kernel `isa` from now on, process-wide and thread-safe (calls already running finish on
- * the previous kernel). ABLOOM_ERR_INVALID for an unknown value; ABLOOM_ERR_UNSUPPORTED when this
- * CPU cannot run it (nothing changes then). Setting ABLOOM_ISA_SCALAR always succeeds. (Formerly
- * abloom_isa_force, still exported: see the last section.)
- */
-ABLOOM_API int abloom_set_isa(uint32_t isa);
-
-/** The best ABLOOM_ISA_* this CPU can run. */
-ABLOOM_API uint32_t abloom_isa_supported(void);
-
-/** "scalar", "avx2", "avx512", "neon", or "unknown" (static storage). */
-ABLOOM_API const char *abloom_isa_name(uint32_t isa);
-
-/* ---- Limits -------------------------------------------------------------------------------- */
+/* ---- Creating a filter: limits ------------------------------------------------------------- */
 
 /** Largest number of probes (bits set per key). */
 #define ABLOOM_MAX_K 64
@@ -214,7 +167,7 @@ ABLOOM_API const char *abloom_isa_name(uint32_t isa);
 /** Largest filter, in bytes (2^48, 256 TiB): anything above is ABLOOM_ERR_RANGE. */
 #define ABLOOM_MAX_BYTES (UINT64_C(1) << 48)
 
-/* ---- Options and sizing -------------------------------------------------------------------- */
+/* ---- Creating a filter: options and sizing ------------------------------------------------- */
 
 /** Filter kinds. */
 typedef enum abloom_kind {
@@ -393,7 +346,7 @@ ABLOOM_API int abloom_model_fpr(uint32_t kind, double bits_per_key, uint32_t k, 
 ABLOOM_API int abloom_layout_model_fpr(uint32_t kind, uint32_t layout, double bits_per_key,
                                        uint32_t k, double *out);
 
-/* ---- Lifecycle ----------------------------------------------------------------------------- */
+/* ---- Creating a filter: the handle --------------------------------------------------------- */
 
 /** An opaque filter handle. */
 typedef struct abloom_filter abloom_filter;
@@ -415,63 +368,6 @@ ABLOOM_API void abloom_free(abloom_filter *filter);
 /** A deep copy of `filter` (same shape and bits) in *out. Errors: ABLOOM_ERR_NULL,
  *  ABLOOM_ERR_NOMEM. */
 ABLOOM_API int abloom_clone(const abloom_filter *filter, abloom_filter **out);
-
-/* ---- Writers ------------------------------------------------------------------------------- */
-/*
- * By default any number of threads may add to one filter at once: adds set their bits with atomic
- * read-modify-writes (`lock or` on x86), which never lose a bit. Those are also what an add costs
- * most: on x86 each is a full barrier that later loads wait for. A filter written by one thread at
- * a time (an offline build, one Spark partition, a bulk load before serving) can switch to plain
- * loads and stores, and adds then run 1.4-2x faster (measured with the AVX-512 kernel: 2x with the
- * filter in cache, 1.4x at 100M keys; bench/JOURNAL.md, "Suite before and after").
- */
-
-/** Any number of threads may write at once (the default): lock-free atomic adds. */
-#define ABLOOM_WRITER_SHARED 0u
-/**
- * One thread writes at a time: abloom_add*, abloom_test_and_add* and abloom_union use plain loads
- * and stores. UNSAFE with concurrent writers: two threads adding at once can lose each other's
- * bits, i.e. give false negatives. Any number of threads may still test (and call every other
- * read-only function) while the one writer adds: each 64-bit word is read and written whole, so a
- * test sees every word before or after each store. One bulk call with more than one thread
- * (abloom_options.threads, abloom_set_threads) is one writer: its threads never write the same
- * word with plain stores.
- */
-#define ABLOOM_WRITER_EXCLUSIVE 1u
-
-/**
- * Set how `filter` is written from now on: ABLOOM_WRITER_SHARED or ABLOOM_WRITER_EXCLUSIVE. Call
- * it while no other thread writes to the filter (for example, switch to EXCLUSIVE for a bulk
- * load, back to SHARED before other threads start adding). The mode belongs to the handle, not to
- * the bits: it is not saved, and filters made by abloom_create, abloom_clone, abloom_deserialize,
- * abloom_view and abloom_open start SHARED. Errors: ABLOOM_ERR_NULL, ABLOOM_ERR_INVALID (unknown
- * mode; nothing changes).
- */
-ABLOOM_API int abloom_set_writer_mode(abloom_filter *filter, uint32_t mode);
-
-/** The writer mode of `filter` (ABLOOM_WRITER_SHARED or ABLOOM_WRITER_EXCLUSIVE), or
- *  ABLOOM_ERR_NULL. (Formerly abloom_writer_mode, still exported: see the last section.) */
-ABLOOM_API int abloom_get_writer_mode(const abloom_filter *filter);
-
-/* ---- Bulk threads -------------------------------------------------------------------------- */
-
-/**
- * Set how many threads (up to ABLOOM_MAX_THREADS; 0 or 1: the calling thread only) the bulk calls
- * on `filter` may use from now on, as abloom_options.threads does for a filter abloom_create
- * makes (see there: batches of 65536 keys or more are split; answers, bits and added counts are
- * exactly the single-threaded ones). The count belongs to the handle, not to the bits: it is not
- * saved. abloom_create starts it at options.threads; abloom_open, abloom_view and
- * abloom_deserialize at 1; abloom_clone copies the source's current count. May be called at any
- * time, also while other threads run bulk calls on the filter: each bulk call reads the count
- * once, when it starts, and keeps it to its end. Read-only filters take it too (for their bulk
- * tests). Errors: ABLOOM_ERR_NULL, ABLOOM_ERR_INVALID (above ABLOOM_MAX_THREADS; nothing
- * changes).
- */
-ABLOOM_API int abloom_set_threads(abloom_filter *filter, uint32_t threads);
-
-/** The threads bulk calls on `filter` may use (1 .. ABLOOM_MAX_THREADS; 1 after a set of 0), or
- *  ABLOOM_ERR_NULL. (Formerly abloom_threads, still exported: see the last section.) */
-ABLOOM_API int abloom_get_threads(const abloom_filter *filter);
 
 /* ---- Single keys --------------------------------------------------------------------------- */
 
@@ -611,7 +507,7 @@ ABLOOM_API int abloom_clear(abloom_filter *filter);
  *  filters: the same options and stages, each with the same bits (never equal to a fixed one). */
 ABLOOM_API int abloom_equal(const abloom_filter *a, const abloom_filter *b);
 
-/* ---- Introspection ------------------------------------------------------------------------- */
+/* ---- Information and estimates ------------------------------------------------------------- */
 
 /** What a filter is. */
 typedef struct abloom_info {
@@ -714,96 +610,7 @@ ABLOOM_API int abloom_estimate_count(const abloom_filter *filter, double *out);
  */
 ABLOOM_API int abloom_estimate_fpr(const abloom_filter *filter, double *out);
 
-/* ---- Direct access to the bits ------------------------------------------------------------ */
-/*
- * For a binding that tests and adds single keys in its own language, with no call into the
- * library per key (the Go package does: a cgo call costs more than the whole test). C and C++
- * code has this for tests and adds in abloom_inline.h. This is a stable part of the ABI, because
- * it adds nothing the format does not already freeze: the bits are laid out in memory exactly as
- * in the file body, and docs/FORMAT.md ("Body") defines where each key's bits go, from
- * h = XXH3-64(key, seed) (xxHash's XXH3_64bits_withSeed), for every kind and layout id.
- *
- * Shard s is `blocks_per_shard` 64-byte blocks, i.e. blocks_per_shard * 8 uint64_t words, at
- * shard_words[s] (64-byte aligned). Bit b of a shard is bit b % 64 of word b / 64. The words are
- * native uint64_t, which is the file's little-endian order on every machine the library builds
- * for.
- *
- * Code that uses the words directly must keep the library's rules, so that it and the library's
- * own calls can run on one filter at once from any threads:
- *  - read a word with one 64-bit atomic load (relaxed ordering is enough);
- *  - set bits with a 64-bit atomic OR (relaxed; `lock or` on x86), and only on a writable
- *    filter (abloom_get_writable_shards). Never clear a bit, never write a word whole: the
- *    library's adds OR into the same words concurrently. While the filter is in
- *    ABLOOM_WRITER_EXCLUSIVE mode, its one writing thread may instead load, OR and store each
- *    word (one 64-bit store each), as the library then does;
- *  - stop before abloom_free: the pointers are valid until then, and only then. Nothing else
- *    moves the bits (abloom_clear, abloom_union, abloom_intersect and abloom_sync change them in
- *    place).
- * The layout never changes for the life of a filter, so read it once, when the handle is made.
- */
-
-/** The shape and the memory of a filter's bits, for abloom_get_memory. */
-typedef struct abloom_memory {
-  /** sizeof(abloom_memory), set by abloom_memory_init. */
-  size_t struct_size;
-  /** An abloom_kind. */
-  uint32_t kind;
-  /** An ABLOOM_LAYOUT_* (never ABLOOM_LAYOUT_DEFAULT; ABLOOM_LAYOUT_DISTINCT for classic). */
-  uint32_t layout;
-  /** The hash: 1 = XXH3-64 with `seed` (the format's hash id; the only one so far). */
-  uint32_t hash_id;
-  /** Bits per key. */
-  uint32_t k;
-  /** log2 of the shard count: a key's shard is the top shard_bits bits of its hash. */
-  uint32_t shard_bits;
-  /** 1 << shard_bits: the number of entries of shard_words. */
-  uint32_t shards;
-  /** 64-byte blocks in each shard. */
-  uint64_t blocks_per_shard;
-  /** The hash seed. */
-  uint64_t seed;
-  /** 1 if the filter is read-only (writes return ABLOOM_ERR_READONLY), else 0. */
-  uint32_t read_only;
-  /** 0; keeps the layout the same on every ABI. */
-  uint32_t reserved;
-  /** shard_words[s]: the first word of shard s, for s < shards. Owned by the filter. */
-  const uint64_t *const *shard_words;
-} abloom_memory;
-
-/** Zero `mem` and set its struct_size, ready for abloom_get_memory. ABLOOM_ERR_NULL if NULL. */
-ABLOOM_API int abloom_memory_init(abloom_memory *mem);
-
-/**
- * Describe where `filter`'s bits are and how keys map to them, in *mem (initialised with
- * abloom_memory_init). The pointers are read-only; see abloom_get_writable_shards to write.
- * Errors: ABLOOM_ERR_NULL, ABLOOM_ERR_INVALID (a struct_size that is not a known size),
- * ABLOOM_ERR_UNSUPPORTED for a growing filter (its stages come and go with its adds).
- */
-ABLOOM_API int abloom_get_memory(const abloom_filter *filter, abloom_memory *mem);
-
-/**
- * Describe stage `stage` (0 = the oldest) of a growing filter in *mem, as abloom_get_memory
- * describes a fixed filter: each stage is a filter of its own shape, and a key is in the chain
- * if it is in any stage. A fixed filter is its own stage 0. A stage's memory stays where it is
- * until abloom_free (abloom_clear empties it in place; stages are only ever appended), so a
- * reader may keep the pointers of the stages it has seen, and must ask again for the stages
- * appended since (abloom_get_stage_info gives the count): code that probes a growing filter
- * itself, as the Java binding's single-key test does, reads the count after each add it makes.
- * Errors: ABLOOM_ERR_NULL, ABLOOM_ERR_INVALID (a struct_size that is not a known size),
- * ABLOOM_ERR_RANGE (no such stage).
- */
-ABLOOM_API int abloom_get_stage_memory(const abloom_filter *filter, uint32_t stage,
-                                       abloom_memory *mem);
-
-/**
- * The same shard pointers as abloom_get_memory, writable: *out = an array of the filter's shard
- * count of pointers, owned by the filter, valid until abloom_free. Errors: ABLOOM_ERR_NULL,
- * ABLOOM_ERR_READONLY (a view, or a file opened read-only: *out is left unchanged),
- * ABLOOM_ERR_UNSUPPORTED for a growing filter.
- */
-ABLOOM_API int abloom_get_writable_shards(abloom_filter *filter, uint64_t *const **out);
-
-/* ---- Serialization ------------------------------------------------------------------------- */
+/* ---- Files and bytes: serialize, save, open, sync, seal ------------------------------------ */
 /*
  * The portable file format (docs/FORMAT.md): a 128-byte little-endian header (magic, format
  * version, kind, layout id, hash id, seed, k, blocks, shards, bit count, capacity, inserted-key
@@ -981,6 +788,215 @@ ABLOOM_API int abloom_sync_last(abloom_filter *filter);
  * ABLOOM_ERR_CORRUPT, ABLOOM_ERR_CHECKSUM.
  */
 ABLOOM_API int abloom_seal(const char *path);
+
+/* ==== For advanced use ====================================================================== */
+/*
+ * Bulk threads and the writer mode (settings of a handle) and the instruction set (of the
+ * process) change how fast a filter runs, not what it answers; direct access to the bits is for
+ * bindings that probe keys in their own language. A setting is read with abloom_get_* and changed
+ * with abloom_set_*.
+ */
+
+/* ---- Advanced: bulk threads ---------------------------------------------------------------- */
+
+/**
+ * Set how many threads (up to ABLOOM_MAX_THREADS; 0 or 1: the calling thread only) the bulk calls
+ * on `filter` may use from now on, as abloom_options.threads does for a filter abloom_create
+ * makes (see there: batches of 65536 keys or more are split; answers, bits and added counts are
+ * exactly the single-threaded ones). The count belongs to the handle, not to the bits: it is not
+ * saved. abloom_create starts it at options.threads; abloom_open, abloom_view and
+ * abloom_deserialize at 1; abloom_clone copies the source's current count. May be called at any
+ * time, also while other threads run bulk calls on the filter: each bulk call reads the count
+ * once, when it starts, and keeps it to its end. Read-only filters take it too (for their bulk
+ * tests). Errors: ABLOOM_ERR_NULL, ABLOOM_ERR_INVALID (above ABLOOM_MAX_THREADS; nothing
+ * changes).
+ */
+ABLOOM_API int abloom_set_threads(abloom_filter *filter, uint32_t threads);
+
+/** The threads bulk calls on `filter` may use (1 .. ABLOOM_MAX_THREADS; 1 after a set of 0), or
+ *  ABLOOM_ERR_NULL. (Formerly abloom_threads, still exported: see the last section.) */
+ABLOOM_API int abloom_get_threads(const abloom_filter *filter);
+
+/* ---- Advanced: writer mode ----------------------------------------------------------------- */
+/*
+ * By default any number of threads may add to one filter at once: adds set their bits with atomic
+ * read-modify-writes (`lock or` on x86), which never lose a bit. Those are also what an add costs
+ * most: on x86 each is a full barrier that later loads wait for. A filter written by one thread at
+ * a time (an offline build, one Spark partition, a bulk load before serving) can switch to plain
+ * loads and stores, and adds then run 1.4-2x faster (measured with the AVX-512 kernel: 2x with the
+ * filter in cache, 1.4x at 100M keys; bench/JOURNAL.md, "Suite before and after").
+ */
+
+/** Any number of threads may write at once (the default): lock-free atomic adds. */
+#define ABLOOM_WRITER_SHARED 0u
+/**
+ * One thread writes at a time: abloom_add*, abloom_test_and_add* and abloom_union use plain loads
+ * and stores. UNSAFE with concurrent writers: two threads adding at once can lose each other's
+ * bits, i.e. give false negatives. Any number of threads may still test (and call every other
+ * read-only function) while the one writer adds: each 64-bit word is read and written whole, so a
+ * test sees every word before or after each store. One bulk call with more than one thread
+ * (abloom_options.threads, abloom_set_threads) is one writer: its threads never write the same
+ * word with plain stores.
+ */
+#define ABLOOM_WRITER_EXCLUSIVE 1u
+
+/**
+ * Set how `filter` is written from now on: ABLOOM_WRITER_SHARED or ABLOOM_WRITER_EXCLUSIVE. Call
+ * it while no other thread writes to the filter (for example, switch to EXCLUSIVE for a bulk
+ * load, back to SHARED before other threads start adding). The mode belongs to the handle, not to
+ * the bits: it is not saved, and filters made by abloom_create, abloom_clone, abloom_deserialize,
+ * abloom_view and abloom_open start SHARED. Errors: ABLOOM_ERR_NULL, ABLOOM_ERR_INVALID (unknown
+ * mode; nothing changes).
+ */
+ABLOOM_API int abloom_set_writer_mode(abloom_filter *filter, uint32_t mode);
+
+/** The writer mode of `filter` (ABLOOM_WRITER_SHARED or ABLOOM_WRITER_EXCLUSIVE), or
+ *  ABLOOM_ERR_NULL. (Formerly abloom_writer_mode, still exported: see the last section.) */
+ABLOOM_API int abloom_get_writer_mode(const abloom_filter *filter);
+
+/* ---- Advanced: instruction set ------------------------------------------------------------- */
+
+/*
+ * The blocked kind's hot loops have one kernel per instruction set. The library picks the best one
+ * the CPU supports at run time (one binary runs on any x86-64: scalar, AVX2 or AVX-512; and one on
+ * any aarch64: NEON, which every aarch64 CPU has, or scalar), unless the environment variable
+ * ABLOOM_ISA ("scalar", "avx2", "avx512", "neon", "auto", in any case; read once, at the first call
+ * that needs a kernel) or abloom_set_isa() asks for less. An unknown value, or one this CPU
+ * cannot run (another architecture's, or a wider x86 set than it has: "avx512" on an AVX2 CPU runs
+ * AVX2), is ignored: the best kernel runs, as with "auto" (abloom_get_isa() tells which one
+ * does). The values are names, not an order: compare them for equality only. Every kernel sets
+ * and tests exactly the same bits, so the choice changes speed only: filters, files and answers
+ * are identical. The AVX-512 kernel checks a key's candidates for repeats with vpconflictd, or on
+ * Intel CPUs (where that instruction is slow) with a packed compare; ABLOOM_ISA=avx512-conflict or
+ * avx512-packed asks for one of the two whatever the CPU, to measure both (both are
+ * ABLOOM_ISA_AVX512 to the calls below).
+ */
+
+/** Portable scalar kernel: every CPU. */
+#define ABLOOM_ISA_SCALAR 0u
+/** AVX2 (with BMI2) kernel: x86-64 CPUs since about 2013-2015. */
+#define ABLOOM_ISA_AVX2 1u
+/** AVX-512 F and CD kernel (the whole 64-byte block in one register): x86-64 server CPUs since
+ * about 2017 (Intel Skylake-SP and later), desktop Intel Ice Lake to Rocket Lake, AMD Zen 4 and
+ * later. */
+#define ABLOOM_ISA_AVX512 2u
+/** NEON (Advanced SIMD) kernel: every aarch64 CPU (64-bit Arm). Never supported on x86-64, as the
+ * x86 kernels are never supported on aarch64. */
+#define ABLOOM_ISA_NEON 3u
+
+/*
+ * abloom_get_isa and abloom_set_isa read and set the library's kernel, as abloom_get_threads and
+ * abloom_set_threads do a handle's threads. abloom_isa_supported and abloom_isa_name keep the
+ * section's plain prefix: they state facts (what this CPU can run, what a value is called), not a
+ * setting anything could change.
+ */
+
+/** The ABLOOM_ISA_* in use now (process-wide). (Formerly abloom_isa_active, still exported: see
+ *  the last section.) */
+ABLOOM_API uint32_t abloom_get_isa(void);
+
+/**
+ * Uses kernel `isa` from now on, process-wide and thread-safe (calls already running finish on
+ * the previous kernel). ABLOOM_ERR_INVALID for an unknown value; ABLOOM_ERR_UNSUPPORTED when this
+ * CPU cannot run it (nothing changes then). Setting ABLOOM_ISA_SCALAR always succeeds. (Formerly
+ * abloom_isa_force, still exported: see the last section.)
+ */
+ABLOOM_API int abloom_set_isa(uint32_t isa);
+
+/** The best ABLOOM_ISA_* this CPU can run. */
+ABLOOM_API uint32_t abloom_isa_supported(void);
+
+/** "scalar", "avx2", "avx512", "neon", or "unknown" (static storage). */
+ABLOOM_API const char *abloom_isa_name(uint32_t isa);
+
+/* ---- Advanced: direct access to the bits --------------------------------------------------- */
+/*
+ * For a binding that tests and adds single keys in its own language, with no call into the
+ * library per key (the Go package does: a cgo call costs more than the whole test). C and C++
+ * code has this for tests and adds in abloom_inline.h. This is a stable part of the ABI, because
+ * it adds nothing the format does not already freeze: the bits are laid out in memory exactly as
+ * in the file body, and docs/FORMAT.md ("Body") defines where each key's bits go, from
+ * h = XXH3-64(key, seed) (xxHash's XXH3_64bits_withSeed), for every kind and layout id.
+ *
+ * Shard s is `blocks_per_shard` 64-byte blocks, i.e. blocks_per_shard * 8 uint64_t words, at
+ * shard_words[s] (64-byte aligned). Bit b of a shard is bit b % 64 of word b / 64. The words are
+ * native uint64_t, which is the file's little-endian order on every machine the library builds
+ * for.
+ *
+ * Code that uses the words directly must keep the library's rules, so that it and the library's
+ * own calls can run on one filter at once from any threads:
+ *  - read a word with one 64-bit atomic load (relaxed ordering is enough);
+ *  - set bits with a 64-bit atomic OR (relaxed; `lock or` on x86), and only on a writable
+ *    filter (abloom_get_writable_shards). Never clear a bit, never write a word whole: the
+ *    library's adds OR into the same words concurrently. While the filter is in
+ *    ABLOOM_WRITER_EXCLUSIVE mode, its one writing thread may instead load, OR and store each
+ *    word (one 64-bit store each), as the library then does;
+ *  - stop before abloom_free: the pointers are valid until then, and only then. Nothing else
+ *    moves the bits (abloom_clear, abloom_union, abloom_intersect and abloom_sync change them in
+ *    place).
+ * The layout never changes for the life of a filter, so read it once, when the handle is made.
+ */
+
+/** The shape and the memory of a filter's bits, for abloom_get_memory. */
+typedef struct abloom_memory {
+  /** sizeof(abloom_memory), set by abloom_memory_init. */
+  size_t struct_size;
+  /** An abloom_kind. */
+  uint32_t kind;
+  /** An ABLOOM_LAYOUT_* (never ABLOOM_LAYOUT_DEFAULT; ABLOOM_LAYOUT_DISTINCT for classic). */
+  uint32_t layout;
+  /** The hash: 1 = XXH3-64 with `seed` (the format's hash id; the only one so far). */
+  uint32_t hash_id;
+  /** Bits per key. */
+  uint32_t k;
+  /** log2 of the shard count: a key's shard is the top shard_bits bits of its hash. */
+  uint32_t shard_bits;
+  /** 1 << shard_bits: the number of entries of shard_words. */
+  uint32_t shards;
+  /** 64-byte blocks in each shard. */
+  uint64_t blocks_per_shard;
+  /** The hash seed. */
+  uint64_t seed;
+  /** 1 if the filter is read-only (writes return ABLOOM_ERR_READONLY), else 0. */
+  uint32_t read_only;
+  /** 0; keeps the layout the same on every ABI. */
+  uint32_t reserved;
+  /** shard_words[s]: the first word of shard s, for s < shards. Owned by the filter. */
+  const uint64_t *const *shard_words;
+} abloom_memory;
+
+/** Zero `mem` and set its struct_size, ready for abloom_get_memory. ABLOOM_ERR_NULL if NULL. */
+ABLOOM_API int abloom_memory_init(abloom_memory *mem);
+
+/**
+ * Describe where `filter`'s bits are and how keys map to them, in *mem (initialised with
+ * abloom_memory_init). The pointers are read-only; see abloom_get_writable_shards to write.
+ * Errors: ABLOOM_ERR_NULL, ABLOOM_ERR_INVALID (a struct_size that is not a known size),
+ * ABLOOM_ERR_UNSUPPORTED for a growing filter (its stages come and go with its adds).
+ */
+ABLOOM_API int abloom_get_memory(const abloom_filter *filter, abloom_memory *mem);
+
+/**
+ * Describe stage `stage` (0 = the oldest) of a growing filter in *mem, as abloom_get_memory
+ * describes a fixed filter: each stage is a filter of its own shape, and a key is in the chain
+ * if it is in any stage. A fixed filter is its own stage 0. A stage's memory stays where it is
+ * until abloom_free (abloom_clear empties it in place; stages are only ever appended), so a
+ * reader may keep the pointers of the stages it has seen, and must ask again for the stages
+ * appended since (abloom_get_stage_info gives the count): code that probes a growing filter
+ * itself, as the Java binding's single-key test does, reads the count after each add it makes.
+ * Errors: ABLOOM_ERR_NULL, ABLOOM_ERR_INVALID (a struct_size that is not a known size),
+ * ABLOOM_ERR_RANGE (no such stage).
+ */
+ABLOOM_API int abloom_get_stage_memory(const abloom_filter *filter, uint32_t stage,
+                                       abloom_memory *mem);
+
+/**
+ * The same shard pointers as abloom_get_memory, writable: *out = an array of the filter's shard
+ * count of pointers, owned by the filter, valid until abloom_free. Errors: ABLOOM_ERR_NULL,
+ * ABLOOM_ERR_READONLY (a view, or a file opened read-only: *out is left unchanged),
+ * ABLOOM_ERR_UNSUPPORTED for a growing filter.
+ */
+ABLOOM_API int abloom_get_writable_shards(abloom_filter *filter, uint64_t *const **out);
 
 /* ---- Deprecated names ---------------------------------------------------------------------- */
 /*
