@@ -7,7 +7,7 @@
 //                 layout, k = 7, 10.12 bits/key), the library's best kernel (AVX-512 where the
 //                 CPU has it).
 //   abloom_avx2   the same filter (its own copy) with the AVX2 kernel forced for each call
-//                 (abloom_isa_force; its abloom_inline made under it): the kernel cachegrind
+//                 (abloom_set_isa; its abloom_inline made under it): the kernel cachegrind
 //                 runs, and a check of AVX-512 against AVX2 on the same CPU.
 //   fmb32_s1      boost::bloom::filter<std::string_view, 1, fast_multiblock32<7>, 1>: Boost's
 //                 fastest family, 7 bits in 7 consecutive 32-bit words at any byte offset
@@ -288,7 +288,7 @@ double measured_fpr(Test test) {
 
 // The kernel abloom chose for this CPU, read before anything forces another.
 uint32_t best_isa() {
-  static const uint32_t isa = abloom_isa_active();
+  static const uint32_t isa = abloom_get_isa();
   return isa;
 }
 
@@ -298,8 +298,8 @@ uint32_t best_isa() {
 // the batches 3x slower. Each abloom filter sets its kernel only when the other had set another:
 // once per benchmark run.
 void use_isa(uint32_t isa) {
-  if (abloom_isa_active() != isa)
-    if (int rc = abloom_isa_force(isa); rc != ABLOOM_OK) die("abloom_isa_force", rc);
+  if (abloom_get_isa() != isa)
+    if (int rc = abloom_set_isa(isa); rc != ABLOOM_OK) die("abloom_set_isa", rc);
 }
 
 class AbloomPeer final : public Peer {
@@ -366,7 +366,7 @@ class AbloomPeer final : public Peer {
                   forced_ ? "_avx2" : "", i.k, i.shards,
                   static_cast<unsigned long long>(i.bytes * 8),
                   static_cast<double>(i.bytes * 8) / static_cast<double>(n_), 100 * i.expected_fpr,
-                  100 * fpr, abloom_isa_name(abloom_isa_active()),
+                  100 * fpr, abloom_isa_name(abloom_get_isa()),
                   in_.path == ABLOOM_INLINE_PATH_AVX512 ? "avx512"
                   : in_.path == ABLOOM_INLINE_PATH_AVX2 ? "avx2"
                                                         : "call");
@@ -651,7 +651,7 @@ int count_mode(const std::string& spec, uint64_t n) {
                      static_cast<size_t>(std::min<uint64_t>(kBatch, count - off)), res.data());
   std::printf("%s %s keys:%s N=%llu: %llu (abloom kernel %s)\n", impl.c_str(), opname.c_str(),
               count_label(n).c_str(), static_cast<unsigned long long>(count),
-              static_cast<unsigned long long>(sum), abloom_isa_name(abloom_isa_active()));
+              static_cast<unsigned long long>(sum), abloom_isa_name(abloom_get_isa()));
   return 0;
 }
 
