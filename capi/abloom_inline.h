@@ -7,12 +7,12 @@
  *
  * Why: out of cache, a single-key call costs what the CPU can overlap, and the reorder buffer
  * holds fewer keys' misses the more instructions each key takes. A call through the C ABI
- * (abloom_test) takes about 105 per 16-byte key on the AVX2 kernel: the call, the handle's
- * checks, the kernel's dispatch, XXH3 of a length only known at run time and the probe. Compiled
- * into the caller's loop, where XXH3 of a constant length folds and only the probe is a call,
- * the same test takes about 80 (about 60 on AVX-512), and an add about 105 where abloom_add takes
- * 150. Both run 1.3-1.4x faster than the library's calls, in cache and out of it
- * (bench/JOURNAL.md, "Single-key tests compiled into the caller").
+ * (abloom_test) pays for the call, the handle's checks, the kernel's dispatch, XXH3 of a length
+ * only known at run time and the probe. Compiled into the caller's loop, XXH3 of a constant
+ * length folds and only the probe is a call, so tests and adds take fewer instructions and run
+ * faster than the library's calls, in cache and out of it (bench/RESULTS.md, "C library:
+ * single-key calls"; the instruction counts: bench/JOURNAL.md, "Single-key tests compiled into
+ * the caller").
  *
  * Where a key's bits go is not restated here: abloom_layout.h, the header the library's own
  * kernels include, defines it, and the fast paths below call its functions.

@@ -8,8 +8,10 @@
 #   install        tests/install/run_install_tests.sh build/ci (pkg-config and CMake consumers)
 #   format         clang-format --dry-run --Werror on the C/C++ sources; every code block of a README
 #                  or of docs/*.md is held by a test CI runs or marked untested
-#                  (scripts/check-readme-blocks.py);
-#                  no shell script pipes into grep -q (a random SIGPIPE under pipefail)
+#                  (scripts/check-readme-blocks.py); no code comment quotes a measured figure
+#                  (scripts/check-comment-figures.py: timings, speed ratios and instruction
+#                  counts live in bench/RESULTS.md); no shell script pipes into grep -q (a random
+#                  SIGPIPE under pipefail)
 #   tidy           clang-tidy (.clang-tidy) on core/**/*.cpp, capi/ and cli/*.cpp, with build/ci's
 #                  compile_commands.json; a file whose exact input passed before is not checked
 #                  again (scripts/lib/tidy-cached.sh)
@@ -240,6 +242,7 @@ stage_format() {
     return 1
   fi
   python3 scripts/check-readme-blocks.py
+  python3 scripts/check-comment-figures.py
   # `cmd | grep -q` under pipefail fails at random: grep exits at its first match, and cmd's next
   # write dies of SIGPIPE (the release stage failed so, twice). Give grep -q a here-string instead.
   local piped

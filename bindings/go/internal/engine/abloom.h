@@ -196,10 +196,10 @@ typedef enum abloom_kind {
  *  the blocked kind's default below about 1e-6. */
 #define ABLOOM_LAYOUT_DISTINCT 1u
 /** One bit in each of k <= ABLOOM_SPLIT_MAX_K consecutive 32-bit words of the block (layout id
- *  2): a key's bits are one vector shift with no repeat check, so adds run 1.5-1.9x faster in
- *  cache and 1.2-1.35x out of it (bulk and exclusive adds), for more bits at the same FPR (+2.3%
- *  at 1%, +1.6% at 0.1%); tests cost the same or less (bench/JOURNAL.md, "Split becomes the
- *  default layout"). Blocked kind only; its default. */
+ *  2): a key's bits are one vector shift with no repeat check, so adds run faster, in cache and
+ *  out of it (bulk and exclusive adds), for a few percent more bits at the same FPR; tests cost
+ *  the same or less (bench/RESULTS.md, "C library: the distinct layout and the classic kind").
+ *  Blocked kind only; its default. */
 #define ABLOOM_LAYOUT_SPLIT 2u
 /** The largest k of ABLOOM_LAYOUT_SPLIT: one bit per 32-bit word, so the layout's word count,
  *  ABLOOM_SPEC_SPLIT_WORDS in abloom_layout.h (the library and abloom_inline.h check at compile
@@ -823,8 +823,8 @@ ABLOOM_API int abloom_get_threads(const abloom_filter *filter);
  * read-modify-writes (`lock or` on x86), which never lose a bit. Those are also what an add costs
  * most: on x86 each is a full barrier that later loads wait for. A filter written by one thread at
  * a time (an offline build, one Spark partition, a bulk load before serving) can switch to plain
- * loads and stores, and adds then run 1.4-2x faster (measured with the AVX-512 kernel: 2x with the
- * filter in cache, 1.4x at 100M keys; bench/JOURNAL.md, "Suite before and after").
+ * loads and stores, and adds then run faster, in cache most of all (bench/RESULTS.md, "C
+ * library: bulk calls").
  */
 
 /** Any number of threads may write at once (the default): lock-free atomic adds. */
