@@ -66,19 +66,21 @@
 #include "abloom.h"
 #include "abloom_inline.h"
 #include "benchmark_args.hpp"
+#include "key_pool.hpp"
 #include "key_stream.hpp"
 #include "peers.hpp"
 #include "report.hpp"
 
 namespace {
 
-constexpr size_t kBatch = 4096;
-constexpr size_t kPoolKeys = size_t{1} << 20;
-constexpr size_t kFillChunk = size_t{1} << 16;
-constexpr uint64_t kFillSeed = 0xF111ull;
-constexpr uint64_t kQuerySeed = 0x0E41ull;
-constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
-
+using bench::for_fill_keys;
+using bench::kBatch;
+using bench::kFillChunk;
+using bench::kGolden;
+using bench::kPoolKeys;
+using bench::kQuerySeed;
+using bench::packed_offsets;
+using bench::present_keys;
 using bench::splitmix64;
 
 [[noreturn]] void die(const char* what, int rc) {
@@ -120,25 +122,6 @@ struct Filter {
   }
 };
 
-// Calls fn(words, count) for chunks of the n fill keys (16 bytes each, 2 words per key): the
-// same keys for every filter filled.
-template <class Fn>
-void for_fill_keys(uint64_t n, Fn fn) {
-  std::vector<uint64_t> w(2 * kFillChunk);
-  uint64_t s = kFillSeed;
-  for (uint64_t done = 0; done < n; done += kFillChunk) {
-    const size_t m = static_cast<size_t>(std::min<uint64_t>(kFillChunk, n - done));
-    for (size_t i = 0; i < 2 * m; ++i) w[i] = splitmix64(s);
-    fn(w.data(), m);
-  }
-}
-
-std::vector<uint64_t> packed_offsets(size_t n, size_t len) {
-  std::vector<uint64_t> o(n + 1);
-  for (size_t i = 0; i <= n; ++i) o[i] = i * len;
-  return o;
-}
-
 void fill(abloom_filter* f, uint64_t n) {
   const std::vector<uint64_t> off = packed_offsets(kFillChunk, 16);
   for_fill_keys(n, [&](const uint64_t* w, size_t m) {
@@ -149,48 +132,24 @@ void fill(abloom_filter* f, uint64_t n) {
 
 // ---- The key pool ----------------------------------------------------------------------------
 
-// kPoolKeys absent 16-byte keys (contiguous: key i is words[2i], words[2i+1]), their XXH3-64
-// hashes with seed 0 (= abloom_hash for the default seed), and a cursor that hands out batches.
-struct Pool {
-  std::vector<uint64_t> words, hashes, offsets;
-  size_t cursor = 0;
-  Pool() : words(2 * kPoolKeys), hashes(kPoolKeys), offsets(packed_offsets(kBatch, 16)) {
-    uint64_t s = kQuerySeed;
-    for (auto& w : words) w = splitmix64(s);
-    rehash();
-  }
+// The shared pool of absent keys (key_pool.hpp) with their XXH3-64 hashes with seed 0 (=
+// abloom_hash for the default seed), renewed together, and the batch's packed offsets.
+struct Pool : bench::KeyPool {
+  std::vector<uint64_t> hashes, offsets;
+  Pool() : hashes(kPoolKeys), offsets(packed_offsets(kBatch, 16)) { rehash(); }
   void rehash() {
     for (size_t i = 0; i < kPoolKeys; ++i) hashes[i] = peers::hash16(&words[2 * i], 16);
   }
-  // Turns every key into one never seen before.
+  // Turns every key into one never seen before, hashes too.
   void renew() {
-    for (size_t i = 1; i < words.size(); i += 2) words[i] += kGolden;
+    KeyPool::renew();
     rehash();
   }
-  // The start of the next batch of kBatch keys; *wrapped when the pool was used up.
-  size_t next(bool* wrapped) {
-    const size_t off = cursor;
-    cursor = (cursor + kBatch) % kPoolKeys;
-    *wrapped = cursor == 0;
-    return off;
-  }
-  const uint64_t* key(size_t i) const { return &words[2 * i]; }
 };
 
 Pool& pool() {
   static Pool p;
   return p;
-}
-
-// The first kPoolKeys fill keys: present in every filled filter (of at least that many keys).
-const std::vector<uint64_t>& present_keys() {
-  static const std::vector<uint64_t> w = [] {
-    std::vector<uint64_t> v;
-    v.reserve(2 * kPoolKeys);
-    for_fill_keys(kPoolKeys, [&](const uint64_t* k, size_t m) { v.insert(v.end(), k, k + 2 * m); });
-    return v;
-  }();
-  return w;
 }
 
 // Present and absent keys mixed: key i is present_keys()'s key i or, with probability 1/2 by a

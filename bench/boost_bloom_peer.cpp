@@ -69,20 +69,19 @@
 #include "abloom.h"
 #include "abloom_inline.h"
 #include "benchmark_args.hpp"
-#include "key_stream.hpp"
+#include "key_pool.hpp"
 #include "report.hpp"
 
 namespace {
 
-constexpr size_t kBatch = 4096;
-constexpr size_t kPoolKeys = size_t{1} << 20;
-constexpr size_t kFillChunk = size_t{1} << 16;
-constexpr uint64_t kFillSeed = 0xF111ull;  // abloom_bench's seeds: the same keys
-constexpr uint64_t kQuerySeed = 0x0E41ull;
-constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
 constexpr size_t kKeyLen = 16;
 
-using bench::splitmix64;
+// abloom_bench's keys (key_pool.hpp): the same fill stream and the same pool.
+using bench::for_fill_keys;
+using bench::kBatch;
+using bench::kFillChunk;
+using bench::kPoolKeys;
+using bench::present_keys;
 
 [[noreturn]] void die(const char* what, int rc) {
   bench::die("boost_bloom_peer", what, abloom_strerror(rc), rc);
@@ -149,64 +148,15 @@ class Key16It {
   const uint64_t* w_ = nullptr;
 };
 
-// Calls fn(words, count) for chunks of the n fill keys (2 words per key): the same keys for
-// every filter, and abloom_bench's.
-template <class Fn>
-void for_fill_keys(uint64_t n, Fn fn) {
-  std::vector<uint64_t> w(2 * kFillChunk);
-  uint64_t s = kFillSeed;
-  for (uint64_t done = 0; done < n; done += kFillChunk) {
-    const size_t m = static_cast<size_t>(std::min<uint64_t>(kFillChunk, n - done));
-    for (size_t i = 0; i < 2 * m; ++i) w[i] = splitmix64(s);
-    fn(w.data(), m);
-  }
-}
-
-std::vector<uint64_t> packed_offsets(size_t n) {
-  std::vector<uint64_t> o(n + 1);
-  for (size_t i = 0; i <= n; ++i) o[i] = i * kKeyLen;
-  return o;
-}
-
 const std::vector<uint64_t>& batch_offsets() {
-  static const std::vector<uint64_t> o = packed_offsets(std::max(kBatch, kFillChunk));
+  static const std::vector<uint64_t> o =
+      bench::packed_offsets(std::max(kBatch, kFillChunk), kKeyLen);
   return o;
 }
 
-// kPoolKeys absent keys (key i is words[2i], words[2i+1]) and a cursor handing out batches.
-struct Pool {
-  std::vector<uint64_t> words;
-  size_t cursor = 0;
-  Pool() : words(2 * kPoolKeys) {
-    uint64_t s = kQuerySeed;
-    for (auto& w : words) w = splitmix64(s);
-  }
-  void renew() {  // every key becomes one never seen before
-    for (size_t i = 1; i < words.size(); i += 2) words[i] += kGolden;
-  }
-  size_t next(bool* wrapped) {
-    const size_t off = cursor;
-    cursor = (cursor + kBatch) % kPoolKeys;
-    *wrapped = cursor == 0;
-    return off;
-  }
-  const uint64_t* key(size_t i) const { return &words[2 * i]; }
-};
-
-Pool& pool() {
-  static Pool p;
+bench::KeyPool& pool() {
+  static bench::KeyPool p;
   return p;
-}
-
-// The first kPoolKeys fill keys: present in every filter of at least that many keys.
-const std::vector<uint64_t>& present_keys() {
-  static const std::vector<uint64_t> w = [] {
-    std::vector<uint64_t> v;
-    v.reserve(2 * kPoolKeys);
-    for_fill_keys(kPoolKeys, [&](const uint64_t* k, size_t m) { v.insert(v.end(), k, k + 2 * m); });
-    return v;
-  }();
-  return w;
 }
 
 // ---- The filters -----------------------------------------------------------------------------
@@ -273,12 +223,7 @@ uint64_t abloom_bits(uint64_t n) {
 // pool itself may have been renewed by then).
 template <class Test>
 double measured_fpr(Test test) {
-  static const std::vector<uint64_t> keys = [] {
-    std::vector<uint64_t> w(2 * kPoolKeys);
-    uint64_t s = kQuerySeed;
-    for (auto& x : w) x = splitmix64(s);
-    return w;
-  }();
+  static const std::vector<uint64_t> keys = bench::KeyPool().words;
   std::vector<uint8_t> res(kBatch);
   uint64_t found = 0;
   for (size_t off = 0; off < kPoolKeys; off += kBatch)
@@ -527,7 +472,7 @@ void bench_op(benchmark::State& st, const std::string& impl, Op op, uint64_t n) 
     }
   } else {
     static std::map<std::pair<std::string, uint64_t>, uint64_t> pending;  // keys in the add filter
-    Pool& P = pool();
+    bench::KeyPool& P = pool();
     for (auto _ : st) {
       bool wrapped = false;
       const size_t off = P.next(&wrapped);
