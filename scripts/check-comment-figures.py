@@ -24,9 +24,11 @@ per hit.
 
 from __future__ import annotations
 
+import io
 import re
 import subprocess
 import sys
+import tokenize
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,22 +58,28 @@ FIGURES = [
 ]
 
 
+def python_comments(text: str) -> list[tuple[int, str]]:
+    """A Python file's comments and docstrings (a string that is a statement of its own), by
+    Python's own tokenizer: a '#' or a figure inside any other string is code, not a comment."""
+    out: list[tuple[int, str]] = []
+    starts = {tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING}
+    previous = tokenize.NEWLINE
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type == tokenize.COMMENT:
+            out.append((tok.start[0], tok.string))
+        elif tok.type == tokenize.STRING and previous in starts:
+            out.extend((tok.start[0] + i, line) for i, line in enumerate(tok.string.splitlines()))
+        if tok.type not in {tokenize.COMMENT, tokenize.NL}:
+            previous = tok.type
+    return out
+
+
 def comment_lines(path: Path) -> list[tuple[int, str]]:
     """The comment text of each line (line comments, block comments, docstrings' lines)."""
     text = path.read_text(encoding="utf-8", errors="replace")
-    out: list[tuple[int, str]] = []
     if path.suffix in {".py", ".pyi"}:
-        in_doc = False
-        for n, line in enumerate(text.splitlines(), 1):
-            stripped = line.strip()
-            quotes = stripped.count('"""') + stripped.count("'''")
-            if in_doc or quotes:
-                out.append((n, stripped))
-                if quotes % 2 == 1:
-                    in_doc = not in_doc
-            elif "#" in line:
-                out.append((n, line[line.index("#") :]))
-        return out
+        return python_comments(text)
+    out: list[tuple[int, str]] = []
     in_block = False
     for n, line in enumerate(text.splitlines(), 1):
         if in_block:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """scripts/check-comment-figures.py finds what it must and nothing else: each kind of measured
-figure in a comment of each language is a hit, with the line it is on; figures in code, the
-code's own parameters and names that hold digits (AVX-512, x86-64) are not. Exits 1 on the
+figure in a comment of each language is a hit, with the line it is on; figures in code (Python
+strings that are not docstrings among it), the code's own parameters and names that hold digits
+(AVX-512, x86-64) are not. Exits 1 on the
 first wrong answer. Standard library only.
 
     python3 tests/tools/check_comment_figures_test.py SCRIPT
@@ -38,6 +39,8 @@ CASES = [
     ("params.cpp", "// Waits of 1, 2, 4, ... 128 ms, then 128 ms: a retry schedule.\n", []),
     ("code.cpp", 'const char* s = "2x faster";  // the label\nint ns = 30;\n', []),
     ("limits.go", "// waitFreed runs garbage collections (5 s at most).\n", []),
+    # Python: a string that is not a docstring is code, '#' and figures in it included.
+    ("strings.py", 'x = ("3x slower", "# 2x faster")\ny = [\n    "took 4 s",\n]\n', []),
 ]
 
 
