@@ -366,11 +366,33 @@ target_windows_rust() {
   cli=$(windows_cli)
   env+=(ABLOOM_CLI="$(winpath "$cli/bin/abloom.exe")")
   echo "-- cargo test --target $rust_target --features serde, under wine (log: $log)"
-  if ! (cd bindings/rust && env "${env[@]}" cargo test --locked --target "$rust_target" \
-    --features serde --no-fail-fast >"$log" 2>&1); then
-    grep -E 'panicked|FAILED|^error|failures:' "$log" | head -40 || true
+  local cargo_test=(cargo test --locked --target "$rust_target" --features serde --no-fail-fast)
+  if ! (cd bindings/rust && env "${env[@]}" "${cargo_test[@]}" >"$log" 2>&1); then
+    # A test program that fails twice fails the stage; one that passes on its second run is named
+    # here, as target_windows_tests does for the C++ suite under wine, and for the same reason: a
+    # program under wine once exited 1 with nothing said (c_exchange, in a CI run whose log
+    # showed only cargo's summary), and passed in every rerun here, cold caches and loaded CPUs
+    # included. The failures come last, where a CI excerpt that keeps the end shows them.
     tail -30 "$log"
-    return 1
+    echo "-- the first run's failures:"
+    grep -E -A2 'panicked' "$log" | head -40 || true
+    grep -E 'FAILED|^error|failed:' "$log" | head -20 || true
+    local failed target rerun_failed=0
+    rm -f "$log.rerun"
+    failed=$(sed -n 's/^ *`\(-p [^`]*\)`$/\1/p' "$log")
+    [[ -n "$failed" ]] || { echo "no failed test target named in $log" && return 1; }
+    while read -r target; do
+      echo "-- rerunning cargo test $target under wine (log: $log.rerun)"
+      # shellcheck disable=SC2086 # $target is cargo's own "-p CRATE --test NAME" words
+      if (cd bindings/rust && env "${env[@]}" "${cargo_test[@]}" $target >>"$log.rerun" 2>&1); then
+        echo "   FLAKY under wine: $target failed once, then passed"
+      else
+        grep -E 'panicked|FAILED|^error|failures:' "$log.rerun" | head -40 || true
+        echo "   FAILED twice: $target"
+        rerun_failed=1
+      fi
+    done <<<"$failed"
+    ((rerun_failed == 0)) || return 1
   fi
   grep -E '^\s*(Running|Doc-tests)|^test result' "$log" | sed 's/^ */   /'
   echo "   $(awk '/^test result/ {p += $4; i += $8} END {print p + 0 " passed, " i + 0 " ignored"}' \
