@@ -481,13 +481,15 @@ TEST_P(CapiMembership, AllFormsSetTheSameBits) {
 
 // A packed batch whose keys all have one length is read as key i at offsets[0] + i * length
 // (capi check_packed, core KeySource::of_fixed). It must set and answer exactly as single calls
-// do, for lengths on both sides of the inline hash's 16 bytes, batches around the 8-key check
-// chunk and the 32-key prefetch window, one that differs only in its last key, and a batch
-// large enough to be split across threads.
+// do, for lengths on both sides of the inline hash's 16 bytes, batches around the 16-key check
+// round and the 32-key prefetch window, one that differs only in its last key, ones whose one
+// moved offset makes two keys of other lengths, and a batch large enough to be split across
+// threads.
 TEST_P(CapiMembership, PackedKeysOfOneLengthMatchSingleCalls) {
   std::mt19937_64 rng(0x5EED5);
   for (size_t len : {size_t{0}, size_t{1}, size_t{8}, size_t{16}, size_t{17}, size_t{64}}) {
-    for (size_t n : {size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{33}, size_t{1000}}) {
+    for (size_t n : {size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{15}, size_t{16}, size_t{33},
+                     size_t{1000}}) {
       SCOPED_TRACE("length " + std::to_string(len) + ", " + std::to_string(n) + " keys");
       const abloom_options o = Opts(2 * n + 10, 1e-3);
       std::string buf = "###";  // offsets start at 3
@@ -535,6 +537,22 @@ TEST_P(CapiMembership, PackedKeysOfOneLengthMatchSingleCalls) {
       for (size_t i = 0; i + 1 < n; ++i) ASSERT_EQ(have_uneven[i], 1) << "key " << i;
       EXPECT_EQ(have_uneven[n - 1],
                 abloom_test(single.get(), buf.data() + offsets[n - 1], len - 1));
+      // One key a byte shorter and the next a byte longer, at each place in a batch of 33:
+      // every offset but one still follows the progression, and that one must be seen.
+      if (n != 33) continue;
+      for (size_t at = 1; at < n; ++at) {
+        std::vector<uint64_t> moved(offsets.begin(), offsets.begin() + n + 1);
+        moved[at] -= 1;
+        std::vector<uint8_t> have_moved(n, 0xEE);
+        ASSERT_EQ(abloom_test_packed(packed.get(), buf.data(), buf.size(), moved.data(), n,
+                                     have_moved.data(), nullptr),
+                  ABLOOM_OK);
+        for (size_t i : {at - 1, at}) {
+          EXPECT_EQ(have_moved[i],
+                    abloom_test(single.get(), buf.data() + moved[i], moved[i + 1] - moved[i]))
+              << "offset " << at << " moved, key " << i;
+        }
+      }
     }
   }
 

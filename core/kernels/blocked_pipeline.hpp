@@ -215,14 +215,14 @@ ABLOOM_KERNEL_FN uint64_t bulk_add(const BlockedView& v, HashAt hash_at, size_t 
 template <class Probe>
 ABLOOM_KERNEL_FN uint64_t pipeline_test_many(const BlockedView& v, const KeySource& keys, size_t n,
                                              uint8_t* results) noexcept {
-  return for_each_form(keys, v.seed,
-                       [&](auto hash_at) { return bulk_test<Probe>(v, hash_at, n, results); });
+  return for_each_form<FixedLengths::specialised>(
+      keys, v.seed, [&](auto hash_at) { return bulk_test<Probe>(v, hash_at, n, results); });
 }
 
 template <class Probe>
 ABLOOM_KERNEL_FN uint64_t pipeline_add_many(const BlockedView& v, const KeySource& keys, size_t n,
                                             WriterMode mode) noexcept {
-  return for_each_form(keys, v.seed, [&](auto hash_at) {
+  return for_each_form<FixedLengths::specialised>(keys, v.seed, [&](auto hash_at) {
     if (mode == WriterMode::exclusive) return bulk_add<Probe, ExclusiveWriter>(v, hash_at, n);
     return bulk_add<Probe, SharedWriter>(v, hash_at, n);
   });

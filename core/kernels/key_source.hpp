@@ -71,12 +71,31 @@ struct KeySource {
   }
 };
 
+// hash_at for a batch of keys that all have kLen <= kInlineHashMax bytes (Form::fixed): with the
+// length a constant, XXH3's short path drops its length tests, key i is found by a shift, and
+// the loop around it has no call to the long-key hash, so it keeps its state in registers.
+template <size_t kLen>
+struct FixedLengthHash {
+  static_assert(kLen <= kInlineHashMax);
+  const unsigned char* buf;
+  uint64_t seed;
+  [[gnu::always_inline]] uint64_t operator()(size_t i) const noexcept {
+    return hash_key_short(seed, buf + i * kLen, kLen);
+  }
+};
+
+// The key lengths the blocked kind's bulk loops get a loop of their own for
+// (FixedLengths::specialised): 64-bit ids and 128-bit ones (UUIDs), the common fixed-width keys.
+// Each length is a copy of every bulk loop in every kernel, so only those two.
+enum class FixedLengths { generic, specialised };
+
 // Calls fn(hash_at) once, with hash_at(i) = the hash of key i under `seed`, specialised for the
-// source's form (one switch per call, none per key). The accessors capture copies, not
-// references: after an out-of-line hash the compiler would otherwise reload them for every key.
-// They are always inlined: GCC left the lock-free bulk add's hash out of line, a call per key
-// (bench/JOURNAL.md, "Packed keys of one length").
-template <class Fn>
+// source's form (one switch per call, none per key), and with kLengths == specialised for keys
+// of 8 or 16 bytes each (FixedLengthHash). The accessors capture copies, not references: after
+// an out-of-line hash the compiler would otherwise reload them for every key. They are always
+// inlined: GCC left the lock-free bulk add's hash out of line, a call per key (bench/JOURNAL.md,
+// "Packed keys of one length").
+template <FixedLengths kLengths = FixedLengths::generic, class Fn>
 inline auto for_each_form(const KeySource& src, uint64_t seed, Fn fn) {
   switch (src.form) {
     case KeySource::Form::arrays:
@@ -87,6 +106,10 @@ inline auto for_each_form(const KeySource& src, uint64_t seed, Fn fn) {
         return hash_key(seed, b + o[i], o[i + 1] - o[i]);
       });
     case KeySource::Form::fixed:
+      if constexpr (kLengths == FixedLengths::specialised) {
+        if (src.key_len == 16) return fn(FixedLengthHash<16>{src.buf, seed});
+        if (src.key_len == 8) return fn(FixedLengthHash<8>{src.buf, seed});
+      }
       return fn([ b = src.buf, l = src.key_len, seed ](size_t i)
                     __attribute__((always_inline)) { return hash_key(seed, b + i * l, l); });
     case KeySource::Form::hashes:

@@ -1117,14 +1117,14 @@ ABLOOM_KERNEL_FN uint64_t bulk_add(const BlockedView& v, HashAt hash_at, size_t 
 template <class Probe>
 ABLOOM_KERNEL_FN uint64_t pipeline_test_many(const BlockedView& v, const KeySource& keys, size_t n,
                                              uint8_t* results) noexcept {
-  return for_each_form(keys, v.seed,
-                       [&](auto hash_at) { return bulk_test<Probe>(v, hash_at, n, results); });
+  return for_each_form<FixedLengths::specialised>(
+      keys, v.seed, [&](auto hash_at) { return bulk_test<Probe>(v, hash_at, n, results); });
 }
 
 template <class Probe>
 ABLOOM_KERNEL_FN uint64_t pipeline_add_many(const BlockedView& v, const KeySource& keys, size_t n,
                                             WriterMode mode) noexcept {
-  return for_each_form(keys, v.seed, [&](auto hash_at) {
+  return for_each_form<FixedLengths::specialised>(keys, v.seed, [&](auto hash_at) {
     if (mode == WriterMode::exclusive) return bulk_add<Probe, ExclusiveWriter>(v, hash_at, n);
     return bulk_add<Probe, SharedWriter>(v, hash_at, n);
   });
@@ -1520,12 +1520,31 @@ struct KeySource {
   }
 };
 
+// hash_at for a batch of keys that all have kLen <= kInlineHashMax bytes (Form::fixed): with the
+// length a constant, XXH3's short path drops its length tests, key i is found by a shift, and
+// the loop around it has no call to the long-key hash, so it keeps its state in registers.
+template <size_t kLen>
+struct FixedLengthHash {
+  static_assert(kLen <= kInlineHashMax);
+  const unsigned char* buf;
+  uint64_t seed;
+  [[gnu::always_inline]] uint64_t operator()(size_t i) const noexcept {
+    return hash_key_short(seed, buf + i * kLen, kLen);
+  }
+};
+
+// The key lengths the blocked kind's bulk loops get a loop of their own for
+// (FixedLengths::specialised): 64-bit ids and 128-bit ones (UUIDs), the common fixed-width keys.
+// Each length is a copy of every bulk loop in every kernel, so only those two.
+enum class FixedLengths { generic, specialised };
+
 // Calls fn(hash_at) once, with hash_at(i) = the hash of key i under `seed`, specialised for the
-// source's form (one switch per call, none per key). The accessors capture copies, not
-// references: after an out-of-line hash the compiler would otherwise reload them for every key.
-// They are always inlined: GCC left the lock-free bulk add's hash out of line, a call per key
-// (bench/JOURNAL.md, "Packed keys of one length").
-template <class Fn>
+// source's form (one switch per call, none per key), and with kLengths == specialised for keys
+// of 8 or 16 bytes each (FixedLengthHash). The accessors capture copies, not references: after
+// an out-of-line hash the compiler would otherwise reload them for every key. They are always
+// inlined: GCC left the lock-free bulk add's hash out of line, a call per key (bench/JOURNAL.md,
+// "Packed keys of one length").
+template <FixedLengths kLengths = FixedLengths::generic, class Fn>
 inline auto for_each_form(const KeySource& src, uint64_t seed, Fn fn) {
   switch (src.form) {
     case KeySource::Form::arrays:
@@ -1536,6 +1555,10 @@ inline auto for_each_form(const KeySource& src, uint64_t seed, Fn fn) {
         return hash_key(seed, b + o[i], o[i + 1] - o[i]);
       });
     case KeySource::Form::fixed:
+      if constexpr (kLengths == FixedLengths::specialised) {
+        if (src.key_len == 16) return fn(FixedLengthHash<16>{src.buf, seed});
+        if (src.key_len == 8) return fn(FixedLengthHash<8>{src.buf, seed});
+      }
       return fn([ b = src.buf, l = src.key_len, seed ](size_t i)
                     __attribute__((always_inline)) { return hash_key(seed, b + i * l, l); });
     case KeySource::Form::hashes:
@@ -7901,19 +7924,32 @@ int check_key_arrays(const void* const* keys, const size_t* lens, size_t n) noex
   return ABLOOM_OK;
 }
 
-// Whether every key of a packed batch is `stride` bytes long: offsets[i + 1] - offsets[i] ==
-// stride for all i < n, taken 8 keys at a time with no branch inside (a few instructions a key; a
-// batch of keys of varying length usually stops at its first 8).
+// Whether every key of a packed batch is `stride` bytes long: offsets[i] == offsets[0] + i *
+// stride for all i <= n (modulo 2^64, as the lengths' differences would be: check_packed then
+// rules out a wrap). The offsets are compared with that progression two at a time in a vector
+// (GCC's and Clang's vector extensions: SSE2 on x86-64, NEON on aarch64), 16 keys a round with
+// one branch, so the check costs a few instructions per 8 keys rather than per key (its share of
+// an in-cache bulk test: bench/RESULTS.md, "In cache against Boost.Bloom").
+// A batch of keys of varying length usually stops at its first round.
 bool same_length_keys(const uint64_t* offsets, size_t n, uint64_t stride) noexcept {
-  constexpr size_t kChunk = 8;
+  using Pair = uint64_t __attribute__((vector_size(16)));
+  constexpr size_t kRound = 16;
+  const uint64_t first = offsets[0];
+  Pair expect = {first, first + stride};
+  const Pair step = {2 * stride, 2 * stride};
   size_t i = 0;
-  for (; i + kChunk <= n; i += kChunk) {
-    uint64_t differ = 0;
-    for (size_t j = i; j < i + kChunk; ++j) differ |= (offsets[j + 1] - offsets[j]) ^ stride;
-    if (differ != 0) return false;
+  for (; i + kRound <= n + 1; i += kRound) {
+    Pair differ = {0, 0};
+    for (size_t j = 0; j < kRound; j += 2) {
+      Pair have;
+      std::memcpy(&have, offsets + i + j, sizeof have);
+      differ |= have ^ expect;
+      expect += step;
+    }
+    if ((differ[0] | differ[1]) != 0) return false;
   }
   uint64_t differ = 0;
-  for (; i < n; ++i) differ |= (offsets[i + 1] - offsets[i]) ^ stride;
+  for (; i <= n; ++i) differ |= offsets[i] ^ (first + i * stride);
   return differ == 0;
 }
 
