@@ -29,8 +29,10 @@
 // Ops, per key, batches of 4096 keys per iteration:
 //   test_bulk_present / test_bulk_absent   abloom_test_packed; Boost's bulk
 //       may_contain(first, last, f) (Boost 1.90) storing each answer byte, as abloom does.
-//   add_bulk       abloom_add_packed with the writer mode ABLOOM_WRITER_EXCLUSIVE; Boost's bulk
-//                  insert(first, last) (plain stores: one writing thread, as exclusive).
+//   add_bulk       abloom_add_packed with the writer mode ABLOOM_WRITER_EXCLUSIVE and no count
+//                  (added NULL); Boost's bulk insert(first, last) (plain stores: one writing
+//                  thread, as exclusive; no count).
+//   add_bulk_counted    the same with `added` (the count of new keys); abloom only.
 //   add_bulk_lockfree   abloom_add_packed in the default writer mode (atomic ORs); abloom only.
 //   test_single_present / test_single_absent   abloom_inline_test (capi/abloom_inline.h) in a
 //       loop; Boost's may_contain(key) in the same loop.
@@ -165,6 +167,7 @@ enum class Op {
   TestBulkPresent,
   TestBulkAbsent,
   AddBulk,
+  AddBulkCounted,
   AddBulkLockfree,
   TestSinglePresent,
   TestSingleAbsent
@@ -173,6 +176,7 @@ constexpr std::pair<Op, const char*> kOps[] = {
     {Op::TestBulkPresent, "test_bulk_present"},
     {Op::TestBulkAbsent, "test_bulk_absent"},
     {Op::AddBulk, "add_bulk"},
+    {Op::AddBulkCounted, "add_bulk_counted"},
     {Op::AddBulkLockfree, "add_bulk_lockfree"},
     {Op::TestSinglePresent, "test_single_present"},
     {Op::TestSingleAbsent, "test_single_absent"},
@@ -186,7 +190,8 @@ class Peer {
   virtual bool has(Op) const { return true; }
   // Bulk test of n keys from w: answers to res, returns the count of 1s.
   virtual uint64_t test_bulk(const uint64_t* w, size_t n, uint8_t* res) = 0;
-  virtual void add_bulk(const uint64_t* w, size_t n) = 0;
+  // count: report how many keys were new (abloom's `added`; Boost has no such count).
+  virtual void add_bulk(const uint64_t* w, size_t n, bool count) = 0;
   // Single-key tests of n keys from w, one call each: returns the count of 1s.
   virtual uint64_t test_single(const uint64_t* w, size_t n) = 0;
   virtual void prepare_full() = 0;
@@ -261,10 +266,11 @@ class AbloomPeer final : public Peer {
       die("abloom_test_packed", rc);
     return found;
   }
-  void add_bulk(const uint64_t* w, size_t n) override {
+  void add_bulk(const uint64_t* w, size_t n, bool count) override {
     use_isa(isa_);
     uint64_t added = 0;
-    if (int rc = abloom_add_packed(add_->f, w, kKeyLen * n, batch_offsets().data(), n, &added);
+    if (int rc = abloom_add_packed(add_->f, w, kKeyLen * n, batch_offsets().data(), n,
+                                   count ? &added : nullptr);
         rc != ABLOOM_OK)
       die("abloom_add_packed", rc);
     benchmark::DoNotOptimize(added);
@@ -330,7 +336,8 @@ template <class F>
 class BoostPeer final : public Peer {
  public:
   BoostPeer(const char* name, uint64_t n) : name_(name), n_(n) {}
-  bool has(Op op) const override { return op != Op::AddBulkLockfree; }  // no concurrent adds
+  // No concurrent adds, and no count of new keys.
+  bool has(Op op) const override { return op != Op::AddBulkLockfree && op != Op::AddBulkCounted; }
   uint64_t test_bulk(const uint64_t* w, size_t n, uint8_t* res) override {
     // The answers are stored as bool: a store through uint8_t* may alias the counters (char
     // aliases everything), which then go through memory, a handicap abloom's loop has not.
@@ -342,7 +349,7 @@ class BoostPeer final : public Peer {
     });
     return found;
   }
-  void add_bulk(const uint64_t* w, size_t n) override {
+  void add_bulk(const uint64_t* w, size_t n, bool) override {
     add_->insert(Key16It(w), Key16It(w + 2 * n));
   }
   uint64_t test_single(const uint64_t* w, size_t n) override {
@@ -427,8 +434,11 @@ uint64_t run_batch(Peer& p, Op op, const uint64_t* w, size_t n, uint8_t* res) {
     case Op::TestBulkAbsent:
       return p.test_bulk(w, n, res);
     case Op::AddBulk:
+      p.add_bulk(w, n, false);
+      return 0;
+    case Op::AddBulkCounted:
     case Op::AddBulkLockfree:
-      p.add_bulk(w, n);
+      p.add_bulk(w, n, true);
       return 0;
     case Op::TestSinglePresent:
     case Op::TestSingleAbsent:
@@ -437,12 +447,14 @@ uint64_t run_batch(Peer& p, Op op, const uint64_t* w, size_t n, uint8_t* res) {
   return 0;
 }
 
-bool is_add(Op op) { return op == Op::AddBulk || op == Op::AddBulkLockfree; }
+bool is_add(Op op) {
+  return op == Op::AddBulk || op == Op::AddBulkCounted || op == Op::AddBulkLockfree;
+}
 bool is_present(Op op) { return op == Op::TestBulkPresent || op == Op::TestSinglePresent; }
 
 void prepare(Peer& p, Op op) {
   if (is_add(op))
-    p.prepare_add(op == Op::AddBulk);
+    p.prepare_add(op != Op::AddBulkLockfree);
   else
     p.prepare_full();
 }
@@ -666,7 +678,9 @@ int main(int argc, char** argv) {
   for (uint64_t n : sizes)
     for (const auto& [op, opname] : kOps)
       for (const char* impl : kImpls) {
-        if (std::string(impl).rfind("abloom", 0) != 0 && op == Op::AddBulkLockfree) continue;
+        if (std::string(impl).rfind("abloom", 0) != 0 &&
+            (op == Op::AddBulkLockfree || op == Op::AddBulkCounted))
+          continue;
         const std::string name = TableReporter::name(opname, impl, n);
         benchmark::RegisterBenchmark(name.c_str(), [impl = std::string(impl), op = op,
                                                     n](benchmark::State& st) {

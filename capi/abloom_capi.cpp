@@ -288,9 +288,14 @@ int load_into(abloom_filter** out, Load load) noexcept {
 }
 
 // The bulk calls, on whichever filter the handle holds: `keys` a KeySource or an array of hashes.
+// A caller that passes no `added` does not need the count, and a fixed filter's exclusive writer
+// then skips it (NewKeys); a growing filter counts always (its stages fill by it).
 template <class Keys>
-uint64_t add_many_of(abloom_filter* filter, const Keys& keys, size_t n) noexcept {
-  return filter->chain ? filter->chain->add_many(keys, n) : filter->impl->add_many(keys, n);
+uint64_t add_many_of(abloom_filter* filter, const Keys& keys, size_t n,
+                     const uint64_t* added) noexcept {
+  if (filter->chain) return filter->chain->add_many(keys, n);
+  return filter->impl->add_many(keys, n,
+                                added ? abloom::NewKeys::counted : abloom::NewKeys::uncounted);
 }
 template <class Keys>
 uint64_t test_many_of(const abloom_filter* filter, const Keys& keys, size_t n,
@@ -614,7 +619,7 @@ int abloom_add_many(abloom_filter* filter, const void* const* keys, const size_t
   if (filter == nullptr) return ABLOOM_ERR_NULL;
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
   if (int rc = check_key_arrays(keys, lens, n); rc != ABLOOM_OK) return rc;
-  set_out(added, add_many_of(filter, abloom::KeySource::of_arrays(keys, lens), n));
+  set_out(added, add_many_of(filter, abloom::KeySource::of_arrays(keys, lens), n, added));
   return ABLOOM_OK;
 }
 
@@ -642,7 +647,7 @@ int abloom_add_packed(abloom_filter* filter, const void* buf, size_t buf_len,
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
   abloom::KeySource keys;
   if (int rc = check_packed(buf, buf_len, offsets, n, &keys); rc != ABLOOM_OK) return rc;
-  set_out(added, add_many_of(filter, keys, n));
+  set_out(added, add_many_of(filter, keys, n, added));
   return ABLOOM_OK;
 }
 
@@ -669,7 +674,7 @@ int abloom_test_and_add_packed(abloom_filter* filter, const void* buf, size_t bu
 int abloom_add_hashes(abloom_filter* filter, const uint64_t* hashes, size_t n, uint64_t* added) {
   if (filter == nullptr || (n > 0 && hashes == nullptr)) return ABLOOM_ERR_NULL;
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
-  set_out(added, add_many_of(filter, hashes, n));
+  set_out(added, add_many_of(filter, hashes, n, added));
   return ABLOOM_OK;
 }
 

@@ -322,11 +322,18 @@ void ExpectEntriesMatchReference(const BlockedKernels& kernel, const MiniFilter&
     ASSERT_EQ(have, want_test) << what << " test_many, form " << int(src.form);
     for (WriterMode mode : {WriterMode::shared, WriterMode::exclusive}) {
       MiniFilter got = start;
-      ASSERT_EQ(kernel.add_many(got.view, src, n, mode), want_added)
+      ASSERT_EQ(kernel.add_many(got.view, src, n, mode, NewKeys::counted), want_added)
           << what << " add_many, form " << int(src.form) << " mode " << int(mode);
       ASSERT_TRUE(got.same_bits(ref))
           << what << " add_many bits, form " << int(src.form) << " mode " << int(mode);
     }
+    // Uncounted: the same bits (the exclusive writer's own loop; the shared writer counts).
+    MiniFilter uncounted = start;
+    const uint64_t said =
+        kernel.add_many(uncounted.view, src, n, WriterMode::exclusive, NewKeys::uncounted);
+    ASSERT_TRUE(said == 0 || said == want_added) << what << " uncounted add_many said " << said;
+    ASSERT_TRUE(uncounted.same_bits(ref))
+        << what << " uncounted add_many bits, form " << int(src.form);
   }
 }
 
@@ -535,8 +542,8 @@ TEST(Isa, FirstUseEntriesChooseAndForward) {
   for (WriterMode mode : {WriterMode::shared, WriterMode::exclusive}) {
     MiniFilter got = start, ref = start;
     fresh();
-    EXPECT_EQ(blocked_kernels().add_many(got.view, src, keys.size(), mode),
-              best.add_many(ref.view, src, keys.size(), mode));
+    EXPECT_EQ(blocked_kernels().add_many(got.view, src, keys.size(), mode, NewKeys::counted),
+              best.add_many(ref.view, src, keys.size(), mode, NewKeys::counted));
     EXPECT_TRUE(chosen());
     EXPECT_TRUE(got.same_bits(ref));
     EXPECT_FALSE(got.same_bits(start)) << "40 keys into 6 blocks set some bit";

@@ -78,9 +78,10 @@ void Filter::classic_loop(const KeySource& keys, size_t n, Fn fn) const noexcept
   });
 }
 
-uint64_t Filter::add_serial(const KeySource& keys, size_t n, WriterMode mode) noexcept {
+uint64_t Filter::add_serial(const KeySource& keys, size_t n, WriterMode mode,
+                            NewKeys count) noexcept {
   if (shape_.kind == Kind::blocked)
-    return blocked_kernels(shape_.layout).add_many(view_, keys, n, mode);
+    return blocked_kernels(shape_.layout).add_many(view_, keys, n, mode, count);
   uint64_t added = 0;
   classic_loop(keys, n, [&](size_t, uint64_t h) {
     const bool present =
@@ -102,16 +103,16 @@ uint64_t Filter::test_serial(const KeySource& keys, size_t n, uint8_t* results) 
   return found;
 }
 
-uint64_t Filter::add_many(const KeySource& keys, size_t n) noexcept {
+uint64_t Filter::add_many(const KeySource& keys, size_t n, NewKeys count) noexcept {
   const uint32_t threads = this->threads();
-  if (threads <= 1 || n < kParallelMin) return add_serial(keys, n, writer_);
+  if (threads <= 1 || n < kParallelMin) return add_serial(keys, n, writer_, count);
 
   std::vector<uint64_t> hashes, added_by;
   try {
     hashes.resize(std::min(n, kParallelChunk));
     added_by.resize(threads);
   } catch (const std::bad_alloc&) {
-    return add_serial(keys, n, writer_);  // no room for the hashes: still correct, just serial
+    return add_serial(keys, n, writer_, count);  // no room for the hashes: correct, just serial
   }
   // Thread t owns units [part_begin(units, parts, t), part_begin(units, parts, t + 1)) in filter
   // order: blocks (shard by shard) for the blocked kind, shards for the classic kind.
@@ -142,17 +143,17 @@ uint64_t Filter::add_many(const KeySource& keys, size_t n) noexcept {
       if (lo == hi) return;
       constexpr size_t kLocal = 4096;
       uint64_t local[kLocal];
-      size_t count = 0;
+      size_t held = 0;
       auto flush = [&] {
-        added_by[t] += add_serial(KeySource::of_hashes(local), count, writer_);
-        count = 0;
+        added_by[t] += add_serial(KeySource::of_hashes(local), held, writer_, count);
+        held = 0;
       };
       for (size_t i = 0; i < m; ++i) {
         // Branch-free compaction: which thread owns a key is a coin flip the predictor can't
         // learn, so always write and advance the cursor only for our own keys.
-        local[count] = hashes[i];
-        count += unit_of(hashes[i]) - lo < hi - lo ? 1 : 0;
-        if (count == kLocal) flush();
+        local[held] = hashes[i];
+        held += unit_of(hashes[i]) - lo < hi - lo ? 1 : 0;
+        if (held == kLocal) flush();
       }
       flush();
     });

@@ -138,11 +138,11 @@ class Filter {
   bool test_and_add_hash(uint64_t h) noexcept { return add_hash_impl(h); }
 
   // Bulk: hash keys and prefetch their blocks ahead of probing. Return the number of new keys /
-  // found.
-  uint64_t add_many(const KeySource& keys, size_t n) noexcept;
+  // found; add_many with NewKeys::uncounted may return 0 instead (kernel_table.hpp).
+  uint64_t add_many(const KeySource& keys, size_t n, NewKeys count = NewKeys::counted) noexcept;
   uint64_t test_many(const KeySource& keys, size_t n, uint8_t* results) const noexcept;
-  uint64_t add_many(const uint64_t* hashes, size_t n) noexcept {
-    return add_many(KeySource::of_hashes(hashes), n);
+  uint64_t add_many(const uint64_t* hashes, size_t n, NewKeys count = NewKeys::counted) noexcept {
+    return add_many(KeySource::of_hashes(hashes), n, count);
   }
   uint64_t test_many(const uint64_t* hashes, size_t n, uint8_t* results) const noexcept {
     return test_many(KeySource::of_hashes(hashes), n, results);
@@ -202,7 +202,7 @@ class Filter {
   template <class Fn>
   void classic_loop(const KeySource& keys, size_t n, Fn fn) const noexcept;
   // One thread's share of a bulk call (bulk.cpp): n keys from `keys`, on the calling thread.
-  uint64_t add_serial(const KeySource& keys, size_t n, WriterMode mode) noexcept;
+  uint64_t add_serial(const KeySource& keys, size_t n, WriterMode mode, NewKeys count) noexcept;
   uint64_t test_serial(const KeySource& keys, size_t n, uint8_t* results) const noexcept;
   template <class Fn>
   void for_each_word_pair(const Filter& other, Fn fn) const noexcept;

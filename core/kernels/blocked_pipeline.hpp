@@ -171,13 +171,14 @@ inline uint64_t count_found(const uint8_t* results, size_t n) noexcept {
   return found;
 }
 
-template <class Probe, class Writer, bool kNarrow>
+template <class Probe, class Writer, bool kNarrow, NewKeys kCount>
 struct AddStep {
   uint32_t k;
   uint64_t added = 0;
   ABLOOM_KERNEL_FN __attribute__((always_inline)) void operator()(size_t, uint64_t* b,
                                                                   uint64_t h) noexcept {
-    added += Probe::template add<Writer, Arrival::prefetched, kNarrow>(b, h, k) ? 0 : 1;
+    const bool old = Probe::template add<Writer, Arrival::prefetched, kNarrow>(b, h, k);
+    if constexpr (kCount == NewKeys::counted) added += old ? 0 : 1;
   }
 };
 
@@ -204,12 +205,13 @@ ABLOOM_KERNEL_FN uint64_t bulk_test(const BlockedView& v, HashAt hash_at, size_t
   return count_found(results, n);
 }
 
-template <class Probe, class Writer, class HashAt>
+template <class Probe, class Writer, NewKeys kCount, class HashAt>
 ABLOOM_KERNEL_FN uint64_t bulk_add(const BlockedView& v, HashAt hash_at, size_t n) noexcept {
   if (v.k <= kNarrowMaxK) {
-    return prefetched_loop_over<true>(v, hash_at, n, AddStep<Probe, Writer, true>{v.k}).added;
+    return prefetched_loop_over<true>(v, hash_at, n, AddStep<Probe, Writer, true, kCount>{v.k})
+        .added;
   }
-  return prefetched_loop<true>(v, hash_at, n, AddStep<Probe, Writer, false>{v.k}).added;
+  return prefetched_loop<true>(v, hash_at, n, AddStep<Probe, Writer, false, kCount>{v.k}).added;
 }
 
 template <class Probe>
@@ -219,12 +221,19 @@ ABLOOM_KERNEL_FN uint64_t pipeline_test_many(const BlockedView& v, const KeySour
       keys, v.seed, [&](auto hash_at) { return bulk_test<Probe>(v, hash_at, n, results); });
 }
 
+// Three loops per key form: the shared writer's, and the exclusive writer's counted and
+// uncounted (NewKeys).
 template <class Probe>
 ABLOOM_KERNEL_FN uint64_t pipeline_add_many(const BlockedView& v, const KeySource& keys, size_t n,
-                                            WriterMode mode) noexcept {
+                                            WriterMode mode, NewKeys count) noexcept {
   return for_each_form<FixedLengths::specialised>(keys, v.seed, [&](auto hash_at) {
-    if (mode == WriterMode::exclusive) return bulk_add<Probe, ExclusiveWriter>(v, hash_at, n);
-    return bulk_add<Probe, SharedWriter>(v, hash_at, n);
+    if (mode == WriterMode::shared) {
+      return bulk_add<Probe, SharedWriter, NewKeys::counted>(v, hash_at, n);
+    }
+    if (count == NewKeys::uncounted) {
+      return bulk_add<Probe, ExclusiveWriter, NewKeys::uncounted>(v, hash_at, n);
+    }
+    return bulk_add<Probe, ExclusiveWriter, NewKeys::counted>(v, hash_at, n);
   });
 }
 

@@ -129,8 +129,9 @@ constexpr BlockedKernels first_use_table(Layout layout) noexcept {
       [](const BlockedView& v, const KeySource& keys, size_t n, uint8_t* results) noexcept {
         return init_kernels()[kLayout].test_many(v, keys, n, results);
       },
-      [](const BlockedView& v, const KeySource& keys, size_t n, WriterMode mode) noexcept {
-        return init_kernels()[kLayout].add_many(v, keys, n, mode);
+      [](const BlockedView& v, const KeySource& keys, size_t n, WriterMode mode,
+         NewKeys count) noexcept {
+        return init_kernels()[kLayout].add_many(v, keys, n, mode, count);
       },
       [](const uint64_t* words, uint64_t blocks, uint16_t* out) noexcept {
         init_kernels()[kLayout].block_bits(words, blocks, out);

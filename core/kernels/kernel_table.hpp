@@ -23,6 +23,13 @@
 
 namespace abloom {
 
+// Whether a bulk add reports how many of its keys were new. The C API's add calls ask only when
+// their `added` is not NULL: uncounted, an exclusive writer's loop drops the per-key test of what
+// the key found and the register its count held (bench/RESULTS.md, "In cache against
+// Boost.Bloom"). The shared writer's loop counts either way: its atomic ORs already need the
+// bits it found.
+enum class NewKeys { counted, uncounted };
+
 struct BlockedKernels {
   Isa isa;
   const char* name;  // the instruction set, and the variant where a set has two ("avx512-packed")
@@ -39,11 +46,12 @@ struct BlockedKernels {
   int (*add_key)(const BlockedView& view, const void* key, size_t len) noexcept;
   int (*add_key_exclusive)(const BlockedView& view, const void* key, size_t len) noexcept;
   // Bulk: n keys, blocks prefetched ahead. test_many writes results[i] = 0/1 and returns how many
-  // tested 1; add_many returns how many keys had a bit that was not set before.
+  // tested 1; add_many returns how many keys had a bit that was not set before (NewKeys::counted,
+  // or the shared writer), or 0 (an exclusive writer's NewKeys::uncounted).
   uint64_t (*test_many)(const BlockedView& view, const KeySource& keys, size_t n,
                         uint8_t* results) noexcept;
-  uint64_t (*add_many)(const BlockedView& view, const KeySource& keys, size_t n,
-                       WriterMode mode) noexcept;
+  uint64_t (*add_many)(const BlockedView& view, const KeySource& keys, size_t n, WriterMode mode,
+                       NewKeys count) noexcept;
   // Set bits, for the estimates and the file's inserted-key estimate, which read every word of a
   // filter (either kind): block_bits writes the set bits of each 64-byte block of
   // words[0 .. blocks * kBlockWords) to out[b] (0..512); half_word_bits those of each 32-bit half

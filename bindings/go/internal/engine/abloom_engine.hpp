@@ -279,11 +279,11 @@ class Filter {
   bool test_and_add_hash(uint64_t h) noexcept { return add_hash_impl(h); }
 
   // Bulk: hash keys and prefetch their blocks ahead of probing. Return the number of new keys /
-  // found.
-  uint64_t add_many(const KeySource& keys, size_t n) noexcept;
+  // found; add_many with NewKeys::uncounted may return 0 instead (kernel_table.hpp).
+  uint64_t add_many(const KeySource& keys, size_t n, NewKeys count = NewKeys::counted) noexcept;
   uint64_t test_many(const KeySource& keys, size_t n, uint8_t* results) const noexcept;
-  uint64_t add_many(const uint64_t* hashes, size_t n) noexcept {
-    return add_many(KeySource::of_hashes(hashes), n);
+  uint64_t add_many(const uint64_t* hashes, size_t n, NewKeys count = NewKeys::counted) noexcept {
+    return add_many(KeySource::of_hashes(hashes), n, count);
   }
   uint64_t test_many(const uint64_t* hashes, size_t n, uint8_t* results) const noexcept {
     return test_many(KeySource::of_hashes(hashes), n, results);
@@ -343,7 +343,7 @@ class Filter {
   template <class Fn>
   void classic_loop(const KeySource& keys, size_t n, Fn fn) const noexcept;
   // One thread's share of a bulk call (bulk.cpp): n keys from `keys`, on the calling thread.
-  uint64_t add_serial(const KeySource& keys, size_t n, WriterMode mode) noexcept;
+  uint64_t add_serial(const KeySource& keys, size_t n, WriterMode mode, NewKeys count) noexcept;
   uint64_t test_serial(const KeySource& keys, size_t n, uint8_t* results) const noexcept;
   template <class Fn>
   void for_each_word_pair(const Filter& other, Fn fn) const noexcept;
@@ -1073,13 +1073,14 @@ inline uint64_t count_found(const uint8_t* results, size_t n) noexcept {
   return found;
 }
 
-template <class Probe, class Writer, bool kNarrow>
+template <class Probe, class Writer, bool kNarrow, NewKeys kCount>
 struct AddStep {
   uint32_t k;
   uint64_t added = 0;
   ABLOOM_KERNEL_FN __attribute__((always_inline)) void operator()(size_t, uint64_t* b,
                                                                   uint64_t h) noexcept {
-    added += Probe::template add<Writer, Arrival::prefetched, kNarrow>(b, h, k) ? 0 : 1;
+    const bool old = Probe::template add<Writer, Arrival::prefetched, kNarrow>(b, h, k);
+    if constexpr (kCount == NewKeys::counted) added += old ? 0 : 1;
   }
 };
 
@@ -1106,12 +1107,13 @@ ABLOOM_KERNEL_FN uint64_t bulk_test(const BlockedView& v, HashAt hash_at, size_t
   return count_found(results, n);
 }
 
-template <class Probe, class Writer, class HashAt>
+template <class Probe, class Writer, NewKeys kCount, class HashAt>
 ABLOOM_KERNEL_FN uint64_t bulk_add(const BlockedView& v, HashAt hash_at, size_t n) noexcept {
   if (v.k <= kNarrowMaxK) {
-    return prefetched_loop_over<true>(v, hash_at, n, AddStep<Probe, Writer, true>{v.k}).added;
+    return prefetched_loop_over<true>(v, hash_at, n, AddStep<Probe, Writer, true, kCount>{v.k})
+        .added;
   }
-  return prefetched_loop<true>(v, hash_at, n, AddStep<Probe, Writer, false>{v.k}).added;
+  return prefetched_loop<true>(v, hash_at, n, AddStep<Probe, Writer, false, kCount>{v.k}).added;
 }
 
 template <class Probe>
@@ -1121,12 +1123,19 @@ ABLOOM_KERNEL_FN uint64_t pipeline_test_many(const BlockedView& v, const KeySour
       keys, v.seed, [&](auto hash_at) { return bulk_test<Probe>(v, hash_at, n, results); });
 }
 
+// Three loops per key form: the shared writer's, and the exclusive writer's counted and
+// uncounted (NewKeys).
 template <class Probe>
 ABLOOM_KERNEL_FN uint64_t pipeline_add_many(const BlockedView& v, const KeySource& keys, size_t n,
-                                            WriterMode mode) noexcept {
+                                            WriterMode mode, NewKeys count) noexcept {
   return for_each_form<FixedLengths::specialised>(keys, v.seed, [&](auto hash_at) {
-    if (mode == WriterMode::exclusive) return bulk_add<Probe, ExclusiveWriter>(v, hash_at, n);
-    return bulk_add<Probe, SharedWriter>(v, hash_at, n);
+    if (mode == WriterMode::shared) {
+      return bulk_add<Probe, SharedWriter, NewKeys::counted>(v, hash_at, n);
+    }
+    if (count == NewKeys::uncounted) {
+      return bulk_add<Probe, ExclusiveWriter, NewKeys::uncounted>(v, hash_at, n);
+    }
+    return bulk_add<Probe, ExclusiveWriter, NewKeys::counted>(v, hash_at, n);
   });
 }
 
@@ -1366,6 +1375,13 @@ bool isa_parse(const char* text, Isa best, Isa* out) noexcept;
 
 namespace abloom {
 
+// Whether a bulk add reports how many of its keys were new. The C API's add calls ask only when
+// their `added` is not NULL: uncounted, an exclusive writer's loop drops the per-key test of what
+// the key found and the register its count held (bench/RESULTS.md, "In cache against
+// Boost.Bloom"). The shared writer's loop counts either way: its atomic ORs already need the
+// bits it found.
+enum class NewKeys { counted, uncounted };
+
 struct BlockedKernels {
   Isa isa;
   const char* name;  // the instruction set, and the variant where a set has two ("avx512-packed")
@@ -1382,11 +1398,12 @@ struct BlockedKernels {
   int (*add_key)(const BlockedView& view, const void* key, size_t len) noexcept;
   int (*add_key_exclusive)(const BlockedView& view, const void* key, size_t len) noexcept;
   // Bulk: n keys, blocks prefetched ahead. test_many writes results[i] = 0/1 and returns how many
-  // tested 1; add_many returns how many keys had a bit that was not set before.
+  // tested 1; add_many returns how many keys had a bit that was not set before (NewKeys::counted,
+  // or the shared writer), or 0 (an exclusive writer's NewKeys::uncounted).
   uint64_t (*test_many)(const BlockedView& view, const KeySource& keys, size_t n,
                         uint8_t* results) noexcept;
-  uint64_t (*add_many)(const BlockedView& view, const KeySource& keys, size_t n,
-                       WriterMode mode) noexcept;
+  uint64_t (*add_many)(const BlockedView& view, const KeySource& keys, size_t n, WriterMode mode,
+                       NewKeys count) noexcept;
   // Set bits, for the estimates and the file's inserted-key estimate, which read every word of a
   // filter (either kind): block_bits writes the set bits of each 64-byte block of
   // words[0 .. blocks * kBlockWords) to out[b] (0..512); half_word_bits those of each 32-bit half
@@ -2995,9 +3012,10 @@ void Filter::classic_loop(const KeySource& keys, size_t n, Fn fn) const noexcept
   });
 }
 
-uint64_t Filter::add_serial(const KeySource& keys, size_t n, WriterMode mode) noexcept {
+uint64_t Filter::add_serial(const KeySource& keys, size_t n, WriterMode mode,
+                            NewKeys count) noexcept {
   if (shape_.kind == Kind::blocked)
-    return blocked_kernels(shape_.layout).add_many(view_, keys, n, mode);
+    return blocked_kernels(shape_.layout).add_many(view_, keys, n, mode, count);
   uint64_t added = 0;
   classic_loop(keys, n, [&](size_t, uint64_t h) {
     const bool present =
@@ -3019,16 +3037,16 @@ uint64_t Filter::test_serial(const KeySource& keys, size_t n, uint8_t* results) 
   return found;
 }
 
-uint64_t Filter::add_many(const KeySource& keys, size_t n) noexcept {
+uint64_t Filter::add_many(const KeySource& keys, size_t n, NewKeys count) noexcept {
   const uint32_t threads = this->threads();
-  if (threads <= 1 || n < kParallelMin) return add_serial(keys, n, writer_);
+  if (threads <= 1 || n < kParallelMin) return add_serial(keys, n, writer_, count);
 
   std::vector<uint64_t> hashes, added_by;
   try {
     hashes.resize(std::min(n, kParallelChunk));
     added_by.resize(threads);
   } catch (const std::bad_alloc&) {
-    return add_serial(keys, n, writer_);  // no room for the hashes: still correct, just serial
+    return add_serial(keys, n, writer_, count);  // no room for the hashes: correct, just serial
   }
   // Thread t owns units [part_begin(units, parts, t), part_begin(units, parts, t + 1)) in filter
   // order: blocks (shard by shard) for the blocked kind, shards for the classic kind.
@@ -3059,17 +3077,17 @@ uint64_t Filter::add_many(const KeySource& keys, size_t n) noexcept {
       if (lo == hi) return;
       constexpr size_t kLocal = 4096;
       uint64_t local[kLocal];
-      size_t count = 0;
+      size_t held = 0;
       auto flush = [&] {
-        added_by[t] += add_serial(KeySource::of_hashes(local), count, writer_);
-        count = 0;
+        added_by[t] += add_serial(KeySource::of_hashes(local), held, writer_, count);
+        held = 0;
       };
       for (size_t i = 0; i < m; ++i) {
         // Branch-free compaction: which thread owns a key is a coin flip the predictor can't
         // learn, so always write and advance the cursor only for our own keys.
-        local[count] = hashes[i];
-        count += unit_of(hashes[i]) - lo < hi - lo ? 1 : 0;
-        if (count == kLocal) flush();
+        local[held] = hashes[i];
+        held += unit_of(hashes[i]) - lo < hi - lo ? 1 : 0;
+        if (held == kLocal) flush();
       }
       flush();
     });
@@ -5052,8 +5070,9 @@ constexpr BlockedKernels first_use_table(Layout layout) noexcept {
       [](const BlockedView& v, const KeySource& keys, size_t n, uint8_t* results) noexcept {
         return init_kernels()[kLayout].test_many(v, keys, n, results);
       },
-      [](const BlockedView& v, const KeySource& keys, size_t n, WriterMode mode) noexcept {
-        return init_kernels()[kLayout].add_many(v, keys, n, mode);
+      [](const BlockedView& v, const KeySource& keys, size_t n, WriterMode mode,
+         NewKeys count) noexcept {
+        return init_kernels()[kLayout].add_many(v, keys, n, mode, count);
       },
       [](const uint64_t* words, uint64_t blocks, uint16_t* out) noexcept {
         init_kernels()[kLayout].block_bits(words, blocks, out);
@@ -8003,9 +8022,14 @@ int load_into(abloom_filter** out, Load load) noexcept {
 }
 
 // The bulk calls, on whichever filter the handle holds: `keys` a KeySource or an array of hashes.
+// A caller that passes no `added` does not need the count, and a fixed filter's exclusive writer
+// then skips it (NewKeys); a growing filter counts always (its stages fill by it).
 template <class Keys>
-uint64_t add_many_of(abloom_filter* filter, const Keys& keys, size_t n) noexcept {
-  return filter->chain ? filter->chain->add_many(keys, n) : filter->impl->add_many(keys, n);
+uint64_t add_many_of(abloom_filter* filter, const Keys& keys, size_t n,
+                     const uint64_t* added) noexcept {
+  if (filter->chain) return filter->chain->add_many(keys, n);
+  return filter->impl->add_many(keys, n,
+                                added ? abloom::NewKeys::counted : abloom::NewKeys::uncounted);
 }
 template <class Keys>
 uint64_t test_many_of(const abloom_filter* filter, const Keys& keys, size_t n,
@@ -8329,7 +8353,7 @@ int abloom_add_many(abloom_filter* filter, const void* const* keys, const size_t
   if (filter == nullptr) return ABLOOM_ERR_NULL;
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
   if (int rc = check_key_arrays(keys, lens, n); rc != ABLOOM_OK) return rc;
-  set_out(added, add_many_of(filter, abloom::KeySource::of_arrays(keys, lens), n));
+  set_out(added, add_many_of(filter, abloom::KeySource::of_arrays(keys, lens), n, added));
   return ABLOOM_OK;
 }
 
@@ -8357,7 +8381,7 @@ int abloom_add_packed(abloom_filter* filter, const void* buf, size_t buf_len,
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
   abloom::KeySource keys;
   if (int rc = check_packed(buf, buf_len, offsets, n, &keys); rc != ABLOOM_OK) return rc;
-  set_out(added, add_many_of(filter, keys, n));
+  set_out(added, add_many_of(filter, keys, n, added));
   return ABLOOM_OK;
 }
 
@@ -8384,7 +8408,7 @@ int abloom_test_and_add_packed(abloom_filter* filter, const void* buf, size_t bu
 int abloom_add_hashes(abloom_filter* filter, const uint64_t* hashes, size_t n, uint64_t* added) {
   if (filter == nullptr || (n > 0 && hashes == nullptr)) return ABLOOM_ERR_NULL;
   if (read_only(filter)) return ABLOOM_ERR_READONLY;
-  set_out(added, add_many_of(filter, hashes, n));
+  set_out(added, add_many_of(filter, hashes, n, added));
   return ABLOOM_OK;
 }
 
