@@ -402,7 +402,9 @@ ABLOOM_API int abloom_test_and_add_hash(abloom_filter *filter, uint64_t hash);
  * precomputed hashes. The add calls write the number of keys that were new (see test_and_add)
  * to *added when added is not NULL: the keys that found one of their bits clear when added in
  * batch order, so a repeated key counts once, and a new key whose bits were all set by keys
- * added before it (a false positive) does not count. The count is exact and the same with any
+ * added before it (a false positive) does not count. Pass NULL when the count is not needed: an
+ * ABLOOM_WRITER_EXCLUSIVE filter then adds without looking at what each key found, which is
+ * faster in cache. The count is exact and the same with any
  * thread count (abloom_options.threads, abloom_set_threads): threads split a batch by the part
  * of the filter each key lands in, and keep the batch order within each part (adds from other
  * calls running at the same time may of course change it). The test calls write 1 (may be
