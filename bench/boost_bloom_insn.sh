@@ -16,13 +16,15 @@ out=${2:-/tmp/boost_bloom_insn}
 n=${3:-524288}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
-impls=(abloom fmb32_s1 fmb32x8_s0 fmb64_s0)
-ops=(test_bulk_present test_bulk_absent add_bulk add_bulk_lockfree test_single_present test_single_absent)
+# IMPLS (environment) narrows the filters, e.g. IMPLS=abloom after a change to abloom alone.
+read -r -a impls <<<"${IMPLS:-abloom fmb32_s1 fmb32x8_s0 fmb64_s0}"
+ops=(test_bulk_present test_bulk_absent add_bulk add_bulk_counted add_bulk_lockfree test_single_present
+  test_single_absent)
 echo "| op | filter | Ir/key | Bc/key | mispredicts/key |"
 echo "|---|---|---|---|---|"
 for op in "${ops[@]}"; do
   for impl in "${impls[@]}"; do
-    [[ $op == add_bulk_lockfree && $impl != abloom ]] && continue
+    [[ $op == add_bulk_lockfree || $op == add_bulk_counted ]] && [[ $impl != abloom ]] && continue
     for count in 0 "$n"; do
       valgrind --tool=cachegrind --branch-sim=yes --cache-sim=no \
         --cachegrind-out-file="$out/cachegrind.out.$impl.$op.$count" \
