@@ -817,8 +817,12 @@ ABLOOM_AVX512_FN inline __m512i avx512_split_mask(uint64_t h, uint32_t k) noexce
   if constexpr (kWindowLoad) {
     return _mm512_and_si512(_mm512_loadu_si512(split_window(s, k)), bits);
   } else {
+    // The k lanes from s on, wrapping: need rotated left by s as 16 bits, which is bits 16-31
+    // of (need, need) shifted left by s (two instructions; the rotate's two shifts and an OR
+    // took five).
     const uint32_t need = (uint32_t{1} << k) - 1;  // k <= 16
-    const auto words = static_cast<uint16_t>((need << s) | (need >> (kSplitWords - s)));
+    static_assert(kSplitWords == 16);
+    const auto words = static_cast<uint16_t>(((need | need << 16) << s) >> 16);
     return _mm512_maskz_mov_epi32(words, bits);
   }
 }
@@ -4138,21 +4142,26 @@ ABLOOM_AVX2 __attribute__((always_inline)) inline bool test_avx2(const uint64_t*
   return blocked_test_distinct(block, h, k);
 }
 
-// An exclusive writer's store of one 32-byte half of the block: `value` (the half ORed with the
-// key's new bits) to `half`, or to a scratch half when nothing in it changes (a branch-free select
-// of the address, as in or_words_redirected). Two stores per key, where a word-by-word write takes
-// a store per touched word; with the block not yet in cache each of those holds the store queue (on
-// the AVX-512 kernel, one masked store made exclusive adds much faster: bench/JOURNAL.md, "Suite
-// before and after"). The store is inline asm, a hardware store rather than a C++ data race with
+// An exclusive writer's store of the block: `lo` and `hi` (its halves ORed with the key's bits)
+// written back when the key changed it, and to a scratch block otherwise (a branch-free select
+// of the address, as in or_words_redirected), so that adds of keys already present leave their
+// lines clean. Both halves are written when either changes: they share one cache line, which one
+// store dirties as much as two. Two stores per key, where a word-by-word write takes a store per
+// touched word; with the block not yet in cache each of those holds the store queue (on the
+// AVX-512 kernel, one masked store made exclusive adds much faster: bench/JOURNAL.md, "Suite
+// before and after"). The stores are inline asm, hardware stores rather than a C++ data race with
 // concurrent readers (allowed alongside an exclusive writer), and each aligned 8-byte word is
 // written whole.
-ABLOOM_AVX2 inline void store_half_if_changed(uint64_t* half, __m256i value, __m256i new_bits,
-                                              __m256i* scratch) noexcept {
-  const uintptr_t keep =
-      uintptr_t{0} - static_cast<uintptr_t>(!_mm256_testz_si256(new_bits, new_bits));
+ABLOOM_AVX2 inline void store_block_if_changed(uint64_t* block, __m256i lo, __m256i hi,
+                                               bool changed) noexcept {
+  alignas(64) __m256i scratch[2];
+  const uintptr_t keep = uintptr_t{0} - static_cast<uintptr_t>(changed);
   const uintptr_t target =
-      (reinterpret_cast<uintptr_t>(half) & keep) | (reinterpret_cast<uintptr_t>(scratch) & ~keep);
-  asm volatile("vmovdqa %1, %0" : "=m"(*reinterpret_cast<__m256i*>(target)) : "x"(value));
+      (reinterpret_cast<uintptr_t>(block) & keep) | (reinterpret_cast<uintptr_t>(scratch) & ~keep);
+  auto* halves = reinterpret_cast<__m256i*>(target);
+  asm volatile("vmovdqa %2, %0\n\tvmovdqa %3, %1"
+               : "=m"(halves[0]), "=m"(halves[1])
+               : "x"(lo), "x"(hi));
 }
 
 // Inlined into the bulk loops (the compiler would otherwise call it per key: it is long).
@@ -4181,9 +4190,8 @@ ABLOOM_AVX2 __attribute__((always_inline)) inline bool add_avx2(uint64_t* block,
     }
     const __m256i lo = _mm256_load_si256(reinterpret_cast<const __m256i*>(words));
     const __m256i hi = _mm256_load_si256(reinterpret_cast<const __m256i*>(words + 4));
-    __m256i scratch;
-    store_half_if_changed(block, _mm256_or_si256(b.lo, lo), lo, &scratch);
-    store_half_if_changed(block + 4, _mm256_or_si256(b.hi, hi), hi, &scratch);
+    store_block_if_changed(block, _mm256_or_si256(b.lo, lo), _mm256_or_si256(b.hi, hi),
+                           missing != 0);
   } else {
     set_missing_bits<Writer, kArrival>(block, c, k, missing);
   }
@@ -4232,9 +4240,8 @@ struct Avx2SplitProbe {
     const bool present =
         (_mm256_testz_si256(miss_lo, miss_lo) & _mm256_testz_si256(miss_hi, miss_hi)) != 0;
     if constexpr (std::is_same_v<Writer, ExclusiveWriter>) {
-      __m256i scratch;
-      store_half_if_changed(block, _mm256_or_si256(b.lo, m.lo), miss_lo, &scratch);
-      store_half_if_changed(block + 4, _mm256_or_si256(b.hi, m.hi), miss_hi, &scratch);
+      store_block_if_changed(block, _mm256_or_si256(b.lo, m.lo), _mm256_or_si256(b.hi, m.hi),
+                             !present);
     } else {
       alignas(32) uint64_t words[8];
       _mm256_store_si256(reinterpret_cast<__m256i*>(words), miss_lo);
