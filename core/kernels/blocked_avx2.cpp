@@ -277,7 +277,7 @@ ABLOOM_AVX2 inline Block split_mask_avx2(uint64_t h, uint32_t k) noexcept {
 }
 
 struct Avx2SplitProbe {
-  template <bool, Answer kAnswer = Answer::branch>
+  template <bool, Answer kAnswer = Answer::branch, Window = Window::table>
   ABLOOM_AVX2 __attribute__((always_inline)) static bool test(const uint64_t* block, uint64_t h,
                                                               uint32_t k) noexcept {
     const Block m = split_mask_avx2(h, k);
@@ -311,7 +311,7 @@ struct Avx2SplitProbe {
 };
 
 struct Avx2Probe {
-  template <bool kNarrow, Answer = Answer::branch>
+  template <bool kNarrow, Answer = Answer::branch, Window = Window::table>
   ABLOOM_AVX2 __attribute__((always_inline)) static bool test(const uint64_t* block, uint64_t h,
                                                               uint32_t k) noexcept {
     return test_avx2<kNarrow>(block, h, k);

@@ -217,11 +217,13 @@ ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_add(uint64_t*
 
 // The key's mask: word w (lane w of the register) holds bit (h2 * C^(w+1)) >> 27 when w is one of
 // its k words: one multiply, one shift and one variable shift for the whole block, then the
-// window's lanes. Two ways to select them, each where it measured faster (100M keys; bench/
-// JOURNAL.md, "The window's lanes from a table"):
-//  - kWindowLoad (tests): the lanes from split_window, one load;
-//  - otherwise (adds): the window as a 16-bit rotate and a masked shift, with no load: a lock-free
-//    single add whose lanes came from the table was slower.
+// window's lanes. Two ways to select them, each where it measured faster (bench/JOURNAL.md,
+// "The window's lanes from a table" and "Closing the gap in cache, first steps"):
+//  - kWindowLoad (single-key tests, bulk tests over several shards: Window::table): the lanes
+//    from split_window, one load;
+//  - otherwise (adds, and bulk tests over one shard: Window::computed): the window as a 16-bit
+//    rotate and a masked shift, with no load: a lock-free single add whose lanes came from the
+//    table was slower.
 template <bool kWindowLoad>
 ABLOOM_AVX512_FN inline __m512i avx512_split_mask(uint64_t h, uint32_t k) noexcept {
   const uint32_t h2 = probe_seed(h);
@@ -243,12 +245,12 @@ ABLOOM_AVX512_FN inline __m512i avx512_split_mask(uint64_t h, uint32_t k) noexce
 }
 
 struct Avx512SplitProbe {
-  template <bool, Answer kAnswer = Answer::branch>
+  template <bool, Answer kAnswer = Answer::branch, Window kWindow = Window::table>
   ABLOOM_AVX512_FN __attribute__((always_inline)) static bool test(const uint64_t* block,
                                                                    uint64_t h,
                                                                    uint32_t k) noexcept {
-    const __m512i missing =
-        _mm512_andnot_si512(avx512_load_block(block), avx512_split_mask<true>(h, k));
+    const __m512i missing = _mm512_andnot_si512(avx512_load_block(block),
+                                                avx512_split_mask<kWindow == Window::table>(h, k));
     return present_unless<kAnswer>(_mm512_test_epi32_mask(missing, missing) != 0);
   }
   // As avx512_add, with no repeat check and no fallback: the k bits are distinct by construction.
@@ -261,7 +263,7 @@ struct Avx512SplitProbe {
 
 template <RepeatCheck kCheck>
 struct Avx512Probe {
-  template <bool kNarrow, Answer = Answer::branch>
+  template <bool kNarrow, Answer = Answer::branch, Window = Window::table>
   ABLOOM_AVX512_FN __attribute__((always_inline)) static bool test(const uint64_t* block,
                                                                    uint64_t h,
                                                                    uint32_t k) noexcept {

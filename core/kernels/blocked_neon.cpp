@@ -282,7 +282,7 @@ ABLOOM_NEON_INLINE bool add_neon(uint64_t* block, uint64_t h, uint32_t k) noexce
 }
 
 struct NeonProbe {
-  template <bool kNarrow, Answer = Answer::branch>
+  template <bool kNarrow, Answer = Answer::branch, Window = Window::table>
   ABLOOM_NEON_INLINE static bool test(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
     return test_neon<kNarrow>(block, h, k);
   }
@@ -309,7 +309,7 @@ ABLOOM_NEON_INLINE Mask split_mask_neon(uint64_t h, uint32_t k) noexcept {
 }
 
 struct NeonSplitProbe {
-  template <bool, Answer kAnswer = Answer::branch>
+  template <bool, Answer kAnswer = Answer::branch, Window = Window::table>
   ABLOOM_NEON_INLINE static bool test(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
     const Mask m = split_mask_neon(h, k);
     const Block b = load_block(block);

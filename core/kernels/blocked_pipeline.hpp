@@ -6,7 +6,7 @@
 //
 // The including file defines ABLOOM_KERNEL_FN (its target attribute, or nothing) and a probe
 // class with
-//   template <bool kNarrow, Answer kAnswer>
+//   template <bool kNarrow, Answer kAnswer, Window kWindow>
 //   static bool test(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
 //   template <class Writer, Arrival kArrival, bool kNarrow>
 //   static bool add(uint64_t* block, uint64_t hash, uint32_t k) noexcept;
@@ -142,7 +142,7 @@ ABLOOM_KERNEL_FN __attribute__((always_inline)) inline Step prefetched_loop(cons
   return step;
 }
 
-template <class Probe, bool kNarrow>
+template <class Probe, bool kNarrow, Window kWindow = Window::table>
 struct TestStep {
   uint32_t k;
   uint8_t* results;
@@ -150,7 +150,7 @@ struct TestStep {
                                                                   uint64_t h) noexcept {
     // The answer as a byte in a register (the empty asm): without it GCC branches on the answer
     // again to store it, and mixed answers mispredict (Answer::flag).
-    uint8_t hit = Probe::template test<kNarrow, Answer::flag>(b, h, k) ? 1 : 0;
+    uint8_t hit = Probe::template test<kNarrow, Answer::flag, kWindow>(b, h, k) ? 1 : 0;
     asm("" : "+r"(hit));
     results[i] = hit;
   }
@@ -197,8 +197,12 @@ ABLOOM_KERNEL_FN __attribute__((always_inline)) inline Step prefetched_loop_over
 template <class Probe, class HashAt>
 ABLOOM_KERNEL_FN uint64_t bulk_test(const BlockedView& v, HashAt hash_at, size_t n,
                                     uint8_t* results) noexcept {
-  if (v.k <= kNarrowMaxK) {
-    prefetched_loop_over<false>(v, hash_at, n, TestStep<Probe, true>{v.k, results});
+  if (v.k <= kNarrowMaxK && v.shard_bits == 0) {
+    // One shard: a filter under 16 MiB by default, in or near the cache (Window).
+    prefetched_loop<false>(OneShardBlocks(v), hash_at, n,
+                           TestStep<Probe, true, Window::computed>{v.k, results});
+  } else if (v.k <= kNarrowMaxK) {
+    prefetched_loop<false>(v, hash_at, n, TestStep<Probe, true>{v.k, results});
   } else {
     prefetched_loop<false>(v, hash_at, n, TestStep<Probe, false>{v.k, results});
   }

@@ -90,7 +90,7 @@ namespace abloom {
 namespace {
 
 struct ScalarSplitProbe {
-  template <bool, Answer = Answer::branch>
+  template <bool, Answer = Answer::branch, Window = Window::table>
   static bool test(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
     return split_test_scalar(block, h, k);
   }
@@ -101,7 +101,7 @@ struct ScalarSplitProbe {
 };
 
 struct ScalarProbe {
-  template <bool, Answer = Answer::branch>
+  template <bool, Answer = Answer::branch, Window = Window::table>
   static bool test(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
     return blocked_test_scalar(block, h, k);
   }

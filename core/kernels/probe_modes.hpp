@@ -1,6 +1,7 @@
-// The two things a single-key call and a bulk loop ask differently of one probe: how its test
-// gives the answer (Answer) and where its add's block comes from (Arrival). Every probe takes
-// both as template arguments; blocked_pipeline.hpp picks them for each call it builds.
+// The things a single-key call and a bulk loop ask differently of one probe: how its test gives
+// the answer (Answer), where its add's block comes from (Arrival) and, for a split test, where
+// its window comes from (Window). Every probe takes them as template arguments;
+// blocked_pipeline.hpp picks them for each call it builds.
 #pragma once
 
 namespace abloom {
@@ -43,5 +44,16 @@ inline bool present_unless(bool missing) noexcept {
 //    mispredict at worst, and the step writes only the words with a missing bit: repeats then
 //    cost no atomic OR at all (bulk adds of keys already present took half the time).
 enum class Arrival { on_demand, prefetched };
+
+// Where a split probe's test takes the key's window of words from (only the AVX-512 split probe
+// has two ways; the other probes take the argument and ignore it).
+//  - table (single-key calls, and bulk loops over filters of several shards): split_window's
+//    row, one load. Out of cache it measured faster (bench/JOURNAL.md, "The window's lanes from a
+//    table").
+//  - computed (bulk loops over a one-shard filter, every filter under 16 MiB by default): the
+//    window as a mask register from the start, a few instructions and no load, which in and near
+//    the cache measured faster, and at 100M keys slower (bench/JOURNAL.md, "Closing the gap in
+//    cache, first steps").
+enum class Window { table, computed };
 
 }  // namespace abloom

@@ -802,11 +802,13 @@ ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_add(uint64_t*
 
 // The key's mask: word w (lane w of the register) holds bit (h2 * C^(w+1)) >> 27 when w is one of
 // its k words: one multiply, one shift and one variable shift for the whole block, then the
-// window's lanes. Two ways to select them, each where it measured faster (100M keys; bench/
-// JOURNAL.md, "The window's lanes from a table"):
-//  - kWindowLoad (tests): the lanes from split_window, one load;
-//  - otherwise (adds): the window as a 16-bit rotate and a masked shift, with no load: a lock-free
-//    single add whose lanes came from the table was slower.
+// window's lanes. Two ways to select them, each where it measured faster (bench/JOURNAL.md,
+// "The window's lanes from a table" and "Closing the gap in cache, first steps"):
+//  - kWindowLoad (single-key tests, bulk tests over several shards: Window::table): the lanes
+//    from split_window, one load;
+//  - otherwise (adds, and bulk tests over one shard: Window::computed): the window as a 16-bit
+//    rotate and a masked shift, with no load: a lock-free single add whose lanes came from the
+//    table was slower.
 template <bool kWindowLoad>
 ABLOOM_AVX512_FN inline __m512i avx512_split_mask(uint64_t h, uint32_t k) noexcept {
   const uint32_t h2 = probe_seed(h);
@@ -828,12 +830,12 @@ ABLOOM_AVX512_FN inline __m512i avx512_split_mask(uint64_t h, uint32_t k) noexce
 }
 
 struct Avx512SplitProbe {
-  template <bool, Answer kAnswer = Answer::branch>
+  template <bool, Answer kAnswer = Answer::branch, Window kWindow = Window::table>
   ABLOOM_AVX512_FN __attribute__((always_inline)) static bool test(const uint64_t* block,
                                                                    uint64_t h,
                                                                    uint32_t k) noexcept {
-    const __m512i missing =
-        _mm512_andnot_si512(avx512_load_block(block), avx512_split_mask<true>(h, k));
+    const __m512i missing = _mm512_andnot_si512(avx512_load_block(block),
+                                                avx512_split_mask<kWindow == Window::table>(h, k));
     return present_unless<kAnswer>(_mm512_test_epi32_mask(missing, missing) != 0);
   }
   // As avx512_add, with no repeat check and no fallback: the k bits are distinct by construction.
@@ -846,7 +848,7 @@ struct Avx512SplitProbe {
 
 template <RepeatCheck kCheck>
 struct Avx512Probe {
-  template <bool kNarrow, Answer = Answer::branch>
+  template <bool kNarrow, Answer = Answer::branch, Window = Window::table>
   ABLOOM_AVX512_FN __attribute__((always_inline)) static bool test(const uint64_t* block,
                                                                    uint64_t h,
                                                                    uint32_t k) noexcept {
@@ -897,7 +899,7 @@ inline constexpr BlockedKernels kAvx512PackedKernels[kLayouts] = {
 //
 // The including file defines ABLOOM_KERNEL_FN (its target attribute, or nothing) and a probe
 // class with
-//   template <bool kNarrow, Answer kAnswer>
+//   template <bool kNarrow, Answer kAnswer, Window kWindow>
 //   static bool test(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
 //   template <class Writer, Arrival kArrival, bool kNarrow>
 //   static bool add(uint64_t* block, uint64_t hash, uint32_t k) noexcept;
@@ -1048,7 +1050,7 @@ ABLOOM_KERNEL_FN __attribute__((always_inline)) inline Step prefetched_loop(cons
   return step;
 }
 
-template <class Probe, bool kNarrow>
+template <class Probe, bool kNarrow, Window kWindow = Window::table>
 struct TestStep {
   uint32_t k;
   uint8_t* results;
@@ -1056,7 +1058,7 @@ struct TestStep {
                                                                   uint64_t h) noexcept {
     // The answer as a byte in a register (the empty asm): without it GCC branches on the answer
     // again to store it, and mixed answers mispredict (Answer::flag).
-    uint8_t hit = Probe::template test<kNarrow, Answer::flag>(b, h, k) ? 1 : 0;
+    uint8_t hit = Probe::template test<kNarrow, Answer::flag, kWindow>(b, h, k) ? 1 : 0;
     asm("" : "+r"(hit));
     results[i] = hit;
   }
@@ -1103,8 +1105,12 @@ ABLOOM_KERNEL_FN __attribute__((always_inline)) inline Step prefetched_loop_over
 template <class Probe, class HashAt>
 ABLOOM_KERNEL_FN uint64_t bulk_test(const BlockedView& v, HashAt hash_at, size_t n,
                                     uint8_t* results) noexcept {
-  if (v.k <= kNarrowMaxK) {
-    prefetched_loop_over<false>(v, hash_at, n, TestStep<Probe, true>{v.k, results});
+  if (v.k <= kNarrowMaxK && v.shard_bits == 0) {
+    // One shard: a filter under 16 MiB by default, in or near the cache (Window).
+    prefetched_loop<false>(OneShardBlocks(v), hash_at, n,
+                           TestStep<Probe, true, Window::computed>{v.k, results});
+  } else if (v.k <= kNarrowMaxK) {
+    prefetched_loop<false>(v, hash_at, n, TestStep<Probe, true>{v.k, results});
   } else {
     prefetched_loop<false>(v, hash_at, n, TestStep<Probe, false>{v.k, results});
   }
@@ -1594,9 +1600,10 @@ inline auto for_each_form(const KeySource& src, uint64_t seed, Fn fn) {
 // ---- from core/kernels/probe_modes.hpp
 #if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 13 && !defined(ABLOOM_ENGINE_HAVE_13)
 #define ABLOOM_ENGINE_HAVE_13
-// The two things a single-key call and a bulk loop ask differently of one probe: how its test
-// gives the answer (Answer) and where its add's block comes from (Arrival). Every probe takes
-// both as template arguments; blocked_pipeline.hpp picks them for each call it builds.
+// The things a single-key call and a bulk loop ask differently of one probe: how its test gives
+// the answer (Answer), where its add's block comes from (Arrival) and, for a split test, where
+// its window comes from (Window). Every probe takes them as template arguments;
+// blocked_pipeline.hpp picks them for each call it builds.
 
 namespace abloom {
 
@@ -1638,6 +1645,17 @@ inline bool present_unless(bool missing) noexcept {
 //    mispredict at worst, and the step writes only the words with a missing bit: repeats then
 //    cost no atomic OR at all (bulk adds of keys already present took half the time).
 enum class Arrival { on_demand, prefetched };
+
+// Where a split probe's test takes the key's window of words from (only the AVX-512 split probe
+// has two ways; the other probes take the argument and ignore it).
+//  - table (single-key calls, and bulk loops over filters of several shards): split_window's
+//    row, one load. Out of cache it measured faster (bench/JOURNAL.md, "The window's lanes from a
+//    table").
+//  - computed (bulk loops over a one-shard filter, every filter under 16 MiB by default): the
+//    window as a mask register from the start, a few instructions and no load, which in and near
+//    the cache measured faster, and at 100M keys slower (bench/JOURNAL.md, "Closing the gap in
+//    cache, first steps").
+enum class Window { table, computed };
 
 }  // namespace abloom
 #endif  // core/kernels/probe_modes.hpp
@@ -4221,7 +4239,7 @@ ABLOOM_AVX2 inline Block split_mask_avx2(uint64_t h, uint32_t k) noexcept {
 }
 
 struct Avx2SplitProbe {
-  template <bool, Answer kAnswer = Answer::branch>
+  template <bool, Answer kAnswer = Answer::branch, Window = Window::table>
   ABLOOM_AVX2 __attribute__((always_inline)) static bool test(const uint64_t* block, uint64_t h,
                                                               uint32_t k) noexcept {
     const Block m = split_mask_avx2(h, k);
@@ -4255,7 +4273,7 @@ struct Avx2SplitProbe {
 };
 
 struct Avx2Probe {
-  template <bool kNarrow, Answer = Answer::branch>
+  template <bool kNarrow, Answer = Answer::branch, Window = Window::table>
   ABLOOM_AVX2 __attribute__((always_inline)) static bool test(const uint64_t* block, uint64_t h,
                                                               uint32_t k) noexcept {
     return test_avx2<kNarrow>(block, h, k);
@@ -4626,7 +4644,7 @@ ABLOOM_NEON_INLINE bool add_neon(uint64_t* block, uint64_t h, uint32_t k) noexce
 }
 
 struct NeonProbe {
-  template <bool kNarrow, Answer = Answer::branch>
+  template <bool kNarrow, Answer = Answer::branch, Window = Window::table>
   ABLOOM_NEON_INLINE static bool test(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
     return test_neon<kNarrow>(block, h, k);
   }
@@ -4653,7 +4671,7 @@ ABLOOM_NEON_INLINE Mask split_mask_neon(uint64_t h, uint32_t k) noexcept {
 }
 
 struct NeonSplitProbe {
-  template <bool, Answer kAnswer = Answer::branch>
+  template <bool, Answer kAnswer = Answer::branch, Window = Window::table>
   ABLOOM_NEON_INLINE static bool test(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
     const Mask m = split_mask_neon(h, k);
     const Block b = load_block(block);
@@ -4795,7 +4813,7 @@ namespace abloom {
 namespace {
 
 struct ScalarSplitProbe {
-  template <bool, Answer = Answer::branch>
+  template <bool, Answer = Answer::branch, Window = Window::table>
   static bool test(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
     return split_test_scalar(block, h, k);
   }
@@ -4806,7 +4824,7 @@ struct ScalarSplitProbe {
 };
 
 struct ScalarProbe {
-  template <bool, Answer = Answer::branch>
+  template <bool, Answer = Answer::branch, Window = Window::table>
   static bool test(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
     return blocked_test_scalar(block, h, k);
   }
