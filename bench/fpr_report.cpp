@@ -26,11 +26,9 @@
 
 namespace {
 
-constexpr size_t kChunk = size_t{1} << 16;
+constexpr size_t kChunk = bench::kStreamChunk;  // keys per bulk call
 constexpr uint64_t kAddSeed = 0xADD5ull;
 constexpr uint64_t kQuerySeed = 0x0E41ull;
-
-using bench::splitmix64;
 
 [[noreturn]] void die(const char* what, int rc) {
   bench::die("fpr_report", what, abloom_strerror(rc), rc);
@@ -50,18 +48,6 @@ abloom_plan plan_of(const abloom_options& o) {
   plan.struct_size = sizeof plan;
   if (int rc = abloom_plan_compute(&o, &plan); rc != ABLOOM_OK) die("abloom_plan_compute", rc);
   return plan;
-}
-
-// Calls fn(words, count) over `n` 16-byte keys from `seed`, in chunks of kChunk keys.
-template <class Fn>
-void for_keys(uint64_t seed, uint64_t n, Fn fn) {
-  std::vector<uint64_t> w(2 * kChunk);
-  uint64_t s = seed;
-  for (uint64_t done = 0; done < n; done += kChunk) {
-    const size_t m = static_cast<size_t>(std::min<uint64_t>(kChunk, n - done));
-    for (size_t i = 0; i < 2 * m; ++i) w[i] = splitmix64(s);
-    fn(w.data(), m);
-  }
 }
 
 bool parse_u64(const char* s, uint64_t* out) {
@@ -88,8 +74,7 @@ int main(int argc, char** argv) {
     }
   }
   const double targets[] = {0.1, 0.01, 0.001, 0.0001, 0.00001};
-  std::vector<uint64_t> offsets(kChunk + 1);
-  for (size_t i = 0; i <= kChunk; ++i) offsets[i] = 16 * i;
+  const std::vector<uint64_t> offsets = bench::packed_offsets(kChunk, 16);
   std::vector<uint8_t> results(kChunk);
 
   std::printf("abloom %s: n = %llu keys added, 16-byte keys (keys seed %llu), filter seed 0\n\n",
@@ -108,14 +93,14 @@ int main(int argc, char** argv) {
       const abloom_plan classic = plan_of(options(ABLOOM_KIND_CLASSIC, n, p));
       abloom_filter* f = nullptr;
       if (int rc = abloom_create(&o, &f); rc != ABLOOM_OK) die("abloom_create", rc);
-      for_keys(add_seed, n, [&](const uint64_t* w, size_t m) {
+      bench::for_stream_keys(add_seed, n, [&](const uint64_t* w, size_t m) {
         if (int rc = abloom_add_packed(f, w, 16 * m, offsets.data(), m, nullptr); rc != ABLOOM_OK)
           die("abloom_add_packed", rc);
       });
       const uint64_t q =
           std::clamp<uint64_t>(static_cast<uint64_t>(std::ceil(5000 / p)), 2000000, max_queries);
       uint64_t fp = 0;
-      for_keys(query_seed, q, [&](const uint64_t* w, size_t m) {
+      bench::for_stream_keys(query_seed, q, [&](const uint64_t* w, size_t m) {
         uint64_t found = 0;
         if (int rc = abloom_test_packed(f, w, 16 * m, offsets.data(), m, results.data(), &found);
             rc != ABLOOM_OK)

@@ -4,7 +4,6 @@
 // when used up.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -15,7 +14,7 @@ namespace bench {
 
 inline constexpr size_t kBatch = 4096;
 inline constexpr size_t kPoolKeys = size_t{1} << 20;
-inline constexpr size_t kFillChunk = size_t{1} << 16;
+inline constexpr size_t kFillChunk = kStreamChunk;  // fill keys per for_fill_keys call
 inline constexpr uint64_t kFillSeed = 0xF111ull;
 inline constexpr uint64_t kQuerySeed = 0x0E41ull;
 inline constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
@@ -24,20 +23,7 @@ inline constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
 // same keys for every filter filled.
 template <class Fn>
 void for_fill_keys(uint64_t n, Fn fn) {
-  std::vector<uint64_t> w(2 * kFillChunk);
-  uint64_t s = kFillSeed;
-  for (uint64_t done = 0; done < n; done += kFillChunk) {
-    const size_t m = static_cast<size_t>(std::min<uint64_t>(kFillChunk, n - done));
-    for (size_t i = 0; i < 2 * m; ++i) w[i] = splitmix64(s);
-    fn(w.data(), m);
-  }
-}
-
-// The offsets of n packed keys of len bytes each (n + 1 of them).
-inline std::vector<uint64_t> packed_offsets(size_t n, size_t len) {
-  std::vector<uint64_t> o(n + 1);
-  for (size_t i = 0; i <= n; ++i) o[i] = i * len;
-  return o;
+  for_stream_keys(kFillSeed, n, fn);
 }
 
 // kPoolKeys absent keys (contiguous: key i is words[2i], words[2i+1]) and a cursor that hands
