@@ -820,8 +820,8 @@ ABLOOM_AVX512_FN inline __m512i avx512_split_mask(uint64_t h, uint32_t k) noexce
     return _mm512_and_si512(_mm512_loadu_si512(split_window(s, k)), bits);
   } else {
     // The k lanes from s on, wrapping: need rotated left by s as 16 bits, which is bits 16-31
-    // of (need, need) shifted left by s (two instructions; the rotate's two shifts and an OR
-    // took five).
+    // of (need, need) shifted left by s: two shifts, with (need, need) made once per call, where
+    // a rotate needs two shifts, an OR and 16 - s for every key.
     const uint32_t need = (uint32_t{1} << k) - 1;  // k <= 16
     static_assert(kSplitWords == 16);
     const auto words = static_cast<uint16_t>(((need | need << 16) << s) >> 16);
