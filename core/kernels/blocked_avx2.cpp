@@ -201,13 +201,13 @@ ABLOOM_AVX2 __attribute__((always_inline)) inline bool test_avx2(const uint64_t*
 // An exclusive writer's store of the block: `lo` and `hi` (its halves ORed with the key's bits)
 // written back when the key changed it, and to a scratch block otherwise (a branch-free select
 // of the address, as in or_words_redirected), so that adds of keys already present leave their
-// lines clean. Both halves are written when either changes: they share one cache line, which one
-// store dirties as much as two. Two stores per key, where a word-by-word write takes a store per
-// touched word; with the block not yet in cache each of those holds the store queue (on the
-// AVX-512 kernel, one masked store made exclusive adds much faster: bench/JOURNAL.md, "Suite
-// before and after"). The stores are inline asm, hardware stores rather than a C++ data race with
-// concurrent readers (allowed alongside an exclusive writer), and each aligned 8-byte word is
-// written whole.
+// lines clean (Store::if_changed; Store::always passes `changed` true). Both halves are written
+// when either changes: they share one cache line, which one store dirties as much as two. Two
+// stores per key, where a word-by-word write takes a store per touched word; with the block not yet
+// in cache each of those holds the store queue (on the AVX-512 kernel, one masked store made
+// exclusive adds much faster: bench/JOURNAL.md, "Suite before and after"). The stores are inline
+// asm, hardware stores rather than a C++ data race with concurrent readers (allowed alongside an
+// exclusive writer), and each aligned 8-byte word is written whole.
 ABLOOM_AVX2 inline void store_block_if_changed(uint64_t* block, __m256i lo, __m256i hi,
                                                bool changed) noexcept {
   alignas(64) __m256i scratch[2];
@@ -221,7 +221,7 @@ ABLOOM_AVX2 inline void store_block_if_changed(uint64_t* block, __m256i lo, __m2
 }
 
 // Inlined into the bulk loops (the compiler would otherwise call it per key: it is long).
-template <class Writer, Arrival kArrival, bool kNarrow>
+template <class Writer, Arrival kArrival, bool kNarrow, Store kStore>
 ABLOOM_AVX2 __attribute__((always_inline)) inline bool add_avx2(uint64_t* block, uint64_t h,
                                                                 uint32_t k) noexcept {
   if (!kNarrow && k > 16) [[unlikely]] {
@@ -240,14 +240,16 @@ ABLOOM_AVX2 __attribute__((always_inline)) inline bool add_avx2(uint64_t* block,
   _mm256_store_si256(reinterpret_cast<__m256i*>(c), _mm256_srli_epi32(pa, 23));
   _mm256_store_si256(reinterpret_cast<__m256i*>(c + 8), _mm256_srli_epi32(pb, 23));
   if constexpr (std::is_same_v<Writer, ExclusiveWriter>) {
+    // Store::always ORs in all k bits (the same block): what the key found is then not needed.
+    const uint32_t set = kStore == Store::always ? needed(k) : missing;
     alignas(32) uint64_t words[8] = {};
     for (uint32_t j = 0; j < k; ++j) {
-      words[c[j] >> 6] |= static_cast<uint64_t>(missing >> j & 1) << (c[j] & 63);
+      words[c[j] >> 6] |= static_cast<uint64_t>(set >> j & 1) << (c[j] & 63);
     }
     const __m256i lo = _mm256_load_si256(reinterpret_cast<const __m256i*>(words));
     const __m256i hi = _mm256_load_si256(reinterpret_cast<const __m256i*>(words + 4));
     store_block_if_changed(block, _mm256_or_si256(b.lo, lo), _mm256_or_si256(b.hi, hi),
-                           missing != 0);
+                           kStore == Store::always || missing != 0);
   } else {
     set_missing_bits<Writer, kArrival>(block, c, k, missing);
   }
@@ -286,7 +288,7 @@ struct Avx2SplitProbe {
         _mm256_or_si256(_mm256_andnot_si256(b.lo, m.lo), _mm256_andnot_si256(b.hi, m.hi));
     return present_unless<kAnswer>(_mm256_testz_si256(missing, missing) == 0);
   }
-  template <class Writer, Arrival kArrival, bool>
+  template <class Writer, Arrival kArrival, bool, Store kStore>
   ABLOOM_AVX2 __attribute__((always_inline)) static bool add(uint64_t* block, uint64_t h,
                                                              uint32_t k) noexcept {
     const Block m = split_mask_avx2(h, k);
@@ -297,7 +299,7 @@ struct Avx2SplitProbe {
         (_mm256_testz_si256(miss_lo, miss_lo) & _mm256_testz_si256(miss_hi, miss_hi)) != 0;
     if constexpr (std::is_same_v<Writer, ExclusiveWriter>) {
       store_block_if_changed(block, _mm256_or_si256(b.lo, m.lo), _mm256_or_si256(b.hi, m.hi),
-                             !present);
+                             kStore == Store::always || !present);
     } else {
       alignas(32) uint64_t words[8];
       _mm256_store_si256(reinterpret_cast<__m256i*>(words), miss_lo);
@@ -316,10 +318,10 @@ struct Avx2Probe {
                                                               uint32_t k) noexcept {
     return test_avx2<kNarrow>(block, h, k);
   }
-  template <class Writer, Arrival kArrival, bool kNarrow>
+  template <class Writer, Arrival kArrival, bool kNarrow, Store kStore>
   ABLOOM_AVX2 __attribute__((always_inline)) static bool add(uint64_t* block, uint64_t h,
                                                              uint32_t k) noexcept {
-    return add_avx2<Writer, kArrival, kNarrow>(block, h, k);
+    return add_avx2<Writer, kArrival, kNarrow, kStore>(block, h, k);
   }
 };
 

@@ -175,17 +175,18 @@ ABLOOM_AVX512_FN inline void avx512_store_words(uint64_t* block, __m512i value,
 }
 
 // ORs a key's 512-bit mask into its block; true when every bit was set already. Both layouts'
-// adds end here. The exclusive writer does it with one masked store of the words that change,
-// with no branch on the block's contents (which, out of cache, would resolve only when the block
-// arrives); the shared writer takes one atomic OR per word, as write_words says.
-template <class Writer, Arrival kArrival>
+// adds end here. The exclusive writer does it with one masked store of the words that change
+// (Store::always: of the whole block), with no branch on the block's contents (which, out of
+// cache, would resolve only when the block arrives); the shared writer takes one atomic OR per
+// word, as write_words says.
+template <class Writer, Arrival kArrival, Store kStore>
 ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_or_mask(uint64_t* block,
                                                                            __m512i mask) noexcept {
   const __m512i b = avx512_load_block(block);
   const __m512i missing = _mm512_andnot_si512(b, mask);
   const uint8_t changed = _mm512_test_epi64_mask(missing, missing);
   if constexpr (std::is_same_v<Writer, ExclusiveWriter>) {
-    avx512_store_words(block, _mm512_or_si512(b, mask), changed);
+    avx512_store_words(block, _mm512_or_si512(b, mask), kStore == Store::always ? 0xFF : changed);
   } else {
     alignas(64) uint64_t words[8];
     _mm512_store_si512(words, missing);
@@ -195,7 +196,7 @@ ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_or_mask(uint6
 }
 
 // Inlined into the bulk loops (the compiler would otherwise call it per key: it is long).
-template <RepeatCheck kCheck, class Writer, Arrival kArrival, bool kNarrow>
+template <RepeatCheck kCheck, class Writer, Arrival kArrival, bool kNarrow, Store kStore>
 ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_add(uint64_t* block, uint64_t h,
                                                                        uint32_t k) noexcept {
   if (!kNarrow && k > 16) [[unlikely]] {
@@ -210,7 +211,7 @@ ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_add(uint64_t*
   // An add sets exactly the first k distinct candidates: with a repeat among the first k (about
   // k^2/1024 of keys) the further ones decide, which the scalar kernel walks.
   if (avx512_has_repeat<kCheck>(candidates, need)) return blocked_add_scalar<Writer>(block, h, k);
-  return avx512_or_mask<Writer, kArrival>(block, avx512_key_mask(candidates, k));
+  return avx512_or_mask<Writer, kArrival, kStore>(block, avx512_key_mask(candidates, k));
 }
 
 // ---- The split layout (layout.hpp): one bit in each of k <= 16 consecutive 32-bit words -------
@@ -254,10 +255,10 @@ struct Avx512SplitProbe {
     return present_unless<kAnswer>(_mm512_test_epi32_mask(missing, missing) != 0);
   }
   // As avx512_add, with no repeat check and no fallback: the k bits are distinct by construction.
-  template <class Writer, Arrival kArrival, bool>
+  template <class Writer, Arrival kArrival, bool, Store kStore>
   ABLOOM_AVX512_FN __attribute__((always_inline)) static bool add(uint64_t* block, uint64_t h,
                                                                   uint32_t k) noexcept {
-    return avx512_or_mask<Writer, kArrival>(block, avx512_split_mask<false>(h, k));
+    return avx512_or_mask<Writer, kArrival, kStore>(block, avx512_split_mask<false>(h, k));
   }
 };
 
@@ -269,10 +270,10 @@ struct Avx512Probe {
                                                                    uint32_t k) noexcept {
     return avx512_test<kCheck, kNarrow>(block, h, k);
   }
-  template <class Writer, Arrival kArrival, bool kNarrow>
+  template <class Writer, Arrival kArrival, bool kNarrow, Store kStore>
   ABLOOM_AVX512_FN __attribute__((always_inline)) static bool add(uint64_t* block, uint64_t h,
                                                                   uint32_t k) noexcept {
-    return avx512_add<kCheck, Writer, kArrival, kNarrow>(block, h, k);
+    return avx512_add<kCheck, Writer, kArrival, kNarrow, kStore>(block, h, k);
   }
 };
 

@@ -59,11 +59,12 @@ ABLOOM_NEON_INLINE Block load_block(const uint64_t* p) noexcept {
 }
 
 // An exclusive writer's store of the whole block (`value`: the block ORed with the key's bits)
-// to `block`, or to `scratch` when nothing changes: a branch-free select of the address (as
-// or_words_redirected), so a run of repeats leaves the line clean without a branch on bits still
-// in flight. Two store-pair instructions, where a word-by-word write takes a store per changed
-// word. Inline asm for the same reason as the load: concurrent readers are allowed alongside an
-// exclusive writer, and each aligned 64-bit word is written whole.
+// to `block`, or to `scratch` when nothing changes (Store::if_changed; Store::always passes
+// `changed` true): a branch-free select of the address (as or_words_redirected), so a run of
+// repeats leaves the line clean without a branch on bits still in flight. Two store-pair
+// instructions, where a word-by-word write takes a store per changed word. Inline asm for the same
+// reason as the load: concurrent readers are allowed alongside an exclusive writer, and each
+// aligned 64-bit word is written whole.
 ABLOOM_NEON_INLINE void store_block_if_changed(uint64_t* block, const Block& value, bool changed,
                                                Raw64* scratch) noexcept {
   const uintptr_t keep = uintptr_t{0} - static_cast<uintptr_t>(changed);
@@ -109,7 +110,7 @@ ABLOOM_NEON_INLINE uint32_t nonzero_words(const Mask& a, const Mask& b) noexcept
 }
 
 // The add of a key whose mask is known, for both layouts: true when every bit was set already.
-template <class Writer, Arrival kArrival>
+template <class Writer, Arrival kArrival, Store kStore>
 ABLOOM_NEON_INLINE bool add_mask(uint64_t* block, const Mask& m) noexcept {
   const Block b = load_block(block);
   const Mask miss{vbicq_u32(m.w0, vreinterpretq_u32_u8(b.val[0])),
@@ -124,7 +125,7 @@ ABLOOM_NEON_INLINE bool add_mask(uint64_t* block, const Mask& m) noexcept {
                         vorrq_u8(b.val[2], vreinterpretq_u8_u32(m.w2)),
                         vorrq_u8(b.val[3], vreinterpretq_u8_u32(m.w3))}};
     Raw64 scratch;
-    store_block_if_changed(block, merged, !present, &scratch);
+    store_block_if_changed(block, merged, kStore == Store::always || !present, &scratch);
   } else {
     alignas(16) uint64_t words[kBlockWords];
     vst1q_u64(words, vreinterpretq_u64_u32(miss.w0));
@@ -245,7 +246,7 @@ ABLOOM_NEON_INLINE bool test_neon(const uint64_t* block, uint64_t h, uint32_t k)
   return test_narrow<true>(block, h, k);
 }
 
-template <bool kWide, class Writer, Arrival kArrival>
+template <bool kWide, class Writer, Arrival kArrival, Store kStore>
 ABLOOM_NEON_INLINE bool add_narrow(uint64_t* block, uint64_t h, uint32_t k) noexcept {
   const Candidates c = candidates<kWide>(h);
   // The first k candidates merged per word (NEON has no scatter: a few scalar instructions each).
@@ -270,15 +271,15 @@ ABLOOM_NEON_INLINE bool add_narrow(uint64_t* block, uint64_t h, uint32_t k) noex
   if (vaddvq_u8(bits) != k) [[unlikely]]
     return blocked_add_scalar<Writer>(block, h, k);
   // The mask is the key's: its clear bits come from one AND-NOT with the block (no table lookup).
-  return add_mask<Writer, kArrival>(block, m);
+  return add_mask<Writer, kArrival, kStore>(block, m);
 }
 
-template <class Writer, Arrival kArrival, bool kNarrow>
+template <class Writer, Arrival kArrival, bool kNarrow, Store kStore>
 ABLOOM_NEON_INLINE bool add_neon(uint64_t* block, uint64_t h, uint32_t k) noexcept {
   if (!kNarrow && k > 16) [[unlikely]]
     return blocked_add_scalar<Writer>(block, h, k);
-  if (k <= 8) return add_narrow<false, Writer, kArrival>(block, h, k);
-  return add_narrow<true, Writer, kArrival>(block, h, k);
+  if (k <= 8) return add_narrow<false, Writer, kArrival, kStore>(block, h, k);
+  return add_narrow<true, Writer, kArrival, kStore>(block, h, k);
 }
 
 struct NeonProbe {
@@ -286,9 +287,9 @@ struct NeonProbe {
   ABLOOM_NEON_INLINE static bool test(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
     return test_neon<kNarrow>(block, h, k);
   }
-  template <class Writer, Arrival kArrival, bool kNarrow>
+  template <class Writer, Arrival kArrival, bool kNarrow, Store kStore>
   ABLOOM_NEON_INLINE static bool add(uint64_t* block, uint64_t h, uint32_t k) noexcept {
-    return add_neon<Writer, kArrival, kNarrow>(block, h, k);
+    return add_neon<Writer, kArrival, kNarrow, kStore>(block, h, k);
   }
 };
 
@@ -319,9 +320,9 @@ struct NeonSplitProbe {
                                                 vbicq_u32(m.w3, vreinterpretq_u32_u8(b.val[3]))));
     return present_unless<kAnswer>(vmaxvq_u32(miss) != 0);
   }
-  template <class Writer, Arrival kArrival, bool>
+  template <class Writer, Arrival kArrival, bool, Store kStore>
   ABLOOM_NEON_INLINE static bool add(uint64_t* block, uint64_t h, uint32_t k) noexcept {
-    return add_mask<Writer, kArrival>(block, split_mask_neon(h, k));
+    return add_mask<Writer, kArrival, kStore>(block, split_mask_neon(h, k));
   }
 };
 

@@ -8,7 +8,7 @@
 // class with
 //   template <bool kNarrow, Answer kAnswer, Window kWindow>
 //   static bool test(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
-//   template <class Writer, Arrival kArrival, bool kNarrow>
+//   template <class Writer, Arrival kArrival, bool kNarrow, Store kStore>
 //   static bool add(uint64_t* block, uint64_t hash, uint32_t k) noexcept;
 // (kNarrow promises k <= kNarrowMaxK, so that a probe can drop its wider paths, and with them
 // the calls that would make the bulk loops around it keep their state on the stack), then makes
@@ -53,7 +53,7 @@ ABLOOM_KERNEL_FN bool pipeline_test(const uint64_t* block, uint64_t h, uint32_t 
 
 template <class Probe, class Writer>
 ABLOOM_KERNEL_FN bool pipeline_add(uint64_t* block, uint64_t h, uint32_t k) noexcept {
-  return Probe::template add<Writer, Arrival::on_demand, false>(block, h, k);
+  return Probe::template add<Writer, Arrival::on_demand, false, Store::if_changed>(block, h, k);
 }
 
 // A single-key call is hash, block and probe with nothing else around them: out of cache, the
@@ -82,7 +82,10 @@ ABLOOM_KERNEL_FN __attribute__((noinline)) int pipeline_add_long_key(const Block
                                                                      const void* key,
                                                                      size_t len) noexcept {
   const uint64_t h = hash_key_long(v.seed, key, len);
-  return Probe::template add<Writer, Arrival::on_demand, false>(v.block_of(h), h, v.k) ? 1 : 0;
+  return Probe::template add<Writer, Arrival::on_demand, false, Store::if_changed>(v.block_of(h), h,
+                                                                                   v.k)
+             ? 1
+             : 0;
 }
 
 template <class Probe, class Writer>
@@ -90,7 +93,10 @@ ABLOOM_KERNEL_FN int pipeline_add_key(const BlockedView& v, const void* key, siz
   if (len > kInlineHashMax) [[unlikely]]
     return pipeline_add_long_key<Probe, Writer>(v, key, len);
   const uint64_t h = hash_key_short(v.seed, key, len);
-  return Probe::template add<Writer, Arrival::on_demand, false>(v.block_of(h), h, v.k) ? 1 : 0;
+  return Probe::template add<Writer, Arrival::on_demand, false, Store::if_changed>(v.block_of(h), h,
+                                                                                   v.k)
+             ? 1
+             : 0;
 }
 
 // Where a bulk loop finds a hash's block. A filter of one shard (every filter below 16 MiB by
@@ -122,8 +128,9 @@ ABLOOM_KERNEL_FN __attribute__((always_inline)) inline Step prefetched_loop(cons
   // through a pointer, so fields read through one would be reloaded for every key.
   uint64_t* blocks[kPrefetchAhead];
   uint64_t hashes[kPrefetchAhead];
+  HashCursor<HashAt> keys(hash_at);  // stage(i) is called for i = 0, 1, 2, ... in order
   auto stage = [&](size_t i) {
-    const uint64_t h = hash_at(i);
+    const uint64_t h = keys.next();
     uint64_t* b = at.block_of(h);
     __builtin_prefetch(b, kWrite ? 1 : 0, 3);
     blocks[i % kPrefetchAhead] = b;
@@ -177,7 +184,9 @@ struct AddStep {
   uint64_t added = 0;
   ABLOOM_KERNEL_FN __attribute__((always_inline)) void operator()(size_t, uint64_t* b,
                                                                   uint64_t h) noexcept {
-    const bool old = Probe::template add<Writer, Arrival::prefetched, kNarrow>(b, h, k);
+    // Uncounted, the add's result is not read, and the probe stores without testing it.
+    constexpr Store kStore = kCount == NewKeys::counted ? Store::if_changed : Store::always;
+    const bool old = Probe::template add<Writer, Arrival::prefetched, kNarrow, kStore>(b, h, k);
     if constexpr (kCount == NewKeys::counted) added += old ? 0 : 1;
   }
 };

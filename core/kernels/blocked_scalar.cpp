@@ -94,7 +94,7 @@ struct ScalarSplitProbe {
   static bool test(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
     return split_test_scalar(block, h, k);
   }
-  template <class Writer, Arrival, bool>
+  template <class Writer, Arrival, bool, Store>
   static bool add(uint64_t* block, uint64_t h, uint32_t k) noexcept {
     return split_add_scalar<Writer>(block, h, k);
   }
@@ -105,7 +105,7 @@ struct ScalarProbe {
   static bool test(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
     return blocked_test_scalar(block, h, k);
   }
-  template <class Writer, Arrival, bool>
+  template <class Writer, Arrival, bool, Store>
   static bool add(uint64_t* block, uint64_t h, uint32_t k) noexcept {
     return blocked_add_scalar<Writer>(block, h, k);
   }

@@ -84,6 +84,30 @@ struct FixedLengthHash {
   }
 };
 
+// The hashes of keys 0, 1, 2, ... in order, for a loop that hashes each key once and in order
+// (blocked_pipeline.hpp's prefetched_loop): hash_at(i) for every form, and for fixed-length keys
+// a pointer stepped by the length, where buf + i * kLen costs a shift, an add and, under a bulk
+// loop's register pressure, a reload of buf from the stack for every key.
+template <class HashAt>
+struct HashCursor {
+  HashAt hash_at;
+  size_t i = 0;
+  explicit HashCursor(HashAt at) noexcept : hash_at(at) {}
+  [[gnu::always_inline]] uint64_t next() noexcept { return hash_at(i++); }
+};
+
+template <size_t kLen>
+struct HashCursor<FixedLengthHash<kLen>> {
+  const unsigned char* key;
+  uint64_t seed;
+  explicit HashCursor(FixedLengthHash<kLen> at) noexcept : key(at.buf), seed(at.seed) {}
+  [[gnu::always_inline]] uint64_t next() noexcept {
+    const uint64_t h = hash_key_short(seed, key, kLen);
+    key += kLen;
+    return h;
+  }
+};
+
 // The key lengths the blocked kind's bulk loops get a loop of their own for
 // (FixedLengths::specialised): 64-bit ids and 128-bit ones (UUIDs), the common fixed-width keys.
 // Each length is a copy of every bulk loop in every kernel, so only those two.

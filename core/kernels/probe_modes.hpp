@@ -56,4 +56,16 @@ enum class Arrival { on_demand, prefetched };
 //    cache, first steps").
 enum class Window { table, computed };
 
+// When an exclusive writer's add stores the key's block (the shared writer's atomic ORs write
+// only missing bits whatever this says). The add's result (whether every bit was set already) is
+// the same either way.
+//  - if_changed (single-key calls, and bulk adds that count new keys): only when the key had a
+//    bit missing. A key already present leaves its line clean, so that readers on other cores
+//    keep their copies and a mapped file's page is not written back for it.
+//  - always (an exclusive writer's bulk add that counts nothing: NewKeys::uncounted): the block
+//    ORed with the key's bits, stored whatever it held. No test of what the key found and no
+//    select of where to store, which made in-cache bulk adds faster (bench/JOURNAL.md, "Fewer
+//    instructions in the bulk loops"); a repeat then dirties its line as a new key does.
+enum class Store { if_changed, always };
+
 }  // namespace abloom

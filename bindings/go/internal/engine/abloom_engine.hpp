@@ -760,17 +760,18 @@ ABLOOM_AVX512_FN inline void avx512_store_words(uint64_t* block, __m512i value,
 }
 
 // ORs a key's 512-bit mask into its block; true when every bit was set already. Both layouts'
-// adds end here. The exclusive writer does it with one masked store of the words that change,
-// with no branch on the block's contents (which, out of cache, would resolve only when the block
-// arrives); the shared writer takes one atomic OR per word, as write_words says.
-template <class Writer, Arrival kArrival>
+// adds end here. The exclusive writer does it with one masked store of the words that change
+// (Store::always: of the whole block), with no branch on the block's contents (which, out of
+// cache, would resolve only when the block arrives); the shared writer takes one atomic OR per
+// word, as write_words says.
+template <class Writer, Arrival kArrival, Store kStore>
 ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_or_mask(uint64_t* block,
                                                                            __m512i mask) noexcept {
   const __m512i b = avx512_load_block(block);
   const __m512i missing = _mm512_andnot_si512(b, mask);
   const uint8_t changed = _mm512_test_epi64_mask(missing, missing);
   if constexpr (std::is_same_v<Writer, ExclusiveWriter>) {
-    avx512_store_words(block, _mm512_or_si512(b, mask), changed);
+    avx512_store_words(block, _mm512_or_si512(b, mask), kStore == Store::always ? 0xFF : changed);
   } else {
     alignas(64) uint64_t words[8];
     _mm512_store_si512(words, missing);
@@ -780,7 +781,7 @@ ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_or_mask(uint6
 }
 
 // Inlined into the bulk loops (the compiler would otherwise call it per key: it is long).
-template <RepeatCheck kCheck, class Writer, Arrival kArrival, bool kNarrow>
+template <RepeatCheck kCheck, class Writer, Arrival kArrival, bool kNarrow, Store kStore>
 ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_add(uint64_t* block, uint64_t h,
                                                                        uint32_t k) noexcept {
   if (!kNarrow && k > 16) [[unlikely]] {
@@ -795,7 +796,7 @@ ABLOOM_AVX512_FN __attribute__((always_inline)) inline bool avx512_add(uint64_t*
   // An add sets exactly the first k distinct candidates: with a repeat among the first k (about
   // k^2/1024 of keys) the further ones decide, which the scalar kernel walks.
   if (avx512_has_repeat<kCheck>(candidates, need)) return blocked_add_scalar<Writer>(block, h, k);
-  return avx512_or_mask<Writer, kArrival>(block, avx512_key_mask(candidates, k));
+  return avx512_or_mask<Writer, kArrival, kStore>(block, avx512_key_mask(candidates, k));
 }
 
 // ---- The split layout (layout.hpp): one bit in each of k <= 16 consecutive 32-bit words -------
@@ -839,10 +840,10 @@ struct Avx512SplitProbe {
     return present_unless<kAnswer>(_mm512_test_epi32_mask(missing, missing) != 0);
   }
   // As avx512_add, with no repeat check and no fallback: the k bits are distinct by construction.
-  template <class Writer, Arrival kArrival, bool>
+  template <class Writer, Arrival kArrival, bool, Store kStore>
   ABLOOM_AVX512_FN __attribute__((always_inline)) static bool add(uint64_t* block, uint64_t h,
                                                                   uint32_t k) noexcept {
-    return avx512_or_mask<Writer, kArrival>(block, avx512_split_mask<false>(h, k));
+    return avx512_or_mask<Writer, kArrival, kStore>(block, avx512_split_mask<false>(h, k));
   }
 };
 
@@ -854,10 +855,10 @@ struct Avx512Probe {
                                                                    uint32_t k) noexcept {
     return avx512_test<kCheck, kNarrow>(block, h, k);
   }
-  template <class Writer, Arrival kArrival, bool kNarrow>
+  template <class Writer, Arrival kArrival, bool kNarrow, Store kStore>
   ABLOOM_AVX512_FN __attribute__((always_inline)) static bool add(uint64_t* block, uint64_t h,
                                                                   uint32_t k) noexcept {
-    return avx512_add<kCheck, Writer, kArrival, kNarrow>(block, h, k);
+    return avx512_add<kCheck, Writer, kArrival, kNarrow, kStore>(block, h, k);
   }
 };
 
@@ -901,7 +902,7 @@ inline constexpr BlockedKernels kAvx512PackedKernels[kLayouts] = {
 // class with
 //   template <bool kNarrow, Answer kAnswer, Window kWindow>
 //   static bool test(const uint64_t* block, uint64_t hash, uint32_t k) noexcept;
-//   template <class Writer, Arrival kArrival, bool kNarrow>
+//   template <class Writer, Arrival kArrival, bool kNarrow, Store kStore>
 //   static bool add(uint64_t* block, uint64_t hash, uint32_t k) noexcept;
 // (kNarrow promises k <= kNarrowMaxK, so that a probe can drop its wider paths, and with them
 // the calls that would make the bulk loops around it keep their state on the stack), then makes
@@ -961,7 +962,7 @@ ABLOOM_KERNEL_FN bool pipeline_test(const uint64_t* block, uint64_t h, uint32_t 
 
 template <class Probe, class Writer>
 ABLOOM_KERNEL_FN bool pipeline_add(uint64_t* block, uint64_t h, uint32_t k) noexcept {
-  return Probe::template add<Writer, Arrival::on_demand, false>(block, h, k);
+  return Probe::template add<Writer, Arrival::on_demand, false, Store::if_changed>(block, h, k);
 }
 
 // A single-key call is hash, block and probe with nothing else around them: out of cache, the
@@ -990,7 +991,10 @@ ABLOOM_KERNEL_FN __attribute__((noinline)) int pipeline_add_long_key(const Block
                                                                      const void* key,
                                                                      size_t len) noexcept {
   const uint64_t h = hash_key_long(v.seed, key, len);
-  return Probe::template add<Writer, Arrival::on_demand, false>(v.block_of(h), h, v.k) ? 1 : 0;
+  return Probe::template add<Writer, Arrival::on_demand, false, Store::if_changed>(v.block_of(h), h,
+                                                                                   v.k)
+             ? 1
+             : 0;
 }
 
 template <class Probe, class Writer>
@@ -998,7 +1002,10 @@ ABLOOM_KERNEL_FN int pipeline_add_key(const BlockedView& v, const void* key, siz
   if (len > kInlineHashMax) [[unlikely]]
     return pipeline_add_long_key<Probe, Writer>(v, key, len);
   const uint64_t h = hash_key_short(v.seed, key, len);
-  return Probe::template add<Writer, Arrival::on_demand, false>(v.block_of(h), h, v.k) ? 1 : 0;
+  return Probe::template add<Writer, Arrival::on_demand, false, Store::if_changed>(v.block_of(h), h,
+                                                                                   v.k)
+             ? 1
+             : 0;
 }
 
 // Where a bulk loop finds a hash's block. A filter of one shard (every filter below 16 MiB by
@@ -1030,8 +1037,9 @@ ABLOOM_KERNEL_FN __attribute__((always_inline)) inline Step prefetched_loop(cons
   // through a pointer, so fields read through one would be reloaded for every key.
   uint64_t* blocks[kPrefetchAhead];
   uint64_t hashes[kPrefetchAhead];
+  HashCursor<HashAt> keys(hash_at);  // stage(i) is called for i = 0, 1, 2, ... in order
   auto stage = [&](size_t i) {
-    const uint64_t h = hash_at(i);
+    const uint64_t h = keys.next();
     uint64_t* b = at.block_of(h);
     __builtin_prefetch(b, kWrite ? 1 : 0, 3);
     blocks[i % kPrefetchAhead] = b;
@@ -1085,7 +1093,9 @@ struct AddStep {
   uint64_t added = 0;
   ABLOOM_KERNEL_FN __attribute__((always_inline)) void operator()(size_t, uint64_t* b,
                                                                   uint64_t h) noexcept {
-    const bool old = Probe::template add<Writer, Arrival::prefetched, kNarrow>(b, h, k);
+    // Uncounted, the add's result is not read, and the probe stores without testing it.
+    constexpr Store kStore = kCount == NewKeys::counted ? Store::if_changed : Store::always;
+    const bool old = Probe::template add<Writer, Arrival::prefetched, kNarrow, kStore>(b, h, k);
     if constexpr (kCount == NewKeys::counted) added += old ? 0 : 1;
   }
 };
@@ -1560,6 +1570,30 @@ struct FixedLengthHash {
   }
 };
 
+// The hashes of keys 0, 1, 2, ... in order, for a loop that hashes each key once and in order
+// (blocked_pipeline.hpp's prefetched_loop): hash_at(i) for every form, and for fixed-length keys
+// a pointer stepped by the length, where buf + i * kLen costs a shift, an add and, under a bulk
+// loop's register pressure, a reload of buf from the stack for every key.
+template <class HashAt>
+struct HashCursor {
+  HashAt hash_at;
+  size_t i = 0;
+  explicit HashCursor(HashAt at) noexcept : hash_at(at) {}
+  [[gnu::always_inline]] uint64_t next() noexcept { return hash_at(i++); }
+};
+
+template <size_t kLen>
+struct HashCursor<FixedLengthHash<kLen>> {
+  const unsigned char* key;
+  uint64_t seed;
+  explicit HashCursor(FixedLengthHash<kLen> at) noexcept : key(at.buf), seed(at.seed) {}
+  [[gnu::always_inline]] uint64_t next() noexcept {
+    const uint64_t h = hash_key_short(seed, key, kLen);
+    key += kLen;
+    return h;
+  }
+};
+
 // The key lengths the blocked kind's bulk loops get a loop of their own for
 // (FixedLengths::specialised): 64-bit ids and 128-bit ones (UUIDs), the common fixed-width keys.
 // Each length is a copy of every bulk loop in every kernel, so only those two.
@@ -1656,6 +1690,18 @@ enum class Arrival { on_demand, prefetched };
 //    the cache measured faster, and at 100M keys slower (bench/JOURNAL.md, "Closing the gap in
 //    cache, first steps").
 enum class Window { table, computed };
+
+// When an exclusive writer's add stores the key's block (the shared writer's atomic ORs write
+// only missing bits whatever this says). The add's result (whether every bit was set already) is
+// the same either way.
+//  - if_changed (single-key calls, and bulk adds that count new keys): only when the key had a
+//    bit missing. A key already present leaves its line clean, so that readers on other cores
+//    keep their copies and a mapped file's page is not written back for it.
+//  - always (an exclusive writer's bulk add that counts nothing: NewKeys::uncounted): the block
+//    ORed with the key's bits, stored whatever it held. No test of what the key found and no
+//    select of where to store, which made in-cache bulk adds faster (bench/JOURNAL.md, "Fewer
+//    instructions in the bulk loops"); a repeat then dirties its line as a new key does.
+enum class Store { if_changed, always };
 
 }  // namespace abloom
 #endif  // core/kernels/probe_modes.hpp
@@ -4163,13 +4209,13 @@ ABLOOM_AVX2 __attribute__((always_inline)) inline bool test_avx2(const uint64_t*
 // An exclusive writer's store of the block: `lo` and `hi` (its halves ORed with the key's bits)
 // written back when the key changed it, and to a scratch block otherwise (a branch-free select
 // of the address, as in or_words_redirected), so that adds of keys already present leave their
-// lines clean. Both halves are written when either changes: they share one cache line, which one
-// store dirties as much as two. Two stores per key, where a word-by-word write takes a store per
-// touched word; with the block not yet in cache each of those holds the store queue (on the
-// AVX-512 kernel, one masked store made exclusive adds much faster: bench/JOURNAL.md, "Suite
-// before and after"). The stores are inline asm, hardware stores rather than a C++ data race with
-// concurrent readers (allowed alongside an exclusive writer), and each aligned 8-byte word is
-// written whole.
+// lines clean (Store::if_changed; Store::always passes `changed` true). Both halves are written
+// when either changes: they share one cache line, which one store dirties as much as two. Two
+// stores per key, where a word-by-word write takes a store per touched word; with the block not yet
+// in cache each of those holds the store queue (on the AVX-512 kernel, one masked store made
+// exclusive adds much faster: bench/JOURNAL.md, "Suite before and after"). The stores are inline
+// asm, hardware stores rather than a C++ data race with concurrent readers (allowed alongside an
+// exclusive writer), and each aligned 8-byte word is written whole.
 ABLOOM_AVX2 inline void store_block_if_changed(uint64_t* block, __m256i lo, __m256i hi,
                                                bool changed) noexcept {
   alignas(64) __m256i scratch[2];
@@ -4183,7 +4229,7 @@ ABLOOM_AVX2 inline void store_block_if_changed(uint64_t* block, __m256i lo, __m2
 }
 
 // Inlined into the bulk loops (the compiler would otherwise call it per key: it is long).
-template <class Writer, Arrival kArrival, bool kNarrow>
+template <class Writer, Arrival kArrival, bool kNarrow, Store kStore>
 ABLOOM_AVX2 __attribute__((always_inline)) inline bool add_avx2(uint64_t* block, uint64_t h,
                                                                 uint32_t k) noexcept {
   if (!kNarrow && k > 16) [[unlikely]] {
@@ -4202,14 +4248,16 @@ ABLOOM_AVX2 __attribute__((always_inline)) inline bool add_avx2(uint64_t* block,
   _mm256_store_si256(reinterpret_cast<__m256i*>(c), _mm256_srli_epi32(pa, 23));
   _mm256_store_si256(reinterpret_cast<__m256i*>(c + 8), _mm256_srli_epi32(pb, 23));
   if constexpr (std::is_same_v<Writer, ExclusiveWriter>) {
+    // Store::always ORs in all k bits (the same block): what the key found is then not needed.
+    const uint32_t set = kStore == Store::always ? needed(k) : missing;
     alignas(32) uint64_t words[8] = {};
     for (uint32_t j = 0; j < k; ++j) {
-      words[c[j] >> 6] |= static_cast<uint64_t>(missing >> j & 1) << (c[j] & 63);
+      words[c[j] >> 6] |= static_cast<uint64_t>(set >> j & 1) << (c[j] & 63);
     }
     const __m256i lo = _mm256_load_si256(reinterpret_cast<const __m256i*>(words));
     const __m256i hi = _mm256_load_si256(reinterpret_cast<const __m256i*>(words + 4));
     store_block_if_changed(block, _mm256_or_si256(b.lo, lo), _mm256_or_si256(b.hi, hi),
-                           missing != 0);
+                           kStore == Store::always || missing != 0);
   } else {
     set_missing_bits<Writer, kArrival>(block, c, k, missing);
   }
@@ -4248,7 +4296,7 @@ struct Avx2SplitProbe {
         _mm256_or_si256(_mm256_andnot_si256(b.lo, m.lo), _mm256_andnot_si256(b.hi, m.hi));
     return present_unless<kAnswer>(_mm256_testz_si256(missing, missing) == 0);
   }
-  template <class Writer, Arrival kArrival, bool>
+  template <class Writer, Arrival kArrival, bool, Store kStore>
   ABLOOM_AVX2 __attribute__((always_inline)) static bool add(uint64_t* block, uint64_t h,
                                                              uint32_t k) noexcept {
     const Block m = split_mask_avx2(h, k);
@@ -4259,7 +4307,7 @@ struct Avx2SplitProbe {
         (_mm256_testz_si256(miss_lo, miss_lo) & _mm256_testz_si256(miss_hi, miss_hi)) != 0;
     if constexpr (std::is_same_v<Writer, ExclusiveWriter>) {
       store_block_if_changed(block, _mm256_or_si256(b.lo, m.lo), _mm256_or_si256(b.hi, m.hi),
-                             !present);
+                             kStore == Store::always || !present);
     } else {
       alignas(32) uint64_t words[8];
       _mm256_store_si256(reinterpret_cast<__m256i*>(words), miss_lo);
@@ -4278,10 +4326,10 @@ struct Avx2Probe {
                                                               uint32_t k) noexcept {
     return test_avx2<kNarrow>(block, h, k);
   }
-  template <class Writer, Arrival kArrival, bool kNarrow>
+  template <class Writer, Arrival kArrival, bool kNarrow, Store kStore>
   ABLOOM_AVX2 __attribute__((always_inline)) static bool add(uint64_t* block, uint64_t h,
                                                              uint32_t k) noexcept {
-    return add_avx2<Writer, kArrival, kNarrow>(block, h, k);
+    return add_avx2<Writer, kArrival, kNarrow, kStore>(block, h, k);
   }
 };
 
@@ -4421,11 +4469,12 @@ ABLOOM_NEON_INLINE Block load_block(const uint64_t* p) noexcept {
 }
 
 // An exclusive writer's store of the whole block (`value`: the block ORed with the key's bits)
-// to `block`, or to `scratch` when nothing changes: a branch-free select of the address (as
-// or_words_redirected), so a run of repeats leaves the line clean without a branch on bits still
-// in flight. Two store-pair instructions, where a word-by-word write takes a store per changed
-// word. Inline asm for the same reason as the load: concurrent readers are allowed alongside an
-// exclusive writer, and each aligned 64-bit word is written whole.
+// to `block`, or to `scratch` when nothing changes (Store::if_changed; Store::always passes
+// `changed` true): a branch-free select of the address (as or_words_redirected), so a run of
+// repeats leaves the line clean without a branch on bits still in flight. Two store-pair
+// instructions, where a word-by-word write takes a store per changed word. Inline asm for the same
+// reason as the load: concurrent readers are allowed alongside an exclusive writer, and each
+// aligned 64-bit word is written whole.
 ABLOOM_NEON_INLINE void store_block_if_changed(uint64_t* block, const Block& value, bool changed,
                                                Raw64* scratch) noexcept {
   const uintptr_t keep = uintptr_t{0} - static_cast<uintptr_t>(changed);
@@ -4471,7 +4520,7 @@ ABLOOM_NEON_INLINE uint32_t nonzero_words(const Mask& a, const Mask& b) noexcept
 }
 
 // The add of a key whose mask is known, for both layouts: true when every bit was set already.
-template <class Writer, Arrival kArrival>
+template <class Writer, Arrival kArrival, Store kStore>
 ABLOOM_NEON_INLINE bool add_mask(uint64_t* block, const Mask& m) noexcept {
   const Block b = load_block(block);
   const Mask miss{vbicq_u32(m.w0, vreinterpretq_u32_u8(b.val[0])),
@@ -4486,7 +4535,7 @@ ABLOOM_NEON_INLINE bool add_mask(uint64_t* block, const Mask& m) noexcept {
                         vorrq_u8(b.val[2], vreinterpretq_u8_u32(m.w2)),
                         vorrq_u8(b.val[3], vreinterpretq_u8_u32(m.w3))}};
     Raw64 scratch;
-    store_block_if_changed(block, merged, !present, &scratch);
+    store_block_if_changed(block, merged, kStore == Store::always || !present, &scratch);
   } else {
     alignas(16) uint64_t words[kBlockWords];
     vst1q_u64(words, vreinterpretq_u64_u32(miss.w0));
@@ -4607,7 +4656,7 @@ ABLOOM_NEON_INLINE bool test_neon(const uint64_t* block, uint64_t h, uint32_t k)
   return test_narrow<true>(block, h, k);
 }
 
-template <bool kWide, class Writer, Arrival kArrival>
+template <bool kWide, class Writer, Arrival kArrival, Store kStore>
 ABLOOM_NEON_INLINE bool add_narrow(uint64_t* block, uint64_t h, uint32_t k) noexcept {
   const Candidates c = candidates<kWide>(h);
   // The first k candidates merged per word (NEON has no scatter: a few scalar instructions each).
@@ -4632,15 +4681,15 @@ ABLOOM_NEON_INLINE bool add_narrow(uint64_t* block, uint64_t h, uint32_t k) noex
   if (vaddvq_u8(bits) != k) [[unlikely]]
     return blocked_add_scalar<Writer>(block, h, k);
   // The mask is the key's: its clear bits come from one AND-NOT with the block (no table lookup).
-  return add_mask<Writer, kArrival>(block, m);
+  return add_mask<Writer, kArrival, kStore>(block, m);
 }
 
-template <class Writer, Arrival kArrival, bool kNarrow>
+template <class Writer, Arrival kArrival, bool kNarrow, Store kStore>
 ABLOOM_NEON_INLINE bool add_neon(uint64_t* block, uint64_t h, uint32_t k) noexcept {
   if (!kNarrow && k > 16) [[unlikely]]
     return blocked_add_scalar<Writer>(block, h, k);
-  if (k <= 8) return add_narrow<false, Writer, kArrival>(block, h, k);
-  return add_narrow<true, Writer, kArrival>(block, h, k);
+  if (k <= 8) return add_narrow<false, Writer, kArrival, kStore>(block, h, k);
+  return add_narrow<true, Writer, kArrival, kStore>(block, h, k);
 }
 
 struct NeonProbe {
@@ -4648,9 +4697,9 @@ struct NeonProbe {
   ABLOOM_NEON_INLINE static bool test(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
     return test_neon<kNarrow>(block, h, k);
   }
-  template <class Writer, Arrival kArrival, bool kNarrow>
+  template <class Writer, Arrival kArrival, bool kNarrow, Store kStore>
   ABLOOM_NEON_INLINE static bool add(uint64_t* block, uint64_t h, uint32_t k) noexcept {
-    return add_neon<Writer, kArrival, kNarrow>(block, h, k);
+    return add_neon<Writer, kArrival, kNarrow, kStore>(block, h, k);
   }
 };
 
@@ -4681,9 +4730,9 @@ struct NeonSplitProbe {
                                                 vbicq_u32(m.w3, vreinterpretq_u32_u8(b.val[3]))));
     return present_unless<kAnswer>(vmaxvq_u32(miss) != 0);
   }
-  template <class Writer, Arrival kArrival, bool>
+  template <class Writer, Arrival kArrival, bool, Store kStore>
   ABLOOM_NEON_INLINE static bool add(uint64_t* block, uint64_t h, uint32_t k) noexcept {
-    return add_mask<Writer, kArrival>(block, split_mask_neon(h, k));
+    return add_mask<Writer, kArrival, kStore>(block, split_mask_neon(h, k));
   }
 };
 
@@ -4817,7 +4866,7 @@ struct ScalarSplitProbe {
   static bool test(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
     return split_test_scalar(block, h, k);
   }
-  template <class Writer, Arrival, bool>
+  template <class Writer, Arrival, bool, Store>
   static bool add(uint64_t* block, uint64_t h, uint32_t k) noexcept {
     return split_add_scalar<Writer>(block, h, k);
   }
@@ -4828,7 +4877,7 @@ struct ScalarProbe {
   static bool test(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
     return blocked_test_scalar(block, h, k);
   }
-  template <class Writer, Arrival, bool>
+  template <class Writer, Arrival, bool, Store>
   static bool add(uint64_t* block, uint64_t h, uint32_t k) noexcept {
     return blocked_add_scalar<Writer>(block, h, k);
   }
