@@ -48,6 +48,8 @@ static_assert(ABLOOM_ISA_AVX512 == static_cast<uint32_t>(abloom::Isa::avx512));
 static_assert(ABLOOM_ISA_NEON == static_cast<uint32_t>(abloom::Isa::neon));
 static_assert(ABLOOM_LAYOUT_DISTINCT == static_cast<uint32_t>(abloom::Layout::distinct));
 static_assert(ABLOOM_LAYOUT_SPLIT == static_cast<uint32_t>(abloom::Layout::split));
+static_assert(ABLOOM_LAYOUT_HALF == static_cast<uint32_t>(abloom::Layout::half));
+static_assert(ABLOOM_HALF_K == abloom::kHalfK);
 static_assert(ABLOOM_SPLIT_MAX_K == abloom::kSplitMaxK);  // = ABLOOM_SPEC_SPLIT_WORDS
 
 int to_code(abloom::Errc e) noexcept {
@@ -114,6 +116,9 @@ bool layout_of(uint32_t layout, const abloom::SizingRequest& req, abloom::Layout
       return true;
     case ABLOOM_LAYOUT_SPLIT:
       *out = abloom::Layout::split;
+      return true;
+    case ABLOOM_LAYOUT_HALF:
+      *out = abloom::Layout::half;
       return true;
     default:
       return false;
@@ -472,7 +477,8 @@ int abloom_layout_model_fpr(uint32_t kind, uint32_t layout, double bits_per_key,
   req.k = k;
   abloom::Layout l;
   if (!layout_of(layout, req, &l)) return ABLOOM_ERR_INVALID;
-  if (k > abloom::max_k(kd, l) || (kd == abloom::Kind::classic && l != abloom::Layout::distinct)) {
+  if (k > abloom::max_k(kd, l) || (kd == abloom::Kind::classic && l != abloom::Layout::distinct) ||
+      (l == abloom::Layout::half && k != abloom::kHalfK)) {
     return ABLOOM_ERR_INVALID;
   }
   *out = abloom::fpr_model(kd, l, bits_per_key, k);

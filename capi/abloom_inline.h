@@ -29,14 +29,15 @@
  *   if (abloom_inline_init_writer(&w, filter) != ABLOOM_OK) ...;   // tests and adds
  *   abloom_inline_add(&w, &id, sizeof id);
  *
- * Which filters take the fast path: the blocked kind in the default layout (ABLOOM_LAYOUT_SPLIT),
- * when the library's active kernel (abloom_get_isa(), at init) is AVX2 or AVX-512; the probe
- * is then that instruction set's, compiled here with a target attribute (or inlined whole when
- * the caller is built for it, e.g. -march=x86-64-v3). Adds take it too on a writable filter in
- * the default writer mode (see abloom_inline_init_writer). Every other filter (the classic kind,
- * the distinct layout, a scalar kernel, another CPU or compiler) is served by abloom_test and
- * abloom_test_and_add, so every call here answers exactly as the library's call does, and adds
- * set exactly the same bits.
+ * Which filters take the fast path: the blocked kind in the default layout (ABLOOM_LAYOUT_SPLIT)
+ * or the half layout (ABLOOM_LAYOUT_HALF), when the library's active kernel (abloom_get_isa(), at
+ * init) is AVX2 or AVX-512; the probe is then that instruction set's (the half layout's is AVX2
+ * code under both: a key's bits and its half of the block are one 256-bit register each),
+ * compiled here with a target attribute (or inlined whole when the caller is built for it, e.g.
+ * -march=x86-64-v3). Adds take it too on a writable filter in the default writer mode (see
+ * abloom_inline_init_writer). Every other filter (the classic kind, the distinct layout, a scalar
+ * kernel, another CPU or compiler) is served by abloom_test and abloom_test_and_add, so every call
+ * here answers exactly as the library's call does, and adds set exactly the same bits.
  *
  * Rules:
  *  - Any number of threads may test and add at once, through here and through the library, with
@@ -91,6 +92,7 @@ extern "C" {
 #define ABLOOM_INLINE_PATH_CALL 0   /**< the library: abloom_test, abloom_test_and_add */
 #define ABLOOM_INLINE_PATH_AVX2 1   /**< the split probe in AVX2, here */
 #define ABLOOM_INLINE_PATH_AVX512 2 /**< the split probe in AVX-512, here */
+#define ABLOOM_INLINE_PATH_HALF 3   /**< the half layout's probe in AVX2, here */
 
 /** A filter's single-key calls, prepared by an init call. Private fields but the paths. */
 typedef struct abloom_inline {
@@ -103,8 +105,8 @@ typedef struct abloom_inline {
   /** The same for adds: ABLOOM_INLINE_PATH_CALL unless made by abloom_inline_init_writer for a
    *  writable filter. */
   uint32_t add_path;
-  /* The split layout, from abloom_get_memory (docs/FORMAT.md gives the rules; k is in
-   * window_lanes): */
+  /* The split and half layouts, from abloom_get_memory (docs/FORMAT.md gives the rules; the
+   * split layout's k is in window_lanes): */
   uint32_t shard_bits;
   uint32_t shard_shift; /* 63 - shard_bits: (h >> 1) >> it is the shard */
   uint64_t blocks_per_shard;
@@ -259,6 +261,35 @@ __attribute__((target("avx2,bmi2"))) static inline int abloom_inline_priv_add_av
       block, words, abloom_inline_priv_nonzero_avx2(lo) | abloom_inline_priv_nonzero_avx2(hi) << 4);
   return 0;
 }
+/* The half layout (abloom_layout.h): the key's bit in each of its half's 8 words, lane w for
+ * word w, from r = abloom_spec_half_r(h); its half is abloom_spec_half_index(r). */
+ABLOOM_INLINE_PRIV_AVX2 static inline __m256i abloom_inline_priv_half_bits(uint64_t r) {
+  const __m256i lanes =
+      _mm256_sllv_epi64(_mm256_set1_epi64x((long long)r), _mm256_setr_epi64x(0, 5, 10, 15));
+  return _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32(lanes, 27));
+}
+
+__attribute__((target("avx2,bmi2"))) static inline int abloom_inline_priv_test_half(
+    const abloom_inline *in, uint64_t h) {
+  const uint64_t r = abloom_spec_half_r(h);
+  const __m256i missing = _mm256_andnot_si256(
+      abloom_inline_priv_load_avx2(abloom_inline_priv_block(in, h), (int)abloom_spec_half_index(r)),
+      abloom_inline_priv_half_bits(r));
+  return _mm256_testz_si256(missing, missing);
+}
+
+__attribute__((target("avx2,bmi2"))) static inline int abloom_inline_priv_add_half(
+    const abloom_inline *in, uint64_t h) {
+  const uint64_t r = abloom_spec_half_r(h);
+  uint64_t *half = abloom_inline_priv_writable_block(in, h) + 4 * abloom_spec_half_index(r);
+  const __m256i missing =
+      _mm256_andnot_si256(abloom_inline_priv_load_avx2(half, 0), abloom_inline_priv_half_bits(r));
+  __attribute__((aligned(32))) uint64_t words[4];
+  if (_mm256_testz_si256(missing, missing)) return 1;
+  _mm256_store_si256((__m256i *)words, missing);
+  abloom_inline_priv_or_words(half, words, 0xFu); /* each word holds two of the key's bits */
+  return 0;
+}
 #undef ABLOOM_INLINE_PRIV_AVX512
 #undef ABLOOM_INLINE_PRIV_AVX2
 #endif /* ABLOOM_INLINE_X86 */
@@ -299,6 +330,11 @@ static inline int abloom_inline_init(abloom_inline *in, const abloom_filter *fil
       in->path = ABLOOM_INLINE_PATH_AVX2;
     }
   }
+  if (mem.kind == ABLOOM_KIND_BLOCKED && mem.layout == ABLOOM_LAYOUT_HALF && mem.hash_id == 1 &&
+      mem.k == ABLOOM_HALF_K) {
+    const uint32_t isa = abloom_get_isa();
+    if (isa == ABLOOM_ISA_AVX512 || isa == ABLOOM_ISA_AVX2) in->path = ABLOOM_INLINE_PATH_HALF;
+  }
 #endif
   return ABLOOM_OK;
 }
@@ -315,6 +351,7 @@ ABLOOM_INLINE_PRIV_ALWAYS static inline int abloom_inline_test(const abloom_inli
   if (in->path != ABLOOM_INLINE_PATH_CALL) {
     const uint64_t h = XXH3_64bits_withSeed(key, len, in->seed);
     if (in->path == ABLOOM_INLINE_PATH_AVX512) return abloom_inline_priv_test_avx512(in, h);
+    if (in->path == ABLOOM_INLINE_PATH_HALF) return abloom_inline_priv_test_half(in, h);
     return abloom_inline_priv_test_avx2(in, h);
   }
 #endif
@@ -362,6 +399,7 @@ ABLOOM_INLINE_PRIV_ALWAYS static inline int abloom_inline_test_and_add(abloom_in
   if (in->add_path != ABLOOM_INLINE_PATH_CALL) {
     const uint64_t h = XXH3_64bits_withSeed(key, len, in->seed);
     if (in->add_path == ABLOOM_INLINE_PATH_AVX512) return abloom_inline_priv_add_avx512(in, h);
+    if (in->add_path == ABLOOM_INLINE_PATH_HALF) return abloom_inline_priv_add_half(in, h);
     return abloom_inline_priv_add_avx2(in, h);
   }
 #endif

@@ -12,8 +12,9 @@
 
 namespace abloom::testing {
 
-const BlockedKernels kBlockedAvx512Emulated[kLayouts] = {kAvx512Kernels[0], kAvx512Kernels[1]};
-const BlockedKernels kBlockedAvx512PackedEmulated[kLayouts] = {kAvx512PackedKernels[0],
-                                                               kAvx512PackedKernels[1]};
+const BlockedKernels kBlockedAvx512Emulated[kLayouts] = {kAvx512Kernels[0], kAvx512Kernels[1],
+                                                         kAvx512Kernels[2]};
+const BlockedKernels kBlockedAvx512PackedEmulated[kLayouts] = {
+    kAvx512PackedKernels[0], kAvx512PackedKernels[1], kAvx512PackedKernels[2]};
 
 }  // namespace abloom::testing

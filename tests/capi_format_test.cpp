@@ -974,7 +974,7 @@ const Craft kCrafts[] = {
     {"kind 3", [](unsigned char *h) { Put32(h + 16, 3); }, ABLOOM_ERR_UNSUPPORTED},
     {"kind 0xFFFFFFFF", [](unsigned char *h) { Put32(h + 16, 0xFFFFFFFFu); },
      ABLOOM_ERR_UNSUPPORTED},
-    {"layout id 3", [](unsigned char *h) { Put32(h + 20, 3); }, ABLOOM_ERR_UNSUPPORTED},
+    {"layout id 4", [](unsigned char *h) { Put32(h + 20, 4); }, ABLOOM_ERR_UNSUPPORTED},
     {"layout id 0xFFFFFFFF", [](unsigned char *h) { Put32(h + 20, 0xFFFFFFFFu); },
      ABLOOM_ERR_UNSUPPORTED},
     {"layout id 0", [](unsigned char *h) { Put32(h + 20, 0); }, ABLOOM_ERR_UNSUPPORTED},

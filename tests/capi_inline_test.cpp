@@ -26,6 +26,10 @@ uint32_t ExpectedPath(uint32_t kind, uint32_t layout, uint32_t isa) {
     if (isa == ABLOOM_ISA_AVX512) return ABLOOM_INLINE_PATH_AVX512;
     if (isa == ABLOOM_ISA_AVX2) return ABLOOM_INLINE_PATH_AVX2;
   }
+  if (kind == ABLOOM_KIND_BLOCKED && layout == ABLOOM_LAYOUT_HALF &&
+      (isa == ABLOOM_ISA_AVX512 || isa == ABLOOM_ISA_AVX2)) {
+    return ABLOOM_INLINE_PATH_HALF;
+  }
 #else
   (void)kind;
   (void)layout;
@@ -77,6 +81,7 @@ const Shape kShapes[] = {
     {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 11, 64, 0xffffffffffffffffull},
     {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_SPLIT, 16, 2, 12345},
     {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_DISTINCT, 0, 4, 3},
+    {ABLOOM_KIND_BLOCKED, ABLOOM_LAYOUT_HALF, 0, 4, 0x4a1f},
     {ABLOOM_KIND_CLASSIC, ABLOOM_LAYOUT_DEFAULT, 0, 2, 9},
 };
 

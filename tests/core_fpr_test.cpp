@@ -1,4 +1,4 @@
-// False-positive rates at capacity: for each kind (and the blocked kind's two layouts) and target,
+// False-positive rates at capacity: for each kind (and the blocked kind's layouts) and target,
 // a filter sized for n = 1e6 keys is
 // filled with 1e6 distinct keys and queried with keys never added. The count of positives is
 // binomial(N, p); it must stay within 5 standard deviations of the target (and of the model
@@ -25,6 +25,7 @@ struct Case {
 std::string describe(const Case& c) {
   std::string s = c.kind == Kind::blocked ? "Blocked" : "Classic";
   if (c.layout == Layout::split) s += "Split";
+  if (c.layout == Layout::half) s += "Half";
   s += "_p" + std::to_string(static_cast<int>(std::round(-std::log10(c.p))));
   s += "_shards" + std::to_string(c.shards);
   return s;
@@ -100,7 +101,10 @@ INSTANTIATE_TEST_SUITE_P(
         // The split layout (layout.hpp), on its exact model too.
         Case{Kind::blocked, 0.1, 1, Layout::split}, Case{Kind::blocked, 0.01, 1, Layout::split},
         Case{Kind::blocked, 0.001, 1, Layout::split}, Case{Kind::blocked, 1e-4, 1, Layout::split},
-        Case{Kind::blocked, 0.01, 16, Layout::split}),
+        Case{Kind::blocked, 0.01, 16, Layout::split},
+        // The half layout (layout.hpp), on its model (k is always 8).
+        Case{Kind::blocked, 0.1, 1, Layout::half}, Case{Kind::blocked, 0.01, 1, Layout::half},
+        Case{Kind::blocked, 0.001, 1, Layout::half}, Case{Kind::blocked, 0.01, 16, Layout::half}),
     case_name);
 
 }  // namespace

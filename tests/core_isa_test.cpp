@@ -31,9 +31,19 @@ namespace {
 // aarch64's: the other architecture's are never runnable).
 constexpr std::array<Isa, 3> kVectorIsas = {Isa::avx2, Isa::avx512, Isa::neon};
 
-constexpr std::array<Layout, 2> kLayoutsTested = {Layout::distinct, Layout::split};
+constexpr std::array<Layout, 3> kLayoutsTested = {Layout::distinct, Layout::split, Layout::half};
 
-const char* layout_name(Layout layout) { return layout == Layout::split ? "split" : "distinct"; }
+const char* layout_name(Layout layout) {
+  switch (layout) {
+    case Layout::split:
+      return "split";
+    case Layout::half:
+      return "half";
+    case Layout::distinct:
+      break;
+  }
+  return "distinct";
+}
 
 // How messages name a kernel's table: its instruction set (the emulated AVX-512 builds told apart
 // from the native ones) and its layout.
@@ -42,22 +52,48 @@ std::string label(const BlockedKernels& kernel) {
 #if !defined(ABLOOM_TEST_NO_AVX512_EMULATION)
   for (const BlockedKernels* emulated :
        {testing::kBlockedAvx512Emulated, testing::kBlockedAvx512PackedEmulated}) {
-    if (&kernel == &emulated[0] || &kernel == &emulated[1]) name += " (SIMDe-emulated)";
+    if (&kernel >= &emulated[0] && &kernel < &emulated[kLayouts]) name += " (SIMDe-emulated)";
   }
 #endif
   return name + ", " + layout_name(kernel.layout);
 }
 
-// The largest k a layout's tests use.
-uint32_t max_k_of(Layout layout) { return layout == Layout::split ? kSplitMaxK : kMaxProbeK; }
+// Whether a layout has k bits per key: up to kMaxProbeK (distinct), kSplitMaxK (split), exactly
+// kHalfK (half).
+bool layout_has_k(Layout layout, uint32_t k) {
+  switch (layout) {
+    case Layout::split:
+      return k <= kSplitMaxK;
+    case Layout::half:
+      return k == kHalfK;
+    case Layout::distinct:
+      break;
+  }
+  return k <= kMaxProbeK;
+}
 
 // The scalar reference of a layout.
 bool ref_test(Layout layout, const uint64_t* b, uint64_t h, uint32_t k) {
-  return layout == Layout::split ? split_test_scalar(b, h, k) : blocked_test_scalar(b, h, k);
+  switch (layout) {
+    case Layout::split:
+      return split_test_scalar(b, h, k);
+    case Layout::half:
+      return half_test_scalar(b, h);
+    case Layout::distinct:
+      break;
+  }
+  return blocked_test_scalar(b, h, k);
 }
 bool ref_add(Layout layout, uint64_t* b, uint64_t h, uint32_t k) {
-  return layout == Layout::split ? split_add_scalar<SharedWriter>(b, h, k)
-                                 : blocked_add_scalar<SharedWriter>(b, h, k);
+  switch (layout) {
+    case Layout::split:
+      return split_add_scalar<SharedWriter>(b, h, k);
+    case Layout::half:
+      return half_add_scalar<SharedWriter>(b, h);
+    case Layout::distinct:
+      break;
+  }
+  return blocked_add_scalar<SharedWriter>(b, h, k);
 }
 
 // Makes `tables` (one per layout) the ones every filter uses until the next force (the emulated
@@ -166,7 +202,7 @@ TEST(IsaKernels, MatchScalarOnRandomBlocksAndKeys) {
       const BlockedKernels& kernel = tables[layout_index(layout)];
       ASSERT_EQ(kernel.layout, layout);
       for (uint32_t k : kAllK) {
-        if (k > max_k_of(layout)) continue;
+        if (!layout_has_k(layout, k)) continue;
         for (double fill : {0.0, 0.2, 0.5, 0.8, 0.95, 0.99, 1.0}) {
           for (int blocks = 0; blocks < 8; ++blocks) {
             const RawBlock b = random_block(rng, fill);
@@ -215,7 +251,7 @@ TEST(IsaKernels, MatchScalarOnDegenerateHashes) {
   for (const BlockedKernels* tables : kernels) {
     for (Layout layout : kLayoutsTested) {
       for (uint32_t k : kAllK) {
-        if (k > max_k_of(layout)) continue;
+        if (!layout_has_k(layout, k)) continue;
         for (uint64_t h : edge) {
           for (double fill : {0.0, 0.5, 1.0}) {
             expect_same(tables[layout_index(layout)], random_block(rng, fill), h, k);
@@ -347,7 +383,7 @@ TEST(IsaKernels, WholeKeyAndBulkEntriesMatchTheScalarReference) {
     for (Layout layout : kLayoutsTested) {
       const BlockedKernels* kernel = &tables[layout_index(layout)];
       for (uint32_t k : {1u, 6u, 7u, 8u, 9u, 16u, 17u, 24u, 25u, 32u, 33u}) {
-        if (k > max_k_of(layout)) continue;
+        if (!layout_has_k(layout, k)) continue;
         for (uint32_t shard_bits : {0u, 2u}) {
           const MiniFilter start(rng, k, shard_bits, 5, 0.3);
           for (size_t n : {size_t{0}, size_t{1}, size_t{31}, size_t{33}, size_t{200}}) {
@@ -394,8 +430,8 @@ TEST(IsaKernels, FiltersBuiltUnderEveryKernelAreIdentical) {
   const auto kernels = vector_kernels();
   IsaGuard guard;
   for (Layout layout : kLayoutsTested) {
-    for (uint32_t k : {3u, 7u, 10u, 16u, 23u}) {
-      if (k > max_k_of(layout)) continue;
+    for (uint32_t k : {3u, 7u, 8u, 10u, 16u, 23u}) {
+      if (!layout_has_k(layout, k)) continue;
       Shape shape;
       shape.k = k;
       shape.layout = layout;

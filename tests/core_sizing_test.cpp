@@ -36,6 +36,74 @@ TEST(Sizing, ModelsMatchOracle) {
   }
 }
 
+// The half layout's model, fpr_half(c, 8), from the reference model (its k is fixed, so it has
+// no row in kNeeds).
+struct HalfPoint {
+  double c;
+  double half;
+};
+constexpr HalfPoint kHalfOracle[] = {
+    {6.0, 0.09933874170970962},   {8.0, 0.03321186370875318},     {10.53, 0.009996655933097686},
+    {16.0, 0.001315573402850644}, {24.0, 0.00016269388014037453}, {40.0, 1.1337909772613115e-05},
+};
+
+TEST(HalfSizing, ModelMatchesOracle) {
+  for (const auto& p : kHalfOracle) {
+    EXPECT_NEAR(fpr_half(p.c, kHalfK), p.half, p.half * 1e-9) << p.c;
+    EXPECT_EQ(fpr_model(Kind::blocked, Layout::half, p.c, kHalfK), fpr_half(p.c, kHalfK));
+  }
+  // No other k: the layout sets exactly one bit in each of its 8 words.
+  EXPECT_EQ(fpr_half(10, kHalfK - 1), 1.0);
+  EXPECT_EQ(fpr_half(10, kHalfK + 1), 1.0);
+  EXPECT_EQ(fpr_half(0, kHalfK), 1.0);
+  EXPECT_EQ(fpr_half(-1, kHalfK), 1.0);
+}
+
+// Its plans: k is always kHalfK, the fewest blocks meet the target, and an explicit k must be 0 or
+// kHalfK.
+TEST(HalfSizing, PlansTakeItsOneKAndTheFewestBlocks) {
+  for (double p : {0.1, 0.01, 1e-3, 1e-4}) {
+    for (uint32_t shards : {1u, 4u}) {
+      SizingRequest req;
+      req.capacity = 1'000'000;
+      req.fpr = p;
+      req.layout = Layout::half;
+      req.shards = shards;
+      Plan plan;
+      ASSERT_EQ(make_plan(req, &plan), Errc::ok) << p;
+      EXPECT_EQ(plan.layout, Layout::half);
+      EXPECT_EQ(plan.k, kHalfK);
+      EXPECT_LE(plan.expected_fpr, p);
+      const double fewer = static_cast<double>((plan.blocks_per_shard - 1) * shards) * kBlockBits /
+                           static_cast<double>(req.capacity);
+      EXPECT_GT(fpr_half(fewer, kHalfK), p) << "a block fewer per shard misses the target";
+    }
+  }
+  SizingRequest req;
+  req.capacity = 1000;
+  req.layout = Layout::half;
+  Plan plan;
+  for (uint32_t k : {1u, 7u, 9u, 16u}) {
+    req.k = k;
+    EXPECT_EQ(make_plan(req, &plan), Errc::invalid) << k;
+  }
+  req.k = kHalfK;
+  EXPECT_EQ(make_plan(req, &plan), Errc::ok);
+  req.k = 0;
+  req.bits = 1000 * 12;
+  ASSERT_EQ(make_plan(req, &plan), Errc::ok);
+  EXPECT_EQ(plan.k, kHalfK) << "explicit bits: still its one k";
+  req.bits = 0;
+  req.kind = Kind::classic;
+  EXPECT_EQ(make_plan(req, &plan), Errc::invalid) << "the classic kind has one layout";
+  // Never the library's choice.
+  req.kind = Kind::blocked;
+  for (uint32_t k : {0u, 8u}) {
+    req.k = k;
+    EXPECT_NE(default_layout(req), Layout::half) << k;
+  }
+}
+
 // Bits per key and k needed per target, from the reference model's bits_needed().
 struct Need {
   double p;
@@ -308,7 +376,7 @@ TEST(SplitSizing, DomainErrors) {
   req.kind = Kind::classic;
   EXPECT_EQ(make_plan(req, &plan), Errc::invalid) << "the classic kind has one layout";
   req.kind = Kind::blocked;
-  req.layout = static_cast<Layout>(3);
+  req.layout = static_cast<Layout>(4);
   EXPECT_EQ(make_plan(req, &plan), Errc::invalid);
   req.layout = static_cast<Layout>(0);
   EXPECT_EQ(make_plan(req, &plan), Errc::invalid);

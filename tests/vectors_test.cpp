@@ -91,6 +91,13 @@ const GoldenVector kVectors[] = {
     {"split_s4", ABLOOM_KIND_BLOCKED, 4, 0xA100000000075B11ull, 450, 0.01, 9, 3, 896,
      0x2783468f3b6cd2b9ull, 0x5c3f962c469ae81aull, 0x8df3e991228d98bfull, 450, 2000, 8,
      ABLOOM_LAYOUT_SPLIT, ABLOOM_LAYOUT_SPLIT},
+    // The half layout (format layout id 3), added with it.
+    {"half_s1", ABLOOM_KIND_BLOCKED, 1, 0x4A1F000000000A18ull, 450, 0.01, 8, 10, 768,
+     0xb126c5fd72c0f11full, 0xa7e3fe0d006671f2ull, 0x8422bc1ff03a57cfull, 450, 2000, 10,
+     ABLOOM_LAYOUT_HALF, ABLOOM_LAYOUT_HALF},
+    {"half_s4", ABLOOM_KIND_BLOCKED, 4, 0x8A0000000000F1A4ull, 450, 0.01, 8, 3, 896,
+     0xe8b92a455dcc0764ull, 0x1ea058776d492d35ull, 0xf6556e48abfc6e81ull, 450, 2000, 8,
+     ABLOOM_LAYOUT_HALF, ABLOOM_LAYOUT_HALF},
 };
 
 // gtest prints a failing parameter with this (instead of its bytes).

@@ -214,6 +214,19 @@ double split_hit_probability(const uint8_t* half_bits, uint32_t k) noexcept {
   return sum / kSplitWords;
 }
 
+// The same for the half layout, exactly for a block whose 32-bit words have word_bits[w] set bits:
+// a foreign key's half is either with probability 1/2, and each of its 8 words' bit is set with
+// probability (set bits of that word) / 32.
+double half_hit_probability(const uint8_t* word_bits) noexcept {
+  double sum = 0;
+  for (uint32_t half = 0; half < 2; ++half) {
+    double p = 1;
+    for (uint32_t w = 0; w < kHalfWords; ++w) p *= word_bits[half * kHalfWords + w] / 32.0;
+    sum += p;
+  }
+  return sum / 2;
+}
+
 }  // namespace
 
 double Filter::estimate_count() const noexcept {
@@ -298,7 +311,9 @@ double Filter::estimate_fpr() const noexcept {
       const uint64_t n = std::min(kCountChunk, shape_.blocks_per_shard - first);
       blocked_kernels().half_word_bits(base + first * kBlockWords, n * kBlockWords, half_bits);
       for (uint64_t i = 0; i < n; ++i) {
-        sum += split_hit_probability(half_bits + i * kSplitWords, shape_.k);
+        const uint8_t* block_half_bits = half_bits + i * kSplitWords;
+        sum += shape_.layout == Layout::half ? half_hit_probability(block_half_bits)
+                                             : split_hit_probability(block_half_bits, shape_.k);
       }
     }
     units += shape_.blocks_per_shard;

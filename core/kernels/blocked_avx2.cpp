@@ -328,6 +328,10 @@ struct Avx2Probe {
 }  // namespace
 }  // namespace abloom
 
+#define ABLOOM_HALF_FN ABLOOM_AVX2
+#define ABLOOM_HALF_NATIVE 1
+#include "kernels/blocked_half_x86.hpp"
+
 #define ABLOOM_KERNEL_FN ABLOOM_AVX2
 #include "kernels/blocked_pipeline.hpp"
 
@@ -335,7 +339,8 @@ namespace abloom {
 
 const BlockedKernels kBlockedAvx2[kLayouts] = {
     make_blocked_kernels<Avx2Probe>(Isa::avx2, "avx2", Layout::distinct),
-    make_blocked_kernels<Avx2SplitProbe>(Isa::avx2, "avx2", Layout::split)};
+    make_blocked_kernels<Avx2SplitProbe>(Isa::avx2, "avx2", Layout::split),
+    make_blocked_kernels<HalfX86Probe>(Isa::avx2, "avx2", Layout::half)};
 
 }  // namespace abloom
 

@@ -23,9 +23,10 @@
 
 namespace abloom {
 
-const BlockedKernels kBlockedAvx512[kLayouts] = {kAvx512Kernels[0], kAvx512Kernels[1]};
-const BlockedKernels kBlockedAvx512Packed[kLayouts] = {kAvx512PackedKernels[0],
-                                                       kAvx512PackedKernels[1]};
+const BlockedKernels kBlockedAvx512[kLayouts] = {kAvx512Kernels[0], kAvx512Kernels[1],
+                                                 kAvx512Kernels[2]};
+const BlockedKernels kBlockedAvx512Packed[kLayouts] = {
+    kAvx512PackedKernels[0], kAvx512PackedKernels[1], kAvx512PackedKernels[2]};
 
 }  // namespace abloom
 

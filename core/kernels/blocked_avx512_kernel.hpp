@@ -280,6 +280,10 @@ struct Avx512Probe {
 }  // namespace
 }  // namespace abloom
 
+#define ABLOOM_HALF_FN ABLOOM_AVX512_FN
+#define ABLOOM_HALF_NATIVE ABLOOM_AVX512_ASM_LOAD
+#include "kernels/blocked_half_x86.hpp"
+
 #define ABLOOM_KERNEL_FN ABLOOM_AVX512_FN
 #include "kernels/blocked_pipeline.hpp"
 
@@ -292,11 +296,13 @@ namespace {
 inline constexpr BlockedKernels kAvx512Kernels[kLayouts] = {
     make_blocked_kernels<Avx512Probe<RepeatCheck::conflict>>(Isa::avx512, "avx512",
                                                              Layout::distinct),
-    make_blocked_kernels<Avx512SplitProbe>(Isa::avx512, "avx512", Layout::split)};
+    make_blocked_kernels<Avx512SplitProbe>(Isa::avx512, "avx512", Layout::split),
+    make_blocked_kernels<HalfX86Probe>(Isa::avx512, "avx512", Layout::half)};
 inline constexpr BlockedKernels kAvx512PackedKernels[kLayouts] = {
     make_blocked_kernels<Avx512Probe<RepeatCheck::packed>>(Isa::avx512, "avx512-packed",
                                                            Layout::distinct),
-    make_blocked_kernels<Avx512SplitProbe>(Isa::avx512, "avx512-packed", Layout::split)};
+    make_blocked_kernels<Avx512SplitProbe>(Isa::avx512, "avx512-packed", Layout::split),
+    make_blocked_kernels<HalfX86Probe>(Isa::avx512, "avx512-packed", Layout::half)};
 
 }  // namespace
 }  // namespace abloom

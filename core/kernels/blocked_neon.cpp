@@ -12,6 +12,9 @@
 //
 // Split layout: the key's 16 x 32-bit mask is four products shifted into one-hot lanes
 // (vshlq_u32) and ANDed with the window lanes of split_window(): no repeat check, no table.
+//
+// Half layout: the key's 8 bits are two registers of one-hot lanes from r = h * G shifted by
+// 0, 5, 10 and 15 (abloom_layout.h), its half of the block two more: no multiply per word.
 #include "kernels/kernel_table.hpp"
 
 #if defined(__aarch64__)
@@ -326,6 +329,76 @@ struct NeonSplitProbe {
   }
 };
 
+// ---- The half layout (layout.hpp): one bit in each of the 8 32-bit words of one half ----------
+
+// What the half's asm reads or writes.
+struct RawHalf {
+  uint64_t w[4];
+};
+
+// The key's bit in each of its half's words: 32-bit lane w of the pair for word w.
+ABLOOM_NEON_INLINE uint32x4x2_t half_bits_neon(uint64_t r) noexcept {
+  const uint64x2_t v = vdupq_n_u64(r);
+  const int64x2_t first = {0, 5}, second = {10, 15};
+  const uint32x4_t one = vdupq_n_u32(1);
+  auto bits = [&](int64x2_t shifts) __attribute__((always_inline)) {
+    const uint32x4_t top5 = vshrq_n_u32(vreinterpretq_u32_u64(vshlq_u64(v, shifts)), 27);
+    return vshlq_u32(one, vreinterpretq_s32_u32(top5));
+  };
+  return uint32x4x2_t{{bits(first), bits(second)}};
+}
+
+// The half's 32 bytes (inline asm, as load_block: each 64-bit word read whole).
+ABLOOM_NEON_INLINE uint32x4x2_t load_half(const uint64_t* p) noexcept {
+  uint32x4_t a, b;
+  asm("ldp %q0, %q1, [%2]" : "=w"(a), "=w"(b) : "r"(p), "m"(*reinterpret_cast<const RawHalf*>(p)));
+  return uint32x4x2_t{{a, b}};
+}
+
+// k is always kHalfK in this layout (the options, the format and Shape's checks refuse any
+// other), so the probe does not read it.
+struct NeonHalfProbe {
+  template <bool, Answer kAnswer = Answer::branch, Window = Window::table>
+  ABLOOM_NEON_INLINE static bool test(const uint64_t* block, uint64_t h, uint32_t) noexcept {
+    const uint64_t r = abloom_spec_half_r(h);
+    const uint32x4x2_t m = half_bits_neon(r);
+    const uint32x4x2_t b = load_half(block + 4 * abloom_spec_half_index(r));
+    const uint32x4_t miss = vorrq_u32(vbicq_u32(m.val[0], b.val[0]), vbicq_u32(m.val[1], b.val[1]));
+    return present_unless<kAnswer>(vmaxvq_u32(miss) != 0);
+  }
+  // As the x86 half probe: the exclusive writer stores the half whole (to a scratch half when
+  // Store::if_changed and nothing was missing); the shared writer ORs in the missing bits per word.
+  template <class Writer, Arrival kArrival, bool, Store kStore>
+  ABLOOM_NEON_INLINE static bool add(uint64_t* block, uint64_t h, uint32_t) noexcept {
+    const uint64_t r = abloom_spec_half_r(h);
+    uint64_t* half = block + 4 * abloom_spec_half_index(r);
+    const uint32x4x2_t m = half_bits_neon(r);
+    const uint32x4x2_t b = load_half(half);
+    const uint32x4_t miss0 = vbicq_u32(m.val[0], b.val[0]);
+    const uint32x4_t miss1 = vbicq_u32(m.val[1], b.val[1]);
+    const bool present = vmaxvq_u32(vorrq_u32(miss0, miss1)) == 0;
+    if constexpr (std::is_same_v<Writer, ExclusiveWriter>) {
+      RawHalf scratch;
+      const uintptr_t keep =
+          uintptr_t{0} - static_cast<uintptr_t>(kStore == Store::always || !present);
+      const uintptr_t target = (reinterpret_cast<uintptr_t>(half) & keep) |
+                               (reinterpret_cast<uintptr_t>(&scratch) & ~keep);
+      asm volatile("stp %q2, %q3, [%1]"
+                   : "=m"(*reinterpret_cast<RawHalf*>(target))
+                   : "r"(target), "w"(vorrq_u32(b.val[0], m.val[0])),
+                     "w"(vorrq_u32(b.val[1], m.val[1])));
+    } else {
+      alignas(16) uint64_t words[4];
+      vst1q_u64(words, vreinterpretq_u64_u32(miss0));
+      vst1q_u64(words + 2, vreinterpretq_u64_u32(miss1));
+      uint32_t changed = 0;
+      for (uint32_t w = 0; w < 4; ++w) changed |= static_cast<uint32_t>(words[w] != 0) << w;
+      write_words<Writer, kArrival>(half, words, 0xF, changed);
+    }
+    return present;
+  }
+};
+
 }  // namespace
 }  // namespace abloom
 
@@ -336,7 +409,8 @@ namespace abloom {
 
 const BlockedKernels kBlockedNeon[kLayouts] = {
     make_blocked_kernels<NeonProbe>(Isa::neon, "neon", Layout::distinct),
-    make_blocked_kernels<NeonSplitProbe>(Isa::neon, "neon", Layout::split)};
+    make_blocked_kernels<NeonSplitProbe>(Isa::neon, "neon", Layout::split),
+    make_blocked_kernels<NeonHalfProbe>(Isa::neon, "neon", Layout::half)};
 
 }  // namespace abloom
 

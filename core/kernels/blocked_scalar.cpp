@@ -47,7 +47,7 @@ bool blocked_test_distinct(const uint64_t* block, uint64_t h, uint32_t k) noexce
 
 namespace {
 // ORs a key's mask into its block, one word at a time (words the mask leaves empty untouched);
-// true when every bit was set already. Both layouts' scalar adds, which differ only in the mask.
+// true when every bit was set already. Every layout's scalar add, which differ only in the mask.
 template <class Writer>
 bool or_mask(uint64_t* block, const BlockMask& m) noexcept {
   bool present = true;
@@ -81,6 +81,21 @@ bool split_add_scalar(uint64_t* block, uint64_t h, uint32_t k) noexcept {
 template bool split_add_scalar<SharedWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
 template bool split_add_scalar<ExclusiveWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
 
+bool half_test_scalar(const uint64_t* block, uint64_t h) noexcept {
+  const BlockMask m = half_mask(h);
+  uint64_t missing = 0;
+  for (uint32_t w = 0; w < kBlockWords; ++w) missing |= m.w[w] & ~load_word(block + w);
+  return missing == 0;
+}
+
+template <class Writer>
+bool half_add_scalar(uint64_t* block, uint64_t h) noexcept {
+  return or_mask<Writer>(block, half_mask(h));
+}
+
+template bool half_add_scalar<SharedWriter>(uint64_t*, uint64_t) noexcept;
+template bool half_add_scalar<ExclusiveWriter>(uint64_t*, uint64_t) noexcept;
+
 }  // namespace abloom
 
 #define ABLOOM_KERNEL_FN
@@ -100,6 +115,19 @@ struct ScalarSplitProbe {
   }
 };
 
+// k is always kHalfK in the half layout (the options, the format and Shape's checks refuse any
+// other), so the probe does not read it.
+struct ScalarHalfProbe {
+  template <bool, Answer = Answer::branch, Window = Window::table>
+  static bool test(const uint64_t* block, uint64_t h, uint32_t) noexcept {
+    return half_test_scalar(block, h);
+  }
+  template <class Writer, Arrival, bool, Store>
+  static bool add(uint64_t* block, uint64_t h, uint32_t) noexcept {
+    return half_add_scalar<Writer>(block, h);
+  }
+};
+
 struct ScalarProbe {
   template <bool, Answer = Answer::branch, Window = Window::table>
   static bool test(const uint64_t* block, uint64_t h, uint32_t k) noexcept {
@@ -115,6 +143,7 @@ struct ScalarProbe {
 
 const BlockedKernels kBlockedScalar[kLayouts] = {
     make_blocked_kernels<ScalarProbe>(Isa::scalar, "scalar", Layout::distinct),
-    make_blocked_kernels<ScalarSplitProbe>(Isa::scalar, "scalar", Layout::split)};
+    make_blocked_kernels<ScalarSplitProbe>(Isa::scalar, "scalar", Layout::split),
+    make_blocked_kernels<ScalarHalfProbe>(Isa::scalar, "scalar", Layout::half)};
 
 }  // namespace abloom

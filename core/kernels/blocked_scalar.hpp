@@ -17,6 +17,12 @@ template <class Writer>
 bool split_add_scalar(uint64_t* block, uint64_t hash, uint32_t k) noexcept;
 extern template bool split_add_scalar<SharedWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
 extern template bool split_add_scalar<ExclusiveWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
+// The half layout's (k is always kHalfK).
+bool half_test_scalar(const uint64_t* block, uint64_t hash) noexcept;
+template <class Writer>
+bool half_add_scalar(uint64_t* block, uint64_t hash) noexcept;
+extern template bool half_add_scalar<SharedWriter>(uint64_t*, uint64_t) noexcept;
+extern template bool half_add_scalar<ExclusiveWriter>(uint64_t*, uint64_t) noexcept;
 template <class Writer>
 bool blocked_add_scalar(uint64_t* block, uint64_t hash, uint32_t k) noexcept;
 extern template bool blocked_add_scalar<SharedWriter>(uint64_t*, uint64_t, uint32_t) noexcept;

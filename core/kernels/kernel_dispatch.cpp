@@ -142,7 +142,8 @@ constexpr BlockedKernels first_use_table(Layout layout) noexcept {
 }
 
 const BlockedKernels kBlockedFirstUse[kLayouts] = {first_use_table<0>(Layout::distinct),
-                                                   first_use_table<1>(Layout::split)};
+                                                   first_use_table<1>(Layout::split),
+                                                   first_use_table<2>(Layout::half)};
 
 // kBlockedFirstUse until the first call reads the CPU and ABLOOM_ISA. Two threads racing to
 // initialise compute the same answer; one forced by isa_force() in between wins over the initial

@@ -63,11 +63,12 @@ struct BlockedKernels {
 };
 
 // Every instruction set has one table per layout, in an array indexed by layout_index.
-inline constexpr size_t kLayouts = 2;
+inline constexpr size_t kLayouts = 3;
 // (The layouts' ids are 1 and 2: one subtraction, which folds into the table's address, where a
 // compare took four instructions of every single-key call.)
 constexpr size_t layout_index(Layout layout) noexcept { return static_cast<size_t>(layout) - 1; }
-static_assert(layout_index(Layout::distinct) == 0 && layout_index(Layout::split) == 1);
+static_assert(layout_index(Layout::distinct) == 0 && layout_index(Layout::split) == 1 &&
+              layout_index(Layout::half) == 2);
 
 namespace detail {
 // The active tables (an array of kLayouts). Until first use they are kBlockedFirstUse, whose

@@ -21,7 +21,7 @@ enum class Kind : uint32_t { blocked = 0, classic = 1 };
 
 // Where a blocked key's bits go inside its block; the values are the format's layout ids. The
 // classic kind has one layout, `distinct` (id 1, the format's first).
-enum class Layout : uint32_t { distinct = 1, split = 2 };
+enum class Layout : uint32_t { distinct = 1, split = 2, half = 3 };
 
 inline constexpr uint32_t kBlockBits = ABLOOM_SPEC_BLOCK_BITS;
 inline constexpr uint32_t kBlockWords = ABLOOM_SPEC_BLOCK_WORDS;
@@ -147,6 +147,22 @@ inline BlockMask split_mask(uint64_t h, uint32_t k) noexcept {
   for (uint32_t j = 0; j < k; ++j) {
     const uint32_t w = (s + j) % kSplitWords;
     m.w[w / 2] |= uint64_t{1} << (32 * (w % 2) + split_bit(h2, w));
+  }
+  return m;
+}
+
+// The half layout: one bit in each of the 8 32-bit words of one half of the block, so k is 8.
+inline constexpr uint32_t kHalfWords = ABLOOM_SPEC_HALF_WORDS;
+inline constexpr uint32_t kHalfK = kHalfWords;
+
+// The 8-bit mask of a key in the half layout (the reference every kernel is checked against).
+inline BlockMask half_mask(uint64_t h) noexcept {
+  BlockMask m{};
+  const uint64_t r = abloom_spec_half_r(h);
+  const uint32_t first = abloom_spec_half_index(r) * kHalfWords;  // the half's first 32-bit word
+  for (uint32_t j = 0; j < kHalfWords; ++j) {
+    const uint32_t w = first + j;
+    m.w[w / 2] |= uint64_t{1} << (32 * (w % 2) + abloom_spec_half_bit(r, j));
   }
   return m;
 }

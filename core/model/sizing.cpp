@@ -30,8 +30,9 @@ uint32_t default_shards(uint64_t bytes) {
   return static_cast<uint32_t>(pow2 < kDefaultMaxShards ? pow2 : kDefaultMaxShards);
 }
 
-// best_k's start: the classic optimum c ln 2, within [1, max_k].
+// best_k's start: the classic optimum c ln 2, within [1, max_k]; the half layout's only k.
 uint32_t classic_k(Kind kind, Layout layout, double c) noexcept {
+  if (kind == Kind::blocked && layout == Layout::half) return kHalfK;
   const double guess = std::round(c * 0.6931471805599453);
   const uint32_t top = max_k(kind, layout);
   return !(guess >= 1) ? 1 : (guess > top ? top : static_cast<uint32_t>(guess));
@@ -293,16 +294,13 @@ double fpr_classic(double c, uint32_t k) noexcept {
   return dd::pow(dd::neg(dd::expm1(dd::DD{-static_cast<double>(k) / c, 0})), k).hi;
 }
 
-double fpr_blocked(double c, uint32_t k) noexcept {
-  if (!(c > 0)) return 1.0;
-  const double lam = kBlockBits / c;  // mean keys per block
-  // Beyond ~1e5 keys per block every block is saturated; the classic formula is as good there.
-  if (lam > 1e5) return fpr_classic(c, k);
-  // A block holding i keys: a bit stays clear through its i k probes with probability
-  // clear(i) = r^i, r = (1 - 1/512)^k, and a foreign key's k probes all find set bits with
-  // (1 - r^i)^k. r^i is carried from term to term by one multiplication (by r going up, by 1/r
-  // going down) in double-double: an error near 2^-104 per step, and no exp or log per term.
-  const dd::DD r = dd::pow(1 - 1.0 / kBlockBits, k);  // 1 - 1/512 is exact
+namespace {
+
+// sum_i Pois(i; lam) (1 - r^i)^k: the FPR of blocks (or halves) holding Poisson(lam) keys, where
+// a bit a query looks at stays clear through each key with probability r, independently of its
+// other bits. r^i is carried from term to term by one multiplication (by r going up, by 1/r going
+// down) in double-double: an error near 2^-104 per step, and no exp or log per term.
+double poisson_mixture(double lam, dd::DD r, uint32_t k) noexcept {
   const auto block_fpr = [k](dd::DD clear) {
     return dd::pow(dd::add(dd::DD{1, 0}, dd::neg(clear)), k).hi;
   };
@@ -333,12 +331,45 @@ double fpr_blocked(double c, uint32_t k) noexcept {
   return sum < 1 ? sum : 1;
 }
 
+}  // namespace
+
+double fpr_blocked(double c, uint32_t k) noexcept {
+  if (!(c > 0)) return 1.0;
+  const double lam = kBlockBits / c;  // mean keys per block
+  // Beyond ~1e5 keys per block every block is saturated; the classic formula is as good there.
+  if (lam > 1e5) return fpr_classic(c, k);
+  // A block holding i keys: a bit stays clear through its i k probes with probability r^i,
+  // r = (1 - 1/512)^k, and a foreign key's k probes all find set bits with (1 - r^i)^k.
+  return poisson_mixture(lam, dd::pow(1 - 1.0 / kBlockBits, k), k);  // 1 - 1/512 is exact
+}
+
+double fpr_half(double c, uint32_t k) noexcept {
+  if (!(c > 0) || k != kHalfK) return 1.0;
+  // A half holding i keys (Poisson, mean 256 / c: a key's block, then its half, uniform): each
+  // key set one bit of each of its 8 words, so a query's bit in a word stays clear with
+  // probability (31/32)^i, independently of its other words (bench/JOURNAL.md, "Design study: the
+  // half-block layout's FPR", measures the layout against this).
+  const double lam = kBlockBits / 2 / c;
+  if (lam > 1e5) return 1.0;                                    // every half saturated
+  return poisson_mixture(lam, dd::DD{31.0 / 32.0, 0}, kHalfK);  // 31/32 is exact
+}
+
 double fpr_model(Kind kind, Layout layout, double c, uint32_t k) noexcept {
-  double fpr;
+  double fpr = 1.0;  // no such layout
   if (kind == Kind::classic) {
     fpr = fpr_classic(c, k);
   } else {
-    fpr = layout == Layout::split ? fpr_split(c, k) : fpr_blocked(c, k);
+    switch (layout) {
+      case Layout::split:
+        fpr = fpr_split(c, k);
+        break;
+      case Layout::half:
+        fpr = fpr_half(c, k);
+        break;
+      case Layout::distinct:
+        fpr = fpr_blocked(c, k);
+        break;
+    }
   }
   // Every model is a probability: the file format stores it and its readers refuse anything
   // outside [0, 1] (format.cpp), so no writer may produce one.
@@ -346,10 +377,12 @@ double fpr_model(Kind kind, Layout layout, double c, uint32_t k) noexcept {
 }
 
 uint32_t max_k(Kind kind, Layout layout) noexcept {
-  return kind == Kind::blocked && layout == Layout::split ? kSplitMaxK : kMaxK;
+  if (kind != Kind::blocked) return kMaxK;
+  return layout == Layout::split ? kSplitMaxK : (layout == Layout::half ? kHalfK : kMaxK);
 }
 
 uint32_t best_k_from(Kind kind, Layout layout, double c, uint32_t start) noexcept {
+  if (kind == Kind::blocked && layout == Layout::half) return kHalfK;  // its only k
   const uint32_t top = max_k(kind, layout);
   start = start < 1 ? 1 : (start > top ? top : start);
   double fpr;
@@ -362,7 +395,9 @@ uint32_t best_k(Kind kind, Layout layout, double c) noexcept {
 
 Errc check_kind_layout_shards(Kind kind, Layout layout, uint32_t shards) noexcept {
   if (kind != Kind::blocked && kind != Kind::classic) return Errc::invalid;
-  if (layout != Layout::distinct && layout != Layout::split) return Errc::invalid;
+  if (layout != Layout::distinct && layout != Layout::split && layout != Layout::half) {
+    return Errc::invalid;
+  }
   if (kind == Kind::classic && layout != Layout::distinct) return Errc::invalid;
   if (shards != 0 && (shards > kMaxShards || !std::has_single_bit(shards))) return Errc::invalid;
   return Errc::ok;
@@ -372,6 +407,7 @@ Errc make_plan(const SizingRequest& req, Plan* out) noexcept {
   if (Errc e = check_kind_layout_shards(req.kind, req.layout, req.shards); e != Errc::ok) return e;
   if (req.capacity == 0) return Errc::invalid;
   if (req.k > max_k(req.kind, req.layout)) return Errc::invalid;
+  if (req.layout == Layout::half && req.k != 0 && req.k != kHalfK) return Errc::invalid;
   if (req.bits == 0 && !(req.fpr > 0.0 && req.fpr < 1.0)) return Errc::invalid;  // NaN too
 
   // A plan is a pure function of its request, and programs make many filters of one shape (a

@@ -35,8 +35,14 @@ double fpr_blocked(double bits_per_key, uint32_t k) noexcept;
 // 2^k terms (k <= 16). Measured FPRs match it to within sampling error (bench/JOURNAL.md, "FPR:
 // the split layout's model against measurement").
 double fpr_split(double bits_per_key, uint32_t k) noexcept;
+// The half layout (layout.hpp): a half holds Poisson(256 / c) keys, and a query's bit in each of
+// its 8 words stays clear through each of them with probability 31/32, independently, so
+//   FPR = sum_i Pois(i; 256 / c) (1 - (31/32)^i)^8.
+// k must be kHalfK (1 otherwise: no such layout).
+double fpr_half(double bits_per_key, uint32_t k) noexcept;
 double fpr_model(Kind kind, Layout layout, double bits_per_key, uint32_t k) noexcept;
-// The largest k a kind and layout allow (kMaxK; kSplitMaxK for the split layout).
+// The largest k a kind and layout allow (kMaxK; kSplitMaxK for the split layout; kHalfK, its
+// only k, for the half layout).
 uint32_t max_k(Kind kind, Layout layout) noexcept;
 // The k in [1, max_k] with the lowest model FPR at c bits per key.
 uint32_t best_k(Kind kind, Layout layout, double bits_per_key) noexcept;

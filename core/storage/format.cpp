@@ -119,10 +119,11 @@ Errc parse_header(const unsigned char* d, size_t len, Header* out) noexcept {
       kind != static_cast<uint32_t>(Kind::classic)) {
     return Errc::unsupported;
   }
-  // Layout 1 for either kind; layout 2 (split) is a blocked kind's only.
+  // Layout 1 for either kind; layouts 2 (split) and 3 (half) are the blocked kind's only.
   const uint32_t layout = get32(d + kOffLayout);
   const bool layout_known = layout == static_cast<uint32_t>(Layout::distinct) ||
-                            (layout == static_cast<uint32_t>(Layout::split) &&
+                            ((layout == static_cast<uint32_t>(Layout::split) ||
+                              layout == static_cast<uint32_t>(Layout::half)) &&
                              kind == static_cast<uint32_t>(Kind::blocked));
   if (!layout_known || get32(d + kOffHash) != kHashXxh3) return Errc::unsupported;
   const uint32_t k = get32(d + kOffK);
@@ -131,6 +132,7 @@ Errc parse_header(const unsigned char* d, size_t len, Header* out) noexcept {
   const uint32_t flags = get32(d + kOffFlags);
   if (k == 0 || k > kMaxK) return Errc::corrupt;
   if (layout == static_cast<uint32_t>(Layout::split) && k > kSplitMaxK) return Errc::corrupt;
+  if (layout == static_cast<uint32_t>(Layout::half) && k != kHalfK) return Errc::corrupt;
   if (shards == 0 || shards > kMaxShards || !std::has_single_bit(shards)) return Errc::corrupt;
   if (blocks == 0 || blocks > kMaxBytes / kCacheLine / shards) return Errc::corrupt;
   if ((flags & ~kFlagChecksumStale) != 0 || get64(d + kOffReserved) != 0) return Errc::corrupt;

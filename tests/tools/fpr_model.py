@@ -13,6 +13,11 @@ with the engine.
             each start are independent Poisson(512 / (16 c)); a query's word j stays a miss
             unless a key covering it set its bit, so the FPR is E[prod_j (1 - (31/32)^m_j)],
             which inclusion-exclusion over the query's words turns into a finite sum.
+  half      the half layout: each key one uniform bit in each of the 8 words of 32 bits of one
+            half of its block, k = 8 always. Thinned by half, a half holds Poisson(256 / c) keys,
+            and a query's word j stays a miss unless one of them set its bit:
+            sum_i Pois(i; 256 / c) (1 - (31/32)^i)^8. Not in the sizing table (its k is fixed);
+            --check compares kHalfOracle with it.
 
 Usage:
   fpr_model.py                      the sizing table (bits per key and k for each target)
@@ -39,6 +44,7 @@ SPLIT_WORDS = 16
 SPLIT_WORD_BITS = 32
 MAX_K = 64  # core/model/sizing.hpp kMaxK
 SPLIT_MAX_K = 16  # capi/abloom_layout.h: one probe per word at most
+HALF_WORDS = 8  # capi/abloom_layout.h: the half layout's words, one bit each, so its only k
 
 Model = Callable[[float, int], float]
 
@@ -94,6 +100,19 @@ def fpr_split(c: float, k: int) -> float:
     return min(1.0, max(0.0, math.fsum(terms)))
 
 
+def fpr_half(c: float, k: int) -> float:
+    if k != HALF_WORDS:
+        return 1.0
+    lam = BLOCK_BITS / 2 / c
+    miss = 1.0 - 1.0 / SPLIT_WORD_BITS  # one key leaves a given bit of its word clear
+    reach = 12.0 * math.sqrt(lam) + 40.0
+    first, last = max(0, math.floor(lam - reach)), math.ceil(lam + reach)
+    terms = (
+        math.exp(_poisson_log_pmf(lam, i)) * (1.0 - miss**i) ** k for i in range(first, last + 1)
+    )
+    return math.fsum(terms)
+
+
 LAYOUTS: dict[str, tuple[Model, int]] = {
     "blocked": (fpr_blocked, MAX_K),
     "split": (fpr_split, SPLIT_MAX_K),
@@ -138,14 +157,21 @@ NUMBER = r"[-+0-9.eE]+"
 
 
 def check_cpp(text: str, problems: list[str]) -> int:
-    """tests/core_sizing_test.cpp: kOracle rows {c, k, blocked, classic} and kNeeds rows
-    {p, blocked_c, blocked_k, classic_c, classic_k}."""
+    """tests/core_sizing_test.cpp: kOracle rows {c, k, blocked, classic}, kNeeds rows
+    {p, blocked_c, blocked_k, classic_c, classic_k} and kHalfOracle rows {c, half}."""
     checked = 0
     oracle = re.search(r"kOracle\[\] = \{(.*?)\};", text, re.S)
     needs = re.search(r"kNeeds\[\] = \{(.*?)\};", text, re.S)
-    if not oracle or not needs:
-        problems.append("no kOracle or kNeeds table")
+    half = re.search(r"kHalfOracle\[\] = \{(.*?)\};", text, re.S)
+    if not oracle or not needs or not half:
+        problems.append("no kOracle, kNeeds or kHalfOracle table")
         return 0
+    for row in re.findall(r"\{([^{}]*)\}", half.group(1)):
+        c, want = (float(x) for x in row.split(","))
+        got = fpr_half(c, HALF_WORDS)
+        checked += 1
+        if abs(got - want) > 1e-9 * want:
+            problems.append(f"kHalfOracle c={c:g}: {want!r}, the model {got!r}")
     for row in re.findall(r"\{([^{}]*)\}", oracle.group(1)):
         c, k, blocked, classic = (float(x) for x in row.split(","))
         for name, want, got, tol in (("blocked", blocked, fpr_blocked(c, int(k)), 1e-9),

@@ -11,7 +11,8 @@
  * sizing model left libm (December 2026, see README.md) it was rerun once: the expected FPR (and
  * the checksums) of classic_s4, split_s1 and split_s4 changed in their last bits, nothing else.
  * When the growing chain's stage table got a place for every stage it was rerun once more: only
- * growing_s1.abloom changed (README.md, the end).
+ * growing_s1.abloom changed (README.md, the end). The half_* vectors (layout id 3) were added
+ * with the half layout; rerunning then wrote the first seven again, unchanged.
  *
  *   cc -std=c99 -Wall -Icapi tests/vectors/make_vectors.c -Lbuild/ci/capi -labloom \
  *      -Wl,-rpath,$PWD/build/ci/capi -o /tmp/make_vectors
@@ -66,6 +67,8 @@ static const struct vector_spec kSpecs[] = {
     {"split_s4", ABLOOM_KIND_BLOCKED, 4, UINT64_C(0xA100000000075B11), 6, ABLOOM_LAYOUT_SPLIT},
     {"growing_s1", ABLOOM_KIND_BLOCKED, 1, UINT64_C(0x6A0E1A6000000003), 7, ABLOOM_LAYOUT_DEFAULT,
      2.0},
+    {"half_s1", ABLOOM_KIND_BLOCKED, 1, UINT64_C(0x4A1F000000000A18), 8, ABLOOM_LAYOUT_HALF},
+    {"half_s4", ABLOOM_KIND_BLOCKED, 4, UINT64_C(0x8A0000000000F1A4), 9, ABLOOM_LAYOUT_HALF},
 };
 
 /* Lengths of the first keys: around every XXH3 size boundary (0-3, 4-8, 9-16, 17-128, 129-240,

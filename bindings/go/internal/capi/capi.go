@@ -512,6 +512,8 @@ const ABLOOM_LAYOUT_DEFAULT uint = 0
 const ABLOOM_LAYOUT_DISTINCT uint = 1
 const ABLOOM_LAYOUT_SPLIT uint = 2
 const ABLOOM_SPLIT_MAX_K int = 16
+const ABLOOM_LAYOUT_HALF uint = 3
+const ABLOOM_HALF_K int = 8
 
 type SwigcptrAbloom_options uintptr
 

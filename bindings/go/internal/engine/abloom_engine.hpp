@@ -53,7 +53,7 @@ enum class Errc {
 #include <utility>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "platform/platform.hpp"
-#define ABLOOM_ENGINE_HEADER 22
+#define ABLOOM_ENGINE_HEADER 23
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -141,25 +141,25 @@ class AlignedBuffer {
 #define ABLOOM_ENGINE_HEADER 2
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_view.hpp"
-#define ABLOOM_ENGINE_HEADER 9
+#define ABLOOM_ENGINE_HEADER 10
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/kernel_table.hpp"
-#define ABLOOM_ENGINE_HEADER 11
-#include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "kernels/key_source.hpp"
 #define ABLOOM_ENGINE_HEADER 12
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
-#define ABLOOM_ENGINE_HEADER 15
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/key_source.hpp"
+#define ABLOOM_ENGINE_HEADER 13
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "layout/hash.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
 #define ABLOOM_ENGINE_HEADER 16
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "layout/layout.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "layout/hash.hpp"
 #define ABLOOM_ENGINE_HEADER 17
 #include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "layout/layout.hpp"
+#define ABLOOM_ENGINE_HEADER 18
+#include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "model/sizing.hpp"
-#define ABLOOM_ENGINE_HEADER 21
+#define ABLOOM_ENGINE_HEADER 22
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -396,7 +396,7 @@ class Filter {
 #define ABLOOM_ENGINE_HEADER 3
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "model/growth.hpp"
-#define ABLOOM_ENGINE_HEADER 19
+#define ABLOOM_ENGINE_HEADER 20
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -605,27 +605,27 @@ class GrowingFilter {
 #include <type_traits>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_scalar.hpp"
-#define ABLOOM_ENGINE_HEADER 8
+#define ABLOOM_ENGINE_HEADER 9
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/kernel_table.hpp"
-#define ABLOOM_ENGINE_HEADER 11
+#define ABLOOM_ENGINE_HEADER 12
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/probe_modes.hpp"
-#define ABLOOM_ENGINE_HEADER 13
-#include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "kernels/write_step.hpp"
 #define ABLOOM_ENGINE_HEADER 14
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/write_step.hpp"
 #define ABLOOM_ENGINE_HEADER 15
 #include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
+#define ABLOOM_ENGINE_HEADER 16
+#include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout/layout.hpp"
-#define ABLOOM_ENGINE_HEADER 17
+#define ABLOOM_ENGINE_HEADER 18
 #include "abloom_engine.hpp"
 
 #define ABLOOM_REPEATS_FN ABLOOM_AVX512_FN
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_repeats16.hpp"
-#define ABLOOM_ENGINE_HEADER 7
+#define ABLOOM_ENGINE_HEADER 8
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -865,9 +865,15 @@ struct Avx512Probe {
 }  // namespace
 }  // namespace abloom
 
+#define ABLOOM_HALF_FN ABLOOM_AVX512_FN
+#define ABLOOM_HALF_NATIVE ABLOOM_AVX512_ASM_LOAD
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_half_x86.hpp"
+#define ABLOOM_ENGINE_HEADER 6
+#include "abloom_engine.hpp"
+
 #define ABLOOM_KERNEL_FN ABLOOM_AVX512_FN
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_pipeline.hpp"
-#define ABLOOM_ENGINE_HEADER 6
+#define ABLOOM_ENGINE_HEADER 7
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -879,19 +885,146 @@ namespace {
 inline constexpr BlockedKernels kAvx512Kernels[kLayouts] = {
     make_blocked_kernels<Avx512Probe<RepeatCheck::conflict>>(Isa::avx512, "avx512",
                                                              Layout::distinct),
-    make_blocked_kernels<Avx512SplitProbe>(Isa::avx512, "avx512", Layout::split)};
+    make_blocked_kernels<Avx512SplitProbe>(Isa::avx512, "avx512", Layout::split),
+    make_blocked_kernels<HalfX86Probe>(Isa::avx512, "avx512", Layout::half)};
 inline constexpr BlockedKernels kAvx512PackedKernels[kLayouts] = {
     make_blocked_kernels<Avx512Probe<RepeatCheck::packed>>(Isa::avx512, "avx512-packed",
                                                            Layout::distinct),
-    make_blocked_kernels<Avx512SplitProbe>(Isa::avx512, "avx512-packed", Layout::split)};
+    make_blocked_kernels<Avx512SplitProbe>(Isa::avx512, "avx512-packed", Layout::split),
+    make_blocked_kernels<HalfX86Probe>(Isa::avx512, "avx512-packed", Layout::half)};
 
 }  // namespace
 }  // namespace abloom
 #endif  // core/kernels/blocked_avx512_kernel.hpp
 
-// ---- from core/kernels/blocked_pipeline.hpp
+// ---- from core/kernels/blocked_half_x86.hpp
 #if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 6 && !defined(ABLOOM_ENGINE_HAVE_6)
 #define ABLOOM_ENGINE_HAVE_6
+// The half layout's probe (layout.hpp, abloom_layout.h) for the x86 vector kernels, written once
+// over 256-bit intrinsics: a key's 8 bits and its half of the block are one register each, so
+// AVX-512 has nothing to add to AVX2 here. Included by blocked_avx2.cpp and by
+// blocked_avx512_kernel.hpp (natively, and emulated through SIMDe in the tests), each of which
+// defines first:
+//   ABLOOM_HALF_FN      the functions' attributes (its target attribute, or nothing);
+//   ABLOOM_HALF_NATIVE  1 on hardware: the half is read and written in inline asm (as the
+//                       including kernel reads its blocks: hardware accesses, not a C++ data race
+//                       with other threads' atomic ORs) and tested with vptest; 0 under SIMDe,
+//                       whose portable _mm256_testz_si256 misses set lanes (see the AVX-512
+//                       kernel's packed repeat check).
+// A key's bits come from r = h * G (abloom_spec_half_r): lane q of r broadcast and shifted left
+// by 5q gives, in the top 5 bits of each of its 32-bit words, the bits of the half's words 2q and
+// 2q + 1, so the mask is one broadcast, two shifts and one variable shift, and the half's address
+// one shift, one AND and one add.
+
+#include <cstdint>
+#include <type_traits>
+
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/probe_modes.hpp"
+#define ABLOOM_ENGINE_HEADER 14
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/write_step.hpp"
+#define ABLOOM_ENGINE_HEADER 15
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
+#define ABLOOM_ENGINE_HEADER 16
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "layout/layout.hpp"
+#define ABLOOM_ENGINE_HEADER 18
+#include "abloom_engine.hpp"
+
+namespace abloom {
+namespace {
+
+// The key's bit in each of its half's 8 words, lane w for word w.
+ABLOOM_HALF_FN inline __m256i half_bits_x86(uint64_t r) noexcept {
+  const __m256i lanes = _mm256_sllv_epi64(_mm256_set1_epi64x(static_cast<long long>(r)),
+                                          _mm256_setr_epi64x(0, 5, 10, 15));
+  return _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32(lanes, 27));
+}
+
+ABLOOM_HALF_FN inline __m256i half_load_x86(const uint64_t* half) noexcept {
+#if ABLOOM_HALF_NATIVE
+  __m256i v;
+  asm("vmovdqa %1, %0" : "=x"(v) : "m"(*reinterpret_cast<const __m256i*>(half)));
+  return v;
+#else
+  return _mm256_load_si256(reinterpret_cast<const __m256i*>(half));
+#endif
+}
+
+// An exclusive writer's store of the half, whole (each aligned 8-byte word written whole, so
+// concurrent readers see it before or after).
+ABLOOM_HALF_FN inline void half_store_x86(uint64_t* half, __m256i v) noexcept {
+#if ABLOOM_HALF_NATIVE
+  asm volatile("vmovdqa %1, %0" : "=m"(*reinterpret_cast<__m256i*>(half)) : "x"(v));
+#else
+  alignas(32) uint64_t words[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(words), v);
+  for (uint32_t w = 0; w < 4; ++w) store_word(half + w, words[w]);
+#endif
+}
+
+// Which 64-bit words of v are nonzero (bit w for word w).
+ABLOOM_HALF_FN inline uint32_t half_nonzero_words_x86(__m256i v) noexcept {
+  const __m256i zero = _mm256_cmpeq_epi64(v, _mm256_setzero_si256());
+  return ~static_cast<uint32_t>(_mm256_movemask_pd(_mm256_castsi256_pd(zero))) & 0xF;
+}
+
+ABLOOM_HALF_FN inline bool half_any_x86(__m256i v) noexcept {
+#if ABLOOM_HALF_NATIVE
+  return _mm256_testz_si256(v, v) == 0;
+#else
+  return half_nonzero_words_x86(v) != 0;
+#endif
+}
+
+// k is always kHalfK in this layout (the options, the format and Shape's checks refuse any
+// other), so the probe does not read it.
+struct HalfX86Probe {
+  template <bool, Answer kAnswer = Answer::branch, Window = Window::table>
+  ABLOOM_HALF_FN __attribute__((always_inline)) static bool test(const uint64_t* block, uint64_t h,
+                                                                 uint32_t) noexcept {
+    const uint64_t r = abloom_spec_half_r(h);
+    const __m256i b = half_load_x86(block + 4 * abloom_spec_half_index(r));
+    return present_unless<kAnswer>(half_any_x86(_mm256_andnot_si256(b, half_bits_x86(r))));
+  }
+
+  // The exclusive writer stores the half ORed with the key's bits: where Store::if_changed, to a
+  // scratch half instead when no bit was missing (a branch-free select of the address, as the
+  // other probes do, so a repeat leaves its line clean). The shared writer ORs the missing bits
+  // in per word (write_step.hpp); each of the half's 4 words holds two of the key's bits.
+  template <class Writer, Arrival kArrival, bool, Store kStore>
+  ABLOOM_HALF_FN __attribute__((always_inline)) static bool add(uint64_t* block, uint64_t h,
+                                                                uint32_t) noexcept {
+    const uint64_t r = abloom_spec_half_r(h);
+    uint64_t* half = block + 4 * abloom_spec_half_index(r);
+    const __m256i bits = half_bits_x86(r);
+    const __m256i b = half_load_x86(half);
+    const __m256i missing = _mm256_andnot_si256(b, bits);
+    const bool present = !half_any_x86(missing);
+    if constexpr (std::is_same_v<Writer, ExclusiveWriter>) {
+      alignas(32) uint64_t scratch[4];
+      const uintptr_t keep =
+          uintptr_t{0} - static_cast<uintptr_t>(kStore == Store::always || !present);
+      const uintptr_t target = (reinterpret_cast<uintptr_t>(half) & keep) |
+                               (reinterpret_cast<uintptr_t>(scratch) & ~keep);
+      half_store_x86(reinterpret_cast<uint64_t*>(target), _mm256_or_si256(b, bits));
+    } else {
+      alignas(32) uint64_t words[4];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(words), missing);
+      write_words<Writer, kArrival>(half, words, 0xF, half_nonzero_words_x86(missing));
+    }
+    return present;
+  }
+};
+
+}  // namespace
+}  // namespace abloom
+#endif  // core/kernels/blocked_half_x86.hpp
+
+// ---- from core/kernels/blocked_pipeline.hpp
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 7 && !defined(ABLOOM_ENGINE_HAVE_7)
+#define ABLOOM_ENGINE_HAVE_7
 // The blocked kind's whole single-key calls and bulk loops, written once over a probe. A header,
 // not a file compiled once, because the loops must be compiled with the probe they call: each
 // kernel's file includes it after its probe, so that its copy is built for that file's
@@ -920,28 +1053,28 @@ inline constexpr BlockedKernels kAvx512PackedKernels[kLayouts] = {
 #include <cstring>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_view.hpp"
-#define ABLOOM_ENGINE_HEADER 9
-#include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "kernels/isa.hpp"
 #define ABLOOM_ENGINE_HEADER 10
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "kernels/kernel_table.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/isa.hpp"
 #define ABLOOM_ENGINE_HEADER 11
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "kernels/key_source.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/kernel_table.hpp"
 #define ABLOOM_ENGINE_HEADER 12
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "kernels/probe_modes.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/key_source.hpp"
 #define ABLOOM_ENGINE_HEADER 13
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
-#define ABLOOM_ENGINE_HEADER 15
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/probe_modes.hpp"
+#define ABLOOM_ENGINE_HEADER 14
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "layout/hash.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
 #define ABLOOM_ENGINE_HEADER 16
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "layout/layout.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "layout/hash.hpp"
 #define ABLOOM_ENGINE_HEADER 17
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "layout/layout.hpp"
+#define ABLOOM_ENGINE_HEADER 18
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -1200,8 +1333,8 @@ constexpr BlockedKernels make_blocked_kernels(Isa isa, const char* name, Layout 
 #endif  // core/kernels/blocked_pipeline.hpp
 
 // ---- from core/kernels/blocked_repeats16.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 7 && !defined(ABLOOM_ENGINE_HAVE_7)
-#define ABLOOM_ENGINE_HAVE_7
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 8 && !defined(ABLOOM_ENGINE_HAVE_8)
+#define ABLOOM_ENGINE_HAVE_8
 // The packed repeat check, shared by the AVX2 kernel (blocked_avx2.cpp) and the AVX-512 kernel's
 // variant for Intel cores (blocked_avx512_kernel.hpp): candidates are 9-bit values, so 16 of them
 // fit one 256-bit register as 16-bit lanes, and comparing it with its rotations compares every
@@ -1233,8 +1366,8 @@ ABLOOM_REPEATS_FN inline __m256i repeats16(__m256i v) noexcept {
 #endif  // core/kernels/blocked_repeats16.hpp
 
 // ---- from core/kernels/blocked_scalar.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 8 && !defined(ABLOOM_ENGINE_HAVE_8)
-#define ABLOOM_ENGINE_HAVE_8
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 9 && !defined(ABLOOM_ENGINE_HAVE_9)
+#define ABLOOM_ENGINE_HAVE_9
 // The scalar kernel's probes (blocked_scalar.cpp): the reference every vector kernel must match
 // bit for bit, and the fallback the vector kernels take for rare keys (k > 32, or a repeat among
 // the first k candidates).
@@ -1242,7 +1375,7 @@ ABLOOM_REPEATS_FN inline __m256i repeats16(__m256i v) noexcept {
 #include <cstdint>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
-#define ABLOOM_ENGINE_HEADER 15
+#define ABLOOM_ENGINE_HEADER 16
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -1255,6 +1388,12 @@ template <class Writer>
 bool split_add_scalar(uint64_t* block, uint64_t hash, uint32_t k) noexcept;
 extern template bool split_add_scalar<SharedWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
 extern template bool split_add_scalar<ExclusiveWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
+// The half layout's (k is always kHalfK).
+bool half_test_scalar(const uint64_t* block, uint64_t hash) noexcept;
+template <class Writer>
+bool half_add_scalar(uint64_t* block, uint64_t hash) noexcept;
+extern template bool half_add_scalar<SharedWriter>(uint64_t*, uint64_t) noexcept;
+extern template bool half_add_scalar<ExclusiveWriter>(uint64_t*, uint64_t) noexcept;
 template <class Writer>
 bool blocked_add_scalar(uint64_t* block, uint64_t hash, uint32_t k) noexcept;
 extern template bool blocked_add_scalar<SharedWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
@@ -1266,15 +1405,15 @@ bool blocked_test_distinct(const uint64_t* block, uint64_t hash, uint32_t k) noe
 #endif  // core/kernels/blocked_scalar.hpp
 
 // ---- from core/kernels/blocked_view.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 9 && !defined(ABLOOM_ENGINE_HAVE_9)
-#define ABLOOM_ENGINE_HAVE_9
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 10 && !defined(ABLOOM_ENGINE_HAVE_10)
+#define ABLOOM_ENGINE_HAVE_10
 // A filter as the blocked kind's kernels see it (every call of kernel_table.hpp takes one): the
 // few fields they read, not the whole Filter (filter/filter.hpp).
 
 #include <cstdint>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "layout/layout.hpp"
-#define ABLOOM_ENGINE_HEADER 17
+#define ABLOOM_ENGINE_HEADER 18
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -1309,8 +1448,8 @@ struct BlockedView {
 #endif  // core/kernels/blocked_view.hpp
 
 // ---- from core/kernels/isa.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 10 && !defined(ABLOOM_ENGINE_HAVE_10)
-#define ABLOOM_ENGINE_HAVE_10
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 11 && !defined(ABLOOM_ENGINE_HAVE_11)
+#define ABLOOM_ENGINE_HAVE_11
 // Which instruction set the blocked kind's hot loops use. Chosen at run time, never at compile
 // time, so one shared library runs on any x86-64 (scalar, AVX2 or AVX-512) or any aarch64 (scalar
 // or NEON, which every aarch64 CPU has): the best set the CPU (and the OS, for the wider x86
@@ -1357,8 +1496,8 @@ bool isa_parse(const char* text, Isa best, Isa* out) noexcept;
 #endif  // core/kernels/isa.hpp
 
 // ---- from core/kernels/kernel_table.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 11 && !defined(ABLOOM_ENGINE_HAVE_11)
-#define ABLOOM_ENGINE_HAVE_11
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 12 && !defined(ABLOOM_ENGINE_HAVE_12)
+#define ABLOOM_ENGINE_HAVE_12
 // The blocked kind's hot paths, one implementation per instruction set, behind one table.
 //
 // Each instruction set provides a probe (blocked_scalar.cpp, blocked_avx2.cpp,
@@ -1378,19 +1517,19 @@ bool isa_parse(const char* text, Isa best, Isa* out) noexcept;
 #define ABLOOM_ENGINE_HEADER 1
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_view.hpp"
-#define ABLOOM_ENGINE_HEADER 9
-#include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "kernels/isa.hpp"
 #define ABLOOM_ENGINE_HEADER 10
 #include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/isa.hpp"
+#define ABLOOM_ENGINE_HEADER 11
+#include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/key_source.hpp"
-#define ABLOOM_ENGINE_HEADER 12
+#define ABLOOM_ENGINE_HEADER 13
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
-#define ABLOOM_ENGINE_HEADER 15
+#define ABLOOM_ENGINE_HEADER 16
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout/layout.hpp"
-#define ABLOOM_ENGINE_HEADER 17
+#define ABLOOM_ENGINE_HEADER 18
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -1435,11 +1574,12 @@ struct BlockedKernels {
 };
 
 // Every instruction set has one table per layout, in an array indexed by layout_index.
-inline constexpr size_t kLayouts = 2;
+inline constexpr size_t kLayouts = 3;
 // (The layouts' ids are 1 and 2: one subtraction, which folds into the table's address, where a
 // compare took four instructions of every single-key call.)
 constexpr size_t layout_index(Layout layout) noexcept { return static_cast<size_t>(layout) - 1; }
-static_assert(layout_index(Layout::distinct) == 0 && layout_index(Layout::split) == 1);
+static_assert(layout_index(Layout::distinct) == 0 && layout_index(Layout::split) == 1 &&
+              layout_index(Layout::half) == 2);
 
 namespace detail {
 // The active tables (an array of kLayouts). Until first use they are kBlockedFirstUse, whose
@@ -1481,8 +1621,8 @@ extern const BlockedKernels kBlockedNeon[kLayouts];
 #endif  // core/kernels/kernel_table.hpp
 
 // ---- from core/kernels/key_source.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 12 && !defined(ABLOOM_ENGINE_HAVE_12)
-#define ABLOOM_ENGINE_HAVE_12
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 13 && !defined(ABLOOM_ENGINE_HAVE_13)
+#define ABLOOM_ENGINE_HAVE_13
 // The keys of a bulk call, as the kernels' bulk loops read them: the C API describes its arrays
 // as a KeySource (capi/abloom_capi.cpp), the filter splits it across threads (filter/bulk.cpp),
 // and a bulk loop hashes key i through for_each_form's accessor (blocked_pipeline.hpp).
@@ -1491,7 +1631,7 @@ extern const BlockedKernels kBlockedNeon[kLayouts];
 #include <cstdint>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "layout/hash.hpp"
-#define ABLOOM_ENGINE_HEADER 16
+#define ABLOOM_ENGINE_HEADER 17
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -1632,8 +1772,8 @@ inline auto for_each_form(const KeySource& src, uint64_t seed, Fn fn) {
 #endif  // core/kernels/key_source.hpp
 
 // ---- from core/kernels/probe_modes.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 13 && !defined(ABLOOM_ENGINE_HAVE_13)
-#define ABLOOM_ENGINE_HAVE_13
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 14 && !defined(ABLOOM_ENGINE_HAVE_14)
+#define ABLOOM_ENGINE_HAVE_14
 // The things a single-key call and a bulk loop ask differently of one probe: how its test gives
 // the answer (Answer), where its add's block comes from (Arrival) and, for a split test, where
 // its window comes from (Window). Every probe takes them as template arguments;
@@ -1707,8 +1847,8 @@ enum class Store { if_changed, always };
 #endif  // core/kernels/probe_modes.hpp
 
 // ---- from core/kernels/write_step.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 14 && !defined(ABLOOM_ENGINE_HAVE_14)
-#define ABLOOM_ENGINE_HAVE_14
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 15 && !defined(ABLOOM_ENGINE_HAVE_15)
+#define ABLOOM_ENGINE_HAVE_15
 // The write step of the vector probes' adds: the key's missing bits, once the probe has found
 // them, written into the block with as few atomic ORs as the words they fall in, in the way the
 // block's Arrival (probe_modes.hpp) allows.
@@ -1717,10 +1857,10 @@ enum class Store { if_changed, always };
 #include <cstdint>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/probe_modes.hpp"
-#define ABLOOM_ENGINE_HEADER 13
+#define ABLOOM_ENGINE_HEADER 14
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout/layout.hpp"
-#define ABLOOM_ENGINE_HEADER 17
+#define ABLOOM_ENGINE_HEADER 18
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -1786,8 +1926,8 @@ inline void set_missing_bits(uint64_t* block, const uint32_t* candidates, uint32
 #endif  // core/kernels/write_step.hpp
 
 // ---- from core/layout/atomic_bits.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 15 && !defined(ABLOOM_ENGINE_HAVE_15)
-#define ABLOOM_ENGINE_HAVE_15
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 16 && !defined(ABLOOM_ENGINE_HAVE_16)
+#define ABLOOM_ENGINE_HAVE_16
 // Relaxed atomic access to the filter's 64-bit words. Relaxed is enough: bits only ever go from
 // 0 to 1 during adds, each word is its own atomic object, and readers need no ordering with
 // other memory, only coherence (a test ordered after an add sees its bits).
@@ -1853,8 +1993,8 @@ enum class WriterMode : uint32_t { shared = 0, exclusive = 1 };
 #endif  // core/layout/atomic_bits.hpp
 
 // ---- from core/layout/hash.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 16 && !defined(ABLOOM_ENGINE_HAVE_16)
-#define ABLOOM_ENGINE_HAVE_16
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 17 && !defined(ABLOOM_ENGINE_HAVE_17)
+#define ABLOOM_ENGINE_HAVE_17
 // The one hash per key: XXH3-64 with a per-filter seed, from the system's xxHash used header-only.
 
 #include <cstddef>
@@ -1901,8 +2041,8 @@ inline constexpr size_t kInlineHashMax = 16;
 #endif  // core/layout/hash.hpp
 
 // ---- from core/layout/layout.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 17 && !defined(ABLOOM_ENGINE_HAVE_17)
-#define ABLOOM_ENGINE_HAVE_17
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 18 && !defined(ABLOOM_ENGINE_HAVE_18)
+#define ABLOOM_ENGINE_HAVE_18
 // The engine's view of the bit layout: C++ names, constant tables for the kernels, and the
 // reference masks every kernel is tested against.
 //
@@ -1925,7 +2065,7 @@ enum class Kind : uint32_t { blocked = 0, classic = 1 };
 
 // Where a blocked key's bits go inside its block; the values are the format's layout ids. The
 // classic kind has one layout, `distinct` (id 1, the format's first).
-enum class Layout : uint32_t { distinct = 1, split = 2 };
+enum class Layout : uint32_t { distinct = 1, split = 2, half = 3 };
 
 inline constexpr uint32_t kBlockBits = ABLOOM_SPEC_BLOCK_BITS;
 inline constexpr uint32_t kBlockWords = ABLOOM_SPEC_BLOCK_WORDS;
@@ -2055,6 +2195,22 @@ inline BlockMask split_mask(uint64_t h, uint32_t k) noexcept {
   return m;
 }
 
+// The half layout: one bit in each of the 8 32-bit words of one half of the block, so k is 8.
+inline constexpr uint32_t kHalfWords = ABLOOM_SPEC_HALF_WORDS;
+inline constexpr uint32_t kHalfK = kHalfWords;
+
+// The 8-bit mask of a key in the half layout (the reference every kernel is checked against).
+inline BlockMask half_mask(uint64_t h) noexcept {
+  BlockMask m{};
+  const uint64_t r = abloom_spec_half_r(h);
+  const uint32_t first = abloom_spec_half_index(r) * kHalfWords;  // the half's first 32-bit word
+  for (uint32_t j = 0; j < kHalfWords; ++j) {
+    const uint32_t w = first + j;
+    m.w[w / 2] |= uint64_t{1} << (32 * (w % 2) + abloom_spec_half_bit(r, j));
+  }
+  return m;
+}
+
 // The classic kind has no wrapper here: core/filter.cpp steps through a key's bits with the
 // spec's abloom_spec_classic_start and abloom_spec_classic_next directly.
 
@@ -2062,8 +2218,8 @@ inline BlockMask split_mask(uint64_t h, uint32_t k) noexcept {
 #endif  // core/layout/layout.hpp
 
 // ---- from core/model/ddmath.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 18 && !defined(ABLOOM_ENGINE_HAVE_18)
-#define ABLOOM_ENGINE_HAVE_18
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 19 && !defined(ABLOOM_ENGINE_HAVE_19)
+#define ABLOOM_ENGINE_HAVE_19
 // Double-double arithmetic and the few elementary functions the model needs (exp, expm1, log,
 // log1p, whole powers), in plain IEEE binary64 operations (+ - * /, floor, frexp, ldexp: each
 // exactly specified by IEEE 754 and C, so the same on every conforming machine), for the values
@@ -2089,7 +2245,7 @@ inline BlockMask split_mask(uint64_t h, uint32_t k) noexcept {
 #include <cstdint>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "model/no_fp_contract.hpp"
-#define ABLOOM_ENGINE_HEADER 20
+#define ABLOOM_ENGINE_HEADER 21
 #include "abloom_engine.hpp"
 
 namespace abloom::dd {
@@ -2299,8 +2455,8 @@ inline DD pow(double x, uint32_t k) noexcept { return pow(DD{x, 0}, k); }
 #endif  // core/model/ddmath.hpp
 
 // ---- from core/model/growth.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 19 && !defined(ABLOOM_ENGINE_HAVE_19)
-#define ABLOOM_ENGINE_HAVE_19
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 20 && !defined(ABLOOM_ENGINE_HAVE_20)
+#define ABLOOM_ENGINE_HAVE_20
 // Growing filters' schedule: the capacity and the FPR target of each stage of a chain of blocked
 // filters, so that a filter needs no capacity up front and still meets the FPR it was asked for.
 //
@@ -2335,7 +2491,7 @@ inline DD pow(double x, uint32_t k) noexcept { return pow(DD{x, 0}, k); }
 #define ABLOOM_ENGINE_HEADER 1
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "model/sizing.hpp"
-#define ABLOOM_ENGINE_HEADER 21
+#define ABLOOM_ENGINE_HEADER 22
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -2390,8 +2546,8 @@ Errc growth_footprint(const GrowthRequest& req, uint64_t keys, GrowthFootprint* 
 #endif  // core/model/growth.hpp
 
 // ---- from core/model/no_fp_contract.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 20 && !defined(ABLOOM_ENGINE_HAVE_20)
-#define ABLOOM_ENGINE_HAVE_20
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 21 && !defined(ABLOOM_ENGINE_HAVE_21)
+#define ABLOOM_ENGINE_HAVE_21
 // No fused multiply-add in the rest of the file that includes this (see core/CMakeLists.txt): the
 // header of a file holds doubles computed by the sizing model and the filter (the expected FPR,
 // the inserted-key estimate), which must be the same bits on every machine, and ddmath.hpp's error
@@ -2412,8 +2568,8 @@ Errc growth_footprint(const GrowthRequest& req, uint64_t keys, GrowthFootprint* 
 #endif  // core/model/no_fp_contract.hpp
 
 // ---- from core/model/sizing.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 21 && !defined(ABLOOM_ENGINE_HAVE_21)
-#define ABLOOM_ENGINE_HAVE_21
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 22 && !defined(ABLOOM_ENGINE_HAVE_22)
+#define ABLOOM_ENGINE_HAVE_22
 // Honest sizing: exact FPR models of each kind, and the plan (bits, k, shards) that meets a
 // target FPR at a capacity with the fewest bits.
 
@@ -2423,7 +2579,7 @@ Errc growth_footprint(const GrowthRequest& req, uint64_t keys, GrowthFootprint* 
 #define ABLOOM_ENGINE_HEADER 1
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout/layout.hpp"
-#define ABLOOM_ENGINE_HEADER 17
+#define ABLOOM_ENGINE_HEADER 18
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -2454,8 +2610,14 @@ double fpr_blocked(double bits_per_key, uint32_t k) noexcept;
 // 2^k terms (k <= 16). Measured FPRs match it to within sampling error (bench/JOURNAL.md, "FPR:
 // the split layout's model against measurement").
 double fpr_split(double bits_per_key, uint32_t k) noexcept;
+// The half layout (layout.hpp): a half holds Poisson(256 / c) keys, and a query's bit in each of
+// its 8 words stays clear through each of them with probability 31/32, independently, so
+//   FPR = sum_i Pois(i; 256 / c) (1 - (31/32)^i)^8.
+// k must be kHalfK (1 otherwise: no such layout).
+double fpr_half(double bits_per_key, uint32_t k) noexcept;
 double fpr_model(Kind kind, Layout layout, double bits_per_key, uint32_t k) noexcept;
-// The largest k a kind and layout allow (kMaxK; kSplitMaxK for the split layout).
+// The largest k a kind and layout allow (kMaxK; kSplitMaxK for the split layout; kHalfK, its
+// only k, for the half layout).
 uint32_t max_k(Kind kind, Layout layout) noexcept;
 // The k in [1, max_k] with the lowest model FPR at c bits per key.
 uint32_t best_k(Kind kind, Layout layout, double bits_per_key) noexcept;
@@ -2520,8 +2682,8 @@ Layout default_layout(const SizingRequest& req) noexcept;
 #endif  // core/model/sizing.hpp
 
 // ---- from core/platform/platform.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 22 && !defined(ABLOOM_ENGINE_HAVE_22)
-#define ABLOOM_ENGINE_HAVE_22
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 23 && !defined(ABLOOM_ENGINE_HAVE_23)
+#define ABLOOM_ENGINE_HAVE_23
 // Every operating-system call of the engine: files, mappings, directories, processes and
 // anonymous memory. Two implementations, one per family of systems:
 //  - platform_posix.cpp: Linux (glibc and musl), macOS, the BSDs;
@@ -2706,8 +2868,8 @@ void unmap_zeroed(void* p, size_t bytes) noexcept;
 #endif  // core/platform/platform.hpp
 
 // ---- from core/storage/file_io.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 23 && !defined(ABLOOM_ENGINE_HAVE_23)
-#define ABLOOM_ENGINE_HAVE_23
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 24 && !defined(ABLOOM_ENGINE_HAVE_24)
+#define ABLOOM_ENGINE_HAVE_24
 // Files: crash-safe save (temporary file, fsync, rename, directory fsync) and O(1) open by mmap.
 
 #include <cstdint>
@@ -2761,8 +2923,8 @@ Errc seal_file(const char* path);
 #endif  // core/storage/file_io.hpp
 
 // ---- from core/storage/format.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 24 && !defined(ABLOOM_ENGINE_HAVE_24)
-#define ABLOOM_ENGINE_HAVE_24
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 25 && !defined(ABLOOM_ENGINE_HAVE_25)
+#define ABLOOM_ENGINE_HAVE_25
 // The portable serialized form of a filter (docs/FORMAT.md): a 128-byte little-endian header,
 // then the body (every shard's words, little-endian, shard after shard), 64-byte aligned.
 
@@ -2778,7 +2940,7 @@ Errc seal_file(const char* path);
 #define ABLOOM_ENGINE_HEADER 3
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
-#define ABLOOM_ENGINE_HEADER 15
+#define ABLOOM_ENGINE_HEADER 16
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -2908,8 +3070,8 @@ std::vector<uint64_t*> shards_in(unsigned char* body, const Shape& shape);
 #endif  // core/storage/format.hpp
 
 // ---- from core/storage/growing_format.hpp
-#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 25 && !defined(ABLOOM_ENGINE_HAVE_25)
-#define ABLOOM_ENGINE_HAVE_25
+#if defined(ABLOOM_ENGINE_HEADER) && ABLOOM_ENGINE_HEADER == 26 && !defined(ABLOOM_ENGINE_HAVE_26)
+#define ABLOOM_ENGINE_HAVE_26
 // The serialized form of a growing filter (docs/FORMAT.md, "Growing filters"): a 128-byte chain
 // header (kind 2), a table of the stages (offset, size and new keys of each), then every stage
 // in the single filter's own form (header and body), each starting 64-byte aligned, so that a
@@ -3013,10 +3175,10 @@ Errc load_chain(const unsigned char* data, size_t len, const ChainLoad& how,
 #define ABLOOM_ENGINE_HEADER 3
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/kernel_table.hpp"
-#define ABLOOM_ENGINE_HEADER 11
+#define ABLOOM_ENGINE_HEADER 12
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/key_source.hpp"
-#define ABLOOM_ENGINE_HEADER 12
+#define ABLOOM_ENGINE_HEADER 13
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -3212,18 +3374,18 @@ uint64_t Filter::test_and_add_many(const KeySource& keys, size_t n, uint8_t* res
 #include <utility>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/kernel_table.hpp"
-#define ABLOOM_ENGINE_HEADER 11
+#define ABLOOM_ENGINE_HEADER 12
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
-#define ABLOOM_ENGINE_HEADER 15
+#define ABLOOM_ENGINE_HEADER 16
 #include "abloom_engine.hpp"
 
 // The doubles computed here go into files: no fused multiply-add (see there).
 #undef ABLOOM_ENGINE_HEADER  // #include "model/ddmath.hpp"
-#define ABLOOM_ENGINE_HEADER 18
+#define ABLOOM_ENGINE_HEADER 19
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "model/no_fp_contract.hpp"
-#define ABLOOM_ENGINE_HEADER 20
+#define ABLOOM_ENGINE_HEADER 21
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -3427,6 +3589,19 @@ double split_hit_probability(const uint8_t* half_bits, uint32_t k) noexcept {
   return sum / kSplitWords;
 }
 
+// The same for the half layout, exactly for a block whose 32-bit words have word_bits[w] set bits:
+// a foreign key's half is either with probability 1/2, and each of its 8 words' bit is set with
+// probability (set bits of that word) / 32.
+double half_hit_probability(const uint8_t* word_bits) noexcept {
+  double sum = 0;
+  for (uint32_t half = 0; half < 2; ++half) {
+    double p = 1;
+    for (uint32_t w = 0; w < kHalfWords; ++w) p *= word_bits[half * kHalfWords + w] / 32.0;
+    sum += p;
+  }
+  return sum / 2;
+}
+
 }  // namespace
 
 double Filter::estimate_count() const noexcept {
@@ -3511,7 +3686,9 @@ double Filter::estimate_fpr() const noexcept {
       const uint64_t n = std::min(kCountChunk, shape_.blocks_per_shard - first);
       blocked_kernels().half_word_bits(base + first * kBlockWords, n * kBlockWords, half_bits);
       for (uint64_t i = 0; i < n; ++i) {
-        sum += split_hit_probability(half_bits + i * kSplitWords, shape_.k);
+        const uint8_t* block_half_bits = half_bits + i * kSplitWords;
+        sum += shape_.layout == Layout::half ? half_hit_probability(block_half_bits)
+                                             : split_hit_probability(block_half_bits, shape_.k);
       }
     }
     units += shape_.blocks_per_shard;
@@ -4007,7 +4184,7 @@ uint64_t GrowingFilter::test_and_add_many(const KeySource& keys, size_t n,
 // lane (c >> 5) & 7 of the low (c < 256) or high register, bit c & 31 of it. With p = h2 * C^j and
 // c = p >> 23, lane = p >> 28 (the permute ignores bit 3) and the half is p's sign bit.
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/kernel_table.hpp"
-#define ABLOOM_ENGINE_HEADER 11
+#define ABLOOM_ENGINE_HEADER 12
 #include "abloom_engine.hpp"
 
 #if defined(__x86_64__)
@@ -4019,25 +4196,25 @@ uint64_t GrowingFilter::test_and_add_many(const KeySource& keys, size_t n,
 #include <type_traits>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_scalar.hpp"
-#define ABLOOM_ENGINE_HEADER 8
+#define ABLOOM_ENGINE_HEADER 9
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/probe_modes.hpp"
-#define ABLOOM_ENGINE_HEADER 13
-#include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "kernels/write_step.hpp"
 #define ABLOOM_ENGINE_HEADER 14
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/write_step.hpp"
 #define ABLOOM_ENGINE_HEADER 15
 #include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
+#define ABLOOM_ENGINE_HEADER 16
+#include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout/layout.hpp"
-#define ABLOOM_ENGINE_HEADER 17
+#define ABLOOM_ENGINE_HEADER 18
 #include "abloom_engine.hpp"
 
 #define ABLOOM_AVX2 __attribute__((target("avx2,bmi,bmi2")))
 #define ABLOOM_REPEATS_FN ABLOOM_AVX2
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_repeats16.hpp"
-#define ABLOOM_ENGINE_HEADER 7
+#define ABLOOM_ENGINE_HEADER 8
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -4336,16 +4513,23 @@ struct Avx2Probe {
 }  // namespace
 }  // namespace abloom
 
+#define ABLOOM_HALF_FN ABLOOM_AVX2
+#define ABLOOM_HALF_NATIVE 1
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_half_x86.hpp"
+#define ABLOOM_ENGINE_HEADER 6
+#include "abloom_engine.hpp"
+
 #define ABLOOM_KERNEL_FN ABLOOM_AVX2
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_pipeline.hpp"
-#define ABLOOM_ENGINE_HEADER 6
+#define ABLOOM_ENGINE_HEADER 7
 #include "abloom_engine.hpp"
 
 namespace abloom {
 
 const BlockedKernels kBlockedAvx2[kLayouts] = {
     make_blocked_kernels<Avx2Probe>(Isa::avx2, "avx2", Layout::distinct),
-    make_blocked_kernels<Avx2SplitProbe>(Isa::avx2, "avx2", Layout::split)};
+    make_blocked_kernels<Avx2SplitProbe>(Isa::avx2, "avx2", Layout::split),
+    make_blocked_kernels<HalfX86Probe>(Isa::avx2, "avx2", Layout::half)};
 
 }  // namespace abloom
 
@@ -4360,7 +4544,7 @@ const BlockedKernels kBlockedAvx2[kLayouts] = {
 // else in the library uses AVX-512 instructions. kernel_dispatch.cpp calls into this table only
 // when the CPU and the OS support AVX-512 F and CD (plus AVX2 and BMI2, which every such CPU has).
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/kernel_table.hpp"
-#define ABLOOM_ENGINE_HEADER 11
+#define ABLOOM_ENGINE_HEADER 12
 #include "abloom_engine.hpp"
 
 #if defined(__x86_64__)
@@ -4384,9 +4568,10 @@ const BlockedKernels kBlockedAvx2[kLayouts] = {
 
 namespace abloom {
 
-const BlockedKernels kBlockedAvx512[kLayouts] = {kAvx512Kernels[0], kAvx512Kernels[1]};
-const BlockedKernels kBlockedAvx512Packed[kLayouts] = {kAvx512PackedKernels[0],
-                                                       kAvx512PackedKernels[1]};
+const BlockedKernels kBlockedAvx512[kLayouts] = {kAvx512Kernels[0], kAvx512Kernels[1],
+                                                 kAvx512Kernels[2]};
+const BlockedKernels kBlockedAvx512Packed[kLayouts] = {
+    kAvx512PackedKernels[0], kAvx512PackedKernels[1], kAvx512PackedKernels[2]};
 
 }  // namespace abloom
 
@@ -4410,8 +4595,11 @@ const BlockedKernels kBlockedAvx512Packed[kLayouts] = {kAvx512PackedKernels[0],
 //
 // Split layout: the key's 16 x 32-bit mask is four products shifted into one-hot lanes
 // (vshlq_u32) and ANDed with the window lanes of split_window(): no repeat check, no table.
+//
+// Half layout: the key's 8 bits are two registers of one-hot lanes from r = h * G shifted by
+// 0, 5, 10 and 15 (abloom_layout.h), its half of the block two more: no multiply per word.
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/kernel_table.hpp"
-#define ABLOOM_ENGINE_HEADER 11
+#define ABLOOM_ENGINE_HEADER 12
 #include "abloom_engine.hpp"
 
 #if defined(__aarch64__)
@@ -4422,19 +4610,19 @@ const BlockedKernels kBlockedAvx512Packed[kLayouts] = {kAvx512PackedKernels[0],
 #include <type_traits>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_scalar.hpp"
-#define ABLOOM_ENGINE_HEADER 8
+#define ABLOOM_ENGINE_HEADER 9
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/probe_modes.hpp"
-#define ABLOOM_ENGINE_HEADER 13
-#include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "kernels/write_step.hpp"
 #define ABLOOM_ENGINE_HEADER 14
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/write_step.hpp"
 #define ABLOOM_ENGINE_HEADER 15
 #include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
+#define ABLOOM_ENGINE_HEADER 16
+#include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout/layout.hpp"
-#define ABLOOM_ENGINE_HEADER 17
+#define ABLOOM_ENGINE_HEADER 18
 #include "abloom_engine.hpp"
 
 // The helpers are inlined into the single-key calls and the bulk loops at every optimisation
@@ -4736,19 +4924,90 @@ struct NeonSplitProbe {
   }
 };
 
+// ---- The half layout (layout.hpp): one bit in each of the 8 32-bit words of one half ----------
+
+// What the half's asm reads or writes.
+struct RawHalf {
+  uint64_t w[4];
+};
+
+// The key's bit in each of its half's words: 32-bit lane w of the pair for word w.
+ABLOOM_NEON_INLINE uint32x4x2_t half_bits_neon(uint64_t r) noexcept {
+  const uint64x2_t v = vdupq_n_u64(r);
+  const int64x2_t first = {0, 5}, second = {10, 15};
+  const uint32x4_t one = vdupq_n_u32(1);
+  auto bits = [&](int64x2_t shifts) __attribute__((always_inline)) {
+    const uint32x4_t top5 = vshrq_n_u32(vreinterpretq_u32_u64(vshlq_u64(v, shifts)), 27);
+    return vshlq_u32(one, vreinterpretq_s32_u32(top5));
+  };
+  return uint32x4x2_t{{bits(first), bits(second)}};
+}
+
+// The half's 32 bytes (inline asm, as load_block: each 64-bit word read whole).
+ABLOOM_NEON_INLINE uint32x4x2_t load_half(const uint64_t* p) noexcept {
+  uint32x4_t a, b;
+  asm("ldp %q0, %q1, [%2]" : "=w"(a), "=w"(b) : "r"(p), "m"(*reinterpret_cast<const RawHalf*>(p)));
+  return uint32x4x2_t{{a, b}};
+}
+
+// k is always kHalfK in this layout (the options, the format and Shape's checks refuse any
+// other), so the probe does not read it.
+struct NeonHalfProbe {
+  template <bool, Answer kAnswer = Answer::branch, Window = Window::table>
+  ABLOOM_NEON_INLINE static bool test(const uint64_t* block, uint64_t h, uint32_t) noexcept {
+    const uint64_t r = abloom_spec_half_r(h);
+    const uint32x4x2_t m = half_bits_neon(r);
+    const uint32x4x2_t b = load_half(block + 4 * abloom_spec_half_index(r));
+    const uint32x4_t miss = vorrq_u32(vbicq_u32(m.val[0], b.val[0]), vbicq_u32(m.val[1], b.val[1]));
+    return present_unless<kAnswer>(vmaxvq_u32(miss) != 0);
+  }
+  // As the x86 half probe: the exclusive writer stores the half whole (to a scratch half when
+  // Store::if_changed and nothing was missing); the shared writer ORs in the missing bits per word.
+  template <class Writer, Arrival kArrival, bool, Store kStore>
+  ABLOOM_NEON_INLINE static bool add(uint64_t* block, uint64_t h, uint32_t) noexcept {
+    const uint64_t r = abloom_spec_half_r(h);
+    uint64_t* half = block + 4 * abloom_spec_half_index(r);
+    const uint32x4x2_t m = half_bits_neon(r);
+    const uint32x4x2_t b = load_half(half);
+    const uint32x4_t miss0 = vbicq_u32(m.val[0], b.val[0]);
+    const uint32x4_t miss1 = vbicq_u32(m.val[1], b.val[1]);
+    const bool present = vmaxvq_u32(vorrq_u32(miss0, miss1)) == 0;
+    if constexpr (std::is_same_v<Writer, ExclusiveWriter>) {
+      RawHalf scratch;
+      const uintptr_t keep =
+          uintptr_t{0} - static_cast<uintptr_t>(kStore == Store::always || !present);
+      const uintptr_t target = (reinterpret_cast<uintptr_t>(half) & keep) |
+                               (reinterpret_cast<uintptr_t>(&scratch) & ~keep);
+      asm volatile("stp %q2, %q3, [%1]"
+                   : "=m"(*reinterpret_cast<RawHalf*>(target))
+                   : "r"(target), "w"(vorrq_u32(b.val[0], m.val[0])),
+                     "w"(vorrq_u32(b.val[1], m.val[1])));
+    } else {
+      alignas(16) uint64_t words[4];
+      vst1q_u64(words, vreinterpretq_u64_u32(miss0));
+      vst1q_u64(words + 2, vreinterpretq_u64_u32(miss1));
+      uint32_t changed = 0;
+      for (uint32_t w = 0; w < 4; ++w) changed |= static_cast<uint32_t>(words[w] != 0) << w;
+      write_words<Writer, kArrival>(half, words, 0xF, changed);
+    }
+    return present;
+  }
+};
+
 }  // namespace
 }  // namespace abloom
 
 #define ABLOOM_KERNEL_FN
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_pipeline.hpp"
-#define ABLOOM_ENGINE_HEADER 6
+#define ABLOOM_ENGINE_HEADER 7
 #include "abloom_engine.hpp"
 
 namespace abloom {
 
 const BlockedKernels kBlockedNeon[kLayouts] = {
     make_blocked_kernels<NeonProbe>(Isa::neon, "neon", Layout::distinct),
-    make_blocked_kernels<NeonSplitProbe>(Isa::neon, "neon", Layout::split)};
+    make_blocked_kernels<NeonSplitProbe>(Isa::neon, "neon", Layout::split),
+    make_blocked_kernels<NeonHalfProbe>(Isa::neon, "neon", Layout::half)};
 
 }  // namespace abloom
 
@@ -4761,20 +5020,20 @@ const BlockedKernels kBlockedNeon[kLayouts] = {
 // The blocked kind's scalar kernel: the reference the vector kernels must match bit for bit, and
 // the path of CPUs without AVX2 (or of ABLOOM_ISA=scalar).
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_scalar.hpp"
-#define ABLOOM_ENGINE_HEADER 8
+#define ABLOOM_ENGINE_HEADER 9
 #include "abloom_engine.hpp"
 
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/kernel_table.hpp"
-#define ABLOOM_ENGINE_HEADER 11
+#define ABLOOM_ENGINE_HEADER 12
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/probe_modes.hpp"
-#define ABLOOM_ENGINE_HEADER 13
+#define ABLOOM_ENGINE_HEADER 14
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout/atomic_bits.hpp"
-#define ABLOOM_ENGINE_HEADER 15
+#define ABLOOM_ENGINE_HEADER 16
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "layout/layout.hpp"
-#define ABLOOM_ENGINE_HEADER 17
+#define ABLOOM_ENGINE_HEADER 18
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -4817,7 +5076,7 @@ bool blocked_test_distinct(const uint64_t* block, uint64_t h, uint32_t k) noexce
 
 namespace {
 // ORs a key's mask into its block, one word at a time (words the mask leaves empty untouched);
-// true when every bit was set already. Both layouts' scalar adds, which differ only in the mask.
+// true when every bit was set already. Every layout's scalar add, which differ only in the mask.
 template <class Writer>
 bool or_mask(uint64_t* block, const BlockMask& m) noexcept {
   bool present = true;
@@ -4851,11 +5110,26 @@ bool split_add_scalar(uint64_t* block, uint64_t h, uint32_t k) noexcept {
 template bool split_add_scalar<SharedWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
 template bool split_add_scalar<ExclusiveWriter>(uint64_t*, uint64_t, uint32_t) noexcept;
 
+bool half_test_scalar(const uint64_t* block, uint64_t h) noexcept {
+  const BlockMask m = half_mask(h);
+  uint64_t missing = 0;
+  for (uint32_t w = 0; w < kBlockWords; ++w) missing |= m.w[w] & ~load_word(block + w);
+  return missing == 0;
+}
+
+template <class Writer>
+bool half_add_scalar(uint64_t* block, uint64_t h) noexcept {
+  return or_mask<Writer>(block, half_mask(h));
+}
+
+template bool half_add_scalar<SharedWriter>(uint64_t*, uint64_t) noexcept;
+template bool half_add_scalar<ExclusiveWriter>(uint64_t*, uint64_t) noexcept;
+
 }  // namespace abloom
 
 #define ABLOOM_KERNEL_FN
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_pipeline.hpp"
-#define ABLOOM_ENGINE_HEADER 6
+#define ABLOOM_ENGINE_HEADER 7
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -4869,6 +5143,19 @@ struct ScalarSplitProbe {
   template <class Writer, Arrival, bool, Store>
   static bool add(uint64_t* block, uint64_t h, uint32_t k) noexcept {
     return split_add_scalar<Writer>(block, h, k);
+  }
+};
+
+// k is always kHalfK in the half layout (the options, the format and Shape's checks refuse any
+// other), so the probe does not read it.
+struct ScalarHalfProbe {
+  template <bool, Answer = Answer::branch, Window = Window::table>
+  static bool test(const uint64_t* block, uint64_t h, uint32_t) noexcept {
+    return half_test_scalar(block, h);
+  }
+  template <class Writer, Arrival, bool, Store>
+  static bool add(uint64_t* block, uint64_t h, uint32_t) noexcept {
+    return half_add_scalar<Writer>(block, h);
   }
 };
 
@@ -4887,7 +5174,8 @@ struct ScalarProbe {
 
 const BlockedKernels kBlockedScalar[kLayouts] = {
     make_blocked_kernels<ScalarProbe>(Isa::scalar, "scalar", Layout::distinct),
-    make_blocked_kernels<ScalarSplitProbe>(Isa::scalar, "scalar", Layout::split)};
+    make_blocked_kernels<ScalarSplitProbe>(Isa::scalar, "scalar", Layout::split),
+    make_blocked_kernels<ScalarHalfProbe>(Isa::scalar, "scalar", Layout::half)};
 
 }  // namespace abloom
 #endif  // core/kernels/blocked_scalar.cpp
@@ -4896,7 +5184,7 @@ const BlockedKernels kBlockedScalar[kLayouts] = {
 #if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 8 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/isa.hpp"
-#define ABLOOM_ENGINE_HEADER 10
+#define ABLOOM_ENGINE_HEADER 11
 #include "abloom_engine.hpp"
 
 #if defined(__x86_64__)
@@ -5016,16 +5304,16 @@ bool isa_parse(const char* text, Isa best, Isa* out) noexcept {
 #define ABLOOM_ENGINE_HEADER 1
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/blocked_view.hpp"
-#define ABLOOM_ENGINE_HEADER 9
-#include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "kernels/isa.hpp"
 #define ABLOOM_ENGINE_HEADER 10
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "kernels/kernel_table.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/isa.hpp"
 #define ABLOOM_ENGINE_HEADER 11
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "kernels/key_source.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/kernel_table.hpp"
 #define ABLOOM_ENGINE_HEADER 12
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/key_source.hpp"
+#define ABLOOM_ENGINE_HEADER 13
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -5157,7 +5445,8 @@ constexpr BlockedKernels first_use_table(Layout layout) noexcept {
 }
 
 const BlockedKernels kBlockedFirstUse[kLayouts] = {first_use_table<0>(Layout::distinct),
-                                                   first_use_table<1>(Layout::split)};
+                                                   first_use_table<1>(Layout::split),
+                                                   first_use_table<2>(Layout::half)};
 
 // kBlockedFirstUse until the first call reads the CPU and ABLOOM_ISA. Two threads racing to
 // initialise compute the same answer; one forced by isa_force() in between wins over the initial
@@ -5212,7 +5501,7 @@ Errc isa_force(Isa isa) noexcept {
 #if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 10 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 #undef ABLOOM_ENGINE_HEADER  // #include "layout/hash.hpp"
-#define ABLOOM_ENGINE_HEADER 16
+#define ABLOOM_ENGINE_HEADER 17
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -5228,7 +5517,7 @@ uint64_t hash_key_long(uint64_t seed, const void* key, size_t len) noexcept {
 #if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 11 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 #undef ABLOOM_ENGINE_HEADER  // #include "model/growth.hpp"
-#define ABLOOM_ENGINE_HEADER 19
+#define ABLOOM_ENGINE_HEADER 20
 #include "abloom_engine.hpp"
 
 #include <cmath>
@@ -5236,7 +5525,7 @@ uint64_t hash_key_long(uint64_t seed, const void* key, size_t len) noexcept {
 // Stage targets and capacities go into files (each stage's plan): the same doubles on every
 // machine, so no multiply-add is fused (see there).
 #undef ABLOOM_ENGINE_HEADER  // #include "model/no_fp_contract.hpp"
-#define ABLOOM_ENGINE_HEADER 20
+#define ABLOOM_ENGINE_HEADER 21
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -5340,7 +5629,7 @@ Errc growth_footprint(const GrowthRequest& req, uint64_t keys, GrowthFootprint* 
 #if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 12 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 #undef ABLOOM_ENGINE_HEADER  // #include "model/sizing.hpp"
-#define ABLOOM_ENGINE_HEADER 21
+#define ABLOOM_ENGINE_HEADER 22
 #include "abloom_engine.hpp"
 
 #include <array>
@@ -5353,10 +5642,10 @@ Errc growth_footprint(const GrowthRequest& req, uint64_t keys, GrowthFootprint* 
 
 // The doubles computed here go into files: no fused multiply-add (see there).
 #undef ABLOOM_ENGINE_HEADER  // #include "model/ddmath.hpp"
-#define ABLOOM_ENGINE_HEADER 18
+#define ABLOOM_ENGINE_HEADER 19
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "model/no_fp_contract.hpp"
-#define ABLOOM_ENGINE_HEADER 20
+#define ABLOOM_ENGINE_HEADER 21
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -5377,8 +5666,9 @@ uint32_t default_shards(uint64_t bytes) {
   return static_cast<uint32_t>(pow2 < kDefaultMaxShards ? pow2 : kDefaultMaxShards);
 }
 
-// best_k's start: the classic optimum c ln 2, within [1, max_k].
+// best_k's start: the classic optimum c ln 2, within [1, max_k]; the half layout's only k.
 uint32_t classic_k(Kind kind, Layout layout, double c) noexcept {
+  if (kind == Kind::blocked && layout == Layout::half) return kHalfK;
   const double guess = std::round(c * 0.6931471805599453);
   const uint32_t top = max_k(kind, layout);
   return !(guess >= 1) ? 1 : (guess > top ? top : static_cast<uint32_t>(guess));
@@ -5640,16 +5930,13 @@ double fpr_classic(double c, uint32_t k) noexcept {
   return dd::pow(dd::neg(dd::expm1(dd::DD{-static_cast<double>(k) / c, 0})), k).hi;
 }
 
-double fpr_blocked(double c, uint32_t k) noexcept {
-  if (!(c > 0)) return 1.0;
-  const double lam = kBlockBits / c;  // mean keys per block
-  // Beyond ~1e5 keys per block every block is saturated; the classic formula is as good there.
-  if (lam > 1e5) return fpr_classic(c, k);
-  // A block holding i keys: a bit stays clear through its i k probes with probability
-  // clear(i) = r^i, r = (1 - 1/512)^k, and a foreign key's k probes all find set bits with
-  // (1 - r^i)^k. r^i is carried from term to term by one multiplication (by r going up, by 1/r
-  // going down) in double-double: an error near 2^-104 per step, and no exp or log per term.
-  const dd::DD r = dd::pow(1 - 1.0 / kBlockBits, k);  // 1 - 1/512 is exact
+namespace {
+
+// sum_i Pois(i; lam) (1 - r^i)^k: the FPR of blocks (or halves) holding Poisson(lam) keys, where
+// a bit a query looks at stays clear through each key with probability r, independently of its
+// other bits. r^i is carried from term to term by one multiplication (by r going up, by 1/r going
+// down) in double-double: an error near 2^-104 per step, and no exp or log per term.
+double poisson_mixture(double lam, dd::DD r, uint32_t k) noexcept {
   const auto block_fpr = [k](dd::DD clear) {
     return dd::pow(dd::add(dd::DD{1, 0}, dd::neg(clear)), k).hi;
   };
@@ -5680,12 +5967,45 @@ double fpr_blocked(double c, uint32_t k) noexcept {
   return sum < 1 ? sum : 1;
 }
 
+}  // namespace
+
+double fpr_blocked(double c, uint32_t k) noexcept {
+  if (!(c > 0)) return 1.0;
+  const double lam = kBlockBits / c;  // mean keys per block
+  // Beyond ~1e5 keys per block every block is saturated; the classic formula is as good there.
+  if (lam > 1e5) return fpr_classic(c, k);
+  // A block holding i keys: a bit stays clear through its i k probes with probability r^i,
+  // r = (1 - 1/512)^k, and a foreign key's k probes all find set bits with (1 - r^i)^k.
+  return poisson_mixture(lam, dd::pow(1 - 1.0 / kBlockBits, k), k);  // 1 - 1/512 is exact
+}
+
+double fpr_half(double c, uint32_t k) noexcept {
+  if (!(c > 0) || k != kHalfK) return 1.0;
+  // A half holding i keys (Poisson, mean 256 / c: a key's block, then its half, uniform): each
+  // key set one bit of each of its 8 words, so a query's bit in a word stays clear with
+  // probability (31/32)^i, independently of its other words (bench/JOURNAL.md, "Design study: the
+  // half-block layout's FPR", measures the layout against this).
+  const double lam = kBlockBits / 2 / c;
+  if (lam > 1e5) return 1.0;                                    // every half saturated
+  return poisson_mixture(lam, dd::DD{31.0 / 32.0, 0}, kHalfK);  // 31/32 is exact
+}
+
 double fpr_model(Kind kind, Layout layout, double c, uint32_t k) noexcept {
-  double fpr;
+  double fpr = 1.0;  // no such layout
   if (kind == Kind::classic) {
     fpr = fpr_classic(c, k);
   } else {
-    fpr = layout == Layout::split ? fpr_split(c, k) : fpr_blocked(c, k);
+    switch (layout) {
+      case Layout::split:
+        fpr = fpr_split(c, k);
+        break;
+      case Layout::half:
+        fpr = fpr_half(c, k);
+        break;
+      case Layout::distinct:
+        fpr = fpr_blocked(c, k);
+        break;
+    }
   }
   // Every model is a probability: the file format stores it and its readers refuse anything
   // outside [0, 1] (format.cpp), so no writer may produce one.
@@ -5693,10 +6013,12 @@ double fpr_model(Kind kind, Layout layout, double c, uint32_t k) noexcept {
 }
 
 uint32_t max_k(Kind kind, Layout layout) noexcept {
-  return kind == Kind::blocked && layout == Layout::split ? kSplitMaxK : kMaxK;
+  if (kind != Kind::blocked) return kMaxK;
+  return layout == Layout::split ? kSplitMaxK : (layout == Layout::half ? kHalfK : kMaxK);
 }
 
 uint32_t best_k_from(Kind kind, Layout layout, double c, uint32_t start) noexcept {
+  if (kind == Kind::blocked && layout == Layout::half) return kHalfK;  // its only k
   const uint32_t top = max_k(kind, layout);
   start = start < 1 ? 1 : (start > top ? top : start);
   double fpr;
@@ -5709,7 +6031,9 @@ uint32_t best_k(Kind kind, Layout layout, double c) noexcept {
 
 Errc check_kind_layout_shards(Kind kind, Layout layout, uint32_t shards) noexcept {
   if (kind != Kind::blocked && kind != Kind::classic) return Errc::invalid;
-  if (layout != Layout::distinct && layout != Layout::split) return Errc::invalid;
+  if (layout != Layout::distinct && layout != Layout::split && layout != Layout::half) {
+    return Errc::invalid;
+  }
   if (kind == Kind::classic && layout != Layout::distinct) return Errc::invalid;
   if (shards != 0 && (shards > kMaxShards || !std::has_single_bit(shards))) return Errc::invalid;
   return Errc::ok;
@@ -5719,6 +6043,7 @@ Errc make_plan(const SizingRequest& req, Plan* out) noexcept {
   if (Errc e = check_kind_layout_shards(req.kind, req.layout, req.shards); e != Errc::ok) return e;
   if (req.capacity == 0) return Errc::invalid;
   if (req.k > max_k(req.kind, req.layout)) return Errc::invalid;
+  if (req.layout == Layout::half && req.k != 0 && req.k != kHalfK) return Errc::invalid;
   if (req.bits == 0 && !(req.fpr > 0.0 && req.fpr < 1.0)) return Errc::invalid;  // NaN too
 
   // A plan is a pure function of its request, and programs make many filters of one shape (a
@@ -5785,7 +6110,7 @@ Layout default_layout(const SizingRequest& req) noexcept {
 #include <vector>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "platform/platform.hpp"
-#define ABLOOM_ENGINE_HEADER 22
+#define ABLOOM_ENGINE_HEADER 23
 #include "abloom_engine.hpp"
 
 // Which calls exist. ABLOOM_PORTABLE_PLATFORM turns every one off (platform.hpp).
@@ -6143,7 +6468,7 @@ void unmap_zeroed(void* p, size_t bytes) noexcept { ::munmap(p, bytes); }
 #include <vector>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "platform/platform.hpp"
-#define ABLOOM_ENGINE_HEADER 22
+#define ABLOOM_ENGINE_HEADER 23
 #include "abloom_engine.hpp"
 
 namespace abloom::platform {
@@ -6681,7 +7006,7 @@ void unmap_zeroed(void* p, size_t bytes) noexcept {
 #if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 15 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 #undef ABLOOM_ENGINE_HEADER  // #include "storage/file_io.hpp"
-#define ABLOOM_ENGINE_HEADER 23
+#define ABLOOM_ENGINE_HEADER 24
 #include "abloom_engine.hpp"
 
 #include <atomic>
@@ -6693,13 +7018,13 @@ void unmap_zeroed(void* p, size_t bytes) noexcept {
 #include <vector>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "platform/platform.hpp"
-#define ABLOOM_ENGINE_HEADER 22
+#define ABLOOM_ENGINE_HEADER 23
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "storage/format.hpp"
-#define ABLOOM_ENGINE_HEADER 24
+#define ABLOOM_ENGINE_HEADER 25
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "storage/growing_format.hpp"
-#define ABLOOM_ENGINE_HEADER 25
+#define ABLOOM_ENGINE_HEADER 26
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -7284,7 +7609,7 @@ Errc seal_file(const char* path) {
 #if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 16 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 #undef ABLOOM_ENGINE_HEADER  // #include "storage/format.hpp"
-#define ABLOOM_ENGINE_HEADER 24
+#define ABLOOM_ENGINE_HEADER 25
 #include "abloom_engine.hpp"
 
 #include <bit>
@@ -7406,10 +7731,11 @@ Errc parse_header(const unsigned char* d, size_t len, Header* out) noexcept {
       kind != static_cast<uint32_t>(Kind::classic)) {
     return Errc::unsupported;
   }
-  // Layout 1 for either kind; layout 2 (split) is a blocked kind's only.
+  // Layout 1 for either kind; layouts 2 (split) and 3 (half) are the blocked kind's only.
   const uint32_t layout = get32(d + kOffLayout);
   const bool layout_known = layout == static_cast<uint32_t>(Layout::distinct) ||
-                            (layout == static_cast<uint32_t>(Layout::split) &&
+                            ((layout == static_cast<uint32_t>(Layout::split) ||
+                              layout == static_cast<uint32_t>(Layout::half)) &&
                              kind == static_cast<uint32_t>(Kind::blocked));
   if (!layout_known || get32(d + kOffHash) != kHashXxh3) return Errc::unsupported;
   const uint32_t k = get32(d + kOffK);
@@ -7418,6 +7744,7 @@ Errc parse_header(const unsigned char* d, size_t len, Header* out) noexcept {
   const uint32_t flags = get32(d + kOffFlags);
   if (k == 0 || k > kMaxK) return Errc::corrupt;
   if (layout == static_cast<uint32_t>(Layout::split) && k > kSplitMaxK) return Errc::corrupt;
+  if (layout == static_cast<uint32_t>(Layout::half) && k != kHalfK) return Errc::corrupt;
   if (shards == 0 || shards > kMaxShards || !std::has_single_bit(shards)) return Errc::corrupt;
   if (blocks == 0 || blocks > kMaxBytes / kCacheLine / shards) return Errc::corrupt;
   if ((flags & ~kFlagChecksumStale) != 0 || get64(d + kOffReserved) != 0) return Errc::corrupt;
@@ -7515,7 +7842,7 @@ Errc view(const unsigned char* data, size_t len, bool verify, std::unique_ptr<Fi
 #if defined(ABLOOM_ENGINE_TU) && ABLOOM_ENGINE_TU == 17 && !defined(ABLOOM_ENGINE_TU_STARTED)
 #define ABLOOM_ENGINE_TU_STARTED
 #undef ABLOOM_ENGINE_HEADER  // #include "storage/growing_format.hpp"
-#define ABLOOM_ENGINE_HEADER 25
+#define ABLOOM_ENGINE_HEADER 26
 #include "abloom_engine.hpp"
 
 #include <bit>
@@ -7523,7 +7850,7 @@ Errc view(const unsigned char* data, size_t len, bool verify, std::unique_ptr<Fi
 #include <vector>
 
 #undef ABLOOM_ENGINE_HEADER  // #include "storage/format.hpp"
-#define ABLOOM_ENGINE_HEADER 24
+#define ABLOOM_ENGINE_HEADER 25
 #include "abloom_engine.hpp"
 
 namespace abloom {
@@ -7804,25 +8131,25 @@ Errc load_chain(const unsigned char* data, size_t len, const ChainLoad& how,
 #define ABLOOM_ENGINE_HEADER 4
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "kernels/isa.hpp"
-#define ABLOOM_ENGINE_HEADER 10
-#include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "kernels/kernel_table.hpp"
 #define ABLOOM_ENGINE_HEADER 11
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "kernels/key_source.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/kernel_table.hpp"
 #define ABLOOM_ENGINE_HEADER 12
 #include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "kernels/key_source.hpp"
+#define ABLOOM_ENGINE_HEADER 13
+#include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "model/sizing.hpp"
-#define ABLOOM_ENGINE_HEADER 21
+#define ABLOOM_ENGINE_HEADER 22
 #include "abloom_engine.hpp"
 #undef ABLOOM_ENGINE_HEADER  // #include "storage/file_io.hpp"
-#define ABLOOM_ENGINE_HEADER 23
-#include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "storage/format.hpp"
 #define ABLOOM_ENGINE_HEADER 24
 #include "abloom_engine.hpp"
-#undef ABLOOM_ENGINE_HEADER  // #include "storage/growing_format.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "storage/format.hpp"
 #define ABLOOM_ENGINE_HEADER 25
+#include "abloom_engine.hpp"
+#undef ABLOOM_ENGINE_HEADER  // #include "storage/growing_format.hpp"
+#define ABLOOM_ENGINE_HEADER 26
 #include "abloom_engine.hpp"
 
 // The handle the C API hands out; C sees only the incomplete type. It holds a fixed filter
@@ -7856,6 +8183,8 @@ static_assert(ABLOOM_ISA_AVX512 == static_cast<uint32_t>(abloom::Isa::avx512));
 static_assert(ABLOOM_ISA_NEON == static_cast<uint32_t>(abloom::Isa::neon));
 static_assert(ABLOOM_LAYOUT_DISTINCT == static_cast<uint32_t>(abloom::Layout::distinct));
 static_assert(ABLOOM_LAYOUT_SPLIT == static_cast<uint32_t>(abloom::Layout::split));
+static_assert(ABLOOM_LAYOUT_HALF == static_cast<uint32_t>(abloom::Layout::half));
+static_assert(ABLOOM_HALF_K == abloom::kHalfK);
 static_assert(ABLOOM_SPLIT_MAX_K == abloom::kSplitMaxK);  // = ABLOOM_SPEC_SPLIT_WORDS
 
 int to_code(abloom::Errc e) noexcept {
@@ -7922,6 +8251,9 @@ bool layout_of(uint32_t layout, const abloom::SizingRequest& req, abloom::Layout
       return true;
     case ABLOOM_LAYOUT_SPLIT:
       *out = abloom::Layout::split;
+      return true;
+    case ABLOOM_LAYOUT_HALF:
+      *out = abloom::Layout::half;
       return true;
     default:
       return false;
@@ -8280,7 +8612,8 @@ int abloom_layout_model_fpr(uint32_t kind, uint32_t layout, double bits_per_key,
   req.k = k;
   abloom::Layout l;
   if (!layout_of(layout, req, &l)) return ABLOOM_ERR_INVALID;
-  if (k > abloom::max_k(kd, l) || (kd == abloom::Kind::classic && l != abloom::Layout::distinct)) {
+  if (k > abloom::max_k(kd, l) || (kd == abloom::Kind::classic && l != abloom::Layout::distinct) ||
+      (l == abloom::Layout::half && k != abloom::kHalfK)) {
     return ABLOOM_ERR_INVALID;
   }
   *out = abloom::fpr_model(kd, l, bits_per_key, k);

@@ -45,6 +45,14 @@
  *     (w - s) mod 16 < k; abloom_spec_split_lane(i, k) is the all-ones lane mask of the 32-entry
  *     table that makes this one unaligned load at 16 - s.
  *
+ *   Half layout (layout id 3): k = 8, one bit in each of the eight 32-bit words of one half of
+ *     the block (bytes 0-31 or 32-63: words 8h .. 8h + 7 of the 16 above). r = h * G mod 2^64,
+ *     with the classic kind's G below (abloom_spec_half_r); the half is bit 32 of r
+ *     (abloom_spec_half_index); word w = 0 .. 7 of the half gets bit ((r << 5 (w / 2)) >> 27) & 31
+ *     for even w and (r << 5 (w / 2)) >> 59 for odd w (abloom_spec_half_bit): the top 5 bits of
+ *     each 32-bit word of the four 64-bit lanes r, r << 5, r << 10, r << 15, which a vector probe
+ *     gets with one variable shift and one shift. No position takes bit 32 of r.
+ *
  *   Write step (an add): the key's missing bits are ORed into each 64-bit word its bits fall in;
  *     a writer that ORs every touched word without waiting for the block redirects the OR of a
  *     word with no missing bit to a scratch word (abloom_spec_or_target), a branch-free select.
@@ -80,6 +88,8 @@
 #define ABLOOM_SPEC_SPLIT_START_POWER 17u
 /** G: the classic kind's double-hashing multiplier (2^64 divided by the golden ratio, odd). */
 #define ABLOOM_SPEC_CLASSIC_MUL UINT64_C(0x9E3779B97F4A7C15)
+/** The half layout: 8 words of 32 bits in one half of the block, one bit per word, so k = 8. */
+#define ABLOOM_SPEC_HALF_WORDS 8u
 
 /** The high 64 bits of the 128-bit product a * b from 64-bit multiplies only: what
  *  abloom_spec_mulhi64 computes where the compiler has no 128-bit integer. Always defined, so
@@ -148,6 +158,19 @@ ABLOOM_SPEC_FN uint32_t abloom_spec_split_bit(uint32_t h2, uint32_t power) {
  *  i % 16 < k. The 16 entries from 16 - s on are the lanes of the window from word s. */
 ABLOOM_SPEC_FN uint32_t abloom_spec_split_lane(uint32_t i, uint32_t k) {
   return i % ABLOOM_SPEC_SPLIT_WORDS < k ? 0xFFFFFFFFu : 0u;
+}
+
+/** Half layout: r, the value the half and the bits come from (bench/JOURNAL.md, "Design study:
+ *  the half-block layout's FPR": without the multiply the bits repeat the block index's). */
+ABLOOM_SPEC_FN uint64_t abloom_spec_half_r(uint64_t h) { return h * ABLOOM_SPEC_CLASSIC_MUL; }
+
+/** Half layout: which half of the block (0: bytes 0-31, 1: bytes 32-63). */
+ABLOOM_SPEC_FN uint32_t abloom_spec_half_index(uint64_t r) { return (uint32_t)(r >> 32) & 1u; }
+
+/** Half layout: the key's bit (0 .. 31) in 32-bit word w (0 .. 7) of its half. */
+ABLOOM_SPEC_FN uint32_t abloom_spec_half_bit(uint64_t r, uint32_t w) {
+  const uint64_t x = r << (5u * (w / 2u));
+  return (uint32_t)((w % 2u == 0u ? x >> 27 : x >> 59) & 31u);
 }
 
 /** The write step's redirect: where to OR `bits` meant for `word`: `word` itself when bits has
