@@ -77,6 +77,7 @@ func TestGrowingNativeMatchesC(t *testing.T) {
 	shapes := []shape{
 		{"split", []Option{WithLayout(LayoutSplit)}},
 		{"distinct", []Option{WithLayout(LayoutDistinct)}},
+		{"half", []Option{WithLayout(LayoutHalf)}},
 		{"split-4-shards", []Option{WithShards(4), WithSeed(99)}},
 	}
 	if _, err := NewGrowing(0.01, WithKind(Classic)); err == nil {

@@ -28,8 +28,9 @@ import (
 // The constants of the layout (capi/abloom_layout.h, the specification; docs/FORMAT.md).
 const (
 	probeMul32 = 0x9E3779B9         // C: candidate j of a blocked key is (h2 * C^j) >> 23
-	golden64   = 0x9E3779B97F4A7C15 // G: the classic kind's double-hashing step
+	golden64   = 0x9E3779B97F4A7C15 // G: classic's double-hashing step; half's r = h * G
 	blockWords = 8                  // 64-bit words per 64-byte block
+	halfK      = 8                  // the half layout's only k: a bit in each 32-bit word of a half
 	splitMaxK  = 16
 )
 
@@ -61,6 +62,7 @@ type probe uint8
 const (
 	probeDistinct probe = iota // blocked kind, layout id 1
 	probeSplit                 // blocked kind, layout id 2
+	probeHalf                  // blocked kind, layout id 3
 	probeClassic               // classic kind
 	probeGrowing               // a growing filter: its stages' probes, newest first (stages.go)
 )
@@ -116,13 +118,24 @@ func fillNative(m *capi.Memory, n *native) int {
 		shift:     63 - m.ShardBits,
 		k:         m.K,
 	}
+	// Every kind and layout is named: one this file does not know (a newer libabloom under
+	// -tags abloom_system) must not be probed as another, which would answer wrongly. It fails
+	// instead, with ErrInternal: the handle is refused, or a growing filter's stage appended
+	// later is tested through C from then on (stages.go).
 	switch {
-	case m.Kind == uint32(Classic):
+	case m.Kind == uint32(Classic) && m.Layout == uint32(LayoutDistinct):
 		n.probe = probeClassic
+	case m.Kind != uint32(Blocked):
+		return codeInternal
 	case m.Layout == uint32(LayoutSplit):
 		n.probe = probeSplit
-	default:
+	case m.Layout == uint32(LayoutDistinct):
 		n.probe = probeDistinct
+	case m.Layout == uint32(LayoutHalf) && m.K == halfK:
+		// The probe sets halfK bits whatever k says, so a k the format forbids is refused.
+		n.probe = probeHalf
+	default:
+		return codeInternal
 	}
 	return 0
 }
@@ -148,6 +161,8 @@ func (n *native) test(h uint64) bool {
 			return testSplitAVX2(n, h)
 		}
 		return testSplit(n.block(n.shards, h), h, n.k)
+	case probeHalf:
+		return testHalf(n.block(n.shards, h), h)
 	case probeGrowing:
 		return n.chain.test(n, h)
 	}
@@ -171,6 +186,8 @@ func (n *native) add(h uint64) (present, ok bool) {
 			return addSplitAVX2(n, h, exclusive), true
 		}
 		return addSplit(n.block(n.writable, h), h, n.k, exclusive), true
+	case probeHalf:
+		return addHalf(n.block(n.writable, h), h, exclusive), true
 	}
 	return n.addClassic(n.writable[(h>>1)>>(n.shift&63)], h, exclusive), true
 }
@@ -357,6 +374,50 @@ func addSplit(blk *[blockWords]uint64, h uint64, k uint32, exclusive bool) bool 
 	}
 	m, _ = splitPair(x)
 	return setBits(&blk[word&7], m&in&last, exclusive) && present
+}
+
+// The half layout (abloom_spec_half_r, abloom_spec_half_index and abloom_spec_half_bit in
+// capi/abloom_layout.h), a 64-bit word of the block at a time. r = h * G; bit 32 of r picks the
+// half, 64-bit words 4 * half .. 4 * half + 3 of the block. The key's bit in 32-bit word w of the
+// half is the top 5 bits of the low (w even) or high (w odd) 32-bit half of x = r << 5 (w / 2),
+// so 64-bit word j of the half takes two bits, both from x = r << 5j: (x >> 27) & 31 in its low
+// half and x >> 59 in its high half. Every word of the half gets a bit, so the key touches all
+// four words and none outside them: no window, no repeat check, and the four words are written
+// out rather than looped over (the loop's counter and branch cost more than the words' work).
+//
+// halfPair is the key's two bits in one 64-bit word, from x for that word.
+func halfPair(x uint64) uint64 {
+	return bitMask[(x>>27)&31] | bitMask[32+x>>59]
+}
+
+// halfWord is the block's first 64-bit word of the key's half: 4 * half, with half bit 32 of r.
+func halfWord(r uint64) uint32 { return uint32(r>>30) & 4 }
+
+// testHalf reports whether all 8 of the key's bits are set. Unlike testDistinct and testSplit it
+// reads all four words and decides once, with no early exit: the words are one 32-byte run of
+// one cache line, so stopping early saves a few instructions but not a miss, while the exit
+// branch, taken at a word the hash decides, is mispredicted on many absent keys; the branch-free
+// form measured faster on absent keys in cache and out of it, and about the same on present ones.
+func testHalf(blk *[blockWords]uint64, h uint64) bool {
+	x := h * golden64
+	w := halfWord(x)
+	miss := halfPair(x) &^ atomic.LoadUint64(&blk[w&7])
+	miss |= halfPair(x<<5) &^ atomic.LoadUint64(&blk[(w+1)&7])
+	miss |= halfPair(x<<10) &^ atomic.LoadUint64(&blk[(w+2)&7])
+	miss |= halfPair(x<<15) &^ atomic.LoadUint64(&blk[(w+3)&7])
+	return miss == 0
+}
+
+// addHalf sets the key's 8 bits, one setBits per word of its half, and reports whether they
+// were all set. Each setBits runs whatever the others returned: every word gets its bits.
+func addHalf(blk *[blockWords]uint64, h uint64, exclusive bool) bool {
+	x := h * golden64
+	w := halfWord(x)
+	p0 := setBits(&blk[w&7], halfPair(x), exclusive)
+	p1 := setBits(&blk[(w+1)&7], halfPair(x<<5), exclusive)
+	p2 := setBits(&blk[(w+2)&7], halfPair(x<<10), exclusive)
+	p3 := setBits(&blk[(w+3)&7], halfPair(x<<15), exclusive)
+	return p0 && p1 && p2 && p3
 }
 
 // orMask ORs m into the block's touched words and reports whether every bit was set before.

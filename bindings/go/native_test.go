@@ -6,12 +6,15 @@ package abloom
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"math/bits"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/abloom/abloom/bindings/go/internal/capi"
 	"github.com/zeebo/xxh3"
@@ -94,6 +97,7 @@ func nativeShapes() []nativeShape {
 	}{
 		{"distinct", []Option{WithKind(Blocked), WithLayout(LayoutDistinct)}},
 		{"split", []Option{WithKind(Blocked), WithLayout(LayoutSplit)}},
+		{"half", []Option{WithKind(Blocked), WithLayout(LayoutHalf)}},
 		{"classic", []Option{WithKind(Classic)}},
 	} {
 		for _, shards := range []uint32{1, 4, 64} {
@@ -215,7 +219,7 @@ func TestNativeExclusiveAdds(t *testing.T) {
 // C batch adds, Go-native adds and Go-native tests on one filter at once (run it under -race):
 // every key added before a test is found, and the result has the bytes of a serial build.
 func TestNativeConcurrentWithC(t *testing.T) {
-	for _, layout := range []Layout{LayoutDistinct, LayoutSplit} {
+	for _, layout := range []Layout{LayoutDistinct, LayoutSplit, LayoutHalf} {
 		f := mustNew(t, 200_000, 0.01, WithLayout(layout), WithShards(4))
 		serial := mustNew(t, 200_000, 0.01, WithLayout(layout), WithShards(4))
 		all := keys(0, 200_000)
@@ -386,5 +390,187 @@ func TestNativeAfterReload(t *testing.T) {
 	defer c.Close()
 	if !c.Test([]byte("b")) || capi.Test(c.h, []byte("b")) != 1 {
 		t.Fatal("a Go-native add is missing from the clone")
+	}
+}
+
+// specHalfMask is the half layout's 8 bits of hash h as masks of the block's 64-bit words,
+// written out as capi/abloom_layout.h states them, 32-bit word by 32-bit word
+// (abloom_spec_half_r, abloom_spec_half_index, abloom_spec_half_bit): the reference testHalf and
+// addHalf are checked against.
+func specHalfMask(h uint64) (m [blockWords]uint64) {
+	r := h * 0x9E3779B97F4A7C15
+	half := uint32(r>>32) & 1
+	for w := range uint32(8) {
+		x := r << (5 * (w / 2))
+		var bit uint64
+		if w%2 == 0 {
+			bit = (x >> 27) & 31
+		} else {
+			bit = x >> 59
+		}
+		word32 := 8*half + w // the block's 32-bit word: 64-bit word word32 / 2, low half if even
+		m[word32/2] |= uint64(1) << (uint64(32*(word32%2)) + bit)
+	}
+	return m
+}
+
+// The Go half probe sets exactly the 8 bits the specification gives, one in each 32-bit word of
+// the key's half, and nothing else; its test answers whether those 8 are all set, on blocks of
+// every density; its add reports presence and leaves the block ORed with them, shared and
+// exclusive.
+func TestHalfProbeFollowsSpec(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 8))
+	halves := [2]int{}
+	cases := 500_000
+	if raceEnabled {
+		cases = 50_000
+	}
+	for i := range cases {
+		h := rng.Uint64()
+		if i < 64 {
+			h = uint64(1) << i // single-bit hashes: every shift's edge
+		}
+		spec := specHalfMask(h)
+		half := int(uint32(h*0x9E3779B97F4A7C15>>32) & 1)
+		halves[half]++
+		n := 0
+		for w, v := range spec {
+			lo, hi := bits.OnesCount32(uint32(v)), bits.OnesCount32(uint32(v>>32))
+			inHalf := w/4 == half
+			if inHalf && (lo != 1 || hi != 1) || !inHalf && v != 0 {
+				t.Fatalf("h=%#x: spec mask %x is not one bit per 32-bit word of half %d", h, spec, half)
+			}
+			n += lo + hi
+		}
+		if n != 8 {
+			t.Fatalf("h=%#x: %d bits", h, n)
+		}
+
+		for _, exclusive := range []bool{false, true} {
+			var blk [blockWords]uint64
+			if addHalf(&blk, h, exclusive) {
+				t.Fatalf("h=%#x: add to an empty block reported present", h)
+			}
+			if blk != spec {
+				t.Fatalf("h=%#x exclusive=%v: add set %x, spec %x", h, exclusive, blk, spec)
+			}
+			if !testHalf(&blk, h) {
+				t.Fatalf("h=%#x: test after add is false", h)
+			}
+			if !addHalf(&blk, h, exclusive) || blk != spec {
+				t.Fatalf("h=%#x: a second add reported new or changed the block", h)
+			}
+		}
+		// Each of the 8 bits missing alone makes the key absent.
+		if i%16 == 0 {
+			for w := range spec {
+				for v := spec[w]; v != 0; v &= v - 1 {
+					blk := spec
+					blk[w] &^= v & -v
+					if testHalf(&blk, h) {
+						t.Fatalf("h=%#x: present with bit %d of word %d clear", h, bits.TrailingZeros64(v), w)
+					}
+				}
+			}
+		}
+
+		// A random block from empty to full.
+		var blk [blockWords]uint64
+		density := rng.IntN(9)
+		for w := range blk {
+			for range density {
+				blk[w] |= rng.Uint64()
+			}
+			if density == 0 {
+				blk[w] = 0
+			}
+		}
+		want := true
+		for w := range blk {
+			if spec[w]&^blk[w] != 0 {
+				want = false
+			}
+		}
+		if got := testHalf(&blk, h); got != want {
+			t.Fatalf("h=%#x: test %v, spec %v (block %x)", h, got, want, blk)
+		}
+		for _, exclusive := range []bool{false, true} {
+			after := blk
+			if got := addHalf(&after, h, exclusive); got != want {
+				t.Fatalf("h=%#x exclusive=%v: add reported %v, spec %v", h, exclusive, got, want)
+			}
+			for w := range after {
+				if after[w] != blk[w]|spec[w] {
+					t.Fatalf("h=%#x exclusive=%v: block %x after add, want %x ORed with %x", h, exclusive, after, blk, spec)
+				}
+			}
+		}
+	}
+	if halves[0] == 0 || halves[1] == 0 {
+		t.Fatalf("keys per half: %v", halves)
+	}
+}
+
+// The specification as written above is what the C engine does: in a half filter of one block,
+// one C add of a key sets exactly specHalfMask of its hash.
+func TestHalfSpecMatchesC(t *testing.T) {
+	f := mustNew(t, 10, 0.01, WithLayout(LayoutHalf), WithShards(1), WithBits(512), WithSeed(0xB10C))
+	if info := f.Info(); info.BlocksPerShard != 1 || info.Shards != 1 || info.Layout != LayoutHalf || info.K != 8 {
+		t.Fatalf("info %+v", info)
+	}
+	rng := rand.New(rand.NewPCG(33, 9))
+	for _, k := range randomKeys(rng, 5000) {
+		if err := f.Clear(); err != nil {
+			t.Fatal(err)
+		}
+		if rc := capi.Add(f.h, k); rc != 0 {
+			t.Fatalf("abloom_add: %d", rc)
+		}
+		b, err := f.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := b[headerBytes:]
+		spec := specHalfMask(xxh3.HashSeed(k, 0xB10C))
+		for w := range spec {
+			if got := binary.LittleEndian.Uint64(body[8*w:]); got != spec[w] {
+				t.Fatalf("a %d-byte key: word %d is %#x after a C add, spec %#x", len(k), w, got, spec[w])
+			}
+		}
+		if !f.Test(k) {
+			t.Fatal("the Go probe misses a key C added")
+		}
+	}
+}
+
+// fillNative names every probe it hands out: a kind, layout or half-layout k it does not know is
+// ErrInternal, never another layout's probe (which would answer wrongly).
+func TestFillNativeRefusesUnknownShapes(t *testing.T) {
+	var word [blockWords]uint64
+	shards := []unsafe.Pointer{unsafe.Pointer(&word)}
+	for _, c := range []struct {
+		kind, layout, k uint32
+		want            probe // ok only
+		ok              bool
+	}{
+		{uint32(Blocked), uint32(LayoutDistinct), 7, probeDistinct, true},
+		{uint32(Blocked), uint32(LayoutSplit), 7, probeSplit, true},
+		{uint32(Blocked), uint32(LayoutHalf), 8, probeHalf, true},
+		{uint32(Classic), uint32(LayoutDistinct), 7, probeClassic, true},
+		{uint32(Blocked), uint32(LayoutHalf), 7, 0, false},
+		{uint32(Blocked), uint32(LayoutHalf), 9, 0, false},
+		{uint32(Blocked), 4, 8, 0, false},
+		{uint32(Blocked), 0, 8, 0, false},
+		{uint32(Blocked), 0xFFFFFFFF, 8, 0, false},
+		{uint32(Classic), uint32(LayoutSplit), 7, 0, false},
+		{uint32(Classic), uint32(LayoutHalf), 8, 0, false},
+		{2, uint32(LayoutDistinct), 7, 0, false},
+	} {
+		m := capi.Memory{Kind: c.kind, Layout: c.layout, K: c.k, HashID: 1, BlocksPerShard: 1, Shards: shards}
+		var n native
+		rc := fillNative(&m, &n)
+		if c.ok && (rc != 0 || n.probe != c.want) || !c.ok && rc != codeInternal {
+			t.Errorf("kind %d layout %d k %d: rc %d, probe %d", c.kind, c.layout, c.k, rc, n.probe)
+		}
 	}
 }

@@ -40,12 +40,14 @@ const (
 // WithKind picks the kind: Blocked (the default) or Classic.
 func WithKind(k Kind) Option { return func(c *config) { c.kind = k } }
 
-// WithLayout picks the in-block layout of a Blocked filter: LayoutSplit or LayoutDistinct.
-// Without it the library chooses: LayoutSplit wherever its k is enough (an explicit WithK up to
-// 16, or a target FPR whose best LayoutDistinct k is no higher: targets down to about 1e-6), and
-// LayoutDistinct below that, where split's capped k would cost 3-14% more bits; Info and
+// WithLayout picks the in-block layout of a Blocked filter: LayoutSplit, LayoutDistinct or
+// LayoutHalf. Without it the library chooses: LayoutSplit wherever its k is enough (an explicit
+// WithK up to 16, or a target FPR whose best LayoutDistinct k is no higher: targets down to about
+// 1e-6), and LayoutDistinct below that, where split's capped k would cost 3-14% more bits; it
+// never chooses LayoutHalf, which trades bits for speed and must be asked for. Info and
 // ComputePlan say which a filter got. LayoutSplit with Classic, or with WithK above 16, fails
-// with ErrInvalid.
+// with ErrInvalid; so does LayoutHalf with Classic, or with WithK other than 8 (without WithK it
+// takes 8).
 func WithLayout(l Layout) Option { return func(c *config) { c.layout = l } }
 
 // WithShards sets the shard count, a power of two up to 65536. The default (0) is one shard
@@ -259,9 +261,9 @@ func ComputePlan(capacity uint64, fpr float64, opts ...Option) (Plan, error) {
 // ModelFPR returns the sizing model's false-positive rate for a filter of this kind and layout
 // with bitsPerKey bits per distinct key and k bits set per key: what Plan.ExpectedFPR reports
 // for such a plan. A layout of 0 means the one New chooses without WithLayout for this kind and
-// k (LayoutSplit for Blocked with k up to 16, else LayoutDistinct). Errors: ErrInvalid (unknown kind or
-// layout, LayoutSplit with Classic or k above 16, k of 0 or above 64, bitsPerKey not positive
-// and finite).
+// k (LayoutSplit for Blocked with k up to 16, else LayoutDistinct; never LayoutHalf). Errors:
+// ErrInvalid (unknown kind or layout, LayoutSplit with Classic or k above 16, LayoutHalf with
+// Classic or k other than 8, k of 0 or above 64, bitsPerKey not positive and finite).
 func ModelFPR(kind Kind, layout Layout, bitsPerKey float64, k uint32) (float64, error) {
 	out := []float64{0}
 	if rc := capi.Abloom_layout_model_fpr(uint(kind), uint(layout), bitsPerKey, uint(k), out); rc != 0 {

@@ -33,6 +33,8 @@ var vectors = []vector{
 	{"classic_s4", Classic, LayoutDistinct, 4, 0x8000000000000001, 9, 3, 896, 1},
 	{"split_s1", Blocked, LayoutSplit, 1, 0x5B117000000000A1, 7, 9, 704, 13},
 	{"split_s4", Blocked, LayoutSplit, 4, 0xA100000000075B11, 9, 3, 896, 8},
+	{"half_s1", Blocked, LayoutHalf, 1, 0x4A1F000000000A18, 8, 10, 768, 10},
+	{"half_s4", Blocked, LayoutHalf, 4, 0x8A0000000000F1A4, 8, 3, 896, 8},
 }
 
 func readLines(t *testing.T, path string) []string {
