@@ -417,13 +417,14 @@ public final class BloomFilter implements AutoCloseable {
      * best distinct k at those bits per key decides), {@link Layout#DISTINCT} otherwise (the
      * classic kind, an explicit k above 16, lower targets). {@link #plan()} and the built
      * filter's {@link BloomFilter#layout()} report the one chosen; give it here to pin it (for
-     * example to rebuild the bytes of a filter written with the other one). {@link Layout#SPLIT}
+     * example to rebuild the bytes of a filter written with another one). {@link Layout#SPLIT}
      * needs {@link Kind#BLOCKED} and at most 16 {@link #hashFunctions} (when k is derived, sizing
-     * chooses it within 1..16); other combinations make {@link #plan()} and {@link #build()}
-     * throw. The layout is recorded in the serialized form, so reading a filter back needs no
-     * option.
+     * chooses it within 1..16), {@link Layout#HALF} (never chosen by the library) {@link
+     * Kind#BLOCKED} and k 8 or left to sizing; other combinations make {@link #plan()} and {@link
+     * #build()} throw. The layout is recorded in the serialized form, so reading a filter back
+     * needs no option.
      *
-     * @param layout {@link Layout#DISTINCT} or {@link Layout#SPLIT}
+     * @param layout {@link Layout#DISTINCT}, {@link Layout#SPLIT} or {@link Layout#HALF}
      * @return this builder
      */
     public Builder layout(Layout layout) {
@@ -608,7 +609,8 @@ public final class BloomFilter implements AutoCloseable {
      *
      * @return the sizes, k, layout and model FPP
      * @throws IllegalArgumentException if the options are invalid (also {@link Layout#SPLIT} with
-     *     {@link Kind#CLASSIC} or more than 16 hash functions) or the filter too large
+     *     {@link Kind#CLASSIC} or more than 16 hash functions, {@link Layout#HALF} with {@link
+     *     Kind#CLASSIC} or a k other than 8) or the filter too large
      */
     public Plan plan() {
       validate("plan");
@@ -645,7 +647,8 @@ public final class BloomFilter implements AutoCloseable {
      *
      * @return the filter; close it when done
      * @throws IllegalArgumentException if the options are invalid (also {@link Layout#SPLIT} with
-     *     {@link Kind#CLASSIC} or more than 16 hash functions) or the filter too large
+     *     {@link Kind#CLASSIC} or more than 16 hash functions, {@link Layout#HALF} with {@link
+     *     Kind#CLASSIC} or a k other than 8) or the filter too large
      * @throws OutOfMemoryError if its native memory cannot be allocated
      */
     public BloomFilter build() {
@@ -696,9 +699,11 @@ public final class BloomFilter implements AutoCloseable {
    * allocates nothing.
    *
    * @param kind the filter kind
-   * @param layout the in-block layout ({@link Layout#SPLIT} needs {@link Kind#BLOCKED})
+   * @param layout the in-block layout ({@link Layout#SPLIT} and {@link Layout#HALF} need {@link
+   *     Kind#BLOCKED})
    * @param bitsPerKey bits per key, &gt; 0 and finite
-   * @param hashFunctions probes per key: 1..64, or 1..16 for {@link Layout#SPLIT}
+   * @param hashFunctions probes per key: 1..64, 1..16 for {@link Layout#SPLIT}, 8 for {@link
+   *     Layout#HALF}
    * @return a probability in (0, 1]
    * @throws IllegalArgumentException if an argument is out of range or {@code kind}, {@code
    *     layout} and {@code hashFunctions} do not go together
@@ -865,8 +870,9 @@ public final class BloomFilter implements AutoCloseable {
    * The in-block layout, as the filter was created with (asked for, or chosen by the library
    * when {@link Builder#layout} was not called) or as its serialized form records it.
    *
-   * @return {@link Layout#DISTINCT} or {@link Layout#SPLIT}; always {@link Layout#DISTINCT} for
-   *     the classic kind; a growing filter's first stage's (see {@link #stage} for each)
+   * @return {@link Layout#DISTINCT}, {@link Layout#SPLIT} or {@link Layout#HALF}; always {@link
+   *     Layout#DISTINCT} for the classic kind; a growing filter's first stage's (see {@link
+   *     #stage} for each)
    * @throws IllegalStateException if the filter is closed
    */
   public Layout layout() {

@@ -15,9 +15,9 @@ import java.util.Objects;
  * tests/vectors/ pins it): shard = top shard_bits bits of h = XXH3-64(key, seed); block =
  * mulhi64(h &lt;&lt; shard_bits, blocks); the blocked kind's candidates (h2 * C^j) &gt;&gt;&gt; 23
  * of the block (the first k distinct ones), the split layout's one bit in each of k consecutive
- * 32-bit words, the classic kind's enhanced double hashing over the shard. Tests check every
- * answer and every bit an add sets against the engine's, and the hash against {@code
- * abloom_hash}, bit for bit.
+ * 32-bit words, the half layout's one bit in each 32-bit word of one half of the block, the
+ * classic kind's enhanced double hashing over the shard. Tests check every answer and every bit
+ * an add sets against the engine's, and the hash against {@code abloom_hash}, bit for bit.
  *
  * <p><b>Memory.</b> Shard s, byte b lives in {@code chunks[s * chunksPerShard + (b >>>
  * chunkShift)]} at {@code b & (2^chunkShift - 1)}: a buffer holds under 2 GiB, so shards larger
@@ -40,6 +40,7 @@ public final class Probe {
   private static final int DISTINCT = 0;
   private static final int SPLIT = 1;
   private static final int CLASSIC = 2;
+  private static final int HALF = 3;
 
   private final ShardMemory memory;
   private final KeyHash keys;
@@ -52,11 +53,28 @@ public final class Probe {
     this.keys = new KeyHash(seed);
     this.shift = 63 - memory.shardBits;
     this.k = k;
-    if (kind == BloomFilter.Kind.CLASSIC) {
-      probe = CLASSIC;
-    } else {
-      probe = layout == Layout.SPLIT ? SPLIT : DISTINCT;
-    }
+    probe = kind == BloomFilter.Kind.CLASSIC ? CLASSIC : blockedProbe(layout, k);
+  }
+
+  /**
+   * The probe of a blocked layout. Every layout is named: a layout read as another would test
+   * and set other bits than the engine's, so wrong answers, never an error. The switch has no
+   * default, so a layout added to {@link Layout} without a probe here does not compile.
+   */
+  private static int blockedProbe(Layout layout, int k) {
+    return switch (Objects.requireNonNull(layout, "layout")) {
+      case DISTINCT -> DISTINCT;
+      case SPLIT -> SPLIT;
+      case HALF -> {
+        // The half probe sets its fixed 8 bits whatever k says: a shape claiming another k is
+        // not one the engine makes (it refuses such options and files).
+        if (k != Layout.HALF_K) {
+          throw new IllegalArgumentException(
+              "abloom: Layout.HALF has " + Layout.HALF_K + " hash functions, got " + k);
+        }
+        yield HALF;
+      }
+    };
   }
 
   /**
@@ -187,10 +205,12 @@ public final class Probe {
       long base = m.base(c, block);
       ByteBuffer b = m.buffer(c);
       int h2 = (int) h | 1;
-      found =
-          probe == DISTINCT
-              ? DistinctProbe.test(base, b, block, h2, k)
-              : SplitProbe.test(base, b, block, h2, k);
+      switch (probe) {
+        case DISTINCT -> found = DistinctProbe.test(base, b, block, h2, k);
+        case SPLIT -> found = SplitProbe.test(base, b, block, h2, k);
+        case HALF -> found = HalfProbe.test(base, b, block, h);
+        default -> throw new AssertionError("probe " + probe); // set by the constructor only
+      }
     }
     Reference.reachabilityFence(this); // the buffers stay valid until the loads are done
     return found;
@@ -220,10 +240,12 @@ public final class Probe {
       int c = m.chunk(shard, at);
       int block = (int) at & m.chunkMask;
       int h2 = (int) h | 1;
-      fresh =
-          probe == DISTINCT
-              ? DistinctProbe.add(m, c, block, h2, k, exclusive)
-              : SplitProbe.add(m, c, block, h2, k, exclusive);
+      switch (probe) {
+        case DISTINCT -> fresh = DistinctProbe.add(m, c, block, h2, k, exclusive);
+        case SPLIT -> fresh = SplitProbe.add(m, c, block, h2, k, exclusive);
+        case HALF -> fresh = HalfProbe.add(m, c, block, h, exclusive);
+        default -> throw new AssertionError("probe " + probe);
+      }
     }
     Reference.reachabilityFence(this);
     return fresh;

@@ -12,7 +12,8 @@ import java.nio.ByteOrder;
  * 2^chunkShift bytes (chunks), where a key's block lies in them, and the loads and stores of their
  * 64-bit words. Shard s, byte b lives in {@code chunks[s * chunksPerShard + (b >>> chunkShift)]} at
  * {@code b & (2^chunkShift - 1)} (see Probe's "Memory"). The probes of each kind and layout
- * ({@link DistinctProbe}, {@link SplitProbe}, {@link ClassicProbe}) go through it.
+ * ({@link DistinctProbe}, {@link SplitProbe}, {@link HalfProbe}, {@link ClassicProbe}) go through
+ * it.
  *
  * <p>Thread-safe; holds no lock. It never frees or unmaps anything: whoever made the buffers keeps
  * them valid while a call can reach them.

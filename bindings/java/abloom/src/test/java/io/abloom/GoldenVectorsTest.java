@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The golden vectors of tests/vectors (written by C), both in-block layouts: read them every way,
+ * The golden vectors of tests/vectors (written by C), every in-block layout: read them every way,
  * rebuild them bit for bit.
  */
 class GoldenVectorsTest {
@@ -35,12 +35,16 @@ class GoldenVectorsTest {
         Arguments.of("classic_s4", classic, Layout.DISTINCT, 4, 0x8000000000000001L, 9, 3L, 896, 1),
         // the split layout (format layout id 2), made with ABLOOM_LAYOUT_SPLIT in the options
         Arguments.of("split_s1", blocked, Layout.SPLIT, 1, 0x5B117000000000A1L, 7, 9L, 704, 13),
-        Arguments.of("split_s4", blocked, Layout.SPLIT, 4, 0xA100000000075B11L, 9, 3L, 896, 8));
+        Arguments.of("split_s4", blocked, Layout.SPLIT, 4, 0xA100000000075B11L, 9, 3L, 896, 8),
+        // the half layout (format layout id 3), made with ABLOOM_LAYOUT_HALF in the options
+        Arguments.of("half_s1", blocked, Layout.HALF, 1, 0x4A1F000000000A18L, 8, 10L, 768, 10),
+        Arguments.of("half_s4", blocked, Layout.HALF, 4, 0x8A0000000000F1A4L, 8, 3L, 896, 8));
   }
 
   /**
    * The builders that must make a vector's bytes: the layout given explicitly (the blocked_*
-   * vectors were written with the distinct layout, the split_* ones with the split layout), and,
+   * vectors were written with the distinct layout, the split_* ones with the split layout, the
+   * half_* ones with the half layout), and,
    * for the classic kind (whose only layout is distinct), also left to the library.
    */
   private static List<BloomFilter.Builder> builders(
@@ -162,7 +166,8 @@ class GoldenVectorsTest {
   /**
    * The blocked vectors' options with the layout left to the library give split filters at 1%
    * (the library's choice there): the split_* vectors' shape, and never the distinct blocked_*
-   * bytes, which therefore ask for {@link Layout#DISTINCT} above.
+   * bytes, which therefore ask for {@link Layout#DISTINCT} above, nor the half_* bytes (the
+   * library never chooses {@link Layout#HALF}).
    */
   @ParameterizedTest(name = "{0}")
   @MethodSource("vectors")

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * against the abloom under test) checks files this binding saved, and saves files this binding
  * reads; the bytes must be identical to what the binding builds from the same keys. Blocked
  * filters with the layout left to the library (split at 1%, on both sides) and with {@link
- * Layout#DISTINCT} asked for, and classic ones.
+ * Layout#DISTINCT}, {@link Layout#SPLIT} or {@link Layout#HALF} asked for, and classic ones.
  */
 class InteropTest {
   @TempDir static Path dir;
@@ -63,6 +63,7 @@ class InteropTest {
           new Case(BloomFilter.Kind.BLOCKED, null, Layout.SPLIT),
           new Case(BloomFilter.Kind.BLOCKED, Layout.DISTINCT, Layout.DISTINCT),
           new Case(BloomFilter.Kind.BLOCKED, Layout.SPLIT, Layout.SPLIT),
+          new Case(BloomFilter.Kind.BLOCKED, Layout.HALF, Layout.HALF),
           new Case(BloomFilter.Kind.CLASSIC, null, Layout.DISTINCT));
 
   private static BloomFilter build(int n, long seed, int shards, Case c) {

@@ -28,12 +28,12 @@ class JavaPathTest {
 
   @TempDir Path dir;
 
-  /** Every shape: both kinds, both layouts (blocked), 1/4/64 shards, a zero and a random seed. */
+  /** Every shape: both kinds, every layout (blocked), 1/4/64 shards, a zero and a random seed. */
   private static List<BloomFilter.Builder> shapes(long capacity, double fpp, SplittableRandom r) {
     List<BloomFilter.Builder> out = new ArrayList<>();
     for (BloomFilter.Kind kind : BloomFilter.Kind.values()) {
-      for (Layout layout : new Layout[] {Layout.DISTINCT, Layout.SPLIT}) {
-        if (kind == BloomFilter.Kind.CLASSIC && layout == Layout.SPLIT) {
+      for (Layout layout : Layout.values()) {
+        if (!layout.supports(kind)) {
           continue;
         }
         for (int shards : new int[] {1, 4, 64}) {
@@ -50,7 +50,7 @@ class JavaPathTest {
         }
       }
     }
-    assertEquals(18, out.size());
+    assertEquals(24, out.size()); // 18 blocked (3 layouts), 6 classic
     return out;
   }
 
@@ -225,6 +225,84 @@ class JavaPathTest {
     }
   }
 
+  /**
+   * The half test and add take the whole hash, not only its low 32 bits as the other blocked
+   * layouts do: in one block, hashes that differ from added ones only in their high 32 bits, or
+   * only in their low ones, test as the engine tests them, and adds by hash set the engine's bits.
+   */
+  @Test
+  void halfUsesEveryBitOfTheHash() {
+    BloomFilter.Builder b =
+        BloomFilter.builder().expectedInsertions(4).layout(Layout.HALF).bits(512);
+    SplittableRandom r = new SplittableRandom(19);
+    int hits = 0;
+    for (int round = 0; round < 300; round++) {
+      try (BloomFilter java = b.build();
+          BloomFilter engine = b.build()) {
+        Probe p = java.core.probe(12);
+        long[] added = r.longs(3).toArray();
+        for (long h : added) {
+          assertEquals(p.add(h, round % 2 == 0), engineAdd(engine, h) == 1, "round " + round);
+        }
+        assertArrayEquals(engine.toByteArray(), java.toByteArray(), "round " + round);
+        for (long h : added) {
+          assertTrue(p.test(h));
+          long high = h ^ (r.nextLong() & 0xFFFF_FFFF_0000_0000L);
+          long low = h ^ (r.nextLong() & 0x0000_0000_FFFF_FFFFL);
+          long bit = h ^ (1L << r.nextInt(64));
+          for (long other : new long[] {high, low, bit}) {
+            boolean want = engine.core.<Integer>call(e -> AbloomNative.jab_test_hash(e, other)) == 1;
+            assertEquals(want, p.test(other), "round " + round + ": " + Long.toHexString(other));
+            hits += want ? 1 : 0;
+          }
+        }
+      }
+    }
+    // Nearly all absent in the engine: a probe that ignored the bits that changed would have
+    // found them present (the same bits as an added hash).
+    assertTrue(hits < 300 * 9 / 10, "present: " + hits);
+  }
+
+  /** The engine's add of a hash: 1 if some bit was clear. */
+  private static int engineAdd(BloomFilter f, long hash) {
+    long rc = f.core.<Long>call(e -> AbloomNative.jab_grow_add_hash(e, hash));
+    assertTrue(rc >= 0, "rc " + rc);
+    return (int) (rc & 1);
+  }
+
+  /**
+   * A half probe needs the layout's only k: a shape that claims another is refused, not probed
+   * with 8 bits it does not have. A layout is never taken for another.
+   */
+  @Test
+  void probesRefuseShapesTheEngineNeverMakes() {
+    ByteBuffer[] one = {ByteBuffer.allocateDirect(64)};
+    BloomFilter.Kind blocked = BloomFilter.Kind.BLOCKED;
+    for (int k : new int[] {1, 7, 9, 16}) {
+      IllegalArgumentException e =
+          assertThrows(
+              IllegalArgumentException.class,
+              () -> Probe.of(one, 6, blocked, Layout.HALF, k, 1, 1, 0));
+      assertTrue(e.getMessage().contains("got " + k), e.getMessage());
+    }
+    assertThrows(NullPointerException.class, () -> Probe.of(one, 6, blocked, null, 8, 1, 1, 0));
+    // Over one block of ones, every layout's probe finds every key; over zeros, none.
+    ByteBuffer ones = ByteBuffer.allocateDirect(64);
+    for (int i = 0; i < 64; i++) {
+      ones.put(i, (byte) -1);
+    }
+    for (Layout layout : Layout.values()) {
+      Probe full = Probe.of(new ByteBuffer[] {ones}, 6, blocked, layout, 8, 1, 1, 0);
+      Probe empty = Probe.of(one, 6, blocked, layout, 8, 1, 1, 0);
+      SplittableRandom r = new SplittableRandom(23);
+      for (int i = 0; i < 100; i++) {
+        long h = r.nextLong();
+        assertTrue(full.test(h), layout + " " + i);
+        assertFalse(empty.test(h), layout + " " + i);
+      }
+    }
+  }
+
   /** The filter kinds the single-key calls must work on, each holding the same bits. */
   private List<BloomFilter> everyStorage(BloomFilter f, String name) throws IOException {
     List<BloomFilter> out = new ArrayList<>();
@@ -310,7 +388,7 @@ class JavaPathTest {
         }
       }
     }
-    assertEquals(18L * n * (6 * 4 + 6), checked);
+    assertEquals(24L * n * (6 * 4 + 6), checked);
   }
 
   /**

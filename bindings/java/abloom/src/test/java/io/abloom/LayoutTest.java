@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,7 +20,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The in-block layouts: defaults, the split layout's answers, sizes, model, files and errors. */
+/**
+ * The in-block layouts: defaults, the split and half layouts' answers, sizes, model, files and
+ * errors, and the half layout's exact bits.
+ */
 class LayoutTest {
   private static final BloomFilter.Kind BLOCKED = BloomFilter.Kind.BLOCKED;
   private static final BloomFilter.Kind CLASSIC = BloomFilter.Kind.CLASSIC;
@@ -28,7 +32,15 @@ class LayoutTest {
   private static final long SEED = 0x5B11_7E57_0000_0001L;
 
   private static BloomFilter.Builder split(long n, double fpp) {
-    return BloomFilter.builder().expectedInsertions(n).fpp(fpp).seed(SEED).layout(Layout.SPLIT);
+    return blocked(Layout.SPLIT, n, fpp);
+  }
+
+  private static BloomFilter.Builder half(long n, double fpp) {
+    return blocked(Layout.HALF, n, fpp);
+  }
+
+  private static BloomFilter.Builder blocked(Layout layout, long n, double fpp) {
+    return BloomFilter.builder().expectedInsertions(n).fpp(fpp).seed(SEED).layout(layout);
   }
 
   /** The key-index of the i-th absent key (the added keys are 0 .. N-1). */
@@ -38,7 +50,12 @@ class LayoutTest {
 
   /** A split filter of N fixed keys. */
   private static BloomFilter splitFilter() {
-    BloomFilter f = split(N, 0.01).build();
+    return filled(Layout.SPLIT);
+  }
+
+  /** A filter of {@code layout} at 1% holding N fixed keys. */
+  private static BloomFilter filled(Layout layout) {
+    BloomFilter f = blocked(layout, N, 0.01).build();
     for (int i = 0; i < N; i++) {
       f.put(TestSupport.key16(i));
     }
@@ -142,26 +159,98 @@ class LayoutTest {
     assertThrows(NullPointerException.class, () -> BloomFilter.builder().layout(null));
     assertEquals(64, Layout.DISTINCT.maxHashFunctions());
     assertEquals(16, Layout.SPLIT.maxHashFunctions());
+    assertEquals(8, Layout.HALF.maxHashFunctions());
     assertTrue(Layout.DISTINCT.supports(CLASSIC) && Layout.DISTINCT.supports(BLOCKED));
     assertTrue(Layout.SPLIT.supports(BLOCKED));
     assertFalse(Layout.SPLIT.supports(CLASSIC));
+    assertTrue(Layout.HALF.supports(BLOCKED));
+    assertFalse(Layout.HALF.supports(CLASSIC));
+  }
+
+  /**
+   * The ids the format records, both ways; an id the binding does not know fails rather than
+   * being read as another layout.
+   */
+  @Test
+  void layoutIdsMapBothWaysAndUnknownOnesFail() {
+    assertEquals(1, Layout.DISTINCT.code());
+    assertEquals(2, Layout.SPLIT.code());
+    assertEquals(3, Layout.HALF.code());
+    for (Layout l : Layout.values()) {
+      assertEquals(l, Layout.of(l.code()));
+    }
+    for (long unknown : new long[] {0, 4, 5, -1, 1L << 32 | 1}) {
+      IllegalStateException e =
+          assertThrows(IllegalStateException.class, () -> Layout.of(unknown));
+      assertTrue(e.getMessage().contains("layout id " + unknown), e.getMessage());
+    }
+    // The engine refuses an unknown layout id in options and in its model.
+    long[] out = new long[8];
+    int invalid = AbloomError.INVALID.code();
+    assertEquals(invalid, AbloomNative.jab_plan(N, 0.01, BLOCKED.code, 0, 0, 0, 0, 0, 4, 0.0, out));
+    assertEquals(invalid, AbloomNative.jab_create(N, 0.01, BLOCKED.code, 0, 0, 0, 0, 0, 4, 0.0));
+    assertEquals(invalid, AbloomNative.jab_layout_model_fpr(BLOCKED.code, 4, 10.0, 8, out));
+  }
+
+  /**
+   * The library never chooses the half layout, whatever the target, k or bits: it must be asked
+   * for. Asked for, every target gets k 8 (the only one), and the plan meets the target.
+   */
+  @Test
+  void halfIsNeverTheDefaultAndAlwaysHasEightHashFunctions() {
+    for (double fpp : new double[] {0.2, 0.05, 0.01, 0.001, 1e-5, 1e-7}) {
+      BloomFilter.Plan byDefault = BloomFilter.builder().expectedInsertions(N).fpp(fpp).plan();
+      assertNotEquals(Layout.HALF, byDefault.layout(), "fpp " + fpp);
+      BloomFilter.Plan p = half(N, fpp).plan();
+      assertEquals(Layout.HALF, p.layout(), "fpp " + fpp);
+      assertEquals(8, p.hashFunctions(), "fpp " + fpp);
+      assertTrue(p.expectedFpp() <= fpp && p.expectedFpp() > fpp / 2, "fpp " + fpp + ": " + p);
+      assertEquals(p, half(N, fpp).hashFunctions(8).plan(), "fpp " + fpp + ": k 8 given");
+    }
+    for (int k : new int[] {0, 8}) {
+      BloomFilter.Plan byDefault =
+          BloomFilter.builder().expectedInsertions(N).bits(N * 12L).hashFunctions(k).plan();
+      assertEquals(Layout.SPLIT, byDefault.layout(), "k " + k);
+      BloomFilter.Plan p = half(N, 0.01).bits(N * 12L).hashFunctions(k).plan();
+      assertEquals(8, p.hashFunctions(), "explicit bits, k " + k);
+      assertEquals(Layout.HALF, p.layout());
+      try (BloomFilter f = half(N, 0.01).bits(N * 12L).hashFunctions(k).build()) {
+        assertEquals(Layout.HALF, f.layout());
+        assertEquals(8, f.hashFunctions());
+        assertEquals(p.bits(), f.bitSize());
+        assertEquals(3, layoutId(f.toByteArray()), "the header records layout id 3");
+        assertTrue(f.toString().contains("layout=HALF"), f.toString());
+      }
+    }
   }
 
   @Test
   void splitFilterHasNoFalseNegativesAndMeetsItsModel() {
     BloomFilter.Plan p = split(N, 0.01).plan();
-    assertEquals(Layout.SPLIT, p.layout());
     assertTrue(p.hashFunctions() >= 1 && p.hashFunctions() <= 16, "k " + p.hashFunctions());
+    hasNoFalseNegativesAndMeetsItsModel(Layout.SPLIT);
+  }
+
+  @Test
+  void halfFilterHasNoFalseNegativesAndMeetsItsModel() {
+    assertEquals(8, half(N, 0.01).plan().hashFunctions());
+    hasNoFalseNegativesAndMeetsItsModel(Layout.HALF);
+  }
+
+  /** A filter of {@code layout} at 1%: its plan, every added key present, the measured fpp. */
+  private static void hasNoFalseNegativesAndMeetsItsModel(Layout layout) {
+    BloomFilter.Plan p = blocked(layout, N, 0.01).plan();
+    assertEquals(layout, p.layout());
     assertTrue(p.expectedFpp() <= 0.01 && p.expectedFpp() > 0.005, "model " + p.expectedFpp());
-    try (BloomFilter f = splitFilter()) {
-      assertEquals(Layout.SPLIT, f.layout());
+    try (BloomFilter f = filled(layout)) {
+      assertEquals(layout, f.layout());
       assertEquals(BLOCKED, f.kind());
       assertEquals(p.hashFunctions(), f.hashFunctions());
       assertEquals(p.bits(), f.bitSize());
       assertEquals(p.shards(), f.shards());
       assertEquals(p.expectedFpp(), f.modelFpp());
       assertEquals(0.01, f.targetFpp());
-      assertTrue(f.toString().contains("layout=SPLIT"), f.toString());
+      assertTrue(f.toString().contains("layout=" + layout), f.toString());
       List<byte[]> keys = new ArrayList<>();
       for (int i = 0; i < N; i++) {
         byte[] key = TestSupport.key16(i);
@@ -179,7 +268,8 @@ class LayoutTest {
       double rate = (double) fp / ABSENT;
       double model = p.expectedFpp();
       double sigma = Math.sqrt(model * (1 - model) / ABSENT);
-      String msg = "measured " + rate + " (" + fp + " of " + ABSENT + "), model " + model;
+      String msg =
+          layout + ": measured " + rate + " (" + fp + " of " + ABSENT + "), model " + model;
       assertTrue(rate <= model + 5 * sigma, msg);
       assertTrue(rate >= model - 10 * sigma, msg);
       double est = f.approximateElementCount();
@@ -210,6 +300,65 @@ class LayoutTest {
       assertFalse(
           java.util.Arrays.equals(sb, 128, sb.length, db, 128, db.length),
           "the same keys set other bits");
+    }
+  }
+
+  /** Split, half and distinct filters of the same bits and k are three shapes that never mix. */
+  @Test
+  void halfMixesWithNeitherSplitNorDistinct() {
+    BloomFilter.Builder b = half(N, 0.01).bits(N * 10L).hashFunctions(8);
+    try (BloomFilter h = b.build();
+        BloomFilter s = b.layout(Layout.SPLIT).build();
+        BloomFilter d = b.layout(Layout.DISTINCT).build()) {
+      for (BloomFilter other : new BloomFilter[] {s, d}) {
+        String what = "half and " + other.layout();
+        assertEquals(h.bitSize(), other.bitSize(), what);
+        assertEquals(h.hashFunctions(), other.hashFunctions(), what);
+        assertFalse(h.isCompatible(other), what + ": the layout is part of the shape");
+        assertFalse(other.isCompatible(h), what);
+        assertNotEquals(h, other, what);
+        IllegalArgumentException e =
+            assertThrows(IllegalArgumentException.class, () -> h.putAll(other));
+        assertTrue(e.getMessage().contains("layout=HALF"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> other.intersect(h));
+      }
+      for (int i = 0; i < 1000; i++) {
+        h.put(TestSupport.key16(i));
+        s.put(TestSupport.key16(i));
+      }
+      byte[] hb = h.toByteArray();
+      byte[] sb = s.toByteArray();
+      assertEquals(3, layoutId(hb));
+      assertEquals(2, layoutId(sb));
+      assertFalse(
+          java.util.Arrays.equals(hb, 128, hb.length, sb, 128, sb.length),
+          "the same keys set other bits");
+    }
+  }
+
+  /**
+   * The half layout's price for its speed: more bits than split for the same fpp, more so at
+   * lower targets, and always more than distinct.
+   */
+  @Test
+  void halfNeedsAFewPercentMoreBitsThanSplit() {
+    double[][] bounds = {{0.01, 1.02, 1.07}, {0.001, 1.04, 1.10}};
+    for (double[] c : bounds) {
+      double fpp = c[0];
+      for (long n : new long[] {10_000, 1_000_000, 100_000_000}) {
+        BloomFilter.Builder b = BloomFilter.builder().expectedInsertions(n).fpp(fpp);
+        BloomFilter.Plan d = b.layout(Layout.DISTINCT).plan();
+        BloomFilter.Plan s = b.layout(Layout.SPLIT).plan();
+        BloomFilter.Plan h = b.layout(Layout.HALF).plan();
+        assertEquals(Layout.HALF, h.layout());
+        assertTrue(h.expectedFpp() <= fpp, "fpp " + fpp + ", n " + n + ": " + h);
+        double ratio = h.bitsPerKey() / s.bitsPerKey();
+        String msg =
+            "fpp " + fpp + ", n " + n + ": half " + h.bitsPerKey() + " bits/key, split "
+                + s.bitsPerKey() + " (x" + ratio + "), distinct " + d.bitsPerKey();
+        assertTrue(ratio >= c[1] && ratio <= c[2], msg);
+        assertTrue(h.bitsPerKey() > d.bitsPerKey(), msg);
+      }
     }
   }
 
@@ -267,20 +416,41 @@ class LayoutTest {
       assertTrue(s > d, "k " + k + ": split " + s + ", distinct " + d);
       assertTrue(s > 0 && s < 1, "k " + k + ": split " + s);
     }
-    try (BloomFilter f = splitFilter()) {
-      assertEquals(
-          f.modelFpp(),
-          BloomFilter.modelFpp(
-              BLOCKED, Layout.SPLIT, (double) f.bitSize() / N, f.hashFunctions()),
-          f.modelFpp() * 1e-9);
+    // The half layout's bits are confined to half a block: a higher rate than split's at k 8.
+    for (double bitsPerKey : new double[] {6.0, 10.0, 16.0}) {
+      double s = BloomFilter.modelFpp(BLOCKED, Layout.SPLIT, bitsPerKey, 8);
+      double h = BloomFilter.modelFpp(BLOCKED, Layout.HALF, bitsPerKey, 8);
+      assertTrue(h > s && h < 1, bitsPerKey + " bits/key: half " + h + ", split " + s);
+    }
+    for (Layout layout : new Layout[] {Layout.SPLIT, Layout.HALF}) {
+      try (BloomFilter f = filled(layout)) {
+        assertEquals(
+            f.modelFpp(),
+            BloomFilter.modelFpp(BLOCKED, layout, (double) f.bitSize() / N, f.hashFunctions()),
+            f.modelFpp() * 1e-9,
+            layout.toString());
+      }
     }
   }
 
   @Test
   void splitSurvivesEverySerializedForm(@TempDir Path tmp) throws IOException {
-    try (BloomFilter f = splitFilter()) {
+    survivesEverySerializedForm(Layout.SPLIT, tmp);
+  }
+
+  @Test
+  void halfSurvivesEverySerializedForm(@TempDir Path tmp) throws IOException {
+    survivesEverySerializedForm(Layout.HALF, tmp);
+  }
+
+  /**
+   * A filter of {@code layout} read back every way keeps its layout, shape, bits and answers; a
+   * read-write mapping keeps adding in it; union and intersection work.
+   */
+  private static void survivesEverySerializedForm(Layout layout, Path tmp) throws IOException {
+    try (BloomFilter f = filled(layout)) {
       byte[] bytes = f.toByteArray();
-      assertEquals(2, layoutId(bytes), "the header records layout id 2");
+      assertEquals(layout.code(), layoutId(bytes), "the header records the layout's id");
       boolean[] answers = new boolean[10_000];
       for (int i = 0; i < answers.length; i++) {
         answers[i] = f.mightContain(TestSupport.key16(absent(i)));
@@ -292,7 +462,7 @@ class LayoutTest {
         f.writeTo(out);
         assertArrayEquals(bytes, out.toByteArray());
         copies.add(BloomFilter.readFrom(new ByteArrayInputStream(out.toByteArray())));
-        Path path = tmp.resolve("split.abloom");
+        Path path = tmp.resolve(layout + ".abloom");
         f.save(path);
         assertArrayEquals(bytes, Files.readAllBytes(path));
         copies.add(BloomFilter.open(path));
@@ -303,8 +473,8 @@ class LayoutTest {
         copies.add(BloomFilter.wrap(buf, true));
         copies.add(f.copy());
         for (BloomFilter g : copies) {
-          String how = g.storage() + (g.isReadOnly() ? " read-only" : "");
-          assertEquals(Layout.SPLIT, g.layout(), how);
+          String how = layout + " " + g.storage() + (g.isReadOnly() ? " read-only" : "");
+          assertEquals(layout, g.layout(), how);
           assertEquals(f.hashFunctions(), g.hashFunctions(), how);
           assertEquals(f.modelFpp(), g.modelFpp(), how);
           assertTrue(f.isCompatible(g), how);
@@ -318,19 +488,20 @@ class LayoutTest {
           }
           assertArrayEquals(bytes, g.toByteArray(), how);
         }
-        // A read-write mapping keeps adding in the split layout, and persists.
+        // A read-write mapping keeps adding in the layout, and persists.
         try (BloomFilter rw = BloomFilter.open(path, BloomFilter.OpenMode.READ_WRITE, true)) {
-          assertEquals(Layout.SPLIT, rw.layout());
+          assertEquals(layout, rw.layout());
           rw.put("added through the mapping");
           f.put("added through the mapping");
         }
         try (BloomFilter again = BloomFilter.open(path, BloomFilter.OpenMode.READ_ONLY, true)) {
-          assertEquals(Layout.SPLIT, again.layout());
+          assertEquals(layout, again.layout());
+          assertEquals(layout.code(), layoutId(Files.readAllBytes(path)));
           assertTrue(again.mightContain("added through the mapping"));
           assertEquals(f, again);
         }
-        // union and intersection of split filters work
-        try (BloomFilter u = split(N, 0.01).build()) {
+        // union and intersection of filters of the layout work
+        try (BloomFilter u = blocked(layout, N, 0.01).build()) {
           u.putAll(f);
           assertEquals(f, u);
           u.intersect(f);
@@ -341,6 +512,122 @@ class LayoutTest {
           g.close();
         }
       }
+    }
+  }
+
+  /**
+   * The body bits of hash {@code h} in a half filter of {@code 2^shardBits} shards of {@code
+   * blocks} blocks, as capi/abloom_layout.h's "Half layout" words them, one 32-bit word at a time
+   * (HalfProbe works in 64-bit words): bit b of a shard is bit b &amp; 7 of its byte b &gt;&gt; 3.
+   */
+  private static long[] specHalfBits(long h, int shardBits, long blocks) {
+    long shard = shardBits == 0 ? 0 : h >>> (64 - shardBits);
+    long block =
+        BigInteger.valueOf(h << shardBits)
+            .and(BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE))
+            .multiply(BigInteger.valueOf(blocks))
+            .shiftRight(64)
+            .longValueExact();
+    long r = h * 0x9E3779B97F4A7C15L;
+    long half = (r >>> 32) & 1;
+    long[] bits = new long[8];
+    for (int w = 0; w < 8; w++) {
+      long x = r << (5 * (w / 2));
+      long bit = w % 2 == 0 ? (x >>> 27) & 31 : x >>> 59;
+      long word32 = 8 * half + w; // 32-bit word of the block
+      bits[w] = shard * blocks * 512 + block * 512 + word32 * 32 + bit;
+    }
+    return bits;
+  }
+
+  /** The set bits of a serialized filter's body, as bit indexes from the body's start. */
+  private static List<Long> setBits(byte[] serialized) {
+    List<Long> out = new ArrayList<>();
+    for (int i = 128; i < serialized.length; i++) {
+      for (int b = 0; b < 8; b++) {
+        if ((serialized[i] >> b & 1) != 0) {
+          out.add((long) (i - 128) * 8 + b);
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A key of a half filter sets exactly the 8 bits the specification gives, one in each 32-bit
+   * word of one half of its block, whether the engine adds it (a batch) or Java does (either
+   * writer mode); and a filter holding only that key tests it present, in Java and in C.
+   */
+  @Test
+  void aHalfKeySetsExactlyTheSpecsEightBits() {
+    java.util.SplittableRandom r = new java.util.SplittableRandom(31);
+    int[] halves = new int[2];
+    for (int shardBits : new int[] {0, 2}) {
+      for (long blocks : new long[] {1, 7, 1000}) {
+        BloomFilter.Builder b =
+            half(1000, 0.01).bits((blocks << shardBits) * 512).shards(1 << shardBits)
+                .seed(r.nextLong());
+        for (int key = 0; key < 60; key++) {
+          byte[] k = new byte[1 + r.nextInt(40)];
+          r.nextBytes(k);
+          try (BloomFilter engine = b.build()) {
+            assertEquals(blocks, engine.bitSize() / 512 >> shardBits);
+            long h = engine.core.probe(12).hash(k, 0, k.length);
+            long[] want = specHalfBits(h, shardBits, blocks);
+            List<Long> wantList = new ArrayList<>();
+            for (long bit : want) {
+              wantList.add(bit);
+            }
+            java.util.Collections.sort(wantList);
+            // one per 32-bit word of one 32-byte half: 8 distinct bits
+            for (int w = 0; w < 8; w++) {
+              assertEquals(want[0] / 256 * 8 + w, want[w] / 32, "word " + w);
+            }
+            halves[(int) (want[0] / 256 % 2)]++;
+            engine.putAll(List.of(k));
+            String what = "shards " + (1 << shardBits) + ", blocks " + blocks + ", key " + key;
+            assertEquals(wantList, setBits(engine.toByteArray()), what + ": the engine's bits");
+            assertTrue(engine.mightContain(k), what);
+            for (WriterMode mode : WriterMode.values()) {
+              try (BloomFilter java = b.build()) {
+                java.setWriterMode(mode);
+                assertTrue(java.put(k), what + " " + mode);
+                assertEquals(wantList, setBits(java.toByteArray()), what + " " + mode);
+                assertTrue(java.mightContainAll(List.of(k))[0], what + " " + mode);
+                assertFalse(java.put(k), what + " " + mode + ": a repeat is not new");
+              }
+            }
+          }
+        }
+      }
+    }
+    assertTrue(halves[0] > 100 && halves[1] > 100, "both halves: " + halves[0] + ", " + halves[1]);
+  }
+
+  /** A growing filter of the half layout: every stage is half, and Java answers as the engine. */
+  @Test
+  void aGrowingHalfFilterAnswersAsTheEngine() {
+    try (BloomFilter g =
+        BloomFilter.builder().growth(2.0).initialCapacity(1000).fpp(0.01).layout(Layout.HALF)
+            .build()) {
+      List<byte[]> absent = new ArrayList<>();
+      for (int i = 0; i < N; i++) {
+        g.put(TestSupport.key16(i));
+        absent.add(TestSupport.key16(absent(i)));
+      }
+      assertTrue(g.stageCount() >= 4, "stages " + g.stageCount());
+      for (int i = 0; i < g.stageCount(); i++) {
+        assertEquals(Layout.HALF, g.stage(i).layout(), "stage " + i);
+        assertEquals(8, g.stage(i).hashFunctions(), "stage " + i);
+      }
+      boolean[] want = g.mightContainAll(absent);
+      int fp = 0;
+      for (int i = 0; i < N; i++) {
+        assertTrue(g.mightContain(TestSupport.key16(i)), "added key " + i);
+        assertEquals(want[i], g.mightContain(absent.get(i)), "absent key " + i);
+        fp += want[i] ? 1 : 0;
+      }
+      assertTrue(fp > 0 && fp <= N * 0.01 * 1.5, "false positives " + fp);
     }
   }
 
@@ -374,6 +661,25 @@ class LayoutTest {
     BloomFilter.Plan tiny = split(N, 1e-9).plan();
     assertTrue(tiny.hashFunctions() <= 16 && tiny.expectedFpp() <= 1e-9, tiny.toString());
 
+    // The half layout: blocked only, and k 8 only (given, or left to sizing).
+    String[] halfClassic = {"Layout.HALF", "Kind.BLOCKED", "Kind.CLASSIC"};
+    BloomFilter.Builder hc = half(N, 0.01).kind(CLASSIC);
+    rejected(halfClassic, hc::build);
+    rejected(halfClassic, hc::plan);
+    rejected(halfClassic, () -> BloomFilter.modelFpp(CLASSIC, Layout.HALF, 10.0, 8));
+    rejected(halfClassic, () -> BloomFilter.builder().growth(2.0).kind(CLASSIC)
+        .layout(Layout.HALF).build());
+    for (int k : new int[] {1, 7, 9, 16, 64}) {
+      String[] notEight = {"Layout.HALF", "8", "got " + k};
+      BloomFilter.Builder hk = half(N, 0.01).hashFunctions(k);
+      rejected(notEight, hk::build);
+      rejected(notEight, hk::plan);
+      rejected(notEight, half(N, 0.01).bits(N * 20L).hashFunctions(k)::build);
+      rejected(notEight, () -> BloomFilter.modelFpp(BLOCKED, Layout.HALF, 10.0, k));
+    }
+    assertEquals(8, half(N, 0.01).hashFunctions(8).plan().hashFunctions());
+    assertTrue(BloomFilter.modelFpp(BLOCKED, Layout.HALF, 10.0, 8) > 0);
+
     // other bad arguments of the model
     for (double bpk : new double[] {0.0, -1.0, Double.NaN, Double.POSITIVE_INFINITY}) {
       rejected(new String[] {"bitsPerKey"}, () -> BloomFilter.modelFpp(BLOCKED, Layout.SPLIT, bpk, 7));
@@ -388,11 +694,19 @@ class LayoutTest {
     int invalid = AbloomError.INVALID.code();
     assertEquals(invalid, AbloomNative.jab_plan(N, 0.01, CLASSIC.code, 0, 0, 0, 0, 0, 2, 0.0, out));
     assertEquals(invalid, AbloomNative.jab_plan(N, 0.01, BLOCKED.code, 0, 0, 0, 17, 0, 2, 0.0, out));
-    assertEquals(invalid, AbloomNative.jab_plan(N, 0.01, BLOCKED.code, 0, 0, 0, 0, 0, 3, 0.0, out));
     assertEquals(invalid, AbloomNative.jab_create(N, 0.01, CLASSIC.code, 0, 0, 0, 0, 0, 2, 0.0));
     assertEquals(invalid, AbloomNative.jab_layout_model_fpr(CLASSIC.code, 2, 10.0, 7, out));
     assertEquals(invalid, AbloomNative.jab_layout_model_fpr(BLOCKED.code, 2, 10.0, 17, out));
+    // ... and the half layout (3) with the classic kind or a k other than 8
+    assertEquals(invalid, AbloomNative.jab_plan(N, 0.01, CLASSIC.code, 0, 0, 0, 0, 0, 3, 0.0, out));
+    assertEquals(invalid, AbloomNative.jab_plan(N, 0.01, BLOCKED.code, 0, 0, 0, 7, 0, 3, 0.0, out));
+    assertEquals(invalid, AbloomNative.jab_create(N, 0.01, BLOCKED.code, 0, 0, 0, 9, 0, 3, 0.0));
     assertEquals(invalid, AbloomNative.jab_layout_model_fpr(BLOCKED.code, 3, 10.0, 7, out));
+    assertEquals(invalid, AbloomNative.jab_layout_model_fpr(CLASSIC.code, 3, 10.0, 8, out));
+    // the half layout asked for with k left to sizing: k 8
+    assertEquals(0, AbloomNative.jab_plan(N, 0.01, BLOCKED.code, 0, 0, 0, 0, 0, 3, 0.0, out));
+    assertEquals(Layout.HALF.code(), out[7]);
+    assertEquals(8, out[0]);
     // ABLOOM_LAYOUT_DEFAULT (0) resolves by the rule: split where its k suffices, else distinct
     assertEquals(0, AbloomNative.jab_plan(N, 0.01, BLOCKED.code, 0, 0, 0, 0, 0, 0, 0.0, out));
     assertEquals(Layout.SPLIT.code(), out[7], "ABLOOM_LAYOUT_DEFAULT at 1%: split");

@@ -19,7 +19,8 @@ import java.util.Objects;
  *     per 16 MiB)
  * @param layout the block layout, or null to let the library choose ({@link Layout#SPLIT}
  *     wherever its k, at most 16, is enough: targets down to about 1e-6; {@link Layout#DISTINCT}
- *     below; the built filter's {@link BloomFilter#layout()} says which)
+ *     below; the built filter's {@link BloomFilter#layout()} says which). {@link Layout#HALF} is
+ *     never chosen: ask for it with {@link #withLayout}; its k is always 8
  */
 public record Shape(long expectedKeys, double fpp, long seed, int shards, Layout layout)
     implements Serializable {
@@ -84,7 +85,8 @@ public record Shape(long expectedKeys, double fpp, long seed, int shards, Layout
 
   /**
    * This shape with another layout, given explicitly instead of left to the library (for
-   * example {@link Layout#DISTINCT} for the fewest bits, or to match filters written with it).
+   * example {@link Layout#DISTINCT} for the fewest bits, {@link Layout#HALF} for the fastest adds
+   * and tests in cache, or to match filters written with one).
    *
    * @param newLayout the layout
    * @return a new shape

@@ -27,9 +27,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The SQL function over a saved filter answers as the Java API does, for every key type and both
- * layouts (the long keys' filter has the layout the library chooses, split; the string keys' one
- * asks for distinct), and pre-filters a semi-join without changing its result.
+ * The SQL function over a saved filter answers as the Java API does, for every key type and every
+ * layout (the long keys' filter has the layout the library chooses, split; the string keys' one
+ * asks for distinct; a third asks for half), and pre-filters a semi-join without changing its
+ * result.
  */
 class QueryTest {
 
@@ -83,6 +84,43 @@ class QueryTest {
       }
     }
     assertTrue(trues >= KEYS && trues < rows.size() / 2, "trues " + trues);
+  }
+
+  /**
+   * A half filter (which the library never chooses): the SQL function's per-row test in Java and
+   * the batched filter keep exactly the rows the engine's batch test keeps.
+   */
+  @Test
+  void sqlAnswersAreTheEnginesOverAHalfFilter() throws IOException {
+    Path half = dir.resolve("query-half.abloom");
+    Shape shape = Shape.of(KEYS, 0.2).withSeed(5).withLayout(Layout.HALF);
+    try (BloomFilter f = shape.create()) {
+      assertEquals(Layout.HALF, f.layout());
+      assertEquals(8, f.hashFunctions());
+      for (long i = 0; i < KEYS; i++) {
+        f.put(i * 7);
+      }
+      AbloomSpark.save(SPARK, f, half.toString());
+    }
+    AbloomSpark.register(SPARK, "in_half", half.toString());
+    SPARK.range(0, 3 * 7 * KEYS, 1, 4).createOrReplaceTempView("half_ids");
+    List<Row> rows = SPARK.sql("SELECT id, in_half(id) FROM half_ids").collectAsList();
+    long[] ids = new long[rows.size()];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = rows.get(i).getLong(0);
+    }
+    int trues = 0;
+    try (BloomFilter f = BloomFilter.open(half)) {
+      assertEquals(Layout.HALF, f.layout());
+      boolean[] want = f.mightContainAll(ids);
+      for (int i = 0; i < ids.length; i++) {
+        assertEquals(want[i], rows.get(i).getBoolean(1), "key " + ids[i]);
+        trues += want[i] ? 1 : 0;
+      }
+    }
+    assertTrue(trues >= KEYS && trues < rows.size() / 2, "trues " + trues);
+    Dataset<Row> all = SPARK.range(0, 3 * 7 * KEYS, 1, 4).toDF();
+    assertEquals(trues, AbloomSpark.whereMightContain(SPARK, all, "id", half.toString()).count());
   }
 
   @Test
