@@ -349,6 +349,8 @@ fn rust_values() -> Vec<(&'static str, i128)> {
         ABLOOM_LAYOUT_DISTINCT,
         ABLOOM_LAYOUT_SPLIT,
         ABLOOM_SPLIT_MAX_K,
+        ABLOOM_LAYOUT_HALF,
+        ABLOOM_HALF_K,
         ABLOOM_MAX_K,
         ABLOOM_MAX_SHARDS,
         ABLOOM_MAX_THREADS,

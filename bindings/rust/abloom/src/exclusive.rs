@@ -173,10 +173,10 @@ mod tests {
     }
 
     /// Every insert method, exclusive and shared, sets the same bits and gives the same answers,
-    /// in both in-block layouts.
+    /// in every in-block layout.
     #[test]
     fn exclusive_inserts_set_the_bits_shared_ones_set() {
-        for layout in [Layout::Distinct, Layout::Split] {
+        for layout in [Layout::Distinct, Layout::Split, Layout::Half] {
             exclusive_inserts_match_shared(layout);
         }
     }

@@ -109,6 +109,8 @@ fn layout_id(layout: Layout) -> u32 {
     match layout {
         Layout::Distinct => abloom::sys::ABLOOM_LAYOUT_DISTINCT,
         Layout::Split => abloom::sys::ABLOOM_LAYOUT_SPLIT,
+        Layout::Half => abloom::sys::ABLOOM_LAYOUT_HALF,
+        other => panic!("no C layout for {other:?}"),
     }
 }
 
@@ -131,6 +133,7 @@ fn a_filter_written_by_c_is_read_by_rust() {
             (Kind::Blocked, Some(Layout::Distinct), Layout::Distinct),
         ),
         ("split", (Kind::Blocked, Some(Layout::Split), Layout::Split)),
+        ("half", (Kind::Blocked, Some(Layout::Half), Layout::Half)),
         // Both sides leave the layout to the library, which gives split at 1%.
         ("default", (Kind::Blocked, None, Layout::Split)),
         ("classic", (Kind::Classic, None, Layout::Distinct)),
@@ -183,6 +186,7 @@ fn a_filter_written_by_rust_is_read_by_c() {
     for (kind, asked, layout) in [
         (Kind::Blocked, Some(Layout::Distinct), Layout::Distinct),
         (Kind::Blocked, Some(Layout::Split), Layout::Split),
+        (Kind::Blocked, Some(Layout::Half), Layout::Half),
         (Kind::Blocked, None, Layout::Split),
         (Kind::Classic, None, Layout::Distinct),
     ] {

@@ -1,7 +1,7 @@
 //! The in-block layouts of the blocked kind ([`Layout`]): the library's default choice (split
-//! wherever its k is enough, distinct otherwise), building and sizing with
-//! the split layout, its false-positive rate against the model, persistence in every form, and
-//! the combinations the C library refuses.
+//! wherever its k is enough, distinct otherwise, never half), building and sizing with
+//! the split and half layouts, their false-positive rates against the models, persistence in
+//! every form, and the combinations the C library refuses.
 
 use abloom::{
     layout_model_fpr, model_fpr, AlignedBytes, BloomFilter, Builder, Error, Kind, Layout, OpenMode,
@@ -32,6 +32,14 @@ fn split_builder(shards: u32) -> Builder {
         .layout(Layout::Split)
         .shards(shards)
         .seed(0x5B11_7A11_0000_0001)
+}
+
+fn half_builder(shards: u32) -> Builder {
+    Builder::new(N)
+        .fpr(0.01)
+        .layout(Layout::Half)
+        .shards(shards)
+        .seed(0x4A1F_0000_0000_0001)
 }
 
 /// Every present key tests true and the absent keys give `answers` (when given), through the
@@ -111,6 +119,7 @@ fn the_default_layout_is_split_wherever_its_k_is_enough() {
         let id = match want {
             Layout::Distinct => 1,
             Layout::Split => 2,
+            other => panic!("{what}: the library chose {other:?}"),
         };
         assert_eq!(header_layout_id(&f.to_bytes()), id, "{what}: header");
 
@@ -185,6 +194,23 @@ fn the_default_layout_is_split_wherever_its_k_is_enough() {
 }
 
 #[test]
+fn the_library_never_chooses_half() {
+    // Not even where half's k (8) is the best distinct k, or given explicitly: half is only
+    // ever asked for.
+    for fpr in [0.1, 0.05, 0.01, 0.005, 0.001, 1e-4, 1e-6, 1e-9] {
+        for k in [0, 8] {
+            for bits in [0, N * 12] {
+                let b = Builder::new(N).fpr(fpr).k(k).bits(bits);
+                let plan = b.plan().unwrap();
+                assert_ne!(plan.layout, Layout::Half, "fpr {fpr} k {k} bits {bits}");
+                assert_ne!(b.build().unwrap().layout(), Layout::Half);
+            }
+        }
+    }
+    assert_ne!(BloomFilter::new(N, 0.004).unwrap().layout(), Layout::Half);
+}
+
+#[test]
 fn split_filters_find_every_key_and_meet_the_model_fpr() {
     for shards in [1, 4] {
         let b = split_builder(shards);
@@ -244,6 +270,125 @@ fn split_filters_find_every_key_and_meet_the_model_fpr() {
 }
 
 #[test]
+fn half_filters_find_every_key_and_meet_the_model_fpr() {
+    for shards in [1, 4] {
+        let b = half_builder(shards);
+        let plan = b.plan().unwrap();
+        assert_eq!(
+            (plan.kind, plan.layout, plan.shards, plan.k),
+            (Kind::Blocked, Layout::Half, shards, Layout::HALF_K)
+        );
+        assert!(plan.expected_fpr > 0.008 && plan.expected_fpr <= 0.01);
+
+        let f = b.build().unwrap();
+        let i = f.info();
+        assert_eq!(
+            (i.kind, i.layout, i.k, i.shards),
+            (Kind::Blocked, Layout::Half, 8, shards)
+        );
+        assert_eq!(
+            (i.bits, i.blocks_per_shard, i.capacity),
+            (plan.bits, plan.blocks_per_shard, N)
+        );
+        assert_eq!((i.target_fpr, i.expected_fpr), (0.01, plan.expected_fpr));
+        assert_eq!(f.layout(), Layout::Half);
+        assert!(format!("{f:?}").contains("layout: Half"));
+        assert_eq!(header_layout_id(&f.to_bytes()), 3);
+
+        // Half in one batch, half one by one (and a few by hash): every path sets half bits.
+        let keys = present();
+        let (batch, single) = keys.split_at(N as usize / 2);
+        let new = f.insert_batch(batch).unwrap();
+        assert!(new <= batch.len() as u64 && new as f64 > 0.99 * batch.len() as f64);
+        let (by_hash, single) = single.split_at(100);
+        for k in by_hash {
+            f.insert_hash(f.hash(k)).unwrap();
+        }
+        for k in single {
+            f.insert(k).unwrap();
+        }
+
+        // Fixed seed and keys: deterministic. Bound: the binomial mean plus 5 standard
+        // deviations at the plan's model FPR.
+        let fp = check_answers(&f, None).iter().filter(|&&a| a).count() as f64;
+        let p = plan.expected_fpr;
+        let mean = p * ABSENT as f64;
+        let sd = (ABSENT as f64 * p * (1.0 - p)).sqrt();
+        assert!(
+            fp <= mean + 5.0 * sd,
+            "shards {shards}: {fp} false positives of {ABSENT}, model {mean} (sd {sd})"
+        );
+        assert!(
+            fp >= mean - 5.0 * sd,
+            "shards {shards}: only {fp} false positives, model {mean}"
+        );
+        let est = f.estimate_fpr();
+        assert!(
+            (est - p).abs() < 0.25 * p,
+            "estimated FPR {est} vs model {p}"
+        );
+        let count = f.estimate_count();
+        assert!((count - N as f64).abs() < 0.03 * N as f64, "count {count}");
+    }
+}
+
+#[test]
+fn half_needs_a_few_percent_more_bits_than_split() {
+    // The cost of half's fixed k and half-block window: about 4% over split at 1%, 7% at 0.1%.
+    for (fpr, low, high) in [(0.01, 1.02, 1.06), (0.001, 1.05, 1.09)] {
+        for capacity in [N, 1_000_000, 100_000_000] {
+            let plan = |layout| {
+                Builder::new(capacity)
+                    .fpr(fpr)
+                    .layout(layout)
+                    .plan()
+                    .unwrap()
+            };
+            let (split, half) = (plan(Layout::Split), plan(Layout::Half));
+            assert_eq!((half.layout, half.k), (Layout::Half, 8));
+            assert!(half.expected_fpr <= fpr && split.expected_fpr <= fpr);
+            let ratio = half.bits_per_key / split.bits_per_key;
+            assert!(
+                (low..=high).contains(&ratio),
+                "fpr {fpr}, capacity {capacity}: half {} vs split {} bits per key",
+                half.bits_per_key,
+                split.bits_per_key
+            );
+        }
+    }
+}
+
+#[test]
+fn half_sizing_takes_k_8_and_explicit_bits() {
+    // k 0 (the default) and k 8 give the same plan; explicit bits keep k 8.
+    let chosen = half_builder(1).plan().unwrap();
+    assert_eq!(half_builder(1).k(8).plan().unwrap(), chosen);
+    let f = Builder::new(1000)
+        .layout(Layout::Half)
+        .bits(64 * 512)
+        .build()
+        .unwrap();
+    let i = f.info();
+    assert_eq!(
+        (i.layout, i.k, i.bits, i.target_fpr),
+        (Layout::Half, 8, 64 * 512, 0.0)
+    );
+    let m = layout_model_fpr(Kind::Blocked, Layout::Half, 64.0 * 512.0 / 1000.0, 8).unwrap();
+    assert!(
+        (m - i.expected_fpr).abs() <= 1e-12 * m,
+        "{m} vs {}",
+        i.expected_fpr
+    );
+    let both = Builder::new(1000)
+        .layout(Layout::Half)
+        .bits(64 * 512)
+        .k(8)
+        .build()
+        .unwrap();
+    assert_eq!(both.info(), i);
+}
+
+#[test]
 fn split_needs_a_few_percent_more_bits_than_distinct() {
     for fpr in [0.01, 0.001] {
         for capacity in [N, 1_000_000, 100_000_000] {
@@ -299,17 +444,20 @@ fn split_sizing_respects_a_fixed_k_and_explicit_bits() {
 
 #[test]
 fn persistence_keeps_the_layout_and_the_answers() {
-    let f = split_builder(4).build().unwrap();
+    persistence_keeps(Layout::Split, split_builder(4));
+    persistence_keeps(Layout::Half, half_builder(4));
+}
+
+fn persistence_keeps(layout: Layout, builder: Builder) {
+    let f = builder.build().unwrap();
+    assert_eq!(f.layout(), layout);
     f.insert_batch(&present()).unwrap();
     let answers = check_answers(&f, None);
     let bytes = f.to_bytes();
 
     // Deserialized: owned and writable.
     let g = BloomFilter::from_bytes(&bytes).unwrap();
-    assert_eq!(
-        (g.layout(), g.info().storage),
-        (Layout::Split, Storage::Owned)
-    );
+    assert_eq!((g.layout(), g.info().storage), (layout, Storage::Owned));
     assert_eq!(g, f);
     assert_eq!(g.info(), f.info());
     check_answers(&g, Some(&answers));
@@ -320,17 +468,14 @@ fn persistence_keeps_the_layout_and_the_answers() {
     let aligned = AlignedBytes::from(bytes.as_slice());
     for verify in [false, true] {
         let v = BloomFilter::view(&aligned, verify).unwrap();
-        assert_eq!(
-            (v.layout(), v.info().storage),
-            (Layout::Split, Storage::View)
-        );
+        assert_eq!((v.layout(), v.info().storage), (layout, Storage::View));
         check_answers(&v, Some(&answers));
         // A clone of a view is an owned filter of the same layout.
-        assert_eq!(v.clone().layout(), Layout::Split);
+        assert_eq!(v.clone().layout(), layout);
     }
 
     // Saved and opened in every mode.
-    let path = tmp("split");
+    let path = tmp(&format!("{layout:?}"));
     f.save(&path).unwrap();
     assert_eq!(std::fs::read(&path).unwrap(), bytes);
     for mode in [
@@ -343,14 +488,14 @@ fn persistence_keeps_the_layout_and_the_answers() {
             .verify_checksum(true)
             .open(&path)
             .unwrap();
-        assert_eq!(o.layout(), Layout::Split, "{mode:?}");
+        assert_eq!(o.layout(), layout, "{mode:?}");
         assert_eq!(o.info().storage, Storage::Mapped);
         check_answers(&o, Some(&answers));
         o.close().unwrap();
     }
     let o = BloomFilter::open(&path).unwrap();
     assert_eq!(o.info(), BloomFilter::open(&path).unwrap().info());
-    assert_eq!(o.layout(), Layout::Split);
+    assert_eq!(o.layout(), layout);
     drop(o);
     std::fs::remove_file(&path).unwrap();
 
@@ -359,7 +504,7 @@ fn persistence_keeps_the_layout_and_the_answers() {
     {
         let json = serde_json::to_string(&f).unwrap();
         let s: BloomFilter = serde_json::from_str(&json).unwrap();
-        assert_eq!(s.layout(), Layout::Split);
+        assert_eq!(s.layout(), layout);
         assert_eq!(s, f);
     }
 }
@@ -396,6 +541,32 @@ fn layouts_do_not_mix() {
     x.insert_batch(&keys).unwrap();
     let x = x.into_shared().unwrap();
     assert_eq!((x.layout(), &x), (Layout::Split, &shared));
+
+    // Half against split and distinct at the same bits and k (8): never one shape.
+    let half = half_builder(1).build().unwrap();
+    for other in [Layout::Split, Layout::Distinct] {
+        let o = Builder::new(N)
+            .layout(other)
+            .seed(0x4A1F_0000_0000_0001)
+            .bits(half.bits())
+            .k(half.k())
+            .build()
+            .unwrap();
+        assert_eq!((o.bits(), o.k(), o.layout()), (half.bits(), 8, other));
+        assert!(matches!(half.union(&o), Err(Error::Mismatch)), "{other:?}");
+        assert!(matches!(o.union(&half), Err(Error::Mismatch)), "{other:?}");
+        assert_ne!(half, o);
+    }
+    let mut h = half.clone();
+    h.union(&half).unwrap();
+    h.intersect(&half).unwrap();
+    let shared = half_builder(1).build().unwrap();
+    shared.insert_batch(&keys).unwrap();
+    let mut x = half_builder(1).build().unwrap().into_exclusive().unwrap();
+    assert_eq!(x.info().layout, Layout::Half);
+    x.insert_batch(&keys).unwrap();
+    let x = x.into_shared().unwrap();
+    assert_eq!((x.layout(), &x), (Layout::Half, &shared));
 }
 
 #[test]
@@ -411,11 +582,42 @@ fn bad_combinations_are_invalid() {
             .kind(Kind::Classic)
             .bits(1 << 20)
             .k(4),
+        Builder::new(N).kind(Kind::Classic).layout(Layout::Half),
+        Builder::new(N)
+            .kind(Kind::Classic)
+            .layout(Layout::Half)
+            .k(8),
+        Builder::new(N).layout(Layout::Half).k(7),
+        Builder::new(N).layout(Layout::Half).k(9),
+        Builder::new(N).layout(Layout::Half).k(1),
+        Builder::new(N).layout(Layout::Half).k(16),
+        Builder::new(N).layout(Layout::Half).bits(1 << 20).k(4),
+        // An id no library knows is refused, never taken for another layout.
+        Builder::new(N).layout(Layout::Unknown(0xFF)),
+        Builder::new(N).layout(Layout::Unknown(u32::MAX)),
     ] {
         assert!(matches!(bad.plan(), Err(Error::Invalid)), "{bad:?}");
         assert!(matches!(bad.build(), Err(Error::Invalid)), "{bad:?}");
     }
     assert_eq!(Layout::SPLIT_MAX_K, 16);
+    assert_eq!(Layout::HALF_K, 8);
+    assert_eq!(
+        (Layout::Distinct.id(), Layout::Split.id(), Layout::Half.id()),
+        (1, 2, 3)
+    );
+    // Half's only k works, given or chosen.
+    assert!(Builder::new(N).layout(Layout::Half).k(8).build().is_ok());
+    assert!(Builder::new(N).layout(Layout::Half).build().is_ok());
+    // Growing filters of the half layout: each stage is half, k 8.
+    let g = Builder::growing().layout(Layout::Half).build().unwrap();
+    assert_eq!((g.layout(), g.k()), (Layout::Half, 8));
+    assert!(matches!(
+        Builder::growing()
+            .kind(Kind::Classic)
+            .layout(Layout::Half)
+            .build(),
+        Err(Error::Invalid)
+    ));
     // The largest split k works, and distinct takes any k.
     assert!(Builder::new(N).layout(Layout::Split).k(16).build().is_ok());
     assert!(Builder::new(N)
@@ -437,6 +639,13 @@ fn bad_combinations_are_invalid() {
         (Kind::Blocked, Layout::Split, f64::NAN, 7),
         (Kind::Blocked, Layout::Split, f64::INFINITY, 7),
         (Kind::Blocked, Layout::Distinct, 10.0, 65),
+        (Kind::Classic, Layout::Half, 10.0, 8),
+        (Kind::Blocked, Layout::Half, 10.0, 7),
+        (Kind::Blocked, Layout::Half, 10.0, 9),
+        (Kind::Blocked, Layout::Half, 10.0, 0),
+        (Kind::Blocked, Layout::Half, 0.0, 8),
+        (Kind::Blocked, Layout::Half, f64::NAN, 8),
+        (Kind::Blocked, Layout::Unknown(0xFF), 10.0, 8),
     ] {
         assert!(
             matches!(layout_model_fpr(kind, layout, bpk, k), Err(Error::Invalid)),
@@ -452,6 +661,7 @@ fn layout_model_fpr_agrees_with_the_plans() {
             for (kind, layout) in [
                 (Kind::Blocked, Layout::Distinct),
                 (Kind::Blocked, Layout::Split),
+                (Kind::Blocked, Layout::Half),
                 (Kind::Classic, Layout::Distinct),
             ] {
                 let plan = Builder::new(capacity)
@@ -486,5 +696,12 @@ fn layout_model_fpr_agrees_with_the_plans() {
             );
             assert!(s > 0.0 && s < 1.0);
         }
+    }
+    // At equal bits, half (k 8) is a little worse than split at k 8, and never better.
+    for bpk in [4.0, 8.0, 10.0, 12.0, 16.0, 24.0] {
+        let s = layout_model_fpr(Kind::Blocked, Layout::Split, bpk, 8).unwrap();
+        let h = layout_model_fpr(Kind::Blocked, Layout::Half, bpk, 8).unwrap();
+        assert!(h >= s * (1.0 - 1e-12), "{bpk} bits per key: {h} < {s}");
+        assert!(h > 0.0 && h < 1.0);
     }
 }

@@ -2,7 +2,8 @@
 //! reader accepts each file and reports its options, answers 1 for every added key and the
 //! recorded answer for every absent one, and rebuilding from the keys gives identical bytes.
 //! The `split_*` vectors pin the split in-block layout (format layout id 2): their files record
-//! it, and rebuilding them needs [`Layout::Split`]; the others are [`Layout::Distinct`]. The
+//! it, and rebuilding them needs [`Layout::Split`]; the `half_*` vectors pin the half layout
+//! (format layout id 3) likewise, with [`Layout::Half`]; the others are [`Layout::Distinct`]. The
 //! `blocked_*` vectors were written when distinct was the blocked kind's default; since split
 //! became the default (where its k is enough, as at their 1%), they are rebuilt with
 //! [`Layout::Distinct`] asked for explicitly, as `tests/vectors/make_vectors.c` does, and the
@@ -29,7 +30,7 @@ struct Vector {
     absent_positive: usize,
 }
 
-const VECTORS: [Vector; 6] = [
+const VECTORS: [Vector; 8] = [
     Vector {
         name: "blocked_s1",
         kind: Kind::Blocked,
@@ -98,6 +99,30 @@ const VECTORS: [Vector; 6] = [
         shards: 4,
         seed: 0xA100_0000_0007_5B11,
         k: 9,
+        blocks_per_shard: 3,
+        file_bytes: 896,
+        absent_positive: 8,
+    },
+    Vector {
+        name: "half_s1",
+        kind: Kind::Blocked,
+        layout: Layout::Half,
+        asked: Some(Layout::Half),
+        shards: 1,
+        seed: 0x4A1F_0000_0000_0A18,
+        k: 8,
+        blocks_per_shard: 10,
+        file_bytes: 768,
+        absent_positive: 10,
+    },
+    Vector {
+        name: "half_s4",
+        kind: Kind::Blocked,
+        layout: Layout::Half,
+        asked: Some(Layout::Half),
+        shards: 4,
+        seed: 0x8A00_0000_0000_F1A4,
+        k: 8,
         blocks_per_shard: 3,
         file_bytes: 896,
         absent_positive: 8,
@@ -307,21 +332,43 @@ fn rebuilding_from_the_keys_gives_identical_bytes() {
 }
 
 #[test]
-fn the_layout_matters_for_the_split_vectors() {
-    // Rebuilt without the split layout, a split vector's keys give other bytes: the vectors
-    // really pin the layout. And loading needed no option: the files say which layout they are.
-    for v in VECTORS.iter().filter(|v| v.layout == Layout::Split) {
+fn the_layout_matters_for_the_split_and_half_vectors() {
+    // Rebuilt in another layout (distinct, or split for the half vectors: at the file's bits and
+    // k), a split or half vector's keys give other bytes: the vectors really pin the layout. And
+    // loading needed no option: the files say which layout they are, by the format's id.
+    for v in VECTORS
+        .iter()
+        .filter(|v| matches!(v.layout, Layout::Split | Layout::Half))
+    {
         let l = load(v);
-        let distinct = builder(v).layout(Layout::Distinct).build().unwrap();
-        distinct.insert_batch(&l.keys).unwrap();
-        assert_eq!(distinct.layout(), Layout::Distinct);
-        assert_ne!(distinct.to_bytes()[128..], l.bytes[128..], "{}", v.name);
-        let split = BloomFilter::from_bytes(&l.bytes).unwrap();
-        assert_ne!(split, distinct, "{}", v.name);
-        assert!(matches!(
-            split.union(&distinct),
-            Err(abloom::Error::Mismatch)
-        ));
+        assert_eq!(l.bytes[20..24], v.layout.id().to_le_bytes(), "{}", v.name);
+        let file = BloomFilter::from_bytes(&l.bytes).unwrap();
+        assert_eq!(file.layout(), v.layout, "{}", v.name);
+        let mut others = vec![Layout::Distinct];
+        if v.layout == Layout::Half {
+            others.push(Layout::Split);
+        }
+        for other in others {
+            let g = Builder::new(450)
+                .kind(v.kind)
+                .shards(v.shards)
+                .seed(v.seed)
+                .bits(u64::from(v.shards) * v.blocks_per_shard * 512)
+                .k(v.k)
+                .layout(other)
+                .build()
+                .unwrap();
+            g.insert_batch(&l.keys).unwrap();
+            assert_eq!(g.layout(), other);
+            assert_ne!(
+                g.to_bytes()[128..],
+                l.bytes[128..],
+                "{} as {other:?}",
+                v.name
+            );
+            assert_ne!(file, g, "{} as {other:?}", v.name);
+            assert!(matches!(file.union(&g), Err(abloom::Error::Mismatch)));
+        }
     }
 }
 

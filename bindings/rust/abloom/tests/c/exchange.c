@@ -3,8 +3,9 @@
  * and checks filters the Rust binding wrote, through the public C API only.
  *
  *   exchange write PATH N PREFIX KIND   create (capacity 2N, 1%, KIND
- *                                       blocked|split|default|classic|growing: the blocked kind
- *                                       in ABLOOM_LAYOUT_DISTINCT, in ABLOOM_LAYOUT_SPLIT, in
+ *                                       blocked|split|half|default|classic|growing: the blocked
+ *                                       kind in ABLOOM_LAYOUT_DISTINCT, in ABLOOM_LAYOUT_SPLIT,
+ *                                       in ABLOOM_LAYOUT_HALF, in
  *                                       ABLOOM_LAYOUT_DEFAULT (the library's choice: split at
  *                                       1%), the classic kind with the default layout
  *                                       (distinct), or a growing filter of the default layout
@@ -39,6 +40,8 @@ static int write_filter(const char *path, unsigned long n, const char *prefix, c
     o.layout = ABLOOM_LAYOUT_DISTINCT;
   } else if (strcmp(kind, "split") == 0) {
     o.layout = ABLOOM_LAYOUT_SPLIT;
+  } else if (strcmp(kind, "half") == 0) {
+    o.layout = ABLOOM_LAYOUT_HALF;
   } else if (strcmp(kind, "default") == 0) {
     o.layout = ABLOOM_LAYOUT_DEFAULT;
   } else if (strcmp(kind, "classic") == 0) {
