@@ -145,9 +145,10 @@ def run(threads: int, **shape: Any) -> tuple[list[int], list[list[bool]], bytes]
         {"layout": "split"},
         {"layout": "split", "shards": 8},
         {"layout": "distinct"},
+        {"layout": "half", "shards": 4},
         {"kind": "classic", "shards": 8},
     ],
-    ids=["split", "split-8-shards", "distinct", "classic-8-shards"],
+    ids=["split", "split-8-shards", "distinct", "half-4-shards", "classic-8-shards"],
 )
 def test_four_threads_give_the_single_threaded_answers_and_bits(shape: dict[str, Any]) -> None:
     added1, answers1, bytes1 = run(1, **shape)

@@ -25,7 +25,13 @@ VECTORS = {
     "classic_s4": ("classic", 4, 0x8000000000000001, "default", 9, 3, 1),
     "split_s1": ("blocked", 1, 0x5B117000000000A1, "split", 7, 9, 13),
     "split_s4": ("blocked", 4, 0xA100000000075B11, "split", 9, 3, 8),
+    "half_s1": ("blocked", 1, 0x4A1F000000000A18, "half", 8, 10, 10),
+    "half_s4": ("blocked", 4, 0x8A0000000000F1A4, "half", 8, 3, 8),
 }
+# The layout each vector's file records ("default": the library's choice, distinct for these).
+RECORDED = {"distinct": "distinct", "default": "distinct", "split": "split", "half": "half"}
+# The format's layout id (header bytes 20..24, little-endian) of each.
+LAYOUT_IDS = {"distinct": 1, "split": 2, "half": 3}
 
 
 def read_lines(p: Path) -> list[str]:
@@ -53,7 +59,7 @@ def test_golden_vectors_read(vectors_dir: Path, name: str, how: str) -> None:
             blocks,
         )
         assert (i.capacity, i.target_fpr) == (450, 0.01)
-        assert i.layout == ("split" if layout == "split" else "distinct")
+        assert i.layout == RECORDED[layout]
         assert i.storage == ("owned" if how == "from_bytes" else "mapped")
         added = read_lines(vectors_dir / f"{name}.keys.txt")
         assert len(added) == 450 and all(key in f for key in added)
@@ -70,6 +76,7 @@ def test_golden_vectors_are_rebuilt_byte_for_byte(
     kind, shards, seed, layout, *_ = VECTORS[name]
     added = read_lines(vectors_dir / f"{name}.keys.txt")
     want = (vectors_dir / f"{name}.abloom").read_bytes()
+    assert int.from_bytes(want[20:24], "little") == LAYOUT_IDS[RECORDED[layout]]
     one = BloomFilter(450, 0.01, kind=kind, shards=shards, seed=seed, layout=layout)  # type: ignore[arg-type]
     for key in added:
         one.add(key)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import math
+import pickle
+from pathlib import Path
 
 import pytest
 
@@ -145,6 +147,59 @@ def test_default_layout_is_split_where_its_k_suffices(fpr: float, kind: str, wan
     assert layout_id == {"distinct": 1, "split": 2}[want]
 
 
+@pytest.mark.parametrize("fpr", [0.1, 0.01, 0.001, 1e-6, 1e-9])
+def test_the_default_layout_is_never_half(fpr: float) -> None:
+    assert BloomFilter.plan(100_000, fpr).layout != "half"
+    assert BloomFilter(1000, fpr).info.layout != "half"
+
+
+def test_half_layout(tmp_path: Path) -> None:
+    # Asked for: k is always 8, a few percent more bits than split at the same target.
+    p = BloomFilter.plan(100_000, 0.01, layout="half", shards=4)
+    assert (p.kind, p.layout, p.k) == ("blocked", "half", 8)
+    assert 0.008 < p.expected_fpr <= 0.01
+    assert "layout='half'" in repr(p)
+    split = BloomFilter.plan(100_000, 0.01, layout="split", shards=4)
+    assert 1.02 <= p.bits_per_key / split.bits_per_key <= 1.06
+    f = BloomFilter(100_000, 0.01, layout="half", shards=4, seed=7)
+    i = f.info
+    assert (i.kind, i.layout, i.k, i.bits, i.shards) == ("blocked", "half", 8, p.bits, 4)
+    assert "layout='half'" in repr(i)
+    assert int.from_bytes(f.to_bytes()[20:24], "little") == 3
+    keys = [f"half-{n}" for n in range(100_000)]
+    assert f.add_many(keys[:50_000]) > 49_000
+    for key in keys[50_000:51_000]:
+        f.add(key)
+    f.update(keys[51_000:])
+    assert all(f.contains_many(keys)) and keys[123] in f
+    # The file records the layout: every way back keeps it, with the same answers.
+    absent = [f"absent-{n}" for n in range(20_000)]
+    answers = f.contains_many(absent)
+    assert 0 < sum(answers) < 2 * 0.01 * len(absent)
+    f.save(tmp_path / "h.abloom")
+    g = BloomFilter.from_bytes(f.to_bytes())
+    with BloomFilter.open(tmp_path / "h.abloom", verify=True) as o:
+        for h in (g, o, pickle.loads(pickle.dumps(f)), f.copy()):
+            assert h.info.layout == "half" and h == f
+            assert h.contains_many(absent) == answers
+    # Filters of another layout do not combine with it.
+    other = BloomFilter(100_000, 0.01, layout="split", shards=4, seed=7)
+    with pytest.raises(abloom.ShapeMismatchError):
+        f | other
+    assert f != other
+    assert (f | g).info.layout == "half"
+    # Blocked kind only.
+    with pytest.raises(abloom.InvalidArgumentError):
+        BloomFilter(1000, kind="classic", layout="half")
+    with pytest.raises(abloom.InvalidArgumentError):
+        BloomFilter.plan(1000, kind="classic", layout="half")
+    # A growing filter of the half layout: every stage is half.
+    grow = BloomFilter(fpr=0.01, layout="half")
+    grow.add_many(keys[:5000])
+    assert (grow.info.layout, grow.info.k, grow.info.stages > 1) == ("half", 8, True)
+    assert all(grow.contains_many(keys[:5000]))
+
+
 def test_estimated_fpr_grows_with_the_fill() -> None:
     f = BloomFilter(10_000, 0.01)
     assert f.estimated_fpr == 0.0
@@ -234,6 +289,10 @@ def test_bad_constructor_arguments() -> None:
         BloomFilter(100, layout="zigzag")  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         BloomFilter(100, kind="classic", layout="split")
+    with pytest.raises(ValueError):
+        BloomFilter(100, kind="classic", layout="half")
+    with pytest.raises(ValueError, match="'default', 'distinct', 'split' or 'half'"):
+        BloomFilter(100, layout="halves")  # type: ignore[arg-type]
     for shards in (3, -1, 2**20, 2**40):
         with pytest.raises(ValueError):
             BloomFilter(100, shards=shards)

@@ -17,6 +17,8 @@ from pyabloom import BloomFilter
         ("blocked", "default", 0.01),
         ("blocked", "distinct", 0.01),
         ("blocked", "split", 0.01),
+        ("blocked", "half", 0.01),
+        ("blocked", "half", 0.001),
         ("classic", "default", 0.01),
         ("blocked", "default", 0.001),
     ],

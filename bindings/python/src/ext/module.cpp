@@ -60,12 +60,27 @@ uint32_t layout_of(const std::string &layout) {
   if (layout == "default") return ABLOOM_LAYOUT_DEFAULT;
   if (layout == "distinct") return ABLOOM_LAYOUT_DISTINCT;
   if (layout == "split") return ABLOOM_LAYOUT_SPLIT;
+  if (layout == "half") return ABLOOM_LAYOUT_HALF;
   throw nb::value_error(
-      ("layout must be 'default', 'distinct' or 'split', not '" + layout + "'").c_str());
+      ("layout must be 'default', 'distinct', 'split' or 'half', not '" + layout + "'").c_str());
 }
 
 const char *kind_name(uint32_t k) { return k == ABLOOM_KIND_CLASSIC ? "classic" : "blocked"; }
-const char *layout_name(uint32_t l) { return l == ABLOOM_LAYOUT_SPLIT ? "split" : "distinct"; }
+// An id this module has no name for (a layout added to the engine after it) is named by its
+// number, never as another layout: a name here is what layout= takes back, and the wrong one
+// would build a filter of another shape.
+std::string layout_name(uint32_t l) {
+  switch (l) {
+    case ABLOOM_LAYOUT_DISTINCT:
+      return "distinct";
+    case ABLOOM_LAYOUT_SPLIT:
+      return "split";
+    case ABLOOM_LAYOUT_HALF:
+      return "half";
+    default:
+      return "unknown(" + std::to_string(l) + ")";
+  }
+}
 const char *storage_name(uint32_t s) {
   return s == ABLOOM_STORAGE_MAPPED ? "mapped" : s == ABLOOM_STORAGE_VIEW ? "view" : "owned";
 }

@@ -10,7 +10,7 @@ from typing_extensions import Buffer, Self, TypeAlias
 Key: TypeAlias = str | bytes | bytearray | memoryview | int
 StrPath: TypeAlias = str | bytes | os.PathLike[str] | os.PathLike[bytes]
 Kind: TypeAlias = Literal["blocked", "classic"]
-LayoutName: TypeAlias = Literal["default", "distinct", "split"]
+LayoutName: TypeAlias = Literal["default", "distinct", "split", "half"]
 
 library_version: str
 MAX_THREADS: int
