@@ -57,7 +57,8 @@ uint32_t parse_layout(const std::string& layout) {
   if (layout == "default") return ABLOOM_LAYOUT_DEFAULT;
   if (layout == "split") return ABLOOM_LAYOUT_SPLIT;
   if (layout == "distinct") return ABLOOM_LAYOUT_DISTINCT;
-  throw CliError("unknown layout '" + layout + "' (default, split or distinct)");
+  if (layout == "half") return ABLOOM_LAYOUT_HALF;
+  throw CliError("unknown layout '" + layout + "' (default, split, distinct or half)");
 }
 
 // The threads that read, parse and add or test parts of the inputs at once (parallel_input.hpp).
@@ -70,11 +71,11 @@ const char* kind_name(uint32_t kind) { return kind == ABLOOM_KIND_CLASSIC ? "cla
 // The classic kind has no layout to choose (its bits spread over the whole shard; the library
 // reports it as distinct): "none" in JSON (documented in info --help), and a word that says why
 // in the text.
-const char* layout_name(uint32_t kind, uint32_t layout, bool json) {
+std::string layout_name(uint32_t kind, uint32_t layout, bool json) {
   if (kind == ABLOOM_KIND_CLASSIC) {
     return json ? "none" : "- (classic kind: bits spread over the shard)";
   }
-  return layout == ABLOOM_LAYOUT_SPLIT ? "split" : "distinct";
+  return layout_id_name(layout);
 }
 
 // `growing`: a growing filter, whose first stage takes `capacity` keys (0: the library's
@@ -544,7 +545,7 @@ int cmd_info(const std::string& filter_path, bool json) {
         "\"estimated_count\": %s, \"estimated_fpr\": %s, \"set_bits\": %s, \"fill\": %s, "
         "\"growth\": %s, \"growth_failed\": %s, \"keys\": %s, \"stages\": [%s]}\n",
         json_string(filter_path).c_str(), kind_name(info.kind),
-        layout_name(info.kind, info.layout, true), info.k, info.shards,
+        layout_name(info.kind, info.layout, true).c_str(), info.k, info.shards,
         static_cast<unsigned long long>(info.blocks_per_shard),
         static_cast<unsigned long long>(info.bits), static_cast<unsigned long long>(info.bytes),
         static_cast<unsigned long long>(file_bytes), static_cast<unsigned long long>(info.capacity),
@@ -558,7 +559,7 @@ int cmd_info(const std::string& filter_path, bool json) {
   } else {
     std::printf("file:             %s\n", filter_path.c_str());
     std::printf("kind:             %s\n", kind_name(info.kind));
-    std::printf("layout:           %s\n", layout_name(info.kind, info.layout, false));
+    std::printf("layout:           %s\n", layout_name(info.kind, info.layout, false).c_str());
     std::printf("k:                %u\n", info.k);
     std::printf("shards:           %u x %llu blocks\n", info.shards,
                 static_cast<unsigned long long>(info.blocks_per_shard));
@@ -671,14 +672,14 @@ int cmd_plan(const Shape& shape, bool json, bool growing) {
         "{\"kind\": \"%s\", \"layout\": \"%s\", \"k\": %u, \"shards\": %u, "
         "\"blocks_per_shard\": %llu, \"bits\": %llu, \"bytes\": %llu, \"bits_per_key\": %s, "
         "\"capacity\": %llu, \"expected_fpr\": %s}\n",
-        kind_name(plan.kind), layout_name(plan.kind, plan.layout, true), plan.k, plan.shards,
-        static_cast<unsigned long long>(plan.blocks_per_shard),
+        kind_name(plan.kind), layout_name(plan.kind, plan.layout, true).c_str(), plan.k,
+        plan.shards, static_cast<unsigned long long>(plan.blocks_per_shard),
         static_cast<unsigned long long>(plan.bits), static_cast<unsigned long long>(plan.bytes),
         json_number(plan.bits_per_key).c_str(), static_cast<unsigned long long>(opts.capacity),
         json_number(plan.expected_fpr).c_str());
   } else {
     std::printf("kind:         %s\n", kind_name(plan.kind));
-    std::printf("layout:       %s\n", layout_name(plan.kind, plan.layout, false));
+    std::printf("layout:       %s\n", layout_name(plan.kind, plan.layout, false).c_str());
     std::printf("k:            %u\n", plan.k);
     std::printf("shards:       %u x %llu blocks\n", plan.shards,
                 static_cast<unsigned long long>(plan.blocks_per_shard));

@@ -105,6 +105,19 @@ void CopyWhenWorthIt::up_front(Filter& filter, uint64_t input_bytes) {
   after(filter, 0);
 }
 
+std::string layout_id_name(uint32_t layout) {
+  switch (layout) {
+    case ABLOOM_LAYOUT_DISTINCT:
+      return "distinct";
+    case ABLOOM_LAYOUT_SPLIT:
+      return "split";
+    case ABLOOM_LAYOUT_HALF:
+      return "half";
+    default:
+      return "unknown(" + std::to_string(layout) + ")";
+  }
+}
+
 std::string shape_differences(const abloom_filter* a, const abloom_filter* b) {
   abloom_info x;
   abloom_info y;
@@ -117,11 +130,10 @@ std::string shape_differences(const abloom_filter* a, const abloom_filter* b) {
     if (u != v) out += (out.empty() ? "" : ", ") + std::string(field) + " " + u + " and " + v;
   };
   auto kind = [](uint32_t k) { return k == ABLOOM_KIND_CLASSIC ? "classic" : "blocked"; };
-  auto layout = [](uint32_t l) { return l == ABLOOM_LAYOUT_SPLIT ? "split" : "distinct"; };
   differ("kind", kind(x.kind), kind(y.kind));
   // The classic kind has no layout: only between two blocked filters is it a difference.
   if (x.kind == ABLOOM_KIND_BLOCKED && y.kind == ABLOOM_KIND_BLOCKED) {
-    differ("layout", layout(x.layout), layout(y.layout));
+    differ("layout", layout_id_name(x.layout), layout_id_name(y.layout));
   }
   differ("k", std::to_string(x.k), std::to_string(y.k));
   differ("shards", std::to_string(x.shards), std::to_string(y.shards));

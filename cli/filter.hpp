@@ -77,6 +77,12 @@ void prefault_for_writes(abloom_filter* filter);
 // nor writes its own bits: its zero pages come from the kernel as they are first written.
 Filter empty_like(const abloom_filter* filter);
 
+// The name of a layout id (abloom_info.layout, abloom_plan.layout), as --layout spells it:
+// "distinct", "split" or "half". An id this command does not know (a layout of a newer library
+// than the command was built with) is "unknown(N)": never the name of another layout, which
+// would misreport the file's shape, nor one that --layout takes.
+std::string layout_id_name(uint32_t layout);
+
 // Why abloom_union or abloom_intersect refused two filters (ABLOOM_ERR_MISMATCH): each field of
 // the shape that differs, with both values, "k 7 and 10, seed 0 and 5"; the fields: kind, layout,
 // k, shards, blocks per shard, bits, seed.

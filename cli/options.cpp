@@ -102,10 +102,11 @@ CLI::Validator one_of(const std::vector<std::string>& names, const std::string& 
 }
 
 void check_shape(const Shape& shape) {
-  if (shape.kind == "classic" && shape.layout == "split") {
-    throw CliError(
-        "--layout split is for the blocked kind only: the classic kind spreads a key's bits over "
-        "its whole shard and has no layout to choose; drop --layout, or give --kind blocked");
+  if (shape.kind == "classic" && (shape.layout == "split" || shape.layout == "half")) {
+    throw CliError("--layout " + shape.layout +
+                   " is for the blocked kind only: the classic kind spreads a key's bits over "
+                   "its whole shard and has no layout to choose; drop --layout, or give --kind "
+                   "blocked");
   }
   if (shape.layout == "split" && shape.k > ABLOOM_SPLIT_MAX_K) {
     throw CliError("--k " + std::to_string(shape.k) + " is too many for --layout split: it sets " +
@@ -113,6 +114,14 @@ void check_shape(const Shape& shape) {
                    std::to_string(ABLOOM_SPLIT_MAX_K) +
                    "; give a --k of 1 to 16, or --layout distinct (up to " +
                    std::to_string(ABLOOM_MAX_K) + ")");
+  }
+  // k 0: not given, and the sizing takes the layout's only k.
+  if (shape.layout == "half" && shape.k != 0 && shape.k != ABLOOM_HALF_K) {
+    throw CliError("--k " + std::to_string(shape.k) + " does not fit --layout half: it sets " +
+                   "one bit in each of the " + std::to_string(ABLOOM_HALF_K) +
+                   " 32-bit words of half a block, so k is always " +
+                   std::to_string(ABLOOM_HALF_K) + "; drop --k (or give --k " +
+                   std::to_string(ABLOOM_HALF_K) + "), or give --layout split or distinct");
   }
 }
 

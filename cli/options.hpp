@@ -28,8 +28,9 @@ CLI::Validator rate();
 // One of `names`, spelled exactly; `what` names the thing ("kind") in the message.
 CLI::Validator one_of(const std::vector<std::string>& names, const std::string& what);
 
-// The rules between options that no one option's validator sees: the split layout is the blocked
-// kind's only, and holds at most ABLOOM_SPLIT_MAX_K probes. Throws CliError.
+// The rules between options that no one option's validator sees: the split and half layouts are
+// the blocked kind's only; split holds at most ABLOOM_SPLIT_MAX_K probes, half exactly
+// ABLOOM_HALF_K. Throws CliError.
 void check_shape(const Shape& shape);
 
 }  // namespace abloom_cli

@@ -1023,7 +1023,7 @@ threads() {
   # in pairs as threads finish: for every kind, layout, shard count, k and seed, 1, 4 and 8
   # threads must set the same bits, in build and in add.
   local shape i=0
-  for shape in "--kind classic" "--layout split --shards 4" "--layout distinct --k 3 --seed 77 --shards 2"; do
+  for shape in "--kind classic" "--layout split --shards 4" "--layout distinct --k 3 --seed 77 --shards 2" "--layout half --shards 2 --seed 9"; do
     i=$((i + 1))
     # shellcheck disable=SC2086 # the shape is words
     expect 0 "build $shape on 1 thread" "$ABLOOM" build -q --threads 1 $shape -o sh1.abloom mixed.txt rec.txt
@@ -1137,7 +1137,16 @@ options() {
   bad plan --capacity 10 --layout split --k 17 "--k 17 is too many for --layout split: it sets one bit in each of a block's 32-bit words, at most 16; give a --k of 1 to 16, or --layout distinct (up to 64)"
   expect 0 "--layout split --k 16" "$ABLOOM" plan --capacity 10 --layout split --k 16
   bad build -o x.abloom --kind classic --layout split k.txt "--layout split is for the blocked kind only: the classic kind spreads a key's bits over its whole shard and has no layout to choose; drop --layout, or give --kind blocked"
-  bad plan --capacity 10 --layout packed "--layout: 'packed' is not a layout: give default, split or distinct"
+  bad plan --capacity 10 --layout packed "--layout: 'packed' is not a layout: give default, split, distinct or half"
+  # The half layout: k is always 8 (given, or left to the sizing), and the blocked kind's only.
+  local half_k="does not fit --layout half: it sets one bit in each of the 8 32-bit words of half a block, so k is always 8; drop --k (or give --k 8), or give --layout split or distinct"
+  bad plan --capacity 10 --layout half --k 7 "--k 7 $half_k"
+  bad plan --capacity 10 --layout half --k 9 "--k 9 $half_k"
+  bad build -o x.abloom --layout half --k 16 k.txt "--k 16 $half_k"
+  expect 0 "--layout half --k 8" "$ABLOOM" plan --capacity 10 --layout half --k 8
+  expect 0 "--layout half without --k" "$ABLOOM" plan --capacity 10 --layout half
+  bad build -o x.abloom --kind classic --layout half k.txt "--layout half is for the blocked kind only: the classic kind spreads a key's bits over its whole shard and has no layout to choose; drop --layout, or give --kind blocked"
+  bad dedupe --capacity 10 --kind classic --layout half "--layout half is for the blocked kind only: the classic kind spreads a key's bits over its whole shard and has no layout to choose; drop --layout, or give --kind blocked"
   bad build -o x.abloom --column 0 k.txt "--column: 0 is out of range: give 1 to 4294967295 (fields count from 1)"
   bad build -o x.abloom --capacity 0 k.txt "--capacity: 0 is out of range: give 1 or more (or leave --capacity out to count the records)"
   # Negative numbers, which CLI11 would wrap around for an unsigned option.
@@ -1212,6 +1221,38 @@ small() {
   "$ABLOOM" build -q -o b.abloom k.txt
   "$ABLOOM" info --json b.abloom >b.json
   has b.json '"layout": "split",' "a blocked filter keeps its layout"
+
+  # The half layout: only when asked for; k 8; info and plan name it; the file records it (layout
+  # id 3 at header offset 20) and it is part of the shape.
+  expect 0 "build --layout half" "$ABLOOM" build -q --layout half -o h.abloom k.txt
+  expect 0 "info of a half filter" "$ABLOOM" info h.abloom
+  has out "layout:           half" "info: layout half"
+  has out "k:                8" "info: a half filter's k is 8"
+  expect 0 "info --json of a half filter" "$ABLOOM" info --json h.abloom
+  has out '"layout": "half", "k": 8,' "info --json: layout half, k 8"
+  same "$(od -An -tu4 -j20 -N4 h.abloom | tr -d ' ')" "3" "the file records layout id 3"
+  expect 0 "plan --layout half" "$ABLOOM" plan --capacity 1000 --layout half
+  has out "layout:       half" "plan: layout half"
+  has out "k:            8" "plan: k 8"
+  expect 0 "plan --json --layout half" "$ABLOOM" plan --json --capacity 1000 --layout half
+  has out '"layout": "half", "k": 8,' "plan --json: layout half, k 8"
+  local split_bits half_bits
+  split_bits=$("$ABLOOM" plan --json --capacity 100000 --layout split | sed 's/.*"bits": \([0-9]*\).*/\1/')
+  half_bits=$("$ABLOOM" plan --json --capacity 100000 --layout half | sed 's/.*"bits": \([0-9]*\).*/\1/')
+  ((half_bits > split_bits)) && ok "half takes more bits than split ($half_bits > $split_bits)" ||
+    fail "half $half_bits bits, split $split_bits"
+  expect 0 "plan: the default is never half" "$ABLOOM" plan --json --capacity 1000 --k 8
+  has out '"layout": "split",' "plan --k 8 without --layout: split"
+  expect 0 "every key of a half filter" "$ABLOOM" query --count h.abloom k.txt
+  same "$(cat out)" "1000" "query finds every key of the half filter"
+  expect 0 "verify a half filter" "$ABLOOM" verify h.abloom
+  "$ABLOOM" build -q -o h2.abloom --layout half --seed 0 k.txt
+  expect 0 "merge two half filters" "$ABLOOM" merge -o hm.abloom h.abloom h2.abloom
+  "$ABLOOM" info --json hm.abloom >hm.json
+  has hm.json '"layout": "half",' "the merged file is half"
+  "$ABLOOM" build -q -o hs.abloom --layout split --k 8 --capacity "$(sed 's/.*"capacity": \([0-9]*\).*/\1/' hm.json)" k.txt
+  expect 2 "merge: half and split" "$ABLOOM" merge -o m.abloom h.abloom hs.abloom
+  has err "layout half and split" "merge names both layouts"
   "$ABLOOM" build --help >help
   has help "Probes per key" "--k's help says probes"
 
