@@ -17,7 +17,7 @@ n=${3:-524288}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 # IMPLS (environment) narrows the filters, e.g. IMPLS=abloom after a change to abloom alone.
-read -r -a impls <<<"${IMPLS:-abloom fmb32_s1 fmb32x8_s0 fmb64_s0}"
+read -r -a impls <<<"${IMPLS:-abloom abloom_half fmb32_s1 fmb32x8_s0 fmb64_s0}"
 ops=(test_bulk_present test_bulk_absent add_bulk add_bulk_counted add_bulk_lockfree test_single_present
   test_single_absent)
 echo "| op | filter | Ir/key | Bc/key | mispredicts/key |"
