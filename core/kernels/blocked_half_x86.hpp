@@ -15,6 +15,7 @@
 // one shift, one AND and one add.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -76,7 +77,7 @@ struct HalfX86Probe {
   ABLOOM_HALF_FN __attribute__((always_inline)) static bool test(const uint64_t* block, uint64_t h,
                                                                  uint32_t) noexcept {
     const uint64_t r = abloom_spec_half_r(h);
-    const __m256i b = half_load_x86(block + 4 * abloom_spec_half_index(r));
+    const __m256i b = half_load_x86(block + size_t{4} * abloom_spec_half_index(r));
     return present_unless<kAnswer>(half_any_x86(_mm256_andnot_si256(b, half_bits_x86(r))));
   }
 
@@ -88,7 +89,7 @@ struct HalfX86Probe {
   ABLOOM_HALF_FN __attribute__((always_inline)) static bool add(uint64_t* block, uint64_t h,
                                                                 uint32_t) noexcept {
     const uint64_t r = abloom_spec_half_r(h);
-    uint64_t* half = block + 4 * abloom_spec_half_index(r);
+    uint64_t* half = block + size_t{4} * abloom_spec_half_index(r);
     const __m256i bits = half_bits_x86(r);
     const __m256i b = half_load_x86(half);
     const __m256i missing = _mm256_andnot_si256(b, bits);

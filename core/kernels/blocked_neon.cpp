@@ -362,7 +362,7 @@ struct NeonHalfProbe {
   ABLOOM_NEON_INLINE static bool test(const uint64_t* block, uint64_t h, uint32_t) noexcept {
     const uint64_t r = abloom_spec_half_r(h);
     const uint32x4x2_t m = half_bits_neon(r);
-    const uint32x4x2_t b = load_half(block + 4 * abloom_spec_half_index(r));
+    const uint32x4x2_t b = load_half(block + size_t{4} * abloom_spec_half_index(r));
     const uint32x4_t miss = vorrq_u32(vbicq_u32(m.val[0], b.val[0]), vbicq_u32(m.val[1], b.val[1]));
     return present_unless<kAnswer>(vmaxvq_u32(miss) != 0);
   }
@@ -371,7 +371,7 @@ struct NeonHalfProbe {
   template <class Writer, Arrival kArrival, bool, Store kStore>
   ABLOOM_NEON_INLINE static bool add(uint64_t* block, uint64_t h, uint32_t) noexcept {
     const uint64_t r = abloom_spec_half_r(h);
-    uint64_t* half = block + 4 * abloom_spec_half_index(r);
+    uint64_t* half = block + size_t{4} * abloom_spec_half_index(r);
     const uint32x4x2_t m = half_bits_neon(r);
     const uint32x4x2_t b = load_half(half);
     const uint32x4_t miss0 = vbicq_u32(m.val[0], b.val[0]);

@@ -349,7 +349,7 @@ double fpr_half(double c, uint32_t k) noexcept {
   // key set one bit of each of its 8 words, so a query's bit in a word stays clear with
   // probability (31/32)^i, independently of its other words (bench/JOURNAL.md, "Design study: the
   // half-block layout's FPR", measures the layout against this).
-  const double lam = kBlockBits / 2 / c;
+  const double lam = static_cast<double>(kBlockBits) / 2 / c;
   if (lam > 1e5) return 1.0;                                    // every half saturated
   return poisson_mixture(lam, dd::DD{31.0 / 32.0, 0}, kHalfK);  // 31/32 is exact
 }

@@ -916,6 +916,7 @@ inline constexpr BlockedKernels kAvx512PackedKernels[kLayouts] = {
 // 2q + 1, so the mask is one broadcast, two shifts and one variable shift, and the half's address
 // one shift, one AND and one add.
 
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -985,7 +986,7 @@ struct HalfX86Probe {
   ABLOOM_HALF_FN __attribute__((always_inline)) static bool test(const uint64_t* block, uint64_t h,
                                                                  uint32_t) noexcept {
     const uint64_t r = abloom_spec_half_r(h);
-    const __m256i b = half_load_x86(block + 4 * abloom_spec_half_index(r));
+    const __m256i b = half_load_x86(block + size_t{4} * abloom_spec_half_index(r));
     return present_unless<kAnswer>(half_any_x86(_mm256_andnot_si256(b, half_bits_x86(r))));
   }
 
@@ -997,7 +998,7 @@ struct HalfX86Probe {
   ABLOOM_HALF_FN __attribute__((always_inline)) static bool add(uint64_t* block, uint64_t h,
                                                                 uint32_t) noexcept {
     const uint64_t r = abloom_spec_half_r(h);
-    uint64_t* half = block + 4 * abloom_spec_half_index(r);
+    uint64_t* half = block + size_t{4} * abloom_spec_half_index(r);
     const __m256i bits = half_bits_x86(r);
     const __m256i b = half_load_x86(half);
     const __m256i missing = _mm256_andnot_si256(b, bits);
@@ -4957,7 +4958,7 @@ struct NeonHalfProbe {
   ABLOOM_NEON_INLINE static bool test(const uint64_t* block, uint64_t h, uint32_t) noexcept {
     const uint64_t r = abloom_spec_half_r(h);
     const uint32x4x2_t m = half_bits_neon(r);
-    const uint32x4x2_t b = load_half(block + 4 * abloom_spec_half_index(r));
+    const uint32x4x2_t b = load_half(block + size_t{4} * abloom_spec_half_index(r));
     const uint32x4_t miss = vorrq_u32(vbicq_u32(m.val[0], b.val[0]), vbicq_u32(m.val[1], b.val[1]));
     return present_unless<kAnswer>(vmaxvq_u32(miss) != 0);
   }
@@ -4966,7 +4967,7 @@ struct NeonHalfProbe {
   template <class Writer, Arrival kArrival, bool, Store kStore>
   ABLOOM_NEON_INLINE static bool add(uint64_t* block, uint64_t h, uint32_t) noexcept {
     const uint64_t r = abloom_spec_half_r(h);
-    uint64_t* half = block + 4 * abloom_spec_half_index(r);
+    uint64_t* half = block + size_t{4} * abloom_spec_half_index(r);
     const uint32x4x2_t m = half_bits_neon(r);
     const uint32x4x2_t b = load_half(half);
     const uint32x4_t miss0 = vbicq_u32(m.val[0], b.val[0]);
@@ -5985,7 +5986,7 @@ double fpr_half(double c, uint32_t k) noexcept {
   // key set one bit of each of its 8 words, so a query's bit in a word stays clear with
   // probability (31/32)^i, independently of its other words (bench/JOURNAL.md, "Design study: the
   // half-block layout's FPR", measures the layout against this).
-  const double lam = kBlockBits / 2 / c;
+  const double lam = static_cast<double>(kBlockBits) / 2 / c;
   if (lam > 1e5) return 1.0;                                    // every half saturated
   return poisson_mixture(lam, dd::DD{31.0 / 32.0, 0}, kHalfK);  // 31/32 is exact
 }
