@@ -199,8 +199,8 @@ ABLOOM_AVX2 __attribute__((always_inline)) inline bool test_avx2(const uint64_t*
 }
 
 // An exclusive writer's store of the block: `lo` and `hi` (its halves ORed with the key's bits)
-// written back when the key changed it, and to a scratch block otherwise (a branch-free select
-// of the address, as in or_words_redirected), so that adds of keys already present leave their
+// written back when the key changed it, and to a scratch block otherwise (store_target's
+// branch-free select of the address), so that adds of keys already present leave their
 // lines clean (Store::if_changed; Store::always passes `changed` true). Both halves are written
 // when either changes: they share one cache line, which one store dirties as much as two. Two
 // stores per key, where a word-by-word write takes a store per touched word; with the block not yet
@@ -211,10 +211,7 @@ ABLOOM_AVX2 __attribute__((always_inline)) inline bool test_avx2(const uint64_t*
 ABLOOM_AVX2 inline void store_block_if_changed(uint64_t* block, __m256i lo, __m256i hi,
                                                bool changed) noexcept {
   alignas(64) __m256i scratch[2];
-  const uintptr_t keep = uintptr_t{0} - static_cast<uintptr_t>(changed);
-  const uintptr_t target =
-      (reinterpret_cast<uintptr_t>(block) & keep) | (reinterpret_cast<uintptr_t>(scratch) & ~keep);
-  auto* halves = reinterpret_cast<__m256i*>(target);
+  __m256i* halves = store_target(reinterpret_cast<__m256i*>(block), scratch, changed);
   asm volatile("vmovdqa %2, %0\n\tvmovdqa %3, %1"
                : "=m"(halves[0]), "=m"(halves[1])
                : "x"(lo), "x"(hi));

@@ -96,11 +96,8 @@ struct HalfX86Probe {
     const bool present = !half_any_x86(missing);
     if constexpr (std::is_same_v<Writer, ExclusiveWriter>) {
       alignas(32) uint64_t scratch[4];
-      const uintptr_t keep =
-          uintptr_t{0} - static_cast<uintptr_t>(kStore == Store::always || !present);
-      const uintptr_t target = (reinterpret_cast<uintptr_t>(half) & keep) |
-                               (reinterpret_cast<uintptr_t>(scratch) & ~keep);
-      half_store_x86(reinterpret_cast<uint64_t*>(target), _mm256_or_si256(b, bits));
+      half_store_x86(store_target(half, scratch, kStore == Store::always || !present),
+                     _mm256_or_si256(b, bits));
     } else {
       alignas(32) uint64_t words[4];
       _mm256_store_si256(reinterpret_cast<__m256i*>(words), missing);

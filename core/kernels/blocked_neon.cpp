@@ -63,18 +63,16 @@ ABLOOM_NEON_INLINE Block load_block(const uint64_t* p) noexcept {
 
 // An exclusive writer's store of the whole block (`value`: the block ORed with the key's bits)
 // to `block`, or to `scratch` when nothing changes (Store::if_changed; Store::always passes
-// `changed` true): a branch-free select of the address (as or_words_redirected), so a run of
+// `changed` true): store_target's branch-free select of the address, so a run of
 // repeats leaves the line clean without a branch on bits still in flight. Two store-pair
 // instructions, where a word-by-word write takes a store per changed word. Inline asm for the same
 // reason as the load: concurrent readers are allowed alongside an exclusive writer, and each
 // aligned 64-bit word is written whole.
 ABLOOM_NEON_INLINE void store_block_if_changed(uint64_t* block, const Block& value, bool changed,
                                                Raw64* scratch) noexcept {
-  const uintptr_t keep = uintptr_t{0} - static_cast<uintptr_t>(changed);
-  const uintptr_t target =
-      (reinterpret_cast<uintptr_t>(block) & keep) | (reinterpret_cast<uintptr_t>(scratch) & ~keep);
+  Raw64* target = store_target(reinterpret_cast<Raw64*>(block), scratch, changed);
   asm volatile("stp %q2, %q3, [%1]\n\tstp %q4, %q5, [%1, #32]"
-               : "=m"(*reinterpret_cast<Raw64*>(target))
+               : "=m"(*target)
                : "r"(target), "w"(value.val[0]), "w"(value.val[1]), "w"(value.val[2]),
                  "w"(value.val[3]));
 }
@@ -379,12 +377,10 @@ struct NeonHalfProbe {
     const bool present = vmaxvq_u32(vorrq_u32(miss0, miss1)) == 0;
     if constexpr (std::is_same_v<Writer, ExclusiveWriter>) {
       RawHalf scratch;
-      const uintptr_t keep =
-          uintptr_t{0} - static_cast<uintptr_t>(kStore == Store::always || !present);
-      const uintptr_t target = (reinterpret_cast<uintptr_t>(half) & keep) |
-                               (reinterpret_cast<uintptr_t>(&scratch) & ~keep);
+      RawHalf* target = store_target(reinterpret_cast<RawHalf*>(half), &scratch,
+                                     kStore == Store::always || !present);
       asm volatile("stp %q2, %q3, [%1]"
-                   : "=m"(*reinterpret_cast<RawHalf*>(target))
+                   : "=m"(*target)
                    : "r"(target), "w"(vorrq_u32(b.val[0], m.val[0])),
                      "w"(vorrq_u32(b.val[1], m.val[1])));
     } else {

@@ -11,6 +11,17 @@
 
 namespace abloom {
 
+// `dst` when `write`, else `scratch`: the address an exclusive writer's whole-block (or half-block)
+// store goes to, selected without a branch, so that a store that would change nothing lands in a
+// local scratch and leaves the line clean, with no branch on bits still in flight. (The shared
+// writer's per-word form is abloom_spec_or_target.)
+template <class T>
+inline T* store_target(T* dst, T* scratch, bool write) noexcept {
+  const uintptr_t keep = uintptr_t{0} - static_cast<uintptr_t>(write);
+  return reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(dst) & keep) |
+                              (reinterpret_cast<uintptr_t>(scratch) & ~keep));
+}
+
 // ORs words[w] into block word w for each bit w of `which` (one bit per word).
 template <class Writer>
 inline void or_words(uint64_t* block, const uint64_t* words, uint32_t which) noexcept {

@@ -1005,11 +1005,8 @@ struct HalfX86Probe {
     const bool present = !half_any_x86(missing);
     if constexpr (std::is_same_v<Writer, ExclusiveWriter>) {
       alignas(32) uint64_t scratch[4];
-      const uintptr_t keep =
-          uintptr_t{0} - static_cast<uintptr_t>(kStore == Store::always || !present);
-      const uintptr_t target = (reinterpret_cast<uintptr_t>(half) & keep) |
-                               (reinterpret_cast<uintptr_t>(scratch) & ~keep);
-      half_store_x86(reinterpret_cast<uint64_t*>(target), _mm256_or_si256(b, bits));
+      half_store_x86(store_target(half, scratch, kStore == Store::always || !present),
+                     _mm256_or_si256(b, bits));
     } else {
       alignas(32) uint64_t words[4];
       _mm256_store_si256(reinterpret_cast<__m256i*>(words), missing);
@@ -1865,6 +1862,17 @@ enum class Store { if_changed, always };
 #include "abloom_engine.hpp"
 
 namespace abloom {
+
+// `dst` when `write`, else `scratch`: the address an exclusive writer's whole-block (or half-block)
+// store goes to, selected without a branch, so that a store that would change nothing lands in a
+// local scratch and leaves the line clean, with no branch on bits still in flight. (The shared
+// writer's per-word form is abloom_spec_or_target.)
+template <class T>
+inline T* store_target(T* dst, T* scratch, bool write) noexcept {
+  const uintptr_t keep = uintptr_t{0} - static_cast<uintptr_t>(write);
+  return reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(dst) & keep) |
+                              (reinterpret_cast<uintptr_t>(scratch) & ~keep));
+}
 
 // ORs words[w] into block word w for each bit w of `which` (one bit per word).
 template <class Writer>
@@ -4385,8 +4393,8 @@ ABLOOM_AVX2 __attribute__((always_inline)) inline bool test_avx2(const uint64_t*
 }
 
 // An exclusive writer's store of the block: `lo` and `hi` (its halves ORed with the key's bits)
-// written back when the key changed it, and to a scratch block otherwise (a branch-free select
-// of the address, as in or_words_redirected), so that adds of keys already present leave their
+// written back when the key changed it, and to a scratch block otherwise (store_target's
+// branch-free select of the address), so that adds of keys already present leave their
 // lines clean (Store::if_changed; Store::always passes `changed` true). Both halves are written
 // when either changes: they share one cache line, which one store dirties as much as two. Two
 // stores per key, where a word-by-word write takes a store per touched word; with the block not yet
@@ -4397,10 +4405,7 @@ ABLOOM_AVX2 __attribute__((always_inline)) inline bool test_avx2(const uint64_t*
 ABLOOM_AVX2 inline void store_block_if_changed(uint64_t* block, __m256i lo, __m256i hi,
                                                bool changed) noexcept {
   alignas(64) __m256i scratch[2];
-  const uintptr_t keep = uintptr_t{0} - static_cast<uintptr_t>(changed);
-  const uintptr_t target =
-      (reinterpret_cast<uintptr_t>(block) & keep) | (reinterpret_cast<uintptr_t>(scratch) & ~keep);
-  auto* halves = reinterpret_cast<__m256i*>(target);
+  __m256i* halves = store_target(reinterpret_cast<__m256i*>(block), scratch, changed);
   asm volatile("vmovdqa %2, %0\n\tvmovdqa %3, %1"
                : "=m"(halves[0]), "=m"(halves[1])
                : "x"(lo), "x"(hi));
@@ -4659,18 +4664,16 @@ ABLOOM_NEON_INLINE Block load_block(const uint64_t* p) noexcept {
 
 // An exclusive writer's store of the whole block (`value`: the block ORed with the key's bits)
 // to `block`, or to `scratch` when nothing changes (Store::if_changed; Store::always passes
-// `changed` true): a branch-free select of the address (as or_words_redirected), so a run of
+// `changed` true): store_target's branch-free select of the address, so a run of
 // repeats leaves the line clean without a branch on bits still in flight. Two store-pair
 // instructions, where a word-by-word write takes a store per changed word. Inline asm for the same
 // reason as the load: concurrent readers are allowed alongside an exclusive writer, and each
 // aligned 64-bit word is written whole.
 ABLOOM_NEON_INLINE void store_block_if_changed(uint64_t* block, const Block& value, bool changed,
                                                Raw64* scratch) noexcept {
-  const uintptr_t keep = uintptr_t{0} - static_cast<uintptr_t>(changed);
-  const uintptr_t target =
-      (reinterpret_cast<uintptr_t>(block) & keep) | (reinterpret_cast<uintptr_t>(scratch) & ~keep);
+  Raw64* target = store_target(reinterpret_cast<Raw64*>(block), scratch, changed);
   asm volatile("stp %q2, %q3, [%1]\n\tstp %q4, %q5, [%1, #32]"
-               : "=m"(*reinterpret_cast<Raw64*>(target))
+               : "=m"(*target)
                : "r"(target), "w"(value.val[0]), "w"(value.val[1]), "w"(value.val[2]),
                  "w"(value.val[3]));
 }
@@ -4975,12 +4978,10 @@ struct NeonHalfProbe {
     const bool present = vmaxvq_u32(vorrq_u32(miss0, miss1)) == 0;
     if constexpr (std::is_same_v<Writer, ExclusiveWriter>) {
       RawHalf scratch;
-      const uintptr_t keep =
-          uintptr_t{0} - static_cast<uintptr_t>(kStore == Store::always || !present);
-      const uintptr_t target = (reinterpret_cast<uintptr_t>(half) & keep) |
-                               (reinterpret_cast<uintptr_t>(&scratch) & ~keep);
+      RawHalf* target = store_target(reinterpret_cast<RawHalf*>(half), &scratch,
+                                     kStore == Store::always || !present);
       asm volatile("stp %q2, %q3, [%1]"
-                   : "=m"(*reinterpret_cast<RawHalf*>(target))
+                   : "=m"(*target)
                    : "r"(target), "w"(vorrq_u32(b.val[0], m.val[0])),
                      "w"(vorrq_u32(b.val[1], m.val[1])));
     } else {
